@@ -1,0 +1,227 @@
+/*
+ * nubo.h: the stable C ABI of nubo (libnubo_c.so).
+ *
+ * Conventions (docs/abi.md):
+ *  - Every call that can fail returns a nubo_status; on failure nubo_last_error() returns the
+ *    calling thread's message, valid until that thread's next failing call.
+ *  - Handles are opaque; each has a create/free pair, and every free accepts NULL.
+ *  - Options and info structs begin with `uint32_t struct_size`. Fill options with their
+ *    nubo_*_init(&options, sizeof options); set info.struct_size = sizeof info before asking for
+ *    info. nubo reads and writes only the bytes that the size covers, so programs built against
+ *    an older, shorter struct keep working with a newer library.
+ *  - Strings returned inside info structs belong to the handle they came from and stay valid
+ *    until it is freed.
+ *  - No C++ exception ever crosses this boundary.
+ */
+#ifndef NUBO_H
+#define NUBO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nubo/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(NUBO_C_BUILDING)
+#define NUBO_C_API __attribute__((visibility("default")))
+#else
+#define NUBO_C_API
+#endif
+
+/* ---- Errors and versions ------------------------------------------------------------------ */
+
+/* One to one with nubo::Errc. Values are stable. */
+typedef enum nubo_status {
+  NUBO_OK = 0,
+  NUBO_ERR_INVALID_ARGUMENT = 1,
+  NUBO_ERR_NOT_FOUND = 2,
+  NUBO_ERR_UNAVAILABLE = 3,
+  NUBO_ERR_IO = 4,
+  NUBO_ERR_CORRUPT = 5,
+  NUBO_ERR_TIMEOUT = 6,
+  NUBO_ERR_CANCELLED = 7,
+  NUBO_ERR_UNSUPPORTED = 8,
+  NUBO_ERR_OUT_OF_MEMORY = 9,
+  NUBO_ERR_INTERNAL = 10
+} nubo_status;
+
+/* A short, static name for a status ("invalid argument"); never NULL. */
+NUBO_C_API const char* nubo_status_string(nubo_status status);
+/* The calling thread's last error message; "" when there was none. Never NULL. */
+NUBO_C_API const char* nubo_last_error(void);
+/* The library's version as "MAJOR.MINOR.PATCH". */
+NUBO_C_API const char* nubo_version(void);
+/* NUBO_ABI_VERSION of the library actually loaded; compare with the header's. */
+NUBO_C_API int nubo_abi_version(void);
+
+/* ---- Devices ------------------------------------------------------------------------------ */
+
+typedef enum nubo_backend {
+  NUBO_BACKEND_HOST = 0,
+  NUBO_BACKEND_SIM = 1,
+  NUBO_BACKEND_CUDA = 2
+} nubo_backend;
+
+typedef enum nubo_link_kind {
+  NUBO_LINK_SELF = 0,
+  NUBO_LINK_NVLINK = 1,
+  NUBO_LINK_PIX = 2,
+  NUBO_LINK_PXB = 3,
+  NUBO_LINK_PHB = 4,
+  NUBO_LINK_NODE = 5,
+  NUBO_LINK_SYS = 6,
+  NUBO_LINK_UNKNOWN = 7
+} nubo_link_kind;
+
+typedef enum nubo_severity {
+  NUBO_SEVERITY_INFO = 0,
+  NUBO_SEVERITY_WARNING = 1,
+  NUBO_SEVERITY_ERROR = 2
+} nubo_severity;
+
+typedef struct nubo_report nubo_report;
+
+typedef struct nubo_discover_options {
+  uint32_t struct_size;
+  const char* sim_devices;       /* as NUBO_SIM_DEVICES; NULL: read the variable */
+  const char* sim_topology_file; /* as NUBO_SIM_TOPOLOGY; NULL: read the variable */
+  int probe_cuda;                /* nonzero (default): probe CUDA devices through the plugin */
+  const char* cuda_plugin_path;  /* as NUBO_CUDA_PLUGIN; NULL: beside the library */
+} nubo_discover_options;
+
+/*
+ * Fills *options with the defaults. Pass sizeof *options: nubo writes only that many bytes (the
+ * init function cannot know the caller's sizeof otherwise), then sets options->struct_size.
+ * NULL options or a size smaller than the struct_size field: NUBO_ERR_INVALID_ARGUMENT.
+ */
+NUBO_C_API nubo_status nubo_discover_options_init(nubo_discover_options* options,
+                                                  size_t struct_size);
+/*
+ * options may be NULL (defaults). On success *out is a report to free with nubo_report_free; on
+ * failure *out is NULL. A malformed setting (option or NUBO_* variable) is
+ * NUBO_ERR_INVALID_ARGUMENT; a machine without GPUs is not an error but a diagnosis.
+ */
+NUBO_C_API nubo_status nubo_discover(const nubo_discover_options* options, nubo_report** out);
+NUBO_C_API void nubo_report_free(nubo_report* report);
+
+typedef struct nubo_device_info {
+  uint32_t struct_size;
+  nubo_backend backend;
+  int index;
+  int ordinal;
+  const char* name;
+  const char* model;
+  const char* uuid;
+  const char* pci_bus_id;
+  int cc_major;
+  int cc_minor;
+  int multiprocessors;
+  int clock_mhz;
+  uint64_t memory_total;
+  uint64_t memory_free;
+  double memory_bandwidth_gbs;
+  double peak_tflops_fp32;
+  double peak_tflops_tf32;
+  double peak_tflops_fp16;
+  double peak_tflops_bf16;
+  const char* peak_source; /* "device" or "catalog" */
+  int numa_node;           /* -1: unknown */
+  int mig_enabled;
+} nubo_device_info;
+
+typedef struct nubo_host_info {
+  uint32_t struct_size;
+  const char* model;
+  int logical_cores;
+  int physical_cores;
+  int sockets;
+  int numa_nodes;
+  uint64_t memory_total;
+  uint64_t memory_available;
+  const char* blas;
+} nubo_host_info;
+
+typedef struct nubo_driver_info {
+  uint32_t struct_size;
+  int loaded;
+  int driver_version;  /* highest CUDA version the driver supports, e.g. 12040; 0 if none */
+  int runtime_version; /* CUDA runtime of the plugin, e.g. 13000; 0 if no plugin */
+  const char* driver_release;
+} nubo_driver_info;
+
+typedef struct nubo_link_info {
+  uint32_t struct_size;
+  nubo_link_kind kind;
+  int nvlinks;
+  int peer_access;
+  const char* name; /* "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "?" */
+} nubo_link_info;
+
+typedef struct nubo_diagnosis_info {
+  uint32_t struct_size;
+  const char* code;
+  nubo_severity severity;
+  const char* message;
+  const char* advice;
+} nubo_diagnosis_info;
+
+typedef struct nubo_select_request {
+  uint32_t struct_size;
+  int count; /* 0: every device that qualifies */
+  uint64_t min_memory;
+  int min_cc_major;
+  int min_cc_minor;
+} nubo_select_request;
+
+/* Fills *request with the defaults (count 1, no minimum); struct_size as for options. */
+NUBO_C_API nubo_status nubo_select_request_init(nubo_select_request* request, size_t struct_size);
+
+/*
+ * Reading a report. Each call that fills an info struct needs out->struct_size set (the caller's
+ * sizeof); a NULL report or out, or an index out of range, is NUBO_ERR_INVALID_ARGUMENT.
+ * Reports are immutable: several threads may read one at once.
+ */
+
+/* Number of GPUs (cuda or sim) in the report; 0 for NULL. */
+NUBO_C_API size_t nubo_report_device_count(const nubo_report* report);
+NUBO_C_API nubo_status nubo_report_device(const nubo_report* report, size_t index,
+                                          nubo_device_info* out);
+NUBO_C_API nubo_status nubo_report_host(const nubo_report* report, nubo_host_info* out);
+NUBO_C_API nubo_status nubo_report_driver(const nubo_report* report, nubo_driver_info* out);
+NUBO_C_API nubo_status nubo_report_link(const nubo_report* report, size_t i, size_t j,
+                                        nubo_link_info* out);
+NUBO_C_API size_t nubo_report_diagnosis_count(const nubo_report* report);
+NUBO_C_API nubo_status nubo_report_diagnosis(const nubo_report* report, size_t index,
+                                             nubo_diagnosis_info* out);
+/*
+ * The report as JSON (docs/device-report.schema.json), NUL-terminated, into buf of capacity
+ * bytes. *needed (if not NULL) receives the size including the NUL. A too-small buffer (or
+ * buf == NULL) gives NUBO_ERR_INVALID_ARGUMENT with *needed set (and buf[0] = '\0' when
+ * capacity > 0): call again with that size.
+ */
+NUBO_C_API nubo_status nubo_report_json(const nubo_report* report, char* buf, size_t capacity,
+                                        size_t* needed);
+/*
+ * The best-connected group meeting the request (NULL: the defaults): device indices, ascending,
+ * into indices[0..*count). capacity is the number of elements of indices; when the group is
+ * larger, NUBO_ERR_INVALID_ARGUMENT with *count set to its size: call again with that capacity.
+ * No qualifying group: NUBO_ERR_UNAVAILABLE, with the reason in nubo_last_error().
+ */
+NUBO_C_API nubo_status nubo_report_select(const nubo_report* report,
+                                          const nubo_select_request* request, size_t* indices,
+                                          size_t capacity, size_t* count);
+
+#ifdef __cplusplus
+}
+#endif
+
+/*
+ * Each further capability has a header of its own, capi/nubo_<capability>.h, included here so
+ * that nubo.h stays the one header to include. Each begins with its include guard and then
+ * includes nubo.h for the common types.
+ */
+
+#endif /* NUBO_H */

@@ -1,0 +1,40 @@
+"""nubo: find, use and price the GPUs of cloud machines.
+
+Python bindings over nubo's stable C ABI (libnubo_c.so) through ctypes. The library is looked
+up, on first use, in this order: $NUBO_LIBRARY; the copy bundled at install time (nubo/_libs/);
+the system (the linker cache, LD_LIBRARY_PATH, /usr/local/lib).
+
+    >>> import nubo
+    >>> report = nubo.discover(sim_devices="8xA100-SXM4-80GB")
+    >>> [str(d) for d in report.select(count=4, min_cc=(8, 0))]
+"""
+
+from __future__ import annotations
+
+from . import _lib
+from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, HostCpu, Link,
+                      LinkKind, Severity, discover)
+from .errors import NuboError, Status
+
+__version__ = "0.1.0"  # the version of nubo this package binds; pyproject.toml says the same
+
+__all__ = [
+    "Backend", "Device", "DeviceReport", "Diagnosis", "DriverInfo", "HostCpu", "Link",
+    "LinkKind", "NuboError", "Severity", "Status", "abi_version", "discover",
+    "library_path", "version",
+]
+
+
+def version() -> str:
+    """The version of the loaded libnubo_c.so, "MAJOR.MINOR.PATCH"."""
+    return _lib.text(_lib.lib().nubo_version())
+
+
+def abi_version() -> int:
+    """NUBO_ABI_VERSION of the loaded libnubo_c.so."""
+    return int(_lib.lib().nubo_abi_version())
+
+
+def library_path() -> str:
+    """Where libnubo_c.so was loaded from."""
+    return _lib.library_path()

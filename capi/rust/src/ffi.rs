@@ -1,0 +1,381 @@
+//! Raw declarations of `capi/nubo.h`, written by hand (no bindgen, so no build dependency).
+//!
+//! Keep this file in step with the header, in the header's order. The unit test at the bottom
+//! compares every struct, field and constant with what the C compiler makes of nubo.h (the
+//! `nubo_bindings_layout` program), so a change that this file misses fails a test.
+//!
+//! C enums are declared as `c_int` plus constants rather than as Rust enums: a newer library may
+//! return a value this file does not know, which would be undefined behaviour in a Rust enum.
+
+#![allow(non_camel_case_types)]
+
+use std::marker::{PhantomData, PhantomPinned};
+use std::os::raw::{c_char, c_int};
+
+/// `NUBO_ABI_VERSION` of the nubo.h these declarations copy.
+pub const NUBO_ABI_VERSION: c_int = 1;
+
+// ---- Errors and versions -------------------------------------------------------------------
+
+pub type nubo_status = c_int;
+pub const NUBO_OK: nubo_status = 0;
+pub const NUBO_ERR_INVALID_ARGUMENT: nubo_status = 1;
+pub const NUBO_ERR_NOT_FOUND: nubo_status = 2;
+pub const NUBO_ERR_UNAVAILABLE: nubo_status = 3;
+pub const NUBO_ERR_IO: nubo_status = 4;
+pub const NUBO_ERR_CORRUPT: nubo_status = 5;
+pub const NUBO_ERR_TIMEOUT: nubo_status = 6;
+pub const NUBO_ERR_CANCELLED: nubo_status = 7;
+pub const NUBO_ERR_UNSUPPORTED: nubo_status = 8;
+pub const NUBO_ERR_OUT_OF_MEMORY: nubo_status = 9;
+pub const NUBO_ERR_INTERNAL: nubo_status = 10;
+
+// ---- Devices -------------------------------------------------------------------------------
+
+pub type nubo_backend = c_int;
+pub const NUBO_BACKEND_HOST: nubo_backend = 0;
+pub const NUBO_BACKEND_SIM: nubo_backend = 1;
+pub const NUBO_BACKEND_CUDA: nubo_backend = 2;
+
+pub type nubo_link_kind = c_int;
+pub const NUBO_LINK_SELF: nubo_link_kind = 0;
+pub const NUBO_LINK_NVLINK: nubo_link_kind = 1;
+pub const NUBO_LINK_PIX: nubo_link_kind = 2;
+pub const NUBO_LINK_PXB: nubo_link_kind = 3;
+pub const NUBO_LINK_PHB: nubo_link_kind = 4;
+pub const NUBO_LINK_NODE: nubo_link_kind = 5;
+pub const NUBO_LINK_SYS: nubo_link_kind = 6;
+pub const NUBO_LINK_UNKNOWN: nubo_link_kind = 7;
+
+pub type nubo_severity = c_int;
+pub const NUBO_SEVERITY_INFO: nubo_severity = 0;
+pub const NUBO_SEVERITY_WARNING: nubo_severity = 1;
+pub const NUBO_SEVERITY_ERROR: nubo_severity = 2;
+
+/// Opaque report handle (the pattern the Rustonomicon recommends for opaque C types: not
+/// constructible, not Send/Sync/Unpin by itself).
+#[repr(C)]
+pub struct nubo_report {
+    _private: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+/// Declares `#[repr(C)]` structs that begin with `uint32_t struct_size`, each with a `new()`
+/// that zeroes it (a valid value: integers, doubles and NULL pointers) and sets `struct_size`,
+/// which is how nubo knows how many fields the caller has.
+macro_rules! sized_structs {
+    ($($(#[$meta:meta])* pub struct $name:ident { $(pub $field:ident: $ty:ty,)* })*) => {$(
+        $(#[$meta])*
+        #[repr(C)]
+        #[derive(Debug, Clone, Copy)]
+        pub struct $name { $(pub $field: $ty,)* }
+
+        impl $name {
+            pub fn new() -> Self {
+                // SAFETY: every field is an integer, a double or a raw pointer, for which all
+                // bits zero is a valid value (0, 0.0, NULL).
+                let mut value: Self = unsafe { std::mem::zeroed() };
+                value.struct_size = std::mem::size_of::<Self>() as u32;
+                value
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+    )*};
+}
+
+sized_structs! {
+    pub struct nubo_discover_options {
+        pub struct_size: u32,
+        pub sim_devices: *const c_char,
+        pub sim_topology_file: *const c_char,
+        pub probe_cuda: c_int,
+        pub cuda_plugin_path: *const c_char,
+    }
+
+    pub struct nubo_device_info {
+        pub struct_size: u32,
+        pub backend: nubo_backend,
+        pub index: c_int,
+        pub ordinal: c_int,
+        pub name: *const c_char,
+        pub model: *const c_char,
+        pub uuid: *const c_char,
+        pub pci_bus_id: *const c_char,
+        pub cc_major: c_int,
+        pub cc_minor: c_int,
+        pub multiprocessors: c_int,
+        pub clock_mhz: c_int,
+        pub memory_total: u64,
+        pub memory_free: u64,
+        pub memory_bandwidth_gbs: f64,
+        pub peak_tflops_fp32: f64,
+        pub peak_tflops_tf32: f64,
+        pub peak_tflops_fp16: f64,
+        pub peak_tflops_bf16: f64,
+        pub peak_source: *const c_char,
+        pub numa_node: c_int,
+        pub mig_enabled: c_int,
+    }
+
+    pub struct nubo_host_info {
+        pub struct_size: u32,
+        pub model: *const c_char,
+        pub logical_cores: c_int,
+        pub physical_cores: c_int,
+        pub sockets: c_int,
+        pub numa_nodes: c_int,
+        pub memory_total: u64,
+        pub memory_available: u64,
+        pub blas: *const c_char,
+    }
+
+    pub struct nubo_driver_info {
+        pub struct_size: u32,
+        pub loaded: c_int,
+        pub driver_version: c_int,
+        pub runtime_version: c_int,
+        pub driver_release: *const c_char,
+    }
+
+    pub struct nubo_link_info {
+        pub struct_size: u32,
+        pub kind: nubo_link_kind,
+        pub nvlinks: c_int,
+        pub peer_access: c_int,
+        pub name: *const c_char,
+    }
+
+    pub struct nubo_diagnosis_info {
+        pub struct_size: u32,
+        pub code: *const c_char,
+        pub severity: nubo_severity,
+        pub message: *const c_char,
+        pub advice: *const c_char,
+    }
+
+    pub struct nubo_select_request {
+        pub struct_size: u32,
+        pub count: c_int,
+        pub min_memory: u64,
+        pub min_cc_major: c_int,
+        pub min_cc_minor: c_int,
+    }
+}
+
+// `size_t` is `usize` on every platform Rust and nubo share.
+extern "C" {
+    pub fn nubo_status_string(status: nubo_status) -> *const c_char;
+    pub fn nubo_last_error() -> *const c_char;
+    pub fn nubo_version() -> *const c_char;
+    pub fn nubo_abi_version() -> c_int;
+
+    pub fn nubo_discover_options_init(
+        options: *mut nubo_discover_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_discover(
+        options: *const nubo_discover_options,
+        out: *mut *mut nubo_report,
+    ) -> nubo_status;
+    pub fn nubo_report_free(report: *mut nubo_report);
+
+    pub fn nubo_select_request_init(
+        request: *mut nubo_select_request,
+        struct_size: usize,
+    ) -> nubo_status;
+
+    pub fn nubo_report_device_count(report: *const nubo_report) -> usize;
+    pub fn nubo_report_device(
+        report: *const nubo_report,
+        index: usize,
+        out: *mut nubo_device_info,
+    ) -> nubo_status;
+    pub fn nubo_report_host(report: *const nubo_report, out: *mut nubo_host_info) -> nubo_status;
+    pub fn nubo_report_driver(
+        report: *const nubo_report,
+        out: *mut nubo_driver_info,
+    ) -> nubo_status;
+    pub fn nubo_report_link(
+        report: *const nubo_report,
+        i: usize,
+        j: usize,
+        out: *mut nubo_link_info,
+    ) -> nubo_status;
+    pub fn nubo_report_diagnosis_count(report: *const nubo_report) -> usize;
+    pub fn nubo_report_diagnosis(
+        report: *const nubo_report,
+        index: usize,
+        out: *mut nubo_diagnosis_info,
+    ) -> nubo_status;
+    pub fn nubo_report_json(
+        report: *const nubo_report,
+        buf: *mut c_char,
+        capacity: usize,
+        needed: *mut usize,
+    ) -> nubo_status;
+    pub fn nubo_report_select(
+        report: *const nubo_report,
+        request: *const nubo_select_request,
+        indices: *mut usize,
+        capacity: usize,
+        count: *mut usize,
+    ) -> nubo_status;
+}
+
+#[cfg(test)]
+mod tests {
+    //! Compares the declarations above with the C compiler's view of nubo.h, printed by the
+    //! program that $NUBO_TEST_LAYOUT names (tests/bindings/layout.c); skipped without it.
+
+    use super::*;
+    use std::collections::HashMap;
+    use std::mem::{size_of, MaybeUninit};
+
+    fn pointee_size<T>(_: *const T) -> usize {
+        size_of::<T>()
+    }
+
+    /// (offset, size) of a field, without offset_of! (Rust 1.77) to keep the MSRV.
+    macro_rules! field {
+        ($map:ident, $t:ident, $f:ident) => {{
+            let value = MaybeUninit::<$t>::uninit();
+            let base = value.as_ptr();
+            // SAFETY: addr_of! takes the field's address without reading it or making a
+            // reference, which is sound on uninitialised memory.
+            let field = unsafe { std::ptr::addr_of!((*base).$f) };
+            let offset = field as usize - base as usize;
+            $map.insert(
+                format!("{} {}", stringify!($t), stringify!($f)),
+                (offset, pointee_size(field)),
+            );
+        }};
+    }
+
+    macro_rules! layout {
+        ($($t:ident { $($f:ident),* })*) => {{
+            let mut structs = HashMap::new();
+            let mut fields = HashMap::new();
+            $(
+                structs.insert(stringify!($t).to_string(), size_of::<$t>());
+                $(field!(fields, $t, $f);)*
+            )*
+            (structs, fields)
+        }};
+    }
+
+    macro_rules! constants {
+        ($($c:ident),*) => {{
+            let mut map = HashMap::new();
+            $(map.insert(stringify!($c).to_string(), $c as i64);)*
+            map
+        }};
+    }
+
+    #[test]
+    fn layout_matches_c() {
+        let program = match std::env::var_os("NUBO_TEST_LAYOUT") {
+            Some(program) => program,
+            None => {
+                eprintln!("NUBO_TEST_LAYOUT is not set: layout check skipped");
+                return;
+            }
+        };
+        let output = std::process::Command::new(&program)
+            .output()
+            .expect("run the layout program");
+        assert!(output.status.success(), "{:?} failed", program);
+
+        let (mut structs, fields) = layout! {
+            nubo_discover_options { struct_size, sim_devices, sim_topology_file, probe_cuda,
+                                    cuda_plugin_path }
+            nubo_device_info { struct_size, backend, index, ordinal, name, model, uuid,
+                               pci_bus_id, cc_major, cc_minor, multiprocessors, clock_mhz,
+                               memory_total, memory_free, memory_bandwidth_gbs, peak_tflops_fp32,
+                               peak_tflops_tf32, peak_tflops_fp16, peak_tflops_bf16, peak_source,
+                               numa_node, mig_enabled }
+            nubo_host_info { struct_size, model, logical_cores, physical_cores, sockets,
+                             numa_nodes, memory_total, memory_available, blas }
+            nubo_driver_info { struct_size, loaded, driver_version, runtime_version,
+                               driver_release }
+            nubo_link_info { struct_size, kind, nvlinks, peer_access, name }
+            nubo_diagnosis_info { struct_size, code, severity, message, advice }
+            nubo_select_request { struct_size, count, min_memory, min_cc_major, min_cc_minor }
+        };
+        for name in [
+            "nubo_status",
+            "nubo_backend",
+            "nubo_link_kind",
+            "nubo_severity",
+        ] {
+            structs.insert(name.to_string(), size_of::<c_int>());
+        }
+        let constants = constants!(
+            NUBO_ABI_VERSION,
+            NUBO_OK,
+            NUBO_ERR_INVALID_ARGUMENT,
+            NUBO_ERR_NOT_FOUND,
+            NUBO_ERR_UNAVAILABLE,
+            NUBO_ERR_IO,
+            NUBO_ERR_CORRUPT,
+            NUBO_ERR_TIMEOUT,
+            NUBO_ERR_CANCELLED,
+            NUBO_ERR_UNSUPPORTED,
+            NUBO_ERR_OUT_OF_MEMORY,
+            NUBO_ERR_INTERNAL,
+            NUBO_BACKEND_HOST,
+            NUBO_BACKEND_SIM,
+            NUBO_BACKEND_CUDA,
+            NUBO_LINK_SELF,
+            NUBO_LINK_NVLINK,
+            NUBO_LINK_PIX,
+            NUBO_LINK_PXB,
+            NUBO_LINK_PHB,
+            NUBO_LINK_NODE,
+            NUBO_LINK_SYS,
+            NUBO_LINK_UNKNOWN,
+            NUBO_SEVERITY_INFO,
+            NUBO_SEVERITY_WARNING,
+            NUBO_SEVERITY_ERROR
+        );
+
+        let text = String::from_utf8(output.stdout).expect("UTF-8");
+        let mut checked = 0;
+        for line in text.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let number = |i: usize| -> i64 { words[i].parse().expect("a number") };
+            match words[0] {
+                "struct" => {
+                    let size = structs
+                        .get(words[1])
+                        .unwrap_or_else(|| panic!("{line}: not mirrored"));
+                    assert_eq!(*size as i64, number(2), "{line}");
+                }
+                "field" => {
+                    let key = format!("{} {}", words[1], words[2]);
+                    let (offset, size) = fields
+                        .get(&key)
+                        .unwrap_or_else(|| panic!("{line}: not mirrored"));
+                    assert_eq!(
+                        (*offset as i64, *size as i64),
+                        (number(3), number(4)),
+                        "{line}"
+                    );
+                }
+                "const" => {
+                    let value = constants
+                        .get(words[1])
+                        .unwrap_or_else(|| panic!("{line}: not mirrored"));
+                    assert_eq!(*value, number(2), "{line}");
+                }
+                other => panic!("unexpected line kind {other:?}"),
+            }
+            checked += 1;
+        }
+        assert!(checked > 50, "only {checked} lines from the layout program");
+    }
+}

@@ -1,0 +1,731 @@
+//! nubo: find, use and price the GPUs of cloud machines.
+//!
+//! A small safe wrapper over nubo's stable C ABI (`libnubo_c.so`); the raw declarations are in
+//! [`ffi`]. Every call checks the returned status and turns a failure into an [`Error`] that
+//! carries the library's own message. Results are copied out of the C report into owned Rust
+//! values, so they outlive the report they came from.
+//!
+//! ```no_run
+//! let options = nubo::DiscoverOptions { sim_devices: Some("8xA100-SXM4-80GB".into()),
+//!                                       ..Default::default() };
+//! let report = nubo::discover(&options)?;
+//! for device in report.devices() {
+//!     println!("{device}");
+//! }
+//! let group = report.select(&nubo::SelectRequest { count: 4, ..Default::default() })?;
+//! # Ok::<(), nubo::Error>(())
+//! ```
+
+pub mod ffi;
+
+use std::ffi::{CStr, CString};
+use std::fmt;
+use std::os::raw::{c_char, c_int};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::ptr::{self, NonNull};
+
+// ---- Errors --------------------------------------------------------------------------------
+
+/// Why a nubo call failed: `nubo_status` without `NUBO_OK`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Status {
+    InvalidArgument,
+    NotFound,
+    Unavailable,
+    Io,
+    Corrupt,
+    Timeout,
+    Cancelled,
+    Unsupported,
+    OutOfMemory,
+    Internal,
+    /// A status this crate does not know (from a newer library): its raw value.
+    Other(i32),
+}
+
+impl Status {
+    fn from_raw(raw: ffi::nubo_status) -> Status {
+        match raw {
+            ffi::NUBO_ERR_INVALID_ARGUMENT => Status::InvalidArgument,
+            ffi::NUBO_ERR_NOT_FOUND => Status::NotFound,
+            ffi::NUBO_ERR_UNAVAILABLE => Status::Unavailable,
+            ffi::NUBO_ERR_IO => Status::Io,
+            ffi::NUBO_ERR_CORRUPT => Status::Corrupt,
+            ffi::NUBO_ERR_TIMEOUT => Status::Timeout,
+            ffi::NUBO_ERR_CANCELLED => Status::Cancelled,
+            ffi::NUBO_ERR_UNSUPPORTED => Status::Unsupported,
+            ffi::NUBO_ERR_OUT_OF_MEMORY => Status::OutOfMemory,
+            ffi::NUBO_ERR_INTERNAL => Status::Internal,
+            other => Status::Other(other),
+        }
+    }
+
+    /// The `nubo_status` value.
+    pub fn raw(self) -> i32 {
+        match self {
+            Status::InvalidArgument => ffi::NUBO_ERR_INVALID_ARGUMENT,
+            Status::NotFound => ffi::NUBO_ERR_NOT_FOUND,
+            Status::Unavailable => ffi::NUBO_ERR_UNAVAILABLE,
+            Status::Io => ffi::NUBO_ERR_IO,
+            Status::Corrupt => ffi::NUBO_ERR_CORRUPT,
+            Status::Timeout => ffi::NUBO_ERR_TIMEOUT,
+            Status::Cancelled => ffi::NUBO_ERR_CANCELLED,
+            Status::Unsupported => ffi::NUBO_ERR_UNSUPPORTED,
+            Status::OutOfMemory => ffi::NUBO_ERR_OUT_OF_MEMORY,
+            Status::Internal => ffi::NUBO_ERR_INTERNAL,
+            Status::Other(raw) => raw,
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    /// The library's short name for the status, e.g. "invalid argument".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // SAFETY: nubo_status_string returns a static string for any value, never NULL.
+        f.write_str(&unsafe { owned(ffi::nubo_status_string(self.raw())) })
+    }
+}
+
+/// A failed nubo call: what kind of failure, and the library's message saying what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    pub status: Status,
+    pub message: String,
+}
+
+impl Error {
+    fn new(status: Status, message: impl Into<String>) -> Error {
+        Error {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// The error of the call that just returned `raw` on this thread.
+    fn last(raw: ffi::nubo_status) -> Error {
+        let status = Status::from_raw(raw);
+        // SAFETY: nubo_last_error never returns NULL; its string stays valid until this
+        // thread's next failing call, and it is copied before any other call.
+        let message = unsafe { owned(ffi::nubo_last_error()) };
+        let message = if message.is_empty() {
+            status.to_string()
+        } else {
+            message
+        };
+        Error { status, message }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+fn check(raw: ffi::nubo_status) -> Result<(), Error> {
+    if raw == ffi::NUBO_OK {
+        Ok(())
+    } else {
+        Err(Error::last(raw))
+    }
+}
+
+/// Copies a C string from nubo; NULL becomes "" (nubo's strings are UTF-8, but a bad byte must
+/// not panic: it is replaced).
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string that stays valid during the call.
+unsafe fn owned(p: *const c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(p).to_string_lossy().into_owned()
+    }
+}
+
+fn c_string(what: &str, bytes: &[u8]) -> Result<CString, Error> {
+    CString::new(bytes).map_err(|_| {
+        Error::new(
+            Status::InvalidArgument,
+            format!("{what} contains a NUL byte"),
+        )
+    })
+}
+
+fn c_int_of<T: TryInto<c_int> + Copy + fmt::Display>(what: &str, value: T) -> Result<c_int, Error> {
+    value.try_into().map_err(|_| {
+        Error::new(
+            Status::InvalidArgument,
+            format!("{what}={value} does not fit a C int"),
+        )
+    })
+}
+
+// ---- Versions ------------------------------------------------------------------------------
+
+/// The version of the loaded libnubo_c.so, "MAJOR.MINOR.PATCH".
+pub fn version() -> String {
+    // SAFETY: nubo_version returns a static string.
+    unsafe { owned(ffi::nubo_version()) }
+}
+
+/// `NUBO_ABI_VERSION` of the loaded library; [`ffi::NUBO_ABI_VERSION`] is the one this crate
+/// was written for.
+pub fn abi_version() -> i32 {
+    // SAFETY: no arguments, no preconditions.
+    unsafe { ffi::nubo_abi_version() }
+}
+
+// ---- Devices -------------------------------------------------------------------------------
+
+/// What serves a device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Backend {
+    Host,
+    Sim,
+    Cuda,
+    Other(i32),
+}
+
+impl Backend {
+    fn from_raw(raw: ffi::nubo_backend) -> Backend {
+        match raw {
+            ffi::NUBO_BACKEND_HOST => Backend::Host,
+            ffi::NUBO_BACKEND_SIM => Backend::Sim,
+            ffi::NUBO_BACKEND_CUDA => Backend::Cuda,
+            other => Backend::Other(other),
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Backend::Host => f.write_str("host"),
+            Backend::Sim => f.write_str("sim"),
+            Backend::Cuda => f.write_str("cuda"),
+            Backend::Other(raw) => write!(f, "backend {raw}"),
+        }
+    }
+}
+
+/// How two GPUs are connected, as `nvidia-smi topo -m` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LinkKind {
+    /// A device and itself ("X").
+    SameDevice,
+    NvLink,
+    Pix,
+    Pxb,
+    Phb,
+    Node,
+    Sys,
+    Unknown,
+    Other(i32),
+}
+
+impl LinkKind {
+    fn from_raw(raw: ffi::nubo_link_kind) -> LinkKind {
+        match raw {
+            ffi::NUBO_LINK_SELF => LinkKind::SameDevice,
+            ffi::NUBO_LINK_NVLINK => LinkKind::NvLink,
+            ffi::NUBO_LINK_PIX => LinkKind::Pix,
+            ffi::NUBO_LINK_PXB => LinkKind::Pxb,
+            ffi::NUBO_LINK_PHB => LinkKind::Phb,
+            ffi::NUBO_LINK_NODE => LinkKind::Node,
+            ffi::NUBO_LINK_SYS => LinkKind::Sys,
+            ffi::NUBO_LINK_UNKNOWN => LinkKind::Unknown,
+            other => LinkKind::Other(other),
+        }
+    }
+}
+
+/// How serious a diagnosis is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+    Other(i32),
+}
+
+impl Severity {
+    fn from_raw(raw: ffi::nubo_severity) -> Severity {
+        match raw {
+            ffi::NUBO_SEVERITY_INFO => Severity::Info,
+            ffi::NUBO_SEVERITY_WARNING => Severity::Warning,
+            ffi::NUBO_SEVERITY_ERROR => Severity::Error,
+            other => Severity::Other(other),
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Severity::Info => f.write_str("info"),
+            Severity::Warning => f.write_str("warning"),
+            Severity::Error => f.write_str("error"),
+            Severity::Other(raw) => write!(f, "severity {raw}"),
+        }
+    }
+}
+
+/// A GPU, real ([`Backend::Cuda`]) or simulated ([`Backend::Sim`]); the fields of
+/// `nubo_device_info`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Device {
+    pub backend: Backend,
+    /// nubo's index: the position in [`DeviceReport::devices`].
+    pub index: usize,
+    /// The backend's own index (the CUDA device ordinal).
+    pub ordinal: i32,
+    /// As the device reports it, e.g. "NVIDIA A100-SXM4-80GB".
+    pub name: String,
+    /// The GPU model table's key, e.g. "A100-SXM4-80GB"; empty if unknown.
+    pub model: String,
+    pub uuid: String,
+    pub pci_bus_id: String,
+    pub compute_capability: (i32, i32),
+    pub multiprocessors: i32,
+    pub clock_mhz: i32,
+    /// Bytes.
+    pub memory_total: u64,
+    /// Bytes.
+    pub memory_free: u64,
+    pub memory_bandwidth_gbs: f64,
+    /// Dense peak rates in TFLOP/s; 0 where unknown.
+    pub peak_tflops_fp32: f64,
+    pub peak_tflops_tf32: f64,
+    pub peak_tflops_fp16: f64,
+    pub peak_tflops_bf16: f64,
+    /// "device" (its own figures), "catalog" (the GPU model table) or "unknown".
+    pub peak_source: String,
+    pub numa_node: Option<i32>,
+    pub mig_enabled: bool,
+}
+
+impl fmt::Display for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (major, minor) = self.compute_capability;
+        write!(
+            f,
+            "{}: {} ({}, {:.1} GiB, cc {major}.{minor})",
+            self.index,
+            self.name,
+            self.backend,
+            self.memory_total as f64 / GIB as f64
+        )
+    }
+}
+
+const GIB: u64 = 1 << 30;
+
+/// The host's CPUs and memory; always present.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostCpu {
+    pub model: String,
+    pub logical_cores: i32,
+    pub physical_cores: i32,
+    pub sockets: i32,
+    pub numa_nodes: i32,
+    pub memory_total: u64,
+    pub memory_available: u64,
+    /// The BLAS in use.
+    pub blas: String,
+}
+
+/// The CUDA driver and runtime, as far as they could be found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DriverInfo {
+    /// libcuda.so.1 could be loaded.
+    pub loaded: bool,
+    /// Highest CUDA version the driver supports, e.g. 12040; 0 if none.
+    pub driver_version: i32,
+    /// CUDA runtime of the plugin, e.g. 13000; 0 if no plugin.
+    pub runtime_version: i32,
+    /// The kernel driver's version, e.g. "580.65.06"; may be empty.
+    pub driver_release: String,
+}
+
+/// The connection between two GPUs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub kind: LinkKind,
+    /// Number of NVLink links when `kind` is [`LinkKind::NvLink`].
+    pub nvlinks: i32,
+    /// Direct peer-to-peer access works.
+    pub peer_access: bool,
+    /// "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "?".
+    pub name: String,
+}
+
+/// A finding about the machine, with a stable code (docs/devices.md lists them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnosis {
+    /// E.g. "no-driver".
+    pub code: String,
+    pub severity: Severity,
+    /// What is wrong.
+    pub message: String,
+    /// What to do about it.
+    pub advice: String,
+}
+
+/// What [`discover`] should look at. `None` fields fall back to the environment variable named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiscoverOptions {
+    /// Simulated GPUs, e.g. "8xA100-SXM4-80GB"; `None`: `NUBO_SIM_DEVICES`; "": none.
+    pub sim_devices: Option<String>,
+    /// A topology file for the simulated GPUs; `None`: `NUBO_SIM_TOPOLOGY`.
+    pub sim_topology_file: Option<PathBuf>,
+    /// Look for real GPUs through the CUDA plugin (default true).
+    pub probe_cuda: bool,
+    /// The libnubo_cuda.so to use; `None`: `NUBO_CUDA_PLUGIN`, else the one beside libnubo.
+    pub cuda_plugin_path: Option<PathBuf>,
+}
+
+impl Default for DiscoverOptions {
+    fn default() -> Self {
+        DiscoverOptions {
+            sim_devices: None,
+            sim_topology_file: None,
+            probe_cuda: true,
+            cuda_plugin_path: None,
+        }
+    }
+}
+
+/// What a group of GPUs must offer; see [`DeviceReport::select`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SelectRequest {
+    /// How many devices; 0: every device that qualifies.
+    pub count: usize,
+    /// Bytes of total memory each device must have.
+    pub min_memory: u64,
+    /// The oldest compute capability accepted, e.g. (8, 0).
+    pub min_compute_capability: (i32, i32),
+}
+
+impl Default for SelectRequest {
+    fn default() -> Self {
+        SelectRequest {
+            count: 1,
+            min_memory: 0,
+            min_compute_capability: (0, 0),
+        }
+    }
+}
+
+/// The C report, freed on drop.
+struct Handle(NonNull<ffi::nubo_report>);
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from nubo_discover and is freed exactly once, here.
+        unsafe { ffi::nubo_report_free(self.0.as_ptr()) }
+    }
+}
+
+// SAFETY: the C report is a heap object with no tie to the thread that made it, so it may be
+// used and freed from another thread; and nubo.h promises that reports are immutable and that
+// several threads may read one at once.
+unsafe impl Send for Handle {}
+unsafe impl Sync for Handle {}
+
+/// What [`discover`] found: the GPUs, the host, the driver, the topology and the diagnoses.
+///
+/// Owns the C report, which is freed on drop; everything it lists is copied out when it is made,
+/// the report itself serves [`select`](Self::select) and [`to_json`](Self::to_json).
+pub struct DeviceReport {
+    handle: Handle,
+    devices: Vec<Device>,
+    host: HostCpu,
+    driver: DriverInfo,
+    links: Vec<Vec<Link>>,
+    diagnoses: Vec<Diagnosis>,
+}
+
+impl fmt::Debug for DeviceReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DeviceReport")
+            .field("devices", &self.devices)
+            .field("host", &self.host)
+            .field("driver", &self.driver)
+            .field("links", &self.links)
+            .field("diagnoses", &self.diagnoses)
+            .finish()
+    }
+}
+
+/// Finds the devices: the GPUs, the host CPU, the driver, the topology and the diagnoses.
+///
+/// A bad option (an unknown GPU model, a malformed topology file, ...) is an [`Error`]; a
+/// problem of the machine (no driver, no GPU, ...) is a [`Diagnosis`] in the report instead.
+pub fn discover(options: &DiscoverOptions) -> Result<DeviceReport, Error> {
+    // The CStrings must outlive the call: they are bound here, and the raw struct only borrows.
+    let sim_devices = options
+        .sim_devices
+        .as_deref()
+        .map(|s| c_string("sim_devices", s.as_bytes()))
+        .transpose()?;
+    let topology = options
+        .sim_topology_file
+        .as_deref()
+        .map(|p| c_string("sim_topology_file", p.as_os_str().as_bytes()))
+        .transpose()?;
+    let plugin = options
+        .cuda_plugin_path
+        .as_deref()
+        .map(|p| c_string("cuda_plugin_path", p.as_os_str().as_bytes()))
+        .transpose()?;
+    let as_ptr = |s: &Option<CString>| s.as_ref().map_or(ptr::null(), |s| s.as_ptr());
+
+    let mut raw = ffi::nubo_discover_options::new();
+    // The size tells nubo how much of the struct this crate knows; it writes no more.
+    // SAFETY: raw is a valid, writable nubo_discover_options of that size.
+    check(unsafe {
+        ffi::nubo_discover_options_init(&mut raw, std::mem::size_of::<ffi::nubo_discover_options>())
+    })?;
+    raw.sim_devices = as_ptr(&sim_devices);
+    raw.sim_topology_file = as_ptr(&topology);
+    raw.probe_cuda = c_int::from(options.probe_cuda);
+    raw.cuda_plugin_path = as_ptr(&plugin);
+
+    let mut handle: *mut ffi::nubo_report = ptr::null_mut();
+    // SAFETY: raw and the strings it points to are valid for the call; handle is writable.
+    check(unsafe { ffi::nubo_discover(&raw, &mut handle) })?;
+    let handle = NonNull::new(handle)
+        .ok_or_else(|| Error::new(Status::Internal, "nubo_discover succeeded without a report"))?;
+    DeviceReport::from_handle(Handle(handle))
+}
+
+impl DeviceReport {
+    fn from_handle(handle: Handle) -> Result<DeviceReport, Error> {
+        // `handle` frees the report if an error below returns early.
+        let report = handle.0.as_ptr() as *const ffi::nubo_report;
+
+        // SAFETY (every call in this function): `report` is live while `handle` is, each `out`
+        // struct is valid with struct_size set, and the strings it receives belong to the
+        // report, which outlives the copies made right away.
+        let mut host = ffi::nubo_host_info::new();
+        check(unsafe { ffi::nubo_report_host(report, &mut host) })?;
+        let host = unsafe {
+            HostCpu {
+                model: owned(host.model),
+                logical_cores: host.logical_cores,
+                physical_cores: host.physical_cores,
+                sockets: host.sockets,
+                numa_nodes: host.numa_nodes,
+                memory_total: host.memory_total,
+                memory_available: host.memory_available,
+                blas: owned(host.blas),
+            }
+        };
+
+        let mut driver = ffi::nubo_driver_info::new();
+        check(unsafe { ffi::nubo_report_driver(report, &mut driver) })?;
+        let driver = DriverInfo {
+            loaded: driver.loaded != 0,
+            driver_version: driver.driver_version,
+            runtime_version: driver.runtime_version,
+            driver_release: unsafe { owned(driver.driver_release) },
+        };
+
+        let count = unsafe { ffi::nubo_report_device_count(report) };
+        let mut devices = Vec::with_capacity(count);
+        for i in 0..count {
+            let mut d = ffi::nubo_device_info::new();
+            check(unsafe { ffi::nubo_report_device(report, i, &mut d) })?;
+            devices.push(unsafe {
+                Device {
+                    backend: Backend::from_raw(d.backend),
+                    index: i,
+                    ordinal: d.ordinal,
+                    name: owned(d.name),
+                    model: owned(d.model),
+                    uuid: owned(d.uuid),
+                    pci_bus_id: owned(d.pci_bus_id),
+                    compute_capability: (d.cc_major, d.cc_minor),
+                    multiprocessors: d.multiprocessors,
+                    clock_mhz: d.clock_mhz,
+                    memory_total: d.memory_total,
+                    memory_free: d.memory_free,
+                    memory_bandwidth_gbs: d.memory_bandwidth_gbs,
+                    peak_tflops_fp32: d.peak_tflops_fp32,
+                    peak_tflops_tf32: d.peak_tflops_tf32,
+                    peak_tflops_fp16: d.peak_tflops_fp16,
+                    peak_tflops_bf16: d.peak_tflops_bf16,
+                    peak_source: owned(d.peak_source),
+                    numa_node: if d.numa_node >= 0 {
+                        Some(d.numa_node)
+                    } else {
+                        None
+                    },
+                    mig_enabled: d.mig_enabled != 0,
+                }
+            });
+        }
+
+        let mut links = Vec::with_capacity(count);
+        for i in 0..count {
+            let mut row = Vec::with_capacity(count);
+            for j in 0..count {
+                let mut l = ffi::nubo_link_info::new();
+                check(unsafe { ffi::nubo_report_link(report, i, j, &mut l) })?;
+                row.push(Link {
+                    kind: LinkKind::from_raw(l.kind),
+                    nvlinks: l.nvlinks,
+                    peer_access: l.peer_access != 0,
+                    name: unsafe { owned(l.name) },
+                });
+            }
+            links.push(row);
+        }
+
+        let count = unsafe { ffi::nubo_report_diagnosis_count(report) };
+        let mut diagnoses = Vec::with_capacity(count);
+        for i in 0..count {
+            let mut d = ffi::nubo_diagnosis_info::new();
+            check(unsafe { ffi::nubo_report_diagnosis(report, i, &mut d) })?;
+            diagnoses.push(unsafe {
+                Diagnosis {
+                    code: owned(d.code),
+                    severity: Severity::from_raw(d.severity),
+                    message: owned(d.message),
+                    advice: owned(d.advice),
+                }
+            });
+        }
+        Ok(DeviceReport {
+            handle,
+            devices,
+            host,
+            driver,
+            links,
+            diagnoses,
+        })
+    }
+
+    fn raw(&self) -> *const ffi::nubo_report {
+        self.handle.0.as_ptr()
+    }
+
+    /// The GPUs (cuda or sim), in nubo's order.
+    pub fn devices(&self) -> &[Device] {
+        &self.devices
+    }
+
+    pub fn host(&self) -> &HostCpu {
+        &self.host
+    }
+
+    pub fn driver(&self) -> &DriverInfo {
+        &self.driver
+    }
+
+    /// The link matrix: `links()[i][j]` connects devices i and j.
+    pub fn links(&self) -> &[Vec<Link>] {
+        &self.links
+    }
+
+    /// The link between devices i and j; `None` for a bad index.
+    pub fn link(&self, i: usize, j: usize) -> Option<&Link> {
+        self.links.get(i)?.get(j)
+    }
+
+    pub fn diagnoses(&self) -> &[Diagnosis] {
+        &self.diagnoses
+    }
+
+    /// The diagnosis with this code, if any.
+    pub fn find_diagnosis(&self, code: &str) -> Option<&Diagnosis> {
+        self.diagnoses.iter().find(|d| d.code == code)
+    }
+
+    /// True when at least one GPU (real or simulated) is listed.
+    pub fn has_gpu(&self) -> bool {
+        !self.devices.is_empty()
+    }
+
+    /// The best-connected group meeting the request, in index order. When no group qualifies
+    /// the error has status [`Status::Unavailable`] and the library's reason.
+    pub fn select(&self, request: &SelectRequest) -> Result<Vec<Device>, Error> {
+        let mut raw = ffi::nubo_select_request::new();
+        // SAFETY: raw is a valid, writable nubo_select_request of that size.
+        check(unsafe {
+            ffi::nubo_select_request_init(&mut raw, std::mem::size_of::<ffi::nubo_select_request>())
+        })?;
+        raw.count = c_int_of("count", request.count)?;
+        raw.min_memory = request.min_memory;
+        raw.min_cc_major = request.min_compute_capability.0;
+        raw.min_cc_minor = request.min_compute_capability.1;
+
+        // A group never holds more than every device, so the "call again with a larger
+        // capacity" answer cannot happen; the buffer is kept non-empty so that its pointer is
+        // never dangling, even for a report without devices.
+        let capacity = self.devices.len();
+        let mut indices = vec![0usize; capacity.max(1)];
+        let mut chosen = 0usize;
+        // SAFETY: indices has room for `capacity` entries; raw and chosen are valid.
+        check(unsafe {
+            ffi::nubo_report_select(
+                self.raw(),
+                &raw,
+                indices.as_mut_ptr(),
+                capacity,
+                &mut chosen,
+            )
+        })?;
+        indices
+            .iter()
+            .take(chosen.min(capacity))
+            .map(|&i| {
+                self.devices.get(i).cloned().ok_or_else(|| {
+                    Error::new(
+                        Status::Internal,
+                        format!("nubo_report_select gave index {i}"),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// The whole report as JSON (schema: docs/device-report.schema.json in nubo).
+    pub fn to_json(&self) -> Result<String, Error> {
+        let mut needed = 0usize;
+        // With no buffer the library answers INVALID_ARGUMENT and the size it needs; any other
+        // answer is a real error.
+        // SAFETY: a NULL buffer of capacity 0 is allowed; needed is writable.
+        let raw = unsafe { ffi::nubo_report_json(self.raw(), ptr::null_mut(), 0, &mut needed) };
+        if raw != ffi::NUBO_ERR_INVALID_ARGUMENT || needed == 0 {
+            check(raw)?;
+            return Err(Error::new(
+                Status::Internal,
+                "nubo_report_json gave no size",
+            ));
+        }
+        let mut buffer = vec![0u8; needed];
+        // SAFETY: buffer has `needed` writable bytes.
+        check(unsafe {
+            ffi::nubo_report_json(
+                self.raw(),
+                buffer.as_mut_ptr() as *mut c_char,
+                buffer.len(),
+                &mut needed,
+            )
+        })?;
+        // Up to the NUL the library wrote.
+        let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
+        buffer.truncate(end);
+        String::from_utf8(buffer).map_err(|e| {
+            Error::new(
+                Status::Corrupt,
+                format!("the report's JSON is not UTF-8: {e}"),
+            )
+        })
+    }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# make demo: runs the bundled programs end to end on whatever devices this machine has, then on
+# simulated GPUs so the multi-GPU parts can be seen anywhere.
+set -euo pipefail
+build=${1:-build}
+bin="$build/bin"
+here=$(cd "$(dirname "$0")" && pwd)
+
+step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+
+step "nubo-smi: the devices on this machine, and why a GPU is or is not usable"
+"$bin/nubo-smi"
+
+step "nubo-smi with 8 simulated A100 SXM4 GPUs (NUBO_SIM_DEVICES=8xA100-SXM4-80GB)"
+NUBO_SIM_DEVICES=8xA100-SXM4-80GB "$bin/nubo-smi" --no-cuda
+
+step "nubo-smi topo: their NVLink topology, like nvidia-smi topo -m"
+NUBO_SIM_DEVICES=8xA100-SXM4-80GB "$bin/nubo-smi" topo --no-cuda
+
+step "Two NVLink islands of 4 (a pasted nvidia-smi topo -m): choosing 4 GPUs takes one island"
+NUBO_SIM_DEVICES=8xA100-SXM4-80GB NUBO_SIM_TOPOLOGY="$here/../tests/data/two_islands.topo" \
+  "$bin/nubo-smi" topo --no-cuda --select 4
+
+if [ -x "$bin/nubo-devices-c" ]; then
+  step "The C ABI: examples/c/devices.c"
+  NUBO_SIM_DEVICES=2xT4,1xV100-SXM2-16GB "$bin/nubo-devices-c"
+fi
+
+if command -v python3 >/dev/null; then
+  step "Python: nubo.discover() through the C ABI"
+  NUBO_LIBRARY="$build/lib/libnubo_c.so" PYTHONPATH="$here/../capi/python" \
+    NUBO_SIM_DEVICES=4xH100-SXM5-80GB python3 "$here/python/devices.py"
+fi

@@ -1,0 +1,6 @@
+// nubo: the umbrella header of the C++ API.
+#pragma once
+
+#include "nubo/device.hpp"
+#include "nubo/error.hpp"
+#include "nubo/version.h"

@@ -1,0 +1,36 @@
+// Every environment variable nubo reads, parsed in this one place (docs/env.md lists them).
+// A bad value is a nubo::Error(invalid_argument) that names the variable and what it accepts.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace nubo::env {
+
+enum class LogLevel { error = 0, warn = 1, info = 2, debug = 3 };
+
+// The raw value of a variable, or nullopt when unset. Empty counts as set.
+std::optional<std::string> get(const char* name);
+
+// NUBO_LOG=error|warn|info|debug (default warn).
+LogLevel log_level();
+
+// NUBO_SIM_DEVICES, e.g. "8xA100-SXM4-80GB" or "2xT4,1xV100-SXM2-16GB"; nullopt or empty: none.
+std::optional<std::string> sim_devices();
+
+// NUBO_SIM_TOPOLOGY: path of a topology file for the simulated devices (docs/devices.md).
+std::optional<std::string> sim_topology();
+
+// NUBO_CUDA_PLUGIN: path of libnubo_cuda.so to load instead of the one beside libnubo.
+std::optional<std::string> cuda_plugin();
+
+// NUBO_CUDA=0 skips the CUDA probe (1 or unset: probe).
+bool cuda_enabled();
+
+// CUDA's own variables, which nubo honours the way the CUDA runtime does.
+std::optional<std::string> cuda_visible_devices();
+enum class DeviceOrder { pci_bus_id, fastest_first };
+// CUDA_DEVICE_ORDER=PCI_BUS_ID|FASTEST_FIRST; nubo's default is PCI_BUS_ID, like nvidia-smi.
+DeviceOrder cuda_device_order();
+
+}  // namespace nubo::env

@@ -1,0 +1,109 @@
+#include "common/text.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "nubo/error.hpp"
+
+namespace nubo::text {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  for (;;) {
+    auto pos = s.find(sep);
+    parts.push_back(s.substr(0, pos));
+    if (pos == std::string_view::npos) return parts;
+    s.remove_prefix(pos + 1);
+  }
+}
+
+std::vector<std::string_view> split_whitespace(std::string_view s) {
+  std::vector<std::string_view> parts;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    std::size_t start = i;
+    while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    if (i > start) parts.push_back(s.substr(start, i - start));
+  }
+  return parts;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return lower(a) == lower(b);
+}
+
+std::int64_t parse_int(std::string_view s, std::string_view what, std::int64_t min,
+                       std::int64_t max) {
+  auto t = trim(s);
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  if (t.empty() || ec == std::errc::invalid_argument || end != t.data() + t.size()) {
+    throw Error(Errc::invalid_argument,
+                std::string(what) + ": expected an integer, got '" + std::string(s) + "'");
+  }
+  if (ec == std::errc::result_out_of_range || value < min || value > max) {
+    throw Error(Errc::invalid_argument, std::string(what) + ": " + std::string(t) +
+                                            " is out of range [" + std::to_string(min) + ", " +
+                                            std::to_string(max) + "]");
+  }
+  return value;
+}
+
+double parse_double(std::string_view s, std::string_view what, double min, double max) {
+  auto t = trim(s);
+  double value = 0;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  if (t.empty() || ec == std::errc::invalid_argument || end != t.data() + t.size() ||
+      !std::isfinite(value)) {
+    throw Error(Errc::invalid_argument,
+                std::string(what) + ": expected a number, got '" + std::string(s) + "'");
+  }
+  if (ec == std::errc::result_out_of_range || value < min || value > max) {
+    char range[96];
+    std::snprintf(range, sizeof range, " is out of range [%g, %g]", min, max);
+    throw Error(Errc::invalid_argument, std::string(what) + ": " + std::string(t) + range);
+  }
+  return value;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
+std::string human_bytes(std::uint64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 5) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+}  // namespace nubo::text

@@ -1,0 +1,29 @@
+// Small text helpers shared by every parser: splitting, trimming, strict number parsing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nubo::text {
+
+std::string_view trim(std::string_view s);
+std::vector<std::string_view> split(std::string_view s, char sep);
+std::vector<std::string_view> split_whitespace(std::string_view s);
+std::string lower(std::string_view s);
+bool iequals(std::string_view a, std::string_view b);
+
+// Strict parsers: the whole string must be a number in range, else nubo::Error(invalid_argument)
+// whose message is "<what>: <problem> in '<s>'".
+std::int64_t parse_int(std::string_view s, std::string_view what, std::int64_t min,
+                       std::int64_t max);
+double parse_double(std::string_view s, std::string_view what, double min, double max);
+
+// "a, b and c" style listing for messages.
+std::string join(const std::vector<std::string>& items, std::string_view sep);
+
+// Bytes as "80.0 GiB", "512 MiB".
+std::string human_bytes(std::uint64_t bytes);
+
+}  // namespace nubo::text
