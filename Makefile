@@ -36,7 +36,7 @@ asan tsan: deps
 	@cmake --build build-$@ -j $(JOBS)
 	@cd build-$@ && ctest --output-on-failure -j $(JOBS) -LE no-$@
 
-FORMAT_FILES = $(shell git ls-files '*.cpp' '*.hpp' '*.h' '*.c' '*.cu' '*.cuh')
+FORMAT_FILES = $(shell git ls-files --cached --others --exclude-standard '*.cpp' '*.hpp' '*.h' '*.c' '*.cu' '*.cuh')
 format:
 	@clang-format -i $(FORMAT_FILES)
 

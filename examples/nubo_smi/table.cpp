@@ -44,21 +44,22 @@ std::string device_table(const nubo::DeviceReport& r) {
     return out.str();
   }
   const char* rule =
-      "+-----+------+--------------------------------------+------+-----+------------+---------+-------"
+      "+-----+------+--------------------------------------+------+-----+------------+---------+---"
+      "----"
       "-----------------+------------------+\n";
   out << rule;
-  out << "| GPU | kind | name                                 | CC   | SMs |     memory |    GB/s | "
+  out << "| GPU | kind | name                                 | CC   | SMs |     memory |    GB/s "
+         "| "
          "TFLOP/s fp32/tf32/bf16 | bus id           |\n";
   out << rule;
   for (const auto& d : r.devices) {
     char tflops[64];
-    std::snprintf(tflops, sizeof tflops, "%.1f/%.1f/%.1f", d.peak.fp32, d.peak.tf32,
-                  d.peak.bf16);
-    std::snprintf(line, sizeof line, "| %3d | %-4s | %s | %d.%d  | %3d | %10s | %7.0f | %22s | %s |\n",
-                  d.index, std::string(nubo::backend_name(d.backend)).c_str(),
-                  fit(d.name, 36).c_str(), d.cc_major, d.cc_minor, d.multiprocessors,
-                  gib(d.memory_total).c_str(), d.memory_bandwidth_gbs, tflops,
-                  fit(d.pci_bus_id, 16).c_str());
+    std::snprintf(tflops, sizeof tflops, "%.1f/%.1f/%.1f", d.peak.fp32, d.peak.tf32, d.peak.bf16);
+    std::snprintf(line, sizeof line,
+                  "| %3d | %-4s | %s | %d.%d  | %3d | %10s | %7.0f | %22s | %s |\n", d.index,
+                  std::string(nubo::backend_name(d.backend)).c_str(), fit(d.name, 36).c_str(),
+                  d.cc_major, d.cc_minor, d.multiprocessors, gib(d.memory_total).c_str(),
+                  d.memory_bandwidth_gbs, tflops, fit(d.pci_bus_id, 16).c_str());
     out << line;
   }
   out << rule;

@@ -37,10 +37,10 @@ void add_simulated(DeviceReport& r, const std::string& spec,
   if (topology_file) {
     auto topo = detail::read_topology_file(*topology_file);
     if (topo.links.size() != machine.devices.size())
-      throw Error(Errc::invalid_argument,
-                  "topology file " + *topology_file + " describes " +
-                      std::to_string(topo.links.size()) + " GPUs, but the simulated devices '" +
-                      spec + "' are " + std::to_string(machine.devices.size()));
+      throw Error(Errc::invalid_argument, "topology file " + *topology_file + " describes " +
+                                              std::to_string(topo.links.size()) +
+                                              " GPUs, but the simulated devices '" + spec +
+                                              "' are " + std::to_string(machine.devices.size()));
     machine.links = topo.links;
     for (std::size_t i = 0; i < topo.numa_nodes.size(); ++i)
       if (topo.numa_nodes[i] >= 0) machine.devices[i].numa_node = topo.numa_nodes[i];
@@ -50,7 +50,8 @@ void add_simulated(DeviceReport& r, const std::string& spec,
   r.links = std::move(machine.links);
   std::string msg = std::to_string(r.devices.size()) + " simulated GPU(s) from '" + spec + "'";
   if (real > 0) msg += "; they replace the " + std::to_string(real) + " real CUDA device(s)";
-  r.diagnoses.push_back({"sim-devices", Severity::info, msg + ". Work on them runs on host threads.",
+  r.diagnoses.push_back({"sim-devices", Severity::info,
+                         msg + ". Work on them runs on host threads.",
                          "Unset NUBO_SIM_DEVICES to use the real devices."});
 
   // CUDA applies its order and CUDA_VISIBLE_DEVICES itself; simulated devices get the same.
@@ -68,11 +69,28 @@ void add_simulated(DeviceReport& r, const std::string& spec,
   }
 }
 
-// Real devices report most figures themselves; the model table gives the peak rates.
+// FP32 lanes per multiprocessor by compute capability (CUDA C Programming Guide, "Arithmetic
+// Instructions"); 0 where nubo does not know the architecture.
+int fp32_lanes_per_sm(int major, int minor) {
+  if (major == 6) return minor == 0 ? 64 : 128;
+  if (major == 7) return 64;
+  if (major == 8) return minor == 0 ? 64 : 128;
+  if (major >= 9) return 128;
+  return 0;
+}
+
+// Real devices report most figures themselves; the model table gives the peak rates. A model
+// the table does not know still gets its fp32 peak from its own figures: lanes x 2 x clock.
 void complete_from_catalog(Device& d) {
   const auto* m = detail::GpuCatalog::builtin().find_by_device_name(d.name);
   if (!m) {
-    d.peak_source = "unknown";
+    int lanes = fp32_lanes_per_sm(d.cc_major, d.cc_minor);
+    d.peak = {};
+    d.peak.fp32 = 2.0 * lanes * d.multiprocessors * d.clock_mhz * 1e-6;
+    d.peak_source = d.peak.fp32 > 0 ? "device" : "unknown";
+    log::info("discover: '" + d.name +
+              "' is not in the GPU model table; only its fp32 peak is "
+              "known, from its own figures");
     return;
   }
   d.model = m->model;
@@ -107,8 +125,7 @@ DeviceReport discover(const DiscoverOptions& options) {
     for (auto& d : r.devices) complete_from_catalog(d);
   }
   if (sim_spec && !sim_spec->empty()) add_simulated(r, *sim_spec, topology);
-  for (const auto& d : r.diagnoses)
-    log::debug("discover: " + d.code + ": " + d.message);
+  for (const auto& d : r.diagnoses) log::debug("discover: " + d.code + ": " + d.message);
   return r;
 }
 

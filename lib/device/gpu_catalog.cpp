@@ -14,9 +14,9 @@ namespace nubo::detail {
 namespace {
 
 const std::vector<std::string> kColumns = {
-    "model", "cuda_name",  "architecture", "cc",   "sms",   "boost_mhz",    "memory_mib",
-    "memory_gbs", "fp32", "tf32",         "fp16", "bf16",  "form",         "nvlink_links",
-    "nvlink_gbs", "nvswitch", "pcie_gen", "tdp_w"};
+    "model",      "cuda_name",    "architecture", "cc",       "sms",      "boost_mhz",
+    "memory_mib", "memory_gbs",   "fp32",         "tf32",     "fp16",     "bf16",
+    "form",       "nvlink_links", "nvlink_gbs",   "nvswitch", "pcie_gen", "tdp_w"};
 
 GpuModel parse_row(const csv::Row& row) {
   GpuModel m;
@@ -69,8 +69,7 @@ GpuCatalog GpuCatalog::parse(std::string_view csv_text, const std::string& sourc
   GpuCatalog catalog;
   for (const auto& row : table.rows()) {
     auto model = parse_row(row);
-    if (catalog.find(model.model))
-      row.fail("model '" + model.model + "' appears more than once");
+    if (catalog.find(model.model)) row.fail("model '" + model.model + "' appears more than once");
     catalog.models_.push_back(std::move(model));
   }
   if (catalog.models_.empty())

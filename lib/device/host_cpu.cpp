@@ -59,8 +59,7 @@ HostCpu read_host_cpu() {
   cpu.physical_cores = cores.empty() ? cpu.logical_cores : static_cast<int>(cores.size());
   cpu.sockets = sockets.empty() ? 1 : static_cast<int>(sockets.size());
   std::error_code ec;
-  for (const auto& entry :
-       std::filesystem::directory_iterator("/sys/devices/system/node", ec)) {
+  for (const auto& entry : std::filesystem::directory_iterator("/sys/devices/system/node", ec)) {
     auto name = entry.path().filename().string();
     if (name.rfind("node", 0) == 0 && name.size() > 4 &&
         name.find_first_not_of("0123456789", 4) == std::string::npos)

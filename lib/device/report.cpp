@@ -10,32 +10,46 @@ namespace nubo {
 
 std::string_view backend_name(Backend b) noexcept {
   switch (b) {
-    case Backend::host: return "host";
-    case Backend::sim: return "sim";
-    case Backend::cuda: return "cuda";
+    case Backend::host:
+      return "host";
+    case Backend::sim:
+      return "sim";
+    case Backend::cuda:
+      return "cuda";
   }
   return "?";
 }
 
 std::string_view severity_name(Severity s) noexcept {
   switch (s) {
-    case Severity::info: return "info";
-    case Severity::warning: return "warning";
-    case Severity::error: return "error";
+    case Severity::info:
+      return "info";
+    case Severity::warning:
+      return "warning";
+    case Severity::error:
+      return "error";
   }
   return "?";
 }
 
 std::string Link::name() const {
   switch (kind) {
-    case LinkKind::self: return "X";
-    case LinkKind::nvlink: return "NV" + std::to_string(nvlinks);
-    case LinkKind::pix: return "PIX";
-    case LinkKind::pxb: return "PXB";
-    case LinkKind::phb: return "PHB";
-    case LinkKind::node: return "NODE";
-    case LinkKind::sys: return "SYS";
-    case LinkKind::unknown: break;
+    case LinkKind::self:
+      return "X";
+    case LinkKind::nvlink:
+      return "NV" + std::to_string(nvlinks);
+    case LinkKind::pix:
+      return "PIX";
+    case LinkKind::pxb:
+      return "PXB";
+    case LinkKind::phb:
+      return "PHB";
+    case LinkKind::node:
+      return "NODE";
+    case LinkKind::sys:
+      return "SYS";
+    case LinkKind::unknown:
+      break;
   }
   return "?";
 }
@@ -88,7 +102,9 @@ nlohmann::json device_json(const Device& d) {
           {"memory_free", d.memory_free},
           {"memory_bandwidth_gbs", d.memory_bandwidth_gbs},
           {"peak_tflops",
-           {{"fp32", d.peak.fp32}, {"tf32", d.peak.tf32}, {"fp16", d.peak.fp16},
+           {{"fp32", d.peak.fp32},
+            {"tf32", d.peak.tf32},
+            {"fp16", d.peak.fp16},
             {"bf16", d.peak.bf16}}},
           {"peak_source", d.peak_source},
           {"numa_node", d.numa_node},
@@ -101,8 +117,7 @@ std::string DeviceReport::to_json() const {
   nlohmann::json j;
   j["schema"] = "nubo.device-report/1";
   j["nubo_version"] = std::to_string(NUBO_VERSION_MAJOR) + "." +
-                      std::to_string(NUBO_VERSION_MINOR) + "." +
-                      std::to_string(NUBO_VERSION_PATCH);
+                      std::to_string(NUBO_VERSION_MINOR) + "." + std::to_string(NUBO_VERSION_PATCH);
   j["host"] = {{"model", host.model},
                {"logical_cores", host.logical_cores},
                {"physical_cores", host.physical_cores},

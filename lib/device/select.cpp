@@ -17,19 +17,26 @@ namespace {
 // Approximate bidirectional GB/s of a link; only the order matters much.
 double link_score(const Link& l, const Device& a) {
   switch (l.kind) {
-    case LinkKind::self: return 1e9;
+    case LinkKind::self:
+      return 1e9;
     case LinkKind::nvlink: {
       double per_link = 25;  // NVLink 2 per-link bidirectional rate when the model is unknown
       if (const auto* m = detail::GpuCatalog::builtin().find(a.model); m && m->nvlink_links)
         per_link = m->nvlink_gbs / m->nvlink_links;
       return per_link * l.nvlinks;
     }
-    case LinkKind::pix: return 24;
-    case LinkKind::pxb: return 20;
-    case LinkKind::phb: return 16;
-    case LinkKind::node: return 12;
-    case LinkKind::sys: return 8;
-    case LinkKind::unknown: break;
+    case LinkKind::pix:
+      return 24;
+    case LinkKind::pxb:
+      return 20;
+    case LinkKind::phb:
+      return 16;
+    case LinkKind::node:
+      return 12;
+    case LinkKind::sys:
+      return 8;
+    case LinkKind::unknown:
+      break;
   }
   return 1;
 }
@@ -117,9 +124,8 @@ std::vector<Device> DeviceReport::select(const SelectRequest& req) const {
     if (d.memory_total < req.min_memory)
       why = text::human_bytes(d.memory_total) + " of memory < " + text::human_bytes(req.min_memory);
     else if (std::pair(d.cc_major, d.cc_minor) < std::pair(req.min_cc_major, req.min_cc_minor))
-      why = "compute capability " + std::to_string(d.cc_major) + "." +
-            std::to_string(d.cc_minor) + " < " + std::to_string(req.min_cc_major) + "." +
-            std::to_string(req.min_cc_minor);
+      why = "compute capability " + std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) +
+            " < " + std::to_string(req.min_cc_major) + "." + std::to_string(req.min_cc_minor);
     if (why.empty())
       pool.push_back(d.index);
     else

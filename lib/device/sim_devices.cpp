@@ -12,10 +12,10 @@ constexpr int kBaseboardSize = 8;  // HGX/DGX baseboards hold 8 SXM GPUs
 
 // NVLinks between the 8 V100s of a DGX-1 (hybrid cube mesh), as `nvidia-smi topo -m` shows it;
 // 0 means no NVLink (the pair talks over PCIe and the inter-socket link).
-constexpr int kDgx1Mesh[8][8] = {
-    {0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0}, {1, 2, 0, 2, 0, 0, 1, 0},
-    {2, 1, 2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
-    {0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
+constexpr int kDgx1Mesh[8][8] = {{0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0},
+                                 {1, 2, 0, 2, 0, 0, 1, 0}, {2, 1, 2, 0, 0, 0, 0, 1},
+                                 {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
+                                 {0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
 
 std::string sim_uuid(int index, const std::string& model) {
   // Deterministic, so that CUDA_VISIBLE_DEVICES=GPU-... works across runs (FNV-1a of the pair).

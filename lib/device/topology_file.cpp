@@ -41,9 +41,8 @@ Link parse_link_name(std::string_view cell) {
   } else if (cell == "SYS") {
     l.kind = LinkKind::sys;
   } else {
-    throw Error(Errc::invalid_argument,
-                "unknown link '" + std::string(cell) +
-                    "'; expected X, NV<count>, PIX, PXB, PHB, NODE or SYS");
+    throw Error(Errc::invalid_argument, "unknown link '" + std::string(cell) +
+                                            "'; expected X, NV<count>, PIX, PXB, PHB, NODE or SYS");
   }
   l.peer_access = peer_access_for(l.kind);
   return l;
@@ -107,8 +106,8 @@ Topology parse_topology(std::string_view text, const std::string& source) {
     auto tokens = text::split_whitespace(line);
     if (tokens[0].substr(0, 3) == "NIC") continue;  // NIC rows: not GPUs
     if (tokens[0].substr(0, 3) != "GPU")
-      fail(source, line_no, "expected a row starting with GPU<i>, got '" + std::string(tokens[0]) +
-                                "'");
+      fail(source, line_no,
+           "expected a row starting with GPU<i>, got '" + std::string(tokens[0]) + "'");
     int i = 0;
     try {
       i = static_cast<int>(
@@ -119,9 +118,9 @@ Topology parse_topology(std::string_view text, const std::string& source) {
     if (topo.links[i][i].kind == LinkKind::self)
       fail(source, line_no, "row GPU" + std::to_string(i) + " appears twice");
     if (static_cast<int>(tokens.size()) < n + 1)
-      fail(source, line_no, "row GPU" + std::to_string(i) + " has " +
-                                std::to_string(tokens.size() - 1) + " cells, expected " +
-                                std::to_string(n));
+      fail(source, line_no,
+           "row GPU" + std::to_string(i) + " has " + std::to_string(tokens.size() - 1) +
+               " cells, expected " + std::to_string(n));
     for (int j = 0; j < n; ++j) {
       try {
         topo.links[i][j] = parse_link_name(tokens[j + 1]);
@@ -130,8 +129,9 @@ Topology parse_topology(std::string_view text, const std::string& source) {
              "GPU" + std::to_string(i) + "/GPU" + std::to_string(j) + ": " + e.what());
       }
       if ((i == j) != (topo.links[i][j].kind == LinkKind::self))
-        fail(source, line_no, "GPU" + std::to_string(i) + "/GPU" + std::to_string(j) +
-                                  ": X belongs on the diagonal, and only there");
+        fail(source, line_no,
+             "GPU" + std::to_string(i) + "/GPU" + std::to_string(j) +
+                 ": X belongs on the diagonal, and only there");
     }
     if (numa_column >= 0) {
       auto pos = static_cast<std::size_t>(numa_column + 1);
@@ -149,8 +149,8 @@ Topology parse_topology(std::string_view text, const std::string& source) {
       if (a.kind != b.kind || a.nvlinks != b.nvlinks)
         fail(source, line_no,
              "the matrix is not symmetric: GPU" + std::to_string(i) + "/GPU" + std::to_string(j) +
-                 " is " + a.name() + " but GPU" + std::to_string(j) + "/GPU" +
-                 std::to_string(i) + " is " + b.name());
+                 " is " + a.name() + " but GPU" + std::to_string(j) + "/GPU" + std::to_string(i) +
+                 " is " + b.name());
     }
   }
   return topo;

@@ -65,8 +65,7 @@ VisibleDevices apply_visible_devices(const std::string& spec,
           {"visible-devices-invalid", Severity::error,
            "CUDA_VISIBLE_DEVICES='" + spec + "': entry '" + std::string(entry) + "' " + why +
                " (there are " + std::to_string(candidates.size()) +
-               " devices); like CUDA, nubo ignores it and everything after it ('" + dropped +
-               "')",
+               " devices); like CUDA, nubo ignores it and everything after it ('" + dropped + "')",
            kAdvice});
       break;
     }

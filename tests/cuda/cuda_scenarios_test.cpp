@@ -99,6 +99,18 @@ TEST_CASE("a CUDA 12.4 driver is too old for the 13.x runtime", "[.][old-driver]
   CHECK(r.devices.empty());
 }
 
+TEST_CASE("a model the table does not know gets its fp32 peak from its own figures",
+          "[.][unknown-model]") {
+  auto r = discover_cuda();
+  REQUIRE(r.devices.size() == 1);
+  const auto& d = r.devices[0];
+  CHECK(d.model.empty());
+  CHECK(d.peak_source == "device");
+  // The fake reports CC 9.0 (128 fp32 lanes per SM), 132 SMs at 1980 MHz.
+  CHECK(d.peak.fp32 == Approx(2.0 * 128 * 132 * 1980e-6));
+  CHECK(d.peak.bf16 == 0);
+}
+
 TEST_CASE("two H100s joined by NVLink", "[.][two-gpus]") {
   auto r = discover_cuda();
   INFO("diagnoses: " << codes(r));

@@ -51,7 +51,9 @@ namespace {
 const char* kHeader =
     "model,cuda_name,architecture,cc,sms,boost_mhz,memory_mib,memory_gbs,fp32,tf32,fp16,bf16,"
     "form,nvlink_links,nvlink_gbs,nvswitch,pcie_gen,tdp_w\n";
-std::string table(const std::string& row) { return kHeader + row + "\n"; }
+std::string table(const std::string& row) {
+  return kHeader + row + "\n";
+}
 }  // namespace
 
 TEST_CASE("a malformed model row is rejected with the line and the reason") {

@@ -6,7 +6,8 @@
 
 using namespace nubo;
 
-TEST_CASE("the report's JSON holds the host, the driver, the devices, the topology, the diagnoses") {
+TEST_CASE(
+    "the report's JSON holds the host, the driver, the devices, the topology, the diagnoses") {
   auto r = testing::sim_report("2xA100-SXM4-80GB,1xT4");
   auto j = nlohmann::json::parse(r.to_json());
   CHECK(j["schema"] == "nubo.device-report/1");

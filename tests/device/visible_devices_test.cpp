@@ -7,7 +7,9 @@ using namespace nubo;
 using namespace nubo::detail;
 
 namespace {
-std::vector<Device> four() { return testing::sim_report("4xA100-SXM4-80GB").devices; }
+std::vector<Device> four() {
+  return testing::sim_report("4xA100-SXM4-80GB").devices;
+}
 }  // namespace
 
 TEST_CASE("indices select and reorder devices, as CUDA does") {

@@ -234,8 +234,9 @@ def _find_and_load() -> tuple[ctypes.CDLL, str]:
         "pip install ./capi/python, or set NUBO_LIBRARY=/path/to/libnubo_c.so.")
 
 
-def _declare(cdll: ctypes.CDLL, origin: str) -> None:
-    for name, (restype, argtypes) in _FUNCTIONS.items():
+def _declare(cdll: ctypes.CDLL, origin: str,
+             functions: Optional[dict[str, tuple[Optional[type], list[type]]]] = None) -> None:
+    for name, (restype, argtypes) in (functions or _FUNCTIONS).items():
         try:
             function = getattr(cdll, name)
         except AttributeError:
@@ -243,6 +244,18 @@ def _declare(cdll: ctypes.CDLL, origin: str) -> None:
                             "libnubo_c.so this package can use") from None
         function.restype = restype
         function.argtypes = argtypes
+
+
+def register(functions: dict[str, tuple[Optional[type], list[type]]]) -> None:
+    """Adds a capability module's function signatures (name -> (restype, argtypes)).
+
+    Each capability (devices, transfer, cost, ...) keeps its ctypes declarations in its own
+    module and registers them at import; they are applied when the library is loaded, or at
+    once if it already is."""
+    with _lock:
+        _FUNCTIONS.update(functions)
+        if _loaded is not None:
+            _declare(_loaded, _loaded_from or "libnubo_c.so", functions)
 
 
 def lib() -> ctypes.CDLL:
