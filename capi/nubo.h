@@ -223,5 +223,6 @@ NUBO_C_API nubo_status nubo_report_select(const nubo_report* report,
  * that nubo.h stays the one header to include. Each begins with its include guard and then
  * includes nubo.h for the common types.
  */
+#include "nubo_cost.h"
 
 #endif /* NUBO_H */

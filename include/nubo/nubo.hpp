@@ -1,6 +1,7 @@
 // nubo: the umbrella header of the C++ API.
 #pragma once
 
+#include "nubo/cost.hpp"
 #include "nubo/device.hpp"
 #include "nubo/error.hpp"
 #include "nubo/version.h"

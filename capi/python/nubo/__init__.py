@@ -11,7 +11,7 @@ the system (the linker cache, LD_LIBRARY_PATH, /usr/local/lib).
 
 from __future__ import annotations
 
-from . import _lib
+from . import _lib, cost
 from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, HostCpu, Link,
                       LinkKind, Severity, discover)
 from .errors import NuboError, Status
@@ -22,6 +22,7 @@ __all__ = [
     "Backend", "Device", "DeviceReport", "Diagnosis", "DriverInfo", "HostCpu", "Link",
     "LinkKind", "NuboError", "Severity", "Status", "abi_version", "discover",
     "library_path", "version",
+    "cost",
 ]
 
 

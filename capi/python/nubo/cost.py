@@ -1,0 +1,653 @@
+"""Cost estimation and planning: nubo.cost over nubo_cost.h.
+
+    >>> from nubo import cost
+    >>> catalog = cost.Catalog.builtin()
+    >>> plan = cost.plan(catalog, cost.Workload(total_flops=3e18), deadline="24h",
+    ...                  pricings=("on-demand", "spot"), nodes=(1, 4))
+    >>> best = plan.ranked[0]
+    >>> best.label, best.hours, best.cost_total
+
+Estimates are copied out of the C handles into dataclasses, so they stay valid on their own.
+docs/cost.md in nubo explains every figure.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import weakref
+from ctypes import POINTER, c_char_p, c_double, c_int, c_size_t, c_uint, c_uint32, c_void_p
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Union
+
+from . import _lib
+from ._enum import OpenIntEnum
+from ._lib import text
+from .errors import NuboError, Status
+
+StrPath = Union[str, "os.PathLike[str]"]
+Seconds = Union[float, int, str]  # 3600, or "1h", "90m", "2d"
+
+
+class Pricing(OpenIntEnum):
+    """nubo_cost_pricing."""
+
+    ON_DEMAND = 0
+    SPOT = 1
+    RESERVED_1Y = 2
+    RESERVED_3Y = 3
+
+
+class Dtype(OpenIntEnum):
+    """nubo_cost_dtype: the number format a workload computes in."""
+
+    FP32 = 0
+    TF32 = 1
+    FP16 = 2
+    BF16 = 3
+
+
+_PRICING_NAMES = {"on-demand": Pricing.ON_DEMAND, "spot": Pricing.SPOT,
+                  "reserved-1y": Pricing.RESERVED_1Y, "reserved-3y": Pricing.RESERVED_3Y}
+
+# ---- ctypes mirror of nubo_cost.h (keep in step; the test compares sizes with C's) --------
+
+
+class nubo_cost_catalog(ctypes.Structure):
+    """Opaque."""
+
+
+class nubo_cost_plan(ctypes.Structure):
+    """Opaque."""
+
+
+class nubo_cost_meter(ctypes.Structure):
+    """Opaque."""
+
+
+class nubo_cost_instance_info(_lib._Sized):
+    _fields_ = [
+        ("struct_size", c_uint32), ("provider", c_char_p), ("name", c_char_p),
+        ("region", c_char_p), ("gpu_model", c_char_p), ("gpus", c_int),
+        ("interconnect", c_char_p), ("vcpus", c_int), ("memory_gib", c_double),
+        ("network_gbps", c_double), ("on_demand", c_double), ("spot", c_double),
+        ("reserved_1y", c_double), ("reserved_3y", c_double), ("reserved_1y_derived", c_int),
+        ("reserved_3y_derived", c_int), ("gpu_link_gbs", c_double), ("price_date", c_char_p),
+        ("spot_date", c_char_p), ("source", c_char_p),
+    ]
+
+
+class nubo_cost_workload(_lib._Sized):
+    _fields_ = [
+        ("struct_size", c_uint32), ("total_flops", c_double), ("flops_per_sample", c_double),
+        ("samples", c_double), ("epochs", c_double), ("global_batch", c_double),
+        ("dtype", c_int), ("mfu", c_double), ("profile_path", c_char_p),
+        ("profile_json", c_char_p), ("parameter_bytes", c_double),
+        ("memory_per_gpu_bytes", c_double), ("dataset_bytes", c_double),
+        ("compression_ratio", c_double), ("checkpoint_bytes", c_double),
+        ("checkpoint_write_mbps", c_double), ("checkpoint_interval_s", c_double),
+        ("overlap", c_double), ("egress_bytes", c_double), ("storage_months_after", c_double),
+        ("tags", c_char_p),
+    ]
+
+
+class nubo_cost_plan_options(_lib._Sized):
+    _fields_ = [
+        ("struct_size", c_uint32), ("pricings", c_uint), ("min_nodes", c_int),
+        ("max_nodes", c_int), ("deadline_s", c_double), ("budget", c_double),
+        ("gpu", c_char_p), ("provider", c_char_p), ("region", c_char_p),
+        ("rank_by_time", c_int), ("limit", c_size_t), ("spot_mtbi_s", c_double),
+        ("restart_s", c_double), ("comm_efficiency", c_double),
+    ]
+
+
+class nubo_cost_estimate_info(_lib._Sized):
+    _fields_ = [
+        ("struct_size", c_uint32), ("label", c_char_p), ("provider", c_char_p),
+        ("instance", c_char_p), ("region", c_char_p), ("gpu_model", c_char_p),
+        ("gpus_per_node", c_int), ("nodes", c_int), ("pricing", c_int), ("hourly", c_double),
+        ("price_derived", c_int), ("compute_s", c_double), ("communication_s", c_double),
+        ("staging_s", c_double), ("checkpoint_s", c_double), ("rework_s", c_double),
+        ("restart_s", c_double), ("total_s", c_double), ("steps", c_double),
+        ("step_s", c_double), ("cost_instances", c_double), ("cost_storage", c_double),
+        ("cost_egress", c_double), ("cost_total", c_double), ("checkpoint_interval_s", c_double),
+        ("expected_interruptions", c_double), ("memory_needed_bytes", c_double),
+        ("memory_per_gpu_bytes", c_double), ("reserved_break_even", c_double),
+        ("pareto", c_int), ("notes", c_char_p),
+    ]
+
+
+class nubo_cost_exclusion_info(_lib._Sized):
+    _fields_ = [("struct_size", c_uint32), ("subject", c_char_p), ("reason", c_char_p),
+                ("options", c_size_t)]
+
+
+class nubo_cost_checkpoint_info(_lib._Sized):
+    _fields_ = [
+        ("struct_size", c_uint32), ("young_interval_s", c_double), ("daly_interval_s", c_double),
+        ("expected_wall_s", c_double), ("write_s", c_double), ("lost_work_s", c_double),
+        ("restart_s", c_double), ("interruptions", c_double), ("overhead_fraction", c_double),
+    ]
+
+
+class nubo_cost_own_request(_lib._Sized):
+    _fields_ = [
+        ("struct_size", c_uint32), ("hardware_price", c_double), ("power_kw", c_double),
+        ("years", c_double), ("cloud_hourly", c_double), ("utilisation", c_double),
+        ("kwh_price", c_double), ("pue", c_double), ("maintenance_per_year", c_double),
+    ]
+
+
+class nubo_cost_own_info(_lib._Sized):
+    _fields_ = [
+        ("struct_size", c_uint32), ("break_even_utilisation", c_double), ("own_cost", c_double),
+        ("cloud_cost", c_double), ("cloud_saving", c_double), ("utilisation_for_70", c_double),
+    ]
+
+
+CatalogPtr = POINTER(nubo_cost_catalog)
+PlanPtr = POINTER(nubo_cost_plan)
+MeterPtr = POINTER(nubo_cost_meter)
+_status = c_int
+
+_lib.register({
+    "nubo_cost_catalog_builtin": (_status, [POINTER(CatalogPtr)]),
+    "nubo_cost_catalog_load": (_status, [CatalogPtr, c_char_p, c_int]),
+    "nubo_cost_catalog_set_reserved_discounts": (_status, [CatalogPtr, c_double, c_double]),
+    "nubo_cost_catalog_free": (None, [CatalogPtr]),
+    "nubo_cost_catalog_instance_count": (c_size_t, [CatalogPtr]),
+    "nubo_cost_catalog_instance": (_status, [CatalogPtr, c_size_t,
+                                             POINTER(nubo_cost_instance_info)]),
+    "nubo_cost_workload_init": (_status, [POINTER(nubo_cost_workload), c_size_t]),
+    "nubo_cost_plan_options_init": (_status, [POINTER(nubo_cost_plan_options), c_size_t]),
+    "nubo_cost_plan_create": (_status, [CatalogPtr, POINTER(nubo_cost_workload),
+                                        POINTER(nubo_cost_plan_options), POINTER(PlanPtr)]),
+    "nubo_cost_estimate": (_status, [CatalogPtr, POINTER(nubo_cost_workload), c_char_p, c_char_p,
+                                     c_int, c_int, POINTER(nubo_cost_plan_options),
+                                     POINTER(PlanPtr)]),
+    "nubo_cost_plan_free": (None, [PlanPtr]),
+    "nubo_cost_plan_counts": (_status, [PlanPtr, POINTER(c_size_t), POINTER(c_size_t)]),
+    "nubo_cost_plan_ranked_count": (c_size_t, [PlanPtr]),
+    "nubo_cost_plan_frontier_count": (c_size_t, [PlanPtr]),
+    "nubo_cost_plan_exclusion_count": (c_size_t, [PlanPtr]),
+    "nubo_cost_plan_ranked": (_status, [PlanPtr, c_size_t, POINTER(nubo_cost_estimate_info)]),
+    "nubo_cost_plan_frontier": (_status, [PlanPtr, c_size_t, POINTER(nubo_cost_estimate_info)]),
+    "nubo_cost_plan_exclusion": (_status, [PlanPtr, c_size_t, POINTER(nubo_cost_exclusion_info)]),
+    "nubo_cost_plan_json": (_status, [PlanPtr, c_void_p, c_size_t, POINTER(c_size_t)]),
+    "nubo_cost_checkpoint_plan": (_status, [c_double, c_double, c_double, c_double,
+                                            POINTER(nubo_cost_checkpoint_info)]),
+    "nubo_cost_own_request_init": (_status, [POINTER(nubo_cost_own_request), c_size_t]),
+    "nubo_cost_rent_vs_own": (_status, [POINTER(nubo_cost_own_request),
+                                        POINTER(nubo_cost_own_info)]),
+    "nubo_cost_meter_create": (_status, [c_double, c_double, POINTER(MeterPtr)]),
+    "nubo_cost_meter_for_instance": (_status, [CatalogPtr, c_char_p, c_int, c_int,
+                                               POINTER(MeterPtr)]),
+    "nubo_cost_meter_update": (_status, [MeterPtr, c_double, c_double, POINTER(c_double),
+                                         POINTER(c_double)]),
+    "nubo_cost_meter_free": (None, [MeterPtr]),
+})
+
+# ---- Units ------------------------------------------------------------------------------
+
+_SECONDS = {"": 1, "s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def seconds(value: Seconds, name: str = "duration") -> float:
+    """3600 or "1h" (s, m, h, d, w) as seconds; NuboError for anything else."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be a number of seconds or a string like '24h'")
+    if isinstance(value, (int, float)):
+        number, unit = float(value), ""
+    elif isinstance(value, str):
+        stripped = value.strip()
+        i = len(stripped)
+        while i > 0 and stripped[i - 1].isalpha():
+            i -= 1
+        unit = stripped[i:].lower()
+        try:
+            number = float(stripped[:i])
+        except ValueError:
+            raise NuboError(Status.INVALID_ARGUMENT,
+                            f"{name}: expected a number, got {value!r}") from None
+    else:
+        raise TypeError(f"{name} must be a number of seconds or a string like '24h'")
+    if unit not in _SECONDS:
+        raise NuboError(Status.INVALID_ARGUMENT,
+                        f"{name}: unknown unit {unit!r} in {value!r}: use s, m, h, d or w")
+    if not number >= 0:
+        raise NuboError(Status.INVALID_ARGUMENT, f"{name}: must be >= 0, got {value!r}")
+    return number * _SECONDS[unit]
+
+
+def _pricing(value: Union[str, int, Pricing]) -> Pricing:
+    if isinstance(value, str):
+        try:
+            return _PRICING_NAMES[value.lower()]
+        except KeyError:
+            raise NuboError(Status.INVALID_ARGUMENT, f"unknown pricing {value!r}: use "
+                            "on-demand, spot, reserved-1y or reserved-3y") from None
+    return Pricing(value)
+
+
+def _dtype(value: Union[str, int, Dtype]) -> Dtype:
+    if isinstance(value, str):
+        try:
+            return Dtype[value.upper()]
+        except KeyError:
+            raise NuboError(Status.INVALID_ARGUMENT,
+                            f"unknown dtype {value!r}: use fp32, tf32, fp16 or bf16") from None
+    return Dtype(value)
+
+
+# ---- Results ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A catalog row; prices in $/h for the whole instance."""
+
+    provider: str
+    name: str
+    region: str
+    gpu_model: str
+    gpus: int
+    interconnect: str
+    vcpus: int
+    memory_gib: float
+    network_gbps: float
+    on_demand: float
+    spot: Optional[float]  # None: not in the catalog
+    reserved_1y: float
+    reserved_3y: float
+    reserved_1y_derived: bool
+    reserved_3y_derived: bool
+    gpu_link_gbs: float
+    price_date: str
+    spot_date: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One option: its time and cost, each broken down (docs/cost.md)."""
+
+    label: str
+    provider: str
+    instance: str
+    region: str
+    gpu_model: str
+    gpus_per_node: int
+    nodes: int
+    pricing: Pricing
+    hourly: float
+    price_derived: bool
+    compute_s: float
+    communication_s: float
+    staging_s: float
+    checkpoint_s: float
+    rework_s: float
+    restart_s: float
+    total_s: float
+    steps: float
+    step_s: float
+    cost_instances: float
+    cost_storage: float
+    cost_egress: float
+    cost_total: float
+    checkpoint_interval_s: float
+    expected_interruptions: float
+    memory_needed_bytes: float
+    memory_per_gpu_bytes: float
+    reserved_break_even: float
+    pareto: bool
+    notes: tuple[str, ...]
+    tags: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def hours(self) -> float:
+        return self.total_s / 3600
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """Options left out and why; `options` counts the (instance, nodes, pricing) triples."""
+
+    subject: str
+    reason: str
+    options: int
+
+
+@dataclass(frozen=True)
+class CheckpointPlan:
+    young_interval_s: float
+    daly_interval_s: float
+    expected_wall_s: float
+    write_s: float
+    lost_work_s: float
+    restart_s: float
+    interruptions: float
+    overhead_fraction: float
+
+
+@dataclass(frozen=True)
+class OwnResult:
+    break_even_utilisation: float
+    own_cost: float
+    cloud_cost: float
+    cloud_saving: float
+    utilisation_for_70: float
+
+
+@dataclass
+class Workload:
+    """An analytic workload (total_flops, or flops_per_sample x samples x epochs) or a measured
+    one (profile: the path of a nubo-train profile). Sizes in bytes; see nubo_cost_workload."""
+
+    total_flops: float = 0
+    flops_per_sample: float = 0
+    samples: float = 0
+    epochs: float = 1
+    global_batch: float = 0
+    dtype: Union[str, Dtype] = Dtype.BF16
+    mfu: float = 0.4
+    profile: Optional[StrPath] = None
+    parameter_bytes: float = 0
+    memory_per_gpu_bytes: float = 0
+    dataset_bytes: float = 0
+    compression_ratio: float = 1.0
+    checkpoint_bytes: float = 0
+    checkpoint_write_mbps: float = 0
+    checkpoint_interval: Seconds = 0
+    overlap: float = 0
+    egress_bytes: float = 0
+    storage_months_after: float = 0
+    tags: dict[str, str] = field(default_factory=dict)
+
+    def _struct(self) -> nubo_cost_workload:
+        c = _lib.lib()
+        w = nubo_cost_workload()
+        _lib.check(c.nubo_cost_workload_init(ctypes.byref(w), ctypes.sizeof(w)))
+        for name in ("total_flops", "flops_per_sample", "samples", "epochs", "global_batch",
+                     "mfu", "parameter_bytes", "memory_per_gpu_bytes", "dataset_bytes",
+                     "compression_ratio", "checkpoint_bytes", "checkpoint_write_mbps",
+                     "overlap", "egress_bytes", "storage_months_after"):
+            setattr(w, name, float(getattr(self, name)))
+        w.dtype = int(_dtype(self.dtype))
+        w.checkpoint_interval_s = seconds(self.checkpoint_interval, "checkpoint_interval")
+        if self.profile is not None:
+            w.profile_path = os.fsencode(self.profile)
+        for key, value in self.tags.items():
+            if not key or any(ch in f"{key}{value}" for ch in ",="):
+                raise NuboError(Status.INVALID_ARGUMENT,
+                                f"tags: {key!r}={value!r} may not be empty or hold ',' or '='")
+        if self.tags:
+            w.tags = ",".join(f"{k}={v}" for k, v in self.tags.items()).encode("utf-8")
+        return w
+
+
+def _estimate(info: nubo_cost_estimate_info, tags: dict[str, str]) -> Estimate:
+    return Estimate(
+        label=text(info.label), provider=text(info.provider), instance=text(info.instance),
+        region=text(info.region), gpu_model=text(info.gpu_model),
+        gpus_per_node=info.gpus_per_node, nodes=info.nodes, pricing=Pricing(info.pricing),
+        hourly=info.hourly, price_derived=bool(info.price_derived), compute_s=info.compute_s,
+        communication_s=info.communication_s, staging_s=info.staging_s,
+        checkpoint_s=info.checkpoint_s, rework_s=info.rework_s, restart_s=info.restart_s,
+        total_s=info.total_s, steps=info.steps, step_s=info.step_s,
+        cost_instances=info.cost_instances, cost_storage=info.cost_storage,
+        cost_egress=info.cost_egress, cost_total=info.cost_total,
+        checkpoint_interval_s=info.checkpoint_interval_s,
+        expected_interruptions=info.expected_interruptions,
+        memory_needed_bytes=info.memory_needed_bytes,
+        memory_per_gpu_bytes=info.memory_per_gpu_bytes,
+        reserved_break_even=info.reserved_break_even, pareto=bool(info.pareto),
+        notes=tuple(n for n in text(info.notes).split("\n") if n), tags=dict(tags))
+
+
+# ---- Catalog ----------------------------------------------------------------------------
+
+
+class Catalog:
+    """Instances with prices, and storage and network prices; the embedded ones to start."""
+
+    def __init__(self) -> None:
+        c = _lib.lib()
+        handle = CatalogPtr()
+        _lib.check(c.nubo_cost_catalog_builtin(ctypes.byref(handle)))
+        self._handle = handle
+        self._free = weakref.finalize(self, c.nubo_cost_catalog_free, handle)
+
+    @classmethod
+    def builtin(cls, one_year: Optional[float] = None,
+                three_year: Optional[float] = None) -> "Catalog":
+        """The embedded catalog; one_year/three_year override the reserved discounts."""
+        catalog = cls()
+        if one_year is not None or three_year is not None:
+            catalog.set_reserved_discounts(0.40 if one_year is None else one_year,
+                                           0.60 if three_year is None else three_year)
+        return catalog
+
+    def load(self, path: StrPath, replace: bool = False) -> None:
+        """Adds (or with replace=True, replaces) rows from a CSV or JSON catalog file."""
+        _lib.check(_lib.lib().nubo_cost_catalog_load(self._handle, os.fsencode(path),
+                                                     1 if replace else 0))
+
+    def set_reserved_discounts(self, one_year: float, three_year: float) -> None:
+        _lib.check(_lib.lib().nubo_cost_catalog_set_reserved_discounts(
+            self._handle, float(one_year), float(three_year)))
+
+    @property
+    def instances(self) -> list[Instance]:
+        c = _lib.lib()
+        out = []
+        for i in range(c.nubo_cost_catalog_instance_count(self._handle)):
+            info = nubo_cost_instance_info()
+            _lib.check(c.nubo_cost_catalog_instance(self._handle, i, ctypes.byref(info)))
+            out.append(Instance(
+                provider=text(info.provider), name=text(info.name), region=text(info.region),
+                gpu_model=text(info.gpu_model), gpus=info.gpus,
+                interconnect=text(info.interconnect), vcpus=info.vcpus,
+                memory_gib=info.memory_gib, network_gbps=info.network_gbps,
+                on_demand=info.on_demand, spot=info.spot if info.spot >= 0 else None,
+                reserved_1y=info.reserved_1y, reserved_3y=info.reserved_3y,
+                reserved_1y_derived=bool(info.reserved_1y_derived),
+                reserved_3y_derived=bool(info.reserved_3y_derived),
+                gpu_link_gbs=info.gpu_link_gbs, price_date=text(info.price_date),
+                spot_date=text(info.spot_date), source=text(info.source)))
+        return out
+
+    def find(self, name: str) -> Optional[Instance]:
+        return next((i for i in self.instances if i.name.lower() == name.lower()), None)
+
+
+# ---- Planning ---------------------------------------------------------------------------
+
+
+class Plan:
+    """A plan: ranked estimates, the Pareto frontier and every exclusion, copied out."""
+
+    def __init__(self, handle: PlanPtr, tags: dict[str, str]) -> None:
+        c = _lib.lib()
+        self._handle = handle
+        self._free = weakref.finalize(self, c.nubo_cost_plan_free, handle)
+        considered, feasible = c_size_t(), c_size_t()
+        _lib.check(c.nubo_cost_plan_counts(handle, ctypes.byref(considered),
+                                           ctypes.byref(feasible)))
+        self.considered, self.feasible = considered.value, feasible.value
+        self.ranked = self._estimates(c.nubo_cost_plan_ranked_count, c.nubo_cost_plan_ranked,
+                                      tags)
+        self.frontier = self._estimates(c.nubo_cost_plan_frontier_count,
+                                        c.nubo_cost_plan_frontier, tags)
+        self.exclusions = []
+        for i in range(c.nubo_cost_plan_exclusion_count(handle)):
+            x = nubo_cost_exclusion_info()
+            _lib.check(c.nubo_cost_plan_exclusion(handle, i, ctypes.byref(x)))
+            self.exclusions.append(Exclusion(text(x.subject), text(x.reason), x.options))
+
+    def _estimates(self, count, get, tags: dict[str, str]) -> list[Estimate]:
+        out = []
+        for i in range(count(self._handle)):
+            info = nubo_cost_estimate_info()
+            _lib.check(get(self._handle, i, ctypes.byref(info)))
+            out.append(_estimate(info, tags))
+        return out
+
+    @property
+    def excluded(self) -> int:
+        return self.considered - self.feasible
+
+    def to_json(self) -> str:
+        c = _lib.lib()
+        needed = c_size_t()
+        status = c.nubo_cost_plan_json(self._handle, None, 0, ctypes.byref(needed))
+        if status != Status.INVALID_ARGUMENT or needed.value == 0:
+            _lib.check(status)
+            raise NuboError(Status.INTERNAL, "nubo_cost_plan_json gave no size for the JSON")
+        buffer = ctypes.create_string_buffer(needed.value)
+        _lib.check(c.nubo_cost_plan_json(self._handle, buffer, len(buffer), ctypes.byref(needed)))
+        return buffer.value.decode("utf-8")
+
+
+def _options(pricings: Iterable[Union[str, Pricing]], nodes: tuple[int, int],
+             deadline: Optional[Seconds], budget: Optional[float], gpu: Optional[str],
+             provider: Optional[str], region: Optional[str], rank: str, limit: int,
+             spot_mtbi: Optional[Seconds], restart: Optional[Seconds],
+             comm_efficiency: float) -> nubo_cost_plan_options:
+    c = _lib.lib()
+    o = nubo_cost_plan_options()
+    _lib.check(c.nubo_cost_plan_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+    mask = 0
+    for p in pricings:
+        mask |= 1 << int(_pricing(p))
+    o.pricings = mask
+    o.min_nodes, o.max_nodes = (int(nodes[0]), int(nodes[1]))
+    if deadline is not None:
+        o.deadline_s = seconds(deadline, "deadline")
+    if budget is not None:
+        o.budget = float(budget)
+    o.gpu = gpu.encode() if gpu else None
+    o.provider = provider.encode() if provider else None
+    o.region = region.encode() if region else None
+    if rank not in ("cost", "time"):
+        raise NuboError(Status.INVALID_ARGUMENT, f"rank must be 'cost' or 'time', not {rank!r}")
+    o.rank_by_time = 1 if rank == "time" else 0
+    if limit < 0:
+        raise NuboError(Status.INVALID_ARGUMENT, f"limit must be >= 0, not {limit}")
+    o.limit = limit
+    if spot_mtbi is not None:
+        o.spot_mtbi_s = seconds(spot_mtbi, "spot_mtbi")
+    if restart is not None:
+        o.restart_s = seconds(restart, "restart")
+    o.comm_efficiency = float(comm_efficiency)
+    return o
+
+
+def plan(catalog: Catalog, workload: Workload, *,
+         pricings: Iterable[Union[str, Pricing]] = ("on-demand",),
+         nodes: tuple[int, int] = (1, 1), deadline: Optional[Seconds] = None,
+         budget: Optional[float] = None, gpu: Optional[str] = None,
+         provider: Optional[str] = None, region: Optional[str] = None, rank: str = "cost",
+         limit: int = 10, spot_mtbi: Optional[Seconds] = None,
+         restart: Optional[Seconds] = None, comm_efficiency: float = 1.0) -> Plan:
+    """Plans a workload over instance x node count x pricing (see nubo_cost_plan_create)."""
+    c = _lib.lib()
+    w = workload._struct()
+    o = _options(pricings, nodes, deadline, budget, gpu, provider, region, rank, limit,
+                 spot_mtbi, restart, comm_efficiency)
+    handle = PlanPtr()
+    _lib.check(c.nubo_cost_plan_create(catalog._handle, ctypes.byref(w), ctypes.byref(o),
+                                       ctypes.byref(handle)))
+    return Plan(handle, workload.tags)
+
+
+def estimate(catalog: Catalog, workload: Workload, instance: str, *, nodes: int = 1,
+             pricing: Union[str, Pricing] = "on-demand", region: Optional[str] = None,
+             spot_mtbi: Optional[Seconds] = None, restart: Optional[Seconds] = None,
+             comm_efficiency: float = 1.0) -> Estimate:
+    """One option, fully broken down, whatever its deadline or budget."""
+    c = _lib.lib()
+    w = workload._struct()
+    o = _options(("on-demand",), (1, 1), None, None, None, None, None, "cost", 1, spot_mtbi,
+                 restart, comm_efficiency)
+    handle = PlanPtr()
+    _lib.check(c.nubo_cost_estimate(catalog._handle, ctypes.byref(w), instance.encode("utf-8"),
+                                    region.encode("utf-8") if region else None, int(nodes),
+                                    int(_pricing(pricing)), ctypes.byref(o),
+                                    ctypes.byref(handle)))
+    return Plan(handle, workload.tags).ranked[0]
+
+
+def checkpoint_plan(work: Seconds, write: Seconds, mtbi: Seconds,
+                    restart: Seconds = 600) -> CheckpointPlan:
+    """Young/Daly: the checkpoint interval and the expected overhead of spot interruptions."""
+    info = nubo_cost_checkpoint_info()
+    _lib.check(_lib.lib().nubo_cost_checkpoint_plan(
+        seconds(work, "work"), seconds(write, "write"), seconds(mtbi, "mtbi"),
+        seconds(restart, "restart"), ctypes.byref(info)))
+    return CheckpointPlan(info.young_interval_s, info.daly_interval_s, info.expected_wall_s,
+                          info.write_s, info.lost_work_s, info.restart_s, info.interruptions,
+                          info.overhead_fraction)
+
+
+def rent_vs_own(hardware_price: float, power_kw: float, cloud_hourly: float, *,
+                years: float = 3, utilisation: float = 0.5, kwh_price: float = 0.12,
+                pue: float = 1.5, maintenance_per_year: float = 0.0) -> OwnResult:
+    """Rent or own: the break-even utilisation and the costs over the years."""
+    c = _lib.lib()
+    r = nubo_cost_own_request()
+    _lib.check(c.nubo_cost_own_request_init(ctypes.byref(r), ctypes.sizeof(r)))
+    r.hardware_price, r.power_kw, r.cloud_hourly = hardware_price, power_kw, cloud_hourly
+    r.years, r.utilisation, r.kwh_price, r.pue = years, utilisation, kwh_price, pue
+    r.maintenance_per_year = maintenance_per_year
+    info = nubo_cost_own_info()
+    _lib.check(c.nubo_cost_rent_vs_own(ctypes.byref(r), ctypes.byref(info)))
+    return OwnResult(info.break_even_utilisation, info.own_cost, info.cloud_cost,
+                     info.cloud_saving, info.utilisation_for_70)
+
+
+def totals_by_tag(estimates: Iterable[Estimate], key: str) -> dict[str, float]:
+    """Total cost by the value of tag `key`; estimates without it count under ""."""
+    totals: dict[str, float] = {}
+    for e in estimates:
+        value = e.tags.get(key, "")
+        totals[value] = totals.get(value, 0.0) + e.cost_total
+    return totals
+
+
+class CostMeter:
+    """A running job's money so far and projected total, from the price and progress."""
+
+    def __init__(self, hourly: float, fixed: float = 0.0) -> None:
+        c = _lib.lib()
+        handle = MeterPtr()
+        _lib.check(c.nubo_cost_meter_create(float(hourly), float(fixed), ctypes.byref(handle)))
+        self._adopt(handle)
+
+    def _adopt(self, handle: MeterPtr) -> None:
+        self._handle = handle
+        self._free = weakref.finalize(self, _lib.lib().nubo_cost_meter_free, handle)
+        self.spent = 0.0
+        self.projected = 0.0
+
+    @classmethod
+    def for_instance(cls, catalog: Catalog, instance: str,
+                     pricing: Union[str, Pricing] = "on-demand", nodes: int = 1) -> "CostMeter":
+        handle = MeterPtr()
+        _lib.check(_lib.lib().nubo_cost_meter_for_instance(
+            catalog._handle, instance.encode("utf-8"), int(_pricing(pricing)), int(nodes),
+            ctypes.byref(handle)))
+        meter = cls.__new__(cls)
+        meter._adopt(handle)
+        return meter
+
+    def update(self, elapsed_s: float, progress: float) -> tuple[float, float]:
+        """Records progress in [0, 1] after elapsed_s; returns (spent, projected) in $."""
+        spent, projected = c_double(), c_double()
+        _lib.check(_lib.lib().nubo_cost_meter_update(self._handle, float(elapsed_s),
+                                                     float(progress), ctypes.byref(spent),
+                                                     ctypes.byref(projected)))
+        self.spent, self.projected = spent.value, projected.value
+        return self.spent, self.projected
+
+    def line(self) -> str:
+        return f"${self.spent:,.2f} spent, ~${self.projected:,.2f} projected"

@@ -1,0 +1,93 @@
+// The cost catalog through the C ABI: the built-in catalog, user files, and its rows.
+#include <memory>
+
+#include "cost_handles.hpp"
+#include "guard.hpp"
+#include "nubo.h"
+#include "sized_struct.hpp"
+
+namespace nubo::capi {
+
+void refresh(CostCatalog& c) {
+  c.interconnects.clear();
+  for (const auto& in : c.catalog.instances())
+    c.interconnects.emplace_back(nubo::cost::interconnect_name(in.interconnect));
+}
+
+}  // namespace nubo::capi
+
+extern "C" {
+
+NUBO_C_API nubo_status nubo_cost_catalog_builtin(nubo_cost_catalog** out) {
+  return nubo::capi::guard("nubo_cost_catalog_builtin", [&] {
+    *nubo::capi::require(out, "out") = nullptr;
+    auto c = std::make_unique<nubo::capi::CostCatalog>();
+    c->catalog = nubo::cost::Catalog::builtin();
+    nubo::capi::refresh(*c);
+    *out = nubo::capi::to_handle(c.release());
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_catalog_load(nubo_cost_catalog* catalog, const char* path,
+                                              int replace) {
+  return nubo::capi::guard("nubo_cost_catalog_load", [&] {
+    auto& c = nubo::capi::require_catalog(catalog);
+    c.catalog.load_file(nubo::capi::require(path, "path"), replace != 0);
+    nubo::capi::refresh(c);
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_catalog_set_reserved_discounts(nubo_cost_catalog* catalog,
+                                                                double one_year,
+                                                                double three_year) {
+  return nubo::capi::guard("nubo_cost_catalog_set_reserved_discounts", [&] {
+    nubo::capi::require_catalog(catalog).catalog.set_reserved_discounts(
+        {.one_year = one_year, .three_year = three_year});
+  });
+}
+
+NUBO_C_API void nubo_cost_catalog_free(nubo_cost_catalog* catalog) {
+  delete reinterpret_cast<nubo::capi::CostCatalog*>(catalog);
+}
+
+NUBO_C_API size_t nubo_cost_catalog_instance_count(const nubo_cost_catalog* catalog) {
+  if (!catalog) return 0;
+  return reinterpret_cast<const nubo::capi::CostCatalog*>(catalog)->catalog.instances().size();
+}
+
+NUBO_C_API nubo_status nubo_cost_catalog_instance(const nubo_cost_catalog* catalog, size_t index,
+                                                  nubo_cost_instance_info* out) {
+  return nubo::capi::guard("nubo_cost_catalog_instance", [&] {
+    const auto& c = nubo::capi::require_catalog(catalog);
+    nubo::capi::require(out, "out");
+    const auto& rows = c.catalog.instances();
+    if (index >= rows.size())
+      throw nubo::Error(nubo::Errc::invalid_argument,
+                        "index " + std::to_string(index) + " is out of range: the catalog has " +
+                            std::to_string(rows.size()) + " instances");
+    const auto& in = rows[index];
+    nubo_cost_instance_info info{};
+    info.provider = in.provider.c_str();
+    info.name = in.name.c_str();
+    info.region = in.region.c_str();
+    info.gpu_model = in.gpu_model.c_str();
+    info.gpus = in.gpus;
+    info.interconnect = c.interconnects[index].c_str();
+    info.vcpus = in.vcpus;
+    info.memory_gib = in.memory_gib;
+    info.network_gbps = in.network_gbps;
+    info.on_demand = in.on_demand;
+    info.spot = in.spot;
+    info.reserved_1y = in.reserved_1y;
+    info.reserved_3y = in.reserved_3y;
+    info.reserved_1y_derived = in.reserved_1y_derived;
+    info.reserved_3y_derived = in.reserved_3y_derived;
+    info.gpu_link_gbs = in.gpu_link_gbs;
+    info.price_date = in.price_date.c_str();
+    info.spot_date = in.spot_date.c_str();
+    info.source = in.source.c_str();
+    nubo::capi::write_sized(info, out, "out", "nubo_cost_instance_info");
+  });
+}
+
+}  // extern "C"

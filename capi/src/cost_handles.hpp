@@ -1,0 +1,59 @@
+// The objects behind the cost handles of nubo_cost.h. Strings handed out in info structs point
+// into them, so they live exactly as long as the handle.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nubo.h"
+#include "nubo/cost.hpp"
+#include "nubo/error.hpp"
+
+namespace nubo::capi {
+
+struct CostCatalog {
+  nubo::cost::Catalog catalog;
+  std::vector<std::string> interconnects;  // per row, for nubo_cost_instance_info
+};
+
+struct CostPlan {
+  nubo::cost::Plan plan;
+  std::vector<std::string> ranked_labels, frontier_labels;
+  std::vector<std::string> ranked_notes, frontier_notes;
+};
+
+struct CostMeterHandle {
+  nubo::cost::CostMeter meter;
+};
+
+// The handles stay incomplete types, as nubo_cost.h declares them; only these casts relate them.
+inline nubo_cost_catalog* to_handle(CostCatalog* c) {
+  return reinterpret_cast<nubo_cost_catalog*>(c);
+}
+inline const CostCatalog& require_catalog(const nubo_cost_catalog* c) {
+  if (!c) throw Error(Errc::invalid_argument, "catalog is NULL");
+  return *reinterpret_cast<const CostCatalog*>(c);
+}
+inline CostCatalog& require_catalog(nubo_cost_catalog* c) {
+  if (!c) throw Error(Errc::invalid_argument, "catalog is NULL");
+  return *reinterpret_cast<CostCatalog*>(c);
+}
+inline nubo_cost_plan* to_handle(CostPlan* p) {
+  return reinterpret_cast<nubo_cost_plan*>(p);
+}
+inline const CostPlan& require_plan(const nubo_cost_plan* p) {
+  if (!p) throw Error(Errc::invalid_argument, "plan is NULL");
+  return *reinterpret_cast<const CostPlan*>(p);
+}
+inline CostPlan& require_plan(nubo_cost_plan* p) {
+  if (!p) throw Error(Errc::invalid_argument, "plan is NULL");
+  return *reinterpret_cast<CostPlan*>(p);
+}
+
+// A C workload and plan options turned into their C++ forms (cost_plan.cpp).
+nubo::cost::Workload to_workload(const nubo_cost_workload* workload);
+nubo::cost::PlanRequest to_request(const nubo_cost_plan_options* options);
+// Fills the per-row strings of a catalog handle after it changed.
+void refresh(CostCatalog& c);
+
+}  // namespace nubo::capi

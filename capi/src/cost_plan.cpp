@@ -1,0 +1,328 @@
+// Workloads, plans and estimates through the C ABI.
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "cost_handles.hpp"
+#include "guard.hpp"
+#include "nubo.h"
+#include "sized_struct.hpp"
+
+namespace nubo::capi {
+namespace {
+
+using nubo::Errc;
+using nubo::Error;
+namespace cost = nubo::cost;
+
+nubo_cost_workload default_workload() {
+  const cost::Workload cpp;  // the C defaults are the C++ defaults
+  nubo_cost_workload w{};
+  w.struct_size = sizeof w;
+  w.epochs = cpp.epochs;
+  w.dtype = static_cast<nubo_cost_dtype>(cpp.dtype);
+  w.mfu = cpp.mfu;
+  w.compression_ratio = cpp.compression_ratio;
+  return w;
+}
+
+nubo_cost_plan_options default_options() {
+  const cost::PlanRequest cpp;
+  nubo_cost_plan_options o{};
+  o.struct_size = sizeof o;
+  o.pricings = 1u << NUBO_COST_ON_DEMAND;
+  o.min_nodes = cpp.min_nodes;
+  o.max_nodes = cpp.max_nodes;
+  o.limit = cpp.limit;
+  o.restart_s = cpp.restart_s;
+  o.comm_efficiency = cpp.comm_efficiency;
+  return o;
+}
+
+cost::Pricing to_pricing(int p, const char* name) {
+  if (p < 0 || p > 3)
+    throw Error(Errc::invalid_argument,
+                std::string(name) + " " + std::to_string(p) + " is not a nubo_cost_pricing (0-3)");
+  return static_cast<cost::Pricing>(p);
+}
+
+std::string joined_notes(const cost::Estimate& e) {
+  std::string out;
+  for (const auto& n : e.notes) out += n + "\n";
+  return out;
+}
+
+nubo_cost_estimate_info to_c(const cost::Estimate& e, const std::string& label,
+                             const std::string& notes) {
+  nubo_cost_estimate_info i{};
+  i.label = label.c_str();
+  i.provider = e.provider.c_str();
+  i.instance = e.instance.c_str();
+  i.region = e.region.c_str();
+  i.gpu_model = e.gpu_model.c_str();
+  i.gpus_per_node = e.gpus_per_node;
+  i.nodes = e.nodes;
+  i.pricing = static_cast<nubo_cost_pricing>(e.pricing);
+  i.hourly = e.hourly;
+  i.price_derived = e.price_derived;
+  i.compute_s = e.time.compute_s;
+  i.communication_s = e.time.communication_s;
+  i.staging_s = e.time.staging_s;
+  i.checkpoint_s = e.time.checkpoint_s;
+  i.rework_s = e.time.rework_s;
+  i.restart_s = e.time.restart_s;
+  i.total_s = e.time.total_s();
+  i.steps = e.time.steps;
+  i.step_s = e.time.step_s;
+  i.cost_instances = e.cost.instances;
+  i.cost_storage = e.cost.storage;
+  i.cost_egress = e.cost.egress;
+  i.cost_total = e.cost.total();
+  i.checkpoint_interval_s = e.checkpoint_interval_s;
+  i.expected_interruptions = e.expected_interruptions;
+  i.memory_needed_bytes = e.memory_needed_bytes;
+  i.memory_per_gpu_bytes = e.memory_per_gpu_bytes;
+  i.reserved_break_even = e.reserved_break_even;
+  i.pareto = e.pareto;
+  i.notes = notes.c_str();
+  return i;
+}
+
+std::unique_ptr<CostPlan> wrap(cost::Plan plan) {
+  auto p = std::make_unique<CostPlan>();
+  p->plan = std::move(plan);
+  for (const auto& e : p->plan.ranked) {
+    p->ranked_labels.push_back(e.label());
+    p->ranked_notes.push_back(joined_notes(e));
+  }
+  for (const auto& e : p->plan.frontier) {
+    p->frontier_labels.push_back(e.label());
+    p->frontier_notes.push_back(joined_notes(e));
+  }
+  p->plan.exclusions();  // formatted now, so concurrent readers of the plan only read
+  return p;
+}
+
+std::size_t check_index(std::size_t index, std::size_t size, const char* what) {
+  if (index >= size)
+    throw Error(Errc::invalid_argument, "index " + std::to_string(index) +
+                                            " is out of range: the plan has " +
+                                            std::to_string(size) + " " + what);
+  return index;
+}
+
+}  // namespace
+
+cost::Workload to_workload(const nubo_cost_workload* workload) {
+  nubo_cost_workload w = read_sized(*require(workload, "workload"), default_workload(), "workload",
+                                    "nubo_cost_workload_init()");
+  cost::Workload out;
+  if (w.profile_path && w.profile_json)
+    throw Error(Errc::invalid_argument,
+                "workload->profile_path and workload->profile_json are both set: give one");
+  if (w.dtype < NUBO_COST_FP32 || w.dtype > NUBO_COST_BF16)
+    throw Error(Errc::invalid_argument,
+                "workload->dtype " + std::to_string(w.dtype) + " is not a nubo_cost_dtype (0-3)");
+  if (w.profile_path || w.profile_json) {
+    auto profile = w.profile_path ? cost::Profile::load(w.profile_path)
+                                  : cost::Profile::parse(w.profile_json, "workload->profile_json");
+    out = cost::Workload::from_profile(profile, w.epochs);
+  } else {
+    out.total_flops = w.total_flops;
+    out.flops_per_sample = w.flops_per_sample;
+    out.samples = w.samples;
+    out.epochs = w.epochs;
+    out.global_batch = w.global_batch;
+    out.dtype = static_cast<cost::Dtype>(w.dtype);
+    out.mfu = w.mfu;
+  }
+  out.parameter_bytes = w.parameter_bytes;
+  out.memory_per_gpu_bytes = w.memory_per_gpu_bytes;
+  out.dataset_bytes = w.dataset_bytes;
+  out.compression_ratio = w.compression_ratio;
+  out.checkpoint_bytes = w.checkpoint_bytes;
+  out.checkpoint_write_mbps = w.checkpoint_write_mbps;
+  out.checkpoint_interval_s = w.checkpoint_interval_s;
+  out.overlap = w.overlap;
+  out.egress_bytes = w.egress_bytes;
+  out.storage_months_after = w.storage_months_after;
+  if (w.tags) {
+    std::string tags = w.tags;
+    std::size_t start = 0;
+    while (start <= tags.size() && !tags.empty()) {
+      auto end = tags.find(',', start);
+      auto item = tags.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      auto eq = item.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw Error(Errc::invalid_argument,
+                    "workload->tags: '" + item + "' is not KEY=VALUE (e.g. \"team=vision\")");
+      out.tags[item.substr(0, eq)] = item.substr(eq + 1);
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+  return out;
+}
+
+cost::PlanRequest to_request(const nubo_cost_plan_options* options) {
+  nubo_cost_plan_options o = default_options();
+  if (options) o = read_sized(*options, o, "options", "nubo_cost_plan_options_init()");
+  cost::PlanRequest r;
+  if (o.pricings == 0 || o.pricings > 0xF)
+    throw Error(Errc::invalid_argument, "options->pricings " + std::to_string(o.pricings) +
+                                            " is not a set of 1 << nubo_cost_pricing bits (1-15)");
+  r.pricings.clear();
+  for (int p = 0; p < 4; ++p)
+    if (o.pricings & (1u << p)) r.pricings.push_back(static_cast<cost::Pricing>(p));
+  r.min_nodes = o.min_nodes;
+  r.max_nodes = o.max_nodes;
+  r.deadline_s = o.deadline_s;
+  r.budget = o.budget;
+  if (o.gpu) r.gpu = o.gpu;
+  if (o.provider) r.provider = o.provider;
+  if (o.region) r.region = o.region;
+  r.rank = o.rank_by_time ? cost::PlanRequest::Rank::time : cost::PlanRequest::Rank::cost;
+  r.limit = o.limit;
+  r.spot_mtbi_s = o.spot_mtbi_s;
+  r.restart_s = o.restart_s;
+  r.comm_efficiency = o.comm_efficiency;
+  return r;
+}
+
+}  // namespace nubo::capi
+
+extern "C" {
+
+NUBO_C_API nubo_status nubo_cost_workload_init(nubo_cost_workload* workload, size_t struct_size) {
+  return nubo::capi::guard("nubo_cost_workload_init", [&] {
+    nubo::capi::require(workload, "workload");
+    nubo::capi::init_sized(nubo::capi::default_workload(), workload, struct_size,
+                           "nubo_cost_workload");
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_plan_options_init(nubo_cost_plan_options* options,
+                                                   size_t struct_size) {
+  return nubo::capi::guard("nubo_cost_plan_options_init", [&] {
+    nubo::capi::require(options, "options");
+    nubo::capi::init_sized(nubo::capi::default_options(), options, struct_size,
+                           "nubo_cost_plan_options");
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_plan_create(const nubo_cost_catalog* catalog,
+                                             const nubo_cost_workload* workload,
+                                             const nubo_cost_plan_options* options,
+                                             nubo_cost_plan** out) {
+  return nubo::capi::guard("nubo_cost_plan_create", [&] {
+    *nubo::capi::require(out, "out") = nullptr;
+    const auto& c = nubo::capi::require_catalog(catalog);
+    auto plan = nubo::cost::plan(c.catalog, nubo::capi::to_workload(workload),
+                                 nubo::capi::to_request(options));
+    *out = nubo::capi::to_handle(nubo::capi::wrap(std::move(plan)).release());
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_estimate(const nubo_cost_catalog* catalog,
+                                          const nubo_cost_workload* workload, const char* instance,
+                                          const char* region, int nodes, nubo_cost_pricing pricing,
+                                          const nubo_cost_plan_options* options,
+                                          nubo_cost_plan** out) {
+  return nubo::capi::guard("nubo_cost_estimate", [&] {
+    *nubo::capi::require(out, "out") = nullptr;
+    const auto& c = nubo::capi::require_catalog(catalog);
+    const auto& in = c.catalog.get(nubo::capi::require(instance, "instance"), region ? region : "");
+    nubo::cost::Plan plan;
+    plan.ranked.push_back(nubo::cost::estimate(c.catalog, nubo::capi::to_workload(workload), in,
+                                               nodes, nubo::capi::to_pricing(pricing, "pricing"),
+                                               nubo::capi::to_request(options)));
+    plan.considered = plan.feasible = 1;
+    *out = nubo::capi::to_handle(nubo::capi::wrap(std::move(plan)).release());
+  });
+}
+
+NUBO_C_API void nubo_cost_plan_free(nubo_cost_plan* plan) {
+  delete reinterpret_cast<nubo::capi::CostPlan*>(plan);
+}
+
+NUBO_C_API nubo_status nubo_cost_plan_counts(const nubo_cost_plan* plan, size_t* considered,
+                                             size_t* feasible) {
+  return nubo::capi::guard("nubo_cost_plan_counts", [&] {
+    const auto& p = nubo::capi::require_plan(plan);
+    if (considered) *considered = p.plan.considered;
+    if (feasible) *feasible = p.plan.feasible;
+  });
+}
+
+NUBO_C_API size_t nubo_cost_plan_ranked_count(const nubo_cost_plan* plan) {
+  return plan ? reinterpret_cast<const nubo::capi::CostPlan*>(plan)->plan.ranked.size() : 0;
+}
+
+NUBO_C_API size_t nubo_cost_plan_frontier_count(const nubo_cost_plan* plan) {
+  return plan ? reinterpret_cast<const nubo::capi::CostPlan*>(plan)->plan.frontier.size() : 0;
+}
+
+NUBO_C_API size_t nubo_cost_plan_exclusion_count(const nubo_cost_plan* plan) {
+  return plan ? reinterpret_cast<const nubo::capi::CostPlan*>(plan)->plan.exclusions().size() : 0;
+}
+
+NUBO_C_API nubo_status nubo_cost_plan_ranked(const nubo_cost_plan* plan, size_t index,
+                                             nubo_cost_estimate_info* out) {
+  return nubo::capi::guard("nubo_cost_plan_ranked", [&] {
+    const auto& p = nubo::capi::require_plan(plan);
+    nubo::capi::require(out, "out");
+    auto i = nubo::capi::check_index(index, p.plan.ranked.size(), "ranked estimates");
+    nubo::capi::write_sized(
+        nubo::capi::to_c(p.plan.ranked[i], p.ranked_labels[i], p.ranked_notes[i]), out, "out",
+        "nubo_cost_estimate_info");
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_plan_frontier(const nubo_cost_plan* plan, size_t index,
+                                               nubo_cost_estimate_info* out) {
+  return nubo::capi::guard("nubo_cost_plan_frontier", [&] {
+    const auto& p = nubo::capi::require_plan(plan);
+    nubo::capi::require(out, "out");
+    auto i = nubo::capi::check_index(index, p.plan.frontier.size(), "frontier estimates");
+    nubo::capi::write_sized(
+        nubo::capi::to_c(p.plan.frontier[i], p.frontier_labels[i], p.frontier_notes[i]), out, "out",
+        "nubo_cost_estimate_info");
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_plan_exclusion(const nubo_cost_plan* plan, size_t index,
+                                                nubo_cost_exclusion_info* out) {
+  return nubo::capi::guard("nubo_cost_plan_exclusion", [&] {
+    const auto& p = nubo::capi::require_plan(plan);
+    nubo::capi::require(out, "out");
+    const auto& list = p.plan.exclusions();
+    auto i = nubo::capi::check_index(index, list.size(), "exclusions");
+    nubo_cost_exclusion_info info{};
+    info.subject = list[i].subject.c_str();
+    info.reason = list[i].reason.c_str();
+    info.options = list[i].options;
+    nubo::capi::write_sized(info, out, "out", "nubo_cost_exclusion_info");
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_plan_json(const nubo_cost_plan* plan, char* buf, size_t capacity,
+                                           size_t* needed) {
+  return nubo::capi::guard("nubo_cost_plan_json", [&] {
+    const auto& p = nubo::capi::require_plan(plan);
+    const std::string json = p.plan.to_json();
+    const std::size_t size = json.size() + 1;
+    if (needed) *needed = size;
+    if (buf == nullptr || capacity < size) {
+      if (buf != nullptr && capacity > 0) buf[0] = '\0';
+      throw nubo::Error(
+          nubo::Errc::invalid_argument,
+          (buf == nullptr ? std::string("buf is NULL")
+                          : "capacity " + std::to_string(capacity) + " is too small") +
+              ": the JSON needs " + std::to_string(size) +
+              " bytes with its NUL (returned in *needed)");
+    }
+    std::memcpy(buf, json.c_str(), size);
+  });
+}
+
+}  // extern "C"

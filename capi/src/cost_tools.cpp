@@ -1,0 +1,123 @@
+// The cost tools through the C ABI: Young/Daly checkpoints, rent or own, the live meter.
+#include <memory>
+
+#include "cost_handles.hpp"
+#include "guard.hpp"
+#include "nubo.h"
+#include "sized_struct.hpp"
+
+namespace {
+
+nubo_cost_own_request default_own() {
+  const nubo::cost::OwnRequest cpp;
+  nubo_cost_own_request r{};
+  r.struct_size = sizeof r;
+  r.years = cpp.years;
+  r.utilisation = cpp.utilisation;
+  r.kwh_price = cpp.kwh_price;
+  r.pue = cpp.pue;
+  r.maintenance_per_year = cpp.maintenance_per_year;
+  return r;
+}
+
+nubo::capi::CostMeterHandle& require_meter(nubo_cost_meter* m) {
+  if (!m) throw nubo::Error(nubo::Errc::invalid_argument, "meter is NULL");
+  return *reinterpret_cast<nubo::capi::CostMeterHandle*>(m);
+}
+
+}  // namespace
+
+extern "C" {
+
+NUBO_C_API nubo_status nubo_cost_checkpoint_plan(double work_s, double write_s, double mtbi_s,
+                                                 double restart_s, nubo_cost_checkpoint_info* out) {
+  return nubo::capi::guard("nubo_cost_checkpoint_plan", [&] {
+    nubo::capi::require(out, "out");
+    auto cp = nubo::cost::checkpoint_plan(work_s, write_s, mtbi_s, restart_s);
+    nubo_cost_checkpoint_info info{};
+    info.young_interval_s = cp.young_interval_s;
+    info.daly_interval_s = cp.daly_interval_s;
+    info.expected_wall_s = cp.expected_wall_s;
+    info.write_s = cp.write_s;
+    info.lost_work_s = cp.lost_work_s;
+    info.restart_s = cp.restart_s;
+    info.interruptions = cp.interruptions;
+    info.overhead_fraction = cp.overhead_fraction();
+    nubo::capi::write_sized(info, out, "out", "nubo_cost_checkpoint_info");
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_own_request_init(nubo_cost_own_request* request,
+                                                  size_t struct_size) {
+  return nubo::capi::guard("nubo_cost_own_request_init", [&] {
+    nubo::capi::require(request, "request");
+    nubo::capi::init_sized(default_own(), request, struct_size, "nubo_cost_own_request");
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_rent_vs_own(const nubo_cost_own_request* request,
+                                             nubo_cost_own_info* out) {
+  return nubo::capi::guard("nubo_cost_rent_vs_own", [&] {
+    auto r = nubo::capi::read_sized(*nubo::capi::require(request, "request"), default_own(),
+                                    "request", "nubo_cost_own_request_init()");
+    nubo::capi::require(out, "out");
+    nubo::cost::OwnRequest cpp;
+    cpp.hardware_price = r.hardware_price;
+    cpp.power_kw = r.power_kw;
+    cpp.years = r.years;
+    cpp.cloud_hourly = r.cloud_hourly;
+    cpp.utilisation = r.utilisation;
+    cpp.kwh_price = r.kwh_price;
+    cpp.pue = r.pue;
+    cpp.maintenance_per_year = r.maintenance_per_year;
+    auto o = nubo::cost::rent_vs_own(cpp);
+    nubo_cost_own_info info{};
+    info.break_even_utilisation = o.break_even_utilisation;
+    info.own_cost = o.own_cost;
+    info.cloud_cost = o.cloud_cost;
+    info.cloud_saving = o.cloud_saving;
+    info.utilisation_for_70 = o.utilisation_for_saving(0.7);
+    nubo::capi::write_sized(info, out, "out", "nubo_cost_own_info");
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_meter_create(double hourly, double fixed, nubo_cost_meter** out) {
+  return nubo::capi::guard("nubo_cost_meter_create", [&] {
+    *nubo::capi::require(out, "out") = nullptr;
+    auto m = std::make_unique<nubo::capi::CostMeterHandle>(
+        nubo::capi::CostMeterHandle{nubo::cost::CostMeter(hourly, fixed)});
+    *out = reinterpret_cast<nubo_cost_meter*>(m.release());
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_meter_for_instance(const nubo_cost_catalog* catalog,
+                                                    const char* instance, nubo_cost_pricing pricing,
+                                                    int nodes, nubo_cost_meter** out) {
+  return nubo::capi::guard("nubo_cost_meter_for_instance", [&] {
+    *nubo::capi::require(out, "out") = nullptr;
+    const auto& c = nubo::capi::require_catalog(catalog);
+    if (pricing < NUBO_COST_ON_DEMAND || pricing > NUBO_COST_RESERVED_3Y)
+      throw nubo::Error(nubo::Errc::invalid_argument,
+                        "pricing " + std::to_string(pricing) + " is not a nubo_cost_pricing (0-3)");
+    auto m = std::make_unique<nubo::capi::CostMeterHandle>(nubo::capi::CostMeterHandle{
+        nubo::cost::CostMeter::for_instance(c.catalog, nubo::capi::require(instance, "instance"),
+                                            static_cast<nubo::cost::Pricing>(pricing), nodes)});
+    *out = reinterpret_cast<nubo_cost_meter*>(m.release());
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_meter_update(nubo_cost_meter* meter, double elapsed_s,
+                                              double progress, double* spent, double* projected) {
+  return nubo::capi::guard("nubo_cost_meter_update", [&] {
+    auto& m = require_meter(meter).meter;
+    m.update(elapsed_s, progress);
+    if (spent) *spent = m.spent();
+    if (projected) *projected = m.projected();
+  });
+}
+
+NUBO_C_API void nubo_cost_meter_free(nubo_cost_meter* meter) {
+  delete reinterpret_cast<nubo::capi::CostMeterHandle*>(meter);
+}
+
+}  // extern "C"

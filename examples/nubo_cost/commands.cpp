@@ -1,0 +1,446 @@
+#include "commands.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "nubo/cost.hpp"
+#include "nubo/error.hpp"
+#include "svg.hpp"
+#include "text_table.hpp"
+
+namespace nubo_cost {
+namespace {
+
+using namespace nubo::cost;
+using nubo::Errc;
+using nubo::Error;
+
+constexpr int kExitNoPlan = 3;
+
+[[noreturn]] void bad(const std::string& message) {
+  throw Error(Errc::invalid_argument, message);
+}
+
+// A whole-string number, >= 0.
+double number(const std::string& text, const std::string& flag) {
+  errno = 0;
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
+    bad(flag + ": expected a number, got '" + text + "'");
+  if (v < 0) bad(flag + ": must not be negative, got '" + text + "'");
+  return v;
+}
+
+Catalog load_catalog(const CatalogFlags& f) {
+  ReservedDiscounts d;
+  if (!f.reserved_discount.empty()) {
+    std::string s = f.reserved_discount;
+    std::size_t start = 0;
+    while (start < s.size()) {
+      auto end = s.find(',', start);
+      auto item = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      auto eq = item.find('=');
+      auto key = item.substr(0, eq);
+      if (eq == std::string::npos || (key != "1y" && key != "3y"))
+        bad("--reserved-discount: expected 1y=FRACTION,3y=FRACTION, got '" + item + "'");
+      double v = number(item.substr(eq + 1), "--reserved-discount " + key);
+      (key == "1y" ? d.one_year : d.three_year) = v;
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+  auto catalog = Catalog::builtin(d);
+  bool first = true;
+  for (const auto& path : f.catalogs) {
+    catalog.load_file(path, f.replace && first);
+    first = false;
+  }
+  return catalog;
+}
+
+std::string money_or_dash(double v) {
+  return v < 0 ? "-" : format_money(v);
+}
+
+void write_atomically(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw Error(Errc::io, path + ": cannot write: " + std::strerror(errno));
+    f << content;
+    if (!f.flush()) throw Error(Errc::io, path + ": write failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw Error(Errc::io, path + ": cannot rename the finished file into place");
+}
+
+std::vector<Pricing> pricings_of(const PlanCommand& c) {
+  std::vector<Pricing> out;
+  if (!c.pricing.empty()) {
+    if (c.pricing == "all")
+      return {Pricing::on_demand, Pricing::spot, Pricing::reserved_1y, Pricing::reserved_3y};
+    std::size_t start = 0;
+    while (true) {
+      auto end = c.pricing.find(',', start);
+      auto p = parse_pricing(
+          c.pricing.substr(start, end == std::string::npos ? std::string::npos : end - start));
+      if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  } else {
+    out.push_back(Pricing::on_demand);
+  }
+  auto add = [&](Pricing p) {
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  };
+  if (c.spot) add(Pricing::spot);
+  if (c.reserved) {
+    add(Pricing::reserved_1y);
+    add(Pricing::reserved_3y);
+  }
+  return out;
+}
+
+void parse_nodes(const std::string& text, PlanRequest& r) {
+  auto dash = text.find('-');
+  auto whole = [&](const std::string& s) {
+    double v = number(s, "--nodes");
+    if (v < 1 || v > 4096 || v != std::floor(v))
+      bad("--nodes: expected N or MIN-MAX with whole numbers from 1 to 4096, got '" + text + "'");
+    return static_cast<int>(v);
+  };
+  r.min_nodes = whole(text.substr(0, dash));
+  r.max_nodes = dash == std::string::npos ? r.min_nodes : whole(text.substr(dash + 1));
+  if (r.max_nodes < r.min_nodes) bad("--nodes: " + text + " counts down; write MIN-MAX");
+}
+
+Workload workload_of(const PlanCommand& c) {
+  Workload w;
+  if (!c.profile.empty()) {
+    w = Workload::from_profile(Profile::load(c.profile), c.epochs);
+  } else {
+    if (!c.flops.empty()) {
+      w.total_flops = number(c.flops, "--flops");
+    } else if (!c.flops_per_sample.empty() && !c.samples.empty()) {
+      w.flops_per_sample = number(c.flops_per_sample, "--flops-per-sample");
+    } else {
+      bad("describe the workload: --flops N, or --flops-per-sample N with --samples N, or "
+          "--profile run.json (from nubo-train)");
+    }
+    w.dtype = parse_dtype(c.dtype);
+    w.mfu = c.mfu;
+  }
+  if (!c.samples.empty()) w.samples = number(c.samples, "--samples");
+  w.epochs = c.epochs;
+  w.global_batch = c.batch;
+  if (!c.params_bytes.empty()) w.parameter_bytes = parse_bytes(c.params_bytes, "--params-bytes");
+  if (!c.memory.empty()) w.memory_per_gpu_bytes = parse_bytes(c.memory, "--memory");
+  if (!c.dataset.empty()) w.dataset_bytes = parse_bytes(c.dataset, "--dataset");
+  if (!c.checkpoint_size.empty())
+    w.checkpoint_bytes = parse_bytes(c.checkpoint_size, "--checkpoint-size");
+  if (!c.checkpoint_every.empty())
+    w.checkpoint_interval_s = parse_duration(c.checkpoint_every, "--checkpoint-every");
+  if (!c.egress.empty()) w.egress_bytes = parse_bytes(c.egress, "--egress");
+  w.compression_ratio = c.compression;
+  w.overlap = c.overlap;
+  w.storage_months_after = c.keep_months;
+  for (const auto& t : c.tags) {
+    auto eq = t.find('=');
+    if (eq == std::string::npos || eq == 0) bad("--tag: expected KEY=VALUE, got '" + t + "'");
+    w.tags[t.substr(0, eq)] = t.substr(eq + 1);
+  }
+  return w;
+}
+
+std::string describe(const Workload& w, const PlanRequest& r) {
+  std::string s;
+  if (w.profile) {
+    s = "profile " + w.profile->source + " (" + std::to_string(w.profile->devices) + "x " +
+        w.profile->device_model + "), " +
+        fixed(w.epochs, w.epochs == std::floor(w.epochs) ? 0 : 1) + " epochs";
+  } else {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g",
+                  w.total_flops > 0 ? w.total_flops : w.flops_per_sample * w.samples * w.epochs);
+    s = std::string(buf) + " FLOPs in " + std::string(dtype_name(w.dtype)) + " at " +
+        percent(w.mfu) + " MFU";
+  }
+  if (r.deadline_s > 0) s += "; deadline " + format_duration(r.deadline_s);
+  if (r.budget > 0) s += "; budget " + format_money(r.budget);
+  return s;
+}
+
+void print_plan(const Plan& p, const Workload& w, const PlanRequest& r, bool explain,
+                std::size_t limit) {
+  std::cout << "Plan: " << describe(w, r) << "\n"
+            << p.considered << " options (instance x "
+            << (r.min_nodes == r.max_nodes
+                    ? std::to_string(r.min_nodes) + (r.min_nodes == 1 ? " node" : " nodes")
+                    : std::to_string(r.min_nodes) + "-" + std::to_string(r.max_nodes) + " nodes")
+            << " x " << r.pricings.size() << (r.pricings.size() == 1 ? " pricing" : " pricings")
+            << "): " << p.feasible << " feasible, " << p.excluded() << " excluded\n\n";
+  if (!p.ranked.empty()) {
+    TextTable t({"#", "instance", "region", ">nodes", "pricing", "GPUs", ">time", ">cost", ">$/h",
+                 ">compute", ">comm", ">staging", ">ckpt", ">rework", "frontier"});
+    for (std::size_t i = 0; i < p.ranked.size() && (limit == 0 || i < limit); ++i) {
+      const auto& e = p.ranked[i];
+      t.add({std::to_string(i + 1), e.instance, e.region, std::to_string(e.nodes),
+             std::string(pricing_name(e.pricing)) + (e.price_derived ? "*" : ""),
+             std::to_string(e.gpus_per_node * e.nodes) + "x " + e.gpu_model,
+             format_duration(e.time.total_s()), format_money(e.total_cost()),
+             format_money(e.hourly), format_duration(e.time.compute_s),
+             format_duration(e.time.communication_s), format_duration(e.time.staging_s),
+             format_duration(e.time.checkpoint_s),
+             format_duration(e.time.rework_s + e.time.restart_s), e.pareto ? "yes" : ""});
+    }
+    std::cout << t.str();
+    const auto& b = p.ranked.front();
+    std::cout << "\nBest: " << b.label() << " in " << b.region << "\n  time "
+              << format_duration(b.time.total_s()) << " = compute "
+              << format_duration(b.time.compute_s) << " + communication "
+              << format_duration(b.time.communication_s) << " + staging "
+              << format_duration(b.time.staging_s) << " + checkpoints "
+              << format_duration(b.time.checkpoint_s) << " + rework "
+              << format_duration(b.time.rework_s) << " + restarts "
+              << format_duration(b.time.restart_s) << "\n  cost " << format_money(b.total_cost())
+              << " = instances " << format_money(b.cost.instances) << " + storage "
+              << format_money(b.cost.storage) << " + egress " << format_money(b.cost.egress)
+              << "\n";
+    if (b.pricing == Pricing::spot)
+      std::cout << "  spot: checkpoint every " << format_duration(b.checkpoint_interval_s)
+                << " (Young/Daly); "
+                << fixed(b.expected_interruptions, b.expected_interruptions < 1 ? 2 : 1)
+                << " interruptions expected\n";
+    for (const auto& n : b.notes) std::cout << "  note: " << n << "\n";
+    bool derived = false;
+    for (const auto& e : p.ranked) derived = derived || e.price_derived;
+    if (derived) std::cout << "  * reserved price derived from the catalog's discount\n";
+  } else {
+    std::cout << "No option meets the request.\n";
+  }
+  const auto& ex = p.exclusions();
+  if (!ex.empty()) {
+    std::cout << "\nExcluded (" << p.excluded() << " options):\n";
+    const std::size_t show = explain ? ex.size() : std::min<std::size_t>(ex.size(), 8);
+    for (std::size_t i = 0; i < show; ++i)
+      std::cout << "  " << ex[i].subject << ": " << ex[i].reason << "\n";
+    if (show < ex.size())
+      std::cout << "  ... and " << ex.size() - show << " more (--explain lists them all)\n";
+  }
+}
+
+}  // namespace
+
+int run(const CatalogCommand& c) {
+  auto catalog = load_catalog(c.catalog);
+  std::vector<const Instance*> rows;
+  auto lower = [](std::string s) {
+    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
+  for (const auto& in : catalog.instances()) {
+    if (!c.gpu.empty() && lower(in.gpu_model).find(lower(c.gpu)) == std::string::npos) continue;
+    if (!c.provider.empty() && in.provider != lower(c.provider)) continue;
+    if (!c.region.empty() && lower(in.region) != lower(c.region)) continue;
+    rows.push_back(&in);
+  }
+  if (c.json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto* in : rows)
+      arr.push_back({{"provider", in->provider},
+                     {"instance", in->name},
+                     {"region", in->region},
+                     {"gpu_model", in->gpu_model},
+                     {"gpus", in->gpus},
+                     {"interconnect", interconnect_name(in->interconnect)},
+                     {"vcpus", in->vcpus},
+                     {"memory_gib", in->memory_gib},
+                     {"network_gbps", in->network_gbps},
+                     {"on_demand", in->on_demand},
+                     {"spot", in->spot < 0 ? nlohmann::json(nullptr) : nlohmann::json(in->spot)},
+                     {"reserved_1y", in->reserved_1y},
+                     {"reserved_1y_derived", in->reserved_1y_derived},
+                     {"reserved_3y", in->reserved_3y},
+                     {"reserved_3y_derived", in->reserved_3y_derived},
+                     {"gpu_link_gbs", in->gpu_link_gbs},
+                     {"price_date", in->price_date},
+                     {"spot_date", in->spot_date},
+                     {"source", in->source}});
+    std::cout << nlohmann::json{{"instances", arr}, {"sources", catalog.sources()}}.dump(2) << "\n";
+    return 0;
+  }
+  TextTable t({"provider", "instance", "region", "GPUs", "link", ">net Gb/s", ">on-demand", ">spot",
+               ">1y", ">3y", "prices"});
+  for (const auto* in : rows)
+    t.add({in->provider, in->name, in->region, std::to_string(in->gpus) + "x " + in->gpu_model,
+           std::string(interconnect_name(in->interconnect)), fixed(in->network_gbps, 0),
+           format_money(in->on_demand), money_or_dash(in->spot),
+           format_money(in->reserved_1y) + (in->reserved_1y_derived ? "*" : ""),
+           format_money(in->reserved_3y) + (in->reserved_3y_derived ? "*" : ""),
+           in->price_date.empty() ? "?" : in->price_date});
+  std::cout << t.str()
+            << "\n$/h per instance. * derived: " << percent(catalog.reserved_discounts().one_year)
+            << " (1y) and " << percent(catalog.reserved_discounts().three_year)
+            << " (3y) off on-demand; --reserved-discount changes it.\nSources: ";
+  for (std::size_t i = 0; i < catalog.sources().size(); ++i)
+    std::cout << (i ? ", " : "") << catalog.sources()[i];
+  std::cout << " (each row's source: nubo-cost catalog --json)\n";
+  return 0;
+}
+
+int run(const PlanCommand& c) {
+  auto catalog = load_catalog(c.catalog);
+  auto w = workload_of(c);
+  PlanRequest r;
+  r.pricings = pricings_of(c);
+  parse_nodes(c.nodes, r);
+  if (!c.deadline.empty()) r.deadline_s = parse_duration(c.deadline, "--deadline");
+  if (!c.budget.empty()) r.budget = number(c.budget, "--budget");
+  if (!c.mtbi.empty()) {
+    r.spot_mtbi_s = parse_duration(c.mtbi, "--mtbi");
+    if (r.spot_mtbi_s <= 0) bad("--mtbi: must be longer than 0");
+  }
+  if (!c.restart.empty()) r.restart_s = parse_duration(c.restart, "--restart");
+  r.rank = c.rank == "time" ? PlanRequest::Rank::time : PlanRequest::Rank::cost;
+  r.gpu = c.gpu;
+  r.provider = c.provider;
+  r.region = c.region;
+  // The chart shows every feasible plan, so it asks for all of them.
+  r.limit = c.svg.empty() ? c.limit : 0;
+  auto p = plan(catalog, w, r);
+  if (!c.svg.empty()) {
+    ChartInput in;
+    in.plans = p.ranked;
+    in.frontier = p.frontier;
+    for (std::size_t i = 0; i < p.ranked.size() && i < 3; ++i) in.best.push_back(p.ranked[i]);
+    in.title = "nubo-cost plan: " + describe(w, r);
+    in.rank = c.rank;
+    in.deadline_s = r.deadline_s;
+    in.budget = r.budget;
+    write_atomically(c.svg, plan_svg(in));
+    if (c.limit && p.ranked.size() > c.limit) p.ranked.resize(c.limit);
+  }
+  if (c.json)
+    std::cout << p.to_json() << "\n";
+  else
+    print_plan(p, w, r, c.explain, c.limit);
+  if (!c.svg.empty() && !c.json) std::cout << "\nChart: " << c.svg << "\n";
+  return p.feasible ? 0 : kExitNoPlan;
+}
+
+int run(const CheckpointCommand& c) {
+  const double size = parse_bytes(c.size, "--size");
+  const double rate = parse_bytes(c.write_rate, "--write-rate");
+  if (rate <= 0) bad("--write-rate: must be more than 0 bytes per second");
+  const double mtbi = parse_duration(c.mtbi, "--mtbi");
+  if (mtbi <= 0) bad("--mtbi: must be longer than 0");
+  const double restart = parse_duration(c.restart, "--restart");
+  const double write_s = size / rate;
+  const double work = c.work.empty() ? 0 : parse_duration(c.work, "--work");
+  auto cp = checkpoint_plan(work, write_s, mtbi, restart);
+  // Without --work the interval still follows; the expected figures need the job's length.
+  const double daly = write_s < 2 * mtbi
+                          ? cp.young_interval_s * (1 + std::sqrt(write_s / (2 * mtbi)) / 3 +
+                                                   write_s / (2 * mtbi) / 9) -
+                                write_s
+                          : mtbi;
+  if (c.json) {
+    nlohmann::json j = {{"write_s", write_s},
+                        {"mtbi_s", mtbi},
+                        {"restart_s", restart},
+                        {"young_interval_s", cp.young_interval_s},
+                        {"daly_interval_s", daly}};
+    if (work > 0)
+      j["run"] = {{"work_s", work},
+                  {"expected_wall_s", cp.expected_wall_s},
+                  {"checkpoint_writes_s", cp.write_s},
+                  {"lost_work_s", cp.lost_work_s},
+                  {"restart_s", cp.restart_s},
+                  {"interruptions", cp.interruptions},
+                  {"overhead_fraction", cp.overhead_fraction()}};
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "Checkpoint of " << c.size << " at " << c.write_rate
+            << "/s: " << format_duration(write_s) << " to write (delta); interruptions every "
+            << format_duration(mtbi) << " on average (M); " << format_duration(restart)
+            << " to resume (R)\n"
+            << "  Young (1974): checkpoint every " << format_duration(cp.young_interval_s)
+            << "  (sqrt(2 delta M))\n"
+            << "  Daly (2006):  checkpoint every " << format_duration(daly)
+            << "  (higher-order optimum: use this one)\n";
+  if (work > 0)
+    std::cout << "For " << format_duration(work) << " of work: expect "
+              << format_duration(cp.expected_wall_s) << " = work + checkpoint writes "
+              << format_duration(cp.write_s) << " + lost work " << format_duration(cp.lost_work_s)
+              << " + restarts " << format_duration(cp.restart_s) << "; "
+              << fixed(cp.interruptions, 1) << " interruptions; overhead "
+              << percent(cp.overhead_fraction()) << "\n";
+  else
+    std::cout << "Give --work 100h for the expected time, lost work and overhead of a job.\n";
+  return 0;
+}
+
+int run(const OwnCommand& c) {
+  auto catalog = load_catalog(c.catalog);
+  const auto& in = catalog.get(c.instance);
+  const auto pricing = parse_pricing(c.pricing);
+  const double hourly = in.price(pricing);
+  if (hourly < 0)
+    throw Error(Errc::unavailable, in.name + " has no " + std::string(pricing_name(pricing)) +
+                                       " price in the catalog");
+  OwnRequest r;
+  r.hardware_price = c.price;
+  r.power_kw = c.power_kw;
+  r.years = c.years;
+  r.cloud_hourly = hourly;
+  r.utilisation = c.utilisation;
+  r.kwh_price = c.kwh;
+  r.pue = c.pue;
+  r.maintenance_per_year = c.maintenance;
+  auto o = rent_vs_own(r);
+  const double seed = o.utilisation_for_saving(0.7);
+  if (c.json) {
+    std::cout << nlohmann::json{{"instance", in.name},
+                                {"pricing", pricing_name(pricing)},
+                                {"cloud_hourly", hourly},
+                                {"energy_per_hour", o.energy_per_hour},
+                                {"hours", o.hours},
+                                {"break_even_utilisation", o.break_even_utilisation},
+                                {"utilisation", c.utilisation},
+                                {"own_cost", o.own_cost},
+                                {"cloud_cost", o.cloud_cost},
+                                {"cloud_saving", o.cloud_saving},
+                                {"utilisation_for_70_percent_saving", seed}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+  std::cout << "Own: " << format_money(c.price) << " + " << fixed(c.power_kw, 1) << " kW x PUE "
+            << fixed(c.pue, 2) << " x " << format_money(c.kwh)
+            << "/kWh = " << format_money(o.energy_per_hour) << "/h of use, over "
+            << fixed(c.years, 1) << " years (" << fixed(o.hours, 0) << " h)\n"
+            << "Rent: " << in.name << " " << pricing_name(pricing) << " at " << format_money(hourly)
+            << "/h\n\n"
+            << "Break-even utilisation: " << percent(o.break_even_utilisation)
+            << (o.break_even_utilisation > 1 ? " (renting is always cheaper)" : "")
+            << ": owning pays only if the machine works more than that share of all hours.\n"
+            << "At " << percent(c.utilisation) << " utilisation: own " << format_money(o.own_cost)
+            << ", rent " << format_money(o.cloud_cost) << "; renting "
+            << (o.cloud_saving >= 0 ? "saves " + percent(o.cloud_saving)
+                                    : "costs " + percent(-o.cloud_saving) + " more")
+            << ".\nThe seed's 70% saving from the cloud holds below " << percent(seed)
+            << " utilisation.\n";
+  return 0;
+}
+
+}  // namespace nubo_cost

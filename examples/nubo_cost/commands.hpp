@@ -1,0 +1,58 @@
+// The four commands of nubo-cost, each taking its parsed flags and printing its answer.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace nubo_cost {
+
+struct CatalogFlags {
+  std::vector<std::string> catalogs;  // --catalog FILE (repeatable)
+  bool replace = false;               // --replace-catalog
+  std::string reserved_discount;      // --reserved-discount 1y=0.4,3y=0.6
+};
+
+struct CatalogCommand {
+  CatalogFlags catalog;
+  std::string gpu, provider, region;
+  bool json = false;
+};
+
+struct PlanCommand {
+  CatalogFlags catalog;
+  std::string flops, flops_per_sample, samples, profile;
+  double epochs = 1;
+  std::string dtype = "bf16";
+  double mfu = 0.4;
+  double batch = 0;
+  std::string params_bytes, memory, dataset, checkpoint_size, checkpoint_every, egress;
+  double compression = 1, overlap = 0, keep_months = 0;
+  std::string deadline, budget, nodes = "1", pricing, rank = "cost", mtbi, restart;
+  bool spot = false, reserved = false;
+  std::string gpu, provider, region;
+  std::size_t limit = 10;
+  std::vector<std::string> tags;
+  bool json = false, explain = false;
+  std::string svg;
+};
+
+struct CheckpointCommand {
+  std::string size, write_rate, mtbi = "6h", restart = "10m", work;
+  bool json = false;
+};
+
+struct OwnCommand {
+  CatalogFlags catalog;
+  double price = 0, power_kw = 0, years = 3, utilisation = 0.5, kwh = 0.12, pue = 1.5,
+         maintenance = 0;
+  std::string instance = "p4d.24xlarge", pricing = "on-demand";
+  bool json = false;
+};
+
+// Each returns the process exit status; nubo::Error propagates to main.
+int run(const CatalogCommand& c);
+int run(const PlanCommand& c);
+int run(const CheckpointCommand& c);
+int run(const OwnCommand& c);
+
+}  // namespace nubo_cost

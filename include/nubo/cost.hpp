@@ -1,0 +1,387 @@
+// Cost: what a job will take and cost on each cloud instance, and which one to pick.
+//
+//   catalogs   instances (embedded CSV with sources and price dates; user CSV/JSON add or replace
+//              rows), storage and network prices per provider, GPU figures from the GPU model table
+//   workload   measured (a nubo-train profile) or analytic (FLOPs, dtype, MFU)
+//   time       compute + communication + staging + checkpoints + expected rework, each reported
+//   pricing    on-demand, reserved 1y/3y (effective hourly, break-even utilisation), spot with the
+//              Young/Daly checkpoint interval, storage, egress, tags, rent or own
+//   planner    instance x node count x pricing, filtered, ranked, Pareto frontier, every exclusion
+//              explained
+//   meter      money spent so far and the projected total of a running job
+//
+// docs/cost.md states every formula and its source.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "nubo/export.hpp"
+
+namespace nubo::cost {
+
+enum class Pricing { on_demand = 0, spot = 1, reserved_1y = 2, reserved_3y = 3 };
+// "on-demand", "spot", "reserved-1y", "reserved-3y"
+NUBO_API std::string_view pricing_name(Pricing p) noexcept;
+// Accepts the names above (and "od", "1y", "3y"); throws invalid_argument naming the accepted ones.
+NUBO_API Pricing parse_pricing(std::string_view text);
+
+enum class Interconnect { none = 0, pcie = 1, nvlink = 2, nvswitch = 3 };
+NUBO_API std::string_view interconnect_name(Interconnect i) noexcept;
+
+// The number format a workload computes in; selects the GPU table's peak column.
+enum class Dtype { fp32 = 0, tf32 = 1, fp16 = 2, bf16 = 3 };
+NUBO_API std::string_view dtype_name(Dtype d) noexcept;
+NUBO_API Dtype parse_dtype(std::string_view text);
+
+// ---- Catalogs ----------------------------------------------------------------------------
+
+namespace detail {
+struct CompiledCatalog;  // the planner's index of a catalog (lib/cost/planner_index.hpp)
+}
+
+struct NUBO_API Instance {
+  std::string provider;   // "aws", "azure", "gcp", ...
+  std::string name;       // "p4d.24xlarge"
+  std::string region;     // "us-east-1"
+  std::string gpu_model;  // a key of the GPU model table, e.g. "A100-SXM4-40GB"
+  int gpus = 0;
+  Interconnect interconnect = Interconnect::none;
+  int vcpus = 0;
+  double memory_gib = 0;
+  double network_gbps = 0;
+  double on_demand = 0;                     // $/h for the whole instance
+  double spot = -1;                         // $/h; < 0: not known
+  double reserved_1y = 0, reserved_3y = 0;  // effective $/h
+  bool reserved_1y_derived = false, reserved_3y_derived = false;
+  double gpu_link_gbs = 0;  // per-GPU all-reduce bandwidth, GB/s per direction
+  bool gpu_link_derived = false;
+  std::string price_date, spot_date;
+  std::string source;  // the row's cited source, and where it was read ("mine.csv:4")
+
+  // $/h under a pricing; < 0 when the catalog has no such price.
+  double price(Pricing p) const;
+};
+
+struct ProviderPrices {
+  std::string provider;
+  double object_storage_gb_month = 0;
+  double block_storage_gb_month = 0;
+  double block_storage_mbps = 0;
+  // Internet egress per month: (up to this many GB, $/GB); the last bound is infinity.
+  std::vector<std::pair<double, double>> egress_tiers;
+  double cross_zone_gb = 0;
+  double spot_mtbi_h = 0;
+  double spot_restart_min = 0;
+  std::string price_date, source;
+};
+
+// Discounts that derive reserved prices where none is published: reserved = (1 - d) x on-demand.
+// The defaults are nubo's assumption (docs/cost.md); the seed speaks of 50-75% off.
+struct ReservedDiscounts {
+  double one_year = 0.40;
+  double three_year = 0.60;
+};
+
+class NUBO_API Catalog {
+ public:
+  // No instances; the built-in provider prices (as empty()).
+  Catalog();
+  // The embedded catalogs (lib/cost/instances.csv, providers.csv).
+  static Catalog builtin(ReservedDiscounts discounts = {});
+  // No instances; the built-in provider prices.
+  static Catalog empty(ReservedDiscounts discounts = {});
+
+  // Reads a CSV (header as instances.csv, or providers.csv) or a JSON catalog
+  // ({"instances": [...], "providers": [...]}) from a file; the format follows the extension
+  // (.csv, .json), else the first character. Rows with the key of an existing row replace it,
+  // others are added; with replace = true the instance list is replaced by the file's. Every
+  // error names the file, the line and the reason; on error the catalog is unchanged.
+  void load_file(const std::string& path, bool replace = false);
+  void load_text(std::string_view text, const std::string& source, bool replace = false);
+
+  // Re-derives every derived reserved price. Each discount must lie in [0, 1).
+  void set_reserved_discounts(ReservedDiscounts discounts);
+  ReservedDiscounts reserved_discounts() const { return discounts_; }
+
+  const std::vector<Instance>& instances() const { return instances_; }
+  // By instance name (case-insensitive) and, when given, region; the first match; nullptr if none.
+  const Instance* find(std::string_view name, std::string_view region = {}) const;
+  // As find; throws not_found naming close matches.
+  const Instance& get(std::string_view name, std::string_view region = {}) const;
+  // A provider's storage and network prices; falls back to "aws" (fallback set to true).
+  const ProviderPrices& provider(std::string_view name, bool* fallback = nullptr) const;
+  const std::vector<ProviderPrices>& providers() const { return providers_; }
+  // Where the rows came from: "embedded instances.csv", "mine.csv", ...
+  const std::vector<std::string>& sources() const { return sources_; }
+
+  void add(Instance instance);  // validated like a file row; replaces a row with the same key
+
+  // Internal: the planner's index, rebuilt whenever the catalog changes.
+  const std::shared_ptr<const detail::CompiledCatalog>& compiled() const { return compiled_; }
+
+ private:
+  void add_row(Instance instance);
+  void changed();
+
+  std::vector<Instance> instances_;
+  std::vector<ProviderPrices> providers_;
+  std::vector<std::string> sources_;
+  ReservedDiscounts discounts_;
+  std::shared_ptr<const detail::CompiledCatalog> compiled_;
+};
+
+// ---- The workload -------------------------------------------------------------------------
+
+// What a nubo-train run measured (schema: docs/profile.schema.json).
+struct NUBO_API Profile {
+  std::string backend;       // "cpu", "sim" or "cuda"
+  std::string device_model;  // GPU model key, or the CPU's name
+  int devices = 1;           // workers that shared each step
+  int processes = 1;
+  double device_peak_tflops = 0;  // the measured device's peak for dtype; 0: look it up
+  Dtype dtype = Dtype::fp32;
+  double global_batch = 0;          // samples per step, all workers together
+  double steps = 0;                 // steps measured
+  double step_time_s = 0;           // mean wall time of one step
+  double compute_time_s = 0;        // per step, on one worker
+  double communication_time_s = 0;  // per step, all-reduce time on the critical path
+  double allreduce_bytes = 0;       // bytes all-reduced per step (per worker)
+  double samples_per_s = 0;
+  double checkpoint_time_s = 0;  // mean time to write one checkpoint
+  double checkpoint_bytes = 0;
+  double dataset_samples = 0;  // one epoch
+  double dataset_bytes = 0;
+  double parameter_bytes = 0;
+  double memory_per_device_bytes = 0;
+  std::string source;  // the file it came from
+
+  // Errors name `source`, the field and the problem.
+  static Profile parse(std::string_view json, const std::string& source);
+  static Profile load(const std::string& path);
+  std::string to_json() const;
+};
+
+struct NUBO_API Workload {
+  std::string name;
+  // Analytic: total training FLOPs, or flops_per_sample x samples x epochs.
+  double total_flops = 0;
+  double flops_per_sample = 0;
+  double samples = 0;  // per epoch
+  double epochs = 1;
+  double global_batch = 0;  // samples per step; with samples it gives the step count
+  Dtype dtype = Dtype::bf16;
+  // Achievable fraction of peak (model FLOPs utilisation). 0.4: PaLM reports 46% on TPU v4
+  // (Chowdhery et al. 2022, where MFU is defined); 30-50% is typical for large dense models.
+  double mfu = 0.4;
+
+  // Measured: a profile, scaled by the target's peak and link bandwidth (analytic fields unused).
+  std::optional<Profile> profile;
+
+  // Both.
+  double parameter_bytes = 0;       // gradient bytes all-reduced per step (analytic)
+  double memory_per_gpu_bytes = 0;  // GPU memory one worker needs
+  double dataset_bytes = 0;         // staged onto each node before the run
+  // Compressed size / original size of the staged data (the archive issue measures it): 1 = raw.
+  double compression_ratio = 1.0;
+  double checkpoint_bytes = 0;
+  double checkpoint_write_mbps = 0;         // 0: the provider's block storage throughput
+  double checkpoint_interval_s = 0;         // on-demand and reserved; 0: one checkpoint per hour
+  double overlap = 0;                       // fraction of communication hidden behind compute
+  double egress_bytes = 0;                  // results downloaded to the internet afterwards
+  double storage_months_after = 0;          // keep dataset + checkpoint in object storage this long
+  std::map<std::string, std::string> tags;  // "project" -> "vision", "team" -> "ml"
+
+  // A measured workload from a profile: `epochs` passes over profile.dataset_samples.
+  static Workload from_profile(const Profile& profile, double epochs);
+};
+
+// ---- Estimates ----------------------------------------------------------------------------
+
+struct TimeBreakdown {
+  double compute_s = 0;
+  double communication_s = 0;
+  double staging_s = 0;
+  double checkpoint_s = 0;  // writing checkpoints
+  double rework_s = 0;      // expected work redone after interruptions (spot)
+  double restart_s = 0;     // expected time to restart after interruptions (spot)
+  double steps = 0;
+  double step_s = 0;  // compute + exposed communication of one step
+  double total_s() const {
+    return compute_s + communication_s + staging_s + checkpoint_s + rework_s + restart_s;
+  }
+};
+
+struct CostBreakdown {
+  double instances = 0;  // instance hours x price x nodes
+  double storage = 0;    // block storage during the run + object storage afterwards
+  double egress = 0;
+  double total() const { return instances + (storage + egress); }
+};
+
+struct NUBO_API Estimate {
+  std::string provider, instance, region, gpu_model;
+  int gpus_per_node = 0;
+  int nodes = 1;
+  Pricing pricing = Pricing::on_demand;
+  double hourly = 0;  // $/h for all nodes
+  bool price_derived = false;
+  TimeBreakdown time;
+  CostBreakdown cost;
+  double checkpoint_interval_s = 0;
+  double expected_interruptions = 0;
+  double memory_needed_bytes = 0, memory_per_gpu_bytes = 0;
+  double reserved_break_even = 0;  // reserved pricings: utilisation above which it pays
+  bool pareto = false;
+  std::map<std::string, std::string> tags;
+  std::vector<std::string> notes;  // assumptions that apply ("storage priced as aws", ...)
+
+  double hours() const { return time.total_s() / 3600.0; }
+  double total_cost() const { return cost.total(); }
+  std::string label() const;  // "p4d.24xlarge x2 spot"
+};
+
+struct PlanRequest {
+  std::vector<Pricing> pricings = {Pricing::on_demand};
+  int min_nodes = 1, max_nodes = 1;
+  double deadline_s = 0;              // 0: none
+  double budget = 0;                  // $; 0: none
+  std::string gpu, provider, region;  // filters: substring of the GPU model (case-insensitive),
+                                      // exact provider and region; empty: all
+  enum class Rank { cost, time } rank = Rank::cost;
+  std::size_t limit = 10;        // ranked plans returned; 0: all
+  double spot_mtbi_s = 0;        // 0: the provider's default
+  double restart_s = -1;         // < 0: the provider's default
+  double comm_efficiency = 1.0;  // achieved / peak link bandwidth, in (0, 1]
+};
+
+// Options left out, grouped: `options` (instance, nodes, pricing) triples share subject and reason.
+struct Exclusion {
+  std::string subject;  // "p3.2xlarge x1-4 (on-demand, spot)"
+  std::string reason;   // "needs 45.0 GiB of GPU memory per GPU; V100-SXM2-16GB has 16.0 GiB"
+  std::size_t options = 0;
+};
+
+class NUBO_API Plan {
+ public:
+  std::vector<Estimate> ranked;    // feasible, best first, at most request.limit
+  std::vector<Estimate> frontier;  // the Pareto frontier of cost and time, fastest first
+  std::size_t considered = 0, feasible = 0;
+
+  // Every excluded option, explained; made on the first call (make that first call from one
+  // thread; after it, several threads may read).
+  const std::vector<Exclusion>& exclusions() const;
+  std::size_t excluded() const { return considered - feasible; }
+  // The whole plan as JSON (docs/cost.md).
+  std::string to_json() const;
+
+  struct Data;  // the compact exclusion records behind exclusions()
+  std::shared_ptr<const Data> data;
+
+ private:
+  mutable std::shared_ptr<std::vector<Exclusion>> exclusions_;
+};
+
+// Plans a workload over a catalog; throws invalid_argument for a bad request or workload.
+NUBO_API Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& request);
+// One option, fully broken down, whether or not it meets the request's deadline or budget.
+NUBO_API Estimate estimate(const Catalog& catalog, const Workload& workload,
+                           const Instance& instance, int nodes, Pricing pricing,
+                           const PlanRequest& request = {});
+
+// ---- Pricing helpers ----------------------------------------------------------------------
+
+// Young (1974) and Daly (2006): checkpoint every `interval` seconds when writing one takes
+// `write_s` and interruptions come every `mtbi_s` on average; `restart_s` per interruption.
+struct NUBO_API CheckpointPlan {
+  double young_interval_s = 0;       // sqrt(2 delta M)
+  double daly_interval_s = 0;        // Daly's higher-order optimum (the one used)
+  double expected_wall_s = 0;        // Daly's expected completion time of `work_s`
+  double write_s = 0;                // time spent writing checkpoints
+  double lost_work_s = 0;            // expected work redone
+  double restart_s = 0;              // expected restart time
+  double interruptions = 0;          // expected number
+  double overhead_fraction() const;  // (expected_wall - work) / work
+};
+NUBO_API CheckpointPlan checkpoint_plan(double work_s, double write_s, double mtbi_s,
+                                        double restart_s, double interval_s = 0);
+
+struct ReservedTerms {
+  double hourly = 0;
+  double discount = 0;                // 1 - hourly / on-demand
+  double break_even_utilisation = 0;  // hourly / on-demand
+  bool derived = false;
+};
+NUBO_API ReservedTerms reserved_terms(const Instance& instance, Pricing term);
+
+// Internet egress of `bytes` in one month through the provider's tiers.
+NUBO_API double egress_cost(const ProviderPrices& prices, double bytes);
+
+// Rent or own: a machine bought for `hardware_price` and run `years` against renting the cloud
+// instance at `cloud_hourly` for the hours it is used.
+struct OwnRequest {
+  double hardware_price = 0;
+  double power_kw = 0;
+  double years = 3;
+  double cloud_hourly = 0;
+  double utilisation = 0.5;           // fraction of the hours the machine does useful work
+  double kwh_price = 0.12;            // $/kWh
+  double pue = 1.5;                   // facility power / IT power
+  double maintenance_per_year = 0.0;  // fraction of the hardware price, per year
+};
+struct NUBO_API OwnResult {
+  double break_even_utilisation = 0;    // above it owning is cheaper; > 1: renting always is
+  double own_cost = 0, cloud_cost = 0;  // over the years, at the request's utilisation
+  double cloud_saving = 0;              // 1 - cloud / own (negative: owning saves)
+  double utilisation_for_saving(double saving) const;  // where renting saves this fraction
+  double fixed = 0, energy_per_hour = 0, cloud_hourly = 0, hours = 0;
+};
+NUBO_API OwnResult rent_vs_own(const OwnRequest& request);
+
+// Scaling efficiency of n workers: t1 / (n x tn). The seed's 8 V100s doing in 8 hours what took
+// 3 days gives 72 / (8 x 8) = 1.125: more than linear, so not data parallelism alone.
+NUBO_API double scaling_efficiency(double t1_s, double tn_s, int n);
+
+// Sum of total_cost() by the value of tag `key`; estimates without it count under "".
+NUBO_API std::map<std::string, double> totals_by_tag(const std::vector<Estimate>& estimates,
+                                                     std::string_view key);
+
+// ---- The live meter -----------------------------------------------------------------------
+
+// Money so far and the projected total of a running job, from the hourly price and progress.
+class NUBO_API CostMeter {
+ public:
+  CostMeter(double hourly, double fixed = 0);
+  static CostMeter for_instance(const Catalog& catalog, std::string_view instance, Pricing pricing,
+                                int nodes = 1);
+  // elapsed_s since the job started; progress in [0, 1].
+  void update(double elapsed_s, double progress);
+  double spent() const;      // fixed + hourly x elapsed
+  double projected() const;  // spent / progress; the spent amount until progress > 0
+  double hourly() const { return hourly_; }
+  // "$12.34 spent, ~$56.78 projected"
+  std::string line() const;
+
+ private:
+  double hourly_, fixed_, elapsed_s_ = 0, progress_ = 0;
+};
+
+// ---- Units --------------------------------------------------------------------------------
+
+// "90", "90s", "15m", "6h", "2d", "1w" -> seconds; `what` names the value in errors.
+NUBO_API double parse_duration(std::string_view text, std::string_view what);
+// "20G", "1.5T", "512M", "100" (bytes), "20GB", "20GiB" -> bytes (K/M/G/T/P: powers of 1000;
+// Ki/Mi/Gi/Ti: powers of 1024).
+NUBO_API double parse_bytes(std::string_view text, std::string_view what);
+// "1.5h", "90m" style output: "1.5 h", "45 min", "3.2 d".
+NUBO_API std::string format_duration(double seconds);
+NUBO_API std::string format_money(double dollars);  // "$1,234.56", "$0.53"
+
+}  // namespace nubo::cost

@@ -1,0 +1,98 @@
+#include "cost/fields.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "common/text.hpp"
+#include "nubo/error.hpp"
+
+namespace nubo::cost::detail {
+
+double Fields::number(std::string_view name, double min, double max, double fallback) const {
+  auto s = str(name);
+  if (text::trim(s).empty()) return fallback;
+  try {
+    return text::parse_double(text::trim(s), name, min, max);
+  } catch (const Error& e) {
+    fail(e.what());
+  }
+  return fallback;  // not reached: fail() throws (a virtual [[noreturn]] is not trusted by gcc)
+}
+
+double Fields::required(std::string_view name, double min, double max) const {
+  if (text::trim(str(name)).empty()) fail(std::string(name) + ": missing value");
+  return number(name, min, max, 0);
+}
+
+std::string Fields::required_str(std::string_view name) const {
+  auto s = std::string(text::trim(str(name)));
+  if (s.empty()) fail(std::string(name) + ": missing value");
+  return s;
+}
+
+std::string CsvFields::str(std::string_view name) const {
+  // Optional columns may be absent from a user's header.
+  for (const auto& column : table_.columns())
+    if (column == name) return row_.str(name);
+  return "";
+}
+
+std::string JsonFields::str(std::string_view name) const {
+  auto it = object_.find(std::string(name));
+  if (it == object_.end() || it->is_null()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_number()) {
+    // Shortest text that reads back as the same double.
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", it->get<double>());
+    return buf;
+  }
+  if (it->is_boolean()) return it->get<bool>() ? "1" : "0";
+  fail(std::string(name) + ": expected a string or a number, got " + it->type_name());
+  return "";  // not reached
+}
+
+void JsonFields::fail(std::string_view message) const {
+  throw Error(Errc::invalid_argument, where() + ": " + std::string(message));
+}
+
+std::vector<std::size_t> json_element_lines(std::string_view text, std::string_view key) {
+  std::vector<std::size_t> lines;
+  std::size_t line = 1;
+  int depth = 0;            // nesting of {} and []
+  int target_depth = -1;    // depth inside the wanted array, once found
+  std::string last_string;  // the most recent string at depth 1 (a candidate key)
+  bool expect_array = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+    } else if (c == '"') {
+      std::string s;
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\')
+          ++i;
+        else if (text[i] == '\n')
+          ++line;
+        else
+          s += text[i];
+      }
+      if (depth == 1) last_string = s;
+    } else if (c == ':' && depth == 1) {
+      expect_array = last_string == key;
+    } else if (c == '[' || c == '{') {
+      if (c == '[' && depth == 1 && expect_array)
+        target_depth = depth + 1;
+      else if (c == '{' && depth == target_depth)
+        lines.push_back(line);
+      expect_array = false;
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      --depth;
+      if (depth < target_depth - 1 || (c == ']' && depth == target_depth - 1)) target_depth = -1;
+    }
+  }
+  return lines;
+}
+
+}  // namespace nubo::cost::detail

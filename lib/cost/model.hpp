@@ -1,0 +1,97 @@
+// The time and cost model shared by estimate(), the planner and its exhaustive reference: one
+// implementation of every formula, so the three agree to the last bit. docs/cost.md states the
+// formulas with their sources.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "device/gpu_catalog.hpp"
+#include "nubo/cost.hpp"
+
+namespace nubo::cost::detail {
+
+using nubo::detail::GpuCatalog;
+using nubo::detail::GpuModel;
+
+constexpr double kHoursPerMonth = 730.0;  // the providers' billing convention (8760 / 12)
+constexpr double kGB = 1e9;               // prices are per GB of 10^9 bytes
+
+// Dense peak of a GPU for a dtype, TFLOP/s; 0 when the GPU does not support it.
+double peak_tflops(const GpuModel& gpu, Dtype dtype);
+
+// Per-GPU all-reduce bandwidth inside one instance, bytes/s per direction (docs/cost.md):
+// NVLink: the GPU table's total bidirectional NVLink bandwidth / 2; PCIe: the x16 link of the
+// GPU's generation (PCI-SIG: 0.985 GB/s per lane for gen3, doubling each generation).
+double derived_link_gbs(const GpuModel& gpu, Interconnect interconnect);
+
+// A workload reduced to the numbers the model needs, validated once.
+struct WorkloadModel {
+  Dtype dtype = Dtype::bf16;
+  bool measured = false;
+  double tflop = 0;  // compute work, in TFLOP at the achieved fraction of peak
+  double steps = 0;  // optimizer steps (0: unknown; communication is then not modelled)
+  double allreduce_bytes = 0;
+  double overlap = 0;
+  double memory_per_gpu = 0;
+  double staged_bytes = 0;  // dataset x compression ratio
+  double dataset_bytes = 0;
+  double checkpoint_bytes = 0;
+  double checkpoint_write_mbps = 0;  // 0: the provider's block storage throughput
+  double checkpoint_interval_s = 3600;
+  double egress_bytes = 0;
+  double storage_months_after = 0;
+  std::vector<std::string> notes;
+};
+WorkloadModel compile(const Workload& workload);
+
+// The hardware of one option: what the time model reads from instance + GPU table + provider.
+struct Hardware {
+  const GpuModel* gpu = nullptr;
+  int gpus = 0;            // per node
+  double link_Bps = 0;     // per GPU, per direction
+  double network_Bps = 0;  // per node
+  const ProviderPrices* provider = nullptr;
+};
+
+// Compute and communication of the whole run on `nodes` nodes, without checkpoints.
+struct RunTime {
+  double compute_s = 0, communication_s = 0, step_s = 0, staging_s = 0;
+  double work_s() const { return compute_s + communication_s; }
+};
+RunTime run_time(const WorkloadModel& w, const Hardware& h, int nodes, double comm_efficiency);
+
+// Seconds to write one checkpoint.
+double checkpoint_write_s(const WorkloadModel& w, const Hardware& h);
+
+// The full time breakdown under a pricing (spot: Daly's expected time with interruptions).
+struct Timing {
+  TimeBreakdown time;
+  double interval_s = 0;
+  double interruptions = 0;
+};
+Timing timing(const WorkloadModel& w, const Hardware& h, const RunTime& rt, Pricing pricing,
+              double mtbi_s, double restart_s);
+
+// Storage (block during the run on every node, object storage after) and egress, in $.
+double storage_cost(const WorkloadModel& w, const ProviderPrices& p, double total_s, int nodes);
+
+// The hardware of an instance; `provider_fallback` is set when its provider has no price row.
+Hardware hardware_of(const Catalog& catalog, const Instance& instance, bool* provider_fallback);
+// Spot interruption figures: the request's, else the provider's defaults.
+double spot_mtbi_s(const PlanRequest& request, const ProviderPrices& provider);
+double spot_restart_s(const PlanRequest& request, const ProviderPrices& provider);
+// Throws invalid_argument naming the bad field of a request.
+void validate(const PlanRequest& request);
+// One option, every figure filled in (the planner materialises its results with this).
+Estimate make_estimate(const Catalog& catalog, const Workload& workload, const WorkloadModel& model,
+                       const Instance& instance, int nodes, Pricing pricing,
+                       const PlanRequest& request);
+
+// The cost of an option: instance hours x price x nodes + the fixed part. Everything that ranks
+// options calls this, so equal options cost exactly the same.
+inline double option_cost(double total_s, int nodes, double price, double fixed) {
+  return (total_s / 3600.0 * nodes) * price + fixed;
+}
+
+}  // namespace nubo::cost::detail

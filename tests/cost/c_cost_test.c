@@ -1,0 +1,231 @@
+/* The cost C ABI from a strict C11 program: catalogs, a plan, an estimate, the tools, the meter,
+   and the bad inputs each entry point must answer with a status and a message. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nubo.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                                                            \
+  do {                                                                                         \
+    if (!(cond)) {                                                                             \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed (last error: %s)\n", __FILE__, __LINE__, #cond, \
+              nubo_last_error());                                                              \
+      ++failures;                                                                              \
+    }                                                                                          \
+  } while (0)
+
+static int contains(const char* haystack, const char* needle) {
+  return haystack && strstr(haystack, needle) != NULL;
+}
+
+static void test_catalog(void) {
+  nubo_cost_catalog* catalog = NULL;
+  CHECK(nubo_cost_catalog_builtin(&catalog) == NUBO_OK);
+  CHECK(nubo_cost_catalog_instance_count(catalog) >= 16);
+  int found = 0;
+  for (size_t i = 0; i < nubo_cost_catalog_instance_count(catalog); ++i) {
+    nubo_cost_instance_info info;
+    info.struct_size = sizeof info;
+    CHECK(nubo_cost_catalog_instance(catalog, i, &info) == NUBO_OK);
+    if (strcmp(info.name, "p4d.24xlarge") == 0) {
+      found = 1;
+      CHECK(info.gpus == 8);
+      CHECK(strcmp(info.gpu_model, "A100-SXM4-40GB") == 0);
+      CHECK(strcmp(info.interconnect, "nvswitch") == 0);
+      CHECK(fabs(info.on_demand - 32.77) < 1e-9);
+      CHECK(info.reserved_1y_derived);
+      CHECK(strlen(info.source) > 0);
+    }
+  }
+  CHECK(found);
+  nubo_cost_instance_info info;
+  info.struct_size = sizeof info;
+  CHECK(nubo_cost_catalog_instance(catalog, 100000, &info) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(contains(nubo_last_error(), "out of range"));
+  info.struct_size = 0;
+  CHECK(nubo_cost_catalog_instance(catalog, 0, &info) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_cost_catalog_load(catalog, "/nonexistent.csv", 0) == NUBO_ERR_NOT_FOUND);
+  CHECK(nubo_cost_catalog_load(catalog, NULL, 0) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(contains(nubo_last_error(), "path is NULL"));
+  CHECK(nubo_cost_catalog_set_reserved_discounts(catalog, 0.5, 0.75) == NUBO_OK);
+  CHECK(nubo_cost_catalog_set_reserved_discounts(catalog, 1.5, 0.75) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_cost_catalog_builtin(NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_cost_catalog_instance_count(NULL) == 0);
+  nubo_cost_catalog_free(catalog);
+  nubo_cost_catalog_free(NULL);
+}
+
+static void test_plan(void) {
+  nubo_cost_catalog* catalog = NULL;
+  CHECK(nubo_cost_catalog_builtin(&catalog) == NUBO_OK);
+  nubo_cost_workload w;
+  CHECK(nubo_cost_workload_init(&w, sizeof w) == NUBO_OK);
+  CHECK(w.epochs == 1 && w.mfu == 0.4 && w.dtype == NUBO_COST_BF16);
+  w.total_flops = 3e18;
+  w.checkpoint_bytes = 20e9;
+  w.tags = "team=vision,project=a";
+  nubo_cost_plan_options o;
+  CHECK(nubo_cost_plan_options_init(&o, sizeof o) == NUBO_OK);
+  o.pricings = (1u << NUBO_COST_ON_DEMAND) | (1u << NUBO_COST_SPOT);
+  o.max_nodes = 4;
+  o.deadline_s = 24 * 3600;
+  nubo_cost_plan* plan = NULL;
+  CHECK(nubo_cost_plan_create(catalog, &w, &o, &plan) == NUBO_OK);
+  size_t considered = 0, feasible = 0;
+  CHECK(nubo_cost_plan_counts(plan, &considered, &feasible) == NUBO_OK);
+  CHECK(considered > feasible && feasible > 0);
+  CHECK(nubo_cost_plan_ranked_count(plan) == 10);
+  CHECK(nubo_cost_plan_frontier_count(plan) > 0);
+  CHECK(nubo_cost_plan_exclusion_count(plan) > 0);
+  double previous = 0;
+  for (size_t i = 0; i < nubo_cost_plan_ranked_count(plan); ++i) {
+    nubo_cost_estimate_info e;
+    e.struct_size = sizeof e;
+    CHECK(nubo_cost_plan_ranked(plan, i, &e) == NUBO_OK);
+    CHECK(e.cost_total >= previous);
+    previous = e.cost_total;
+    CHECK(fabs(e.total_s - (e.compute_s + e.communication_s + e.staging_s + e.checkpoint_s +
+                            e.rework_s + e.restart_s)) < 1e-6 * e.total_s);
+    CHECK(e.total_s <= 24 * 3600);
+    CHECK(strlen(e.label) > 0);
+  }
+  nubo_cost_exclusion_info x;
+  x.struct_size = sizeof x;
+  CHECK(nubo_cost_plan_exclusion(plan, 0, &x) == NUBO_OK);
+  CHECK(strlen(x.subject) > 0 && strlen(x.reason) > 0 && x.options > 0);
+  size_t needed = 0;
+  CHECK(nubo_cost_plan_json(plan, NULL, 0, &needed) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(needed > 100);
+  char* json = malloc(needed);
+  CHECK(nubo_cost_plan_json(plan, json, needed, &needed) == NUBO_OK);
+  CHECK(contains(json, "\"frontier\"") && contains(json, "\"team\": \"vision\""));
+  free(json);
+  nubo_cost_estimate_info e;
+  e.struct_size = sizeof e;
+  CHECK(nubo_cost_plan_ranked(plan, 99, &e) == NUBO_ERR_INVALID_ARGUMENT);
+  nubo_cost_plan_free(plan);
+  nubo_cost_plan_free(NULL);
+
+  /* One estimate, and what it refuses. */
+  CHECK(nubo_cost_estimate(catalog, &w, "p4d.24xlarge", NULL, 2, NUBO_COST_SPOT, NULL, &plan) ==
+        NUBO_OK);
+  CHECK(nubo_cost_plan_ranked_count(plan) == 1);
+  CHECK(nubo_cost_plan_ranked(plan, 0, &e) == NUBO_OK);
+  CHECK(e.nodes == 2 && e.pricing == NUBO_COST_SPOT && e.rework_s > 0);
+  CHECK(e.checkpoint_interval_s > 0 && e.expected_interruptions > 0);
+  nubo_cost_plan_free(plan);
+  CHECK(nubo_cost_estimate(catalog, &w, "nope.xlarge", NULL, 1, NUBO_COST_ON_DEMAND, NULL, &plan) ==
+        NUBO_ERR_NOT_FOUND);
+  CHECK(plan == NULL);
+  CHECK(nubo_cost_estimate(catalog, &w, "p3.2xlarge", NULL, 1, NUBO_COST_SPOT, NULL, &plan) ==
+        NUBO_ERR_UNAVAILABLE);
+  CHECK(nubo_cost_estimate(catalog, &w, "p3.8xlarge", NULL, 1, NUBO_COST_ON_DEMAND, NULL, &plan) ==
+        NUBO_ERR_UNSUPPORTED); /* V100 has no bf16 */
+  CHECK(nubo_cost_estimate(catalog, &w, "p4d.24xlarge", NULL, 1, (nubo_cost_pricing)9, NULL,
+                           &plan) == NUBO_ERR_INVALID_ARGUMENT);
+
+  /* Bad inputs. */
+  nubo_cost_workload bad = w;
+  bad.mfu = 2;
+  CHECK(nubo_cost_plan_create(catalog, &bad, NULL, &plan) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(contains(nubo_last_error(), "mfu"));
+  bad = w;
+  bad.tags = "novalue";
+  CHECK(nubo_cost_plan_create(catalog, &bad, NULL, &plan) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(contains(nubo_last_error(), "KEY=VALUE"));
+  bad = w;
+  bad.struct_size = 0;
+  CHECK(nubo_cost_plan_create(catalog, &bad, NULL, &plan) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(contains(nubo_last_error(), "nubo_cost_workload_init"));
+  o.pricings = 0;
+  CHECK(nubo_cost_plan_create(catalog, &w, &o, &plan) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_cost_plan_create(NULL, &w, NULL, &plan) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_cost_plan_create(catalog, NULL, NULL, &plan) == NUBO_ERR_INVALID_ARGUMENT);
+
+  /* A measured workload from the sample profile. */
+  nubo_cost_workload m;
+  CHECK(nubo_cost_workload_init(&m, sizeof m) == NUBO_OK);
+  m.profile_path = NUBO_TEST_DATA_DIR "/sample_profile.json";
+  m.epochs = 10;
+  CHECK(nubo_cost_estimate(catalog, &m, "g4dn.xlarge", NULL, 1, NUBO_COST_ON_DEMAND, NULL, &plan) ==
+        NUBO_OK);
+  CHECK(nubo_cost_plan_ranked(plan, 0, &e) == NUBO_OK);
+  CHECK(fabs(e.compute_s - 72 / 8.1) < 1e-6); /* 0.012 s x 6000 steps x 1 TFLOP/s / 8.1 */
+  nubo_cost_plan_free(plan);
+  m.profile_path = NUBO_TEST_DATA_DIR "/missing_profile.json";
+  CHECK(nubo_cost_plan_create(catalog, &m, NULL, &plan) == NUBO_ERR_NOT_FOUND);
+  nubo_cost_catalog_free(catalog);
+}
+
+static void test_tools(void) {
+  nubo_cost_checkpoint_info cp;
+  cp.struct_size = sizeof cp;
+  CHECK(nubo_cost_checkpoint_plan(360000, 60, 21600, 600, &cp) == NUBO_OK);
+  CHECK(fabs(cp.young_interval_s - 1609.968944) < 1e-3);
+  CHECK(fabs(cp.daly_interval_s - 1570.22) < 0.05);
+  CHECK(cp.overhead_fraction > 0.1 && cp.overhead_fraction < 0.2);
+  CHECK(nubo_cost_checkpoint_plan(360000, 60, 0, 600, &cp) == NUBO_ERR_INVALID_ARGUMENT);
+
+  nubo_cost_own_request r;
+  CHECK(nubo_cost_own_request_init(&r, sizeof r) == NUBO_OK);
+  r.hardware_price = 250000;
+  r.power_kw = 6.5;
+  r.cloud_hourly = 32.77;
+  nubo_cost_own_info own;
+  own.struct_size = sizeof own;
+  CHECK(nubo_cost_rent_vs_own(&r, &own) == NUBO_OK);
+  CHECK(fabs(own.break_even_utilisation - 250000 / (26280 * (32.77 - 1.17))) < 1e-9);
+  CHECK(own.utilisation_for_70 > 0.08 && own.utilisation_for_70 < 0.09);
+  r.hardware_price = -1;
+  CHECK(nubo_cost_rent_vs_own(&r, &own) == NUBO_ERR_INVALID_ARGUMENT);
+
+  nubo_cost_meter* meter = NULL;
+  CHECK(nubo_cost_meter_create(32.77, 0, &meter) == NUBO_OK);
+  double spent = 0, projected = 0;
+  CHECK(nubo_cost_meter_update(meter, 1800, 0.25, &spent, &projected) == NUBO_OK);
+  CHECK(fabs(spent - 16.385) < 1e-9 && fabs(projected - 65.54) < 1e-9);
+  CHECK(nubo_cost_meter_update(meter, 1800, 1.5, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  nubo_cost_meter_free(meter);
+  nubo_cost_catalog* catalog = NULL;
+  CHECK(nubo_cost_catalog_builtin(&catalog) == NUBO_OK);
+  CHECK(nubo_cost_meter_for_instance(catalog, "p5.48xlarge", NUBO_COST_ON_DEMAND, 2, &meter) ==
+        NUBO_OK);
+  CHECK(nubo_cost_meter_update(meter, 3600, 0.5, &spent, &projected) == NUBO_OK);
+  CHECK(fabs(spent - 196.64) < 1e-9 && fabs(projected - 393.28) < 1e-9);
+  nubo_cost_meter_free(meter);
+  CHECK(nubo_cost_meter_for_instance(catalog, "p3.2xlarge", NUBO_COST_SPOT, 1, &meter) ==
+        NUBO_ERR_UNAVAILABLE);
+  CHECK(nubo_cost_meter_update(NULL, 1, 0.5, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  nubo_cost_meter_free(NULL);
+  nubo_cost_catalog_free(catalog);
+}
+
+/* --layout: the structs' sizes as C lays them out, for the Python binding's test. */
+static int print_layout(void) {
+  printf(
+      "{\"nubo_cost_instance_info\": %zu, \"nubo_cost_workload\": %zu, "
+      "\"nubo_cost_plan_options\": %zu, \"nubo_cost_estimate_info\": %zu, "
+      "\"nubo_cost_exclusion_info\": %zu, \"nubo_cost_checkpoint_info\": %zu, "
+      "\"nubo_cost_own_request\": %zu, \"nubo_cost_own_info\": %zu}\n",
+      sizeof(nubo_cost_instance_info), sizeof(nubo_cost_workload), sizeof(nubo_cost_plan_options),
+      sizeof(nubo_cost_estimate_info), sizeof(nubo_cost_exclusion_info),
+      sizeof(nubo_cost_checkpoint_info), sizeof(nubo_cost_own_request), sizeof(nubo_cost_own_info));
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "--layout") == 0) return print_layout();
+  test_catalog();
+  test_plan();
+  test_tools();
+  if (failures) {
+    fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("cost C API: all checks passed\n");
+  return 0;
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# nubo-cost end to end: each command, its --json and --svg output, and the answers to bad flags.
+# Usage: cli_test.sh NUBO_COST TESTS_DATA_DIR WORK_DIR
+set -uo pipefail
+bin=$1 data=$2 work=$3
+mkdir -p "$work"
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# expect RC NEEDLE -- ARGS...: runs nubo-cost ARGS, checks the exit status and that stdout+stderr
+# contains NEEDLE.
+expect() {
+  local rc=$1 needle=$2
+  shift 3
+  local out status
+  out=$("$bin" "$@" 2>&1)
+  status=$?
+  [ "$status" -eq "$rc" ] || fail "nubo-cost $* exited $status, expected $rc: $out"
+  grep -qF -- "$needle" <<<"$out" || fail "nubo-cost $*: no '$needle' in: $out"
+}
+
+json_ok() { python3 -c 'import json, sys; json.load(sys.stdin)' 2>/dev/null; }
+
+# catalog
+expect 0 "p4d.24xlarge" -- catalog
+expect 0 "* derived" -- catalog --gpu A100
+"$bin" catalog --gpu H100 | grep -q "p3.2xlarge" && fail "--gpu H100 still lists p3.2xlarge"
+"$bin" catalog --provider azure --json | json_ok || fail "catalog --json is not JSON"
+expect 0 '"source"' -- catalog --json
+
+# plan, analytic
+expect 0 "Best: " -- plan --flops 3e18 --mfu 0.4 --deadline 24h --budget 500 --spot --nodes 1-4
+"$bin" plan --flops 3e18 --deadline 24h --spot --nodes 1-4 --json | json_ok || fail "plan --json is not JSON"
+expect 0 '"frontier"' -- plan --flops 3e18 --spot --json
+expect 0 "reserved-1y*" -- plan --flops 3e18 --reserved --rank time
+expect 0 "Chart: $work/plan.svg" -- plan --flops 3e20 --deadline 3d --pricing all --nodes 1-4 \
+  --checkpoint-size 20G --svg "$work/plan.svg"
+if command -v python3 >/dev/null; then
+  python3 - "$work/plan.svg" <<'PY' || fail "plan.svg is not a well-formed SVG with the frontier and the best three"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "{http://www.w3.org/2000/svg}svg", root.tag
+text = "".join(root.itertext())
+assert "Pareto frontier" in text and "Best by cost" in text and "p4d.24xlarge" in text
+PY
+fi
+[ -e "$work/plan.svg.tmp" ] && fail "the temporary SVG was left behind"
+
+# plan, measured
+expect 0 "profile $data/sample_profile.json" -- plan --profile "$data/sample_profile.json" --epochs 90
+expect 2 "--flops excludes --profile" -- plan --profile "$data/sample_profile.json" --flops 1e18
+
+# an infeasible deadline is explained, with its own exit status
+expect 3 "No option meets the request." -- plan --flops 3e18 --deadline 1m
+expect 3 "past the 60 s deadline" -- plan --flops 3e18 --deadline 1m --explain
+
+# bad flags and files
+expect 1 "--deadline: unknown unit 'x'" -- plan --flops 3e18 --deadline 5x
+expect 1 "--budget: expected a number, got 'lots'" -- plan --flops 3e18 --budget lots
+expect 1 "--nodes: 4-1 counts down" -- plan --flops 3e18 --nodes 4-1
+expect 1 "--nodes: expected N or MIN-MAX" -- plan --flops 3e18 --nodes 0
+expect 1 "describe the workload" -- plan --deadline 24h
+expect 1 "unknown pricing 'cheap'" -- plan --flops 3e18 --pricing cheap
+expect 1 "unknown dtype 'int3'" -- plan --flops 3e18 --dtype int3
+expect 1 "--tag: expected KEY=VALUE" -- plan --flops 3e18 --tag oops
+expect 1 "--reserved-discount" -- plan --flops 3e18 --reserved-discount 2y=0.5
+printf 'provider,instance,region,gpu_model,gpus,on_demand,spot\naws,x,r,T4,1,1.0,2.0\n' > "$work/bad.csv"
+expect 1 "$work/bad.csv:2: spot" -- plan --flops 3e18 --catalog "$work/bad.csv"
+printf 'provider,instance,region,gpu_model,gpus,on_demand\naws,x,r,T4,0,1.0\n' > "$work/zero.csv"
+expect 1 "$work/zero.csv:2: gpus: an instance needs at least one GPU" -- catalog --catalog "$work/zero.csv"
+printf 'provider,instance,region,gpu_model,gpus,on_demand\naws,mine.big,r,A100-SXM4-80GB,8,9.5\n' > "$work/mine.csv"
+expect 0 "mine.big" -- catalog --catalog "$work/mine.csv" --replace-catalog
+expect 1 "nope" -- own --price 1000 --power-kw 1 --instance nope
+expect 2 "--write-rate is required" -- checkpoint --size 20G
+expect 2 "The following argument was not expected: --bogus" -- catalog --bogus
+
+# checkpoint: 20 GB at 1 GB/s is 20 s; Young sqrt(2 x 20 x 21600) = 929.5 s = 15 min
+expect 0 "Young (1974): checkpoint every 15 min" -- checkpoint --size 20G --write-rate 1G --mtbi 6h
+expect 0 "overhead" -- checkpoint --size 20G --write-rate 1G --mtbi 6h --work 100h
+"$bin" checkpoint --size 20G --write-rate 1G --json | json_ok || fail "checkpoint --json is not JSON"
+expect 1 "--write-rate: unknown unit" -- checkpoint --size 20G --write-rate 1Gbps
+
+# own: 250000 / (26280 x (32.77 - 1.17)) = 30%
+expect 0 "Break-even utilisation: 30%" -- own --price 250000 --power-kw 6.5 --years 3
+expect 0 '"break_even_utilisation"' -- own --price 250000 --power-kw 6.5 --json
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "nubo-cost CLI: all checks passed"

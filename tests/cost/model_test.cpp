@@ -1,0 +1,161 @@
+// The time model, each term checked against a hand computation.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "cost/model.hpp"
+#include "cost_helpers.hpp"
+#include "nubo/cost.hpp"
+#include "nubo/error.hpp"
+
+using namespace nubo;
+using namespace nubo::cost;
+using cost_test::box_catalog;
+using cost_test::flops_workload;
+
+TEST_CASE("compute time: FLOPs / (GPUs x peak x MFU)") {
+  auto c = box_catalog();
+  auto w = flops_workload();
+  const auto& box = c.get("box", "r1");
+  // 3e18 / (8 x 312e12 x 0.4) = 3004.8 s on one box; half on two.
+  CHECK(estimate(c, w, box, 1, Pricing::on_demand).time.compute_s == Approx(3004.8077));
+  CHECK(estimate(c, w, box, 2, Pricing::on_demand).time.compute_s == Approx(1502.4038));
+  // fp32 on the same GPUs: 19.5 TFLOP/s instead of 312.
+  w.dtype = Dtype::fp32;
+  CHECK(estimate(c, w, box, 1, Pricing::on_demand).time.compute_s ==
+        Approx(3e18 / (8 * 19.5e12 * 0.4)));
+  // FLOPs per sample x samples x epochs is the same thing.
+  Workload per_sample;
+  per_sample.flops_per_sample = 1e12;
+  per_sample.samples = 1e6;
+  per_sample.epochs = 3;
+  per_sample.dtype = Dtype::bf16;
+  CHECK(estimate(c, per_sample, box, 1, Pricing::on_demand).time.compute_s == Approx(3004.8077));
+}
+
+TEST_CASE("communication: ring all-reduce 2(n-1)/n x bytes / link, plus the network across nodes") {
+  auto c = box_catalog();
+  auto w = flops_workload();
+  w.parameter_bytes = 1e9;
+  w.samples = 1e6;
+  w.global_batch = 1000;  // 1000 steps
+  const auto& box = c.get("box", "r1");
+  // One node: 2 x 7/8 x 1e9 B / 300 GB/s (A100 NVLink 600 GB/s both ways) = 5.8333 ms a step.
+  auto one = estimate(c, w, box, 1, Pricing::on_demand);
+  CHECK(one.time.steps == 1000);
+  CHECK(one.time.communication_s == Approx(1000 * 2 * 7.0 / 8 * 1e9 / 300e9));
+  // Two nodes add 2 x 1/2 x 1e9 B / (400 Gb/s = 50 GB/s) = 20 ms a step.
+  auto two = estimate(c, w, box, 2, Pricing::on_demand);
+  CHECK(two.time.communication_s == Approx(1000 * (2 * 7.0 / 8 * 1e9 / 300e9 + 1e9 / 50e9)));
+  // Half of it hidden behind compute.
+  w.overlap = 0.5;
+  CHECK(estimate(c, w, box, 2, Pricing::on_demand).time.communication_s ==
+        Approx(two.time.communication_s / 2));
+  // A lower achieved bandwidth.
+  PlanRequest slow;
+  slow.comm_efficiency = 0.5;
+  w.overlap = 0;
+  CHECK(estimate(c, w, box, 1, Pricing::on_demand, slow).time.communication_s ==
+        Approx(2 * one.time.communication_s));
+  // Without a step count the bytes cannot be turned into time, and the estimate says so.
+  w.global_batch = 0;
+  auto unknown = estimate(c, w, box, 1, Pricing::on_demand);
+  CHECK(unknown.time.communication_s == 0);
+  CHECK_THAT(unknown.notes.front(), Catch::Contains("communication not modelled"));
+}
+
+TEST_CASE("staging: compressed dataset / the slower of disk and network") {
+  auto c = box_catalog();
+  auto w = flops_workload();
+  w.dataset_bytes = 100e9;
+  w.compression_ratio = 0.5;
+  // 50 GB at gp3's 125 MB/s (the network's 50 GB/s is faster) = 400 s.
+  CHECK(estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand).time.staging_s == Approx(400));
+}
+
+TEST_CASE("checkpoints on on-demand: one write every interval") {
+  auto c = box_catalog();
+  auto w = flops_workload();  // 3004.8 s of compute
+  w.checkpoint_bytes = 10e9;  // 80 s at 125 MB/s
+  w.checkpoint_interval_s = 600;
+  // floor(3004.8 / 600) = 5 checkpoints of 80 s.
+  CHECK(estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand).time.checkpoint_s == Approx(400));
+  w.checkpoint_write_mbps = 1000;  // 10 s each
+  CHECK(estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand).time.checkpoint_s == Approx(50));
+}
+
+TEST_CASE("memory: a job that does not fit is flagged") {
+  auto c = box_catalog();
+  auto w = flops_workload();
+  w.memory_per_gpu_bytes = 100e9;  // A100 80GB has 85.9e9 bytes
+  auto e = estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand);
+  CHECK(e.memory_needed_bytes > e.memory_per_gpu_bytes);
+  CHECK_THAT(e.notes.back(), Catch::Contains("does not fit"));
+}
+
+TEST_CASE("a measured profile scales by peak: compute x devices x measured peak / target peak") {
+  auto c = Catalog::builtin();
+  Profile p;
+  p.backend = "cpu";
+  p.device_model = "test CPU";
+  p.device_peak_tflops = 1.0;
+  p.dtype = Dtype::fp32;
+  p.devices = 1;
+  p.global_batch = 100;
+  p.compute_time_s = 0.1;
+  p.dataset_samples = 10000;
+  p.allreduce_bytes = 4e6;
+  auto w = Workload::from_profile(p, 2);  // 200 steps
+  // 0.1 s x 1 device x 1 TFLOP/s x 200 steps = 20 TFLOP; a V100 does 15.7 fp32.
+  auto one = estimate(c, w, c.get("p3.2xlarge"), 1, Pricing::on_demand);
+  CHECK(one.time.steps == 200);
+  CHECK(one.time.compute_s == Approx(20 / 15.7));
+  CHECK(one.time.communication_s == 0);  // one GPU: nothing to all-reduce with
+  // Four V100s over NVLink (300 GB/s / 2 per direction): 2 x 3/4 x 4e6 / 150e9 a step.
+  auto four = estimate(c, w, c.get("p3.8xlarge"), 1, Pricing::on_demand);
+  CHECK(four.time.compute_s == Approx(20 / (4 * 15.7)));
+  CHECK(four.time.communication_s == Approx(200 * 2 * 0.75 * 4e6 / 150e9));
+  // A device without a known peak cannot be scaled.
+  p.device_peak_tflops = 0;
+  CHECK_THROWS_WITH(
+      estimate(c, Workload::from_profile(p, 2), c.get("p3.2xlarge"), 1, Pricing::on_demand),
+      Catch::Contains("has no known fp32 peak"));
+}
+
+TEST_CASE("the breakdown adds up to the total, and the cost to hours x price x nodes") {
+  auto c = box_catalog();
+  auto w = flops_workload();
+  w.dataset_bytes = 50e9;
+  w.checkpoint_bytes = 5e9;
+  w.egress_bytes = 1e12;
+  w.storage_months_after = 2;
+  auto e = estimate(c, w, c.get("box", "r1"), 2, Pricing::spot);
+  const auto& t = e.time;
+  CHECK(t.total_s() == Approx(t.compute_s + t.communication_s + t.staging_s + t.checkpoint_s +
+                              t.rework_s + t.restart_s));
+  CHECK(e.cost.instances == Approx(t.total_s() / 3600 * 2 * 1.0));
+  // Block storage on both nodes during the run: (50 + 2 x 5) GB x 0.08 $/GB-month x months x 2.
+  CHECK(e.cost.storage == Approx(60 * 0.08 * t.total_s() / 3600 / 730 * 2 + 55 * 0.023 * 2));
+  CHECK(e.cost.egress == Approx(1000 * 0.09));
+  CHECK(e.total_cost() == Approx(e.cost.instances + e.cost.storage + e.cost.egress));
+}
+
+TEST_CASE("bad workloads are rejected with the field named") {
+  auto c = box_catalog();
+  Workload none;
+  CHECK_THROWS_WITH(estimate(c, none, c.get("box", "r1"), 1, Pricing::on_demand),
+                    Catch::Contains("give total_flops"));
+  auto w = flops_workload();
+  w.mfu = 1.5;
+  CHECK_THROWS_WITH(estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand),
+                    Catch::Contains("mfu is 1.5"));
+  w = flops_workload();
+  w.overlap = -1;
+  CHECK_THROWS_WITH(estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand),
+                    Catch::Contains("overlap"));
+  // No spot price in r2.
+  CHECK_THROWS_AS(estimate(c, flops_workload(), c.get("box", "r2"), 1, Pricing::spot), Error);
+  // V100 has no bf16.
+  auto b = Catalog::builtin();
+  CHECK_THROWS_WITH(estimate(b, flops_workload(), b.get("p3.2xlarge"), 1, Pricing::on_demand),
+                    Catch::Contains("no bf16"));
+}

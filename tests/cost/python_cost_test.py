@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""The nubo.cost Python binding, against the libnubo_c.so of this build.
+
+Run by ctest (cost:python) with PYTHONPATH=capi/python, NUBO_LIBRARY=<build>/lib/libnubo_c.so,
+NUBO_TEST_DATA_DIR=tests/data and NUBO_COST_C_TEST=<the C test program, for struct sizes>.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from nubo import cost
+from nubo.errors import NuboError, Status
+
+DATA = Path(os.environ.get("NUBO_TEST_DATA_DIR", Path(__file__).resolve().parents[1] / "data"))
+
+
+class Layout(unittest.TestCase):
+    def test_structs_match_c(self) -> None:
+        program = os.environ.get("NUBO_COST_C_TEST")
+        if not program:
+            self.skipTest("NUBO_COST_C_TEST not set")
+        sizes = json.loads(subprocess.run([program, "--layout"], check=True, capture_output=True,
+                                          text=True).stdout)
+        for name, size in sizes.items():
+            with self.subTest(name):
+                self.assertEqual(ctypes.sizeof(getattr(cost, name)), size)
+
+
+class ProfileSchema(unittest.TestCase):
+    def test_sample_profile_follows_the_schema(self) -> None:
+        try:
+            import jsonschema
+        except ImportError:
+            self.skipTest("python3-jsonschema is not installed")
+        schema = json.loads((Path(__file__).resolve().parents[2] / "docs" /
+                             "profile.schema.json").read_text())
+        jsonschema.validate(json.loads((DATA / "sample_profile.json").read_text()), schema)
+
+
+class CatalogTest(unittest.TestCase):
+    def test_builtin(self) -> None:
+        catalog = cost.Catalog.builtin()
+        p4d = catalog.find("p4d.24xlarge")
+        self.assertIsNotNone(p4d)
+        assert p4d is not None
+        self.assertEqual((p4d.gpus, p4d.gpu_model, p4d.interconnect), (8, "A100-SXM4-40GB",
+                                                                      "nvswitch"))
+        self.assertAlmostEqual(p4d.on_demand, 32.77)
+        self.assertTrue(p4d.reserved_1y_derived)
+        self.assertIsNone(catalog.find("p3.2xlarge").spot)  # type: ignore[union-attr]
+        seed = cost.Catalog.builtin(one_year=0.5, three_year=0.75)
+        self.assertAlmostEqual(seed.find("p4d.24xlarge").reserved_3y, 32.77 * 0.25)  # type: ignore
+
+    def test_bad_file(self) -> None:
+        with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+            f.write("provider,instance,region,gpu_model,gpus,on_demand\naws,x,r,B300,8,1\n")
+        try:
+            with self.assertRaises(NuboError) as ctx:
+                cost.Catalog().load(f.name)
+            self.assertEqual(ctx.exception.status, Status.INVALID_ARGUMENT)
+            self.assertIn(f"{f.name}:2: gpu_model: unknown GPU model 'B300'", str(ctx.exception))
+        finally:
+            os.unlink(f.name)
+
+
+class PlanTest(unittest.TestCase):
+    def test_plan(self) -> None:
+        catalog = cost.Catalog.builtin()
+        workload = cost.Workload(total_flops=3e18, checkpoint_bytes=20e9,
+                                 tags={"team": "vision"})
+        plan = cost.plan(catalog, workload, pricings=("on-demand", "spot"), nodes=(1, 4),
+                         deadline="24h", budget=500)
+        self.assertGreater(plan.feasible, 0)
+        self.assertEqual(plan.considered, plan.feasible + plan.excluded)
+        self.assertEqual(sum(x.options for x in plan.exclusions), plan.excluded)
+        costs = [e.cost_total for e in plan.ranked]
+        self.assertEqual(costs, sorted(costs))
+        best = plan.ranked[0]
+        parts = (best.compute_s + best.communication_s + best.staging_s + best.checkpoint_s +
+                 best.rework_s + best.restart_s)
+        self.assertAlmostEqual(best.total_s, parts, delta=1e-6 * parts)
+        self.assertEqual(best.tags, {"team": "vision"})
+        self.assertTrue(any(e.pareto for e in plan.frontier))
+        self.assertIn("frontier", json.loads(plan.to_json()))
+        by_team = cost.totals_by_tag(plan.ranked, "team")
+        self.assertAlmostEqual(by_team["vision"], sum(costs))
+
+    def test_infeasible_deadline_is_explained(self) -> None:
+        plan = cost.plan(cost.Catalog(), cost.Workload(total_flops=3e18), deadline=60)
+        self.assertEqual(plan.ranked, [])
+        self.assertTrue(any("past the 60 s deadline" in x.reason for x in plan.exclusions))
+
+    def test_estimate_and_profile(self) -> None:
+        catalog = cost.Catalog()
+        w = cost.Workload(profile=DATA / "sample_profile.json", epochs=10)
+        e = cost.estimate(catalog, w, "g4dn.xlarge")
+        self.assertAlmostEqual(e.compute_s, 72 / 8.1)
+        spot = cost.estimate(catalog, cost.Workload(total_flops=3e19, checkpoint_bytes=10e9),
+                             "p4d.24xlarge", nodes=2, pricing="spot", spot_mtbi="6h")
+        self.assertGreater(spot.rework_s, 0)
+        self.assertGreater(spot.checkpoint_interval_s, 0)
+        with self.assertRaises(NuboError) as ctx:
+            cost.estimate(catalog, w, "nope.xlarge")
+        self.assertEqual(ctx.exception.status, Status.NOT_FOUND)
+
+    def test_bad_arguments(self) -> None:
+        catalog = cost.Catalog()
+        with self.assertRaises(NuboError):
+            cost.plan(catalog, cost.Workload(total_flops=3e18), deadline="5x")
+        with self.assertRaises(NuboError):
+            cost.plan(catalog, cost.Workload(total_flops=3e18), pricings=("cheap",))
+        with self.assertRaises(NuboError) as ctx:
+            cost.plan(catalog, cost.Workload(total_flops=3e18, mfu=2))
+        self.assertIn("mfu", str(ctx.exception))
+        with self.assertRaises(NuboError):
+            cost.plan(catalog, cost.Workload())
+        with self.assertRaises(NuboError):
+            cost.plan(catalog, cost.Workload(total_flops=1e18, tags={"a,b": "c"}))
+
+
+class ToolsTest(unittest.TestCase):
+    def test_checkpoint(self) -> None:
+        cp = cost.checkpoint_plan("100h", 60, "6h", "10m")
+        self.assertAlmostEqual(cp.young_interval_s, math.sqrt(2 * 60 * 21600))
+        self.assertAlmostEqual(cp.daly_interval_s, 1570.22, delta=0.05)
+        with self.assertRaises(NuboError):
+            cost.checkpoint_plan(100, 60, 0)
+
+    def test_own(self) -> None:
+        own = cost.rent_vs_own(250000, 6.5, 32.77, years=3)
+        self.assertAlmostEqual(own.break_even_utilisation, 250000 / (26280 * (32.77 - 1.17)))
+        with self.assertRaises(NuboError):
+            cost.rent_vs_own(-1, 6.5, 32.77)
+
+    def test_meter(self) -> None:
+        meter = cost.CostMeter(32.77)
+        self.assertEqual(meter.update(1800, 0.25), (16.385, 65.54))
+        self.assertEqual(meter.line(), "$16.39 spent, ~$65.54 projected")
+        p5 = cost.CostMeter.for_instance(cost.Catalog(), "p5.48xlarge", "on-demand", nodes=2)
+        spent, projected = p5.update(3600, 0.5)
+        self.assertAlmostEqual(spent, 196.64)
+        with self.assertRaises(NuboError):
+            meter.update(10, 2.0)
+
+
+if __name__ == "__main__":
+    sys.exit(0 if unittest.main(verbosity=1, exit=False).result.wasSuccessful() else 1)
