@@ -21,6 +21,10 @@ step "Two NVLink islands of 4 (a pasted nvidia-smi topo -m): choosing 4 GPUs tak
 NUBO_SIM_DEVICES=8xA100-SXM4-80GB NUBO_SIM_TOPOLOGY="$here/../tests/data/two_islands.topo" \
   "$bin/nubo-smi" topo --no-cuda --select 4
 
+step "Cost: the cheapest plan for 3e18 FLOPs within 24 h, spot interruptions priced in"
+"$bin/nubo-cost" plan --flops 3e18 --samples 1.2e8 --batch 4096 \
+  --mfu 0.4 --deadline 24h --budget 500 --spot --nodes 1-2 --params-bytes 2G --checkpoint-size 20G --limit 5
+
 if [ -x "$bin/nubo-devices-c" ]; then
   step "The C ABI: examples/c/devices.c"
   NUBO_SIM_DEVICES=2xT4,1xV100-SXM2-16GB "$bin/nubo-devices-c"
