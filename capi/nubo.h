@@ -45,7 +45,9 @@ typedef enum nubo_status {
   NUBO_ERR_CANCELLED = 7,
   NUBO_ERR_UNSUPPORTED = 8,
   NUBO_ERR_OUT_OF_MEMORY = 9,
-  NUBO_ERR_INTERNAL = 10
+  NUBO_ERR_INTERNAL = 10,
+  /* not a value: keeps every int a valid nubo_status in C++ */
+  NUBO_STATUS_MAX_ENUM = 0x7fffffff
 } nubo_status;
 
 /* A short, static name for a status ("invalid argument"); never NULL. */
@@ -62,7 +64,9 @@ NUBO_C_API int nubo_abi_version(void);
 typedef enum nubo_backend {
   NUBO_BACKEND_HOST = 0,
   NUBO_BACKEND_SIM = 1,
-  NUBO_BACKEND_CUDA = 2
+  NUBO_BACKEND_CUDA = 2,
+  /* not a value: keeps every int a valid nubo_backend in C++ */
+  NUBO_BACKEND_MAX_ENUM = 0x7fffffff
 } nubo_backend;
 
 typedef enum nubo_link_kind {
@@ -73,13 +77,17 @@ typedef enum nubo_link_kind {
   NUBO_LINK_PHB = 4,
   NUBO_LINK_NODE = 5,
   NUBO_LINK_SYS = 6,
-  NUBO_LINK_UNKNOWN = 7
+  NUBO_LINK_UNKNOWN = 7,
+  /* not a value: keeps every int a valid nubo_link_kind in C++ */
+  NUBO_LINK_KIND_MAX_ENUM = 0x7fffffff
 } nubo_link_kind;
 
 typedef enum nubo_severity {
   NUBO_SEVERITY_INFO = 0,
   NUBO_SEVERITY_WARNING = 1,
-  NUBO_SEVERITY_ERROR = 2
+  NUBO_SEVERITY_ERROR = 2,
+  /* not a value: keeps every int a valid nubo_severity in C++ */
+  NUBO_SEVERITY_MAX_ENUM = 0x7fffffff
 } nubo_severity;
 
 typedef struct nubo_report nubo_report;

@@ -23,14 +23,18 @@ typedef enum nubo_cost_pricing {
   NUBO_COST_ON_DEMAND = 0,
   NUBO_COST_SPOT = 1,
   NUBO_COST_RESERVED_1Y = 2,
-  NUBO_COST_RESERVED_3Y = 3
+  NUBO_COST_RESERVED_3Y = 3,
+  /* not a value: keeps every int a valid nubo_cost_pricing in C++ */
+  NUBO_COST_PRICING_MAX_ENUM = 0x7fffffff
 } nubo_cost_pricing;
 
 typedef enum nubo_cost_dtype {
   NUBO_COST_FP32 = 0,
   NUBO_COST_TF32 = 1,
   NUBO_COST_FP16 = 2,
-  NUBO_COST_BF16 = 3
+  NUBO_COST_BF16 = 3,
+  /* not a value: keeps every int a valid nubo_cost_dtype in C++ */
+  NUBO_COST_DTYPE_MAX_ENUM = 0x7fffffff
 } nubo_cost_dtype;
 
 /* ---- Catalogs ---------------------------------------------------------------------------- */

@@ -81,6 +81,8 @@ NUBO_C_API const char* nubo_status_string(nubo_status status) {
       return "out of memory";
     case NUBO_ERR_INTERNAL:
       return "internal error";
+    case NUBO_STATUS_MAX_ENUM:
+      break;
   }
   return "unknown status";
 }
