@@ -21,6 +21,16 @@ step "Two NVLink islands of 4 (a pasted nvidia-smi topo -m): choosing 4 GPUs tak
 NUBO_SIM_DEVICES=8xA100-SXM4-80GB NUBO_SIM_TOPOLOGY="$here/../tests/data/two_islands.topo" \
   "$bin/nubo-smi" topo --no-cuda --select 4
 
+step "Transfer: pack the sources into a verified archive, list it, unpack it, compare"
+work=$(mktemp -d)
+"$bin/nubo-xfer" pack "$here/../lib" "$here/../docs" -o "$work/src.nubo" --quiet
+"$bin/nubo-xfer" list "$work/src.nubo" | head -n 5
+"$bin/nubo-xfer" verify "$work/src.nubo"
+"$bin/nubo-xfer" unpack "$work/src.nubo" -C "$work/out" --quiet
+diff -r "$here/../lib" "$work/out/lib" && diff -r "$here/../docs" "$work/out/docs" &&
+  echo "unpacked tree identical to the source"
+rm -rf "$work"
+
 step "Cost: the cheapest plan for 3e18 FLOPs within 24 h, spot interruptions priced in"
 "$bin/nubo-cost" plan --flops 3e18 --samples 1.2e8 --batch 4096 \
   --mfu 0.4 --deadline 24h --budget 500 --spot --nodes 1-2 --params-bytes 2G --checkpoint-size 20G --limit 5

@@ -4,4 +4,5 @@
 #include "nubo/cost.hpp"
 #include "nubo/device.hpp"
 #include "nubo/error.hpp"
+#include "nubo/transfer.hpp"
 #include "nubo/version.h"

@@ -15,6 +15,8 @@ from . import _lib, cost
 from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, HostCpu, Link,
                       LinkKind, Severity, discover)
 from .errors import NuboError, Status
+from .transfer import (Archive, Codec, Entry, EntryKind, Progress, Summary, list_archive, pack,
+                       unpack, verify)
 
 __version__ = "0.1.0"  # the version of nubo this package binds; pyproject.toml says the same
 
@@ -22,6 +24,8 @@ __all__ = [
     "Backend", "Device", "DeviceReport", "Diagnosis", "DriverInfo", "HostCpu", "Link",
     "LinkKind", "NuboError", "Severity", "Status", "abi_version", "discover",
     "library_path", "version",
+    "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "list_archive", "pack",
+    "unpack", "verify",
     "cost",
 ]
 

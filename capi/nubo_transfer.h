@@ -1,0 +1,174 @@
+/*
+ * nubo_transfer.h: compressed, resumable archives through the C ABI (docs/transfer.md; the
+ * format is docs/archive-format.md). Included by nubo.h; the conventions are nubo.h's.
+ *
+ *  - nubo_pack, nubo_unpack and nubo_verify take a sized options struct (NULL: defaults) and
+ *    fill an optional summary. A progress callback may cancel by returning 0: the call then
+ *    returns NUBO_ERR_CANCELLED and what was done stays resumable.
+ *  - nubo_archive is an open archive for listing and random access; several threads may read
+ *    one at once.
+ */
+#ifndef NUBO_TRANSFER_H
+#define NUBO_TRANSFER_H
+
+#include "nubo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How chunks are compressed. AUTO chooses per chunk among none, lz4 and zstd levels. */
+typedef enum nubo_codec {
+  NUBO_CODEC_AUTO = 0,
+  NUBO_CODEC_NONE = 1,
+  NUBO_CODEC_LZ4 = 2,
+  NUBO_CODEC_ZSTD = 3,
+  /* not a value: keeps every int a valid nubo_codec in C++ */
+  NUBO_CODEC_MAX_ENUM = 0x7fffffff
+} nubo_codec;
+
+/* What a progress callback sees. current_file is valid during the call only. */
+typedef struct nubo_transfer_progress {
+  uint32_t struct_size;
+  uint64_t bytes_done;    /* logical bytes finished, skipped ones included */
+  uint64_t bytes_total;   /* logical bytes of the whole job */
+  uint64_t bytes_written; /* compressed bytes written (pack) or read (unpack, verify) */
+  uint64_t bytes_skipped; /* done by an earlier, interrupted attempt */
+  double rate;            /* logical bytes per second over the last seconds */
+  double eta_seconds;     /* -1: not known yet */
+  double elapsed_seconds;
+  const char* current_file;
+  uint64_t files_done;
+  uint64_t files_total;
+} nubo_transfer_progress;
+
+/*
+ * Called from one thread (not necessarily the caller's), at most every 100 ms and once at the
+ * end. Return nonzero to go on, 0 to cancel. `progress` is valid during the call only.
+ */
+typedef int (*nubo_progress_callback)(const nubo_transfer_progress* progress, void* user);
+
+typedef struct nubo_pack_options {
+  uint32_t struct_size;
+  nubo_codec codec;      /* default NUBO_CODEC_AUTO */
+  int level;             /* 0: the codec's default (zstd 3, lz4 1); AUTO: highest zstd level */
+  uint64_t chunk_size;   /* default 4 MiB; 4 KiB .. 64 MiB */
+  int threads;           /* compression threads; 0 (default): every core */
+  uint64_t memory_limit; /* bytes of buffers in flight; default 64 MiB */
+  double target_rate;    /* bytes/s the output can take, for AUTO; 0 (default): measure it */
+  int resume;            /* nonzero (default): continue an interrupted pack */
+  int sync;              /* nonzero (default): fdatasync at checkpoints and at the end */
+  nubo_progress_callback progress; /* NULL: none */
+  void* progress_user;             /* passed back to progress unchanged */
+} nubo_pack_options;
+
+typedef struct nubo_unpack_options {
+  uint32_t struct_size;
+  int threads;           /* 0 (default): every core */
+  uint64_t memory_limit; /* default 64 MiB */
+  int resume;            /* nonzero (default): keep what an interrupted unpack verified */
+  int sync;              /* nonzero (default): fdatasync each file before renaming it */
+  nubo_progress_callback progress;
+  void* progress_user;
+} nubo_unpack_options;
+
+typedef struct nubo_verify_options {
+  uint32_t struct_size;
+  int threads;
+  uint64_t memory_limit;
+  nubo_progress_callback progress;
+  void* progress_user;
+} nubo_verify_options;
+
+/* What an operation did. Set struct_size = sizeof before the call. */
+typedef struct nubo_transfer_summary {
+  uint32_t struct_size;
+  uint64_t files;
+  uint64_t directories;
+  uint64_t symlinks;
+  uint64_t bytes;         /* logical bytes of file content */
+  uint64_t bytes_stored;  /* the archive's size */
+  uint64_t bytes_skipped; /* already done by an interrupted attempt, or up to date */
+  uint64_t chunks;
+  uint64_t chunks_none;
+  uint64_t chunks_lz4;
+  uint64_t chunks_zstd;
+  uint64_t chunks_zero;
+  double seconds;
+  int resumed; /* nonzero: an interrupted attempt was continued */
+} nubo_transfer_summary;
+
+NUBO_C_API nubo_status nubo_pack_options_init(nubo_pack_options* options, size_t struct_size);
+NUBO_C_API nubo_status nubo_unpack_options_init(nubo_unpack_options* options, size_t struct_size);
+NUBO_C_API nubo_status nubo_verify_options_init(nubo_verify_options* options, size_t struct_size);
+
+/*
+ * Packs source_count paths (files, directories recursively, symlinks as links) into `archive`.
+ * summary may be NULL. Errors: NUBO_ERR_INVALID_ARGUMENT (an option, an empty list),
+ * NUBO_ERR_NOT_FOUND (a source), NUBO_ERR_IO, NUBO_ERR_CANCELLED, NUBO_ERR_UNAVAILABLE (another
+ * process is packing into the same archive).
+ */
+NUBO_C_API nubo_status nubo_pack(const char* const* sources, size_t source_count,
+                                 const char* archive, const nubo_pack_options* options,
+                                 nubo_transfer_summary* summary);
+/*
+ * Unpacks `archive` into `directory` (created if missing). NUBO_ERR_CORRUPT for a damaged
+ * archive or one with unsafe paths or links (refused before anything is written).
+ */
+NUBO_C_API nubo_status nubo_unpack(const char* archive, const char* directory,
+                                   const nubo_unpack_options* options,
+                                   nubo_transfer_summary* summary);
+/* Checks every checksum of `archive`, writing nothing. NUBO_ERR_CORRUPT names the first fault. */
+NUBO_C_API nubo_status nubo_verify(const char* archive, const nubo_verify_options* options,
+                                   nubo_transfer_summary* summary);
+
+/* ---- Reading an archive ---- */
+
+typedef struct nubo_archive nubo_archive;
+
+typedef enum nubo_entry_kind {
+  NUBO_ENTRY_FILE = 0,
+  NUBO_ENTRY_DIRECTORY = 1,
+  NUBO_ENTRY_SYMLINK = 2,
+  /* not a value: keeps every int a valid nubo_entry_kind in C++ */
+  NUBO_ENTRY_KIND_MAX_ENUM = 0x7fffffff
+} nubo_entry_kind;
+
+/* One entry of an archive. The strings belong to the archive handle. */
+typedef struct nubo_archive_entry_info {
+  uint32_t struct_size;
+  nubo_entry_kind kind;
+  const char* path;        /* relative, '/'-separated */
+  uint64_t size;           /* files: content bytes */
+  uint32_t mode;           /* permission bits */
+  int64_t mtime_ns;        /* nanoseconds since the epoch */
+  const char* link_target; /* symlinks; "" otherwise */
+  const char* hash;        /* files: XXH3-128 of the content, 32 hex digits; "" otherwise */
+  uint64_t stored_size;    /* files: compressed bytes in the archive */
+  uint64_t chunks;
+} nubo_archive_entry_info;
+
+/* Opens `path` and reads its index. On failure *out is NULL (NUBO_ERR_CORRUPT, _NOT_FOUND...). */
+NUBO_C_API nubo_status nubo_archive_open(const char* path, nubo_archive** out);
+NUBO_C_API void nubo_archive_free(nubo_archive* archive);
+/* Number of entries; 0 for NULL. */
+NUBO_C_API size_t nubo_archive_entry_count(const nubo_archive* archive);
+/* Fills *out (out->struct_size set by the caller) with entry `index`. */
+NUBO_C_API nubo_status nubo_archive_entry(const nubo_archive* archive, size_t index,
+                                          nubo_archive_entry_info* out);
+/* The index of the entry at `path`: NUBO_ERR_NOT_FOUND when there is none. */
+NUBO_C_API nubo_status nubo_archive_find(const nubo_archive* archive, const char* path,
+                                         size_t* index);
+/*
+ * Reads up to `capacity` bytes of the file at `path` from `offset` into buf; *read receives the
+ * count (fewer only at the end of the file, 0 at or past it). NUBO_ERR_NOT_FOUND: no such entry;
+ * NUBO_ERR_INVALID_ARGUMENT: not a file; NUBO_ERR_CORRUPT: a chunk failed its checksum.
+ */
+NUBO_C_API nubo_status nubo_archive_read(const nubo_archive* archive, const char* path,
+                                         uint64_t offset, void* buf, size_t capacity, size_t* read);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NUBO_TRANSFER_H */

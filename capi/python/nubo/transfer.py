@@ -1,0 +1,403 @@
+"""Compressed, resumable archives: nubo.pack(), unpack(), verify(), and Archive for listing and
+random access (docs/transfer.md).
+
+    >>> import nubo
+    >>> nubo.pack(["data/"], "data.nubo", codec="zstd", progress=lambda p: True)
+    >>> with nubo.Archive("data.nubo") as a:
+    ...     header = a.read("data/train.bin", 0, 4096)
+
+A progress callable receives a Progress and returns True to go on, False to cancel: the call then
+raises NuboError with status CANCELLED, and what was done stays resumable. An exception raised
+by the callable cancels too, and is re-raised from the call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_int64, c_size_t,
+                    c_uint32, c_uint64, c_void_p)
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator, Optional, Union
+
+from . import _lib
+from ._enum import OpenIntEnum
+from ._lib import _Sized, text
+from .errors import NuboError, Status
+
+StrPath = Union[str, "os.PathLike[str]"]
+
+
+class Codec(OpenIntEnum):
+    """nubo_codec."""
+
+    AUTO = 0
+    NONE = 1
+    LZ4 = 2
+    ZSTD = 3
+
+
+class EntryKind(OpenIntEnum):
+    """nubo_entry_kind."""
+
+    FILE = 0
+    DIRECTORY = 1
+    SYMLINK = 2
+
+
+# ---- ctypes mirror of capi/nubo_transfer.h -------------------------------------------------
+
+
+class nubo_transfer_progress(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("bytes_done", c_uint64),
+        ("bytes_total", c_uint64),
+        ("bytes_written", c_uint64),
+        ("bytes_skipped", c_uint64),
+        ("rate", c_double),
+        ("eta_seconds", c_double),
+        ("elapsed_seconds", c_double),
+        ("current_file", c_char_p),
+        ("files_done", c_uint64),
+        ("files_total", c_uint64),
+    ]
+
+
+PROGRESS_CALLBACK = CFUNCTYPE(c_int, POINTER(nubo_transfer_progress), c_void_p)
+
+
+class nubo_pack_options(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("codec", c_int),
+        ("level", c_int),
+        ("chunk_size", c_uint64),
+        ("threads", c_int),
+        ("memory_limit", c_uint64),
+        ("target_rate", c_double),
+        ("resume", c_int),
+        ("sync", c_int),
+        ("progress", PROGRESS_CALLBACK),
+        ("progress_user", c_void_p),
+    ]
+
+
+class nubo_unpack_options(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("threads", c_int),
+        ("memory_limit", c_uint64),
+        ("resume", c_int),
+        ("sync", c_int),
+        ("progress", PROGRESS_CALLBACK),
+        ("progress_user", c_void_p),
+    ]
+
+
+class nubo_verify_options(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("threads", c_int),
+        ("memory_limit", c_uint64),
+        ("progress", PROGRESS_CALLBACK),
+        ("progress_user", c_void_p),
+    ]
+
+
+class nubo_transfer_summary(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("files", c_uint64),
+        ("directories", c_uint64),
+        ("symlinks", c_uint64),
+        ("bytes", c_uint64),
+        ("bytes_stored", c_uint64),
+        ("bytes_skipped", c_uint64),
+        ("chunks", c_uint64),
+        ("chunks_none", c_uint64),
+        ("chunks_lz4", c_uint64),
+        ("chunks_zstd", c_uint64),
+        ("chunks_zero", c_uint64),
+        ("seconds", c_double),
+        ("resumed", c_int),
+    ]
+
+
+class nubo_archive_entry_info(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("kind", c_int),
+        ("path", c_char_p),
+        ("size", c_uint64),
+        ("mode", c_uint32),
+        ("mtime_ns", c_int64),
+        ("link_target", c_char_p),
+        ("hash", c_char_p),
+        ("stored_size", c_uint64),
+        ("chunks", c_uint64),
+    ]
+
+
+class nubo_archive(Structure):
+    """Opaque."""
+
+
+ArchivePtr = POINTER(nubo_archive)
+_status = c_int
+
+_lib.register({
+    "nubo_pack_options_init": (_status, [POINTER(nubo_pack_options), c_size_t]),
+    "nubo_unpack_options_init": (_status, [POINTER(nubo_unpack_options), c_size_t]),
+    "nubo_verify_options_init": (_status, [POINTER(nubo_verify_options), c_size_t]),
+    "nubo_pack": (_status, [POINTER(c_char_p), c_size_t, c_char_p, POINTER(nubo_pack_options),
+                            POINTER(nubo_transfer_summary)]),
+    "nubo_unpack": (_status, [c_char_p, c_char_p, POINTER(nubo_unpack_options),
+                              POINTER(nubo_transfer_summary)]),
+    "nubo_verify": (_status, [c_char_p, POINTER(nubo_verify_options),
+                              POINTER(nubo_transfer_summary)]),
+    "nubo_archive_open": (_status, [c_char_p, POINTER(ArchivePtr)]),
+    "nubo_archive_free": (None, [ArchivePtr]),
+    "nubo_archive_entry_count": (c_size_t, [ArchivePtr]),
+    "nubo_archive_entry": (_status, [ArchivePtr, c_size_t, POINTER(nubo_archive_entry_info)]),
+    "nubo_archive_find": (_status, [ArchivePtr, c_char_p, POINTER(c_size_t)]),
+    "nubo_archive_read": (_status, [ArchivePtr, c_char_p, c_uint64, c_void_p, c_size_t,
+                                    POINTER(c_size_t)]),
+})
+
+# ---- Python side ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a progress callable sees (nubo_transfer_progress)."""
+
+    bytes_done: int  # logical bytes finished, skipped ones included
+    bytes_total: int
+    bytes_written: int  # compressed bytes written (pack) or read (unpack, verify)
+    bytes_skipped: int  # done by an earlier, interrupted attempt
+    rate: float  # logical bytes per second, recent
+    eta_seconds: Optional[float]  # None: not known yet
+    elapsed_seconds: float
+    current_file: str
+    files_done: int
+    files_total: int
+
+    @property
+    def fraction(self) -> float:
+        return self.bytes_done / self.bytes_total if self.bytes_total else 1.0
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What pack, unpack or verify did (nubo_transfer_summary)."""
+
+    files: int
+    directories: int
+    symlinks: int
+    bytes: int
+    bytes_stored: int
+    bytes_skipped: int
+    chunks: int
+    chunks_none: int
+    chunks_lz4: int
+    chunks_zstd: int
+    chunks_zero: int
+    seconds: float
+    resumed: bool
+
+    @property
+    def ratio(self) -> float:
+        return self.bytes_stored / self.bytes if self.bytes else 0.0
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of an archive."""
+
+    path: str
+    kind: EntryKind
+    size: int
+    mode: int
+    mtime_ns: int
+    link_target: str
+    hash: str  # files: XXH3-128 of the content, 32 hex digits
+    stored_size: int
+    chunks: int
+
+
+ProgressFn = Callable[[Progress], bool]
+
+
+class _Callback:
+    """Wraps a Python callable as the C callback; keeps its first exception to re-raise."""
+
+    def __init__(self, fn: Optional[ProgressFn]) -> None:
+        self.fn = fn
+        self.error: Optional[BaseException] = None
+        self.c = PROGRESS_CALLBACK(self._call) if fn is not None else PROGRESS_CALLBACK()
+
+    def _call(self, p: "ctypes._Pointer[nubo_transfer_progress]", _user: Optional[int]) -> int:
+        c = p.contents
+        try:
+            keep_going = self.fn(Progress(  # type: ignore[misc]
+                bytes_done=c.bytes_done, bytes_total=c.bytes_total,
+                bytes_written=c.bytes_written, bytes_skipped=c.bytes_skipped, rate=c.rate,
+                eta_seconds=None if c.eta_seconds < 0 else c.eta_seconds,
+                elapsed_seconds=c.elapsed_seconds, current_file=text(c.current_file),
+                files_done=c.files_done, files_total=c.files_total))
+            return 0 if keep_going is False else 1
+        except BaseException as e:  # noqa: BLE001 - re-raised by check() after the call
+            self.error = e
+            return 0
+
+    def check(self, status: int) -> None:
+        if self.error is not None:
+            raise self.error
+        _lib.check(status)
+
+
+def _path(p: StrPath) -> bytes:
+    return os.fsencode(os.fspath(p))
+
+
+def _summary(s: nubo_transfer_summary) -> Summary:
+    return Summary(files=s.files, directories=s.directories, symlinks=s.symlinks, bytes=s.bytes,
+                   bytes_stored=s.bytes_stored, bytes_skipped=s.bytes_skipped, chunks=s.chunks,
+                   chunks_none=s.chunks_none, chunks_lz4=s.chunks_lz4,
+                   chunks_zstd=s.chunks_zstd, chunks_zero=s.chunks_zero, seconds=s.seconds,
+                   resumed=bool(s.resumed))
+
+
+def _codec(codec: Union[str, Codec]) -> int:
+    if isinstance(codec, str):
+        names = {"auto": Codec.AUTO, "none": Codec.NONE, "lz4": Codec.LZ4, "zstd": Codec.ZSTD}
+        if codec.lower() not in names:
+            raise NuboError(Status.INVALID_ARGUMENT,
+                            f"codec {codec!r} is not known: use auto, zstd, lz4 or none")
+        return int(names[codec.lower()])
+    return int(codec)
+
+
+def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
+         codec: Union[str, Codec] = "auto", level: int = 0, chunk_size: Optional[int] = None,
+         threads: int = 0, memory_limit: Optional[int] = None, target_rate: float = 0,
+         resume: bool = True, sync: bool = True,
+         progress: Optional[ProgressFn] = None) -> Summary:
+    """Packs files and directories into `archive`; resumes an interrupted pack of the same
+    sources. Raises NuboError (CANCELLED when progress returned False)."""
+    if isinstance(sources, (str, bytes, os.PathLike)):
+        sources = [sources]  # type: ignore[list-item]
+    encoded = [_path(s) for s in sources]  # type: ignore[union-attr]
+    lib = _lib.lib()
+    o = nubo_pack_options()
+    _lib.check(lib.nubo_pack_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+    o.codec, o.level, o.threads = _codec(codec), level, threads
+    if chunk_size is not None:
+        o.chunk_size = chunk_size
+    if memory_limit is not None:
+        o.memory_limit = memory_limit
+    o.target_rate, o.resume, o.sync = target_rate, int(resume), int(sync)
+    cb = _Callback(progress)
+    o.progress = cb.c
+    array = (c_char_p * max(len(encoded), 1))(*encoded)
+    s = nubo_transfer_summary()
+    cb.check(lib.nubo_pack(array, len(encoded), _path(archive), ctypes.byref(o), ctypes.byref(s)))
+    return _summary(s)
+
+
+def unpack(archive: StrPath, directory: StrPath, *, threads: int = 0,
+           memory_limit: Optional[int] = None, resume: bool = True, sync: bool = True,
+           progress: Optional[ProgressFn] = None) -> Summary:
+    """Unpacks `archive` into `directory`; resumes an interrupted unpack."""
+    lib = _lib.lib()
+    o = nubo_unpack_options()
+    _lib.check(lib.nubo_unpack_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+    o.threads, o.resume, o.sync = threads, int(resume), int(sync)
+    if memory_limit is not None:
+        o.memory_limit = memory_limit
+    cb = _Callback(progress)
+    o.progress = cb.c
+    s = nubo_transfer_summary()
+    cb.check(lib.nubo_unpack(_path(archive), _path(directory), ctypes.byref(o), ctypes.byref(s)))
+    return _summary(s)
+
+
+def verify(archive: StrPath, *, threads: int = 0, memory_limit: Optional[int] = None,
+           progress: Optional[ProgressFn] = None) -> Summary:
+    """Checks every checksum of `archive`; raises NuboError (CORRUPT) naming the fault."""
+    lib = _lib.lib()
+    o = nubo_verify_options()
+    _lib.check(lib.nubo_verify_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+    o.threads = threads
+    if memory_limit is not None:
+        o.memory_limit = memory_limit
+    cb = _Callback(progress)
+    o.progress = cb.c
+    s = nubo_transfer_summary()
+    cb.check(lib.nubo_verify(_path(archive), ctypes.byref(o), ctypes.byref(s)))
+    return _summary(s)
+
+
+class Archive:
+    """An open archive: its entries, and any byte range of any file (read verified)."""
+
+    def __init__(self, path: StrPath) -> None:
+        self._lib = _lib.lib()
+        handle = ArchivePtr()
+        _lib.check(self._lib.nubo_archive_open(_path(path), ctypes.byref(handle)))
+        self._handle: Optional["ctypes._Pointer[nubo_archive]"] = handle
+        self.entries = [self._entry(i) for i in range(self._lib.nubo_archive_entry_count(handle))]
+        self._by_path = {e.path: e for e in self.entries}
+
+    def _entry(self, i: int) -> Entry:
+        info = nubo_archive_entry_info()
+        _lib.check(self._lib.nubo_archive_entry(self._handle, i, ctypes.byref(info)))
+        return Entry(path=text(info.path), kind=EntryKind(info.kind), size=info.size,
+                     mode=info.mode, mtime_ns=info.mtime_ns, link_target=text(info.link_target),
+                     hash=text(info.hash), stored_size=info.stored_size, chunks=info.chunks)
+
+    def __enter__(self) -> "Archive":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if getattr(self, "_handle", None) is not None:
+            self._lib.nubo_archive_free(self._handle)
+            self._handle = None
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def entry(self, path: str) -> Entry:
+        try:
+            return self._by_path[path]
+        except KeyError:
+            raise NuboError(Status.NOT_FOUND, f"no entry {path!r} in the archive") from None
+
+    def read(self, path: str, offset: int = 0, size: Optional[int] = None) -> bytes:
+        """Bytes [offset, offset+size) of the file at `path` (to its end when size is None)."""
+        if self._handle is None:
+            raise NuboError(Status.INVALID_ARGUMENT, "the archive is closed")
+        e = self.entry(path)
+        available = max(0, e.size - offset)
+        n = available if size is None else min(size, available)
+        buf = ctypes.create_string_buffer(max(n, 1))
+        got = c_size_t(0)
+        _lib.check(self._lib.nubo_archive_read(self._handle, path.encode(), offset, buf, n,
+                                               ctypes.byref(got)))
+        return buf.raw[:got.value]
+
+
+def list_archive(path: StrPath) -> list[Entry]:
+    """The entries of an archive, from its index."""
+    with Archive(path) as a:
+        return list(a.entries)

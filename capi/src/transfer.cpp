@@ -1,0 +1,200 @@
+// pack, unpack and verify through the C ABI: options, the progress callback and the summary.
+#include <string>
+#include <vector>
+
+#include "guard.hpp"
+#include "nubo.h"
+#include "nubo/transfer.hpp"
+#include "sized_struct.hpp"
+
+namespace {
+
+namespace xfer = nubo::transfer;
+using nubo::Errc;
+using nubo::Error;
+
+nubo_pack_options default_pack() {
+  nubo_pack_options o{};
+  o.struct_size = sizeof o;
+  o.codec = NUBO_CODEC_AUTO;
+  o.chunk_size = xfer::kDefaultChunkSize;
+  o.memory_limit = xfer::kDefaultMemory;
+  o.resume = 1;
+  o.sync = 1;
+  return o;
+}
+
+nubo_unpack_options default_unpack() {
+  nubo_unpack_options o{};
+  o.struct_size = sizeof o;
+  o.memory_limit = xfer::kDefaultMemory;
+  o.resume = 1;
+  o.sync = 1;
+  return o;
+}
+
+nubo_verify_options default_verify() {
+  nubo_verify_options o{};
+  o.struct_size = sizeof o;
+  o.memory_limit = xfer::kDefaultMemory;
+  return o;
+}
+
+// The C callback as a ProgressFn; the current file is copied so that it is NUL-terminated.
+xfer::ProgressFn wrap(nubo_progress_callback callback, void* user) {
+  if (callback == nullptr) return {};
+  return [callback, user, name = std::string()](const xfer::Progress& p) mutable {
+    name.assign(p.current_file);
+    nubo_transfer_progress c{};
+    c.struct_size = sizeof c;
+    c.bytes_done = p.bytes_done;
+    c.bytes_total = p.bytes_total;
+    c.bytes_written = p.bytes_written;
+    c.bytes_skipped = p.bytes_skipped;
+    c.rate = p.rate;
+    c.eta_seconds = p.eta_seconds;
+    c.elapsed_seconds = p.elapsed_seconds;
+    c.current_file = name.c_str();
+    c.files_done = p.files_done;
+    c.files_total = p.files_total;
+    return callback(&c, user) != 0;
+  };
+}
+
+xfer::Codec to_codec(nubo_codec c) {
+  switch (c) {
+    case NUBO_CODEC_AUTO:
+      return xfer::Codec::automatic;
+    case NUBO_CODEC_NONE:
+      return xfer::Codec::none;
+    case NUBO_CODEC_LZ4:
+      return xfer::Codec::lz4;
+    case NUBO_CODEC_ZSTD:
+      return xfer::Codec::zstd;
+    case NUBO_CODEC_MAX_ENUM:
+      break;
+  }
+  throw Error(Errc::invalid_argument,
+              "options->codec " + std::to_string(static_cast<int>(c)) + " is not a nubo_codec");
+}
+
+void write_summary(const xfer::Summary& s, nubo_transfer_summary* out) {
+  if (out == nullptr) return;
+  nubo_transfer_summary c{};
+  c.files = s.files;
+  c.directories = s.directories;
+  c.symlinks = s.symlinks;
+  c.bytes = s.bytes;
+  c.bytes_stored = s.bytes_stored;
+  c.bytes_skipped = s.bytes_skipped;
+  c.chunks = s.chunks;
+  c.chunks_none = s.chunks_none;
+  c.chunks_lz4 = s.chunks_lz4;
+  c.chunks_zstd = s.chunks_zstd;
+  c.chunks_zero = s.chunks_zero;
+  c.seconds = s.seconds;
+  c.resumed = s.resumed ? 1 : 0;
+  nubo::capi::write_sized(c, out, "summary", "nubo_transfer_summary");
+}
+
+// Summary structs are checked before the work, not after it has been done.
+void check_summary(const nubo_transfer_summary* summary) {
+  if (summary != nullptr && summary->struct_size < nubo::capi::kMinStructSize) {
+    throw Error(Errc::invalid_argument, "summary->struct_size is " +
+                                            std::to_string(summary->struct_size) +
+                                            ": set it to sizeof(nubo_transfer_summary) first");
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+NUBO_C_API nubo_status nubo_pack_options_init(nubo_pack_options* options, size_t struct_size) {
+  return nubo::capi::guard("nubo_pack_options_init", [&] {
+    nubo::capi::require(options, "options");
+    nubo::capi::init_sized(default_pack(), options, struct_size, "nubo_pack_options");
+  });
+}
+
+NUBO_C_API nubo_status nubo_unpack_options_init(nubo_unpack_options* options, size_t struct_size) {
+  return nubo::capi::guard("nubo_unpack_options_init", [&] {
+    nubo::capi::require(options, "options");
+    nubo::capi::init_sized(default_unpack(), options, struct_size, "nubo_unpack_options");
+  });
+}
+
+NUBO_C_API nubo_status nubo_verify_options_init(nubo_verify_options* options, size_t struct_size) {
+  return nubo::capi::guard("nubo_verify_options_init", [&] {
+    nubo::capi::require(options, "options");
+    nubo::capi::init_sized(default_verify(), options, struct_size, "nubo_verify_options");
+  });
+}
+
+NUBO_C_API nubo_status nubo_pack(const char* const* sources, size_t source_count,
+                                 const char* archive, const nubo_pack_options* options,
+                                 nubo_transfer_summary* summary) {
+  return nubo::capi::guard("nubo_pack", [&] {
+    nubo::capi::require(archive, "archive");
+    if (source_count == 0)
+      throw Error(Errc::invalid_argument, "source_count is 0: nothing to pack");
+    nubo::capi::require(sources, "sources");
+    check_summary(summary);
+    std::vector<std::string> list;
+    for (size_t i = 0; i < source_count; ++i) {
+      if (sources[i] == nullptr) {
+        throw Error(Errc::invalid_argument, "sources[" + std::to_string(i) + "] is NULL");
+      }
+      list.emplace_back(sources[i]);
+    }
+    auto o = default_pack();
+    if (options) o = nubo::capi::read_sized(*options, o, "options", "nubo_pack_options_init()");
+    xfer::PackOptions p;
+    p.codec = to_codec(o.codec);
+    p.level = o.level;
+    p.chunk_size = o.chunk_size;
+    p.threads = o.threads;
+    p.memory_limit = o.memory_limit;
+    p.target_rate = o.target_rate;
+    p.resume = o.resume != 0;
+    p.sync = o.sync != 0;
+    p.progress = wrap(o.progress, o.progress_user);
+    write_summary(xfer::pack(list, archive, p), summary);
+  });
+}
+
+NUBO_C_API nubo_status nubo_unpack(const char* archive, const char* directory,
+                                   const nubo_unpack_options* options,
+                                   nubo_transfer_summary* summary) {
+  return nubo::capi::guard("nubo_unpack", [&] {
+    nubo::capi::require(archive, "archive");
+    nubo::capi::require(directory, "directory");
+    check_summary(summary);
+    auto o = default_unpack();
+    if (options) o = nubo::capi::read_sized(*options, o, "options", "nubo_unpack_options_init()");
+    xfer::UnpackOptions u;
+    u.threads = o.threads;
+    u.memory_limit = o.memory_limit;
+    u.resume = o.resume != 0;
+    u.sync = o.sync != 0;
+    u.progress = wrap(o.progress, o.progress_user);
+    write_summary(xfer::unpack(archive, directory, u), summary);
+  });
+}
+
+NUBO_C_API nubo_status nubo_verify(const char* archive, const nubo_verify_options* options,
+                                   nubo_transfer_summary* summary) {
+  return nubo::capi::guard("nubo_verify", [&] {
+    nubo::capi::require(archive, "archive");
+    check_summary(summary);
+    auto o = default_verify();
+    if (options) o = nubo::capi::read_sized(*options, o, "options", "nubo_verify_options_init()");
+    xfer::VerifyOptions v;
+    v.threads = o.threads;
+    v.memory_limit = o.memory_limit;
+    v.progress = wrap(o.progress, o.progress_user);
+    write_summary(xfer::verify(archive, v), summary);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,88 @@
+// nubo_archive: an open archive through the C ABI, for listing and random access.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "guard.hpp"
+#include "nubo.h"
+#include "nubo/transfer.hpp"
+#include "sized_struct.hpp"
+
+struct nubo_archive {
+  explicit nubo_archive(const std::string& path) : reader(path) {}
+  nubo::transfer::Reader reader;
+};
+
+extern "C" {
+
+NUBO_C_API nubo_status nubo_archive_open(const char* path, nubo_archive** out) {
+  return nubo::capi::guard("nubo_archive_open", [&] {
+    *nubo::capi::require(out, "out") = nullptr;
+    nubo::capi::require(path, "path");
+    *out = std::make_unique<nubo_archive>(path).release();
+  });
+}
+
+NUBO_C_API void nubo_archive_free(nubo_archive* archive) {
+  delete archive;
+}
+
+NUBO_C_API size_t nubo_archive_entry_count(const nubo_archive* archive) {
+  return archive == nullptr ? 0 : archive->reader.entries().size();
+}
+
+NUBO_C_API nubo_status nubo_archive_entry(const nubo_archive* archive, size_t index,
+                                          nubo_archive_entry_info* out) {
+  return nubo::capi::guard("nubo_archive_entry", [&] {
+    nubo::capi::require(archive, "archive");
+    nubo::capi::require(out, "out");
+    const auto& entries = archive->reader.entries();
+    if (index >= entries.size()) {
+      throw nubo::Error(nubo::Errc::invalid_argument,
+                        "index " + std::to_string(index) + " is out of range: the archive has " +
+                            std::to_string(entries.size()) + " entries");
+    }
+    const auto& e = entries[index];
+    nubo_archive_entry_info c{};
+    c.kind = static_cast<nubo_entry_kind>(e.kind);
+    c.path = e.path.c_str();
+    c.size = e.size;
+    c.mode = e.mode;
+    c.mtime_ns = e.mtime_ns;
+    c.link_target = e.link_target.c_str();
+    c.hash = e.hash.c_str();
+    c.stored_size = e.stored_size;
+    c.chunks = e.chunks;
+    nubo::capi::write_sized(c, out, "out", "nubo_archive_entry_info");
+  });
+}
+
+NUBO_C_API nubo_status nubo_archive_find(const nubo_archive* archive, const char* path,
+                                         size_t* index) {
+  return nubo::capi::guard("nubo_archive_find", [&] {
+    nubo::capi::require(archive, "archive");
+    nubo::capi::require(path, "path");
+    nubo::capi::require(index, "index");
+    const auto* e = archive->reader.find(path);
+    if (e == nullptr) {
+      throw nubo::Error(nubo::Errc::not_found,
+                        "no entry '" + std::string(path) + "' in the archive");
+    }
+    *index = static_cast<size_t>(e - archive->reader.entries().data());
+  });
+}
+
+NUBO_C_API nubo_status nubo_archive_read(const nubo_archive* archive, const char* path,
+                                         uint64_t offset, void* buf, size_t capacity,
+                                         size_t* read) {
+  return nubo::capi::guard("nubo_archive_read", [&] {
+    nubo::capi::require(read, "read");
+    *read = 0;
+    nubo::capi::require(archive, "archive");
+    nubo::capi::require(path, "path");
+    if (capacity > 0) nubo::capi::require(buf, "buf");
+    *read = archive->reader.read(path, offset, {static_cast<std::byte*>(buf), capacity});
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,288 @@
+// nubo-xfer: compressed, resumable archives (docs/transfer.md).
+//
+//   nubo-xfer pack SRC... -o OUT.nubo   files and directories into an archive
+//   nubo-xfer unpack ARCHIVE -C DIR     an archive into a directory
+//   nubo-xfer list ARCHIVE              its entries (-l: with sizes; --json)
+//   nubo-xfer verify ARCHIVE            every checksum, nothing written
+//   nubo-xfer cat ARCHIVE PATH          one file to stdout
+//
+// Interrupted (Ctrl-C, kill -9, power loss), pack and unpack resume when run again with the same
+// arguments. Exit status: 0 done, 1 error, 2 bad usage, 3 damaged or refused archive,
+// 130 interrupted (run the same command again to resume).
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "nubo/error.hpp"
+#include "nubo/transfer.hpp"
+#include "progress_bar.hpp"
+#include "units.hpp"
+
+namespace {
+
+namespace xfer = nubo::transfer;
+using nubo_xfer::ProgressBar;
+
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitCorrupt = 3;
+constexpr int kExitInterrupted = 130;
+
+void on_interrupt(int) {
+  ProgressBar::interrupted = true;
+}
+
+// Options shared by the subcommands, as given on the command line.
+struct Common {
+  int threads = 0;
+  std::string memory = "64M";
+  bool json = false;
+  bool quiet = false;
+};
+
+void add_common(CLI::App* cmd, Common& c, bool pipeline) {
+  if (pipeline) {
+    cmd->add_option("--threads", c.threads, "compression/decompression threads (0: every core)")
+        ->check(CLI::Range(0, 1024));
+    cmd->add_option("--memory", c.memory, "memory for buffers in flight, e.g. 64M (default)");
+    cmd->add_flag("--quiet,-q", c.quiet, "no progress display");
+  }
+  cmd->add_flag("--json", c.json, "print a JSON summary on stdout");
+}
+
+nlohmann::json summary_json(const std::string& operation, const xfer::Summary& s) {
+  double ratio =
+      s.bytes > 0 ? static_cast<double>(s.bytes_stored) / static_cast<double>(s.bytes) : 0;
+  return {{"operation", operation},
+          {"files", s.files},
+          {"directories", s.directories},
+          {"symlinks", s.symlinks},
+          {"bytes", s.bytes},
+          {"bytes_stored", s.bytes_stored},
+          {"bytes_skipped", s.bytes_skipped},
+          {"ratio", ratio},
+          {"chunks",
+           {{"total", s.chunks},
+            {"none", s.chunks_none},
+            {"lz4", s.chunks_lz4},
+            {"zstd", s.chunks_zstd},
+            {"zero", s.chunks_zero}}},
+          {"seconds", s.seconds},
+          {"rate", s.seconds > 0 ? static_cast<double>(s.bytes) / s.seconds : 0},
+          {"resumed", s.resumed}};
+}
+
+void report(const std::string& operation, const xfer::Summary& s, const Common& c) {
+  if (c.json) {
+    std::cout << summary_json(operation, s).dump(2) << "\n";
+    return;
+  }
+  if (c.quiet) return;
+  auto moved = s.bytes - std::min(s.bytes, s.bytes_skipped);
+  std::fprintf(
+      stderr, "nubo-xfer: %s %llu files, %s -> %s (ratio %.3f) in %.2f s, %s/s", operation.c_str(),
+      static_cast<unsigned long long>(s.files),
+      nubo_xfer::format_bytes(static_cast<double>(s.bytes)).c_str(),
+      nubo_xfer::format_bytes(static_cast<double>(s.bytes_stored)).c_str(),
+      s.bytes ? static_cast<double>(s.bytes_stored) / static_cast<double>(s.bytes) : 0.0, s.seconds,
+      nubo_xfer::format_bytes(s.seconds > 0 ? static_cast<double>(moved) / s.seconds : 0).c_str());
+  if (s.bytes_skipped > 0) {
+    std::fprintf(stderr, ", %s already done",
+                 nubo_xfer::format_bytes(static_cast<double>(s.bytes_skipped)).c_str());
+  }
+  std::fprintf(stderr, "\n");
+}
+
+std::string mode_string(const xfer::Entry& e) {
+  std::string s = e.kind == xfer::EntryKind::directory ? "d"
+                  : e.kind == xfer::EntryKind::symlink ? "l"
+                                                       : "-";
+  const char* rwx = "rwxrwxrwx";
+  for (int i = 0; i < 9; ++i) s += (e.mode >> (8 - i)) & 1 ? rwx[i] : '-';
+  return s;
+}
+
+std::string time_string(std::int64_t ns) {
+  std::time_t t = static_cast<std::time_t>(ns / 1000000000);
+  std::tm tm{};
+  ::localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm);
+  return buf;
+}
+
+int list(const std::string& archive, bool long_format, const Common& c) {
+  auto entries = xfer::list(archive);
+  if (c.json) {
+    auto out = nlohmann::json::array();
+    for (const auto& e : entries) {
+      nlohmann::json j = {{"path", e.path},         {"kind", xfer::entry_kind_name(e.kind)},
+                          {"size", e.size},         {"mode", e.mode},
+                          {"mtime_ns", e.mtime_ns}, {"stored_size", e.stored_size},
+                          {"chunks", e.chunks}};
+      if (!e.hash.empty()) j["xxh3_128"] = e.hash;
+      if (!e.link_target.empty()) j["link_target"] = e.link_target;
+      out.push_back(j);
+    }
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& e : entries) {
+    if (long_format) {
+      std::printf("%s %14llu %12llu %s %s", mode_string(e).c_str(),
+                  static_cast<unsigned long long>(e.size),
+                  static_cast<unsigned long long>(e.stored_size), time_string(e.mtime_ns).c_str(),
+                  e.path.c_str());
+      if (!e.link_target.empty()) std::printf(" -> %s", e.link_target.c_str());
+      std::printf("\n");
+    } else {
+      std::printf("%s\n", e.path.c_str());
+    }
+  }
+  return 0;
+}
+
+int cat(const std::string& archive, const std::string& path) {
+  xfer::Reader reader(archive);
+  const auto* e = reader.find(path);
+  if (!e) throw nubo::Error(nubo::Errc::not_found, archive + ": no entry '" + path + "'");
+  std::vector<std::byte> buffer(reader.chunk_size());
+  for (std::uint64_t at = 0; at < e->size;) {
+    if (ProgressBar::interrupted) throw nubo::Error(nubo::Errc::cancelled, "interrupted");
+    auto n = reader.read(path, at, buffer);
+    if (n == 0) break;
+    for (std::size_t done = 0; done < n;) {
+      auto w = ::write(STDOUT_FILENO, buffer.data() + done, n - done);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        throw nubo::Error(nubo::Errc::io,
+                          std::string("writing to stdout failed: ") + std::strerror(errno));
+      }
+      done += static_cast<std::size_t>(w);
+    }
+    at += n;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"nubo-xfer: compressed, resumable archives"};
+  app.require_subcommand(1);
+  Common common;
+
+  std::vector<std::string> sources;
+  std::string output, codec = "auto", chunk_size = "4M", target_rate = "0";
+  int level = 0;
+  bool no_resume = false, no_sync = false;
+  auto* pack = app.add_subcommand("pack", "pack files and directories into an archive");
+  pack->add_option("sources", sources, "files and directories to pack")->required();
+  pack->add_option("-o,--output", output, "the archive to write, e.g. data.nubo")->required();
+  pack->add_option("--codec", codec, "auto (default), zstd, lz4 or none");
+  pack->add_option("--level", level,
+                   "codec level (zstd 1-22, default 3; lz4 1-12; auto: highest zstd level)");
+  pack->add_option("--chunk-size", chunk_size, "bytes per chunk, 4K to 64M (default 4M)");
+  pack->add_option("--target-rate", target_rate,
+                   "bytes/s the output can take, for auto, e.g. 100M (default: measured)");
+  pack->add_flag("--no-resume", no_resume, "start over instead of resuming an interrupted pack");
+  pack->add_flag("--no-sync", no_sync, "skip fdatasync (faster, not safe against power loss)");
+  add_common(pack, common, true);
+
+  std::string archive, directory = ".";
+  auto* unpack = app.add_subcommand("unpack", "unpack an archive into a directory");
+  unpack->add_option("archive", archive, "the archive")->required();
+  unpack->add_option("-C,--directory", directory, "where to unpack (default: .)");
+  unpack->add_flag("--no-resume", no_resume, "redo everything an interrupted unpack did");
+  unpack->add_flag("--no-sync", no_sync, "skip fdatasync before each rename");
+  add_common(unpack, common, true);
+
+  bool long_format = false;
+  auto* list_cmd = app.add_subcommand("list", "list the entries of an archive");
+  list_cmd->add_option("archive", archive, "the archive")->required();
+  list_cmd->add_flag("-l,--long", long_format, "mode, size, stored size, time, path");
+  add_common(list_cmd, common, false);
+
+  auto* verify = app.add_subcommand("verify", "check every checksum of an archive");
+  verify->add_option("archive", archive, "the archive")->required();
+  add_common(verify, common, true);
+
+  std::string path;
+  auto* cat_cmd = app.add_subcommand("cat", "write one file of an archive to stdout");
+  cat_cmd->add_option("archive", archive, "the archive")->required();
+  cat_cmd->add_option("path", path, "the file's path in the archive")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  std::optional<ProgressBar> bar;
+  try {
+    std::uint64_t memory = nubo_xfer::parse_size(common.memory, "--memory");
+    if (pack->parsed()) {
+      xfer::PackOptions o;
+      o.codec = xfer::parse_codec(codec);
+      o.level = level;
+      o.chunk_size = nubo_xfer::parse_size(chunk_size, "--chunk-size");
+      o.target_rate = static_cast<double>(nubo_xfer::parse_size(target_rate, "--target-rate"));
+      o.threads = common.threads;
+      o.memory_limit = memory;
+      o.resume = !no_resume;
+      o.sync = !no_sync;
+      bar.emplace("packed", common.quiet);
+      o.progress = [&](const xfer::Progress& p) { return (*bar)(p); };
+      auto s = xfer::pack(sources, output, o);
+      bar->finish();
+      report("packed", s, common);
+    } else if (unpack->parsed()) {
+      xfer::UnpackOptions o;
+      o.threads = common.threads;
+      o.memory_limit = memory;
+      o.resume = !no_resume;
+      o.sync = !no_sync;
+      bar.emplace("unpacked", common.quiet);
+      o.progress = [&](const xfer::Progress& p) { return (*bar)(p); };
+      auto s = xfer::unpack(archive, directory, o);
+      bar->finish();
+      report("unpacked", s, common);
+    } else if (verify->parsed()) {
+      xfer::VerifyOptions o;
+      o.threads = common.threads;
+      o.memory_limit = memory;
+      bar.emplace("verified", common.quiet);
+      o.progress = [&](const xfer::Progress& p) { return (*bar)(p); };
+      auto s = xfer::verify(archive, o);
+      bar->finish();
+      report("verified", s, common);
+      if (!common.json && !common.quiet)
+        std::fprintf(stderr, "nubo-xfer: %s is intact\n", archive.c_str());
+    } else if (list_cmd->parsed()) {
+      return list(archive, long_format, common);
+    } else if (cat_cmd->parsed()) {
+      return cat(archive, path);
+    }
+    return 0;
+  } catch (const std::invalid_argument& e) {  // a bad size on the command line
+    std::fprintf(stderr, "nubo-xfer: %s\n", e.what());
+    return kExitUsage;
+  } catch (const nubo::Error& e) {
+    if (bar) bar->finish();
+    if (e.code() == nubo::Errc::cancelled) {
+      std::fprintf(stderr, "nubo-xfer: interrupted; run the same command again to resume\n");
+      return kExitInterrupted;
+    }
+    std::fprintf(stderr, "nubo-xfer: %s\n", e.what());
+    if (e.code() == nubo::Errc::invalid_argument) return kExitUsage;
+    return e.code() == nubo::Errc::corrupt ? kExitCorrupt : kExitError;
+  }
+}

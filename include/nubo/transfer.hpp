@@ -1,0 +1,150 @@
+// Compressed, resumable archives: pack files and directories into a .nubo archive, unpack,
+// list and verify it, and read any byte range of any file in it (docs/transfer.md; the format is
+// docs/archive-format.md).
+//
+// Files are cut into chunks, each compressed on its own (zstd, lz4, or stored raw when that does
+// not pay) and checksummed (XXH3-64 per chunk, XXH3-128 per file). Reading, compressing,
+// hashing and writing run concurrently in bounded memory. A pack or unpack that is killed
+// resumes, when run again with the same arguments, after the last verified chunk; files appear
+// under their final name only when complete and verified.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nubo/export.hpp"
+
+namespace nubo::transfer {
+
+// How chunks are compressed. `automatic` picks, per chunk, among none, lz4 and zstd levels: the
+// one that finishes soonest given the data, the cores and the output speed (PackOptions::
+// target_rate, or measured), preferring the smaller output among choices about as fast.
+enum class Codec { automatic = 0, none = 1, lz4 = 2, zstd = 3 };
+NUBO_API std::string_view codec_name(Codec c) noexcept;
+// "auto", "none", "lz4", "zstd" (any case); Error(invalid_argument) otherwise.
+NUBO_API Codec parse_codec(std::string_view name);
+
+struct Progress {
+  std::uint64_t bytes_done = 0;     // logical (uncompressed) bytes finished, skipped ones included
+  std::uint64_t bytes_total = 0;    // logical bytes of the whole job
+  std::uint64_t bytes_written = 0;  // compressed bytes: written (pack) or read (unpack, verify)
+  std::uint64_t bytes_skipped = 0;  // done by an earlier, interrupted attempt
+  double rate = 0;                  // logical bytes per second over the last seconds
+  double eta_seconds = -1;          // -1: not known yet
+  double elapsed_seconds = 0;
+  std::string_view current_file;  // valid during the callback only
+  std::uint64_t files_done = 0;
+  std::uint64_t files_total = 0;
+};
+// Called from one thread, at most every 100 ms and once at the end. Return false to cancel: the
+// call then throws Error(cancelled), leaving what was done resumable.
+using ProgressFn = std::function<bool(const Progress&)>;
+
+constexpr std::uint64_t kDefaultChunkSize = 4ull << 20;
+constexpr std::uint64_t kDefaultMemory = 64ull << 20;
+
+struct PackOptions {
+  Codec codec = Codec::automatic;
+  int level = 0;  // 0: the codec's default (zstd 3, lz4 1); with automatic, the highest zstd level
+  std::uint64_t chunk_size = kDefaultChunkSize;  // 4 KiB .. 64 MiB
+  int threads = 0;                               // compression threads; 0: every core
+  std::uint64_t memory_limit = kDefaultMemory;   // bytes of chunk buffers in flight
+  double target_rate = 0;  // bytes/s the output can take (automatic); 0: measure the writes
+  bool resume = true;      // continue an interrupted pack of the same sources into `archive`
+  bool sync = true;        // fdatasync at checkpoints and before the final rename
+  ProgressFn progress;
+};
+
+struct UnpackOptions {
+  int threads = 0;
+  std::uint64_t memory_limit = kDefaultMemory;
+  bool resume = true;  // keep files and chunks an interrupted unpack verified
+  bool sync = true;    // fdatasync each file before renaming it into place
+  ProgressFn progress;
+};
+
+struct VerifyOptions {
+  int threads = 0;
+  std::uint64_t memory_limit = kDefaultMemory;
+  ProgressFn progress;
+};
+
+struct Summary {
+  std::uint64_t files = 0, directories = 0, symlinks = 0;
+  std::uint64_t bytes = 0;          // logical bytes of file content
+  std::uint64_t bytes_stored = 0;   // the archive's size (pack) or compressed bytes read
+  std::uint64_t bytes_skipped = 0;  // already done by an interrupted attempt (or up to date)
+  std::uint64_t chunks = 0;
+  std::uint64_t chunks_none = 0, chunks_lz4 = 0, chunks_zstd = 0, chunks_zero = 0;
+  double seconds = 0;
+  bool resumed = false;  // an interrupted attempt was continued
+};
+
+// Packs `sources` (files, directories recursively, symlinks as links) into `archive`. A
+// directory or file is stored under its own name ("data/x" for source "data"); "." or "dir/."
+// stores the contents without a prefix. Written to "<archive>.part" and renamed when complete;
+// "<archive>.journal" records progress for resuming.
+NUBO_API Summary pack(const std::vector<std::string>& sources, const std::string& archive,
+                      const PackOptions& options = {});
+
+// Unpacks every entry of `archive` into `directory` (created if missing). Each file is written
+// under a temporary name beside its final one and renamed only when its hash matches. Entries
+// with unsafe paths or links leading out of `directory` are refused before anything is written.
+NUBO_API Summary unpack(const std::string& archive, const std::string& directory,
+                        const UnpackOptions& options = {});
+
+// Checks every checksum and every structural rule of `archive`, writing nothing. Throws
+// Error(corrupt) naming the file and the chunk at the first problem.
+NUBO_API Summary verify(const std::string& archive, const VerifyOptions& options = {});
+
+enum class EntryKind { file = 0, directory = 1, symlink = 2 };
+NUBO_API std::string_view entry_kind_name(EntryKind k) noexcept;
+
+struct Entry {
+  std::string path;  // relative, '/'-separated
+  EntryKind kind = EntryKind::file;
+  std::uint64_t size = 0;  // files: content bytes
+  std::uint32_t mode = 0;  // permission bits
+  std::int64_t mtime_ns = 0;
+  std::string link_target;        // symlinks
+  std::string hash;               // files: XXH3-128 of the content, 32 hex digits
+  std::uint64_t stored_size = 0;  // files: compressed bytes in the archive
+  std::uint64_t chunks = 0;
+};
+
+// The entries of `archive`, from its index (cheap: the data is not read).
+NUBO_API std::vector<Entry> list(const std::string& archive);
+
+// Random access to the files of an archive: any byte range of any file, each chunk read
+// verified against its checksum. Several threads may use one Reader at once.
+class NUBO_API Reader {
+ public:
+  explicit Reader(const std::string& archive);
+  ~Reader();
+  Reader(Reader&&) noexcept;
+  Reader& operator=(Reader&&) noexcept;
+
+  const std::vector<Entry>& entries() const;
+  std::uint32_t chunk_size() const;
+  // The entry at `path`, or nullptr.
+  const Entry* find(std::string_view path) const;
+  // Reads up to out.size() bytes of the file at `path` from `offset`; returns how many (fewer
+  // only at the end of the file). Error(not_found) for no such file, Error(corrupt) for a chunk
+  // that fails its checksum.
+  std::size_t read(std::string_view path, std::uint64_t offset, std::span<std::byte> out) const;
+  // The same into a new buffer of at most `size` bytes.
+  std::vector<std::byte> read(std::string_view path, std::uint64_t offset, std::size_t size) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nubo::transfer

@@ -1,0 +1,249 @@
+#include "transfer/archive_reader.hpp"
+
+#include <set>
+#include <string_view>
+
+#include "nubo/error.hpp"
+#include "transfer/hash.hpp"
+#include "transfer/paths.hpp"
+
+namespace nubo::transfer {
+
+using namespace format;
+
+namespace {
+
+[[noreturn]] void corrupt_at(const std::string& where, const std::string& problem) {
+  throw Error(Errc::corrupt, where + ": " + problem);
+}
+
+// Rethrows a decoder's corrupt error with `where` in front of its message.
+template <class F>
+auto with_context(const std::string& where, F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw Error(e.code(), where + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+ArchiveFile ArchiveFile::open(const std::string& path) {
+  ArchiveFile a;
+  a.fd_ = open_read(path);
+  a.size_ = a.fd_.size();
+  std::array<std::byte, kHeaderSize> head{};
+  if (a.size_ < kHeaderSize) {
+    corrupt_at(path, "only " + std::to_string(a.size_) + " bytes: too short to be a nubo archive");
+  }
+  a.fd_.pread_exact(head, 0, "archive header");
+  a.header_ = with_context(path, [&] { return decode_header(head); });
+
+  // The trailer and the index; when either is missing or damaged, say where the data ends.
+  try {
+    if (a.size_ < kHeaderSize + kRecordHeaderSize + kTrailerSize) {
+      throw Error(Errc::corrupt, "trailer: truncated (the archive has no index)");
+    }
+    std::array<std::byte, kTrailerSize> tail{};
+    a.fd_.pread_exact(tail, a.size_ - kTrailerSize, "trailer");
+    a.trailer_ = decode_trailer(tail);
+    const auto& t = a.trailer_;
+    if (t.index_offset < kHeaderSize || t.index_size < kRecordHeaderSize ||
+        t.index_offset > a.size_ - kTrailerSize ||
+        t.index_size != a.size_ - kTrailerSize - t.index_offset) {
+      throw Error(Errc::corrupt, "trailer: the index position does not fit the file");
+    }
+    std::array<std::byte, kRecordHeaderSize> rh{};
+    a.fd_.pread_exact(rh, t.index_offset, "index record");
+    auto r = decode_record_header(rh, a.header_.chunk_size);
+    if (r.type != RecordType::index || r.stored_size != t.index_size - kRecordHeaderSize) {
+      throw Error(Errc::corrupt, "index: the trailer does not point at an index record");
+    }
+    if (r.stored_size > kMaxIndexSize) {
+      throw Error(Errc::corrupt,
+                  "index: " + std::to_string(r.stored_size) + " bytes is beyond the 1 GiB limit");
+    }
+    // The size was checked against the file's real size: this allocation is backed by data.
+    std::vector<std::byte> payload(r.stored_size);
+    a.fd_.pread_exact(payload, t.index_offset + kRecordHeaderSize, "index");
+    if (hash64(payload) != r.hash) throw Error(Errc::corrupt, "index: checksum mismatch");
+    a.id_ = r.hash;
+    a.index_ = decode_index(payload, a.header_.chunk_size, kHeaderSize, t.index_offset);
+  } catch (const Error& e) {
+    if (e.code() != Errc::corrupt) throw;
+    corrupt_at(path, std::string(e.what()) + "; " + describe_damage(a.fd_, a.header_.chunk_size));
+  }
+
+  std::set<std::string_view> seen;
+  for (const auto& e : a.index_.entries) {
+    with_context(path, [&] { paths::check_entry(e.meta.path); });
+    if (!seen.insert(e.meta.path).second) {
+      corrupt_at(path, "entry '" + e.meta.path + "' appears twice; refused");
+    }
+  }
+  return a;
+}
+
+std::string ArchiveFile::chunk_context(std::size_t entry, std::uint64_t k) const {
+  const auto& e = index_.entries[entry];
+  const auto& c = chunk(entry, k);
+  auto begin = k * header_.chunk_size;
+  return fd_.name() + ": file '" + e.meta.path + "' chunk " + std::to_string(k) + " of " +
+         std::to_string(e.chunk_count) + " (bytes " + std::to_string(begin) + ".." +
+         std::to_string(begin + c.raw_size) + ", record at archive offset " +
+         std::to_string(c.record_offset) + ")";
+}
+
+void ArchiveFile::read_chunk(std::size_t entry, std::uint64_t k,
+                             std::vector<std::byte>& record) const {
+  const auto& c = chunk(entry, k);
+  // Sizes come from the checked index: stored_size <= raw_size <= chunk size.
+  record.resize(kRecordHeaderSize + c.stored_size);
+  if (c.record_offset + record.size() > data_end() ||
+      fd_.pread(record, c.record_offset) != record.size()) {
+    corrupt_at(chunk_context(entry, k), "the record extends past the data");
+  }
+}
+
+Bytes ArchiveFile::decode_chunk(std::size_t entry, std::uint64_t k, Bytes record,
+                                std::vector<std::byte>& raw, Decompressor& decompressor) const {
+  const auto& c = chunk(entry, k);
+  auto where = chunk_context(entry, k);
+  auto r = with_context(where, [&] { return decode_record_header(record, header_.chunk_size); });
+  if (r.type != RecordType::chunk || r.entry != entry || r.offset != k * header_.chunk_size ||
+      r.raw_size != c.raw_size || r.stored_size != c.stored_size || r.codec != c.codec ||
+      r.hash != c.raw_hash) {
+    corrupt_at(where, "the record does not match the index");
+  }
+  auto payload = record.subspan(kRecordHeaderSize);
+  Bytes out;
+  if (c.codec == ChunkCodec::none) {
+    // The payload is the raw bytes: its payload check is the low half of their hash.
+    if (payload.size() != c.raw_size || static_cast<std::uint32_t>(c.raw_hash) != r.payload_check) {
+      corrupt_at(where, "raw payload does not match its record");
+    }
+    out = payload;
+  } else {
+    if (payload_check(payload) != r.payload_check) {
+      corrupt_at(where, "payload checksum mismatch: the stored bytes are damaged");
+    }
+    raw.resize(c.raw_size);
+    with_context(where, [&] { decompressor.decompress(c.codec, payload, raw); });
+    out = raw;
+  }
+  if (hash64(out) != c.raw_hash) corrupt_at(where, "checksum mismatch: the data is corrupt");
+  return out;
+}
+
+namespace {
+
+// Reads the record of `type` for `entry` at `at` and returns its payload, checked.
+std::vector<std::byte> read_meta_record(const ArchiveFile& a, std::size_t entry, std::uint64_t at,
+                                        RecordType type, std::size_t max_payload,
+                                        const std::string& where) {
+  std::array<std::byte, kRecordHeaderSize> rh{};
+  if (at + rh.size() > a.data_end()) corrupt_at(where, "missing at offset " + std::to_string(at));
+  a.fd().pread_exact(rh, at, where);
+  auto r = with_context(where + " at offset " + std::to_string(at),
+                        [&] { return decode_record_header(rh, a.chunk_size()); });
+  if (r.type != type || r.entry != entry || r.stored_size > max_payload ||
+      at + rh.size() + r.stored_size > a.data_end()) {
+    corrupt_at(where, "the record at offset " + std::to_string(at) + " does not match the index");
+  }
+  std::vector<std::byte> payload(r.stored_size);
+  a.fd().pread_exact(payload, at + rh.size(), where);
+  if (hash64(payload) != r.hash) corrupt_at(where, "checksum mismatch");
+  return payload;
+}
+
+}  // namespace
+
+std::uint64_t ArchiveFile::check_entry_record(std::size_t entry) const {
+  const auto& e = index_.entries[entry];
+  auto where = fd_.name() + ": " + std::string(entry_kind_name(e.meta.kind)) + " '" + e.meta.path +
+               "': entry record";
+  auto payload =
+      read_meta_record(*this, entry, e.record_offset, RecordType::entry, kMaxEntryPayload, where);
+  auto meta = with_context(where, [&] { return decode_entry(payload); });
+  if (!(meta == e.meta)) corrupt_at(where, "differs from the index");
+  return e.record_offset + kRecordHeaderSize + payload.size();
+}
+
+std::uint64_t ArchiveFile::end_record_offset(std::size_t entry) const {
+  const auto& e = index_.entries[entry];
+  if (e.chunk_count == 0) {
+    return e.record_offset + kRecordHeaderSize + encode_entry(e.meta).size();
+  }
+  const auto& last = chunk(entry, e.chunk_count - 1);
+  return last.record_offset + kRecordHeaderSize + last.stored_size;
+}
+
+std::uint64_t ArchiveFile::check_end_record(std::size_t entry) const {
+  const auto& e = index_.entries[entry];
+  auto where = fd_.name() + ": file '" + e.meta.path + "': end record";
+  auto at = end_record_offset(entry);
+  auto payload = read_meta_record(*this, entry, at, RecordType::end, kEndPayloadSize, where);
+  auto end = with_context(where, [&] { return decode_end(payload); });
+  if (end.hash != e.hash || end.chunks != e.chunk_count || end.size != e.meta.size) {
+    corrupt_at(where, "differs from the index");
+  }
+  return at + kRecordHeaderSize + payload.size();
+}
+
+std::string describe_damage(const Fd& fd, std::uint32_t chunk_size) {
+  std::uint64_t size = 0;
+  try {
+    size = fd.size();
+  } catch (const Error&) {
+    return "the archive cannot be read";
+  }
+  std::uint64_t at = kHeaderSize;
+  std::string last_file;
+  std::uint64_t file_chunks = 0, chunks_seen = 0, file_size = 0;
+  bool in_file = false;
+  std::array<std::byte, kRecordHeaderSize> rh{};
+  // Bounded by the file: each step advances by at least one record header.
+  while (at + kRecordHeaderSize <= size) {
+    if (fd.pread(rh, at) != rh.size()) break;
+    RecordHeader r;
+    try {
+      r = decode_record_header(rh, chunk_size);
+    } catch (const Error&) {
+      break;
+    }
+    if (at + kRecordHeaderSize + r.stored_size > size) break;
+    if (r.type == RecordType::entry) {
+      std::vector<std::byte> payload(r.stored_size);
+      if (fd.pread(payload, at + kRecordHeaderSize) != payload.size()) break;
+      try {
+        auto e = decode_entry(payload);
+        last_file = e.path;
+        in_file = e.kind == EntryKind::file;
+        file_size = e.size;
+        file_chunks = chunks_for(e.size, chunk_size);
+        chunks_seen = 0;
+      } catch (const Error&) {
+        break;
+      }
+    } else if (r.type == RecordType::chunk) {
+      ++chunks_seen;
+    } else if (r.type == RecordType::end) {
+      in_file = false;
+    } else if (r.type == RecordType::index) {
+      return "the data records are whole up to the index at offset " + std::to_string(at);
+    }
+    at += kRecordHeaderSize + r.stored_size;
+  }
+  std::string where = "the records are whole up to offset " + std::to_string(at);
+  if (in_file) {
+    where += ", inside file '" + last_file + "' (" + std::to_string(file_size) +
+             " bytes) at chunk " + std::to_string(chunks_seen) + " of " +
+             std::to_string(file_chunks);
+  } else if (!last_file.empty()) {
+    where += ", after entry '" + last_file + "'";
+  }
+  return where;
+}
+
+}  // namespace nubo::transfer

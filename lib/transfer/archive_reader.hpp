@@ -1,0 +1,67 @@
+// Reading an archive: the header, the trailer and the index when it is opened (the data is not
+// read), then any chunk on demand, checked against its record header, the index and its XXH3-64.
+// This is what unpack, verify, list and Reader share. Every error names the archive, and, for a
+// chunk, the file, the chunk number and the byte ranges involved.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "transfer/codec.hpp"
+#include "transfer/file_io.hpp"
+#include "transfer/format.hpp"
+
+namespace nubo::transfer {
+
+class ArchiveFile {
+ public:
+  // Opens and checks the archive's header, trailer and index, and that every path in it is a
+  // normalised relative path that appears once. A damaged or truncated archive throws
+  // Error(corrupt) saying where (for a truncated one: after which file and chunk it ends).
+  static ArchiveFile open(const std::string& path);
+
+  const std::string& path() const { return fd_.name(); }
+  const Fd& fd() const { return fd_; }
+  std::uint32_t chunk_size() const { return header_.chunk_size; }
+  const format::Index& index() const { return index_; }
+  std::uint64_t size() const { return size_; }
+  std::uint64_t data_end() const { return trailer_.index_offset; }
+  // XXH3-64 of the index: identifies the archive's content (unpack's journal uses it).
+  std::uint64_t id() const { return id_; }
+
+  const format::IndexChunk& chunk(std::size_t entry, std::uint64_t k) const {
+    return index_.chunks[index_.entries[entry].first_chunk + k];
+  }
+  // "<archive>: file '<path>' chunk <k> of <n> (bytes <a>..<b>, record at archive offset <o>)"
+  std::string chunk_context(std::size_t entry, std::uint64_t k) const;
+
+  // Reads chunk k of file `entry`, its record header and payload, into `record` (I/O only).
+  void read_chunk(std::size_t entry, std::uint64_t k, std::vector<std::byte>& record) const;
+  // Checks the record read by read_chunk against the index, decodes its payload and checks the
+  // XXH3-64. Returns the chunk's bytes: in `raw` (resized to the raw size), or, for a chunk
+  // stored raw, in `record` itself (no copy). Throws Error(corrupt) naming the chunk.
+  Bytes decode_chunk(std::size_t entry, std::uint64_t k, Bytes record, std::vector<std::byte>& raw,
+                     Decompressor& decompressor) const;
+
+  // The records the index repeats: each entry's entry record, and each file's end record after
+  // its last chunk. Checked against the index; each returns the offset just past the record.
+  std::uint64_t check_entry_record(std::size_t entry) const;
+  std::uint64_t check_end_record(std::size_t entry) const;
+  // Where file `entry`'s end record must be: right after its last chunk (or its entry record).
+  std::uint64_t end_record_offset(std::size_t entry) const;
+
+ private:
+  Fd fd_;
+  format::Header header_;
+  format::Trailer trailer_;
+  format::Index index_;
+  std::uint64_t size_ = 0;
+  std::uint64_t id_ = 0;
+};
+
+// Where a damaged archive stops making sense: walks the records from the start and describes
+// the last one that is whole ("the archive ends inside file 'x' chunk 3 of 5"). For messages.
+std::string describe_damage(const Fd& fd, std::uint32_t chunk_size);
+
+}  // namespace nubo::transfer

@@ -1,0 +1,150 @@
+#include "transfer/archive_writer.hpp"
+
+#include "nubo/error.hpp"
+
+namespace nubo::transfer {
+
+using namespace format;
+
+namespace {
+// Records smaller than this are gathered before a write: many small files would otherwise cost
+// a system call per record.
+constexpr std::size_t kBufferSize = 1 << 20;
+}  // namespace
+
+ArchiveWriter ArchiveWriter::create(Fd fd, std::uint32_t chunk_size) {
+  fd.truncate(0);
+  Header h;
+  h.chunk_size = chunk_size;
+  auto head = encode_header(h);
+  fd.pwrite_all(head, 0);
+  fd.seek(head.size());
+  ArchiveWriter w(std::move(fd), chunk_size);
+  w.offset_ = head.size();
+  return w;
+}
+
+ArchiveWriter ArchiveWriter::resume(Fd fd, std::uint32_t chunk_size, std::uint64_t offset,
+                                    Index index) {
+  fd.truncate(offset);
+  fd.seek(offset);
+  ArchiveWriter w(std::move(fd), chunk_size);
+  w.offset_ = offset;
+  w.index_ = std::move(index);
+  return w;
+}
+
+void ArchiveWriter::put(const RecordHeader& record, Bytes payload, const std::uint32_t* check) {
+  auto r = record;
+  r.payload_check = check ? *check : payload_check(payload);
+  auto head = encode_record_header(r);
+  if (buffer_.size() + head.size() + payload.size() <= kBufferSize) {
+    append(buffer_, head);
+    append(buffer_, payload);
+  } else {
+    append(buffer_, head);
+    fd_.writev_all(buffer_, payload);  // large payloads go straight from the job's buffer
+    buffer_.clear();
+  }
+  offset_ += head.size() + payload.size();
+}
+
+std::uint32_t ArchiveWriter::add_entry(const EntryMeta& meta) {
+  if (index_.entries.size() >= UINT32_MAX) {
+    throw Error(Errc::invalid_argument, "an archive holds at most 4294967295 entries");
+  }
+  auto number = static_cast<std::uint32_t>(index_.entries.size());
+  IndexEntry e;
+  e.meta = meta;
+  e.record_offset = offset_;
+  e.first_chunk = index_.chunks.size();
+  index_.entries.push_back(e);
+  auto payload = encode_entry(meta);
+  RecordHeader r;
+  r.type = RecordType::entry;
+  r.entry = number;
+  r.raw_size = r.stored_size = static_cast<std::uint32_t>(payload.size());
+  r.hash = hash64(payload);
+  put(r, payload);
+  return number;
+}
+
+void ArchiveWriter::add_chunk(std::uint32_t entry, std::uint64_t file_offset, ChunkCodec codec,
+                              int level, std::uint32_t raw_size, std::uint64_t raw_hash,
+                              Bytes payload) {
+  IndexChunk c;
+  c.record_offset = offset_;
+  c.raw_size = raw_size;
+  c.stored_size = static_cast<std::uint32_t>(payload.size());
+  c.raw_hash = raw_hash;
+  c.codec = codec;
+  c.level = static_cast<std::int8_t>(level);
+  index_.chunks.push_back(c);
+  index_.entries[entry].chunk_count++;
+  RecordHeader r;
+  r.type = RecordType::chunk;
+  r.codec = codec;
+  r.level = c.level;
+  r.entry = entry;
+  r.raw_size = raw_size;
+  r.offset = file_offset;
+  r.stored_size = c.stored_size;
+  r.hash = raw_hash;
+  // A raw chunk's payload is its raw bytes: the check is the low half of the hash already made,
+  // which saves hashing every incompressible byte twice.
+  auto check = static_cast<std::uint32_t>(raw_hash);
+  put(r, payload, codec == ChunkCodec::none ? &check : nullptr);
+}
+
+void ArchiveWriter::end_file(std::uint32_t entry, const Hash128& hash) {
+  auto& e = index_.entries[entry];
+  e.hash = hash;
+  EndPayload end{hash, e.chunk_count, e.meta.size};
+  auto payload = encode_end(end);
+  RecordHeader r;
+  r.type = RecordType::end;
+  r.entry = entry;
+  r.raw_size = r.stored_size = static_cast<std::uint32_t>(payload.size());
+  r.hash = hash64(payload);
+  put(r, payload);
+}
+
+void ArchiveWriter::truncate_to_entry(std::uint32_t entry) {
+  flush();
+  const auto& e = index_.entries.at(entry);
+  offset_ = e.record_offset;
+  index_.chunks.resize(e.first_chunk);
+  index_.entries.resize(entry);
+  fd_.truncate(offset_);
+  fd_.seek(offset_);
+}
+
+void ArchiveWriter::flush() {
+  if (buffer_.empty()) return;
+  fd_.write_all(buffer_);
+  buffer_.clear();
+}
+
+std::uint64_t ArchiveWriter::finish() {
+  auto payload = encode_index(index_);
+  if (payload.size() > kMaxIndexSize) {
+    throw Error(Errc::invalid_argument,
+                "the index would exceed 1 GiB: too many files or chunks for one archive; "
+                "use a larger chunk size or several archives");
+  }
+  Trailer t;
+  t.index_offset = offset_;
+  RecordHeader r;
+  r.type = RecordType::index;
+  r.raw_size = r.stored_size = static_cast<std::uint32_t>(payload.size());
+  r.hash = hash64(payload);
+  put(r, payload);
+  t.index_size = offset_ - t.index_offset;
+  auto tail = encode_trailer(t);
+  append(buffer_, tail);
+  offset_ += tail.size();
+  flush();
+  return offset_;
+}
+
+}  // namespace nubo::transfer

@@ -1,0 +1,131 @@
+#include "transfer/auto_codec.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace nubo::transfer {
+namespace {
+
+constexpr std::size_t kProbeBytes = 64 << 10;
+constexpr double kIncompressible = 0.97;  // a probe ratio above this: store raw
+constexpr double kAlpha = 0.2;            // weight of a new sample in the moving averages
+constexpr double kNear = 1.05;            // "about as fast"
+constexpr std::uint64_t kExploreEvery = 16;
+// Until measured, the stages around compression are assumed fast (a local disk in cache).
+constexpr double kDefaultIoRate = 2e9;
+// Without a target rate, the output is assumed no faster than this, whatever the writes measure:
+// a file's writes are absorbed by the page cache at memory speed and reach the device later,
+// and an archive is usually written to be moved or kept, where size matters.
+constexpr double kMaxAssumedOutputRate = 1e9;
+
+void blend(double& average, double sample) {
+  average = average == 0 ? sample : average + kAlpha * (sample - average);
+}
+
+}  // namespace
+
+AutoCodec::AutoCodec(int workers, int max_level, double target_rate)
+    : workers_(std::max(1, workers)), target_rate_(target_rate) {
+  // Starting points from typical text on one modern core; replaced by measurements at once.
+  candidates_ = {{{ChunkCodec::none, 0}, 1.0 / 0.9, 8e9},
+                 {{ChunkCodec::lz4, 1}, 1.0, 600e6},
+                 {{ChunkCodec::zstd, 1}, 0.80, 400e6},
+                 {{ChunkCodec::zstd, 3}, 0.72, 250e6}};
+  const std::pair<int, double> stronger[] = {
+      {6, 0.68}, {9, 0.65}, {12, 0.63}, {15, 0.61}, {19, 0.58}};
+  for (auto [level, rel] : stronger) {
+    if (level > max_level) break;
+    candidates_.push_back({{ChunkCodec::zstd, level}, rel, 250e6 * 3 / (level + 1)});
+  }
+}
+
+std::vector<CodecSetting> AutoCodec::candidates() const {
+  std::lock_guard lock(mutex_);
+  std::vector<CodecSetting> out;
+  for (const auto& c : candidates_) out.push_back(c.setting);
+  return out;
+}
+
+std::size_t AutoCodec::pick(double probe_ratio) const {
+  double in = input_rate_ > 0 ? input_rate_ : kDefaultIoRate;
+  double target = target_rate_.load();
+  double out = target > 0
+                   ? target
+                   : std::min(kMaxAssumedOutputRate,
+                              measured_output_rate_ > 0 ? measured_output_rate_ : kDefaultIoRate);
+  std::vector<double> time(candidates_.size()), ratio(candidates_.size());
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    const auto& c = candidates_[i];
+    ratio[i] =
+        c.setting.codec == ChunkCodec::none ? 1.0 : std::min(1.0, probe_ratio * c.relative_ratio);
+    time[i] = std::max({1 / in, 1 / (c.speed * workers_), ratio[i] / out});
+    best = std::min(best, time[i]);
+  }
+  // Among the choices about as fast as the fastest, the smallest output (the first, fastest,
+  // on a tie).
+  std::size_t chosen = candidates_.size();
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    if (time[i] > best * kNear) continue;
+    if (chosen == candidates_.size() || ratio[i] < ratio[chosen]) chosen = i;
+  }
+  return chosen;
+}
+
+AutoCodec::Choice AutoCodec::choose(Bytes chunk, Compressor& probe) {
+  Choice choice;
+  // The probe: lz4 on a sample from the middle of the chunk (headers at the start of files are
+  // often unlike the rest).
+  auto n = std::min(chunk.size(), kProbeBytes);
+  auto sample = chunk.subspan((chunk.size() - n) / 2, n);
+  thread_local std::vector<std::byte> scratch;
+  auto stored = probe.compress({ChunkCodec::lz4, 1}, sample, scratch);
+  choice.probe_ratio = stored == 0 ? 1.0 : static_cast<double>(stored) / static_cast<double>(n);
+  if (choice.probe_ratio > kIncompressible) {
+    choice.setting = {ChunkCodec::none, 0};
+    return choice;
+  }
+  std::lock_guard lock(mutex_);
+  auto chosen = pick(choice.probe_ratio);
+  if (++chunks_ % kExploreEvery == 0) {
+    // Alternate between the stronger and the weaker neighbour.
+    bool up = (chunks_ / kExploreEvery) % 2 == 0;
+    if (up && chosen + 1 < candidates_.size()) {
+      ++chosen;
+    } else if (!up && chosen > 1) {  // never explore down to `none`: its cost is known
+      --chosen;
+    }
+  }
+  choice.setting = candidates_[chosen].setting;
+  return choice;
+}
+
+void AutoCodec::observe(const Choice& choice, std::size_t raw, std::size_t stored, double seconds) {
+  if (choice.setting.codec == ChunkCodec::none || raw == 0) return;
+  std::lock_guard lock(mutex_);
+  for (auto& c : candidates_) {
+    if (c.setting != choice.setting) continue;
+    // Not paying (stored 0) means it achieved about the raw size.
+    double ratio = stored == 0 ? 1.0 : static_cast<double>(stored) / static_cast<double>(raw);
+    blend(c.relative_ratio, ratio / std::max(choice.probe_ratio, 0.01));
+    if (seconds > 0) blend(c.speed, static_cast<double>(raw) / seconds);
+  }
+}
+
+void AutoCodec::observe_input(std::size_t bytes, double seconds) {
+  if (seconds <= 0 || bytes == 0) return;
+  std::lock_guard lock(mutex_);
+  blend(input_rate_, static_cast<double>(bytes) / seconds);
+}
+
+void AutoCodec::observe_output(std::size_t bytes, double seconds) {
+  if (seconds <= 0 || bytes == 0) return;
+  std::lock_guard lock(mutex_);
+  blend(measured_output_rate_, static_cast<double>(bytes) / seconds);
+}
+
+void AutoCodec::set_output_rate(double bytes_per_second) {
+  target_rate_ = bytes_per_second;
+}
+
+}  // namespace nubo::transfer

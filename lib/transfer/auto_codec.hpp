@@ -1,0 +1,67 @@
+// Codec `auto`: for each chunk, the codec that gets the data through soonest.
+//
+// A chunk flows through three stages at once: reading it, compressing it (on `workers` cores)
+// and sending the compressed bytes out (a disk, or a link at the target rate). The slowest stage
+// sets the pace, so for each candidate c the time per raw byte is
+//     max(1 / input_rate, 1 / (speed_c * workers), ratio_c / output_rate)
+// and the fastest candidate wins; among candidates within 5% of it the smallest output does.
+// The ratio of each candidate is predicted from a cheap probe of the chunk itself (lz4 on a
+// 64 KiB sample) times what that candidate achieved relative to the probe on recent chunks; its
+// speed is what it achieved recently. Both are moving averages, and every 16th chunk tries a
+// neighbour of the best choice, so the choice follows the data and the output speed as they
+// change. Incompressible samples go straight to `none`. Without a target rate the output rate is
+// the measured one, capped at 1 GB/s (page-cache writes measure far faster than the device).
+//
+// Thread-safe: workers call choose() and observe() concurrently; the reader and the writer
+// report their rates. The network transfer feeds the link's measured rate via set_output_rate.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "transfer/codec.hpp"
+
+namespace nubo::transfer {
+
+class AutoCodec {
+ public:
+  // `max_level` caps the zstd levels considered; `target_rate` (bytes/s, 0: measure) is the
+  // output's speed.
+  AutoCodec(int workers, int max_level, double target_rate);
+
+  struct Choice {
+    CodecSetting setting;
+    double probe_ratio = 1;  // the sample's lz4 ratio, passed back to observe()
+  };
+  Choice choose(Bytes chunk, Compressor& probe);
+  // What compressing the chunk with choice.setting gave: its stored size and the seconds taken.
+  void observe(const Choice& choice, std::size_t raw, std::size_t stored, double seconds);
+
+  // Measured throughputs of the stages around compression: bytes moved and the seconds spent
+  // moving them (time inside read/write calls, so a stage's capacity rather than its pace).
+  void observe_input(std::size_t bytes, double seconds);
+  void observe_output(std::size_t bytes, double seconds);
+  void set_output_rate(double bytes_per_second);  // 0: go back to measuring
+
+  // The candidates, for tests and benchmarks.
+  std::vector<CodecSetting> candidates() const;
+
+ private:
+  struct Candidate {
+    CodecSetting setting;
+    double relative_ratio;  // its ratio / the probe's ratio
+    double speed;           // raw bytes/s on one core
+  };
+  std::size_t pick(double probe_ratio) const;
+
+  int workers_;
+  mutable std::mutex mutex_;
+  std::vector<Candidate> candidates_;
+  double input_rate_ = 0, measured_output_rate_ = 0;
+  std::atomic<double> target_rate_;
+  std::uint64_t chunks_ = 0;
+};
+
+}  // namespace nubo::transfer

@@ -1,0 +1,61 @@
+// Thin, error-checked POSIX file I/O: every failure is an Error(io) naming the file and the
+// operation, and short reads and writes are completed or reported, never ignored.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "transfer/bytes.hpp"
+
+namespace nubo::transfer {
+
+[[noreturn]] void throw_io(const std::string& what, const std::string& path, int err);
+
+// An owned file descriptor, remembering its name for messages.
+class Fd {
+ public:
+  Fd() = default;
+  Fd(int fd, std::string name) : fd_(fd), name_(std::move(name)) {}
+  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)), name_(std::move(o.name_)) {}
+  Fd& operator=(Fd&& o) noexcept;
+  ~Fd();
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+
+  int get() const { return fd_; }
+  const std::string& name() const { return name_; }
+  explicit operator bool() const { return fd_ >= 0; }
+  void close();  // reports a failed close (NFS reports write errors there)
+
+  // Reads up to out.size() bytes at `offset`; fewer only at end of file.
+  std::size_t pread(MutableBytes out, std::uint64_t offset) const;
+  // Reads exactly out.size() bytes at `offset`, or throws naming `what` (truncated).
+  void pread_exact(MutableBytes out, std::uint64_t offset, std::string_view what) const;
+  void pwrite_all(Bytes data, std::uint64_t offset) const;
+  void write_all(Bytes data) const;
+  void writev_all(Bytes a, Bytes b) const;  // a then b, in as few calls as the kernel allows
+  std::uint64_t size() const;
+  struct stat stat() const;
+  void truncate(std::uint64_t size) const;
+  void datasync() const;
+  void seek(std::uint64_t offset) const;
+
+ private:
+  int fd_ = -1;
+  std::string name_;
+};
+
+Fd open_read(const std::string& path);
+// O_WRONLY|O_CREAT (no truncation): the caller decides what to keep.
+Fd open_write(const std::string& path, int mode = 0644);
+bool exists(const std::string& path);
+// fsyncs the directory holding `path`, making a rename or create in it durable.
+void sync_parent_dir(const std::string& path);
+void rename_file(const std::string& from, const std::string& to);
+void remove_file(const std::string& path);  // missing is fine
+
+}  // namespace nubo::transfer

@@ -1,0 +1,346 @@
+#include "transfer/format.hpp"
+
+#include <cstring>
+
+#include "nubo/error.hpp"
+
+namespace nubo::transfer::format {
+namespace {
+
+// PNG-style: a non-ASCII first byte and CR LF SUB catch transfers that mangle binary files.
+constexpr std::array<unsigned char, 8> kMagic = {0x89, 'N', 'U', 'B', 'O', '\r', '\n', 0x1a};
+constexpr std::array<unsigned char, 4> kRecordMagic = {'N', 'R', 'E', 'C'};
+constexpr std::array<unsigned char, 8> kTrailerMagic = {'N', 'U', 'B', 'O', '-', 'E', 'N', 'D'};
+
+[[noreturn]] void corrupt(const std::string& message) {
+  throw Error(Errc::corrupt, message);
+}
+
+template <std::size_t N>
+bool has_magic(Bytes in, const std::array<unsigned char, N>& magic) {
+  return in.size() >= N && std::memcmp(in.data(), magic.data(), N) == 0;
+}
+
+template <std::size_t N>
+void put_magic(std::byte* out, const std::array<unsigned char, N>& magic) {
+  std::memcpy(out, magic.data(), N);
+}
+
+// The checksum of a fixed-size structure: XXH3-64 of everything before its last 8 bytes.
+template <std::size_t N>
+void seal(std::array<std::byte, N>& out) {
+  put_le<std::uint64_t>(out.data() + N - 8, hash64({out.data(), N - 8}));
+}
+bool sealed(Bytes in) {
+  return get_le<std::uint64_t>(in.data() + in.size() - 8) == hash64(in.first(in.size() - 8));
+}
+
+}  // namespace
+
+std::array<std::byte, kHeaderSize> encode_header(const Header& h) {
+  std::array<std::byte, kHeaderSize> out{};
+  put_magic(out.data(), kMagic);
+  put_le<std::uint16_t>(out.data() + 8, h.version_major);
+  put_le<std::uint16_t>(out.data() + 10, h.version_minor);
+  put_le<std::uint32_t>(out.data() + 12, kHeaderSize);
+  put_le<std::uint32_t>(out.data() + 16, h.chunk_size);
+  put_le<std::uint32_t>(out.data() + 20, 0);  // flags
+  seal(out);
+  return out;
+}
+
+Header decode_header(Bytes in) {
+  if (in.size() < kHeaderSize) corrupt("archive header: truncated (the file is too short)");
+  in = in.first(kHeaderSize);
+  if (!has_magic(in, kMagic)) corrupt("archive header: bad magic number (not a nubo archive)");
+  Header h;
+  h.version_major = get_le<std::uint16_t>(in.data() + 8);
+  h.version_minor = get_le<std::uint16_t>(in.data() + 10);
+  if (h.version_major != kVersionMajor) {
+    throw Error(Errc::unsupported, "archive header: format version " +
+                                       std::to_string(h.version_major) + "." +
+                                       std::to_string(h.version_minor) +
+                                       " is not supported: this nubo reads version 1.x");
+  }
+  if (!sealed(in)) corrupt("archive header: checksum mismatch");
+  if (get_le<std::uint32_t>(in.data() + 12) != kHeaderSize) corrupt("archive header: bad size");
+  h.chunk_size = get_le<std::uint32_t>(in.data() + 16);
+  if (h.chunk_size < kMinChunkSize || h.chunk_size > kMaxChunkSize) {
+    corrupt("archive header: chunk size " + std::to_string(h.chunk_size) + " out of range");
+  }
+  return h;
+}
+
+std::array<std::byte, kRecordHeaderSize> encode_record_header(const RecordHeader& r) {
+  std::array<std::byte, kRecordHeaderSize> out{};
+  put_magic(out.data(), kRecordMagic);
+  out[4] = static_cast<std::byte>(r.type);
+  out[5] = static_cast<std::byte>(r.codec);
+  out[6] = static_cast<std::byte>(r.level);
+  out[7] = std::byte{0};  // flags
+  put_le<std::uint32_t>(out.data() + 8, r.entry);
+  put_le<std::uint32_t>(out.data() + 12, r.raw_size);
+  put_le<std::uint64_t>(out.data() + 16, r.offset);
+  put_le<std::uint32_t>(out.data() + 24, r.stored_size);
+  put_le<std::uint32_t>(out.data() + 28, r.payload_check);
+  put_le<std::uint64_t>(out.data() + 32, r.hash);
+  seal(out);
+  return out;
+}
+
+RecordHeader decode_record_header(Bytes in, std::uint32_t chunk_size) {
+  if (in.size() < kRecordHeaderSize) corrupt("record header: truncated");
+  in = in.first(kRecordHeaderSize);
+  if (!has_magic(in, kRecordMagic)) corrupt("record header: bad magic");
+  if (!sealed(in)) corrupt("record header: checksum mismatch");
+  RecordHeader r;
+  auto type = std::to_integer<std::uint8_t>(in[4]);
+  auto codec = std::to_integer<std::uint8_t>(in[5]);
+  if (type < 1 || type > 4) corrupt("record header: unknown record type " + std::to_string(type));
+  if (!valid_chunk_codec(codec)) corrupt("record header: unknown codec " + std::to_string(codec));
+  r.type = static_cast<RecordType>(type);
+  r.codec = static_cast<ChunkCodec>(codec);
+  r.level = static_cast<std::int8_t>(std::to_integer<std::uint8_t>(in[6]));
+  r.entry = get_le<std::uint32_t>(in.data() + 8);
+  r.raw_size = get_le<std::uint32_t>(in.data() + 12);
+  r.offset = get_le<std::uint64_t>(in.data() + 16);
+  r.stored_size = get_le<std::uint32_t>(in.data() + 24);
+  r.payload_check = get_le<std::uint32_t>(in.data() + 28);
+  r.hash = get_le<std::uint64_t>(in.data() + 32);
+  switch (r.type) {
+    case RecordType::chunk:
+      if (r.raw_size == 0 || r.raw_size > chunk_size) {
+        corrupt("chunk record: raw size " + std::to_string(r.raw_size) + " is outside 1.." +
+                std::to_string(chunk_size));
+      }
+      if (r.stored_size > max_stored_size(r.codec, r.raw_size)) {
+        corrupt("chunk record: stored size " + std::to_string(r.stored_size) + " exceeds what a " +
+                std::string(chunk_codec_name(r.codec)) + " chunk of " + std::to_string(r.raw_size) +
+                " bytes may have");
+      }
+      if (r.offset % chunk_size != 0) corrupt("chunk record: offset not on a chunk boundary");
+      break;
+    case RecordType::entry:
+    case RecordType::end:
+    case RecordType::index:
+      if (r.codec != ChunkCodec::none || r.raw_size != r.stored_size || r.offset != 0) {
+        corrupt("record header: inconsistent fields for a non-chunk record");
+      }
+      if (r.type == RecordType::entry && r.stored_size > kMaxEntryPayload) {
+        corrupt("entry record: payload of " + std::to_string(r.stored_size) +
+                " bytes is too large");
+      }
+      if (r.type == RecordType::end && r.stored_size != kEndPayloadSize) {
+        corrupt("end record: payload size " + std::to_string(r.stored_size));
+      }
+      break;
+  }
+  return r;
+}
+
+std::string_view entry_kind_name(EntryKind k) {
+  switch (k) {
+    case EntryKind::file:
+      return "file";
+    case EntryKind::directory:
+      return "directory";
+    case EntryKind::symlink:
+      return "symlink";
+  }
+  return "unknown";
+}
+
+void encode_entry_to(ByteWriter& w, const EntryMeta& e) {
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(e.kind));
+  w.put_zeros(3);
+  w.put<std::uint32_t>(e.mode);
+  w.put<std::uint64_t>(e.size);
+  w.put<std::int64_t>(e.mtime_ns);
+  w.put<std::uint16_t>(static_cast<std::uint16_t>(e.path.size()));
+  w.put<std::uint16_t>(static_cast<std::uint16_t>(e.link_target.size()));
+  w.put_zeros(4);
+  w.put_bytes(as_bytes(e.path));
+  w.put_bytes(as_bytes(e.link_target));
+}
+
+EntryMeta decode_entry_from(ByteReader& r) {
+  EntryMeta e;
+  auto kind = r.get<std::uint8_t>();
+  if (kind > 2) corrupt(r.what() + ": unknown entry kind " + std::to_string(kind));
+  e.kind = static_cast<EntryKind>(kind);
+  r.skip(3);
+  e.mode = r.get<std::uint32_t>();
+  if (e.mode & ~07777u) corrupt(r.what() + ": mode has bits beyond 07777");
+  e.size = r.get<std::uint64_t>();
+  e.mtime_ns = r.get<std::int64_t>();
+  auto path_len = r.get<std::uint16_t>();
+  auto target_len = r.get<std::uint16_t>();
+  r.skip(4);
+  if (path_len == 0 || path_len > kMaxPathLength) {
+    corrupt(r.what() + ": path length " + std::to_string(path_len) + " is outside 1.." +
+            std::to_string(kMaxPathLength));
+  }
+  if (target_len > kMaxPathLength) corrupt(r.what() + ": link target too long");
+  e.path = r.take_string(path_len);
+  e.link_target = r.take_string(target_len);
+  if (e.kind != EntryKind::symlink && !e.link_target.empty()) {
+    corrupt(r.what() + ": '" + e.path + "' is not a symlink but has a link target");
+  }
+  if (e.kind == EntryKind::symlink && e.link_target.empty()) {
+    corrupt(r.what() + ": symlink '" + e.path + "' has no target");
+  }
+  if (e.kind != EntryKind::file && e.size != 0) {
+    corrupt(r.what() + ": " + std::string(entry_kind_name(e.kind)) + " '" + e.path +
+            "' has a size");
+  }
+  return e;
+}
+
+std::vector<std::byte> encode_entry(const EntryMeta& e) {
+  std::vector<std::byte> out;
+  ByteWriter w(out);
+  encode_entry_to(w, e);
+  return out;
+}
+
+EntryMeta decode_entry(Bytes in) {
+  ByteReader r(in, "entry record");
+  auto e = decode_entry_from(r);
+  if (r.remaining() != 0) corrupt("entry record: trailing bytes after the entry");
+  return e;
+}
+
+std::vector<std::byte> encode_end(const EndPayload& e) {
+  std::vector<std::byte> out;
+  ByteWriter w(out);
+  w.put_bytes(e.hash.bytes);
+  w.put<std::uint64_t>(e.chunks);
+  w.put<std::uint64_t>(e.size);
+  return out;
+}
+
+EndPayload decode_end(Bytes in) {
+  ByteReader r(in, "end record");
+  EndPayload e;
+  std::memcpy(e.hash.bytes.data(), r.take(16).data(), 16);
+  e.chunks = r.get<std::uint64_t>();
+  e.size = r.get<std::uint64_t>();
+  if (r.remaining() != 0) corrupt("end record: trailing bytes");
+  return e;
+}
+
+std::vector<std::byte> encode_index(const Index& index) {
+  std::vector<std::byte> out;
+  ByteWriter w(out);
+  w.put<std::uint64_t>(index.entries.size());
+  w.put<std::uint64_t>(index.chunks.size());
+  for (const auto& e : index.entries) {
+    w.put<std::uint64_t>(e.record_offset);
+    w.put<std::uint64_t>(e.first_chunk);
+    w.put<std::uint64_t>(e.chunk_count);
+    w.put_bytes(e.hash.bytes);
+    encode_entry_to(w, e.meta);
+  }
+  for (const auto& c : index.chunks) {
+    w.put<std::uint64_t>(c.record_offset);
+    w.put<std::uint32_t>(c.raw_size);
+    w.put<std::uint32_t>(c.stored_size);
+    w.put<std::uint64_t>(c.raw_hash);
+    w.put<std::uint8_t>(static_cast<std::uint8_t>(c.codec));
+    w.put<std::int8_t>(c.level);
+    w.put_zeros(6);
+  }
+  return out;
+}
+
+Index decode_index(Bytes in, std::uint32_t chunk_size, std::uint64_t data_begin,
+                   std::uint64_t data_end) {
+  ByteReader r(in, "index");
+  auto entry_count = r.get<std::uint64_t>();
+  auto chunk_count = r.get<std::uint64_t>();
+  // Each entry takes at least 72 bytes and each chunk 32: counts that do not fit the payload are
+  // refused before anything is reserved for them.
+  constexpr std::uint64_t kMinEntry = 24 + 16 + 32 + 1;
+  if (entry_count > r.remaining() / kMinEntry ||
+      chunk_count > (r.remaining() - entry_count * kMinEntry) / kIndexChunkSize) {
+    corrupt("index: " + std::to_string(entry_count) + " entries and " +
+            std::to_string(chunk_count) + " chunks cannot fit in " + std::to_string(in.size()) +
+            " bytes");
+  }
+  Index index;
+  index.entries.resize(entry_count);
+  std::uint64_t next_chunk = 0;
+  std::uint64_t previous_offset = 0;
+  for (std::uint64_t i = 0; i < entry_count; ++i) {
+    auto& e = index.entries[i];
+    e.record_offset = r.get<std::uint64_t>();
+    e.first_chunk = r.get<std::uint64_t>();
+    e.chunk_count = r.get<std::uint64_t>();
+    std::memcpy(e.hash.bytes.data(), r.take(16).data(), 16);
+    e.meta = decode_entry_from(r);
+    auto where = "index: entry " + std::to_string(i) + " '" + e.meta.path + "'";
+    if (e.record_offset < data_begin || e.record_offset >= data_end ||
+        (i > 0 && e.record_offset <= previous_offset)) {
+      corrupt(where + ": record offset " + std::to_string(e.record_offset) + " out of place");
+    }
+    previous_offset = e.record_offset;
+    auto expected = e.meta.kind == EntryKind::file ? chunks_for(e.meta.size, chunk_size) : 0;
+    if (e.chunk_count != expected || e.first_chunk != next_chunk ||
+        e.chunk_count > chunk_count - next_chunk) {
+      corrupt(where + ": chunk list does not match its size");
+    }
+    next_chunk += e.chunk_count;
+  }
+  if (next_chunk != chunk_count) corrupt("index: chunks not owned by any file");
+  index.chunks.resize(chunk_count);
+  for (auto& c : index.chunks) {
+    c.record_offset = r.get<std::uint64_t>();
+    c.raw_size = r.get<std::uint32_t>();
+    c.stored_size = r.get<std::uint32_t>();
+    c.raw_hash = r.get<std::uint64_t>();
+    auto codec = r.get<std::uint8_t>();
+    if (!valid_chunk_codec(codec)) corrupt("index: unknown codec " + std::to_string(codec));
+    c.codec = static_cast<ChunkCodec>(codec);
+    c.level = r.get<std::int8_t>();
+    r.skip(6);
+  }
+  if (r.remaining() != 0) corrupt("index: trailing bytes");
+  // Each chunk's sizes follow from its file's size; its record must lie in the data region.
+  for (std::uint64_t i = 0; i < entry_count; ++i) {
+    const auto& e = index.entries[i];
+    for (std::uint64_t k = 0; k < e.chunk_count; ++k) {
+      const auto& c = index.chunks[e.first_chunk + k];
+      auto want = std::min<std::uint64_t>(chunk_size, e.meta.size - k * chunk_size);
+      if (c.raw_size != want || c.stored_size > max_stored_size(c.codec, c.raw_size) ||
+          c.record_offset <= e.record_offset || c.record_offset >= data_end) {
+        corrupt("index: file '" + e.meta.path + "' chunk " + std::to_string(k) +
+                ": sizes or offset out of range");
+      }
+    }
+  }
+  return index;
+}
+
+std::array<std::byte, kTrailerSize> encode_trailer(const Trailer& t) {
+  std::array<std::byte, kTrailerSize> out{};
+  put_le<std::uint64_t>(out.data(), t.index_offset);
+  put_le<std::uint64_t>(out.data() + 8, t.index_size);
+  put_magic(out.data() + 16, kTrailerMagic);
+  seal(out);
+  return out;
+}
+
+Trailer decode_trailer(Bytes in) {
+  if (in.size() < kTrailerSize) corrupt("trailer: truncated");
+  in = in.first(kTrailerSize);
+  if (!has_magic(in.subspan(16), kTrailerMagic)) {
+    corrupt("trailer: bad magic (the archive is incomplete or truncated)");
+  }
+  if (!sealed(in)) corrupt("trailer: checksum mismatch");
+  Trailer t;
+  t.index_offset = get_le<std::uint64_t>(in.data());
+  t.index_size = get_le<std::uint64_t>(in.data() + 8);
+  return t;
+}
+
+}  // namespace nubo::transfer::format

@@ -1,0 +1,141 @@
+// The archive format, version 1 (docs/archive-format.md is the specification):
+//
+//   header (64 bytes) | record... | index record | trailer (32 bytes)
+//
+// Every record is a 48-byte header, checksummed, followed by its payload. A file is an entry
+// record, one chunk record per chunk (each chunk compressed on its own, with the XXH3-64 of its
+// raw bytes), and an end record with the XXH3-128 of the whole content. Directories and symlinks
+// are an entry record alone. The index repeats every entry and chunk, so listing and random
+// access read only the trailer and the index; the records make the archive readable in one pass
+// (resume, the network stream) and let `verify` check every byte.
+//
+// This file only encodes and decodes; it does no I/O. Decoders check every field against the
+// limits below and throw Error(corrupt) with a message naming what was wrong; callers prefix the
+// archive, the file and the chunk.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "transfer/bytes.hpp"
+#include "transfer/codec.hpp"
+#include "transfer/hash.hpp"
+
+namespace nubo::transfer::format {
+
+constexpr std::uint16_t kVersionMajor = 1;
+constexpr std::uint16_t kVersionMinor = 0;
+
+constexpr std::size_t kHeaderSize = 64;
+constexpr std::size_t kRecordHeaderSize = 48;
+constexpr std::size_t kTrailerSize = 32;
+
+// Limits every reader enforces, so that no archive can make it allocate without bound.
+constexpr std::uint32_t kMinChunkSize = 4 << 10;
+constexpr std::uint32_t kMaxChunkSize = 64 << 20;
+constexpr std::size_t kMaxPathLength = 4096;
+constexpr std::size_t kMaxEntryPayload = 64 + 2 * kMaxPathLength;
+constexpr std::uint64_t kMaxIndexSize = 1ull << 30;
+
+struct Header {
+  std::uint16_t version_major = kVersionMajor;
+  std::uint16_t version_minor = kVersionMinor;
+  std::uint32_t chunk_size = 4 << 20;
+};
+std::array<std::byte, kHeaderSize> encode_header(const Header& h);
+Header decode_header(Bytes in);  // throws corrupt or unsupported (a newer major version)
+
+enum class RecordType : std::uint8_t { entry = 1, chunk = 2, end = 3, index = 4 };
+
+struct RecordHeader {
+  RecordType type = RecordType::entry;
+  ChunkCodec codec = ChunkCodec::none;  // chunks only
+  std::int8_t level = 0;                // chunks only: the codec level used (informational)
+  std::uint32_t entry = 0;              // the entry the record belongs to (0 for the index)
+  std::uint32_t raw_size = 0;           // chunks: raw bytes; others: the payload size
+  std::uint64_t offset = 0;             // chunks: where the raw bytes go in the file
+  std::uint32_t stored_size = 0;        // payload bytes after this header
+  // The low 32 bits of the XXH3-64 of the payload as stored: a damaged payload is caught before
+  // it is decoded, including damage a decoder would not notice (bits a frame does not use).
+  std::uint32_t payload_check = 0;
+  std::uint64_t hash = 0;  // chunks: XXH3-64 of the raw bytes; others: of the payload
+};
+inline std::uint32_t payload_check(Bytes payload) {
+  return static_cast<std::uint32_t>(hash64(payload));
+}
+std::array<std::byte, kRecordHeaderSize> encode_record_header(const RecordHeader& r);
+// Checks the magic, the checksum and that the fields are consistent for the type, and that a
+// chunk is no larger than `chunk_size` (the archive's).
+RecordHeader decode_record_header(Bytes in, std::uint32_t chunk_size);
+
+enum class EntryKind : std::uint8_t { file = 0, directory = 1, symlink = 2 };
+std::string_view entry_kind_name(EntryKind k);
+
+struct EntryMeta {
+  EntryKind kind = EntryKind::file;
+  std::uint32_t mode = 0644;  // permission bits (07777)
+  std::uint64_t size = 0;     // files: content bytes
+  std::int64_t mtime_ns = 0;  // nanoseconds since the epoch
+  std::string path;           // relative, normalised, '/'-separated
+  std::string link_target;    // symlinks only
+  bool operator==(const EntryMeta&) const = default;
+};
+std::vector<std::byte> encode_entry(const EntryMeta& e);
+EntryMeta decode_entry(Bytes in);  // checks lengths and kind; path safety is paths.hpp's job
+void encode_entry_to(ByteWriter& w, const EntryMeta& e);
+EntryMeta decode_entry_from(ByteReader& r);
+
+// The end record of a file: its content hash and how many chunks it had.
+struct EndPayload {
+  Hash128 hash;
+  std::uint64_t chunks = 0;
+  std::uint64_t size = 0;
+};
+constexpr std::size_t kEndPayloadSize = 32;
+std::vector<std::byte> encode_end(const EndPayload& e);
+EndPayload decode_end(Bytes in);
+
+struct IndexChunk {
+  std::uint64_t record_offset = 0;  // where its record header starts in the archive
+  std::uint32_t raw_size = 0;
+  std::uint32_t stored_size = 0;
+  std::uint64_t raw_hash = 0;
+  ChunkCodec codec = ChunkCodec::none;
+  std::int8_t level = 0;
+};
+constexpr std::size_t kIndexChunkSize = 32;
+
+struct IndexEntry {
+  EntryMeta meta;
+  std::uint64_t record_offset = 0;  // its entry record
+  std::uint64_t first_chunk = 0;    // files: position of its first chunk in Index::chunks
+  std::uint64_t chunk_count = 0;
+  Hash128 hash;  // files: XXH3-128 of the content
+};
+
+struct Index {
+  std::vector<IndexEntry> entries;
+  std::vector<IndexChunk> chunks;
+};
+
+// The number of chunks a file of `size` bytes has: all full but the last.
+inline std::uint64_t chunks_for(std::uint64_t size, std::uint32_t chunk_size) {
+  return (size + chunk_size - 1) / chunk_size;
+}
+
+std::vector<std::byte> encode_index(const Index& index);
+// Checks that counts fit the payload (no allocation beyond it), that each file has the chunk
+// count and sizes its size implies, and that every offset lies in [data_begin, data_end).
+Index decode_index(Bytes in, std::uint32_t chunk_size, std::uint64_t data_begin,
+                   std::uint64_t data_end);
+
+struct Trailer {
+  std::uint64_t index_offset = 0;  // the index record's header
+  std::uint64_t index_size = 0;    // header and payload
+};
+std::array<std::byte, kTrailerSize> encode_trailer(const Trailer& t);
+Trailer decode_trailer(Bytes in);
+
+}  // namespace nubo::transfer::format

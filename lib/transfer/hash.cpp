@@ -1,0 +1,121 @@
+#include "transfer/hash.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#define XXH_INLINE_ALL  // inlined: one copy, with the state's layout known to this file
+#include <xxhash.h>
+
+namespace nubo::transfer {
+
+std::uint64_t hash64(Bytes data) {
+  return XXH3_64bits(data.data(), data.size());
+}
+
+std::string Hash128::hex() const {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  s.reserve(32);
+  for (auto b : bytes) {
+    auto v = std::to_integer<unsigned>(b);
+    s += digits[v >> 4];
+    s += digits[v & 15];
+  }
+  return s;
+}
+
+struct FileHasher::State {
+  XXH3_state_t xxh;
+};
+
+FileHasher::FileHasher() : state_(std::make_unique<State>()) {
+  reset();
+}
+FileHasher::~FileHasher() = default;
+FileHasher::FileHasher(const FileHasher& other) : state_(std::make_unique<State>(*other.state_)) {}
+FileHasher& FileHasher::operator=(const FileHasher& other) {
+  if (this != &other) *state_ = *other.state_;
+  return *this;
+}
+
+void FileHasher::reset() {
+  XXH3_128bits_reset(&state_->xxh);
+}
+
+void FileHasher::update(Bytes data) {
+  XXH3_128bits_update(&state_->xxh, data.data(), data.size());
+}
+
+void FileHasher::update_zeros(std::uint64_t count) {
+  static const std::vector<std::byte> zeros(1 << 20);
+  while (count > 0) {
+    auto n = static_cast<std::size_t>(std::min<std::uint64_t>(count, zeros.size()));
+    update({zeros.data(), n});
+    count -= n;
+  }
+}
+
+Hash128 FileHasher::digest() const {
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&state_->xxh));
+  Hash128 h;
+  std::memcpy(h.bytes.data(), c.digest, 16);
+  return h;
+}
+
+std::uint64_t FileHasher::length() const {
+  return state_->xxh.totalLen;
+}
+
+// The snapshot copies the state's fields one by one, leaving out extSecret: it points at
+// xxHash's default secret in this process, and a restored state must point at this process's.
+// The tag makes a snapshot from another xxHash version or layout unusable rather than wrong.
+namespace {
+constexpr std::uint32_t kSnapshotTag =
+    (static_cast<std::uint32_t>(XXH_VERSION_NUMBER) << 12) ^ sizeof(XXH3_state_t);
+
+template <class T>
+void put_raw(std::vector<std::byte>& out, const T& v) {
+  append(out, {reinterpret_cast<const std::byte*>(&v), sizeof(T)});
+}
+template <class T>
+bool get_raw(Bytes& in, T& v) {
+  if (in.size() < sizeof(T)) return false;
+  std::memcpy(&v, in.data(), sizeof(T));
+  in = in.subspan(sizeof(T));
+  return true;
+}
+}  // namespace
+
+std::vector<std::byte> FileHasher::save() const {
+  const auto& s = state_->xxh;
+  std::vector<std::byte> out;
+  put_raw(out, kSnapshotTag);
+  put_raw(out, s.acc);
+  put_raw(out, s.buffer);
+  put_raw(out, s.bufferedSize);
+  put_raw(out, s.useSeed);
+  put_raw(out, s.nbStripesSoFar);
+  put_raw(out, s.totalLen);
+  put_raw(out, s.nbStripesPerBlock);
+  put_raw(out, s.secretLimit);
+  put_raw(out, s.seed);
+  return out;
+}
+
+bool FileHasher::restore(Bytes in) {
+  std::uint32_t tag = 0;
+  if (!get_raw(in, tag) || tag != kSnapshotTag) return false;
+  XXH3_state_t s;
+  XXH3_128bits_reset(&s);  // sets the default secret of this process
+  bool ok = get_raw(in, s.acc) && get_raw(in, s.buffer) && get_raw(in, s.bufferedSize) &&
+            get_raw(in, s.useSeed) && get_raw(in, s.nbStripesSoFar) && get_raw(in, s.totalLen) &&
+            get_raw(in, s.nbStripesPerBlock) && get_raw(in, s.secretLimit) && get_raw(in, s.seed) &&
+            in.empty();
+  // A snapshot of this layout never holds these values; anything else is not one of ours.
+  if (!ok || s.bufferedSize > sizeof(s.buffer) || s.useSeed != 0 || s.seed != 0) return false;
+  state_->xxh = s;
+  return true;
+}
+
+}  // namespace nubo::transfer

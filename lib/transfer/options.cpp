@@ -1,0 +1,78 @@
+#include "transfer/options.hpp"
+
+#include <algorithm>
+#include <string>
+#include <thread>
+
+#include "common/text.hpp"
+#include "nubo/error.hpp"
+#include "transfer/format.hpp"
+
+namespace nubo::transfer {
+
+namespace {
+[[noreturn]] void bad(const std::string& message) {
+  throw Error(Errc::invalid_argument, message);
+}
+}  // namespace
+
+Resources plan_resources(int threads, std::uint64_t memory_limit, std::uint64_t chunk_size) {
+  if (threads < 0 || threads > 1024) {
+    bad("threads " + std::to_string(threads) + " is out of range: use 0 (every core) to 1024");
+  }
+  Resources r;
+  r.workers = threads > 0 ? static_cast<std::size_t>(threads)
+                          : std::max(1u, std::thread::hardware_concurrency());
+  auto per_slot = 2 * chunk_size;
+  if (memory_limit / per_slot < 2) {
+    bad("memory limit " + text::human_bytes(memory_limit) + " is less than two chunks of " +
+        text::human_bytes(chunk_size) +
+        " in flight (each needs twice its size): raise the "
+        "memory limit to at least " +
+        text::human_bytes(2 * per_slot) + " or use a smaller chunk size");
+  }
+  // Enough slots to keep every worker busy while the reader and the writer hold one each, and
+  // never more than the memory allows.
+  r.slots =
+      static_cast<std::size_t>(std::min<std::uint64_t>(memory_limit / per_slot, 2 * r.workers + 4));
+  r.workers = std::min(r.workers, r.slots);
+  return r;
+}
+
+void check_chunk_size(std::uint64_t chunk_size) {
+  if (chunk_size < format::kMinChunkSize || chunk_size > format::kMaxChunkSize) {
+    bad("chunk size " + std::to_string(chunk_size) + " is out of range: use 4 KiB to 64 MiB");
+  }
+}
+
+CodecSetting fixed_setting(Codec codec, int level) {
+  switch (codec) {
+    case Codec::none:
+      if (level != 0) bad("level " + std::to_string(level) + " given for codec none");
+      return {ChunkCodec::none, 0};
+    case Codec::lz4:
+      if (level < 0 || level > 12) {
+        bad("lz4 level " + std::to_string(level) + " is out of range: use 1 (fast) to 12");
+      }
+      return {ChunkCodec::lz4, std::max(level, 1)};
+    case Codec::zstd:
+      if (level < -7 || level > 22) {
+        bad("zstd level " + std::to_string(level) + " is out of range: use -7 to 22");
+      }
+      return {ChunkCodec::zstd, level == 0 ? 3 : level};
+    case Codec::automatic:
+      break;
+  }
+  bad("codec auto has no fixed setting");
+}
+
+int auto_max_level(int level) {
+  if (level < 0 || level > 19) {
+    bad("level " + std::to_string(level) +
+        " is out of range for codec auto (the highest zstd "
+        "level it may use): use 1 to 19");
+  }
+  return level == 0 ? 12 : level;
+}
+
+}  // namespace nubo::transfer

@@ -1,0 +1,249 @@
+#include "transfer/pack_resume.hpp"
+
+#include <optional>
+
+#include "common/log.hpp"
+#include "nubo/error.hpp"
+#include "transfer/codec.hpp"
+
+namespace nubo::transfer {
+
+using namespace format;
+
+std::vector<std::byte> encode_checkpoint(const PackCheckpoint& c) {
+  std::vector<std::byte> out;
+  ByteWriter w(out);
+  w.put<std::uint64_t>(c.archive_offset);
+  w.put<std::uint64_t>(c.entries);
+  w.put<std::uint64_t>(c.open_chunks);
+  w.put<std::uint8_t>(c.open ? 1 : 0);
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(c.hash_state.size()));
+  w.put_bytes(c.hash_state);
+  return out;
+}
+
+namespace {
+
+std::optional<PackCheckpoint> decode_checkpoint(Bytes in) {
+  try {
+    ByteReader r(in, "checkpoint");
+    PackCheckpoint c;
+    c.archive_offset = r.get<std::uint64_t>();
+    c.entries = r.get<std::uint64_t>();
+    c.open_chunks = r.get<std::uint64_t>();
+    c.open = r.get<std::uint8_t>() != 0;
+    auto n = r.get<std::uint32_t>();
+    auto state = r.take(n);
+    c.hash_state.assign(state.begin(), state.end());
+    return c;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+// What differs between an entry as packed and as it is now; empty when nothing does.
+std::string difference(const EntryMeta& packed, const EntryMeta& now) {
+  if (packed.path != now.path) return "the sources are not the same as before";
+  if (packed.kind != now.kind) return "it is now a " + std::string(entry_kind_name(now.kind));
+  if (packed.size != now.size) return "its size changed";
+  if (packed.mtime_ns != now.mtime_ns) return "its modification time changed";
+  if (packed.mode != now.mode) return "its mode changed";
+  if (packed.link_target != now.link_target) return "its link target changed";
+  return {};
+}
+
+class Scanner {
+ public:
+  Scanner(const Fd& part, const std::vector<SourceEntry>& sources, std::uint32_t chunk_size)
+      : part_(part), sources_(sources), chunk_size_(chunk_size), size_(part.size()) {}
+
+  PackResume run(const std::optional<PackCheckpoint>& checkpoint) {
+    trusted_end_ = checkpoint ? checkpoint->archive_offset : kHeaderSize;
+    checkpoint_ = checkpoint;
+    std::uint64_t at = kHeaderSize;
+    bool applied = false;
+    // Each step consumes one whole record (>= 48 bytes) or stops: bounded by the file's size.
+    for (;;) {
+      if (checkpoint_ && !applied && at == trusted_end_) {
+        applied = true;
+        if (!apply_checkpoint()) break;
+      }
+      if (at >= size_ || !step(at)) break;
+    }
+    return finish(at);
+  }
+
+ private:
+  // Takes the record at `at`; false to stop there.
+  bool step(std::uint64_t& at) {
+    bool verify = at >= trusted_end_;
+    std::array<std::byte, kRecordHeaderSize> rh{};
+    if (part_.pread(rh, at) != rh.size()) return false;
+    RecordHeader r;
+    try {
+      r = decode_record_header(rh, chunk_size_);
+    } catch (const Error&) {
+      return false;
+    }
+    auto end = at + kRecordHeaderSize + r.stored_size;
+    if (end > size_) return false;
+    switch (r.type) {
+      case RecordType::entry: {
+        if (open_ || r.entry != index_.entries.size()) return false;
+        if (index_.entries.size() >= sources_.size()) return false;
+        std::vector<std::byte> payload(r.stored_size);
+        part_.pread_exact(payload, at + kRecordHeaderSize, "entry record");
+        if (hash64(payload) != r.hash) return false;
+        EntryMeta meta;
+        try {
+          meta = decode_entry(payload);
+        } catch (const Error&) {
+          return false;
+        }
+        const auto& now = sources_[index_.entries.size()].meta;
+        auto why = difference(meta, now);
+        if (!why.empty()) {
+          log::warn("packing '" + now.path + "' again from its start: " + why +
+                    " since the interrupted attempt");
+          return false;
+        }
+        IndexEntry e;
+        e.meta = meta;
+        e.record_offset = at;
+        e.first_chunk = index_.chunks.size();
+        index_.entries.push_back(e);
+        open_ = meta.kind == EntryKind::file;
+        hasher_valid_ = verify;
+        hasher_.reset();
+        if (!open_) done_bytes_ = 0;
+        break;
+      }
+      case RecordType::chunk: {
+        if (!open_ || r.entry + 1 != index_.entries.size()) return false;
+        auto& e = index_.entries.back();
+        if (r.offset != e.chunk_count * chunk_size_ ||
+            r.raw_size != std::min<std::uint64_t>(chunk_size_, e.meta.size - r.offset)) {
+          return false;
+        }
+        if (verify) {
+          std::vector<std::byte> stored(r.stored_size), raw(r.raw_size);
+          part_.pread_exact(stored, at + kRecordHeaderSize, "chunk");
+          if (payload_check(stored) != r.payload_check) return false;
+          try {
+            decompressor_.decompress(r.codec, stored, raw);
+          } catch (const Error&) {
+            return false;
+          }
+          if (hash64(raw) != r.hash) return false;
+          if (hasher_valid_) hasher_.update(raw);
+        }
+        IndexChunk c;
+        c.record_offset = at;
+        c.raw_size = r.raw_size;
+        c.stored_size = r.stored_size;
+        c.raw_hash = r.hash;
+        c.codec = r.codec;
+        c.level = r.level;
+        index_.chunks.push_back(c);
+        e.chunk_count++;
+        done_bytes_ += r.raw_size;
+        break;
+      }
+      case RecordType::end: {
+        if (!open_ || r.entry + 1 != index_.entries.size()) return false;
+        auto& e = index_.entries.back();
+        if (e.chunk_count != chunks_for(e.meta.size, chunk_size_)) return false;
+        std::vector<std::byte> payload(r.stored_size);
+        part_.pread_exact(payload, at + kRecordHeaderSize, "end record");
+        if (hash64(payload) != r.hash) return false;
+        auto end_payload = decode_end(payload);
+        // Past the checkpoint the content hash is checked too; before it, the record is trusted.
+        if (verify && (!hasher_valid_ || hasher_.digest() != end_payload.hash)) return false;
+        e.hash = end_payload.hash;
+        open_ = false;
+        complete_bytes_ += e.meta.size;
+        done_bytes_ = 0;
+        break;
+      }
+      case RecordType::index:
+        return false;  // a finished archive is never resumed into
+    }
+    at = end;
+    return true;
+  }
+
+  // At the checkpoint: the records before it must be what the checkpoint says, and the open
+  // file's hash state is restored from it.
+  bool apply_checkpoint() {
+    const auto& c = *checkpoint_;
+    if (c.entries != index_.entries.size() || c.open != open_) return false;
+    if (open_) {
+      if (c.open_chunks != index_.entries.back().chunk_count) return false;
+      hasher_valid_ = hasher_.restore(c.hash_state);
+    }
+    return true;
+  }
+
+  PackResume finish(std::uint64_t at) {
+    PackResume out;
+    // An open file whose hash cannot be continued is packed again from its start.
+    if (open_ && !hasher_valid_) {
+      at = index_.entries.back().record_offset;
+      index_.chunks.resize(index_.entries.back().first_chunk);
+      index_.entries.pop_back();
+      open_ = false;
+      done_bytes_ = 0;
+    }
+    out.fresh = false;
+    out.offset = at;
+    out.next_entry = index_.entries.size() - (open_ ? 1 : 0);
+    out.open = open_;
+    out.next_chunk = open_ ? index_.entries.back().chunk_count : 0;
+    out.hasher = std::move(hasher_);
+    out.skipped_bytes = complete_bytes_ + (open_ ? done_bytes_ : 0);
+    out.index = std::move(index_);
+    return out;
+  }
+
+  const Fd& part_;
+  const std::vector<SourceEntry>& sources_;
+  std::uint32_t chunk_size_;
+  std::uint64_t size_;
+  std::uint64_t trusted_end_ = kHeaderSize;
+  std::optional<PackCheckpoint> checkpoint_;
+  Index index_;
+  bool open_ = false;
+  bool hasher_valid_ = false;
+  FileHasher hasher_;
+  Decompressor decompressor_;
+  std::uint64_t complete_bytes_ = 0, done_bytes_ = 0;
+};
+
+}  // namespace
+
+PackResume scan_partial(const Fd& part, const Journal& journal,
+                        const std::vector<SourceEntry>& sources, std::uint32_t chunk_size) {
+  PackResume fresh;
+  std::array<std::byte, kHeaderSize> head{};
+  if (part.pread(head, 0) != head.size()) return fresh;
+  try {
+    if (decode_header(head).chunk_size != chunk_size) {
+      log::warn(part.name() + " was made with another chunk size: starting over");
+      return fresh;
+    }
+  } catch (const Error&) {
+    return fresh;
+  }
+  // The last checkpoint that lies within the file; an earlier one is as good, only slower.
+  std::optional<PackCheckpoint> checkpoint;
+  auto size = part.size();
+  for (const auto& rec : journal.loaded()) {
+    if (rec.type != kPackCheckpoint) continue;
+    auto c = decode_checkpoint(rec.payload);
+    if (c && c->archive_offset >= kHeaderSize && c->archive_offset <= size) checkpoint = c;
+  }
+  Scanner scanner(part, sources, chunk_size);
+  return scanner.run(checkpoint);
+}
+
+}  // namespace nubo::transfer

@@ -1,0 +1,154 @@
+// The public read side: list(), Reader (random access to any byte range of any file), and the
+// small name helpers of nubo/transfer.hpp.
+#include <algorithm>
+#include <mutex>
+#include <unordered_map>
+
+#include "common/text.hpp"
+#include "nubo/error.hpp"
+#include "nubo/transfer.hpp"
+#include "transfer/archive_reader.hpp"
+
+namespace nubo::transfer {
+
+std::string_view codec_name(Codec c) noexcept {
+  switch (c) {
+    case Codec::automatic:
+      return "auto";
+    case Codec::none:
+      return "none";
+    case Codec::lz4:
+      return "lz4";
+    case Codec::zstd:
+      return "zstd";
+  }
+  return "unknown";
+}
+
+Codec parse_codec(std::string_view name) {
+  auto n = text::lower(text::trim(name));
+  if (n == "auto") return Codec::automatic;
+  if (n == "none") return Codec::none;
+  if (n == "lz4") return Codec::lz4;
+  if (n == "zstd") return Codec::zstd;
+  throw Error(Errc::invalid_argument,
+              "codec '" + std::string(name) + "' is not known: use auto, zstd, lz4 or none");
+}
+
+std::string_view entry_kind_name(EntryKind k) noexcept {
+  return format::entry_kind_name(static_cast<format::EntryKind>(k));
+}
+
+namespace {
+
+std::vector<Entry> to_entries(const ArchiveFile& a) {
+  std::vector<Entry> out;
+  out.reserve(a.index().entries.size());
+  for (std::size_t i = 0; i < a.index().entries.size(); ++i) {
+    const auto& e = a.index().entries[i];
+    Entry x;
+    x.path = e.meta.path;
+    x.kind = static_cast<EntryKind>(e.meta.kind);
+    x.size = e.meta.size;
+    x.mode = e.meta.mode;
+    x.mtime_ns = e.meta.mtime_ns;
+    x.link_target = e.meta.link_target;
+    if (e.meta.kind == format::EntryKind::file) x.hash = e.hash.hex();
+    x.chunks = e.chunk_count;
+    for (std::uint64_t k = 0; k < e.chunk_count; ++k) x.stored_size += a.chunk(i, k).stored_size;
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Entry> list(const std::string& archive) {
+  return to_entries(ArchiveFile::open(archive));
+}
+
+struct Reader::Impl {
+  ArchiveFile archive;
+  std::vector<Entry> entries;
+  std::unordered_map<std::string_view, std::size_t> by_path;
+  // The last chunk decoded: reads in small pieces, in order, decode each chunk once.
+  mutable std::mutex mutex;
+  mutable Decompressor decompressor;
+  mutable std::vector<std::byte> record, chunk;
+  mutable std::size_t cached_entry = SIZE_MAX;
+  mutable std::uint64_t cached_chunk = 0;
+};
+
+Reader::Reader(const std::string& archive) : impl_(std::make_unique<Impl>()) {
+  impl_->archive = ArchiveFile::open(archive);
+  impl_->entries = to_entries(impl_->archive);
+  for (std::size_t i = 0; i < impl_->entries.size(); ++i) {
+    impl_->by_path.emplace(impl_->entries[i].path, i);
+  }
+}
+
+Reader::~Reader() = default;
+Reader::Reader(Reader&&) noexcept = default;
+Reader& Reader::operator=(Reader&&) noexcept = default;
+
+const std::vector<Entry>& Reader::entries() const {
+  return impl_->entries;
+}
+
+std::uint32_t Reader::chunk_size() const {
+  return impl_->archive.chunk_size();
+}
+
+const Entry* Reader::find(std::string_view path) const {
+  auto it = impl_->by_path.find(path);
+  return it == impl_->by_path.end() ? nullptr : &impl_->entries[it->second];
+}
+
+std::size_t Reader::read(std::string_view path, std::uint64_t offset,
+                         std::span<std::byte> out) const {
+  auto it = impl_->by_path.find(path);
+  const auto& a = impl_->archive;
+  if (it == impl_->by_path.end()) {
+    throw Error(Errc::not_found, a.path() + ": no entry '" + std::string(path) + "'");
+  }
+  auto entry = it->second;
+  const auto& e = impl_->entries[entry];
+  if (e.kind != EntryKind::file) {
+    throw Error(Errc::invalid_argument, a.path() + ": '" + e.path + "' is a " +
+                                            std::string(entry_kind_name(e.kind)) + ", not a file");
+  }
+  if (offset >= e.size || out.empty()) return 0;
+  auto want = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), e.size - offset));
+  std::lock_guard lock(impl_->mutex);
+  std::size_t done = 0;
+  while (done < want) {
+    auto at = offset + done;
+    auto k = at / a.chunk_size();
+    if (impl_->cached_entry != entry || impl_->cached_chunk != k) {
+      impl_->cached_entry = SIZE_MAX;
+      a.read_chunk(entry, k, impl_->record);
+      auto data = a.decode_chunk(entry, k, impl_->record, impl_->chunk, impl_->decompressor);
+      if (data.data() != impl_->chunk.data()) impl_->chunk.assign(data.begin(), data.end());
+      impl_->cached_entry = entry;
+      impl_->cached_chunk = k;
+    }
+    auto in_chunk = static_cast<std::size_t>(at - k * a.chunk_size());
+    auto n = std::min(want - done, impl_->chunk.size() - in_chunk);
+    std::copy_n(impl_->chunk.data() + in_chunk, n, out.data() + done);
+    done += n;
+  }
+  return done;
+}
+
+std::vector<std::byte> Reader::read(std::string_view path, std::uint64_t offset,
+                                    std::size_t size) const {
+  const auto* e = find(path);
+  std::uint64_t available =
+      e && e->kind == EntryKind::file && offset < e->size ? e->size - offset : 0;
+  // Never more than the file holds, whatever size was asked for.
+  std::vector<std::byte> out(static_cast<std::size_t>(std::min<std::uint64_t>(size, available)));
+  out.resize(read(path, offset, out));
+  return out;
+}
+
+}  // namespace nubo::transfer

@@ -1,0 +1,56 @@
+// The directory unpack writes into, reached only through openat() from its root with
+// O_NOFOLLOW at every step: nothing is ever written through a symlink, whether it came from the
+// archive or was already there, so no entry can land outside the root. Not thread-safe: it
+// caches the last directory it opened; each thread uses its own.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "transfer/file_io.hpp"
+
+namespace nubo::transfer {
+
+class TargetDir {
+ public:
+  // Creates `root` (and its parents) when missing.
+  explicit TargetDir(const std::string& root);
+
+  const std::string& root() const { return root_; }
+  std::string full(std::string_view path) const { return root_ + "/" + std::string(path); }
+
+  // The directory holding `path` ("a/b/c" -> "a/b"), creating missing ones when `create`
+  // (mode 0700 until set_mode). Throws Error(io) naming the path if a component is not a
+  // directory, a symlink included.
+  int parent(std::string_view path, bool create);
+
+  void make_dir(std::string_view path);
+  // lstat of `path` (relative to the root, no link followed); nullopt if it does not exist.
+  std::optional<struct stat> stat(std::string_view path);
+  // Opens `name` in the directory of `path` for reading and writing, creating it (0600).
+  Fd open_file(std::string_view path, std::string_view name, bool create);
+  Fd open_read(std::string_view path);  // the file at `path`, no link followed
+  void rename(std::string_view path, std::string_view from_name);  // from_name -> leaf(path)
+  void remove(std::string_view path, std::string_view name);       // missing is fine
+  // Creates a symlink at `path`, replacing a file or link already there.
+  void symlink(std::string_view path, const std::string& target);
+  void set_times_and_mode(std::string_view path, std::int64_t mtime_ns, std::uint32_t mode,
+                          bool is_link);
+
+ private:
+  std::string root_;
+  Fd root_fd_;
+  // The last parent opened: files of one directory follow each other in an archive.
+  std::string cached_path_;
+  Fd cached_fd_;
+};
+
+// The temporary name of a file being unpacked, in the same directory as its final name so that
+// the rename is atomic: ".<name>.nubo-part", or a hashed name when that would be too long.
+std::string temp_name(std::string_view leaf);
+
+}  // namespace nubo::transfer

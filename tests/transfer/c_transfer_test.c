@@ -1,0 +1,150 @@
+/* The transfer C ABI from C11: pack, list, read, verify, unpack, cancellation through the
+ * callback, and bad inputs. Usage: c_transfer_test WORKDIR (created, reused). */
+#include <nubo.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int failures = 0;
+#define CHECK(cond)                                                                           \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, __LINE__, #cond, \
+              nubo_last_error());                                                             \
+      ++failures;                                                                             \
+    }                                                                                         \
+  } while (0)
+
+static int calls = 0;
+static int count_progress(const nubo_transfer_progress* p, void* user) {
+  CHECK(p->struct_size >= sizeof(uint32_t));
+  CHECK(p->bytes_done <= p->bytes_total);
+  CHECK(p->current_file != NULL);
+  ++*(int*)user;
+  return 1;
+}
+static int cancel_at_once(const nubo_transfer_progress* p, void* user) {
+  (void)p;
+  (void)user;
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  char src[4096], archive[4096], out[4096], file[4096], cmd[8400];
+  const char* sources[1];
+  const char* data = "hello from C, hello from C, hello from C\n";
+  FILE* f;
+  nubo_pack_options po;
+  nubo_unpack_options uo;
+  nubo_verify_options vo;
+  nubo_transfer_summary summary;
+  nubo_archive* a = NULL;
+  nubo_archive_entry_info info;
+  size_t index = 99, got = 0;
+  char buf[256];
+
+  if (argc < 2) return 2;
+  /* --layout: the structs' sizes as C lays them out, for the Python mirror's test. */
+  if (strcmp(argv[1], "--layout") == 0) {
+    printf(
+        "nubo_transfer_progress %zu\nnubo_pack_options %zu\nnubo_unpack_options %zu\n"
+        "nubo_verify_options %zu\nnubo_transfer_summary %zu\nnubo_archive_entry_info %zu\n",
+        sizeof(nubo_transfer_progress), sizeof(nubo_pack_options), sizeof(nubo_unpack_options),
+        sizeof(nubo_verify_options), sizeof(nubo_transfer_summary),
+        sizeof(nubo_archive_entry_info));
+    return 0;
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/src'", argv[1], argv[1]);
+  if (system(cmd) != 0) return 2;
+  snprintf(src, sizeof src, "%s/src", argv[1]);
+  snprintf(archive, sizeof archive, "%s/c.nubo", argv[1]);
+  snprintf(out, sizeof out, "%s/out", argv[1]);
+  snprintf(file, sizeof file, "%s/src/hello.txt", argv[1]);
+  f = fopen(file, "w");
+  fputs(data, f);
+  fclose(f);
+  sources[0] = src;
+
+  /* Options: init, defaults, bad sizes. */
+  CHECK(nubo_pack_options_init(&po, sizeof po) == NUBO_OK);
+  CHECK(po.codec == NUBO_CODEC_AUTO && po.chunk_size == 4u << 20 && po.resume && po.sync);
+  CHECK(nubo_pack_options_init(&po, 0) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_pack_options_init(NULL, sizeof po) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_unpack_options_init(&uo, sizeof uo) == NUBO_OK);
+  CHECK(nubo_verify_options_init(&vo, sizeof vo) == NUBO_OK);
+
+  /* Pack with a progress callback. */
+  nubo_pack_options_init(&po, sizeof po);
+  po.codec = NUBO_CODEC_ZSTD;
+  po.level = 5;
+  po.sync = 0;
+  po.progress = count_progress;
+  po.progress_user = &calls;
+  summary.struct_size = sizeof summary;
+  CHECK(nubo_pack(sources, 1, archive, &po, &summary) == NUBO_OK);
+  CHECK(summary.files == 1 && summary.directories == 1);
+  CHECK(summary.bytes == strlen(data));
+  CHECK(calls >= 2);
+
+  /* Bad inputs. */
+  CHECK(nubo_pack(NULL, 1, archive, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(nubo_last_error(), "sources is NULL") != NULL);
+  CHECK(nubo_pack(sources, 0, archive, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_pack(sources, 1, NULL, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  po.codec = (nubo_codec)42;
+  CHECK(nubo_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(nubo_last_error(), "options->codec") != NULL);
+  po.codec = NUBO_CODEC_ZSTD;
+  po.chunk_size = 10;
+  CHECK(nubo_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(nubo_last_error(), "chunk size") != NULL);
+  summary.struct_size = 0;
+  CHECK(nubo_verify(archive, NULL, &summary) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_verify("/nonexistent/x.nubo", NULL, NULL) == NUBO_ERR_NOT_FOUND);
+
+  /* Cancellation: the callback's first call returns 0. */
+  nubo_pack_options_init(&po, sizeof po);
+  po.progress = cancel_at_once;
+  snprintf(file, sizeof file, "%s/cancelled.nubo", argv[1]);
+  CHECK(nubo_pack(sources, 1, file, &po, NULL) == NUBO_ERR_CANCELLED);
+
+  /* List and read. */
+  CHECK(nubo_archive_open(archive, &a) == NUBO_OK);
+  CHECK(nubo_archive_entry_count(a) == 2);
+  CHECK(nubo_archive_entry_count(NULL) == 0);
+  info.struct_size = sizeof info;
+  CHECK(nubo_archive_entry(a, 1, &info) == NUBO_OK);
+  CHECK(info.kind == NUBO_ENTRY_FILE && strcmp(info.path, "src/hello.txt") == 0);
+  CHECK(info.size == strlen(data) && strlen(info.hash) == 32);
+  CHECK(nubo_archive_entry(a, 2, &info) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_archive_find(a, "src/hello.txt", &index) == NUBO_OK && index == 1);
+  CHECK(nubo_archive_find(a, "nope", &index) == NUBO_ERR_NOT_FOUND);
+  CHECK(nubo_archive_read(a, "src/hello.txt", 6, buf, 4, &got) == NUBO_OK);
+  CHECK(got == 4 && memcmp(buf, "from", 4) == 0);
+  CHECK(nubo_archive_read(a, "src/hello.txt", 1000, buf, sizeof buf, &got) == NUBO_OK && got == 0);
+  CHECK(nubo_archive_read(a, "src", 0, buf, sizeof buf, &got) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_archive_read(a, "src/hello.txt", 0, NULL, 10, &got) == NUBO_ERR_INVALID_ARGUMENT);
+  nubo_archive_free(a);
+  nubo_archive_free(NULL);
+  CHECK(nubo_archive_open("/nonexistent", &a) == NUBO_ERR_NOT_FOUND && a == NULL);
+
+  /* Verify and unpack. */
+  summary.struct_size = sizeof summary;
+  CHECK(nubo_verify(archive, &vo, &summary) == NUBO_OK && summary.files == 1);
+  uo.sync = 0;
+  CHECK(nubo_unpack(archive, out, &uo, &summary) == NUBO_OK && summary.bytes == strlen(data));
+  snprintf(cmd, sizeof cmd, "cmp -s '%s/src/hello.txt' '%s/hello.txt'", out, src);
+  CHECK(system(cmd) == 0);
+  CHECK(nubo_unpack(archive, NULL, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+
+  /* A damaged archive is NUBO_ERR_CORRUPT. */
+  f = fopen(archive, "r+b");
+  fseek(f, 70, SEEK_SET);
+  fputc('!', f);
+  fclose(f);
+  CHECK(nubo_verify(archive, NULL, NULL) == NUBO_ERR_CORRUPT);
+
+  if (failures == 0) printf("c_transfer_test: all checks passed\n");
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,100 @@
+#include <catch2/catch.hpp>
+
+#include "helpers.hpp"
+#include "nubo/error.hpp"
+#include "transfer/codec.hpp"
+#include "transfer/hash.hpp"
+
+using namespace nubo::transfer;
+
+namespace {
+std::vector<std::byte> bytes_of(const std::string& s) {
+  auto b = as_bytes(s);
+  return {b.begin(), b.end()};
+}
+}  // namespace
+
+TEST_CASE("every codec round-trips text, and compression pays on it") {
+  auto raw = bytes_of(nubo_test::text_bytes(300000, 1));
+  Compressor c;
+  Decompressor d;
+  for (CodecSetting s : {CodecSetting{ChunkCodec::lz4, 1}, CodecSetting{ChunkCodec::lz4, 9},
+                         CodecSetting{ChunkCodec::zstd, 1}, CodecSetting{ChunkCodec::zstd, 19},
+                         CodecSetting{ChunkCodec::zstd, -5}}) {
+    INFO(setting_name(s));
+    std::vector<std::byte> stored;
+    auto n = c.compress(s, raw, stored);
+    REQUIRE(n > 0);
+    CHECK(n < raw.size() / 2);
+    std::vector<std::byte> out(raw.size());
+    d.decompress(s.codec, {stored.data(), n}, out);
+    CHECK(out == raw);
+  }
+}
+
+TEST_CASE("random bytes do not pay: the compressor says to store them raw") {
+  auto raw = bytes_of(nubo_test::random_bytes(100000, 2));
+  Compressor c;
+  std::vector<std::byte> stored;
+  CHECK(c.compress({ChunkCodec::zstd, 3}, raw, stored) == 0);
+  CHECK(c.compress({ChunkCodec::lz4, 1}, raw, stored) == 0);
+  CHECK(c.compress({ChunkCodec::none, 0}, raw, stored) == 0);
+}
+
+TEST_CASE("damaged payloads are reported as corrupt, never as more or fewer bytes") {
+  auto raw = bytes_of(nubo_test::text_bytes(65536, 3));
+  Compressor c;
+  Decompressor d;
+  for (auto codec : {ChunkCodec::lz4, ChunkCodec::zstd}) {
+    std::vector<std::byte> stored;
+    auto n = c.compress({codec, 1}, raw, stored);
+    REQUIRE(n > 0);
+    stored.resize(n);
+    std::vector<std::byte> out(raw.size());
+    // Truncated, and decoding to a different size than expected.
+    CHECK_THROWS_AS(d.decompress(codec, Bytes(stored).first(n / 2), out), nubo::Error);
+    std::vector<std::byte> small(raw.size() - 1);
+    CHECK_THROWS_AS(d.decompress(codec, stored, small), nubo::Error);
+    // Flipped bits: either an error or output that fails the checksum; never a crash.
+    for (std::size_t i = 0; i < n; i += 97) {
+      auto bad = stored;
+      bad[i] ^= std::byte{0x5a};
+      try {
+        d.decompress(codec, bad, out);
+        CHECK((hash64(out) != hash64(raw) || out == raw));
+      } catch (const nubo::Error& e) {
+        CHECK(e.code() == nubo::Errc::corrupt);
+      }
+    }
+  }
+  std::vector<std::byte> out(10);
+  CHECK_THROWS_AS(d.decompress(ChunkCodec::none, Bytes(out).first(5), out), nubo::Error);
+  CHECK_THROWS_AS(d.decompress(ChunkCodec::zero, Bytes(out).first(1), out), nubo::Error);
+}
+
+TEST_CASE("the file hash snapshot restores mid-stream and refuses foreign data") {
+  auto data = bytes_of(nubo_test::random_bytes(1000003, 4));
+  FileHasher whole;
+  whole.update(data);
+  FileHasher first;
+  first.update(Bytes(data).first(123457));
+  auto snap = first.save();
+  FileHasher second;
+  REQUIRE(second.restore(snap));
+  second.update(Bytes(data).subspan(123457));
+  CHECK(second.digest() == whole.digest());
+  CHECK(second.length() == data.size());
+
+  FileHasher other;
+  CHECK_FALSE(other.restore(Bytes(snap).first(snap.size() - 1)));
+  auto bad = snap;
+  bad[0] ^= std::byte{1};
+  CHECK_FALSE(other.restore(bad));
+
+  FileHasher zeros, explicit_zeros;
+  zeros.update_zeros(3000000);
+  std::vector<std::byte> z(3000000);
+  explicit_zeros.update(z);
+  CHECK(zeros.digest() == explicit_zeros.digest());
+  CHECK(whole.digest().hex().size() == 32);
+}

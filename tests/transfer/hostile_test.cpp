@@ -1,0 +1,169 @@
+// Archives made to attack the reader or the unpacker: each is refused, with the entry named,
+// before anything is written or any large allocation is made.
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+
+#include "helpers.hpp"
+#include "nubo/error.hpp"
+#include "nubo/transfer.hpp"
+#include "transfer/archive_writer.hpp"
+#include "transfer/bytes.hpp"
+#include "transfer/format.hpp"
+#include "transfer/hash.hpp"
+
+namespace xfer = nubo::transfer;
+namespace fmt = nubo::transfer::format;
+using nubo_test::TempDir;
+
+namespace {
+
+struct Item {
+  fmt::EntryKind kind;
+  std::string path;
+  std::string content_or_target;
+};
+
+// Writes an archive with exactly these entries, bypassing pack's own checks.
+void craft(const std::string& path, const std::vector<Item>& items) {
+  auto w = xfer::ArchiveWriter::create(xfer::open_write(path), 4096);
+  for (const auto& it : items) {
+    fmt::EntryMeta m;
+    m.kind = it.kind;
+    m.path = it.path;
+    m.mode = it.kind == fmt::EntryKind::directory ? 0755 : 0644;
+    if (it.kind == fmt::EntryKind::symlink) m.link_target = it.content_or_target;
+    if (it.kind == fmt::EntryKind::file) m.size = it.content_or_target.size();
+    auto e = w.add_entry(m);
+    if (it.kind != fmt::EntryKind::file) continue;
+    xfer::FileHasher h;
+    auto data = xfer::as_bytes(it.content_or_target);
+    for (std::uint64_t off = 0; off < data.size(); off += 4096) {
+      auto piece = data.subspan(off, std::min<std::size_t>(4096, data.size() - off));
+      w.add_chunk(e, off, xfer::ChunkCodec::none, 0, static_cast<std::uint32_t>(piece.size()),
+                  xfer::hash64(piece), piece);
+      h.update(piece);
+    }
+    w.end_file(e, h.digest());
+  }
+  w.finish();
+}
+
+void expect_refused(const std::string& archive, const std::string& out, const std::string& name) {
+  try {
+    xfer::unpack(archive, out, {.sync = false});
+    FAIL("unpack accepted it");
+  } catch (const nubo::Error& e) {
+    CHECK(e.code() == nubo::Errc::corrupt);
+    CHECK_THAT(e.what(), Catch::Contains("'" + name + "'") && Catch::Contains("refused"));
+  }
+  // Nothing was written: the target holds no entry at all.
+  if (::access(out.c_str(), F_OK) == 0) CHECK(nubo_test::tree(out, false).empty());
+}
+
+}  // namespace
+
+TEST_CASE("absolute paths and '..' are refused, naming the entry") {
+  TempDir dir;
+  craft(dir / "abs.nubo", {{fmt::EntryKind::file, "ok.txt", "fine"},
+                           {fmt::EntryKind::file, "/tmp/nubo-evil", "evil"}});
+  expect_refused(dir / "abs.nubo", dir / "out1", "/tmp/nubo-evil");
+  craft(dir / "dots.nubo", {{fmt::EntryKind::file, "a/../../evil", "evil"}});
+  expect_refused(dir / "dots.nubo", dir / "out2", "a/../../evil");
+  CHECK(::access((dir.path() + "/../evil").c_str(), F_OK) != 0);
+  // list refuses it too: no caller ever sees such a path.
+  CHECK_THROWS_WITH(xfer::list(dir / "dots.nubo"), Catch::Contains("'a/../../evil'"));
+}
+
+TEST_CASE("links leading out of the target are refused; entries below a link too") {
+  TempDir dir;
+  craft(dir / "l1.nubo", {{fmt::EntryKind::symlink, "escape", "../../etc"}});
+  expect_refused(dir / "l1.nubo", dir / "out1", "escape");
+  craft(dir / "l2.nubo", {{fmt::EntryKind::symlink, "abs", "/etc/passwd"}});
+  expect_refused(dir / "l2.nubo", dir / "out2", "abs");
+  craft(dir / "l3.nubo", {{fmt::EntryKind::directory, "d", ""},
+                          {fmt::EntryKind::symlink, "d/up", ".."},
+                          {fmt::EntryKind::symlink, "d/esc", "up/.."}});
+  expect_refused(dir / "l3.nubo", dir / "out3", "d/esc");
+  craft(dir / "l4.nubo",
+        {{fmt::EntryKind::symlink, "s", "."}, {fmt::EntryKind::file, "s/x", "through the link"}});
+  expect_refused(dir / "l4.nubo", dir / "out4", "s/x");
+  craft(dir / "dup.nubo", {{fmt::EntryKind::file, "x", "1"}, {fmt::EntryKind::file, "x", "2"}});
+  CHECK_THROWS_WITH(xfer::list(dir / "dup.nubo"), Catch::Contains("'x' appears twice"));
+}
+
+TEST_CASE("unpack never writes through a symlink already in the target") {
+  TempDir dir;
+  nubo_test::make_dirs(dir / "elsewhere");
+  nubo_test::make_dirs(dir / "out");
+  REQUIRE(::symlink((dir / "elsewhere").c_str(), (dir / "out/d").c_str()) == 0);
+  craft(dir / "a.nubo", {{fmt::EntryKind::file, "d/x", "data"}});
+  CHECK_THROWS_WITH(xfer::unpack(dir / "a.nubo", dir / "out", {.sync = false}),
+                    Catch::Contains("refusing to write through it"));
+  CHECK(::access((dir / "elsewhere/x").c_str(), F_OK) != 0);
+}
+
+TEST_CASE("sizes that would make the reader allocate gigabytes are refused") {
+  TempDir dir;
+  craft(dir / "ok.nubo", {{fmt::EntryKind::file, "f", "content"}});
+  auto good = nubo_test::read_file(dir / "ok.nubo");
+
+  // 1. A trailer pointing at an index of 100 GB.
+  {
+    auto b = good;
+    fmt::Trailer t{64, 100ull << 30};
+    auto tail = fmt::encode_trailer(t);
+    b.replace(b.size() - fmt::kTrailerSize, fmt::kTrailerSize,
+              reinterpret_cast<const char*>(tail.data()), tail.size());
+    nubo_test::write_file(dir / "h1.nubo", b);
+    CHECK_THROWS_WITH(xfer::list(dir / "h1.nubo"), Catch::Contains("does not fit"));
+  }
+  // 2. An index claiming 2^40 entries and chunks, consistent checksums and all.
+  {
+    std::vector<std::byte> payload;
+    xfer::ByteWriter w(payload);
+    w.put<std::uint64_t>(1ull << 40);
+    w.put<std::uint64_t>(1ull << 40);
+    w.put_zeros(64);
+    auto archive = xfer::open_write(dir / "h2.nubo");
+    auto head = fmt::encode_header({});
+    archive.pwrite_all(head, 0);
+    fmt::RecordHeader r;
+    r.type = fmt::RecordType::index;
+    r.raw_size = r.stored_size = static_cast<std::uint32_t>(payload.size());
+    r.hash = xfer::hash64(payload);
+    auto rh = fmt::encode_record_header(r);
+    archive.pwrite_all(rh, 64);
+    archive.pwrite_all(payload, 64 + rh.size());
+    auto tail = fmt::encode_trailer({64, rh.size() + payload.size()});
+    archive.pwrite_all(tail, 64 + rh.size() + payload.size());
+    archive.close();
+    CHECK_THROWS_WITH(xfer::list(dir / "h2.nubo"), Catch::Contains("cannot fit"));
+  }
+  // 3. A chunk record claiming 4 GiB raw: refused by its header before any buffer is sized.
+  {
+    fmt::RecordHeader r;
+    r.type = fmt::RecordType::chunk;
+    r.raw_size = 0xffffffffu;
+    r.stored_size = 0xffffffffu;
+    CHECK_THROWS_WITH(fmt::decode_record_header(fmt::encode_record_header(r), 4096),
+                      Catch::Contains("raw size"));
+  }
+  // 4. A file of 2^60 bytes in the index: its chunk list cannot match.
+  {
+    fmt::Index idx;
+    fmt::IndexEntry e;
+    e.meta.path = "huge";
+    e.meta.size = 1ull << 60;
+    e.record_offset = 64;
+    e.chunk_count = 1;
+    idx.entries.push_back(e);
+    idx.chunks.push_back({});
+    CHECK_THROWS_AS(fmt::decode_index(fmt::encode_index(idx), 4096, 64, 1000), nubo::Error);
+  }
+  // 5. Not an archive at all, or empty.
+  nubo_test::write_file(dir / "junk", std::string(1000, 'j'));
+  CHECK_THROWS_WITH(xfer::list(dir / "junk"), Catch::Contains("not a nubo archive"));
+  nubo_test::write_file(dir / "empty", "");
+  CHECK_THROWS_WITH(xfer::list(dir / "empty"), Catch::Contains("too short"));
+}

@@ -1,0 +1,124 @@
+"""The transfer API from Python: pack, unpack, verify, Archive, progress and cancellation.
+
+Run by CTest (transfer:python) with PYTHONPATH at capi/python and NUBO_LIBRARY at the build's
+libnubo_c.so.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+import nubo
+
+
+class TransferTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory(prefix="nubo-py-xfer-")
+        self.dir = Path(self.tmp.name)
+        src = self.dir / "src"
+        (src / "sub").mkdir(parents=True)
+        (src / "a.txt").write_bytes(b"tensor gradient checkpoint " * 20000)
+        (src / "sub" / "b.bin").write_bytes(os.urandom(100000))
+        (src / "empty").write_bytes(b"")
+        os.symlink("a.txt", src / "link")
+        self.src = src
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def test_round_trip_with_progress(self) -> None:
+        seen: list[nubo.Progress] = []
+        archive = self.dir / "x.nubo"
+        s = nubo.pack(self.src, archive, codec="zstd", level=3, chunk_size=64 << 10, sync=False,
+                      progress=lambda p: seen.append(p) is None)
+        self.assertEqual(s.files, 3)
+        self.assertEqual(s.symlinks, 1)
+        self.assertLess(s.bytes_stored, s.bytes)
+        self.assertGreater(s.chunks_zstd, 0)
+        self.assertTrue(seen)
+        self.assertEqual(seen[-1].bytes_done, seen[-1].bytes_total)
+        done = [p.bytes_done for p in seen]
+        self.assertEqual(done, sorted(done))
+
+        v = nubo.verify(archive)
+        self.assertEqual(v.bytes, s.bytes)
+        out = self.dir / "out"
+        u = nubo.unpack(archive, out, sync=False)
+        self.assertEqual(u.files, 3)
+        self.assertEqual((out / "src" / "a.txt").read_bytes(), (self.src / "a.txt").read_bytes())
+        self.assertEqual((out / "src" / "sub" / "b.bin").read_bytes(),
+                         (self.src / "sub" / "b.bin").read_bytes())
+        self.assertEqual(os.readlink(out / "src" / "link"), "a.txt")
+
+    def test_archive_random_access(self) -> None:
+        archive = self.dir / "x.nubo"
+        nubo.pack([self.src], archive, codec="lz4", chunk_size=4096, sync=False)
+        data = (self.src / "a.txt").read_bytes()
+        with nubo.Archive(archive) as a:
+            paths = [e.path for e in a]
+            self.assertIn("src/a.txt", paths)
+            e = a.entry("src/a.txt")
+            self.assertEqual(e.kind, nubo.EntryKind.FILE)
+            self.assertEqual(e.size, len(data))
+            self.assertEqual(len(e.hash), 32)
+            self.assertEqual(a.read("src/a.txt", 4090, 100), data[4090:4190])
+            self.assertEqual(a.read("src/a.txt"), data)
+            self.assertEqual(a.read("src/a.txt", len(data) + 5, 10), b"")
+            with self.assertRaises(nubo.NuboError) as cm:
+                a.read("missing")
+            self.assertEqual(cm.exception.status, nubo.Status.NOT_FOUND)
+            self.assertEqual(a.entry("src/link").link_target, "a.txt")
+        self.assertEqual(len(nubo.list_archive(archive)), 6)
+
+    def test_cancel_and_resume(self) -> None:
+        archive = self.dir / "x.nubo"
+        with self.assertRaises(nubo.NuboError) as cm:
+            nubo.pack(self.src, archive, progress=lambda p: False)
+        self.assertEqual(cm.exception.status, nubo.Status.CANCELLED)
+
+        class Boom(Exception):
+            pass
+
+        def explode(p: nubo.Progress) -> bool:
+            raise Boom()
+
+        with self.assertRaises(Boom):
+            nubo.pack(self.src, archive, progress=explode)
+        s = nubo.pack(self.src, archive, sync=False)
+        self.assertEqual(s.files, 3)
+        nubo.verify(archive)
+
+    def test_struct_layout_matches_c(self) -> None:
+        program = os.environ.get("NUBO_TEST_TRANSFER_LAYOUT")
+        if not program:
+            self.skipTest("NUBO_TEST_TRANSFER_LAYOUT is not set")
+        from nubo import transfer
+        out = subprocess.run([program, "--layout"], check=True, capture_output=True, text=True)
+        for line in out.stdout.splitlines():
+            name, size = line.split()
+            self.assertEqual(ctypes.sizeof(getattr(transfer, name)), int(size), name)
+
+    def test_errors(self) -> None:
+        with self.assertRaises(nubo.NuboError) as cm:
+            nubo.pack(self.src, self.dir / "x.nubo", codec="gzip")
+        self.assertEqual(cm.exception.status, nubo.Status.INVALID_ARGUMENT)
+        with self.assertRaises(nubo.NuboError) as cm:
+            nubo.pack(self.src, self.dir / "x.nubo", chunk_size=10)
+        self.assertIn("chunk size", str(cm.exception))
+        bad = self.dir / "bad.nubo"
+        bad.write_bytes(b"not an archive" * 100)
+        with self.assertRaises(nubo.NuboError) as cm:
+            nubo.verify(bad)
+        self.assertEqual(cm.exception.status, nubo.Status.CORRUPT)
+        with self.assertRaises(nubo.NuboError) as cm:
+            nubo.Archive(self.dir / "missing.nubo")
+        self.assertEqual(cm.exception.status, nubo.Status.NOT_FOUND)
+
+
+if __name__ == "__main__":
+    unittest.main()
