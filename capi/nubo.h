@@ -232,6 +232,7 @@ NUBO_C_API nubo_status nubo_report_select(const nubo_report* report,
  * includes nubo.h for the common types.
  */
 #include "nubo_cost.h"
+#include "nubo_net.h"
 #include "nubo_transfer.h"
 
 #endif /* NUBO_H */

@@ -5,6 +5,8 @@
 //   nubo-xfer list ARCHIVE              its entries (-l: with sizes; --json)
 //   nubo-xfer verify ARCHIVE            every checksum, nothing written
 //   nubo-xfer cat ARCHIVE PATH          one file to stdout
+//   nubo-xfer serve --dest DIR          receive sends (docs/net.md)
+//   nubo-xfer send SRC... HOST:PORT     send files to a serve, resumably
 //
 // Interrupted (Ctrl-C, kill -9, power loss), pack and unpack resume when run again with the same
 // arguments. Exit status: 0 done, 1 error, 2 bad usage, 3 damaged or refused archive,
@@ -19,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "net_commands.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
 #include "progress_bar.hpp"
@@ -218,6 +221,8 @@ int main(int argc, char** argv) {
   cat_cmd->add_option("archive", archive, "the archive")->required();
   cat_cmd->add_option("path", path, "the file's path in the archive")->required();
 
+  auto net = nubo_xfer::add_net_commands(app);  // send, serve (docs/net.md)
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -229,6 +234,7 @@ int main(int argc, char** argv) {
   std::optional<ProgressBar> bar;
   try {
     std::uint64_t memory = nubo_xfer::parse_size(common.memory, "--memory");
+    if (net->parsed()) return nubo_xfer::run_net_command(*net);
     if (pack->parsed()) {
       xfer::PackOptions o;
       o.codec = xfer::parse_codec(codec);

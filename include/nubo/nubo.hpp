@@ -4,5 +4,6 @@
 #include "nubo/cost.hpp"
 #include "nubo/device.hpp"
 #include "nubo/error.hpp"
+#include "nubo/net.hpp"
 #include "nubo/transfer.hpp"
 #include "nubo/version.h"

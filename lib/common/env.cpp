@@ -72,4 +72,8 @@ DeviceOrder cuda_device_order() {
   bad_value("CUDA_DEVICE_ORDER", *v, "PCI_BUS_ID or FASTEST_FIRST");
 }
 
+std::optional<std::string> token() {
+  return non_empty("NUBO_TOKEN");
+}
+
 }  // namespace nubo::env

@@ -33,4 +33,8 @@ enum class DeviceOrder { pci_bus_id, fastest_first };
 // CUDA_DEVICE_ORDER=PCI_BUS_ID|FASTEST_FIRST; nubo's default is PCI_BUS_ID, like nvidia-smi.
 DeviceOrder cuda_device_order();
 
+// NUBO_TOKEN: the shared secret of nubo-xfer send/serve (docs/net.md), used as given (not
+// trimmed: every byte is part of the secret); nullopt when unset or empty.
+std::optional<std::string> token();
+
 }  // namespace nubo::env

@@ -14,6 +14,7 @@ from __future__ import annotations
 from . import _lib, cost
 from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, HostCpu, Link,
                       LinkKind, Severity, discover)
+from . import net  # nubo.net.send(), nubo.net.Server (docs/net.md)
 from .errors import NuboError, Status
 from .transfer import (Archive, Codec, Entry, EntryKind, Progress, Summary, list_archive, pack,
                        unpack, verify)

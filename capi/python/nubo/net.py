@@ -1,0 +1,326 @@
+"""Sending files over the network: nubo.net.send() and nubo.net.Server (docs/net.md).
+
+    >>> from nubo import net
+    >>> with net.Server(dest="/data", token=token) as server:       # 127.0.0.1, a free port
+    ...     s = net.send(["dataset/"], f"127.0.0.1:{server.port}/run1", token=token)
+    >>> s.bytes_sent, s.bytes_skipped, s.bytes_resumed, s.wire_bytes
+
+Running the same send again after an interruption sends only what the receiver has not
+verified. A progress callable receives a SendProgress and returns True to go on, False to cancel:
+the call then raises NuboError with status CANCELLED. An exception raised by the callable cancels
+too, and is re-raised from the call. token=None takes the secret from NUBO_TOKEN.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_size_t,
+                    c_uint16, c_uint32, c_uint64, c_void_p)
+from dataclasses import dataclass
+from typing import Callable, Iterable, Optional, Union
+
+from . import _lib
+from ._lib import _Sized, text
+from .errors import NuboError, Status
+from .transfer import Codec, _codec
+
+StrPath = Union[str, "os.PathLike[str]"]
+
+# ---- ctypes mirror of capi/nubo_net.h ------------------------------------------------------
+
+
+class nubo_net_progress(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("bytes_done", c_uint64),
+        ("bytes_total", c_uint64),
+        ("bytes_written", c_uint64),
+        ("bytes_skipped", c_uint64),
+        ("rate", c_double),
+        ("eta_seconds", c_double),
+        ("elapsed_seconds", c_double),
+        ("current_file", c_char_p),
+        ("files_done", c_uint64),
+        ("files_total", c_uint64),
+        ("wire_bytes", c_uint64),
+        ("link_rate", c_double),
+        ("bytes_resumed", c_uint64),
+    ]
+
+
+PROGRESS_CALLBACK = CFUNCTYPE(c_int, POINTER(nubo_net_progress), c_void_p)
+
+
+class nubo_net_send_options(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("codec", c_int),
+        ("level", c_int),
+        ("chunk_size", c_uint64),
+        ("threads", c_int),
+        ("memory_limit", c_uint64),
+        ("streams", c_int),
+        ("rate", c_double),
+        ("token", c_char_p),
+        ("timeout_seconds", c_double),
+        ("progress", PROGRESS_CALLBACK),
+        ("progress_user", c_void_p),
+    ]
+
+
+class nubo_net_send_summary(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("files", c_uint64),
+        ("directories", c_uint64),
+        ("symlinks", c_uint64),
+        ("bytes", c_uint64),
+        ("bytes_sent", c_uint64),
+        ("bytes_skipped", c_uint64),
+        ("bytes_resumed", c_uint64),
+        ("wire_bytes", c_uint64),
+        ("chunks_sent", c_uint64),
+        ("chunks_none", c_uint64),
+        ("chunks_lz4", c_uint64),
+        ("chunks_zstd", c_uint64),
+        ("chunks_zero", c_uint64),
+        ("streams", c_int),
+        ("seconds", c_double),
+    ]
+
+
+class nubo_net_server_options(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("listen", c_char_p),
+        ("dest", c_char_p),
+        ("token", c_char_p),
+        ("timeout_seconds", c_double),
+        ("max_connections", c_int),
+        ("sync", c_int),
+    ]
+
+
+class nubo_net_server_stats_info(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("connections", c_uint64),
+        ("refused", c_uint64),
+        ("sessions", c_uint64),
+        ("files", c_uint64),
+        ("bytes", c_uint64),
+    ]
+
+
+class nubo_net_server(Structure):
+    """Opaque."""
+
+
+ServerPtr = POINTER(nubo_net_server)
+_status = c_int
+
+_lib.register({
+    "nubo_net_send_options_init": (_status, [POINTER(nubo_net_send_options), c_size_t]),
+    "nubo_net_send": (_status, [POINTER(c_char_p), c_size_t, c_char_p,
+                                POINTER(nubo_net_send_options), POINTER(nubo_net_send_summary)]),
+    "nubo_net_server_options_init": (_status, [POINTER(nubo_net_server_options), c_size_t]),
+    "nubo_net_server_start": (_status, [POINTER(nubo_net_server_options), POINTER(ServerPtr)]),
+    "nubo_net_server_port": (c_uint16, [ServerPtr]),
+    "nubo_net_server_stats": (_status, [ServerPtr, POINTER(nubo_net_server_stats_info)]),
+    "nubo_net_server_stop": (_status, [ServerPtr]),
+    "nubo_net_server_free": (None, [ServerPtr]),
+})
+
+# ---- Python side ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SendProgress:
+    """What a send's progress callable sees (nubo_net_progress)."""
+
+    bytes_done: int  # logical bytes finished, skipped and resumed ones included
+    bytes_total: int
+    bytes_written: int  # compressed chunk bytes sent
+    bytes_skipped: int  # complete at the destination, or verified by an earlier attempt
+    rate: float  # logical bytes per second, recent
+    eta_seconds: Optional[float]  # None: not known yet
+    elapsed_seconds: float
+    current_file: str
+    files_done: int
+    files_total: int
+    wire_bytes: int  # bytes written to the sockets, framing included
+    link_rate: float  # wire bytes per second, recent
+    bytes_resumed: int  # verified by an earlier, interrupted attempt
+
+    @property
+    def fraction(self) -> float:
+        return self.bytes_done / self.bytes_total if self.bytes_total else 1.0
+
+
+@dataclass(frozen=True)
+class SendSummary:
+    """What a send did (nubo_net_send_summary)."""
+
+    files: int
+    directories: int
+    symlinks: int
+    bytes: int  # logical bytes of every file
+    bytes_sent: int  # logical bytes of the chunks sent this time
+    bytes_skipped: int  # files complete and identical at the destination
+    bytes_resumed: int  # chunks an interrupted attempt had verified
+    wire_bytes: int
+    chunks_sent: int
+    chunks_none: int
+    chunks_lz4: int
+    chunks_zstd: int
+    chunks_zero: int
+    streams: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ServerStats:
+    """What a server has done since it started (nubo_net_server_stats_info)."""
+
+    connections: int
+    refused: int
+    sessions: int
+    files: int
+    bytes: int
+
+
+SendProgressFn = Callable[[SendProgress], bool]
+
+
+class _Callback:
+    """Wraps a Python callable as the C callback; keeps its first exception to re-raise."""
+
+    def __init__(self, fn: Optional[SendProgressFn]) -> None:
+        self.fn = fn
+        self.error: Optional[BaseException] = None
+        self.c = PROGRESS_CALLBACK(self._call) if fn is not None else PROGRESS_CALLBACK()
+
+    def _call(self, p: "ctypes._Pointer[nubo_net_progress]", _user: Optional[int]) -> int:
+        c = p.contents
+        try:
+            keep_going = self.fn(SendProgress(  # type: ignore[misc]
+                bytes_done=c.bytes_done, bytes_total=c.bytes_total,
+                bytes_written=c.bytes_written, bytes_skipped=c.bytes_skipped, rate=c.rate,
+                eta_seconds=None if c.eta_seconds < 0 else c.eta_seconds,
+                elapsed_seconds=c.elapsed_seconds, current_file=text(c.current_file),
+                files_done=c.files_done, files_total=c.files_total, wire_bytes=c.wire_bytes,
+                link_rate=c.link_rate, bytes_resumed=c.bytes_resumed))
+            return 0 if keep_going is False else 1
+        except BaseException as e:  # noqa: BLE001 - re-raised by check() after the call
+            self.error = e
+            return 0
+
+    def check(self, status: int) -> None:
+        if self.error is not None:
+            raise self.error
+        _lib.check(status)
+
+
+def _path(p: StrPath) -> bytes:
+    return os.fsencode(os.fspath(p))
+
+
+def _token(token: Optional[str]) -> Optional[bytes]:
+    return token.encode() if token else None
+
+
+def send(sources: Union[StrPath, Iterable[StrPath]], destination: str, *,
+         token: Optional[str] = None, codec: Union[str, Codec] = "auto", level: int = 0,
+         chunk_size: Optional[int] = None, threads: int = 0, memory_limit: Optional[int] = None,
+         streams: Optional[int] = None, rate: float = 0, timeout: Optional[float] = None,
+         progress: Optional[SendProgressFn] = None) -> SendSummary:
+    """Sends files and directories to the server at destination, "HOST:PORT[/SUBDIR]"; resumes
+    an interrupted send of the same sources. rate: wire bytes/s (0: unlimited). Raises NuboError
+    (UNAVAILABLE: unreachable or cut, call again; INVALID_ARGUMENT: refused token; CANCELLED)."""
+    if isinstance(sources, (str, bytes, os.PathLike)):
+        sources = [sources]  # type: ignore[list-item]
+    encoded = [_path(s) for s in sources]  # type: ignore[union-attr]
+    lib = _lib.lib()
+    o = nubo_net_send_options()
+    _lib.check(lib.nubo_net_send_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+    o.codec, o.level, o.threads, o.rate = _codec(codec), level, threads, rate
+    if chunk_size is not None:
+        o.chunk_size = chunk_size
+    if memory_limit is not None:
+        o.memory_limit = memory_limit
+    if streams is not None:
+        o.streams = streams
+    if timeout is not None:
+        o.timeout_seconds = timeout
+    o.token = _token(token)
+    cb = _Callback(progress)
+    o.progress = cb.c
+    array = (c_char_p * max(len(encoded), 1))(*encoded)
+    s = nubo_net_send_summary()
+    cb.check(lib.nubo_net_send(array, len(encoded), destination.encode(), ctypes.byref(o),
+                               ctypes.byref(s)))
+    return SendSummary(files=s.files, directories=s.directories, symlinks=s.symlinks,
+                       bytes=s.bytes, bytes_sent=s.bytes_sent, bytes_skipped=s.bytes_skipped,
+                       bytes_resumed=s.bytes_resumed, wire_bytes=s.wire_bytes,
+                       chunks_sent=s.chunks_sent, chunks_none=s.chunks_none,
+                       chunks_lz4=s.chunks_lz4, chunks_zstd=s.chunks_zstd,
+                       chunks_zero=s.chunks_zero, streams=s.streams, seconds=s.seconds)
+
+
+class Server:
+    """A receiving server, listening from construction until stop() (or the end of a with
+    block). listen "ADDR:PORT"; the default "127.0.0.1:0" picks a free loopback port (see
+    .port). Every write lands below dest."""
+
+    def __init__(self, dest: StrPath, *, listen: Optional[str] = None,
+                 token: Optional[str] = None, timeout: Optional[float] = None,
+                 max_connections: Optional[int] = None, sync: bool = True) -> None:
+        self._lib = _lib.lib()
+        self._handle: Optional["ctypes._Pointer[nubo_net_server]"] = None
+        o = nubo_net_server_options()
+        _lib.check(self._lib.nubo_net_server_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+        o.dest = _path(dest)
+        o.listen = listen.encode() if listen else None
+        o.token = _token(token)
+        if timeout is not None:
+            o.timeout_seconds = timeout
+        if max_connections is not None:
+            o.max_connections = max_connections
+        o.sync = int(sync)
+        handle = ServerPtr()
+        _lib.check(self._lib.nubo_net_server_start(ctypes.byref(o), ctypes.byref(handle)))
+        self._handle = handle
+        self.port: int = int(self._lib.nubo_net_server_port(handle))
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def stats(self) -> ServerStats:
+        if self._handle is None:
+            raise NuboError(Status.INVALID_ARGUMENT, "the server is closed")
+        s = nubo_net_server_stats_info()
+        _lib.check(self._lib.nubo_net_server_stats(self._handle, ctypes.byref(s)))
+        return ServerStats(connections=s.connections, refused=s.refused, sessions=s.sessions,
+                           files=s.files, bytes=s.bytes)
+
+    def stop(self) -> None:
+        """Stops listening and closes every connection; stats() stays readable."""
+        if self._handle is not None:
+            _lib.check(self._lib.nubo_net_server_stop(self._handle))
+
+    def close(self) -> None:
+        """Stops the server and frees it."""
+        if getattr(self, "_handle", None) is not None:
+            self._lib.nubo_net_server_free(self._handle)
+            self._handle = None
+
+    def __enter__(self) -> "Server":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()

@@ -1,0 +1,233 @@
+// nubo_net_send and the nubo_net_server handle through the C ABI: options, the progress
+// callback, the summary and the server's stats.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "guard.hpp"
+#include "nubo.h"
+#include "nubo/net.hpp"
+#include "sized_struct.hpp"
+
+struct nubo_net_server {
+  std::unique_ptr<nubo::net::Server> server;
+};
+
+namespace {
+
+namespace net = nubo::net;
+namespace xfer = nubo::transfer;
+using nubo::Errc;
+using nubo::Error;
+
+nubo_net_send_options default_send() {
+  nubo_net_send_options o{};
+  o.struct_size = sizeof o;
+  o.codec = NUBO_CODEC_AUTO;
+  o.chunk_size = xfer::kDefaultChunkSize;
+  o.memory_limit = xfer::kDefaultMemory;
+  o.streams = net::kDefaultStreams;
+  o.timeout_seconds = net::kDefaultTimeoutSeconds;
+  return o;
+}
+
+nubo_net_server_options default_server() {
+  const net::ServeOptions d;
+  nubo_net_server_options o{};
+  o.struct_size = sizeof o;
+  o.timeout_seconds = d.timeout_seconds;
+  o.max_connections = d.max_connections;
+  o.sync = d.sync ? 1 : 0;
+  return o;
+}
+
+// The C callback as a SendProgressFn; the current file is copied so that it is NUL-terminated.
+net::SendProgressFn wrap(nubo_net_progress_callback callback, void* user) {
+  if (callback == nullptr) return {};
+  return [callback, user, name = std::string()](const net::SendProgress& p) mutable {
+    name.assign(p.current_file);
+    nubo_net_progress c{};
+    c.struct_size = sizeof c;
+    c.bytes_done = p.bytes_done;
+    c.bytes_total = p.bytes_total;
+    c.bytes_written = p.bytes_written;
+    c.bytes_skipped = p.bytes_skipped;
+    c.rate = p.rate;
+    c.eta_seconds = p.eta_seconds;
+    c.elapsed_seconds = p.elapsed_seconds;
+    c.current_file = name.c_str();
+    c.files_done = p.files_done;
+    c.files_total = p.files_total;
+    c.wire_bytes = p.wire_bytes;
+    c.link_rate = p.link_rate;
+    c.bytes_resumed = p.bytes_resumed;
+    return callback(&c, user) != 0;
+  };
+}
+
+xfer::Codec to_codec(nubo_codec c) {
+  switch (c) {
+    case NUBO_CODEC_AUTO:
+      return xfer::Codec::automatic;
+    case NUBO_CODEC_NONE:
+      return xfer::Codec::none;
+    case NUBO_CODEC_LZ4:
+      return xfer::Codec::lz4;
+    case NUBO_CODEC_ZSTD:
+      return xfer::Codec::zstd;
+    case NUBO_CODEC_MAX_ENUM:
+      break;
+  }
+  throw Error(Errc::invalid_argument,
+              "options->codec " + std::to_string(static_cast<int>(c)) + " is not a nubo_codec");
+}
+
+// Out structs are checked before the work, not after it has been done.
+template <class T>
+void check_out(const T* out, const char* name, const char* type_name) {
+  if (out != nullptr && out->struct_size < nubo::capi::kMinStructSize) {
+    throw Error(Errc::invalid_argument, std::string(name) + "->struct_size is " +
+                                            std::to_string(out->struct_size) +
+                                            ": set it to sizeof(" + type_name + ") first");
+  }
+}
+
+void write_summary(const net::SendSummary& s, nubo_net_send_summary* out) {
+  if (out == nullptr) return;
+  nubo_net_send_summary c{};
+  c.files = s.files;
+  c.directories = s.directories;
+  c.symlinks = s.symlinks;
+  c.bytes = s.bytes;
+  c.bytes_sent = s.bytes_sent;
+  c.bytes_skipped = s.bytes_skipped;
+  c.bytes_resumed = s.bytes_resumed;
+  c.wire_bytes = s.wire_bytes;
+  c.chunks_sent = s.chunks_sent;
+  c.chunks_none = s.chunks_none;
+  c.chunks_lz4 = s.chunks_lz4;
+  c.chunks_zstd = s.chunks_zstd;
+  c.chunks_zero = s.chunks_zero;
+  c.streams = s.streams;
+  c.seconds = s.seconds;
+  nubo::capi::write_sized(c, out, "summary", "nubo_net_send_summary");
+}
+
+std::string text_or_empty(const char* s) {
+  return s == nullptr ? std::string() : std::string(s);
+}
+
+}  // namespace
+
+extern "C" {
+
+NUBO_C_API nubo_status nubo_net_send_options_init(nubo_net_send_options* options,
+                                                  size_t struct_size) {
+  return nubo::capi::guard("nubo_net_send_options_init", [&] {
+    nubo::capi::require(options, "options");
+    nubo::capi::init_sized(default_send(), options, struct_size, "nubo_net_send_options");
+  });
+}
+
+NUBO_C_API nubo_status nubo_net_send(const char* const* sources, size_t source_count,
+                                     const char* destination, const nubo_net_send_options* options,
+                                     nubo_net_send_summary* summary) {
+  return nubo::capi::guard("nubo_net_send", [&] {
+    nubo::capi::require(destination, "destination");
+    if (source_count == 0)
+      throw Error(Errc::invalid_argument, "source_count is 0: nothing to send");
+    nubo::capi::require(sources, "sources");
+    check_out(summary, "summary", "nubo_net_send_summary");
+    std::vector<std::string> list;
+    for (size_t i = 0; i < source_count; ++i) {
+      if (sources[i] == nullptr) {
+        throw Error(Errc::invalid_argument, "sources[" + std::to_string(i) + "] is NULL");
+      }
+      list.emplace_back(sources[i]);
+    }
+    auto o = default_send();
+    if (options) {
+      o = nubo::capi::read_sized(*options, o, "options", "nubo_net_send_options_init()");
+    }
+    net::SendOptions s;
+    s.codec = to_codec(o.codec);
+    s.level = o.level;
+    s.chunk_size = o.chunk_size;
+    s.threads = o.threads;
+    s.memory_limit = o.memory_limit;
+    s.streams = o.streams;
+    s.rate = o.rate;
+    s.token = text_or_empty(o.token);
+    s.timeout_seconds = o.timeout_seconds;
+    s.progress = wrap(o.progress, o.progress_user);
+    write_summary(net::send(list, destination, s), summary);
+  });
+}
+
+NUBO_C_API nubo_status nubo_net_server_options_init(nubo_net_server_options* options,
+                                                    size_t struct_size) {
+  return nubo::capi::guard("nubo_net_server_options_init", [&] {
+    nubo::capi::require(options, "options");
+    nubo::capi::init_sized(default_server(), options, struct_size, "nubo_net_server_options");
+  });
+}
+
+NUBO_C_API nubo_status nubo_net_server_start(const nubo_net_server_options* options,
+                                             nubo_net_server** out) {
+  return nubo::capi::guard("nubo_net_server_start", [&] {
+    nubo::capi::require(out, "out");
+    *out = nullptr;
+    nubo::capi::require(options, "options");
+    auto o = nubo::capi::read_sized(*options, default_server(), "options",
+                                    "nubo_net_server_options_init()");
+    if (o.dest == nullptr || *o.dest == '\0') {
+      throw Error(Errc::invalid_argument,
+                  "options->dest is not set: name the directory every write lands below");
+    }
+    net::ServeOptions s;
+    if (o.listen != nullptr) s.listen = o.listen;
+    s.dest = o.dest;
+    s.token = text_or_empty(o.token);
+    s.timeout_seconds = o.timeout_seconds;
+    s.max_connections = o.max_connections;
+    s.sync = o.sync != 0;
+    auto handle = std::make_unique<nubo_net_server>();
+    handle->server = std::make_unique<net::Server>(s);
+    *out = handle.release();
+  });
+}
+
+NUBO_C_API uint16_t nubo_net_server_port(const nubo_net_server* server) {
+  if (server == nullptr || !server->server) return 0;
+  return server->server->port();
+}
+
+NUBO_C_API nubo_status nubo_net_server_stats(const nubo_net_server* server,
+                                             nubo_net_server_stats_info* out) {
+  return nubo::capi::guard("nubo_net_server_stats", [&] {
+    nubo::capi::require(server, "server");
+    nubo::capi::require(out, "out");
+    auto s = server->server->stats();
+    nubo_net_server_stats_info c{};
+    c.connections = s.connections;
+    c.refused = s.refused;
+    c.sessions = s.sessions;
+    c.files = s.files;
+    c.bytes = s.bytes;
+    nubo::capi::write_sized(c, out, "out", "nubo_net_server_stats_info");
+  });
+}
+
+NUBO_C_API nubo_status nubo_net_server_stop(nubo_net_server* server) {
+  return nubo::capi::guard("nubo_net_server_stop", [&] {
+    nubo::capi::require(server, "server");
+    server->server->stop();
+  });
+}
+
+NUBO_C_API void nubo_net_server_free(nubo_net_server* server) {
+  // Stopping joins the server's threads; it is not expected to throw, and a free cannot report.
+  static_cast<void>(nubo::capi::guard("nubo_net_server_free", [&] { delete server; }));
+}
+
+}  // extern "C"

@@ -1,0 +1,148 @@
+#include "net_commands.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "nubo/error.hpp"
+#include "nubo/net.hpp"
+#include "progress_bar.hpp"
+#include "units.hpp"
+
+namespace nubo_xfer {
+
+std::unique_ptr<NetCommands> add_net_commands(CLI::App& app) {
+  auto n = std::make_unique<NetCommands>();
+  n->send = app.add_subcommand("send", "send files and directories to a nubo-xfer serve");
+  n->send->add_option("args", n->sources, "SRC... HOST:PORT[/SUBDIR]")->required()->expected(2, -1);
+  n->send->add_option("--codec", n->codec, "auto (default, follows the link), zstd, lz4 or none");
+  n->send->add_option("--level", n->level, "codec level (zstd 1-22, lz4 1-12)");
+  n->send->add_option("--chunk-size", n->chunk_size, "bytes per chunk, 4K to 64M (default 4M)");
+  n->send->add_option("--streams", n->streams, "TCP connections in parallel (default 4)")
+      ->check(CLI::Range(1, 64));
+  n->send->add_option("--rate", n->rate,
+                      "wire bytes/s, all streams together, e.g. 100M (0: no limit)");
+  n->send->add_option("--threads", n->threads, "compression threads (0: every core)")
+      ->check(CLI::Range(0, 1024));
+  n->send->add_option("--memory", n->memory, "memory for chunks in flight (default 64M)");
+  n->send->add_flag("--json", n->json, "print a JSON summary on stdout");
+  n->send->add_flag("--quiet,-q", n->quiet, "no progress display");
+  n->serve = app.add_subcommand("serve", "receive what nubo-xfer send sends, below DEST");
+  n->serve->add_option("--listen", n->listen,
+                       "ADDR:PORT (default 127.0.0.1:7878; 0.0.0.0:PORT for every interface)");
+  n->serve->add_option("--dest", n->dest, "the directory every write is confined to")->required();
+  n->serve->add_option("--max-connections", n->max_connections, "connections at once (default 64)")
+      ->check(CLI::Range(1, 4096));
+  n->serve->add_flag("--no-sync", n->no_sync,
+                     "skip fdatasync (faster, not safe against power loss)");
+  for (auto* c : {n->send, n->serve}) {
+    c->add_option("--token-file", n->token_file,
+                  "file holding the shared secret (default: NUBO_TOKEN)");
+    c->add_option("--timeout", n->timeout, "seconds a silent peer is given (default 30)")
+        ->check(CLI::Range(0.1, 86400.0));
+  }
+  return n;
+}
+
+namespace {
+
+std::atomic<bool> stop_serving{false};
+void on_stop(int) {
+  stop_serving = true;
+}
+
+int run_serve(NetCommands& n) {
+  nubo::net::ServeOptions o;
+  o.listen = n.listen;
+  o.dest = n.dest;
+  if (!n.token_file.empty()) o.token = nubo::net::read_token_file(n.token_file);
+  o.timeout_seconds = n.timeout;
+  o.max_connections = n.max_connections;
+  o.sync = !n.no_sync;
+  nubo::net::Server server(o);
+  std::signal(SIGINT, on_stop);
+  std::signal(SIGTERM, on_stop);
+  std::fprintf(stderr, "nubo-xfer: serving on %s, writing below %s\n", server.address().c_str(),
+               n.dest.c_str());
+  // The port on stdout, for scripts that let the system pick one (--listen 127.0.0.1:0).
+  std::printf("%u\n", static_cast<unsigned>(server.port()));
+  std::fflush(stdout);
+  while (!stop_serving) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  server.stop();
+  auto s = server.stats();
+  std::fprintf(stderr, "nubo-xfer: served %llu sends, %llu files, %s; refused %llu connections\n",
+               static_cast<unsigned long long>(s.sessions),
+               static_cast<unsigned long long>(s.files),
+               format_bytes(static_cast<double>(s.bytes)).c_str(),
+               static_cast<unsigned long long>(s.refused));
+  return 0;
+}
+
+int run_send(NetCommands& n) {
+  auto destination = n.sources.back();
+  n.sources.pop_back();
+  nubo::net::SendOptions o;
+  o.codec = nubo::transfer::parse_codec(n.codec);
+  o.level = n.level;
+  o.chunk_size = parse_size(n.chunk_size, "--chunk-size");
+  o.rate = static_cast<double>(parse_size(n.rate, "--rate"));
+  o.memory_limit = parse_size(n.memory, "--memory");
+  o.threads = n.threads;
+  o.streams = n.streams;
+  o.timeout_seconds = n.timeout;
+  if (!n.token_file.empty()) o.token = nubo::net::read_token_file(n.token_file);
+  ProgressBar bar("sent", n.quiet);
+  o.progress = [&](const nubo::net::SendProgress& p) { return bar(p); };
+  nubo::net::SendSummary s;
+  try {
+    s = nubo::net::send(n.sources, destination, o);
+  } catch (...) {
+    bar.finish();
+    throw;
+  }
+  bar.finish();
+  if (n.json) {
+    nlohmann::json j = {{"operation", "sent"},
+                        {"files", s.files},
+                        {"directories", s.directories},
+                        {"symlinks", s.symlinks},
+                        {"bytes", s.bytes},
+                        {"bytes_sent", s.bytes_sent},
+                        {"bytes_skipped", s.bytes_skipped},
+                        {"bytes_resumed", s.bytes_resumed},
+                        {"wire_bytes", s.wire_bytes},
+                        {"chunks",
+                         {{"sent", s.chunks_sent},
+                          {"none", s.chunks_none},
+                          {"lz4", s.chunks_lz4},
+                          {"zstd", s.chunks_zstd},
+                          {"zero", s.chunks_zero}}},
+                        {"streams", s.streams},
+                        {"seconds", s.seconds}};
+    std::cout << j.dump(2) << "\n";
+  } else if (!n.quiet) {
+    std::fprintf(
+        stderr,
+        "nubo-xfer: sent %llu files in %.2f s: %s sent (%s on the wire, %s/s), %s "
+        "skipped (already there), %s resumed\n",
+        static_cast<unsigned long long>(s.files), s.seconds,
+        format_bytes(static_cast<double>(s.bytes_sent)).c_str(),
+        format_bytes(static_cast<double>(s.wire_bytes)).c_str(),
+        format_bytes(s.seconds > 0 ? static_cast<double>(s.wire_bytes) / s.seconds : 0).c_str(),
+        format_bytes(static_cast<double>(s.bytes_skipped)).c_str(),
+        format_bytes(static_cast<double>(s.bytes_resumed)).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_net_command(NetCommands& n) {
+  return n.serve->parsed() ? run_serve(n) : run_send(n);
+}
+
+}  // namespace nubo_xfer

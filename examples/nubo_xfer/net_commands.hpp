@@ -1,0 +1,27 @@
+// nubo-xfer send and serve (docs/net.md): the network subcommands, kept beside main.cpp.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nubo_xfer {
+
+struct NetCommands {
+  CLI::App* send = nullptr;
+  CLI::App* serve = nullptr;
+  std::vector<std::string> sources;  // send: SRC... then HOST:PORT[/SUBDIR] last
+  std::string codec = "auto", chunk_size = "4M", rate = "0", memory = "64M", token_file,
+              listen = "127.0.0.1:7878", dest;
+  int level = 0, threads = 0, streams = 4, max_connections = 64;
+  double timeout = 30;
+  bool json = false, quiet = false, no_sync = false;
+  bool parsed() const { return send->parsed() || serve->parsed(); }
+};
+
+std::unique_ptr<NetCommands> add_net_commands(CLI::App& app);
+// Runs the parsed subcommand; nubo::Error escapes to main's handler (exit codes as for pack).
+int run_net_command(NetCommands& n);
+
+}  // namespace nubo_xfer

@@ -1,0 +1,392 @@
+// nubo::net::send: walk the sources, tell the receiver what is coming, learn what it already
+// has, then run the archive pipeline (read and hash in order, compress on every core) and hand
+// the chunks to the streams through a bounded queue. Chunks the receiver verified in an earlier
+// attempt are read (for the whole-file hash) but not sent; files it has complete are not read.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include "nubo/error.hpp"
+#include "nubo/net.hpp"
+#include "transfer/auto_codec.hpp"
+#include "transfer/file_io.hpp"
+#include "transfer/hash.hpp"
+#include "transfer/net/auth.hpp"
+#include "transfer/net/rate.hpp"
+#include "transfer/net/send_queue.hpp"
+#include "transfer/net/socket.hpp"
+#include "transfer/net/token.hpp"
+#include "transfer/options.hpp"
+#include "transfer/paths.hpp"
+#include "transfer/pipeline.hpp"
+#include "transfer/progress.hpp"
+#include "transfer/walk.hpp"
+
+namespace nubo::net {
+
+using namespace nubo::transfer;
+using namespace nubo::transfer::net;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Ranges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+bool all_zero(Bytes b) {
+  for (auto x : b)
+    if (x != std::byte{0}) return false;
+  return true;
+}
+
+std::uint64_t chunk_bytes(std::uint64_t size, std::uint32_t chunk_size, std::uint64_t k) {
+  return std::min<std::uint64_t>(chunk_size, size - k * chunk_size);
+}
+
+struct FilePlan {
+  std::uint32_t entry = 0;
+  const SourceEntry* source = nullptr;
+  Ranges verified;  // from the receiver, sorted
+};
+
+struct SendJob {
+  bool end = false;
+  std::uint32_t entry = 0;
+  std::uint64_t index = 0;
+  std::uint32_t raw_size = 0;
+  bool hole = false;
+  std::vector<std::byte> raw;
+  Hash128 hash;
+  ChunkCodec codec = ChunkCodec::none;
+  OutMsg out;
+};
+
+// Reads every file to send in order, hashing all of it, and yields the chunks not verified.
+class Producer {
+ public:
+  Producer(const std::vector<FilePlan>& files, std::uint32_t chunk_size)
+      : files_(files), chunk_size_(chunk_size) {}
+
+  bool operator()(SendJob& job) {
+    for (;;) {
+      if (file_ >= files_.size()) return false;
+      const auto& plan = files_[file_];
+      const auto& meta = plan.source->meta;
+      auto chunks = format::chunks_for(meta.size, chunk_size_);
+      if (!fd_) {
+        fd_ = open_read(plan.source->source_path);
+        hasher_.reset();
+        k_ = 0;
+        range_ = 0;
+      }
+      if (k_ >= chunks) {
+        job.end = true;
+        job.entry = plan.entry;
+        job.hash = hasher_.digest();
+        fd_ = Fd();
+        ++file_;
+        return true;
+      }
+      auto k = k_++;
+      auto n = static_cast<std::uint32_t>(chunk_bytes(meta.size, chunk_size_, k));
+      auto offset = k * chunk_size_;
+      // A chunk wholly inside a hole of a sparse file is zeros: not read.
+      auto data = ::lseek(fd_.get(), static_cast<off_t>(offset), SEEK_DATA);
+      bool hole = data < 0 ? errno == ENXIO : static_cast<std::uint64_t>(data) >= offset + n;
+      if (hole) {
+        hasher_.update_zeros(n);
+      } else {
+        job.raw.resize(n);
+        fd_.pread_exact(job.raw, offset,
+                        "'" + plan.source->source_path + "' (changed while sent?)");
+        hasher_.update(job.raw);
+      }
+      while (range_ < plan.verified.size() &&
+             plan.verified[range_].first + plan.verified[range_].second <= k)
+        ++range_;
+      if (range_ < plan.verified.size() && plan.verified[range_].first <= k) continue;
+      job.end = false;
+      job.entry = plan.entry;
+      job.index = k;
+      job.raw_size = n;
+      job.hole = hole;
+      return true;
+    }
+  }
+
+ private:
+  const std::vector<FilePlan>& files_;
+  std::uint32_t chunk_size_;
+  std::size_t file_ = 0, range_ = 0;
+  std::uint64_t k_ = 0;
+  Fd fd_;
+  FileHasher hasher_;
+};
+
+void encode_job(SendJob& job, const SendOptions& options, AutoCodec* auto_codec) {
+  job.out.head.clear();
+  job.out.body.clear();
+  if (job.end) {
+    job.out.head = frame(MsgType::file_end, encode_file_end({job.entry, job.hash}));
+    return;
+  }
+  thread_local Compressor compressor;
+  thread_local std::vector<std::byte> zeros;
+  ChunkMeta meta;
+  meta.entry = job.entry;
+  meta.index = job.index;
+  meta.raw_size = job.raw_size;
+  Bytes raw{job.raw.data(), job.hole ? 0 : job.raw_size};
+  if (job.hole || all_zero(raw)) {
+    if (zeros.size() < job.raw_size) zeros.resize(job.raw_size);
+    meta.codec = ChunkCodec::zero;
+    meta.raw_hash = hash64({zeros.data(), job.raw_size});
+  } else {
+    meta.raw_hash = hash64(raw);
+    CodecSetting setting;
+    AutoCodec::Choice choice;
+    auto t0 = Clock::now();
+    if (auto_codec) {
+      choice = auto_codec->choose(raw, compressor);
+      setting = choice.setting;
+    } else {
+      setting = fixed_setting(options.codec, options.level);
+    }
+    std::size_t stored = 0;
+    if (setting.codec != ChunkCodec::none) stored = compressor.compress(setting, raw, job.out.body);
+    if (auto_codec) auto_codec->observe(choice, raw.size(), stored, seconds_since(t0));
+    if (stored == 0) {
+      meta.codec = ChunkCodec::none;
+      job.out.body.swap(job.raw);  // the raw bytes travel as they are
+      job.out.body.resize(job.raw_size);
+    } else {
+      meta.codec = setting.codec;
+      meta.level = static_cast<std::int8_t>(setting.level);
+      job.out.body.resize(stored);
+    }
+  }
+  meta.stored_size = static_cast<std::uint32_t>(job.out.body.size());
+  job.codec = meta.codec;
+  auto h = encode_frame_header(MsgType::chunk, kChunkMetaSize + meta.stored_size);
+  auto m = encode_chunk_meta(meta);
+  job.out.head.assign(h.begin(), h.end());
+  append(job.out.head, m);
+}
+
+// One stream: takes messages until the queue is drained, then ends the stream and waits for the
+// receiver to confirm it processed everything.
+void run_stream(Socket& s, SendQueue& queue, RateLimiter& limiter, LinkMeter& meter,
+                AutoCodec* auto_codec, int streams) {
+  OutMsg m;
+  constexpr std::size_t kSlice = 256 << 10;
+  auto write = [&](Bytes b) {
+    for (std::size_t at = 0; at < b.size();) {
+      auto n = limiter.limited() ? std::min(kSlice, b.size() - at) : b.size() - at;
+      auto t0 = Clock::now();
+      limiter.acquire(n);
+      s.write_all(b.subspan(at, n));
+      // Each stream sees its share of the link: scaled, it estimates the whole.
+      if (auto_codec)
+        auto_codec->observe_output(n * static_cast<std::size_t>(streams), seconds_since(t0));
+      meter.add(n);
+      at += n;
+    }
+  };
+  while (queue.pop(m)) {
+    write(m.head);
+    write(m.body);
+  }
+  if (queue.failure()) return;
+  auto end = frame(MsgType::stream_end, encode_u64(0));
+  write(end);
+  auto reply = s.read_message(kMaxControl);
+  expect(reply, MsgType::stream_done, s.peer());
+  decode_u64(reply.payload, "stream_done message");
+}
+
+}  // namespace
+
+SendSummary send(const std::vector<std::string>& sources, const std::string& destination,
+                 const SendOptions& options) {
+  auto started = Clock::now();
+  if (sources.empty()) throw Error(Errc::invalid_argument, "nothing to send: no sources given");
+  if (options.streams < 1 || options.streams > 64)
+    throw Error(Errc::invalid_argument,
+                "streams " + std::to_string(options.streams) + " is out of range: use 1 to 64");
+  if (options.rate < 0) throw Error(Errc::invalid_argument, "the rate must not be negative");
+  check_chunk_size(options.chunk_size);
+  auto chunk_size = static_cast<std::uint32_t>(options.chunk_size);
+  if (options.codec != Codec::automatic) fixed_setting(options.codec, options.level);
+  auto resources = plan_resources(options.threads, options.memory_limit, options.chunk_size);
+  auto token = resolve_token(options.token);
+  auto endpoint = parse_endpoint(destination, true);
+  if (!endpoint.subdir.empty()) {
+    if (auto p = paths::problem(endpoint.subdir); !p.empty())
+      throw Error(Errc::invalid_argument,
+                  "destination subdirectory '" + endpoint.subdir + "': the path " + p);
+  }
+  auto walk = walk_sources(sources, {});
+
+  // The manifest, and what the receiver already has.
+  auto control = Socket::connect(endpoint, options.timeout_seconds);
+  auto session = client_handshake(control, token, Role::control, {});
+  std::vector<format::EntryMeta> metas;
+  for (const auto& e : walk.entries) metas.push_back(e.meta);
+  control.write_message(MsgType::begin, encode_begin({chunk_size, metas.size(), endpoint.subdir}));
+  for (const auto& batch : encode_entries(metas)) control.write_message(MsgType::entries, batch);
+  control.write_message(MsgType::entries_end, {});
+  std::map<std::uint32_t, FileStatus> status;
+  for (;;) {
+    auto m = control.read_message(kMaxControl);
+    if (m.type == MsgType::status_end) break;
+    expect(m, MsgType::status, control.peer());
+    for (auto& s : decode_status(m.payload, metas.size())) status[s.entry] = std::move(s);
+  }
+
+  SendSummary summary;
+  summary.streams = options.streams;
+  std::vector<FilePlan> files;
+  std::uint64_t resumed = 0;
+  for (std::uint32_t i = 0; i < walk.entries.size(); ++i) {
+    const auto& e = walk.entries[i];
+    switch (e.meta.kind) {
+      case format::EntryKind::directory:
+        ++summary.directories;
+        continue;
+      case format::EntryKind::symlink:
+        ++summary.symlinks;
+        continue;
+      case format::EntryKind::file:
+        break;
+    }
+    ++summary.files;
+    summary.bytes += e.meta.size;
+    auto it = status.find(i);
+    if (it != status.end() && it->second.complete) {
+      summary.bytes_skipped += e.meta.size;
+      continue;
+    }
+    FilePlan plan{i, &e, {}};
+    if (it != status.end()) {
+      auto chunks = format::chunks_for(e.meta.size, chunk_size);
+      for (auto [first, n] : it->second.verified) {
+        if (first >= chunks) continue;
+        n = std::min(n, chunks - first);
+        plan.verified.emplace_back(first, n);
+        for (auto k = first; k < first + n; ++k) resumed += chunk_bytes(e.meta.size, chunk_size, k);
+      }
+      std::sort(plan.verified.begin(), plan.verified.end());
+    }
+    files.push_back(std::move(plan));
+  }
+  summary.bytes_resumed = resumed;
+
+  std::vector<Socket> streams;
+  for (int i = 0; i < options.streams; ++i) {
+    streams.push_back(Socket::connect(endpoint, options.timeout_seconds));
+    client_handshake(streams.back(), token, Role::data, session);
+  }
+
+  std::optional<AutoCodec> auto_codec;
+  if (options.codec == Codec::automatic)
+    auto_codec.emplace(static_cast<int>(resources.workers), auto_max_level(options.level),
+                       options.rate);
+  AutoCodec* ac = auto_codec ? &*auto_codec : nullptr;
+
+  RateLimiter limiter(options.rate);
+  LinkMeter meter;
+  SendQueue queue(2 * static_cast<std::size_t>(options.streams) + 2);
+  ProgressTracker progress(
+      [&](const Progress& p) {
+        if (!options.progress) return true;
+        SendProgress sp;
+        static_cast<Progress&>(sp) = p;
+        sp.wire_bytes = meter.bytes();
+        sp.link_rate = meter.recent_rate();
+        sp.bytes_resumed = resumed;
+        return options.progress(sp);
+      },
+      summary.bytes, summary.files);
+  progress.add_skipped(summary.bytes_skipped + resumed);
+  progress.report(true);
+
+  std::vector<std::thread> threads;
+  for (auto& s : streams) {
+    threads.emplace_back([&, sp = &s] {
+      try {
+        run_stream(*sp, queue, limiter, meter, options.rate > 0 ? nullptr : ac, options.streams);
+      } catch (...) {
+        queue.fail(std::current_exception());
+      }
+    });
+  }
+  auto stop_streams = [&] {
+    for (auto& s : streams) s.shutdown();
+    for (auto& t : threads)
+      if (t.joinable()) t.join();
+  };
+
+  PipelineStages<SendJob> stages;
+  Producer producer(files, chunk_size);
+  stages.produce = [&](SendJob& job) { return producer(job); };
+  stages.work = [&](SendJob& job) { encode_job(job, options, ac); };
+  stages.consume = [&](SendJob& job) {
+    auto stored = job.out.body.size();
+    queue.push(std::move(job.out));
+    job.out = {};
+    if (job.end) {
+      progress.file_done();
+    } else {
+      summary.bytes_sent += job.raw_size;
+      ++summary.chunks_sent;
+      switch (job.codec) {
+        case ChunkCodec::none:
+          ++summary.chunks_none;
+          break;
+        case ChunkCodec::lz4:
+          ++summary.chunks_lz4;
+          break;
+        case ChunkCodec::zstd:
+          ++summary.chunks_zstd;
+          break;
+        case ChunkCodec::zero:
+          ++summary.chunks_zero;
+          break;
+      }
+      progress.add_done(job.raw_size);
+      progress.add_written(stored);
+    }
+    progress.report();
+  };
+  try {
+    run_pipeline(resources.slots, resources.workers, stages);
+  } catch (...) {
+    queue.fail(std::current_exception());
+    stop_streams();
+    throw;
+  }
+  queue.close();
+  for (auto& t : threads) t.join();
+  if (auto failure = queue.failure()) std::rethrow_exception(failure);
+
+  control.write_message(MsgType::finish, {});
+  auto reply = control.read_message(kMaxControl);
+  expect(reply, MsgType::result, control.peer());
+  auto result = decode_result(reply.payload);
+  summary.wire_bytes = meter.bytes();
+  summary.seconds = seconds_since(started);
+  if (result.failed > 0)
+    throw Error(Errc::corrupt, std::to_string(result.failed) + " file(s) did not arrive intact; " +
+                                   result.text + " (run the same send again)");
+  progress.finish();
+  return summary;
+}
+
+}  // namespace nubo::net

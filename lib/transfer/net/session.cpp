@@ -1,0 +1,465 @@
+#include "transfer/net/session.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include <unistd.h>
+
+#include "common/log.hpp"
+#include "common/text.hpp"
+#include "nubo/error.hpp"
+#include "transfer/hash.hpp"
+#include "transfer/paths.hpp"
+
+namespace nubo::transfer::net {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::uint16_t kChunkVerified = 1;
+constexpr std::uint16_t kFileDone = 2;
+constexpr std::uint16_t kFileReset = 3;
+// Verified chunks are made durable in batches of this many, or this often: a receiver killed
+// without warning loses at most one batch (a sender that goes away loses nothing).
+constexpr std::size_t kCommitBatch = 8;
+constexpr auto kCommitEvery = std::chrono::milliseconds(250);
+constexpr std::string_view kJournalPrefix = ".nubo-recv-";
+
+std::int64_t mtime_of(const struct stat& st) {
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+std::string hex64(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::vector<std::byte> entry_chunk(std::uint32_t entry, std::uint64_t chunk) {
+  std::vector<std::byte> p;
+  ByteWriter w(p);
+  w.put<std::uint32_t>(entry);
+  w.put<std::uint64_t>(chunk);
+  return p;
+}
+
+// pwrite of all of `data` on a descriptor the File owns (Fd would close it).
+void pwrite_full(int fd, Bytes data, std::uint64_t offset, const std::string& what) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    auto n =
+        ::pwrite(fd, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw_io("write", what, n < 0 ? errno : EIO);
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+struct Session::File {
+  std::uint32_t entry = 0;
+  std::uint64_t chunks = 0;
+  std::set<std::uint64_t> verified, writing;
+  bool resumed = false;  // its temporary file holds verified chunks of an earlier attempt
+  Fd fd;
+  bool dirty = false;  // written since the last commit
+  std::optional<Hash128> end;
+  bool complete = false, finalizing = false, finalized = false;
+};
+
+Session::Session(const std::string& dest, bool sync) : dest_(dest), sync_(sync) {
+  last_commit_ = last_activity_ = Clock::now();
+}
+
+Session::~Session() {
+  close();
+}
+
+std::string Session::full(const format::EntryMeta& e) const {
+  return paths::join(subdir_, e.path);
+}
+
+void Session::begin(const Begin& b) {
+  std::lock_guard lock(mutex_);
+  if (chunk_size_ != 0) throw Error(Errc::corrupt, "a second begin message");
+  chunk_size_ = b.chunk_size;
+  entry_count_ = b.entry_count;
+  subdir_ = b.subdir;
+  auto head = encode_begin(b);
+  id_ = hash64(head);
+}
+
+void Session::add_entries(std::vector<format::EntryMeta> entries) {
+  std::lock_guard lock(mutex_);
+  if (chunk_size_ == 0 || planned_) throw Error(Errc::corrupt, "entries outside the manifest");
+  if (entries_.size() + entries.size() > entry_count_)
+    throw Error(Errc::corrupt, "more entries than the begin message announced");
+  for (auto& e : entries) {
+    paths::check_entry(e.path);
+    auto f = full(e);
+    auto leaf = paths::leaf(f);
+    if (leaf.size() >= 10 && leaf.substr(leaf.size() - 10) == ".nubo-part")
+      throw Error(Errc::corrupt, "entry '" + e.path + "': a temporary file's name; refused");
+    if (paths::parent(f).empty() && leaf.starts_with(kJournalPrefix))
+      throw Error(Errc::corrupt, "entry '" + e.path + "': a journal's name; refused");
+    if (e.kind == format::EntryKind::symlink) paths::check_link(f, e.link_target);
+    if (e.kind == format::EntryKind::file && e.size > (std::uint64_t{1} << 50))
+      throw Error(Errc::corrupt, "entry '" + e.path + "': size above 1 PiB; refused");
+    if (!paths_.insert(e.path).second)
+      throw Error(Errc::corrupt, "entry '" + e.path + "' appears twice; refused");
+    auto enc = format::encode_entry(e);
+    manifest_bytes_ += enc.size();
+    if (manifest_bytes_ > kMaxManifestBytes) throw Error(Errc::corrupt, "manifest too large");
+    // The journal's identity: the manifest, chained entry by entry.
+    append(enc, {reinterpret_cast<const std::byte*>(&id_), sizeof id_});
+    id_ = hash64(enc);
+    entries_.push_back(std::move(e));
+  }
+}
+
+std::vector<FileStatus> Session::plan() {
+  std::lock_guard lock(mutex_);
+  if (chunk_size_ == 0 || planned_) throw Error(Errc::corrupt, "entries_end out of order");
+  if (entries_.size() != entry_count_)
+    throw Error(Errc::corrupt, "the manifest has " + std::to_string(entries_.size()) +
+                                   " entries, the begin message announced " +
+                                   std::to_string(entry_count_));
+  target_ = std::make_unique<TargetDir>(dest_);
+  // The subdirectory and the directories, before anything else (a link in the way is refused).
+  if (!subdir_.empty()) {
+    std::string at;
+    for (auto part : text::split(subdir_, '/')) {
+      at = paths::join(at, part);
+      target_->make_dir(at);
+    }
+  }
+  // Directories, and the parent of every file: a link or a file in the way is refused now,
+  // before any data is sent.
+  for (const auto& e : entries_) {
+    if (e.kind == format::EntryKind::directory) target_->make_dir(full(e));
+    if (e.kind == format::EntryKind::file) target_->parent(full(e), true);
+  }
+
+  auto journal_path = dest_ + "/" + std::string(kJournalPrefix) + hex64(id_) + ".journal";
+  // The same send, interrupted a moment ago, may still be letting go of the journal (its data
+  // streams finishing the chunks they hold): wait a little before calling it a concurrent send.
+  for (int attempt = 0;; ++attempt) {
+    try {
+      journal_ = Journal::open(journal_path, "nubo recv 1\n" + hex64(id_));
+      break;
+    } catch (const Error& e) {
+      if (e.code() != Errc::unavailable) throw;
+      if (attempt >= 50)
+        throw Error(Errc::unavailable, "another send of the same files is in progress");
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  std::map<std::uint32_t, std::set<std::uint64_t>> journaled;
+  for (const auto& r : journal_.loaded()) {
+    if (r.payload.size() < 4) continue;
+    auto entry = get_le<std::uint32_t>(r.payload.data());
+    if (r.type == kChunkVerified && r.payload.size() == 12)
+      journaled[entry].insert(get_le<std::uint64_t>(r.payload.data() + 4));
+    if (r.type == kFileReset) journaled.erase(entry);
+  }
+
+  std::vector<FileStatus> status;
+  for (std::uint32_t i = 0; i < entries_.size(); ++i) {
+    const auto& e = entries_[i];
+    if (e.kind != format::EntryKind::file) continue;
+    auto f = std::make_unique<File>();
+    f->entry = i;
+    f->chunks = format::chunks_for(e.size, chunk_size_);
+    FileStatus s;
+    s.entry = i;
+    auto path = full(e);
+    if (auto st = target_->stat(path); st && S_ISREG(st->st_mode) &&
+                                       static_cast<std::uint64_t>(st->st_size) == e.size &&
+                                       mtime_of(*st) == e.mtime_ns) {
+      f->complete = s.complete = true;
+    } else if (auto it = journaled.find(i); it != journaled.end()) {
+      auto tmp = target_->stat(paths::join(paths::parent(path), temp_name(paths::leaf(path))));
+      if (tmp && S_ISREG(tmp->st_mode)) {
+        for (auto c : it->second)
+          if (c < f->chunks) f->verified.insert(c);
+        f->resumed = !f->verified.empty();
+      }
+    }
+    // Ranges of consecutive verified chunks.
+    for (auto it = f->verified.begin(); it != f->verified.end();) {
+      auto first = *it, n = std::uint64_t{1};
+      for (++it; it != f->verified.end() && *it == first + n; ++it) ++n;
+      s.verified.emplace_back(first, n);
+    }
+    status.push_back(std::move(s));
+    files_.emplace(i, std::move(f));
+  }
+  planned_ = true;
+  return status;
+}
+
+bool Session::planned() const {
+  std::lock_guard lock(mutex_);
+  return planned_;
+}
+
+Session::File& Session::file_for(std::uint32_t entry, const char* what) {
+  auto it = files_.find(entry);
+  if (!planned_ || it == files_.end())
+    throw Error(Errc::corrupt, std::string(what) + " for entry " + std::to_string(entry) +
+                                   ", which is not a file of this send");
+  return *it->second;
+}
+
+void Session::chunk(const ChunkMeta& meta, Bytes payload, Decompressor& decompressor,
+                    std::vector<std::byte>& scratch) {
+  File* f = nullptr;
+  int fd = -1;
+  std::string name;
+  {
+    std::lock_guard lock(mutex_);
+    f = &file_for(meta.entry, "a chunk");
+    const auto& e = entries_[meta.entry];
+    auto where = "chunk " + std::to_string(meta.index) + " of '" + e.path + "'";
+    if (f->complete || f->finalizing || f->finalized)
+      throw Error(Errc::corrupt, where + ": the file is already complete");
+    if (meta.index >= f->chunks) throw Error(Errc::corrupt, where + ": beyond the file's end");
+    auto expected = std::min<std::uint64_t>(chunk_size_, e.size - meta.index * chunk_size_);
+    if (meta.raw_size != expected)
+      throw Error(Errc::corrupt, where + ": " + std::to_string(meta.raw_size) +
+                                     " bytes, expected " + std::to_string(expected));
+    if (f->verified.count(meta.index) || f->writing.count(meta.index))
+      throw Error(Errc::corrupt, where + ": sent twice");
+    if (!f->fd) {
+      auto path = full(e);
+      f->fd = target_->open_file(path, temp_name(paths::leaf(path)), true);
+      // Only verified chunks of an earlier attempt are kept; a new file starts empty, so its
+      // zero chunks stay holes.
+      if (!f->resumed) f->fd.truncate(0);
+      f->fd.truncate(e.size);
+    }
+    f->writing.insert(meta.index);
+    fd = f->fd.get();
+    name = where;
+  }
+  try {
+    MutableBytes raw;
+    if (meta.codec == ChunkCodec::none) {
+      raw = {const_cast<std::byte*>(payload.data()), payload.size()};
+    } else {
+      if (scratch.size() < meta.raw_size) scratch.resize(meta.raw_size);
+      raw = {scratch.data(), meta.raw_size};
+      if (meta.codec == ChunkCodec::zero) {
+        std::fill(raw.begin(), raw.end(), std::byte{0});
+      } else {
+        try {
+          decompressor.decompress(meta.codec, payload, raw);
+        } catch (const Error& e) {
+          throw Error(Errc::corrupt, name + ": " + e.what());
+        }
+      }
+    }
+    if (hash64(raw) != meta.raw_hash) throw Error(Errc::corrupt, name + ": checksum mismatch");
+    auto offset = meta.index * chunk_size_;
+    bool hole = meta.codec == ChunkCodec::zero &&
+                (!f->resumed ||
+                 ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                             static_cast<off_t>(offset), static_cast<off_t>(raw.size())) == 0);
+    if (!hole) pwrite_full(fd, raw, offset, name);
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    f->writing.erase(meta.index);
+    throw;
+  }
+  bool ready = false;
+  {
+    std::lock_guard lock(mutex_);
+    f->writing.erase(meta.index);
+    f->verified.insert(meta.index);
+    f->dirty = true;
+    journal_.append(kChunkVerified, entry_chunk(meta.entry, meta.index));
+    ++pending_records_;
+    last_activity_ = Clock::now();
+    maybe_commit_locked(false);
+    if (f->end && f->verified.size() == f->chunks && !f->finalizing) {
+      f->finalizing = ready = true;
+    }
+  }
+  if (ready) finalize(*f);
+}
+
+void Session::file_end(const FileEnd& end) {
+  File* f = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    f = &file_for(end.entry, "a file_end");
+    if (f->complete || f->end)
+      throw Error(Errc::corrupt, "file '" + entries_[end.entry].path + "': a second end");
+    f->end = end.hash;
+    if (f->verified.size() != f->chunks || f->finalizing) return;
+    f->finalizing = true;
+    last_activity_ = Clock::now();
+  }
+  finalize(*f);
+}
+
+void Session::finalize(File& f) {
+  const auto& e = entries_[f.entry];
+  auto path = full(e);
+  auto tmp = temp_name(paths::leaf(path));
+  bool ok = false;
+  std::string problem;
+  try {
+    int fd;
+    {
+      std::lock_guard lock(mutex_);
+      // No chunk opened it in this attempt: an empty file, or one whose chunks an earlier
+      // attempt verified (kept: the read-back below is what decides).
+      if (!f.fd) {
+        f.fd = target_->open_file(path, tmp, true);
+        if (!f.resumed) f.fd.truncate(0);
+        f.fd.truncate(e.size);
+      }
+      fd = f.fd.get();
+    }
+    if (sync_ && ::fdatasync(fd) != 0) throw_io("fdatasync", f.fd.name(), errno);
+    // Read back what is on disk, skipping holes (a sparse file's zeros are not read).
+    FileHasher h;
+    std::vector<std::byte> buffer(
+        std::min<std::uint64_t>(4 << 20, std::max<std::uint64_t>(e.size, 1)));
+    std::uint64_t at = 0;
+    while (at < e.size) {
+      auto data = ::lseek(fd, static_cast<off_t>(at), SEEK_DATA);
+      if (data < 0 || static_cast<std::uint64_t>(data) >= e.size) {
+        h.update_zeros(e.size - at);
+        break;
+      }
+      h.update_zeros(static_cast<std::uint64_t>(data) - at);
+      at = static_cast<std::uint64_t>(data);
+      auto hole = ::lseek(fd, static_cast<off_t>(at), SEEK_HOLE);
+      auto stop =
+          hole < 0 ? e.size : std::min<std::uint64_t>(e.size, static_cast<std::uint64_t>(hole));
+      while (at < stop) {
+        auto want = std::min<std::uint64_t>(buffer.size(), stop - at);
+        auto n = ::pread(fd, buffer.data(), want, static_cast<off_t>(at));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw_io("read back", f.fd.name(), n < 0 ? errno : EIO);
+        h.update({buffer.data(), static_cast<std::size_t>(n)});
+        at += static_cast<std::uint64_t>(n);
+      }
+    }
+    ok = h.digest() == *f.end;
+    if (!ok) problem = "content hash mismatch (the source changed while it was sent?); not written";
+  } catch (const Error& err) {
+    problem = err.what();
+  }
+
+  std::lock_guard lock(mutex_);
+  try {
+    if (ok) {
+      if (::fchmod(f.fd.get(), static_cast<mode_t>(e.mode)) != 0)
+        throw_io("set the mode of", f.fd.name(), errno);
+      f.fd.close();
+      target_->rename(path, tmp);
+      // The time last: it marks the file as complete and verified (see plan()).
+      target_->set_times_and_mode(path, e.mtime_ns, e.mode, false);
+      journal_.append(kFileDone, entry_chunk(f.entry, 0));
+      ++pending_records_;
+      f.finalized = true;
+      ++totals_.files;
+      totals_.bytes += e.size;
+      return;
+    }
+  } catch (const Error& err) {
+    problem = err.what();
+  }
+  // Nothing of it is trusted any more: the next attempt sends it all again.
+  log::warn("receiving '" + path + "': " + problem);
+  f.fd = Fd();
+  try {
+    target_->remove(path, tmp);
+  } catch (const Error&) {
+  }
+  journal_.append(kFileReset, entry_chunk(f.entry, 0));
+  ++pending_records_;
+  f.verified.clear();
+  f.resumed = false;
+  f.finalizing = false;
+  f.end.reset();
+  if (failed_++ == 0) first_failure_ = "file '" + e.path + "': " + problem;
+}
+
+void Session::maybe_commit_locked(bool force) {
+  if (pending_records_ == 0 || !journal_) return;
+  auto now = Clock::now();
+  if (!force && pending_records_ < kCommitBatch && now - last_commit_ < kCommitEvery) return;
+  // The data first, then the records that describe it.
+  for (auto& [_, f] : files_) {
+    if (!f->dirty || !f->fd) continue;
+    if (sync_) f->fd.datasync();
+    f->dirty = false;
+  }
+  journal_.commit(sync_);
+  pending_records_ = 0;
+  last_commit_ = now;
+}
+
+Result Session::finish() {
+  std::lock_guard lock(mutex_);
+  if (!planned_ || finished_) throw Error(Errc::corrupt, "finish out of order");
+  Result r;
+  r.files = totals_.files;
+  r.bytes = totals_.bytes;
+  r.failed = failed_;
+  r.text = first_failure_;
+  std::uint32_t incomplete = 0;
+  for (auto& [i, f] : files_) {
+    if (f->complete || f->finalized) continue;
+    if (++incomplete == 1 && r.text.empty())
+      r.text = "file '" + entries_[i].path + "': incomplete (" +
+               std::to_string(f->verified.size()) + " of " + std::to_string(f->chunks) + " chunks)";
+  }
+  r.failed = std::max(r.failed, incomplete);
+  for (const auto& e : entries_) {
+    if (e.kind != format::EntryKind::symlink) continue;
+    target_->symlink(full(e), e.link_target);
+    target_->set_times_and_mode(full(e), e.mtime_ns, e.mode, true);
+  }
+  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
+    if (it->kind != format::EntryKind::directory) continue;
+    target_->set_times_and_mode(full(*it), it->mtime_ns, it->mode, false);
+  }
+  maybe_commit_locked(true);
+  if (r.failed == 0) {
+    if (sync_) sync_parent_dir(journal_.path());
+    journal_.remove();
+  }
+  finished_ = true;
+  return r;
+}
+
+void Session::close() noexcept {
+  std::lock_guard lock(mutex_);
+  try {
+    if (planned_ && !finished_) maybe_commit_locked(true);
+  } catch (const Error& e) {
+    log::warn(std::string("keeping a send's progress: ") + e.what());
+  }
+}
+
+std::chrono::steady_clock::time_point Session::last_activity() const {
+  std::lock_guard lock(mutex_);
+  return last_activity_;
+}
+
+SessionTotals Session::totals() const {
+  std::lock_guard lock(mutex_);
+  return totals_;
+}
+
+}  // namespace nubo::transfer::net

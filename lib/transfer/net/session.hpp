@@ -1,0 +1,90 @@
+// The receiving side of one send: the manifest of entries, what is already at the destination,
+// and the files being written. The control stream plans it; every data stream of the same send
+// feeds it chunks concurrently.
+//
+// Each file is written under its temporary name (target_dir.hpp's temp_name) through a
+// TargetDir, so every write stays inside DEST. A chunk is decoded and checked against its
+// XXH3-64 before it is written; the journal ("DEST/.nubo-recv-<manifest id>.journal") records
+// verified chunks in batches, made durable after the file data they describe (fdatasync, then
+// the journal). When every chunk of a file is verified and its whole hash is known, the file is
+// read back, hashed, and renamed into place only if the XXH3-128 matches. A file at its final
+// name with the size and mtime of the source is complete (only a verified rename gives it that
+// mtime) and is skipped.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "transfer/codec.hpp"
+#include "transfer/format.hpp"
+#include "transfer/journal.hpp"
+#include "transfer/net/wire.hpp"
+#include "transfer/target_dir.hpp"
+
+namespace nubo::transfer::net {
+
+struct SessionTotals {
+  std::uint64_t files = 0, bytes = 0;
+};
+
+class Session {
+ public:
+  Session(const std::string& dest, bool sync);
+  ~Session();
+
+  // The control stream, in order: begin, add_entries (any number of times), plan, finish.
+  void begin(const Begin& b);
+  void add_entries(std::vector<format::EntryMeta> entries);
+  std::vector<FileStatus> plan();
+  Result finish();
+  // Makes what was verified durable (the sender went away): called when the control stream ends.
+  void close() noexcept;
+
+  // Data streams, once planned. Throw Error(corrupt) for a chunk that does not belong (unknown
+  // entry, out of range, a duplicate) or fails its checksum.
+  bool planned() const;
+  std::uint32_t chunk_size() const { return chunk_size_; }
+  void chunk(const ChunkMeta& meta, Bytes payload, Decompressor& decompressor,
+             std::vector<std::byte>& scratch);
+  void file_end(const FileEnd& end);
+
+  // The last time a data stream made progress: the control stream waits as long as data flows.
+  std::chrono::steady_clock::time_point last_activity() const;
+  SessionTotals totals() const;
+
+ private:
+  struct File;
+  File& file_for(std::uint32_t entry, const char* what);
+  void finalize(File& f);  // called without the lock held
+  void maybe_commit_locked(bool force);
+  std::string full(const format::EntryMeta& e) const;
+
+  std::string dest_;
+  bool sync_;
+  std::uint32_t chunk_size_ = 0;
+  std::uint64_t entry_count_ = 0, manifest_bytes_ = 0;
+  std::string subdir_;
+  std::uint64_t id_ = 0;  // a running hash of the manifest: the journal's identity
+  std::vector<format::EntryMeta> entries_;
+  std::set<std::string> paths_;
+
+  mutable std::mutex mutex_;
+  bool planned_ = false, finished_ = false;
+  std::unique_ptr<TargetDir> target_;
+  Journal journal_;
+  std::map<std::uint32_t, std::unique_ptr<File>> files_;
+  std::size_t pending_records_ = 0;
+  std::chrono::steady_clock::time_point last_commit_, last_activity_;
+  SessionTotals totals_;
+  std::uint32_t failed_ = 0;
+  std::string first_failure_;
+};
+
+}  // namespace nubo::transfer::net

@@ -1,0 +1,430 @@
+#include "transfer/net/wire.hpp"
+
+#include <cstring>
+
+#include "nubo/error.hpp"
+#include "transfer/paths.hpp"
+
+namespace nubo::transfer::net {
+namespace {
+
+constexpr std::byte kMagic{'N'};
+constexpr char kHelloMagic[8] = {'n', 'u', 'b', 'o', '-', 'n', 'e', 't'};
+
+[[noreturn]] void bad(const std::string& what, const std::string& problem) {
+  throw Error(Errc::corrupt, what + ": " + problem);
+}
+
+template <std::size_t N>
+void take_array(ByteReader& r, std::array<std::byte, N>& out) {
+  auto b = r.take(N);
+  std::memcpy(out.data(), b.data(), N);
+}
+
+void done(const ByteReader& r) {
+  if (r.remaining() != 0)
+    bad(r.what(), std::to_string(r.remaining()) + " unexpected bytes at the end");
+}
+
+}  // namespace
+
+const char* msg_name(MsgType t) {
+  switch (t) {
+    case MsgType::hello:
+      return "hello";
+    case MsgType::challenge:
+      return "challenge";
+    case MsgType::auth:
+      return "auth";
+    case MsgType::welcome:
+      return "welcome";
+    case MsgType::error:
+      return "error";
+    case MsgType::begin:
+      return "begin";
+    case MsgType::entries:
+      return "entries";
+    case MsgType::entries_end:
+      return "entries_end";
+    case MsgType::status:
+      return "status";
+    case MsgType::status_end:
+      return "status_end";
+    case MsgType::chunk:
+      return "chunk";
+    case MsgType::file_end:
+      return "file_end";
+    case MsgType::stream_end:
+      return "stream_end";
+    case MsgType::stream_done:
+      return "stream_done";
+    case MsgType::finish:
+      return "finish";
+    case MsgType::result:
+      return "result";
+  }
+  return "unknown";
+}
+
+std::array<std::byte, kFrameHeaderSize> encode_frame_header(MsgType type, std::uint32_t length) {
+  std::array<std::byte, kFrameHeaderSize> h{};
+  h[0] = kMagic;
+  h[1] = static_cast<std::byte>(type);
+  put_le<std::uint32_t>(h.data() + 4, length);
+  return h;
+}
+
+FrameHeader decode_frame_header(Bytes in, std::uint32_t max_length) {
+  if (in.size() != kFrameHeaderSize) bad("frame header", "wrong size");
+  if (in[0] != kMagic) bad("frame header", "bad magic (not a nubo peer, or out of step)");
+  auto type = std::to_integer<std::uint8_t>(in[1]);
+  if (get_le<std::uint16_t>(in.data() + 2) != 0) bad("frame header", "reserved bits set");
+  FrameHeader h;
+  h.type = static_cast<MsgType>(type);
+  if (std::string_view(msg_name(h.type)) == "unknown")
+    bad("frame header", "unknown message type " + std::to_string(type));
+  h.length = get_le<std::uint32_t>(in.data() + 4);
+  if (h.length > max_length) {
+    bad(std::string(msg_name(h.type)) + " message", "length " + std::to_string(h.length) +
+                                                        " exceeds the limit of " +
+                                                        std::to_string(max_length) + " bytes here");
+  }
+  return h;
+}
+
+std::uint32_t max_payload(MsgType type, std::uint32_t chunk_size) {
+  switch (type) {
+    case MsgType::chunk:
+      return kChunkMetaSize + chunk_size;
+    case MsgType::hello:
+    case MsgType::challenge:
+    case MsgType::auth:
+    case MsgType::welcome:
+      return kMaxHandshake;
+    default:
+      return kMaxControl;
+  }
+}
+
+std::vector<std::byte> frame(MsgType type, Bytes payload) {
+  auto h = encode_frame_header(type, static_cast<std::uint32_t>(payload.size()));
+  std::vector<std::byte> out(h.begin(), h.end());
+  append(out, payload);
+  return out;
+}
+
+std::vector<std::byte> encode_hello(const Hello& h) {
+  std::vector<std::byte> out;
+  ByteWriter w(out);
+  w.put_bytes(as_bytes(std::string_view(kHelloMagic, 8)));
+  w.put<std::uint16_t>(h.version);
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(h.role));
+  w.put<std::uint8_t>(0);
+  w.put_bytes(h.nonce);
+  if (h.role == Role::data) w.put_bytes(h.session);
+  return out;
+}
+
+Hello decode_hello(Bytes in) {
+  ByteReader r(in, "hello message");
+  Hello h;
+  if (std::memcmp(r.take(8).data(), kHelloMagic, 8) != 0) bad(r.what(), "not a nubo-net client");
+  h.version = r.get<std::uint16_t>();
+  if (h.version != kProtocolVersion)
+    throw Error(Errc::unsupported, "hello message: protocol version " + std::to_string(h.version) +
+                                       " (this side speaks " + std::to_string(kProtocolVersion) +
+                                       ")");
+  auto role = r.get<std::uint8_t>();
+  if (role > 1) bad(r.what(), "unknown role " + std::to_string(role));
+  h.role = static_cast<Role>(role);
+  if (r.get<std::uint8_t>() != 0) bad(r.what(), "reserved byte set");
+  take_array(r, h.nonce);
+  if (h.role == Role::data) take_array(r, h.session);
+  done(r);
+  return h;
+}
+
+std::vector<std::byte> encode_challenge(const Challenge& c) {
+  std::vector<std::byte> out;
+  ByteWriter w(out);
+  w.put<std::uint16_t>(c.version);
+  w.put_bytes(c.nonce);
+  return out;
+}
+
+Challenge decode_challenge(Bytes in) {
+  ByteReader r(in, "challenge message");
+  Challenge c;
+  c.version = r.get<std::uint16_t>();
+  if (c.version != kProtocolVersion)
+    throw Error(Errc::unsupported,
+                "the server speaks protocol version " + std::to_string(c.version));
+  take_array(r, c.nonce);
+  done(r);
+  return c;
+}
+
+Mac decode_mac(Bytes in, const char* what) {
+  ByteReader r(in, what);
+  Mac m;
+  take_array(r, m);
+  done(r);
+  return m;
+}
+
+std::vector<std::byte> encode_welcome(const Welcome& w) {
+  std::vector<std::byte> out;
+  ByteWriter bw(out);
+  bw.put_bytes(w.mac);
+  bw.put_bytes(w.session);
+  return out;
+}
+
+Welcome decode_welcome(Bytes in) {
+  ByteReader r(in, "welcome message");
+  Welcome w;
+  take_array(r, w.mac);
+  take_array(r, w.session);
+  done(r);
+  return w;
+}
+
+std::vector<std::byte> encode_error(const ErrorMsg& e) {
+  std::vector<std::byte> out;
+  ByteWriter w(out);
+  auto text = e.text.substr(0, kMaxErrorText);
+  w.put<std::uint16_t>(e.code);
+  w.put<std::uint16_t>(static_cast<std::uint16_t>(text.size()));
+  w.put_bytes(as_bytes(text));
+  return out;
+}
+
+ErrorMsg decode_error(Bytes in) {
+  ByteReader r(in, "error message");
+  ErrorMsg e;
+  e.code = r.get<std::uint16_t>();
+  auto n = r.get<std::uint16_t>();
+  if (n > kMaxErrorText) bad(r.what(), "text longer than " + std::to_string(kMaxErrorText));
+  e.text = r.take_string(n);
+  done(r);
+  return e;
+}
+
+std::vector<std::byte> encode_begin(const Begin& b) {
+  std::vector<std::byte> out;
+  ByteWriter w(out);
+  w.put<std::uint32_t>(b.chunk_size);
+  w.put<std::uint64_t>(b.entry_count);
+  w.put<std::uint16_t>(static_cast<std::uint16_t>(b.subdir.size()));
+  w.put_bytes(as_bytes(b.subdir));
+  return out;
+}
+
+Begin decode_begin(Bytes in) {
+  ByteReader r(in, "begin message");
+  Begin b;
+  b.chunk_size = r.get<std::uint32_t>();
+  if (b.chunk_size < format::kMinChunkSize || b.chunk_size > format::kMaxChunkSize)
+    bad(r.what(), "chunk size " + std::to_string(b.chunk_size) + " outside 4 KiB..64 MiB");
+  b.entry_count = r.get<std::uint64_t>();
+  if (b.entry_count > kMaxEntries)
+    bad(r.what(), std::to_string(b.entry_count) + " entries exceed the limit of " +
+                      std::to_string(kMaxEntries));
+  auto n = r.get<std::uint16_t>();
+  if (n > format::kMaxPathLength) bad(r.what(), "subdirectory longer than 4096 bytes");
+  b.subdir = r.take_string(n);
+  if (!b.subdir.empty()) {
+    if (auto p = paths::problem(b.subdir); !p.empty())
+      throw Error(Errc::corrupt,
+                  "destination subdirectory '" + b.subdir + "': the path " + p + "; refused");
+  }
+  done(r);
+  return b;
+}
+
+std::vector<std::vector<std::byte>> encode_entries(const std::vector<format::EntryMeta>& entries) {
+  std::vector<std::vector<std::byte>> batches;
+  std::vector<std::byte> body;
+  std::uint32_t count = 0;
+  auto flush = [&] {
+    std::vector<std::byte> out;
+    ByteWriter(out).put<std::uint32_t>(count);
+    append(out, body);
+    batches.push_back(std::move(out));
+    body.clear();
+    count = 0;
+  };
+  for (const auto& e : entries) {
+    // One entry encodes to at most kMaxEntryPayload bytes, far below the batch limit.
+    if (body.size() + format::kMaxEntryPayload + 4 > kMaxControl) flush();
+    ByteWriter w(body);
+    format::encode_entry_to(w, e);
+    ++count;
+  }
+  if (count > 0) flush();
+  return batches;
+}
+
+std::vector<format::EntryMeta> decode_entries(Bytes in) {
+  ByteReader r(in, "entries message");
+  auto count = r.get<std::uint32_t>();
+  // Each entry takes some bytes, so the count can never ask for more than the payload holds.
+  if (count > r.remaining()) bad(r.what(), "count " + std::to_string(count) + " exceeds its size");
+  std::vector<format::EntryMeta> out;
+  out.reserve(count);
+  for (std::uint32_t i = 0; i < count; ++i) out.push_back(format::decode_entry_from(r));
+  done(r);
+  return out;
+}
+
+std::vector<std::vector<std::byte>> encode_status(const std::vector<FileStatus>& status) {
+  std::vector<std::vector<std::byte>> batches;
+  std::vector<std::byte> body;
+  std::uint32_t count = 0;
+  auto flush = [&] {
+    std::vector<std::byte> out;
+    ByteWriter(out).put<std::uint32_t>(count);
+    append(out, body);
+    batches.push_back(std::move(out));
+    body.clear();
+    count = 0;
+  };
+  for (const auto& s : status) {
+    // A file with very many ranges is reported as its first ones only: what is left out is
+    // simply sent again, which is safe.
+    std::size_t ranges = std::min<std::size_t>(s.verified.size(), 4096);
+    std::size_t size = 9 + 16 * ranges;
+    if (body.size() + size + 4 > kMaxControl) flush();
+    ByteWriter w(body);
+    w.put<std::uint32_t>(s.entry);
+    w.put<std::uint8_t>(s.complete ? 1 : 0);
+    w.put<std::uint32_t>(static_cast<std::uint32_t>(ranges));
+    for (std::size_t i = 0; i < ranges; ++i) {
+      w.put<std::uint64_t>(s.verified[i].first);
+      w.put<std::uint64_t>(s.verified[i].second);
+    }
+    ++count;
+  }
+  if (count > 0) flush();
+  return batches;
+}
+
+std::vector<FileStatus> decode_status(Bytes in, std::uint64_t entry_count) {
+  ByteReader r(in, "status message");
+  auto count = r.get<std::uint32_t>();
+  if (count > r.remaining() / 9)
+    bad(r.what(), "count " + std::to_string(count) + " exceeds its size");
+  std::vector<FileStatus> out(count);
+  for (auto& s : out) {
+    s.entry = r.get<std::uint32_t>();
+    if (s.entry >= entry_count) bad(r.what(), "entry " + std::to_string(s.entry) + " out of range");
+    auto flag = r.get<std::uint8_t>();
+    if (flag > 1) bad(r.what(), "bad completion flag");
+    s.complete = flag == 1;
+    auto ranges = r.get<std::uint32_t>();
+    if (ranges > r.remaining() / 16) bad(r.what(), "range count exceeds its size");
+    s.verified.resize(ranges);
+    for (auto& [first, n] : s.verified) {
+      first = r.get<std::uint64_t>();
+      n = r.get<std::uint64_t>();
+      if (n == 0 || first + n < first) bad(r.what(), "empty or overflowing range");
+    }
+  }
+  done(r);
+  return out;
+}
+
+std::array<std::byte, kChunkMetaSize> encode_chunk_meta(const ChunkMeta& c) {
+  std::array<std::byte, kChunkMetaSize> out{};
+  auto* p = out.data();
+  put_le<std::uint32_t>(p, c.entry);
+  put_le<std::uint64_t>(p + 4, c.index);
+  p[12] = static_cast<std::byte>(c.codec);
+  p[13] = static_cast<std::byte>(c.level);
+  put_le<std::uint32_t>(p + 14, c.raw_size);
+  put_le<std::uint64_t>(p + 18, c.raw_hash);
+  put_le<std::uint32_t>(p + 26, c.stored_size);
+  return out;
+}
+
+ChunkMeta decode_chunk_meta(Bytes in, std::uint32_t chunk_size) {
+  ByteReader r(in, "chunk message");
+  ChunkMeta c;
+  c.entry = r.get<std::uint32_t>();
+  c.index = r.get<std::uint64_t>();
+  auto codec = r.get<std::uint8_t>();
+  if (!valid_chunk_codec(codec)) bad(r.what(), "unknown codec " + std::to_string(codec));
+  c.codec = static_cast<ChunkCodec>(codec);
+  c.level = static_cast<std::int8_t>(r.get<std::uint8_t>());
+  c.raw_size = r.get<std::uint32_t>();
+  c.raw_hash = r.get<std::uint64_t>();
+  c.stored_size = r.get<std::uint32_t>();
+  if (c.raw_size == 0 || c.raw_size > chunk_size)
+    bad(r.what(),
+        "raw size " + std::to_string(c.raw_size) + " outside 1.." + std::to_string(chunk_size));
+  if (c.stored_size > max_stored_size(c.codec, c.raw_size))
+    bad(r.what(), "stored size " + std::to_string(c.stored_size) + " exceeds what a " +
+                      std::string(chunk_codec_name(c.codec)) + " chunk of " +
+                      std::to_string(c.raw_size) + " bytes may have");
+  if (c.codec == ChunkCodec::none && c.stored_size != c.raw_size)
+    bad(r.what(), "a raw chunk whose stored size differs from its raw size");
+  if (c.index > (std::uint64_t{1} << 40)) bad(r.what(), "chunk index out of range");
+  return c;
+}
+
+std::vector<std::byte> encode_file_end(const FileEnd& f) {
+  std::vector<std::byte> out;
+  ByteWriter w(out);
+  w.put<std::uint32_t>(f.entry);
+  w.put_bytes(f.hash.bytes);
+  return out;
+}
+
+FileEnd decode_file_end(Bytes in) {
+  ByteReader r(in, "file_end message");
+  FileEnd f;
+  f.entry = r.get<std::uint32_t>();
+  take_array(r, f.hash.bytes);
+  done(r);
+  return f;
+}
+
+std::vector<std::byte> encode_u64(std::uint64_t v) {
+  std::vector<std::byte> out;
+  ByteWriter(out).put<std::uint64_t>(v);
+  return out;
+}
+
+std::uint64_t decode_u64(Bytes in, const char* what) {
+  ByteReader r(in, what);
+  auto v = r.get<std::uint64_t>();
+  done(r);
+  return v;
+}
+
+std::vector<std::byte> encode_result(const Result& res) {
+  std::vector<std::byte> out;
+  ByteWriter w(out);
+  auto text = res.text.substr(0, kMaxErrorText);
+  w.put<std::uint64_t>(res.files);
+  w.put<std::uint64_t>(res.bytes);
+  w.put<std::uint32_t>(res.failed);
+  w.put<std::uint16_t>(static_cast<std::uint16_t>(text.size()));
+  w.put_bytes(as_bytes(text));
+  return out;
+}
+
+Result decode_result(Bytes in) {
+  ByteReader r(in, "result message");
+  Result res;
+  res.files = r.get<std::uint64_t>();
+  res.bytes = r.get<std::uint64_t>();
+  res.failed = r.get<std::uint32_t>();
+  auto n = r.get<std::uint16_t>();
+  if (n > kMaxErrorText) bad(r.what(), "text too long");
+  res.text = r.take_string(n);
+  done(r);
+  return res;
+}
+
+}  // namespace nubo::transfer::net
