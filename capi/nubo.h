@@ -233,6 +233,8 @@ NUBO_C_API nubo_status nubo_report_select(const nubo_report* report,
  */
 #include "nubo_cost.h"
 #include "nubo_net.h"
+#include "nubo_parallel.h"
+#include "nubo_train.h"
 #include "nubo_transfer.h"
 
 #endif /* NUBO_H */

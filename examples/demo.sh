@@ -21,6 +21,9 @@ step "Two NVLink islands of 4 (a pasted nvidia-smi topo -m): choosing 4 GPUs tak
 NUBO_SIM_DEVICES=8xA100-SXM4-80GB NUBO_SIM_TOPOLOGY="$here/../tests/data/two_islands.topo" \
   "$bin/nubo-smi" topo --no-cuda --select 4
 
+step "Data parallelism: 4 simulated GPUs average their gradients with all_reduce (examples/data_parallel)"
+NUBO_SIM_DEVICES=4xA100-SXM4-80GB NUBO_CUDA=0 "$bin/nubo-data-parallel" --epochs 10
+
 step "Transfer: pack the sources into a verified archive, list it, unpack it, compare"
 work=$(mktemp -d)
 "$bin/nubo-xfer" pack "$here/../lib" "$here/../docs" -o "$work/src.nubo" --quiet
@@ -34,6 +37,11 @@ rm -rf "$work"
 step "Cost: the cheapest plan for 3e18 FLOPs within 24 h, spot interruptions priced in"
 "$bin/nubo-cost" plan --flops 3e18 --samples 1.2e8 --batch 4096 \
   --mfu 0.4 --deadline 24h --budget 500 --spot --nodes 1-2 --params-bytes 2G --checkpoint-size 20G --limit 5
+
+if [ -x "$bin/nubo-train" ] && [ -e /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+  step "Train: one epoch of Fashion-MNIST on 2 simulated GPUs, a subset"
+  "$bin/nubo-train" --devices sim:2 --subset 6000 --epochs 1
+fi
 
 if [ -x "$bin/nubo-devices-c" ]; then
   step "The C ABI: examples/c/devices.c"

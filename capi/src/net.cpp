@@ -8,6 +8,7 @@
 #include "nubo.h"
 #include "nubo/net.hpp"
 #include "sized_struct.hpp"
+#include "transfer_codec.hpp"
 
 struct nubo_net_server {
   std::unique_ptr<nubo::net::Server> server;
@@ -19,6 +20,7 @@ namespace net = nubo::net;
 namespace xfer = nubo::transfer;
 using nubo::Errc;
 using nubo::Error;
+using nubo::capi::to_codec;
 
 nubo_net_send_options default_send() {
   nubo_net_send_options o{};
@@ -63,23 +65,6 @@ net::SendProgressFn wrap(nubo_net_progress_callback callback, void* user) {
     c.bytes_resumed = p.bytes_resumed;
     return callback(&c, user) != 0;
   };
-}
-
-xfer::Codec to_codec(nubo_codec c) {
-  switch (c) {
-    case NUBO_CODEC_AUTO:
-      return xfer::Codec::automatic;
-    case NUBO_CODEC_NONE:
-      return xfer::Codec::none;
-    case NUBO_CODEC_LZ4:
-      return xfer::Codec::lz4;
-    case NUBO_CODEC_ZSTD:
-      return xfer::Codec::zstd;
-    case NUBO_CODEC_MAX_ENUM:
-      break;
-  }
-  throw Error(Errc::invalid_argument,
-              "options->codec " + std::to_string(static_cast<int>(c)) + " is not a nubo_codec");
 }
 
 // Out structs are checked before the work, not after it has been done.

@@ -6,12 +6,35 @@
 #include "nubo.h"
 #include "nubo/transfer.hpp"
 #include "sized_struct.hpp"
+#include "transfer_codec.hpp"
+
+namespace nubo::capi {
+
+transfer::Codec to_codec(nubo_codec c) {
+  switch (c) {
+    case NUBO_CODEC_AUTO:
+      return transfer::Codec::automatic;
+    case NUBO_CODEC_NONE:
+      return transfer::Codec::none;
+    case NUBO_CODEC_LZ4:
+      return transfer::Codec::lz4;
+    case NUBO_CODEC_ZSTD:
+      return transfer::Codec::zstd;
+    case NUBO_CODEC_MAX_ENUM:
+      break;
+  }
+  throw Error(Errc::invalid_argument,
+              "options->codec " + std::to_string(static_cast<int>(c)) + " is not a nubo_codec");
+}
+
+}  // namespace nubo::capi
 
 namespace {
 
 namespace xfer = nubo::transfer;
 using nubo::Errc;
 using nubo::Error;
+using nubo::capi::to_codec;
 
 nubo_pack_options default_pack() {
   nubo_pack_options o{};
@@ -59,23 +82,6 @@ xfer::ProgressFn wrap(nubo_progress_callback callback, void* user) {
     c.files_total = p.files_total;
     return callback(&c, user) != 0;
   };
-}
-
-xfer::Codec to_codec(nubo_codec c) {
-  switch (c) {
-    case NUBO_CODEC_AUTO:
-      return xfer::Codec::automatic;
-    case NUBO_CODEC_NONE:
-      return xfer::Codec::none;
-    case NUBO_CODEC_LZ4:
-      return xfer::Codec::lz4;
-    case NUBO_CODEC_ZSTD:
-      return xfer::Codec::zstd;
-    case NUBO_CODEC_MAX_ENUM:
-      break;
-  }
-  throw Error(Errc::invalid_argument,
-              "options->codec " + std::to_string(static_cast<int>(c)) + " is not a nubo_codec");
 }
 
 void write_summary(const xfer::Summary& s, nubo_transfer_summary* out) {

@@ -2,8 +2,12 @@
 #pragma once
 
 #include "nubo/cost.hpp"
+#include "nubo/dataset.hpp"
 #include "nubo/device.hpp"
+#include "nubo/dtype.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
+#include "nubo/parallel.hpp"
+#include "nubo/train.hpp"
 #include "nubo/transfer.hpp"
 #include "nubo/version.h"

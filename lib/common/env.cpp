@@ -1,6 +1,9 @@
 #include "common/env.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <vector>
 
 #include "common/text.hpp"
 #include "nubo/error.hpp"
@@ -72,8 +75,79 @@ DeviceOrder cuda_device_order() {
   bad_value("CUDA_DEVICE_ORDER", *v, "PCI_BUS_ID or FASTEST_FIRST");
 }
 
+std::optional<Job> job() {
+  auto rank = non_empty("NUBO_RANK");
+  auto local_rank = non_empty("NUBO_LOCAL_RANK");
+  auto world_size = non_empty("NUBO_WORLD_SIZE");
+  auto rendezvous = non_empty("NUBO_RENDEZVOUS");
+  if (!rank && !local_rank && !world_size && !rendezvous) return std::nullopt;
+  std::vector<std::string> missing;
+  if (!rank) missing.emplace_back("NUBO_RANK");
+  if (!world_size) missing.emplace_back("NUBO_WORLD_SIZE");
+  if (!rendezvous) missing.emplace_back("NUBO_RENDEZVOUS");
+  if (!missing.empty()) {
+    throw Error(Errc::invalid_argument,
+                "a nubo job needs NUBO_RANK, NUBO_WORLD_SIZE and NUBO_RENDEZVOUS, but " +
+                    text::join(missing, ", ") + (missing.size() == 1 ? " is" : " are") +
+                    " not set: start the program with nubo-run, or set all of them");
+  }
+  // A job of more than 65536 processes is far beyond what a file or Redis rendezvous serves.
+  constexpr std::int64_t kMaxWorld = 65536;
+  Job j;
+  j.world_size = static_cast<int>(text::parse_int(*world_size, "NUBO_WORLD_SIZE", 1, kMaxWorld));
+  j.rank = static_cast<int>(text::parse_int(*rank, "NUBO_RANK", 0, kMaxWorld - 1));
+  j.local_rank =
+      local_rank
+          ? static_cast<int>(text::parse_int(*local_rank, "NUBO_LOCAL_RANK", 0, kMaxWorld - 1))
+          : j.rank;
+  if (j.rank >= j.world_size) {
+    throw Error(Errc::invalid_argument,
+                "NUBO_RANK=" + std::to_string(j.rank) + " is not below NUBO_WORLD_SIZE=" +
+                    std::to_string(j.world_size) + ": ranks count from 0 to NUBO_WORLD_SIZE - 1");
+  }
+  j.rendezvous = std::string(text::trim(*rendezvous));
+  return j;
+}
+
+std::optional<std::chrono::milliseconds> timeout() {
+  auto v = non_empty("NUBO_TIMEOUT");
+  if (!v) return std::nullopt;
+  double seconds = 0;
+  try {
+    seconds = text::parse_double(*v, "NUBO_TIMEOUT", 0.0, 86400.0);
+  } catch (const Error&) {
+    bad_value("NUBO_TIMEOUT", *v, "a number of seconds in (0, 86400], e.g. 60 or 2.5");
+  }
+  if (seconds <= 0) bad_value("NUBO_TIMEOUT", *v, "a number of seconds in (0, 86400], e.g. 60");
+  // At least a millisecond: a tiny value must not round to "no time at all".
+  return std::chrono::milliseconds(
+      std::max<std::int64_t>(1, static_cast<std::int64_t>(seconds * 1000.0 + 0.5)));
+}
+
+std::optional<std::string> address() {
+  auto v = non_empty("NUBO_ADDRESS");
+  if (!v) return std::nullopt;
+  return std::string(text::trim(*v));
+}
+
 std::optional<std::string> token() {
   return non_empty("NUBO_TOKEN");
+}
+
+bool autotune_enabled() {
+  auto v = get("NUBO_AUTOTUNE");
+  if (!v || text::trim(*v).empty()) return true;
+  auto s = text::trim(*v);
+  if (s == "1") return true;
+  if (s == "0") return false;
+  bad_value("NUBO_AUTOTUNE", *v, "0 (no tuning) or 1");
+}
+
+std::string autotune_cache_path() {
+  if (auto v = non_empty("NUBO_AUTOTUNE_CACHE")) return std::string(text::trim(*v));
+  if (auto x = non_empty("XDG_CACHE_HOME")) return *x + "/nubo/autotune.json";
+  if (auto h = non_empty("HOME")) return *h + "/.cache/nubo/autotune.json";
+  return "";
 }
 
 }  // namespace nubo::env

@@ -2,6 +2,7 @@
 // A bad value is a nubo::Error(invalid_argument) that names the variable and what it accepts.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -33,8 +34,36 @@ enum class DeviceOrder { pci_bus_id, fastest_first };
 // CUDA_DEVICE_ORDER=PCI_BUS_ID|FASTEST_FIRST; nubo's default is PCI_BUS_ID, like nvidia-smi.
 DeviceOrder cuda_device_order();
 
+// The job that nubo-run started (docs/parallel.md): NUBO_RANK and NUBO_WORLD_SIZE count
+// processes, NUBO_LOCAL_RANK is the process's index on its host (default: NUBO_RANK), and
+// NUBO_RENDEZVOUS is where they meet (file:///dir or redis://host:port/job; parsed and checked by
+// lib/parallel, which names the variable in its errors).
+struct Job {
+  int rank = 0;
+  int local_rank = 0;
+  int world_size = 1;
+  std::string rendezvous;
+};
+// nullopt when none of the four is set. Throws when some are set but not NUBO_RANK,
+// NUBO_WORLD_SIZE and NUBO_RENDEZVOUS all, or a number is malformed, or rank >= world size.
+std::optional<Job> job();
+
+// NUBO_TIMEOUT: seconds (e.g. 60 or 2.5, in (0, 86400]) a collective waits for its peers;
+// nullopt when unset or empty.
+std::optional<std::chrono::milliseconds> timeout();
+
+// NUBO_ADDRESS: the host name or address at which this process's peers on other hosts reach it
+// (Gloo's TCP transport); nullopt when unset or empty.
+std::optional<std::string> address();
+
 // NUBO_TOKEN: the shared secret of nubo-xfer send/serve (docs/net.md), used as given (not
 // trimmed: every byte is part of the secret); nullopt when unset or empty.
 std::optional<std::string> token();
+
+// NUBO_AUTOTUNE=0|1: whether the trainer may tune its gradient bucket size (default 1).
+bool autotune_enabled();
+// NUBO_AUTOTUNE_CACHE: the autotune cache file; default $XDG_CACHE_HOME/nubo/autotune.json,
+// else $HOME/.cache/nubo/autotune.json, else "" (no cache).
+std::string autotune_cache_path();
 
 }  // namespace nubo::env

@@ -121,6 +121,158 @@ typedef struct nubo_cuda_facts {
 /* Fills *facts. Thread-safe; never throws; may set CUDA_DEVICE_ORDER (see the plugin). */
 typedef int (*nubo_cuda_plugin_probe_fn)(nubo_cuda_facts* facts);
 
+/* ==== The CUDA backend (appended; the probe above is unchanged) ===========================
+ * A second entry point, nubo_cuda_backend_v1, returns a table of functions through which
+ * libnubo (lib/device/cuda_backend.cpp, nccl_communicator.cpp) runs work on a GPU: memory,
+ * copies, events, GEMM (cuBLAS), the built-in kernels (kernels/kernels.cu) and NCCL.
+ *
+ * Compatibility: the table's layout is fixed for NUBO_CUDA_BACKEND_API_VERSION 1; later
+ * functions are only appended, and table->struct_size says how many the plugin has. A layout
+ * change is a new entry point (nubo_cuda_backend_v2), so old and new can coexist.
+ *
+ * Like the probe, the plugin reports facts: every function returns NUBO_CUDA_CALL_OK, or
+ * NUBO_CUDA_CALL_FAILED with *status naming the library, its own result code, the call and the
+ * library's message. libnubo decides what they mean (lib/device/cuda_backend_errors.cpp).
+ * Pointers: device memory comes from allocate of the same backend; `status` is never NULL.
+ * Every enqueuing call is asynchronous on the backend's stream. Functions never throw. */
+#define NUBO_CUDA_BACKEND_ENTRY "nubo_cuda_backend_v1"
+#define NUBO_CUDA_BACKEND_API_VERSION 1u
+
+#define NUBO_CUDA_CALL_OK 0
+#define NUBO_CUDA_CALL_FAILED 1
+#define NUBO_CUDA_CALL_IN_PROGRESS 2 /* NCCL nonblocking: poll nccl_async_error */
+
+/* nubo_cuda_status.library */
+#define NUBO_CUDA_LIB_NONE 0
+#define NUBO_CUDA_LIB_RUNTIME 1 /* result: cudaError_t */
+#define NUBO_CUDA_LIB_CUBLAS 2  /* result: cublasStatus_t */
+#define NUBO_CUDA_LIB_NCCL 3    /* result: ncclResult_t */
+#define NUBO_CUDA_LIB_PLUGIN 4  /* result: NUBO_CUDA_PLUGIN_BAD_ARGUMENT or _INTERNAL */
+
+typedef struct nubo_cuda_status {
+  int32_t library;                      /* NUBO_CUDA_LIB_* */
+  int32_t result;                       /* that library's result code */
+  char call[64];                        /* the failing call, e.g. "cudaMalloc" */
+  char message[NUBO_CUDA_MESSAGE_SIZE]; /* the library's words, e.g. "out of memory" */
+} nubo_cuda_status;
+
+typedef struct nubo_cuda_backend nubo_cuda_backend; /* one GPU: its stream, its cuBLAS handle */
+typedef struct nubo_cuda_event nubo_cuda_event;
+typedef struct nubo_cuda_comm nubo_cuda_comm; /* one rank of an NCCL communicator */
+
+/* cudaMemcpyKind values. */
+#define NUBO_CUDA_COPY_TO_DEVICE 1
+#define NUBO_CUDA_COPY_TO_HOST 2
+#define NUBO_CUDA_COPY_ON_DEVICE 3
+
+/* Row-major C = alpha op(A) op(B) + beta C, as DeviceBackend::gemm (lib/device/backend.hpp);
+ * dtype is a nubo::DType value (0 f32, 1 f16, 2 bf16); leading dimensions already filled in. */
+typedef struct nubo_cuda_gemm_args {
+  int32_t trans_a, trans_b, dtype, reserved;
+  int64_t m, n, k, lda, ldb, ldc;
+  float alpha, beta;
+  const void* a;
+  const void* b;
+  void* c;
+} nubo_cuda_gemm_args;
+
+/* Adam with the bias corrections c1 = 1/(1-beta1^t), c2 = 1/(1-beta2^t) precomputed. */
+typedef struct nubo_cuda_adam_args {
+  float lr, beta1, beta2, eps, weight_decay, c1, c2;
+} nubo_cuda_adam_args;
+
+#define NUBO_CUDA_NCCL_ID_SIZE 128 /* NCCL_UNIQUE_ID_BYTES */
+
+#define NUBO_CUDA_ALL_REDUCE 1
+#define NUBO_CUDA_BROADCAST 2
+#define NUBO_CUDA_ALL_GATHER 3
+#define NUBO_CUDA_REDUCE_SCATTER 4
+
+/* dtype: nubo::DType value; op: nubo::ReduceOp value (0 sum, 1 avg, 2 max, 3 min).
+ * all_reduce and broadcast are in place when send == recv. */
+typedef struct nubo_cuda_collective_args {
+  int32_t kind, dtype, op, root;
+  const void* send;
+  void* recv;
+  uint64_t count; /* elements per rank: all_gather's input, reduce_scatter's output */
+} nubo_cuda_collective_args;
+
+typedef struct nubo_cuda_backend_api {
+  uint32_t struct_size; /* sizeof the plugin's table: later fields exist when it covers them */
+  uint32_t api_version; /* NUBO_CUDA_BACKEND_API_VERSION */
+
+  /* Device: cudaSetDevice(ordinal), a non-blocking stream, a cuBLAS handle on it. */
+  int (*create)(int32_t ordinal, nubo_cuda_backend** out, nubo_cuda_status* status);
+  void (*destroy)(nubo_cuda_backend* b); /* synchronises first */
+  int (*memory_info)(nubo_cuda_backend* b, uint64_t* free_bytes, uint64_t* total_bytes,
+                     nubo_cuda_status* status);
+
+  int (*allocate)(nubo_cuda_backend* b, uint64_t bytes, void** out, nubo_cuda_status* status);
+  int (*free)(nubo_cuda_backend* b, void* ptr, nubo_cuda_status* status);
+  int (*copy)(nubo_cuda_backend* b, void* dst, const void* src, uint64_t bytes, int32_t kind,
+              nubo_cuda_status* status);
+  int (*synchronize)(nubo_cuda_backend* b, nubo_cuda_status* status);
+
+  int (*event_create)(nubo_cuda_backend* b, nubo_cuda_event** out, nubo_cuda_status* status);
+  void (*event_destroy)(nubo_cuda_event* e);
+  int (*event_record)(nubo_cuda_backend* b, nubo_cuda_event* e, nubo_cuda_status* status);
+  int (*event_wait)(nubo_cuda_backend* b, nubo_cuda_event* e, nubo_cuda_status* status);
+  /* *done = 1 when complete (cudaEventQuery == cudaSuccess), 0 when not yet. */
+  int (*event_query)(nubo_cuda_event* e, int32_t* done, nubo_cuda_status* status);
+  int (*event_synchronize)(nubo_cuda_event* e, nubo_cuda_status* status);
+
+  int (*gemm)(nubo_cuda_backend* b, const nubo_cuda_gemm_args* g, nubo_cuda_status* status);
+
+  /* The built-in kernels, fp32, as in lib/device/backend.hpp. */
+  int (*fill)(nubo_cuda_backend* b, float* x, uint64_t n, float value, nubo_cuda_status* st);
+  int (*scale)(nubo_cuda_backend* b, float* x, uint64_t n, float alpha, nubo_cuda_status* st);
+  int (*axpy)(nubo_cuda_backend* b, uint64_t n, float alpha, const float* x, float* y,
+              nubo_cuda_status* st);
+  int (*bias_add)(nubo_cuda_backend* b, float* y, const float* bias, uint64_t rows, uint64_t cols,
+                  nubo_cuda_status* st);
+  int (*bias_grad)(nubo_cuda_backend* b, const float* dy, float* dbias, uint64_t rows,
+                   uint64_t cols, nubo_cuda_status* st);
+  int (*relu)(nubo_cuda_backend* b, const float* x, float* y, uint64_t n, nubo_cuda_status* st);
+  int (*relu_grad)(nubo_cuda_backend* b, const float* x, const float* dy, float* dx, uint64_t n,
+                   nubo_cuda_status* st);
+  int (*softmax_xent_forward)(nubo_cuda_backend* b, const float* logits, const int32_t* labels,
+                              float* probs, float* loss, uint64_t rows, uint64_t cols,
+                              nubo_cuda_status* st);
+  int (*softmax_xent_backward)(nubo_cuda_backend* b, const float* probs, const int32_t* labels,
+                               float* dlogits, uint64_t rows, uint64_t cols, float scale,
+                               nubo_cuda_status* st);
+  int (*sgd_momentum)(nubo_cuda_backend* b, float* w, const float* grad, float* velocity,
+                      uint64_t n, float lr, float momentum, float weight_decay,
+                      nubo_cuda_status* st);
+  int (*adam)(nubo_cuda_backend* b, float* w, const float* grad, float* m, float* v, uint64_t n,
+              const nubo_cuda_adam_args* args, nubo_cuda_status* st);
+
+  /* NCCL. ncclGetVersion, e.g. 22809. */
+  int (*nccl_version)(int32_t* version, nubo_cuda_status* status);
+  int (*nccl_unique_id)(uint8_t id[NUBO_CUDA_NCCL_ID_SIZE], nubo_cuda_status* status);
+  /* ncclCommInitAll over n backends of this process: out[i] is rank i on backends[i]. */
+  int (*nccl_init_all)(nubo_cuda_backend* const* backends, int32_t n, nubo_cuda_comm** out,
+                       nubo_cuda_status* status);
+  /* ncclCommInitRankConfig, nonblocking: returns IN_PROGRESS while peers are still joining;
+   * poll nccl_async_error, and nccl_abort when they do not come in time. */
+  int (*nccl_init_rank)(nubo_cuda_backend* b, int32_t nranks,
+                        const uint8_t id[NUBO_CUDA_NCCL_ID_SIZE], int32_t rank,
+                        nubo_cuda_comm** out, nubo_cuda_status* status);
+  /* ncclCommGetAsyncError: *result is an ncclResult_t (0 ok, 7 still in progress). */
+  int (*nccl_async_error)(nubo_cuda_comm* c, int32_t* result, nubo_cuda_status* status);
+  /* Enqueues a collective on b's stream; IN_PROGRESS on a nonblocking communicator means the
+   * enqueue itself is still running (poll nccl_async_error). */
+  int (*nccl_collective)(nubo_cuda_comm* c, nubo_cuda_backend* b,
+                         const nubo_cuda_collective_args* args, nubo_cuda_status* status);
+  /* ncclCommAbort: stops its kernels, frees it. Never blocks on peers. */
+  void (*nccl_abort)(nubo_cuda_comm* c);
+  /* ncclCommDestroy, once its work has completed (the caller makes sure). */
+  int (*nccl_destroy)(nubo_cuda_comm* c, nubo_cuda_status* status);
+} nubo_cuda_backend_api;
+
+/* The table, static in the plugin (never NULL, never freed). */
+typedef const nubo_cuda_backend_api* (*nubo_cuda_backend_v1_fn)(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,10 +12,12 @@ the system (the linker cache, LD_LIBRARY_PATH, /usr/local/lib).
 from __future__ import annotations
 
 from . import _lib, cost
+from . import train  # nubo.train.Trainer (docs/train.md)
+from . import net  # nubo.net.send(), nubo.net.Server (docs/net.md)
 from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, HostCpu, Link,
                       LinkKind, Severity, discover)
-from . import net  # nubo.net.send(), nubo.net.Server (docs/net.md)
 from .errors import NuboError, Status
+from .parallel import Buffer, DType, Pending, ReduceOp, Team, Worker
 from .transfer import (Archive, Codec, Entry, EntryKind, Progress, Summary, list_archive, pack,
                        unpack, verify)
 
@@ -27,7 +29,8 @@ __all__ = [
     "library_path", "version",
     "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "list_archive", "pack",
     "unpack", "verify",
-    "cost",
+    "Buffer", "DType", "Pending", "ReduceOp", "Team", "Worker",
+    "cost", "train",
 ]
 
 

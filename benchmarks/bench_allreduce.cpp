@@ -1,0 +1,272 @@
+// All-reduce bus bandwidth, as nccl-tests defines it: algbw = bytes / time, busbw = algbw x
+// 2(n - 1)/n (the bytes each rank must move in a bandwidth-optimal all-reduce), for 1 KiB to
+// 256 MiB of f32.
+//
+//   bench_allreduce local --out FILE     one process, teams of 2, 4 and 8 host workers (shared
+//                                        memory), against memcpy bandwidth on this machine
+//   nubo-run --nproc 2 -- bench_allreduce gloo --out FILE
+//                                        two processes: nubo's Gloo path (Worker::all_reduce)
+//                                        against raw Gloo AllreduceRing, interleaved in the
+//                                        same run; rank 0 writes the table
+//
+// Each point is the median of several timed rounds of a few iterations, sized so that a whole
+// run stays short on a small machine. MAX_BYTES (environment) lowers the top size.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "nubo/nubo.hpp"
+
+#if NUBO_HAVE_GLOO
+#include <gloo/allreduce_ring.h>
+#include <gloo/barrier.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/transport/tcp/device.h>
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::size_t> sizes() {
+  std::size_t max = std::size_t{256} << 20;
+  if (const char* m = std::getenv("MAX_BYTES")) max = std::strtoull(m, nullptr, 10);
+  std::vector<std::size_t> s;
+  for (std::size_t b = 1024; b <= max; b *= 4) s.push_back(b);
+  return s;
+}
+
+// Iterations per timed round: many for small messages, few for large, about 20 MiB a round.
+int iterations(std::size_t bytes) {
+  const std::size_t it = (std::size_t{20} << 20) / bytes;
+  return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(it, 200)));
+}
+constexpr int kRounds = 5;
+constexpr int kGlooRounds = 10;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::string human(std::size_t bytes) {
+  if (bytes >= (1u << 20)) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes >> 10) + " KiB";
+}
+
+double busbw(std::size_t bytes, double seconds, int n) {
+  return static_cast<double>(bytes) / seconds / 1e9 * 2.0 * (n - 1) / n;
+}
+
+// Single-thread memcpy bandwidth (GB/s) for a buffer of `bytes`: the yardstick of a
+// shared-memory all-reduce, which is memory traffic.
+double memcpy_gbs(std::size_t bytes) {
+  std::vector<char> a(bytes, 1), b(bytes, 2);
+  const int it = iterations(bytes);
+  std::vector<double> rounds;
+  for (int r = 0; r < kRounds; ++r) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < it; ++i) {
+      std::memcpy(b.data(), a.data(), bytes);
+      a[static_cast<std::size_t>(i) % bytes] = b[0];  // keeps the copies from being elided
+    }
+    rounds.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / it);
+  }
+  return static_cast<double>(bytes) / median(rounds) / 1e9;
+}
+
+// Seconds per all_reduce in a team: the median over rounds of rank 0's time for `it` calls,
+// each round starting from a barrier.
+double time_team(nubo::Team& team, std::size_t bytes) {
+  std::vector<double> rounds;
+  const int it = iterations(bytes);
+  team.run([&](nubo::Worker& w) {
+    auto buf = w.alloc<float>(bytes / sizeof(float));
+    buf.write(std::vector<float>(bytes / sizeof(float), 1.0f));
+    w.all_reduce(buf);  // warm-up: first touch of the pages
+    for (int r = 0; r < kRounds; ++r) {
+      w.barrier();
+      const auto t0 = Clock::now();
+      for (int i = 0; i < it; ++i) w.all_reduce(buf);
+      const double s = std::chrono::duration<double>(Clock::now() - t0).count() / it;
+      if (w.rank() == 0) rounds.push_back(s);
+    }
+  });
+  return median(rounds);
+}
+
+int local(const std::string& out_path, const std::string& command) {
+  nubo::DiscoverOptions o;
+  o.probe_cuda = false;
+  o.sim_devices = "";
+  const nubo::Device host = nubo::discover(o).host_device();
+  const std::vector<int> teams{2, 4, 8};
+  std::ostringstream t;
+  t << "# All-reduce in one process: shared memory between host workers\n\n"
+    << "Command: `" << command << "`\n\n"
+    << "Machine: " << std::thread::hardware_concurrency() << " cores, " << host.name
+    << ". f32 sum, in place. busbw = algbw x 2(n-1)/n (nccl-tests); memcpy = one thread "
+       "copying a buffer of that size. Ratio = busbw / memcpy.\n\n"
+    << "| size | memcpy GB/s |";
+  for (int n : teams) t << " busbw " << n << " workers GB/s | ratio |";
+  t << "\n|---:|---:|";
+  for (std::size_t i = 0; i < teams.size(); ++i) t << "---:|---:|";
+  t << "\n";
+  std::vector<nubo::Team> made;
+  for (int n : teams)
+    made.emplace_back(std::vector<nubo::Device>(static_cast<std::size_t>(n), host));
+  for (std::size_t bytes : sizes()) {
+    const double copy = memcpy_gbs(bytes);
+    char line[512];
+    std::snprintf(line, sizeof line, "| %s | %.2f |", human(bytes).c_str(), copy);
+    t << line;
+    for (std::size_t k = 0; k < teams.size(); ++k) {
+      const double bw = busbw(bytes, time_team(made[k], bytes), teams[k]);
+      std::snprintf(line, sizeof line, " %.2f | %.2f |", bw, bw / copy);
+      t << line;
+    }
+    t << "\n";
+    std::fprintf(stderr, "%s done\n", human(bytes).c_str());
+  }
+  std::ofstream(out_path) << t.str();
+  std::fputs(t.str().c_str(), stdout);
+  return 0;
+}
+
+#if NUBO_HAVE_GLOO
+// Raw Gloo, as a user of Gloo would write it: its own context on the same rendezvous folder,
+// an AllreduceRing built once per size and run repeatedly.
+struct RawGloo {
+  std::shared_ptr<gloo::rendezvous::Context> ctx;
+  RawGloo(int rank, int size, const std::string& dir) {
+    std::filesystem::create_directories(dir);  // Gloo's FileStore wants it to exist
+    gloo::rendezvous::FileStore store(dir);
+    gloo::transport::tcp::attr attr;
+    attr.hostname = "127.0.0.1";
+    auto dev = gloo::transport::tcp::CreateDevice(attr);
+    ctx = std::make_shared<gloo::rendezvous::Context>(rank, size);
+    ctx->setTimeout(std::chrono::seconds(60));
+    ctx->connectFullMesh(store, dev);
+  }
+};
+#endif
+
+int gloo_mode(const std::string& out_path, const std::string& command) {
+#if NUBO_HAVE_GLOO
+  const nubo::JobSpec job = nubo::JobSpec::from_env();
+  if (job.world_size < 2 || job.rendezvous.rfind("file://", 0) != 0) {
+    std::fprintf(stderr, "run me under nubo-run --nproc 2 (file rendezvous)\n");
+    return 2;
+  }
+  nubo::DiscoverOptions o;
+  o.probe_cuda = false;
+  o.sim_devices = "";
+  nubo::Team team =
+      nubo::Team::from_env(std::vector<nubo::Device>{nubo::discover(o).host_device()});
+  const std::string raw_dir = job.rendezvous.substr(7) + "/raw-gloo";
+  RawGloo raw(job.rank, job.world_size, raw_dir);
+  const int n = job.world_size;
+
+  std::ostringstream t;
+  t << "# All-reduce across " << n << " processes: nubo's Gloo path against raw Gloo\n\n"
+    << "Command: `" << command << "`\n\n"
+    << "Machine: " << std::thread::hardware_concurrency()
+    << " cores; the processes talk over loopback TCP. f32 sum, in place. nubo = "
+       "Worker::all_reduce on a host team from Team::from_env(): up to 256 KiB the data travels "
+       "with nubo's 32-byte call check in one exchange, above that the check is followed by "
+       "Gloo's AllreduceRing (built once, then reused); Gloo = gloo::AllreduceRing<float>, "
+       "built once per size. "
+       "Both in the same run, interleaved round by round (ABBA); busbw = algbw x 2(n-1)/n, "
+       "from the median round. Ratio = nubo / Gloo (1.00 = as fast); the last column compares "
+       "the fastest round of each, which a busy machine disturbs least.\n\n"
+    << "| size | nubo busbw GB/s | Gloo busbw GB/s | ratio | ratio of best rounds |\n"
+    << "|---:|---:|---:|---:|---:|\n";
+  for (std::size_t bytes : sizes()) {
+    const std::size_t count = bytes / sizeof(float);
+    const int it = iterations(bytes);
+    std::vector<float> raw_buf(count, 1.0f);
+    std::vector<float*> ptrs{raw_buf.data()};
+    gloo::AllreduceRing<float> ring(raw.ctx, ptrs, static_cast<int>(count));
+    std::vector<double> nubo_rounds, raw_rounds;
+    team.run([&](nubo::Worker& w) {
+      auto buf = w.alloc<float>(count);
+      buf.write(std::vector<float>(count, 1.0f));
+      w.all_reduce(buf);
+      ring.run();
+      // Rounds alternate which goes first (ABBA), so that a drift in the machine's load
+      // weighs on both alike.
+      auto time_nubo = [&] {
+        w.barrier();
+        const auto t0 = Clock::now();
+        for (int i = 0; i < it; ++i) w.all_reduce(buf);
+        nubo_rounds.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / it);
+      };
+      auto time_raw = [&] {
+        w.barrier();
+        const auto t0 = Clock::now();
+        for (int i = 0; i < it; ++i) ring.run();
+        raw_rounds.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / it);
+      };
+      for (int r = 0; r < kGlooRounds; ++r) {
+        if (r % 2 == 0) {
+          time_nubo();
+          time_raw();
+        } else {
+          time_raw();
+          time_nubo();
+        }
+      }
+    });
+    const double a = busbw(bytes, median(nubo_rounds), n);
+    const double b = busbw(bytes, median(raw_rounds), n);
+    const double best = *std::min_element(raw_rounds.begin(), raw_rounds.end()) /
+                        *std::min_element(nubo_rounds.begin(), nubo_rounds.end());
+    char line[256];
+    std::snprintf(line, sizeof line, "| %s | %.3f | %.3f | %.2f | %.2f |\n", human(bytes).c_str(),
+                  a, b, a / b, best);
+    t << line;
+    if (job.rank == 0) std::fprintf(stderr, "%s done\n", human(bytes).c_str());
+  }
+  if (job.rank == 0) {
+    std::ofstream(out_path) << t.str();
+    std::fputs(t.str().c_str(), stdout);
+  }
+  return 0;
+#else
+  (void)out_path;
+  (void)command;
+  std::fprintf(stderr, "this build has no Gloo\n");
+  return 2;
+#endif
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string mode = argc > 1 ? argv[1] : "";
+  std::string out = "/dev/null";
+  std::string command = "benchmarks/bench_allreduce.sh";
+  for (int i = 2; i + 1 < argc; i += 2) {
+    if (std::string(argv[i]) == "--out") out = argv[i + 1];
+    if (std::string(argv[i]) == "--command") command = argv[i + 1];
+  }
+  try {
+    if (mode == "local") return local(out, command);
+    if (mode == "gloo") return gloo_mode(out, command);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_allreduce: %s\n", e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "usage: bench_allreduce local|gloo [--out FILE] [--command TEXT]\n");
+  return 2;
+}

@@ -1,0 +1,181 @@
+/*
+ * nubo_parallel.h: teams of workers, buffers on their devices, and collectives, in C
+ * (docs/parallel.md). Included by nubo.h; the conventions of nubo.h hold (docs/abi.md).
+ *
+ *   static nubo_status step(nubo_worker* w, void* user) {
+ *     nubo_buffer* grad = NULL;
+ *     nubo_status s = nubo_buffer_create(w, NUBO_DTYPE_F32, 1024, &grad);
+ *     if (s == NUBO_OK) s = nubo_all_reduce(w, grad, NUBO_REDUCE_AVG);
+ *     nubo_buffer_free(grad);
+ *     return s;
+ *   }
+ *   ...
+ *   nubo_team* team = NULL;
+ *   if (nubo_team_create_host(4, NULL, &team) != NUBO_OK ||
+ *       nubo_team_run(team, step, NULL) != NUBO_OK)
+ *     fprintf(stderr, "%s\n", nubo_last_error());
+ *   nubo_team_free(team);
+ */
+#ifndef NUBO_PARALLEL_H
+#define NUBO_PARALLEL_H
+
+#include "nubo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types of buffers. Values are stable; a newer library may add more. */
+typedef enum nubo_dtype {
+  NUBO_DTYPE_F32 = 0,
+  NUBO_DTYPE_F16 = 1,  /* IEEE binary16 */
+  NUBO_DTYPE_BF16 = 2, /* bfloat16 */
+  NUBO_DTYPE_I32 = 3,
+  NUBO_DTYPE_I64 = 4,
+  /* not a value: keeps every int a valid nubo_dtype in C++ */
+  NUBO_DTYPE_MAX_ENUM = 0x7fffffff
+} nubo_dtype;
+
+/* Reduction operators. Values are stable. Integer avg rounds towards zero. */
+typedef enum nubo_reduce_op {
+  NUBO_REDUCE_SUM = 0,
+  NUBO_REDUCE_AVG = 1,
+  NUBO_REDUCE_MAX = 2,
+  NUBO_REDUCE_MIN = 3,
+  /* not a value: keeps every int a valid nubo_reduce_op in C++ */
+  NUBO_REDUCE_OP_MAX_ENUM = 0x7fffffff
+} nubo_reduce_op;
+
+typedef struct nubo_team nubo_team;       /* owned by the caller: nubo_team_free */
+typedef struct nubo_worker nubo_worker;   /* lent to a run's callback, valid during it */
+typedef struct nubo_buffer nubo_buffer;   /* owned by the caller: nubo_buffer_free */
+typedef struct nubo_pending nubo_pending; /* owned by the caller: nubo_pending_free */
+
+typedef struct nubo_team_options {
+  uint32_t struct_size;
+  /* Seconds a collective waits for the other ranks before it fails naming them; 0 (the
+     default): NUBO_TIMEOUT, else 60. */
+  double timeout_seconds;
+} nubo_team_options;
+
+/* Fills *options with the defaults; struct_size as for every options struct. */
+NUBO_C_API nubo_status nubo_team_options_init(nubo_team_options* options, size_t struct_size);
+
+/*
+ * Teams. options may be NULL (the defaults).
+ *  - nubo_team_create: one worker per device of the report, indices[0..count) as given by
+ *    nubo_report_select; the report may be freed afterwards.
+ *  - nubo_team_create_host: `workers` workers on the host CPU (1 to 1024).
+ *  - nubo_team_from_env: joins the job nubo-run started (NUBO_RANK, NUBO_WORLD_SIZE,
+ *    NUBO_RENDEZVOUS), with one worker: GPU NUBO_LOCAL_RANK if the machine has GPUs, else the
+ *    CPU. Without those variables, a team of this process alone.
+ * Errors: NUBO_ERR_INVALID_ARGUMENT (bad indices, a malformed variable), NUBO_ERR_TIMEOUT or
+ * NUBO_ERR_UNAVAILABLE (the other processes did not come, or the rendezvous is unreachable).
+ */
+NUBO_C_API nubo_status nubo_team_create(const nubo_report* report, const size_t* indices,
+                                        size_t count, const nubo_team_options* options,
+                                        nubo_team** out);
+NUBO_C_API nubo_status nubo_team_create_host(size_t workers, const nubo_team_options* options,
+                                             nubo_team** out);
+NUBO_C_API nubo_status nubo_team_from_env(const nubo_team_options* options, nubo_team** out);
+/* Accepts NULL. Across processes it waits (up to the timeout) for the others to finish too. */
+NUBO_C_API void nubo_team_free(nubo_team* team);
+/* Workers in the team (all processes), and in this process; 0 for NULL. */
+NUBO_C_API int nubo_team_size(const nubo_team* team);
+NUBO_C_API int nubo_team_local_size(const nubo_team* team);
+
+/*
+ * A run's function, called on every worker of this process at once, each on its own thread,
+ * with `user` unchanged. Return NUBO_OK, or a failure status: the message is what the last
+ * failing nubo call on this thread left in nubo_last_error(), or what nubo_worker_fail set.
+ */
+typedef nubo_status (*nubo_worker_fn)(nubo_worker* worker, void* user);
+
+/*
+ * Runs fn on every worker and returns when all have returned. When one fails, the team's
+ * pending and later collectives fail at once (NUBO_ERR_CANCELLED), in other processes too, and
+ * this returns the first failure's status, its message in nubo_last_error() naming the rank.
+ */
+NUBO_C_API nubo_status nubo_team_run(nubo_team* team, nubo_worker_fn fn, void* user);
+
+/* For a run's function: records `message` as this thread's error and returns status, so that
+   `return nubo_worker_fail(w, NUBO_ERR_INVALID_ARGUMENT, "no data for my shard");` fails the
+   run with that message. */
+NUBO_C_API nubo_status nubo_worker_fail(nubo_worker* worker, nubo_status status,
+                                        const char* message);
+
+typedef struct nubo_worker_info {
+  uint32_t struct_size;
+  int rank;       /* in the team, 0 .. size - 1 */
+  int size;       /* workers in the team, all processes */
+  int local_rank; /* among this process's workers */
+  int local_size;
+  nubo_backend backend;    /* of its device */
+  int device_index;        /* the device's index in discovery's report (0 for the host CPU) */
+  const char* device_name; /* valid while the team lives */
+} nubo_worker_info;
+
+NUBO_C_API nubo_status nubo_worker_get_info(const nubo_worker* worker, nubo_worker_info* out);
+/* This worker's rows of a batch of n: n / size each, the first n % size ranks one more, in
+   rank order; *begin and *count receive them. */
+NUBO_C_API nubo_status nubo_worker_shard(const nubo_worker* worker, size_t n, size_t* begin,
+                                         size_t* count);
+
+/*
+ * Buffers: count elements of type on the worker's device. A buffer may outlive its team, but
+ * is used from one thread at a time. Reads and writes copy `bytes` at byte `offset` and have
+ * finished when they return; a range outside the buffer is NUBO_ERR_INVALID_ARGUMENT.
+ */
+NUBO_C_API nubo_status nubo_buffer_create(nubo_worker* worker, nubo_dtype type, size_t count,
+                                          nubo_buffer** out);
+NUBO_C_API void nubo_buffer_free(nubo_buffer* buffer);          /* accepts NULL */
+NUBO_C_API size_t nubo_buffer_size(const nubo_buffer* buffer);  /* elements; 0 for NULL */
+NUBO_C_API size_t nubo_buffer_bytes(const nubo_buffer* buffer); /* 0 for NULL */
+NUBO_C_API nubo_status nubo_buffer_dtype(const nubo_buffer* buffer, nubo_dtype* out);
+NUBO_C_API nubo_status nubo_buffer_write(nubo_buffer* buffer, const void* host, size_t bytes,
+                                         size_t offset);
+NUBO_C_API nubo_status nubo_buffer_read(const nubo_buffer* buffer, void* host, size_t bytes,
+                                        size_t offset);
+
+/*
+ * Collectives, called by every rank with the same sizes, types and order (a mismatch is
+ * NUBO_ERR_INVALID_ARGUMENT on every rank). A rank that does not take part within the timeout
+ * gives NUBO_ERR_TIMEOUT or NUBO_ERR_UNAVAILABLE naming it; NUBO_ERR_CANCELLED when another
+ * worker failed.
+ *  - all_reduce, broadcast: in place;
+ *  - all_gather: out holds size * in's elements, rank r's in at r * in's size;
+ *  - reduce_scatter: in holds size * out's elements; rank r's out gets block r reduced.
+ * The _async forms return at once with *out a pending collective; the buffers must not be
+ * touched until nubo_pending_wait returned.
+ */
+NUBO_C_API nubo_status nubo_all_reduce(nubo_worker* worker, nubo_buffer* buf, nubo_reduce_op op);
+NUBO_C_API nubo_status nubo_broadcast(nubo_worker* worker, nubo_buffer* buf, int root);
+NUBO_C_API nubo_status nubo_all_gather(nubo_worker* worker, const nubo_buffer* in,
+                                       nubo_buffer* out);
+NUBO_C_API nubo_status nubo_reduce_scatter(nubo_worker* worker, const nubo_buffer* in,
+                                           nubo_buffer* out, nubo_reduce_op op);
+NUBO_C_API nubo_status nubo_barrier(nubo_worker* worker);
+
+NUBO_C_API nubo_status nubo_all_reduce_async(nubo_worker* worker, nubo_buffer* buf,
+                                             nubo_reduce_op op, nubo_pending** out);
+NUBO_C_API nubo_status nubo_broadcast_async(nubo_worker* worker, nubo_buffer* buf, int root,
+                                            nubo_pending** out);
+NUBO_C_API nubo_status nubo_all_gather_async(nubo_worker* worker, const nubo_buffer* in,
+                                             nubo_buffer* out, nubo_pending** out_pending);
+NUBO_C_API nubo_status nubo_reduce_scatter_async(nubo_worker* worker, const nubo_buffer* in,
+                                                 nubo_buffer* out, nubo_reduce_op op,
+                                                 nubo_pending** out_pending);
+NUBO_C_API nubo_status nubo_barrier_async(nubo_worker* worker, nubo_pending** out);
+
+/* Waits for the collective; its status (a second wait returns NUBO_OK at once). */
+NUBO_C_API nubo_status nubo_pending_wait(nubo_pending* pending);
+/* 1 once nubo_pending_wait would not block, else 0; 1 for NULL. */
+NUBO_C_API int nubo_pending_done(const nubo_pending* pending);
+/* Accepts NULL. An unwaited collective is waited for first; its error is dropped. */
+NUBO_C_API void nubo_pending_free(nubo_pending* pending);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NUBO_PARALLEL_H */

@@ -1,0 +1,262 @@
+"""The data-parallel trainer: nubo.train over nubo_train.h (docs/train.md in nubo).
+
+    >>> from nubo.train import Trainer
+    >>> t = Trainer(hidden=(256, 128), devices="cpu:2", epochs=10)
+    >>> t.fit(progress=lambda p: print(p.epoch, p.step, p.loss) or True)
+    >>> t.evaluate().accuracy
+    >>> t.save("ckpt.nubo"); t.profile()  # the profile as a dict (docs/profile.schema.json)
+
+A progress callable returning False stops training after the step (fit() then raises
+NuboError with status CANCELLED; calling fit() again continues). An exception raised by the
+callable stops training too and is re-raised by fit().
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_size_t, c_uint32,
+                    c_uint64, c_void_p)
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence, Union
+
+from . import _lib
+from ._enum import OpenIntEnum
+from ._lib import _Sized
+from .parallel import Team, TeamPtr
+
+StrPath = Union[str, "os.PathLike[str]"]
+
+
+class Optimizer(OpenIntEnum):
+    """nubo_train_optimizer."""
+
+    SGD = 0
+    ADAM = 1
+
+
+# ---- ctypes mirror of nubo_train.h (keep in step) -----------------------------------------
+
+
+class nubo_trainer(Structure):
+    """Opaque."""
+
+
+TrainerPtr = POINTER(nubo_trainer)
+
+
+class nubo_train_options(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("layers", POINTER(c_size_t)),
+        ("layer_count", c_size_t),
+        ("optimizer", c_int),
+        ("lr", c_double),
+        ("momentum", c_double),
+        ("batch", c_size_t),
+        ("epochs", c_int),
+        ("seed", c_uint64),
+        ("bucket_bytes", c_size_t),
+        ("autotune", c_int),
+        ("devices", c_char_p),
+        ("team", TeamPtr),
+        ("dataset_dir", c_char_p),
+        ("subset", c_size_t),
+        ("checkpoint_dir", c_char_p),
+        ("checkpoint_every", c_uint64),
+    ]
+
+
+class nubo_train_progress(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("epoch", c_int),
+        ("epochs", c_int),
+        ("step", c_uint64),
+        ("steps_per_epoch", c_uint64),
+        ("total_steps", c_uint64),
+        ("loss", c_double),
+        ("accuracy", c_double),
+        ("samples_per_s", c_double),
+        ("eta_s", c_double),
+        ("elapsed_s", c_double),
+        ("checkpointed", c_int),
+    ]
+
+
+class nubo_train_evaluation(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("loss", c_double),
+        ("accuracy", c_double),
+        ("samples", c_size_t),
+    ]
+
+
+PROGRESS_CALLBACK = CFUNCTYPE(c_int, POINTER(nubo_train_progress), c_void_p)
+_status = c_int
+
+_lib.register({
+    "nubo_train_options_init": (_status, [POINTER(nubo_train_options), c_size_t]),
+    "nubo_trainer_create": (_status, [POINTER(nubo_train_options), POINTER(TrainerPtr)]),
+    "nubo_trainer_free": (None, [TrainerPtr]),
+    "nubo_trainer_fit": (_status, [TrainerPtr, PROGRESS_CALLBACK, c_void_p]),
+    "nubo_trainer_evaluate": (_status, [TrainerPtr, POINTER(nubo_train_evaluation)]),
+    "nubo_trainer_save": (_status, [TrainerPtr, c_char_p]),
+    "nubo_trainer_load": (_status, [TrainerPtr, c_char_p]),
+    "nubo_trainer_steps_done": (c_uint64, [TrainerPtr]),
+    "nubo_trainer_profile_json": (_status, [TrainerPtr, c_char_p, c_size_t,
+                                            POINTER(c_size_t)]),
+})
+
+
+@dataclass(frozen=True)
+class TrainProgress:
+    epoch: int  # counted from 0
+    epochs: int
+    step: int  # steps done, across resumes
+    steps_per_epoch: int
+    total_steps: int
+    loss: float
+    accuracy: float
+    samples_per_s: float
+    eta_s: Optional[float]  # None: not known yet
+    elapsed_s: float
+    checkpointed: bool
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    loss: float
+    accuracy: float
+    samples: int
+
+
+ProgressFn = Callable[[TrainProgress], Any]
+
+
+def _path(p: StrPath) -> bytes:
+    return os.fsencode(os.fspath(p))
+
+
+class Trainer:
+    """An MLP classifier on Fashion-MNIST, trained data-parallel (nubo::DataParallelTrainer).
+
+    `layers` gives every width (input first, classes last); otherwise `hidden` gives the hidden
+    ones between the data's 784 inputs and 10 classes. `team` (a nubo.Team, which must outlive
+    the trainer) overrides `devices` ("cpu", "cpu:N", "sim:N", "cuda:I[,J...]"). `subset` uses
+    the first N rows of the train and test sets."""
+
+    def __init__(self, *, layers: Optional[Sequence[int]] = None,
+                 hidden: Optional[Sequence[int]] = None, optimizer: Union[Optimizer, str] = "sgd",
+                 lr: float = 0.05, momentum: float = 0.9, batch: int = 128, epochs: int = 10,
+                 seed: int = 1, bucket_bytes: int = 25 << 20, autotune: bool = False,
+                 devices: Optional[str] = None, team: Optional[Team] = None,
+                 dataset_dir: Optional[StrPath] = None, subset: int = 0,
+                 checkpoint_dir: Optional[StrPath] = None, checkpoint_every: int = 0) -> None:
+        self._handle: Optional[ctypes._Pointer] = None  # type: ignore[name-defined]
+        o = nubo_train_options()
+        _lib.check(_lib.lib().nubo_train_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+        if layers is None and hidden is not None:
+            layers = [784, *hidden, 10]
+        self._layers = (c_size_t * max(len(layers or ()), 1))(*(layers or ()))
+        if layers:
+            o.layers = self._layers
+            o.layer_count = len(layers)
+        if isinstance(optimizer, str):
+            names = {"sgd": Optimizer.SGD, "adam": Optimizer.ADAM}
+            if optimizer not in names:
+                raise ValueError(f"optimizer {optimizer!r}: use 'sgd' or 'adam'")
+            optimizer = names[optimizer]
+        o.optimizer = int(optimizer)
+        o.lr, o.momentum, o.batch, o.epochs, o.seed = lr, momentum, batch, epochs, seed
+        o.bucket_bytes, o.autotune, o.subset = bucket_bytes, int(autotune), subset
+        o.checkpoint_every = checkpoint_every
+        if devices is not None:
+            o.devices = devices.encode()
+        if team is not None:
+            o.team = team._handle
+        if dataset_dir is not None:
+            o.dataset_dir = _path(dataset_dir)
+        if checkpoint_dir is not None:
+            o.checkpoint_dir = _path(checkpoint_dir)
+        self._team = team  # kept alive as long as the trainer
+        handle = TrainerPtr()
+        _lib.check(_lib.lib().nubo_trainer_create(ctypes.byref(o), ctypes.byref(handle)))
+        self._handle = handle
+
+    def _h(self) -> ctypes._Pointer:  # type: ignore[name-defined]
+        if self._handle is None:
+            raise ValueError("the trainer is closed")
+        return self._handle
+
+    def fit(self, progress: Optional[ProgressFn] = None) -> None:
+        """Trains to `epochs` epochs in all. `progress(TrainProgress)` is called after each
+        step; returning False stops (NuboError CANCELLED)."""
+        error: list[BaseException] = []
+
+        def call(p: "ctypes._Pointer[nubo_train_progress]", _user: Optional[int]) -> int:
+            c = p.contents
+            try:
+                keep_going = progress(TrainProgress(  # type: ignore[misc]
+                    epoch=c.epoch, epochs=c.epochs, step=c.step,
+                    steps_per_epoch=c.steps_per_epoch, total_steps=c.total_steps, loss=c.loss,
+                    accuracy=c.accuracy, samples_per_s=c.samples_per_s,
+                    eta_s=None if c.eta_s < 0 else c.eta_s, elapsed_s=c.elapsed_s,
+                    checkpointed=bool(c.checkpointed)))
+                return 0 if keep_going is False else 1
+            except BaseException as e:  # noqa: BLE001 - re-raised after the call
+                error.append(e)
+                return 0
+
+        cb = PROGRESS_CALLBACK(call) if progress is not None else PROGRESS_CALLBACK()
+        status = _lib.lib().nubo_trainer_fit(self._h(), cb, None)
+        if error:
+            raise error[0]
+        _lib.check(status)
+
+    def evaluate(self) -> Evaluation:
+        """Loss and accuracy on the test set."""
+        e = nubo_train_evaluation()
+        _lib.check(_lib.lib().nubo_trainer_evaluate(self._h(), ctypes.byref(e)))
+        return Evaluation(loss=e.loss, accuracy=e.accuracy, samples=e.samples)
+
+    def save(self, path: StrPath) -> None:
+        _lib.check(_lib.lib().nubo_trainer_save(self._h(), _path(path)))
+
+    def load(self, path: StrPath) -> None:
+        _lib.check(_lib.lib().nubo_trainer_load(self._h(), _path(path)))
+
+    @property
+    def steps_done(self) -> int:
+        return int(_lib.lib().nubo_trainer_steps_done(self._h()))
+
+    def profile_json(self) -> str:
+        """The run's profile (docs/profile.schema.json), as nubo-cost plan --profile reads it."""
+        needed = c_size_t(0)
+        _lib.lib().nubo_trainer_profile_json(self._h(), None, 0, ctypes.byref(needed))
+        buf = ctypes.create_string_buffer(needed.value)
+        _lib.check(_lib.lib().nubo_trainer_profile_json(self._h(), buf, needed.value, None))
+        return buf.value.decode()
+
+    def profile(self) -> dict[str, Any]:
+        return json.loads(self.profile_json())  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        if self._handle is not None:
+            _lib.lib().nubo_trainer_free(self._handle)
+            self._handle = None
+
+    def __enter__(self) -> Trainer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+__all__ = ["Evaluation", "Optimizer", "TrainProgress", "Trainer", "nubo_train_evaluation",
+           "nubo_train_options", "nubo_train_progress"]

@@ -1,0 +1,299 @@
+// nubo_train.h over nubo::DataParallelTrainer.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "guard.hpp"
+#include "nubo.h"
+#include "nubo/dataset.hpp"
+#include "nubo/device.hpp"
+#include "nubo/parallel.hpp"
+#include "nubo/train.hpp"
+#include "parallel_handles.hpp"
+#include "sized_struct.hpp"
+
+namespace nubo::capi {
+namespace {
+
+struct TrainerHandle {
+  std::unique_ptr<nubo::Team> owned_team;  // declared before the trainer, destroyed after it
+  std::shared_ptr<nubo::InMemoryDataset> train;
+  std::shared_ptr<nubo::InMemoryDataset> test;  // loaded by the first evaluate
+  std::string dataset_dir;
+  std::size_t subset = 0;
+  int epochs = 10;
+  std::unique_ptr<nubo::DataParallelTrainer> trainer;
+};
+
+nubo_trainer* to_handle(TrainerHandle* t) {
+  return reinterpret_cast<nubo_trainer*>(t);
+}
+TrainerHandle& require_trainer(nubo_trainer* t) {
+  return *reinterpret_cast<TrainerHandle*>(require(t, "trainer"));
+}
+const TrainerHandle& require_trainer(const nubo_trainer* t) {
+  return *reinterpret_cast<const TrainerHandle*>(require(t, "trainer"));
+}
+
+nubo_train_options defaults() {
+  nubo_train_options o{};
+  o.struct_size = sizeof o;
+  o.optimizer = NUBO_TRAIN_SGD;
+  o.lr = 0.05;
+  o.momentum = 0.9;
+  o.batch = 128;
+  o.epochs = 10;
+  o.seed = 1;
+  o.bucket_bytes = nubo::kDefaultBucketBytes;
+  return o;
+}
+
+[[noreturn]] void bad_devices(const std::string& spec, const std::string& why) {
+  throw Error(Errc::invalid_argument, "options->devices '" + spec + "': " + why +
+                                          " (use cpu, cpu:N, sim:N or cuda:I[,J...])");
+}
+
+int count_of(const std::string& spec, const std::string& text) {
+  if (text.empty() || text.size() > 4 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    bad_devices(spec, "'" + text + "' is not a number");
+  int n = std::stoi(text);
+  if (n < 1 || n > 256) bad_devices(spec, "the count must lie in 1 .. 256");
+  return n;
+}
+
+// "cpu", "cpu:N", "sim:N", "cuda:I[,J...]", as nubo-train's --devices.
+std::vector<nubo::Device> devices_of(const std::string& spec) {
+  const auto colon = spec.find(':');
+  const std::string kind = spec.substr(0, colon);
+  const std::string rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  nubo::DiscoverOptions d;
+  if (kind == "cpu") {
+    d.probe_cuda = false;
+    d.sim_devices = "";
+    const int n = rest.empty() ? 1 : count_of(spec, rest);
+    return std::vector<nubo::Device>(static_cast<std::size_t>(n), nubo::discover(d).host_device());
+  }
+  if (kind == "sim") {
+    const int n = rest.empty() ? 1 : count_of(spec, rest);
+    d.probe_cuda = false;
+    // NUBO_SIM_DEVICES when set; otherwise enough simulated A100s.
+    auto report = nubo::discover(d);
+    std::vector<nubo::Device> out;
+    for (const auto& dev : report.devices)
+      if (dev.backend == nubo::Backend::sim && static_cast<int>(out.size()) < n) out.push_back(dev);
+    if (out.empty()) {
+      d.sim_devices = std::to_string(n) + "xA100-SXM4-80GB";
+      for (const auto& dev : nubo::discover(d).devices)
+        if (dev.backend == nubo::Backend::sim) out.push_back(dev);
+    }
+    if (static_cast<int>(out.size()) < n)
+      bad_devices(spec,
+                  "only " + std::to_string(out.size()) + " simulated GPUs (NUBO_SIM_DEVICES)");
+    return out;
+  }
+  if (kind == "cuda") {
+    if (rest.empty()) bad_devices(spec, "name the GPUs");
+    auto report = nubo::discover(d);
+    std::vector<nubo::Device> out;
+    std::size_t at = 0;
+    while (true) {
+      const std::size_t comma = rest.find(',', at);
+      const std::string item =
+          rest.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+      const int index = item == "0" ? 0 : count_of(spec, item);
+      bool found = false;
+      for (const auto& dev : report.devices)
+        if (dev.backend == nubo::Backend::cuda && dev.ordinal == index) {
+          out.push_back(dev);
+          found = true;
+        }
+      if (!found) bad_devices(spec, "there is no CUDA device " + item);
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+    return out;
+  }
+  bad_devices(spec, "unknown kind '" + kind + "'");
+}
+
+nubo_train_progress to_c(const nubo::TrainProgress& p) {
+  nubo_train_progress c{};
+  c.struct_size = sizeof c;
+  c.epoch = p.epoch;
+  c.epochs = p.epochs;
+  c.step = p.step;
+  c.steps_per_epoch = p.steps_per_epoch;
+  c.total_steps = p.total_steps;
+  c.loss = p.loss;
+  c.accuracy = p.accuracy;
+  c.samples_per_s = p.samples_per_s;
+  c.eta_s = p.eta_s;
+  c.elapsed_s = p.elapsed_s;
+  c.checkpointed = p.checkpointed ? 1 : 0;
+  return c;
+}
+
+}  // namespace
+}  // namespace nubo::capi
+
+using namespace nubo::capi;
+using nubo::Errc;
+using nubo::Error;
+
+extern "C" {
+
+NUBO_C_API nubo_status nubo_train_options_init(nubo_train_options* options, size_t struct_size) {
+  return guard("nubo_train_options_init", [&] {
+    init_sized(defaults(), require(options, "options"), struct_size, "nubo_train_options");
+  });
+}
+
+NUBO_C_API nubo_status nubo_trainer_create(const nubo_train_options* options, nubo_trainer** out) {
+  return guard("nubo_trainer_create", [&] {
+    require(out, "out");
+    *out = nullptr;
+    const nubo_train_options o =
+        options == nullptr ? defaults()
+                           : read_sized(*options, defaults(), "options", "nubo_train_options_init");
+    // Read the enum's bytes: a value outside the enumerators must not be loaded as the enum.
+    int optimizer = 0;
+    std::memcpy(&optimizer, &o.optimizer, sizeof optimizer);
+    if (optimizer != NUBO_TRAIN_SGD && optimizer != NUBO_TRAIN_ADAM)
+      throw Error(Errc::invalid_argument, "options->optimizer is " + std::to_string(optimizer) +
+                                              ": use NUBO_TRAIN_SGD or NUBO_TRAIN_ADAM");
+    if (o.layers == nullptr && o.layer_count != 0)
+      throw Error(Errc::invalid_argument, "options->layers is NULL but options->layer_count is " +
+                                              std::to_string(o.layer_count));
+    if (o.epochs < 0)
+      throw Error(Errc::invalid_argument,
+                  "options->epochs is " + std::to_string(o.epochs) + ": use 0 or more");
+    if (!std::isfinite(o.lr) || o.lr <= 0)
+      throw Error(Errc::invalid_argument, "options->lr must be a positive number");
+    if (!std::isfinite(o.momentum) || o.momentum < 0 || o.momentum >= 1)
+      throw Error(Errc::invalid_argument, "options->momentum must lie in [0, 1)");
+
+    auto h = std::make_unique<TrainerHandle>();
+    h->dataset_dir = o.dataset_dir != nullptr ? o.dataset_dir : nubo::kFashionMnistDir;
+    h->subset = o.subset;
+    h->epochs = o.epochs;
+    h->train = nubo::load_fashion_mnist("train", h->dataset_dir);
+    if (h->subset != 0) h->train = h->train->head(h->subset);
+
+    nubo::TrainerOptions t;
+    if (o.layer_count == 0)
+      t.layers = {h->train->features(), 256, 128, h->train->classes()};
+    else
+      t.layers.assign(o.layers, o.layers + o.layer_count);
+    t.optimizer = optimizer == NUBO_TRAIN_ADAM ? nubo::Optimizer::adam : nubo::Optimizer::sgd;
+    t.lr = static_cast<float>(o.lr);
+    t.momentum = static_cast<float>(o.momentum);
+    t.global_batch = o.batch;
+    t.seed = o.seed;
+    t.bucket_bytes = o.bucket_bytes;
+    t.autotune = o.autotune != 0;
+    if (o.checkpoint_dir != nullptr) t.checkpoint_dir = o.checkpoint_dir;
+    t.checkpoint_every = o.checkpoint_every;
+
+    nubo::Team* team = nullptr;
+    if (o.team != nullptr) {
+      team = &require_team(o.team).team;
+    } else {
+      h->owned_team = std::make_unique<nubo::Team>(
+          nubo::Team::from_env(devices_of(o.devices != nullptr ? o.devices : "cpu")));
+      team = h->owned_team.get();
+    }
+    h->trainer = std::make_unique<nubo::DataParallelTrainer>(*team, t, h->train);
+    *out = to_handle(h.release());
+  });
+}
+
+NUBO_C_API void nubo_trainer_free(nubo_trainer* trainer) {
+  delete reinterpret_cast<TrainerHandle*>(trainer);
+}
+
+NUBO_C_API nubo_status nubo_trainer_fit(nubo_trainer* trainer,
+                                        nubo_train_progress_callback progress, void* user) {
+  return guard("nubo_trainer_fit", [&] {
+    TrainerHandle& h = require_trainer(trainer);
+    nubo::TrainProgressFn fn;
+    if (progress != nullptr) {
+      fn = [progress, user](const nubo::TrainProgress& p) {
+        const nubo_train_progress c = to_c(p);
+        return progress(&c, user) != 0;
+      };
+    }
+    if (h.trainer->fit(h.epochs, fn) == nubo::FitResult::stopped) {
+      throw Error(Errc::cancelled, "the progress callback stopped training after step " +
+                                       std::to_string(h.trainer->steps_done()) +
+                                       ": call nubo_trainer_fit again to continue");
+    }
+  });
+}
+
+NUBO_C_API nubo_status nubo_trainer_evaluate(nubo_trainer* trainer, nubo_train_evaluation* out) {
+  return guard("nubo_trainer_evaluate", [&] {
+    TrainerHandle& h = require_trainer(trainer);
+    require(out, "out");
+    if (out->struct_size < kMinStructSize) {
+      throw Error(Errc::invalid_argument, "out->struct_size is " +
+                                              std::to_string(out->struct_size) +
+                                              ": set it to sizeof(nubo_train_evaluation) first");
+    }
+    if (!h.test) {
+      auto test = nubo::load_fashion_mnist("test", h.dataset_dir);
+      h.test = h.subset != 0 ? test->head(h.subset) : test;
+    }
+    const nubo::Evaluation e = h.trainer->evaluate(*h.test);
+    nubo_train_evaluation c{};
+    c.struct_size = sizeof c;
+    c.loss = e.loss;
+    c.accuracy = e.accuracy;
+    c.samples = e.samples;
+    write_sized(c, out, "out", "nubo_train_evaluation");
+  });
+}
+
+NUBO_C_API nubo_status nubo_trainer_save(nubo_trainer* trainer, const char* path) {
+  return guard("nubo_trainer_save", [&] {
+    TrainerHandle& h = require_trainer(trainer);
+    h.trainer->save(require(path, "path"));
+  });
+}
+
+NUBO_C_API nubo_status nubo_trainer_load(nubo_trainer* trainer, const char* path) {
+  return guard("nubo_trainer_load", [&] {
+    TrainerHandle& h = require_trainer(trainer);
+    h.trainer->load(require(path, "path"));
+  });
+}
+
+NUBO_C_API uint64_t nubo_trainer_steps_done(const nubo_trainer* trainer) {
+  if (trainer == nullptr) return 0;
+  return reinterpret_cast<const TrainerHandle*>(trainer)->trainer->steps_done();
+}
+
+NUBO_C_API nubo_status nubo_trainer_profile_json(const nubo_trainer* trainer, char* buf,
+                                                 size_t capacity, size_t* needed) {
+  return guard("nubo_trainer_profile_json", [&] {
+    const TrainerHandle& h = require_trainer(trainer);
+    const std::string json = nubo::profile_json(h.trainer->profile());
+    const std::size_t size = json.size() + 1;  // with the NUL
+    if (needed != nullptr) *needed = size;
+    if (buf == nullptr || capacity < size) {
+      if (buf != nullptr && capacity > 0) buf[0] = '\0';
+      throw Error(Errc::invalid_argument,
+                  (buf == nullptr ? std::string("buf is NULL")
+                                  : "capacity " + std::to_string(capacity) + " is too small") +
+                      ": the JSON needs " + std::to_string(size) +
+                      " bytes with its NUL (returned in *needed)");
+    }
+    std::memcpy(buf, json.c_str(), size);
+  });
+}
+
+}  // extern "C"

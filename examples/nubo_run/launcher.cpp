@@ -1,0 +1,319 @@
+#include "launcher.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+
+#include "line_buffer.hpp"
+
+extern char** environ;
+
+namespace nubo::run {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Signals reach the event loop through a pipe: the handler only writes the signal's number.
+int g_signal_pipe[2] = {-1, -1};
+
+void on_signal(int sig) {
+  const int saved = errno;
+  const unsigned char b = static_cast<unsigned char>(sig);
+  ssize_t ignored = ::write(g_signal_pipe[1], &b, 1);
+  (void)ignored;
+  errno = saved;
+}
+
+void write_all(int fd, const std::string& s) {
+  std::size_t done = 0;
+  while (done < s.size()) {
+    ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // our own output is gone (a closed pipe): nothing better to do
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void say(const std::string& message) {
+  write_all(2, "nubo-run: " + message + "\n");
+}
+
+std::string signal_name(int sig) {
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, falsely) on std::string(" (") + ...
+  std::string s = std::to_string(sig);
+  if (const char* abbrev = ::sigabbrev_np(sig)) s.append(" (SIG").append(abbrev).append(")");
+  return s;
+}
+
+std::string how_it_ended(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "was killed by signal " + signal_name(WTERMSIG(status));
+  return "ended with wait status " + std::to_string(status);
+}
+
+bool failed(int status) {
+  return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+struct Stream {
+  int fd = -1;
+  int to = 1;  // nubo-run's stdout or stderr
+  LineBuffer lines;
+};
+
+struct Proc {
+  int rank = 0;
+  pid_t pid = -1;
+  std::optional<int> status;
+  Stream out, err;
+};
+
+// The environment of rank `rank`: nubo-run's own, with the job's variables set.
+std::vector<std::string> child_env(const LaunchSpec& spec, int local) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string s(*e);
+    if (s.rfind("NUBO_RANK=", 0) == 0 || s.rfind("NUBO_LOCAL_RANK=", 0) == 0 ||
+        s.rfind("NUBO_WORLD_SIZE=", 0) == 0 || s.rfind("NUBO_RENDEZVOUS=", 0) == 0) {
+      continue;
+    }
+    env.push_back(std::move(s));
+  }
+  env.push_back("NUBO_RANK=" + std::to_string(spec.node_rank * spec.nproc + local));
+  env.push_back("NUBO_LOCAL_RANK=" + std::to_string(local));
+  env.push_back("NUBO_WORLD_SIZE=" + std::to_string(spec.world_size));
+  env.push_back("NUBO_RENDEZVOUS=" + spec.rendezvous);
+  return env;
+}
+
+std::string prefix_for(int rank, int world) {
+  const int width = static_cast<int>(std::to_string(world - 1).size());
+  const std::string r = std::to_string(rank);
+  std::string p = "[";
+  p.append(static_cast<std::size_t>(width) - r.size(), ' ').append(r).append("] ");
+  return p;
+}
+
+// Starts one process in a process group of its own (so that signals reach it, and what it
+// starts, exactly once); its stdout and stderr come back through pipes.
+void spawn(const LaunchSpec& spec, int local, Proc& p) {
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(std::strerror(errno));
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(out[0]);
+    ::close(out[1]);
+    throw std::runtime_error(std::strerror(errno));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setpgroup(&attr, 0);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&defaults, s);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+  auto env = child_env(spec, local);
+  std::vector<char*> envp, argv;
+  for (auto& s : env) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  auto command = spec.command;
+  for (auto& s : command) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  const int rc = ::posix_spawnp(&p.pid, argv[0], &actions, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  ::close(out[1]);
+  ::close(err[1]);
+  if (rc != 0) {
+    ::close(out[0]);
+    ::close(err[0]);
+    throw std::runtime_error("cannot start " + spec.command[0] + ": " + std::strerror(rc));
+  }
+  // Non-blocking, so that reading whatever is there never stalls the loop.
+  ::fcntl(out[0], F_SETFL, O_NONBLOCK);
+  ::fcntl(err[0], F_SETFL, O_NONBLOCK);
+  p.out.fd = out[0];
+  p.out.to = 1;
+  p.err.fd = err[0];
+  p.err.to = 2;
+}
+
+void signal_all(std::vector<Proc>& procs, int sig) {
+  for (auto& p : procs) {
+    if (p.pid > 0 && !p.status) ::kill(-p.pid, sig);  // its whole process group
+  }
+}
+
+// Reads what is available on a stream; closes it at end of file.
+void drain(Stream& s) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(s.fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n > 0) {
+      write_all(s.to, s.lines.feed(std::string_view(buf, static_cast<std::size_t>(n))));
+      if (static_cast<std::size_t>(n) < sizeof buf) return;
+      continue;
+    }
+    if (n < 0 && errno == EAGAIN) return;
+    write_all(s.to, s.lines.finish());
+    ::close(s.fd);
+    s.fd = -1;
+    return;
+  }
+}
+
+}  // namespace
+
+int launch(const LaunchSpec& spec) {
+  if (::pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    say(std::string("cannot create a pipe: ") + std::strerror(errno));
+    return 1;
+  }
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) ::sigaction(s, &sa, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  std::vector<Proc> procs;
+  procs.reserve(static_cast<std::size_t>(spec.nproc));
+  for (int local = 0; local < spec.nproc; ++local) {
+    const int rank = spec.node_rank * spec.nproc + local;
+    const std::string prefix = prefix_for(rank, spec.world_size);
+    procs.push_back(
+        Proc{rank, -1, std::nullopt, {-1, 1, LineBuffer(prefix)}, {-1, 2, LineBuffer(prefix)}});
+    try {
+      spawn(spec, local, procs.back());
+    } catch (const std::exception& e) {
+      say(std::string(e.what()) + " (rank " + std::to_string(rank) + ")");
+      procs.pop_back();
+      signal_all(procs, SIGKILL);
+      for (auto& p : procs) ::waitpid(p.pid, nullptr, 0);
+      return 127;
+    }
+  }
+
+  std::optional<std::size_t> first_failure;  // index into procs
+  int stop_signal = 0;                       // the signal nubo-run was stopped with
+  std::optional<Clock::time_point> term_at, kill_at;
+  std::optional<Clock::time_point> output_deadline;  // after the last exit: stray writers
+
+  for (;;) {
+    bool all_done = true;
+    for (auto& p : procs) all_done = all_done && p.status.has_value();
+    bool streams_open = false;
+    for (auto& p : procs) streams_open = streams_open || p.out.fd >= 0 || p.err.fd >= 0;
+    if (all_done && !streams_open) break;
+    if (all_done && !output_deadline) output_deadline = Clock::now() + std::chrono::seconds(2);
+    if (output_deadline && Clock::now() >= *output_deadline) break;  // a grandchild kept a pipe
+
+    const auto now = Clock::now();
+    if (term_at && now >= *term_at) {
+      say("stopping the other processes (SIGTERM)");
+      signal_all(procs, SIGTERM);
+      term_at.reset();
+      kill_at = now + spec.grace;
+    }
+    if (kill_at && now >= *kill_at) {
+      signal_all(procs, SIGKILL);
+      kill_at.reset();
+    }
+
+    std::vector<pollfd> fds{{g_signal_pipe[0], POLLIN, 0}};
+    std::vector<Stream*> streams{nullptr};
+    for (auto& p : procs) {
+      for (Stream* s : {&p.out, &p.err}) {
+        if (s->fd >= 0) {
+          fds.push_back({s->fd, POLLIN, 0});
+          streams.push_back(s);
+        }
+      }
+    }
+    int wait_ms = -1;
+    for (auto deadline : {term_at, kill_at, output_deadline}) {
+      if (!deadline) continue;
+      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - now).count();
+      ms = std::max<long long>(ms, 0) + 1;
+      wait_ms = wait_ms < 0 ? static_cast<int>(ms) : std::min(wait_ms, static_cast<int>(ms));
+    }
+    if (::poll(fds.data(), fds.size(), wait_ms) < 0 && errno != EINTR) {
+      say(std::string("poll failed: ") + std::strerror(errno));
+      signal_all(procs, SIGKILL);
+      return 1;
+    }
+    for (std::size_t i = 1; i < fds.size(); ++i) {
+      if (fds[i].revents) drain(*streams[i]);
+    }
+    if (fds[0].revents) {
+      unsigned char sigs[64];
+      ssize_t n;
+      while ((n = ::read(g_signal_pipe[0], sigs, sizeof sigs)) > 0) {
+        for (ssize_t i = 0; i < n; ++i) {
+          const int sig = sigs[i];
+          if (sig == SIGCHLD) continue;  // reaped below
+          if (stop_signal != 0 && sig == SIGINT) {
+            say("second interrupt: killing every process");
+            signal_all(procs, SIGKILL);
+            continue;
+          }
+          if (stop_signal == 0) stop_signal = sig;
+          say("passing signal " + signal_name(sig) + " on to the processes");
+          signal_all(procs, sig);
+          term_at.reset();
+          if (!kill_at) kill_at = Clock::now() + spec.grace;
+        }
+      }
+    }
+    // Reap whoever ended (SIGCHLD may merge several exits into one).
+    for (std::size_t i = 0; i < procs.size(); ++i) {
+      auto& p = procs[i];
+      if (p.status) continue;
+      int st = 0;
+      if (::waitpid(p.pid, &st, WNOHANG) != p.pid) continue;
+      p.status = st;
+      if (!failed(st) || first_failure || stop_signal != 0) continue;
+      first_failure = i;
+      say("rank " + std::to_string(p.rank) + " (pid " + std::to_string(p.pid) + ") " +
+          how_it_ended(st) + "; the other processes get " +
+          std::to_string(spec.grace.count() / 1000) + " s to finish before they are stopped");
+      term_at = Clock::now() + spec.grace;
+    }
+  }
+  for (auto& p : procs) {
+    if (p.out.fd >= 0) ::close(p.out.fd);
+    if (p.err.fd >= 0) ::close(p.err.fd);
+  }
+
+  if (first_failure) {
+    const auto& p = procs[*first_failure];
+    say("the job failed: rank " + std::to_string(p.rank) + " " + how_it_ended(*p.status));
+    if (WIFEXITED(*p.status)) return WEXITSTATUS(*p.status);
+    return 128 + WTERMSIG(*p.status);
+  }
+  if (stop_signal != 0) return 128 + stop_signal;
+  for (auto& p : procs) {
+    if (p.status && failed(*p.status)) return 1;  // a failure after a stop; already reported
+  }
+  return 0;
+}
+
+}  // namespace nubo::run

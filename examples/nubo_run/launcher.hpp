@@ -1,0 +1,27 @@
+// Starts the processes of a job and watches them: their output, prefixed with their rank; the
+// signals nubo-run receives, passed on; and their ends. When one process fails, the others get
+// a grace period to finish on their own (they are likely reporting the failure, naming the
+// rank), then SIGTERM, then after the same period SIGKILL.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace nubo::run {
+
+struct LaunchSpec {
+  std::vector<std::string> command;  // program and its arguments
+  int nproc = 1;                     // processes on this node
+  int node_rank = 0;
+  int world_size = 1;      // processes in the whole job
+  std::string rendezvous;  // NUBO_RENDEZVOUS for every process
+  std::chrono::milliseconds grace{5000};
+};
+
+// Runs the job to its end and returns nubo-run's exit status: 0 when every process exited 0;
+// else the first failure's exit status, or 128 + its signal; 128 + the signal nubo-run was
+// stopped with. Explains failures on stderr, naming the rank.
+int launch(const LaunchSpec& spec);
+
+}  // namespace nubo::run

@@ -1,0 +1,203 @@
+// nubo-train: trains an MLP classifier on Fashion-MNIST, data-parallel on the chosen devices,
+// with checkpoints that survive spot interruptions (docs/train.md).
+//
+//   nubo-train --epochs 10 --hidden 256,128                 # all GPUs, else the CPU
+//   nubo-train --devices cpu:2 --checkpoint ckpt --resume    # continue after an interruption
+//   nubo-run --nproc 2 nubo-train --devices cpu              # two processes
+//
+// Exit status: 0 done, 1 error, 2 bad usage, 75 stopped by SIGTERM after checkpointing (run
+// again with --resume to continue).
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include "devices.hpp"
+#include "nubo/cost.hpp"
+#include "nubo/error.hpp"
+#include "nubo/train.hpp"
+
+namespace {
+
+constexpr int kExitStopped = 75;  // EX_TEMPFAIL: interrupted, resumable
+
+std::atomic<nubo::DataParallelTrainer*> g_trainer{nullptr};
+volatile std::sig_atomic_t g_term = 0;
+
+extern "C" void on_sigterm(int) {
+  g_term = 1;
+  if (auto* t = g_trainer.load()) t->request_stop();  // sets an atomic flag, nothing more
+}
+
+std::vector<std::size_t> parse_hidden(const std::string& text) {
+  std::vector<std::size_t> out;
+  std::size_t at = 0;
+  while (!text.empty() && at <= text.size()) {
+    std::size_t comma = text.find(',', at);
+    std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    if (item.empty() || item.size() > 7 ||
+        item.find_first_not_of("0123456789") != std::string::npos)
+      throw nubo::Error(nubo::Errc::invalid_argument,
+                        "--hidden '" + text + "': expected widths like 256,128");
+    out.push_back(std::stoul(item));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return out;
+}
+
+std::string eta_text(double s) {
+  if (s < 0) return "?";
+  char buf[32];
+  auto t = static_cast<long>(s + 0.5);
+  if (t >= 3600)
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, t / 60 % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"nubo-train: data-parallel MLP training on Fashion-MNIST"};
+  std::string devices, hidden = "256,128", checkpoint_dir, checkpoint_every, profile_path, instance,
+                       pricing = "on-demand", data_dir = nubo::kFashionMnistDir, optimizer = "sgd",
+                       schedule = "cosine";
+  int epochs = 10;
+  std::size_t batch = 128, subset = 0;
+  double lr = 0.05, bucket_mb = 25;
+  std::uint64_t seed = 1;
+  bool resume = false, autotune = false, quiet = false;
+  app.add_option("--devices", devices,
+                 "cpu, cpu:N, sim:N or cuda:I[,J...] (default: all GPUs, else cpu)");
+  app.add_option("--epochs", epochs, "Epochs in all (a resumed run continues to this many)")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--batch", batch, "Global batch: samples per step, all workers together")
+      ->check(CLI::Range(1, 1048576));
+  app.add_option("--lr", lr, "Learning rate")->check(CLI::PositiveNumber);
+  app.add_option("--optimizer", optimizer, "sgd (momentum 0.9) or adam")
+      ->check(CLI::IsMember({"sgd", "adam"}));
+  app.add_option("--schedule", schedule,
+                 "Learning rate: cosine (decays to 0 by the last epoch) or constant")
+      ->check(CLI::IsMember({"cosine", "constant"}));
+  app.add_option("--hidden", hidden, "Hidden layer widths, e.g. 256,128");
+  app.add_option("--seed", seed, "Seed of the initial parameters and the shuffle");
+  app.add_option("--checkpoint", checkpoint_dir, "Directory for checkpoints");
+  app.add_option("--checkpoint-every", checkpoint_every,
+                 "Checkpoint every N steps, or every duration (30s, 10m)");
+  app.add_flag("--resume", resume, "Continue from the newest good checkpoint in --checkpoint");
+  app.add_option("--profile", profile_path, "Write the run's profile (JSON) here");
+  app.add_option("--instance", instance, "Show the live cost of this cloud instance");
+  app.add_option("--pricing", pricing, "on-demand, spot, reserved-1y or reserved-3y");
+  app.add_option("--data", data_dir, "Fashion-MNIST directory (gzipped IDX files)");
+  app.add_option("--subset", subset, "Train on the first N rows only (0: all)");
+  app.add_option("--bucket-mb", bucket_mb, "Gradient bucket size in MB (0: no buckets)")
+      ->check(CLI::Range(0.0, 4096.0));
+  app.add_flag("--autotune", autotune, "Tune the bucket size (cached; NUBO_AUTOTUNE=0 disables)");
+  app.add_flag("--quiet", quiet, "Only the final lines");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    const bool leader = nubo::JobSpec::from_env().rank == 0;
+    if (resume && checkpoint_dir.empty())
+      throw nubo::Error(nubo::Errc::invalid_argument, "--resume needs --checkpoint DIR");
+    std::shared_ptr<nubo::InMemoryDataset> train = nubo::load_fashion_mnist("train", data_dir);
+    if (subset > 0) train = train->head(subset);
+    nubo::TrainerOptions o;
+    o.layers.push_back(784);
+    for (auto w : parse_hidden(hidden)) o.layers.push_back(w);
+    o.layers.push_back(10);
+    o.optimizer = optimizer == "adam" ? nubo::Optimizer::adam : nubo::Optimizer::sgd;
+    o.lr = static_cast<float>(lr);
+    o.global_batch = batch;
+    if (schedule == "cosine")
+      o.lr_decay_steps = static_cast<std::uint64_t>(epochs) * ((train->size() + batch - 1) / batch);
+    o.seed = seed;
+    o.bucket_bytes = static_cast<std::size_t>(bucket_mb * 1024 * 1024);
+    o.autotune = autotune;
+    o.checkpoint_dir = checkpoint_dir;
+    if (!checkpoint_every.empty()) {
+      if (checkpoint_every.find_first_not_of("0123456789") == std::string::npos)
+        o.checkpoint_every = std::stoull(checkpoint_every);
+      else
+        o.checkpoint_seconds = nubo::cost::parse_duration(checkpoint_every, "--checkpoint-every");
+    }
+    std::optional<nubo::cost::CostMeter> meter;
+    if (!instance.empty())
+      meter = nubo::cost::CostMeter::for_instance(nubo::cost::Catalog::builtin(), instance,
+                                                  nubo::cost::parse_pricing(pricing));
+
+    auto test = nubo::load_fashion_mnist("test", data_dir);
+    nubo::Team team = make_team(devices);
+    auto started = std::chrono::steady_clock::now();
+    nubo::DataParallelTrainer trainer(team, o, train);
+    g_trainer = &trainer;
+    std::signal(SIGTERM, on_sigterm);
+    if (resume) {
+      std::string from = trainer.resume_latest();
+      if (leader)
+        std::printf("%s\n", from.empty() ? "no checkpoint to resume from: starting afresh"
+                                         : ("resumed from " + from + " at step " +
+                                            std::to_string(trainer.steps_done()))
+                                               .c_str());
+    }
+    if (leader)
+      std::printf("%d worker(s) on %s, %zu parameters, %zu bucket(s), %zu training rows\n",
+                  team.size(), team.worker(0).device().name.c_str(), trainer.parameter_count(),
+                  trainer.bucket_count(), train->size());
+    std::fflush(stdout);
+
+    auto last_print = std::chrono::steady_clock::now() - std::chrono::hours(1);
+    auto progress = [&](const nubo::TrainProgress& p) {
+      auto now = std::chrono::steady_clock::now();
+      bool epoch_end = p.step % p.steps_per_epoch == 0;
+      if (!leader || quiet || (!epoch_end && now - last_print < std::chrono::seconds(2)))
+        return true;
+      last_print = now;
+      std::string cost;
+      if (meter) {
+        meter->update(std::chrono::duration<double>(now - started).count(),
+                      static_cast<double>(p.step) / static_cast<double>(p.total_steps));
+        cost = "  " + meter->line();
+      }
+      std::printf("epoch %d/%d  step %llu/%llu  loss %.4f  acc %.4f  %.0f samples/s  ETA %s%s\n",
+                  p.epoch + 1, p.epochs, static_cast<unsigned long long>(p.step),
+                  static_cast<unsigned long long>(p.total_steps), p.loss, p.accuracy,
+                  p.samples_per_s, eta_text(p.eta_s).c_str(), cost.c_str());
+      std::fflush(stdout);
+      return true;
+    };
+    nubo::FitResult r = trainer.fit(epochs, progress);
+    g_trainer = nullptr;
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!profile_path.empty() && leader) {
+      std::ofstream f(profile_path);
+      f << nubo::profile_json(trainer.profile()) << "\n";
+      if (!f) throw nubo::Error(nubo::Errc::io, profile_path + ": cannot write the profile");
+    }
+    if (r == nubo::FitResult::stopped) {
+      if (leader)
+        std::printf("stopped at step %llu (SIGTERM)%s; run again with --resume to continue\n",
+                    static_cast<unsigned long long>(trainer.steps_done()),
+                    checkpoint_dir.empty() ? "" : ", checkpoint written");
+      std::fflush(stdout);
+      return kExitStopped;
+    }
+    auto e = trainer.evaluate(*test);
+    if (leader) {
+      std::printf("test accuracy %.4f  test loss %.4f  wall time %.1f s\n", e.accuracy, e.loss,
+                  wall);
+      if (meter) std::printf("cost: %s\n", meter->line().c_str());
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nubo-train: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,187 @@
+// Data parallelism: a Team of workers, one per device, each on its own thread; buffers on the
+// workers' devices; and the collectives that combine them (all_reduce, broadcast, all_gather,
+// reduce_scatter, barrier), blocking or asynchronous. A team may span processes and hosts:
+// nubo-run starts the processes and Team::from_env() joins them. docs/parallel.md has the
+// whole story.
+//
+//   nubo::Team team(nubo::discover().select({.count = 4}));
+//   team.run([&](nubo::Worker& w) {
+//     auto grad = w.alloc<float>(n);
+//     ...                                 // compute this worker's gradient
+//     w.all_reduce(grad, nubo::ReduceOp::avg);
+//   });
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nubo/buffer.hpp"
+#include "nubo/device.hpp"
+#include "nubo/dtype.hpp"
+#include "nubo/export.hpp"
+
+namespace nubo {
+
+namespace detail {
+class CollectiveHandle;
+struct TeamState;
+struct WorkerState;
+struct WorkerAccess;
+}  // namespace detail
+
+// How long a collective waits for the other ranks before it fails, naming the ones missing.
+inline constexpr std::chrono::milliseconds kDefaultTimeout{60000};
+
+struct TeamOptions {
+  // 0: NUBO_TIMEOUT if set, else kDefaultTimeout.
+  std::chrono::milliseconds timeout{0};
+};
+
+// A job of several processes, as nubo-run describes it in NUBO_RANK, NUBO_LOCAL_RANK,
+// NUBO_WORLD_SIZE and NUBO_RENDEZVOUS. Ranks count processes here; a process holding k devices
+// gives the team k workers (team ranks rank * k to rank * k + k - 1).
+struct JobSpec {
+  int rank = 0;            // this process, 0 .. world_size - 1
+  int local_rank = 0;      // this process's index among those on its host
+  int world_size = 1;      // processes in the job
+  std::string rendezvous;  // "file:///shared/dir" or "redis://host:port/job"
+
+  // From the environment; throws invalid_argument naming the variable that is missing or
+  // malformed. With none of the variables set: a job of this process alone (rank 0 of 1), so a
+  // program written for nubo-run also runs on its own.
+  NUBO_API static JobSpec from_env();
+};
+
+// Checks a rendezvous location ("file:///dir" or "redis://host[:port][/job]"); throws
+// invalid_argument saying what is wrong, naming `what` (a flag or variable) as its source.
+NUBO_API void check_rendezvous(std::string_view url, std::string_view what = "rendezvous");
+
+// A collective in flight. wait() blocks until it has finished and rethrows its failure; the
+// buffers it uses must not be touched, or freed, before then. Destroying an unwaited Pending
+// waits for it and drops its error (the team's next collective reports the failure again).
+class NUBO_API Pending {
+ public:
+  Pending();
+  explicit Pending(std::unique_ptr<detail::CollectiveHandle> handle);
+  Pending(Pending&&) noexcept;
+  Pending& operator=(Pending&&) noexcept;
+  ~Pending();
+  void wait();
+  bool done() const;  // true once wait() would not block
+
+ private:
+  std::unique_ptr<detail::CollectiveHandle> handle_;
+};
+
+// A worker's rows of a global batch: rows [begin, begin + count).
+struct Shard {
+  std::size_t begin = 0;
+  std::size_t count = 0;
+};
+
+// One member of a team, handed to the function Team::run runs. Its methods are called from
+// that function, on the worker's own thread.
+class NUBO_API Worker {
+ public:
+  int rank() const;        // in the team: 0 .. size() - 1
+  int size() const;        // workers in the team, in every process
+  int local_rank() const;  // among the workers of this process: 0 .. local_size() - 1
+  int local_size() const;
+  const Device& device() const;
+
+  // This worker's rows of a batch of n: n / size() rows each, and the first n % size() ranks
+  // one more; rank r starts after the rows of ranks 0 .. r - 1. Every row belongs to exactly
+  // one rank, and shard sizes differ by at most one.
+  Shard shard(std::size_t n) const;
+
+  // Memory on this worker's device.
+  DeviceBuffer alloc(DType type, std::size_t count);
+  template <class T>
+  Buffer<T> alloc(std::size_t count) {
+    return Buffer<T>(alloc(dtype_of_v<T>, count));
+  }
+
+  // The collectives. Every rank of the team calls the same ones, in the same order, with the
+  // same sizes and types (mismatches are reported, not guessed at). Types: f32, f16, bf16, i32,
+  // i64; ops: sum, avg, max, min (integer avg rounds towards zero).
+  //  - all_reduce: in place; every rank ends with the reduction of all ranks' buffers;
+  //  - broadcast: in place; every rank ends with rank root's buffer;
+  //  - all_gather: out (size() * in.size() elements) gets rank r's in at r * in.size();
+  //  - reduce_scatter: in holds size() * out.size() elements; rank r's out gets the reduction
+  //    of block r of every rank's in;
+  //  - barrier: returns once every rank has called it.
+  // A collective fails with Errc::timeout or Errc::unavailable (naming the rank that did not
+  // come) when a peer does not take part within the team's timeout, with Errc::cancelled when
+  // another worker failed, and with Errc::invalid_argument for a mismatch.
+  void all_reduce(DeviceBuffer& buf, ReduceOp op = ReduceOp::sum);
+  void broadcast(DeviceBuffer& buf, int root = 0);
+  void all_gather(const DeviceBuffer& in, DeviceBuffer& out);
+  void reduce_scatter(const DeviceBuffer& in, DeviceBuffer& out, ReduceOp op = ReduceOp::sum);
+  void barrier();
+
+  // The same, asynchronously: they run in the order they were issued, on this worker's progress
+  // thread, while the worker goes on; wait on the Pending before using the buffers.
+  [[nodiscard]] Pending all_reduce_async(DeviceBuffer& buf, ReduceOp op = ReduceOp::sum);
+  [[nodiscard]] Pending broadcast_async(DeviceBuffer& buf, int root = 0);
+  [[nodiscard]] Pending all_gather_async(const DeviceBuffer& in, DeviceBuffer& out);
+  [[nodiscard]] Pending reduce_scatter_async(const DeviceBuffer& in, DeviceBuffer& out,
+                                             ReduceOp op = ReduceOp::sum);
+  [[nodiscard]] Pending barrier_async();
+
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+ private:
+  friend struct detail::TeamState;
+  friend struct detail::WorkerAccess;
+  explicit Worker(detail::WorkerState* state) : state_(state) {}
+  detail::WorkerState* state_;
+};
+
+class NUBO_API Team {
+ public:
+  // One worker per device, all in this process. The host device (DeviceReport::host_device())
+  // may be listed several times: each is a worker of its own on the CPU.
+  explicit Team(const std::vector<Device>& devices, const TeamOptions& options = {});
+  // This process's workers in a job of several processes (see JobSpec).
+  Team(const std::vector<Device>& devices, const JobSpec& job, const TeamOptions& options = {});
+
+  // Every usable GPU of this machine (real, or simulated by NUBO_SIM_DEVICES); the host CPU
+  // when there is none.
+  static Team all(const TeamOptions& options = {});
+  // Joins the job nubo-run started, with one worker in this process: on GPU number
+  // NUBO_LOCAL_RANK (modulo the number of GPUs) when the machine has GPUs, else on the CPU.
+  static Team from_env(const TeamOptions& options = {});
+  // Joins the job with these devices as this process's workers.
+  static Team from_env(const std::vector<Device>& devices, const TeamOptions& options = {});
+
+  Team(Team&&) noexcept;
+  Team& operator=(Team&&) noexcept;
+  // Across processes, waits (up to the timeout) until the other processes reach the end too.
+  ~Team();
+
+  int size() const;        // workers in the team, in every process
+  int local_size() const;  // workers in this process
+  std::chrono::milliseconds timeout() const;
+  Worker& worker(int local_rank);  // this process's workers, for setting up between runs
+
+  // Runs fn on every worker of this process at once, each on its own thread, and returns when
+  // all have returned. When one throws, the team's pending and later collectives fail at once
+  // (in the other processes too), and run() rethrows the first failure once every worker has
+  // stopped. A team that failed this way in one process is usable again; a team spanning
+  // processes is not (its peers were told to give up).
+  void run(const std::function<void(Worker&)>& fn);
+
+ private:
+  explicit Team(std::unique_ptr<detail::TeamState> state);
+  std::unique_ptr<detail::TeamState> state_;
+};
+
+}  // namespace nubo

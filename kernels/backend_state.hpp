@@ -1,0 +1,25 @@
+// What the plugin's opaque handles (lib/device/cuda_plugin_abi.h) hold.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "device/cuda_plugin_abi.h"
+
+struct nubo_cuda_backend {
+  int ordinal = 0;
+  cudaStream_t stream = nullptr;  // non-blocking: never serialised with the legacy stream
+  cublasHandle_t blas = nullptr;  // bound to stream
+};
+
+struct nubo_cuda_event {
+  int ordinal = 0;
+  cudaEvent_t event = nullptr;
+};
+
+namespace nubo::cuda_plugin {
+
+// The table of backend functions (backend_api.cpp); nccl_api.cpp fills in the NCCL part.
+void fill_nccl_functions(nubo_cuda_backend_api& api);
+
+}  // namespace nubo::cuda_plugin

@@ -1,0 +1,35 @@
+// Launchers of the built-in kernels (kernels.cu, compiled by nvcc), callable from the plugin's
+// g++-compiled code. Each enqueues on `stream` and returns the launch's cudaError_t; the
+// arithmetic is kernels/math.hpp, shared with the host backend.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "math.hpp"
+
+namespace nubo::cuda_plugin {
+
+cudaError_t launch_fill(cudaStream_t s, float* x, std::uint64_t n, float value);
+cudaError_t launch_scale(cudaStream_t s, float* x, std::uint64_t n, float alpha);
+cudaError_t launch_axpy(cudaStream_t s, std::uint64_t n, float alpha, const float* x, float* y);
+cudaError_t launch_bias_add(cudaStream_t s, float* y, const float* bias, std::uint64_t rows,
+                            std::uint64_t cols);
+cudaError_t launch_bias_grad(cudaStream_t s, const float* dy, float* dbias, std::uint64_t rows,
+                             std::uint64_t cols);
+cudaError_t launch_relu(cudaStream_t s, const float* x, float* y, std::uint64_t n);
+cudaError_t launch_relu_grad(cudaStream_t s, const float* x, const float* dy, float* dx,
+                             std::uint64_t n);
+cudaError_t launch_softmax_xent_forward(cudaStream_t s, const float* logits,
+                                        const std::int32_t* labels, float* probs, float* loss,
+                                        std::uint64_t rows, std::uint64_t cols);
+cudaError_t launch_softmax_xent_backward(cudaStream_t s, const float* probs,
+                                         const std::int32_t* labels, float* dlogits,
+                                         std::uint64_t rows, std::uint64_t cols, float scale);
+cudaError_t launch_sgd_momentum(cudaStream_t s, float* w, const float* grad, float* velocity,
+                                std::uint64_t n, float lr, float momentum, float weight_decay);
+cudaError_t launch_adam(cudaStream_t s, float* w, const float* grad, float* m, float* v,
+                        std::uint64_t n, const math::AdamStep& step);
+
+}  // namespace nubo::cuda_plugin

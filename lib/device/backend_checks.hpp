@@ -1,0 +1,30 @@
+// Argument checks shared by every backend, done on the host before any work is queued, so a
+// bad call fails the same way (Errc::invalid_argument, naming the device) on host, sim and cuda.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "device/backend.hpp"
+
+namespace nubo::detail {
+
+// A GEMM with its leading dimensions filled in (0 -> packed) and checked, plus the number of
+// bytes each matrix spans in memory, for range checks.
+struct GemmPlan {
+  Gemm g;
+  std::size_t a_bytes = 0, b_bytes = 0, c_bytes = 0;
+};
+
+// Throws invalid_argument for a leading dimension that is too small or dimensions too large
+// for the BLAS's 32-bit integers; `who` (DeviceBackend::describe()) starts the message.
+GemmPlan plan_gemm(const Gemm& g, const std::string& who);
+
+// rows * cols, or invalid_argument when it overflows.
+std::size_t checked_elements(std::size_t rows, std::size_t cols, const std::string& who,
+                             const char* what);
+
+// Adam's step must be >= 1 (its bias correction divides by 1 - beta^t).
+void check_adam(const AdamParams& p, const std::string& who);
+
+}  // namespace nubo::detail

@@ -1,0 +1,140 @@
+// FileStore: one file per key in a folder. A value is written to a temporary file and renamed
+// into place, so a reader sees either no key or the whole value, never part of it (rename is
+// atomic on one file system, and on NFS for files in one folder).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "nubo/error.hpp"
+#include "parallel/store.hpp"
+
+namespace nubo::parallel {
+namespace {
+
+std::string errno_text(int err) {
+  return std::system_category().message(err);
+}
+
+class FileStore final : public Store {
+ public:
+  FileStore(std::string dir, std::string url) : dir_(std::move(dir)), url_(std::move(url)) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (ec || !std::filesystem::is_directory(dir_)) {
+      throw Error(Errc::io, "cannot use the rendezvous folder " + dir_ + " (" + url_ +
+                                "): " + (ec ? ec.message() : "it is not a folder"));
+    }
+  }
+
+  void set(const std::string& key, std::string_view value) override {
+    check_store_key(key);
+    if (value.size() > kMaxStoreValue) {
+      throw Error(Errc::invalid_argument, "store value for '" + key + "' is " +
+                                              std::to_string(value.size()) +
+                                              " bytes; the limit is 1 MiB");
+    }
+    static std::atomic<unsigned> counter{0};
+    const std::string final_path = path_of(key);
+    const std::string tmp = dir_ + "/.tmp." + std::to_string(::getpid()) + "." +
+                            std::to_string(counter.fetch_add(1)) + "." + file_name(key);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) fail("cannot create", tmp, errno);
+    std::size_t done = 0;
+    while (done < value.size()) {
+      ssize_t n = ::write(fd, value.data() + done, value.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        int err = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        fail("cannot write", tmp, err);
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    if (::close(fd) != 0) {
+      int err = errno;
+      ::unlink(tmp.c_str());
+      fail("cannot write", tmp, err);
+    }
+    if (::rename(tmp.c_str(), final_path.c_str()) != 0) {
+      int err = errno;
+      ::unlink(tmp.c_str());
+      fail("cannot rename into", final_path, err);
+    }
+  }
+
+  std::optional<std::string> try_get(const std::string& key) override {
+    check_store_key(key);
+    const std::string path = path_of(key);
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) return std::nullopt;
+      fail("cannot open", path, errno);
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      int err = errno;
+      ::close(fd);
+      fail("cannot stat", path, err);
+    }
+    if (st.st_size < 0 || static_cast<std::uint64_t>(st.st_size) > kMaxStoreValue) {
+      ::close(fd);
+      throw Error(Errc::corrupt, "rendezvous file " + path + " holds " +
+                                     std::to_string(st.st_size) +
+                                     " bytes, more than any nubo record (1 MiB): is the folder "
+                                     "shared with something else?");
+    }
+    std::string value(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t done = 0;
+    while (done < value.size()) {
+      ssize_t n = ::read(fd, value.data() + done, value.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        int err = errno;
+        ::close(fd);
+        fail("cannot read", path, err);
+      }
+      if (n == 0) break;  // the file cannot shrink (renamed into place whole); be safe anyway
+      done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    value.resize(done);
+    return value;
+  }
+
+  std::string describe() const override { return url_; }
+
+ private:
+  // '/' separates key parts; files live flat in the folder, so it becomes '='; the "k." prefix
+  // keeps keys such as ".." or ".tmp" from naming anything special.
+  static std::string file_name(const std::string& key) {
+    std::string name = "k." + key;
+    for (auto& c : name) {
+      if (c == '/') c = '=';
+    }
+    return name;
+  }
+  std::string path_of(const std::string& key) const { return dir_ + "/" + file_name(key); }
+
+  [[noreturn]] void fail(const char* what, const std::string& path, int err) const {
+    throw Error(Errc::io, std::string("rendezvous store ") + url_ + ": " + what + " " + path +
+                              ": " + errno_text(err));
+  }
+
+  std::string dir_;
+  std::string url_;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> make_file_store(const std::string& dir, const std::string& url_text) {
+  return std::make_unique<FileStore>(dir, url_text);
+}
+
+}  // namespace nubo::parallel

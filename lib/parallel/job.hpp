@@ -1,0 +1,34 @@
+// Joining a job of several processes through the rendezvous store: each process publishes who
+// it is and waits for the others, so that the team starts only when everyone is there and
+// agrees on the job's shape. Problems are named: ranks that never came (after the timeout), a
+// world size or a device count that differs between processes.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "parallel/store.hpp"
+
+namespace nubo::parallel {
+
+struct ProcessInfo {
+  int world_size = 0;  // NUBO_WORLD_SIZE as this process has it
+  int local_size = 0;  // workers the process holds
+  std::string host;    // its host name
+  long pid = 0;
+};
+
+// Publishes `me` as process `rank` under "proc/<rank>" and waits up to `timeout` for every other
+// process of the world; returns all of them, indexed by rank.
+std::vector<ProcessInfo> meet(Store& store, int rank, const ProcessInfo& me,
+                              std::chrono::milliseconds timeout);
+
+// The record format, for the tests.
+std::string encode(const ProcessInfo& info);
+ProcessInfo decode(const std::string& record, int rank, const std::string& where);
+
+// This host's name (gethostname), for the records and messages.
+std::string host_name();
+
+}  // namespace nubo::parallel

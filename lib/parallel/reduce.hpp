@@ -1,0 +1,31 @@
+// The elementwise arithmetic of the collectives on host memory, for every DType and ReduceOp.
+//
+// Order and precision, which make the shared-memory results reproducible:
+//  - reduce_ranks combines the inputs in rank order, ((in[0] op in[1]) op in[2]) ...;
+//  - f16 and bf16 are widened to f32, combined in f32 and rounded once at the end;
+//  - avg is the sum divided by the number of ranks: in f32 for the floating types (rounded once
+//    for f16/bf16), and C++ integer division (towards zero) for i32/i64;
+//  - integer sums wrap around (two's complement), as NCCL's do, instead of being undefined.
+// A one-thread reference that follows these rules gets bit-identical results.
+#pragma once
+
+#include <cstddef>
+
+#include "nubo/dtype.hpp"
+
+namespace nubo::parallel {
+
+// r[i] = ins[0][i] op ins[1][i] op ... op ins[n-1][i] for i in [begin, begin + count), written
+// to outs[0..n_outs)[i]. Outputs may be inputs: each element is read from every input before it
+// is written anywhere.
+void reduce_ranks(DType type, ReduceOp op, const void* const* ins, int n, void* const* outs,
+                  int n_outs, std::size_t begin, std::size_t count);
+
+// c[i] = a[i] op b[i], with avg treated as sum (finish with divide_by). The pairwise step of a
+// ring reduction (Gloo's reduce function); c may alias a or b.
+void reduce_pair(DType type, ReduceOp op, void* c, const void* a, const void* b, std::size_t count);
+
+// buf[i] /= n, the last step of avg after reduce_pair sums.
+void divide_by(DType type, void* buf, std::size_t count, int n);
+
+}  // namespace nubo::parallel

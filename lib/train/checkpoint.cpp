@@ -1,0 +1,212 @@
+// Checkpoints: a nubo archive (zstd) of meta.json, params.bin and the optimizer state
+// (state1.bin: SGD velocity or Adam m; state2.bin: Adam v), raw little-endian fp32 in the
+// parameters' order. transfer::pack writes "<path>.part" and renames it when complete, so a
+// checkpoint is either whole or absent; every chunk is checksummed, so damage is found on load.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/log.hpp"
+#include "nubo/error.hpp"
+#include "nubo/transfer.hpp"
+#include "nubo/version.h"
+#include "train/trainer_impl.hpp"
+
+namespace nubo {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kFormat = "nubo-checkpoint/1";
+
+std::string widths_text(const std::vector<std::size_t>& w) {
+  std::string s;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (i) s += '-';
+    s += std::to_string(w[i]);
+  }
+  return s;
+}
+
+void write_file(const fs::path& p, const void* data, std::size_t bytes) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  if (!f) throw Error(Errc::io, p.string() + ": cannot write the checkpoint's staging file");
+}
+
+std::vector<float> read_floats(const transfer::Reader& r, const std::string& archive,
+                               const std::string& name, std::size_t count) {
+  const transfer::Entry* e = r.find(name);
+  if (!e) throw Error(Errc::corrupt, archive + ": the checkpoint has no " + name);
+  if (e->size != count * sizeof(float))
+    throw Error(Errc::corrupt, archive + ": " + name + " holds " + std::to_string(e->size) +
+                                   " bytes, expected " + std::to_string(count * sizeof(float)));
+  std::vector<float> v(count);
+  std::size_t got = r.read(name, 0, std::as_writable_bytes(std::span<float>(v)));
+  if (got != e->size) throw Error(Errc::corrupt, archive + ": " + name + " is short");
+  return v;
+}
+
+}  // namespace
+
+std::string DataParallelTrainer::checkpoint_path(std::uint64_t step) const {
+  if (impl_->opt.checkpoint_dir.empty())
+    throw Error(Errc::invalid_argument, "checkpoint_path: no checkpoint_dir was set");
+  char name[64];
+  std::snprintf(name, sizeof name, "ckpt-%010llu.nubo", static_cast<unsigned long long>(step));
+  return (fs::path(impl_->opt.checkpoint_dir) / name).string();
+}
+
+void DataParallelTrainer::save(const std::string& path) {
+  Impl& m = *impl_;
+  auto t0 = std::chrono::steady_clock::now();
+  if (m.holds_rank0()) {
+    const fs::path target(path);
+    if (target.has_parent_path()) fs::create_directories(target.parent_path());
+    const fs::path staging = path + ".staging-" + std::to_string(::getpid());
+    fs::remove_all(staging);
+    fs::create_directories(staging);
+    nlohmann::json meta = {
+        {"format", kFormat},
+        {"nubo_version", std::to_string(NUBO_VERSION_MAJOR) + "." +
+                             std::to_string(NUBO_VERSION_MINOR) + "." +
+                             std::to_string(NUBO_VERSION_PATCH)},
+        {"layers", m.layout.widths},
+        {"optimizer", m.opt.optimizer == Optimizer::adam ? "adam" : "sgd"},
+        {"global_batch", m.opt.global_batch},
+        {"seed", m.opt.seed},
+        {"step", m.step},
+        {"epoch", m.epoch},
+        {"position", m.position},
+        {"rng_state", m.epoch_rng_state},
+        {"dataset", {{"name", m.train->name()}, {"rows", m.train->size()}}},
+    };
+    std::string text = meta.dump(1);
+    write_file(staging / "meta.json", text.data(), text.size());
+    const auto& r = *m.replicas.at(0);
+    for (int which = 0; which <= static_cast<int>(r.optimizer_states()); ++which) {
+      auto v = r.read(which);
+      const char* names[] = {"params.bin", "state1.bin", "state2.bin"};
+      write_file(staging / names[which], v.data(), v.size() * sizeof(float));
+    }
+    transfer::PackOptions po;
+    po.codec = transfer::Codec::zstd;
+    po.resume = false;
+    po.threads = 1;
+    transfer::pack({(staging / ".").string()}, path, po);
+    fs::remove_all(staging);
+    fs::remove(path + ".journal");
+    m.checkpoint_bytes = static_cast<double>(fs::file_size(path));
+    // Keep the newest checkpoint_keep of fit()'s checkpoints.
+    if (!m.opt.checkpoint_dir.empty() && target.parent_path() == fs::path(m.opt.checkpoint_dir)) {
+      std::vector<fs::path> all;
+      for (const auto& e : fs::directory_iterator(m.opt.checkpoint_dir)) {
+        auto n = e.path().filename().string();
+        if (n.starts_with("ckpt-") && n.ends_with(".nubo")) all.push_back(e.path());
+      }
+      std::sort(all.begin(), all.end());
+      const auto keep = static_cast<std::size_t>(m.opt.checkpoint_keep);
+      for (std::size_t i = 0; i + keep < all.size(); ++i) fs::remove(all[i]);
+    }
+  }
+  if (!m.single_process()) m.team.run([](Worker& w) { w.barrier(); });
+  m.checkpoint_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ++m.checkpoints;
+  m.last_checkpoint = std::chrono::steady_clock::now();
+}
+
+void DataParallelTrainer::load(const std::string& path) {
+  Impl& m = *impl_;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw Error(Errc::not_found, path + ": no such checkpoint");
+  transfer::Reader r(path);
+  const transfer::Entry* e = r.find("meta.json");
+  if (!e || e->size > (1u << 20))
+    throw Error(Errc::corrupt, path + ": not a nubo checkpoint (no meta.json)");
+  auto bytes = r.read("meta.json", 0, static_cast<std::size_t>(e->size));
+  nlohmann::json meta;
+  std::vector<std::size_t> layers;
+  std::string optimizer, rng_state;
+  std::uint64_t step = 0, position = 0, rows = 0, batch = 0;
+  int epoch = 0;
+  try {
+    meta = nlohmann::json::parse(reinterpret_cast<const char*>(bytes.data()),
+                                 reinterpret_cast<const char*>(bytes.data()) + bytes.size());
+    if (meta.at("format").get<std::string>() != kFormat)
+      throw Error(Errc::corrupt, path + ": checkpoint format '" +
+                                     meta.at("format").get<std::string>() + "', expected " +
+                                     kFormat);
+    layers = meta.at("layers").get<std::vector<std::size_t>>();
+    optimizer = meta.at("optimizer").get<std::string>();
+    rng_state = meta.at("rng_state").get<std::string>();
+    step = meta.at("step").get<std::uint64_t>();
+    epoch = meta.at("epoch").get<int>();
+    position = meta.at("position").get<std::uint64_t>();
+    rows = meta.at("dataset").at("rows").get<std::uint64_t>();
+    batch = meta.at("global_batch").get<std::uint64_t>();
+  } catch (const nlohmann::json::exception& x) {
+    throw Error(Errc::corrupt, path + ": meta.json is malformed: " + x.what());
+  }
+  if (layers != m.layout.widths)
+    throw Error(Errc::invalid_argument, path + ": a checkpoint of another model: layers " +
+                                            widths_text(layers) + ", this trainer has " +
+                                            widths_text(m.layout.widths));
+  const std::string ours = m.opt.optimizer == Optimizer::adam ? "adam" : "sgd";
+  if (optimizer != ours)
+    throw Error(Errc::invalid_argument, path + ": the checkpoint's optimizer is " + optimizer +
+                                            ", this trainer uses " + ours);
+  if (rows != m.train->size() || batch != m.opt.global_batch)
+    throw Error(Errc::invalid_argument,
+                path + ": the checkpoint was taken with " + std::to_string(rows) +
+                    " training rows and a global batch of " + std::to_string(batch) +
+                    "; this trainer has " + std::to_string(m.train->size()) + " and " +
+                    std::to_string(m.opt.global_batch) + " (resuming exactly needs the same)");
+  const std::size_t states = m.replicas.at(0)->optimizer_states();
+  std::vector<std::vector<float>> values;
+  const char* names[] = {"params.bin", "state1.bin", "state2.bin"};
+  for (std::size_t i = 0; i <= states; ++i)
+    values.push_back(read_floats(r, path, names[i], m.layout.total));
+  // Everything was read and checked: only now change the trainer.
+  if (epoch >= 0) {
+    m.restore_epoch(epoch, rng_state, position);
+  } else {  // taken before the first step
+    m.rng.seed(m.opt.seed);
+    m.epoch = -1;
+    m.position = 0;
+  }
+  m.step = step;
+  m.team.run([&](Worker& w) {
+    auto& rep = *m.replicas[static_cast<std::size_t>(w.local_rank())];
+    for (std::size_t i = 0; i < values.size(); ++i) rep.write(static_cast<int>(i), values[i]);
+  });
+}
+
+std::string DataParallelTrainer::resume_latest() {
+  const std::string& dir = impl_->opt.checkpoint_dir;
+  if (dir.empty()) throw Error(Errc::invalid_argument, "resume: no checkpoint_dir was set");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return "";
+  std::vector<fs::path> all;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    auto n = e.path().filename().string();
+    if (n.starts_with("ckpt-") && n.ends_with(".nubo")) all.push_back(e.path());
+  }
+  std::sort(all.rbegin(), all.rend());  // zero-padded step numbers: newest first
+  for (const auto& p : all) {
+    try {
+      transfer::verify(p.string());
+      load(p.string());
+      return p.string();
+    } catch (const Error& x) {
+      // Another model's checkpoint is the caller's mistake, not damage: say so.
+      if (x.code() == Errc::invalid_argument) throw;
+      log::warn("resume: checkpoint " + p.string() + " is unusable (" + x.what() +
+                "); falling back to the previous one");
+    }
+  }
+  return "";
+}
+
+}  // namespace nubo

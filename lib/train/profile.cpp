@@ -1,0 +1,48 @@
+// The run's profile for the cost model (docs/profile.schema.json), from what run_step measured
+// on this process's first worker.
+#include "nubo/error.hpp"
+#include "train/trainer_impl.hpp"
+
+namespace nubo {
+
+cost::Profile DataParallelTrainer::profile() const {
+  const Impl& m = *impl_;
+  cost::Profile p;
+  Device d;
+  d = m.team.worker(0).device();
+  p.backend = d.backend == Backend::host ? "cpu" : std::string(backend_name(d.backend));
+  p.device_model = d.backend == Backend::host || d.model.empty() ? d.name : d.model;
+  p.devices = m.team.size();
+  p.processes = std::max(1, m.team.size() / std::max(1, m.team.local_size()));
+  p.dtype = cost::Dtype::fp32;
+  p.global_batch = static_cast<double>(m.opt.global_batch);
+  p.steps = static_cast<double>(m.measured_steps);
+  const double steps = std::max<double>(1, static_cast<double>(m.measured_steps));
+  p.step_time_s = m.wall_s / steps;
+  // Everything a worker does apart from waiting for its peers: data, forward, backward, update.
+  p.compute_time_s = (m.times.data + m.times.compute + m.times.update) / steps;
+  if (p.compute_time_s <= 0) p.compute_time_s = 1e-9;  // the schema wants it positive
+  p.communication_time_s = (m.times.comm_wait + m.times.stats) / steps;
+  p.allreduce_bytes = static_cast<double>(m.layout.total * sizeof(float));
+  p.samples_per_s = m.wall_s > 0 ? static_cast<double>(m.measured_samples) / m.wall_s : 0;
+  p.checkpoint_time_s = m.checkpoints ? m.checkpoint_s / static_cast<double>(m.checkpoints) : 0;
+  p.checkpoint_bytes = m.checkpoint_bytes;
+  p.dataset_samples = static_cast<double>(m.train->size());
+  p.dataset_bytes = static_cast<double>(m.train->bytes_on_disk());
+  p.parameter_bytes = static_cast<double>(m.layout.total * sizeof(float));
+  // A CPU has no entry in the GPU table: give the rate it achieved (6 FLOPs per parameter per
+  // sample for forward and backward of a dense layer), so the model can scale from it.
+  double flops = 6.0 * static_cast<double>(m.layout.total) *
+                 static_cast<double>(m.opt.global_batch) / static_cast<double>(m.team.size());
+  double peak = d.peak.fp32 > 0 ? d.peak.fp32 : flops / p.compute_time_s / 1e12;
+  p.device_peak_tflops = peak;
+  p.memory_per_device_bytes = static_cast<double>(m.layout.total * sizeof(float) *
+                                                  (3 + m.replicas.at(0)->optimizer_states()));
+  return p;
+}
+
+std::string profile_json(const cost::Profile& profile) {
+  return profile.to_json();
+}
+
+}  // namespace nubo

@@ -1,0 +1,335 @@
+// The CUDA backend with the real plugin. Without a GPU (this machine): opening a cuda device
+// fails cleanly with Errc::unavailable and discovery's reason, never a crash. With a GPU (the
+// [gpu] tests, run by benchmarks/gpu_check.sh): every kernel against the host backend, GEMM in
+// f32, f16 and bf16 against a naive loop, copies, events, out-of-memory, and NCCL on one GPU.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "backend_helpers.hpp"
+#include "device/nccl_communicator.hpp"
+#include "nubo/error.hpp"
+
+using namespace nubo;
+using namespace nubo::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+Device cuda_device(int ordinal) {
+  Device d;
+  d.backend = Backend::cuda;
+  d.index = d.ordinal = ordinal;
+  return d;
+}
+
+auto has_code(Errc code) {
+  return Catch::Predicate<Error>([code](const Error& e) { return e.code() == code; },
+                                 "error code " + std::string(errc_name(code)));
+}
+
+}  // namespace
+
+TEST_CASE("a plugin that is missing or turned off gives unavailable", "[backend][cuda]") {
+  {
+    ScopedEnv plugin("NUBO_CUDA_PLUGIN", "/nonexistent/libnubo_cuda.so");
+    CHECK_THROWS_MATCHES(detail::make_backend(cuda_device(0)), Error, has_code(Errc::unavailable));
+    CHECK_THROWS_WITH(detail::make_backend(cuda_device(0)), Catch::Contains("does not exist"));
+  }
+  {
+    ScopedEnv off("NUBO_CUDA", "0");
+    CHECK_THROWS_WITH(detail::make_backend(cuda_device(0)), Catch::Contains("NUBO_CUDA=0"));
+  }
+#ifdef NUBO_TEST_NOT_A_PLUGIN
+  {
+    // A real shared library without the backend entry point (an old or foreign plugin).
+    ScopedEnv plugin("NUBO_CUDA_PLUGIN", NUBO_TEST_NOT_A_PLUGIN);
+    CHECK_THROWS_WITH(detail::make_backend(cuda_device(0)),
+                      Catch::Contains("does not export nubo_cuda_backend_v1"));
+  }
+#endif
+}
+
+#ifdef NUBO_TEST_CUDA_PLUGIN
+
+namespace {
+
+// The CUDA devices discovery sees with the built plugin; empty on a machine without a GPU.
+std::vector<Device> cuda_devices() {
+  DiscoverOptions o;
+  o.sim_devices = "";
+  o.cuda_plugin_path = NUBO_TEST_CUDA_PLUGIN;
+  std::vector<Device> out;
+  for (const Device& d : discover(o).devices)
+    if (d.backend == Backend::cuda) out.push_back(d);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("without a usable GPU, opening a cuda device reports why instead of crashing",
+          "[backend][cuda]") {
+  ScopedEnv plugin("NUBO_CUDA_PLUGIN", NUBO_TEST_CUDA_PLUGIN);
+  DiscoverOptions o;
+  o.sim_devices = "";
+  const DeviceReport report = discover(o);
+  const std::size_t gpus = cuda_devices().size();
+  // Ordinal 0 where there is no GPU; one past the last where there are GPUs.
+  const int ordinal = static_cast<int>(gpus);
+  try {
+    detail::make_backend(cuda_device(ordinal));
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == Errc::unavailable);
+    CHECK_THAT(e.what(),
+               Catch::Contains("cuda " + std::to_string(ordinal) + ": cannot open the device"));
+    // The reason discovery gives (no-driver on a machine like this one) is in the message.
+    if (const Diagnosis* d = report.find_diagnosis("no-driver")) {
+      CHECK_THAT(e.what(), Catch::Contains("[no-driver]") && Catch::Contains("libcuda.so.1"));
+      (void)d;
+    }
+  }
+}
+
+// --- With a GPU ------------------------------------------------------------------------------
+
+namespace {
+
+std::uint16_t to_bf16(float f) {  // exact for the values used (few mantissa bits)
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return static_cast<std::uint16_t>(u >> 16);
+}
+float from_bf16(std::uint16_t h) {
+  const std::uint32_t u = static_cast<std::uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+// IEEE half for normal numbers and zero (all the test uses), round to nearest even.
+std::uint16_t to_f16(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  const std::uint32_t sign = (u >> 16) & 0x8000u;
+  if ((u & 0x7fffffffu) == 0) return static_cast<std::uint16_t>(sign);
+  const int exp = static_cast<int>((u >> 23) & 0xff) - 127 + 15;
+  std::uint32_t mant = u & 0x7fffffu;
+  std::uint32_t h = sign | (static_cast<std::uint32_t>(exp) << 10) | (mant >> 13);
+  const std::uint32_t rest = mant & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+  return static_cast<std::uint16_t>(h);
+}
+float from_f16(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  std::uint32_t u = sign;
+  if (exp != 0) u |= ((exp - 15 + 127) << 23) | (mant << 13);
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// Values in multiples of 1/8 between -2 and 2: exact in f16 and bf16, so only the product's
+// rounding differs from the reference.
+std::vector<float> eighths(std::size_t n, std::uint32_t seed) {
+  auto v = random_floats(n, seed, -16.0f, 16.0f);
+  for (auto& x : v) x = std::round(x) / 8.0f;
+  return v;
+}
+
+void gpu_gemm_check(detail::DeviceBackend& gpu, DType type, std::size_t m, std::size_t n,
+                    std::size_t k, bool ta, bool tb) {
+  detail::Gemm g;
+  g.m = m, g.n = n, g.k = k, g.type = type;
+  g.trans_a = ta ? detail::Transpose::yes : detail::Transpose::no;
+  g.trans_b = tb ? detail::Transpose::yes : detail::Transpose::no;
+  g.alpha = 0.5f, g.beta = type == DType::f32 ? 0.25f : 0.0f;
+  g.lda = ta ? m : k, g.ldb = tb ? k : n, g.ldc = n;
+  const auto a = eighths(m * k, 1), b = eighths(k * n, 2);
+  auto c = eighths(m * n, 3);
+  std::vector<float> got(m * n);
+  if (type == DType::f32) {
+    DeviceBuffer<float> da(gpu, a), db(gpu, b), dc(gpu, c);
+    gpu.gemm(g, da.get(), db.get(), dc.get());
+    got = dc.read();
+  } else {
+    auto conv = [&](const std::vector<float>& v) {
+      std::vector<std::uint16_t> out(v.size());
+      for (std::size_t i = 0; i < v.size(); ++i)
+        out[i] = type == DType::f16 ? to_f16(v[i]) : to_bf16(v[i]);
+      return out;
+    };
+    DeviceBuffer<std::uint16_t> da(gpu, conv(a)), db(gpu, conv(b)), dc(gpu, conv(c));
+    gpu.gemm(g, da.get(), db.get(), dc.get());
+    const auto raw = dc.read();
+    for (std::size_t i = 0; i < raw.size(); ++i)
+      got[i] = type == DType::f16 ? from_f16(raw[i]) : from_bf16(raw[i]);
+  }
+  naive_gemm(g, a, b, c);
+  // Output rounding: 2^-11 relative for f16, 2^-8 for bf16; fp32 accumulation either way.
+  const double rel = type == DType::f32 ? 1e-5 : type == DType::f16 ? 1e-3 : 8e-3;
+  for (std::size_t i = 0; i < c.size(); ++i)
+    REQUIRE(got[i] == Approx(c[i]).epsilon(rel).margin(rel * 4));
+}
+
+}  // namespace
+
+TEST_CASE("GPU: GEMM in f32, f16 and bf16 matches a naive loop", "[backend][gpu]") {
+  const auto gpus = cuda_devices();
+  if (gpus.empty()) {
+    WARN("no CUDA device: GPU checks skipped");
+    return;
+  }
+  auto gpu = detail::make_backend(gpus[0]);
+  for (const DType t : {DType::f32, DType::f16, DType::bf16})
+    for (const bool ta : {false, true})
+      for (const bool tb : {false, true}) {
+        INFO(dtype_name(t) << " ta=" << ta << " tb=" << tb);
+        gpu_gemm_check(*gpu, t, 37, 53, 64, ta, tb);
+        gpu_gemm_check(*gpu, t, 128, 96, 200, ta, tb);
+      }
+}
+
+TEST_CASE("GPU: every kernel matches the host backend", "[backend][gpu]") {
+  const auto gpus = cuda_devices();
+  if (gpus.empty()) {
+    WARN("no CUDA device: GPU checks skipped");
+    return;
+  }
+  auto gpu = detail::make_backend(gpus[0]);
+  auto cpu = detail::make_backend(host_device());
+  const std::size_t rows = 300, cols = 37, n = rows * cols;
+  auto x = random_floats(n, 21, -3.0f, 3.0f);
+  x[5] = 0.0f;  // ReLU at 0
+  const auto y = random_floats(n, 22), bias = random_floats(cols, 23);
+  std::vector<std::int32_t> labels(rows);
+  for (std::size_t r = 0; r < rows; ++r) labels[r] = static_cast<std::int32_t>((r * 7) % cols);
+  labels[3] = -1;  // a bad label: NaN loss on both
+
+  // Runs the same sequence on a backend; returns every output.
+  auto run = [&](detail::DeviceBackend& b) {
+    DeviceBuffer<float> dx(b, x), dy(b, y), db(b, bias), out(b, n, 0.0f), grad(b, cols, 0.0f);
+    DeviceBuffer<float> probs(b, n, 0.0f), loss(b, rows, 0.0f), m(b, n, 0.0f), v(b, n, 0.0f);
+    DeviceBuffer<std::int32_t> dl(b, labels);
+    std::vector<std::vector<float>> r;
+    b.relu(dx.get(), out.get(), n);
+    r.push_back(out.read());
+    b.relu_grad(dx.get(), dy.get(), out.get(), n);
+    r.push_back(out.read());
+    b.axpy(n, -0.5f, dx.get(), dy.get());
+    r.push_back(dy.read());
+    b.scale(dy.get(), n, 3.0f);
+    r.push_back(dy.read());
+    b.bias_add(dy.get(), db.get(), rows, cols);
+    r.push_back(dy.read());
+    b.bias_grad(dy.get(), grad.get(), rows, cols);
+    r.push_back(grad.read());
+    b.softmax_xent_forward(dx.get(), dl.get(), probs.get(), loss.get(), rows, cols);
+    r.push_back(probs.read());
+    r.push_back(loss.read());
+    b.softmax_xent_backward(probs.get(), dl.get(), out.get(), rows, cols, 1.0f / rows);
+    r.push_back(out.read());
+    b.sgd_momentum(dx.get(), out.get(), m.get(), n, {0.1f, 0.9f, 1e-4f});
+    r.push_back(dx.read());
+    b.adam(dx.get(), out.get(), m.get(), v.get(), n, {1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1});
+    r.push_back(dx.read());
+    b.fill(dx.get(), n, -7.0f);
+    r.push_back(dx.read());
+    return r;
+  };
+  const auto want = run(*cpu);
+  const auto got = run(*gpu);
+  const char* names[] = {
+      "relu",         "relu_grad",        "axpy", "scale", "bias_add", "bias_grad", "softmax probs",
+      "softmax loss", "softmax backward", "sgd",  "adam",  "fill"};
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    INFO(names[k]);
+    for (std::size_t i = 0; i < want[k].size(); ++i) {
+      if (std::isnan(want[k][i])) {
+        REQUIRE(std::isnan(got[k][i]));
+        continue;
+      }
+      REQUIRE(got[k][i] == Approx(want[k][i]).epsilon(1e-5).margin(1e-6));
+    }
+  }
+}
+
+TEST_CASE("GPU: copies, events and out-of-memory", "[backend][gpu]") {
+  const auto gpus = cuda_devices();
+  if (gpus.empty()) {
+    WARN("no CUDA device: GPU checks skipped");
+    return;
+  }
+  auto gpu = detail::make_backend(gpus[0]);
+  CHECK_FALSE(gpu->host_accessible());
+  std::vector<std::int32_t> src(1 << 20);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::int32_t>(i);
+  DeviceBuffer<std::int32_t> a(*gpu, src), b(*gpu, src.size(), 0);
+  gpu->copy_on_device(b.get(), a.get(), src.size() * 4);
+  auto ev = gpu->create_event();
+  gpu->record(*ev);
+  ev->synchronize();
+  CHECK(ev->done());
+  gpu->wait(*ev);
+  CHECK(b.read() == src);
+  try {
+    gpu->allocate(std::size_t{1} << 50);  // a petabyte
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == Errc::out_of_memory);
+    CHECK_THAT(e.what(), Catch::Contains("cuda " + std::to_string(gpus[0].ordinal)));
+  }
+  CHECK(gpu->bytes_in_use() == 2 * src.size() * 4);
+}
+
+TEST_CASE("GPU: NCCL collectives on the GPUs of this process", "[backend][gpu][nccl]") {
+  const auto gpus = cuda_devices();
+  if (gpus.empty()) {
+    WARN("no CUDA device: GPU checks skipped");
+    return;
+  }
+  std::vector<std::unique_ptr<detail::DeviceBackend>> owned;
+  std::vector<detail::DeviceBackend*> backends;
+  for (const Device& d : gpus) {
+    owned.push_back(detail::make_backend(d));
+    backends.push_back(owned.back().get());
+  }
+  auto comms = detail::make_nccl_communicators(backends, 60s);
+  const int n = static_cast<int>(comms.size());
+  // One thread per GPU, as a team runs them; with one GPU this runs inline.
+  std::vector<std::thread> threads;
+  std::vector<std::string> failures(comms.size());
+  for (int r = 0; r < n; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        auto& b = *backends[static_cast<std::size_t>(r)];
+        auto& c = *comms[static_cast<std::size_t>(r)];
+        std::vector<float> v(1000, static_cast<float>(r + 1));
+        DeviceBuffer<float> buf(b, v);
+        c.all_reduce(buf.get(), v.size(), DType::f32, ReduceOp::sum);
+        const float sum = static_cast<float>(n * (n + 1) / 2);
+        for (float x : buf.read())
+          if (x != sum) throw std::runtime_error("all_reduce sum wrong");
+        DeviceBuffer<std::int64_t> ib(b, 10, r);
+        c.all_reduce(ib.get(), 10, DType::i64, ReduceOp::max);
+        for (auto x : ib.read())
+          if (x != n - 1) throw std::runtime_error("all_reduce max wrong");
+        DeviceBuffer<float> gathered(b, static_cast<std::size_t>(n) * 4, 0.0f);
+        DeviceBuffer<float> mine(b, 4, static_cast<float>(r));
+        c.all_gather(mine.get(), gathered.get(), 4, DType::f32);
+        const auto g = gathered.read();
+        for (int q = 0; q < n; ++q)
+          if (g[static_cast<std::size_t>(q) * 4] != static_cast<float>(q))
+            throw std::runtime_error("all_gather wrong");
+        c.barrier();
+      } catch (const std::exception& e) {
+        failures[static_cast<std::size_t>(r)] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& f : failures) CHECK(f.empty());
+}
+
+#endif  // NUBO_TEST_CUDA_PLUGIN

@@ -1,0 +1,105 @@
+// What the CUDA plugin's failures mean: the mapping from (library, result) to nubo's error
+// codes and messages, and the CUDA backend wrapper's own bookkeeping, on a fake plugin.
+#include <catch2/catch.hpp>
+
+#include "device/cuda_backend_errors.hpp"
+#include "fake_plugin.hpp"
+#include "nubo/error.hpp"
+
+using namespace nubo;
+using namespace nubo::testing;
+
+namespace {
+
+nubo_cuda_status status(int32_t library, int32_t result, const char* call = "call",
+                        const char* message = "") {
+  nubo_cuda_status s{};
+  s.library = library;
+  s.result = result;
+  std::snprintf(s.call, sizeof s.call, "%s", call);
+  std::snprintf(s.message, sizeof s.message, "%s", message);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("CUDA runtime errors map to nubo's codes", "[backend][cuda-errors]") {
+  using detail::errc_for;
+  CHECK(errc_for(status(NUBO_CUDA_LIB_RUNTIME, 2)) == Errc::out_of_memory);
+  CHECK(errc_for(status(NUBO_CUDA_LIB_RUNTIME, 35)) == Errc::unavailable);   // no/old driver
+  CHECK(errc_for(status(NUBO_CUDA_LIB_RUNTIME, 100)) == Errc::unavailable);  // no device
+  CHECK(errc_for(status(NUBO_CUDA_LIB_RUNTIME, 101)) == Errc::unavailable);  // bad ordinal
+  CHECK(errc_for(status(NUBO_CUDA_LIB_RUNTIME, 34)) == Errc::unavailable);   // stub libcuda
+  CHECK(errc_for(status(NUBO_CUDA_LIB_RUNTIME, 1)) == Errc::invalid_argument);
+  CHECK(errc_for(status(NUBO_CUDA_LIB_RUNTIME, 209)) == Errc::unsupported);  // no sm_XX code
+  CHECK(errc_for(status(NUBO_CUDA_LIB_RUNTIME, 700)) == Errc::internal);     // illegal address
+}
+
+TEST_CASE("cuBLAS errors map to nubo's codes", "[backend][cuda-errors]") {
+  using detail::errc_for;
+  CHECK(errc_for(status(NUBO_CUDA_LIB_CUBLAS, 3)) == Errc::out_of_memory);
+  CHECK(errc_for(status(NUBO_CUDA_LIB_CUBLAS, 7)) == Errc::invalid_argument);
+  CHECK(errc_for(status(NUBO_CUDA_LIB_CUBLAS, 15)) == Errc::unsupported);
+  CHECK(errc_for(status(NUBO_CUDA_LIB_CUBLAS, 8)) == Errc::unsupported);
+  CHECK(errc_for(status(NUBO_CUDA_LIB_CUBLAS, 14)) == Errc::internal);
+}
+
+TEST_CASE("NCCL errors map to nubo's codes, with advice", "[backend][cuda-errors][nccl]") {
+  using detail::errc_for;
+  CHECK(errc_for(status(NUBO_CUDA_LIB_NCCL, 1)) == Errc::unavailable);
+  CHECK(errc_for(status(NUBO_CUDA_LIB_NCCL, 2)) == Errc::unavailable);
+  CHECK(errc_for(status(NUBO_CUDA_LIB_NCCL, 3)) == Errc::internal);
+  CHECK(errc_for(status(NUBO_CUDA_LIB_NCCL, 4)) == Errc::invalid_argument);
+  CHECK(errc_for(status(NUBO_CUDA_LIB_NCCL, 5)) == Errc::invalid_argument);
+  CHECK(errc_for(status(NUBO_CUDA_LIB_NCCL, 6)) == Errc::unavailable);
+  CHECK(errc_for(status(NUBO_CUDA_LIB_NCCL, 7)) == Errc::timeout);
+  CHECK(std::string(detail::nccl_result_name(6)) == "ncclRemoteError");
+  CHECK(std::string(detail::nccl_result_name(99)) == "ncclResult(unknown)");
+
+  const std::string system =
+      detail::describe_status(status(NUBO_CUDA_LIB_NCCL, 2, "ncclCommInitRankConfig", "socket"));
+  CHECK_THAT(system, Catch::Contains("ncclCommInitRankConfig failed (ncclSystemError): socket") &&
+                         Catch::Contains("NCCL_SOCKET_IFNAME"));
+  CHECK_THAT(detail::describe_status(status(NUBO_CUDA_LIB_NCCL, 6)),
+             Catch::Contains("A peer rank failed"));
+}
+
+TEST_CASE("plugin errors and unterminated text are handled", "[backend][cuda-errors]") {
+  CHECK(detail::errc_for(status(NUBO_CUDA_LIB_PLUGIN, NUBO_CUDA_PLUGIN_BAD_ARGUMENT)) ==
+        Errc::invalid_argument);
+  CHECK(detail::errc_for(status(NUBO_CUDA_LIB_PLUGIN, NUBO_CUDA_PLUGIN_INTERNAL)) ==
+        Errc::internal);
+  CHECK(detail::errc_for(status(42, 0)) == Errc::internal);
+  nubo_cuda_status s{};
+  std::memset(s.call, 'c', sizeof s.call);  // no terminator anywhere
+  std::memset(s.message, 'm', sizeof s.message);
+  s.library = NUBO_CUDA_LIB_RUNTIME;
+  const std::string text = detail::describe_status(s);
+  CHECK(text.size() < sizeof s.call + sizeof s.message + 32);
+  CHECK_THROWS_AS(detail::throw_cuda(s, "here"), Error);
+}
+
+TEST_CASE("the CUDA backend names itself and its device in out-of-memory errors",
+          "[backend][cuda-errors]") {
+  fake() = {};
+  auto b = fake_backend(2);
+  void* p = b->allocate(1000);
+  CHECK(b->bytes_in_use() == 1000);
+  fake().out_of_memory = true;
+  try {
+    b->allocate(1 << 20);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == Errc::out_of_memory);
+    CHECK_THAT(e.what(), Catch::Contains("cuda 2 (Fake GPU)") &&
+                             Catch::Contains("out of memory: asked for 1.0 MiB"));
+  }
+  CHECK(b->bytes_in_use() == 1000);
+  CHECK_FALSE(b->host_accessible());
+  CHECK_THROWS_AS(b->free(reinterpret_cast<void*>(0x1000)), Error);
+  b->free(p);
+  CHECK(b->bytes_in_use() == 0);
+  CHECK(b->memory_limit() == (1u << 30));  // the fake's cudaMemGetInfo total
+  b.reset();
+  CHECK(fake().backends_destroyed == 1);
+}

@@ -1,0 +1,58 @@
+// Every collective, for every type and op, on teams of 1, 2, 3 and 8 workers of the host CPU
+// and of simulated GPUs, compared bit for bit with the one-thread reference.
+#include <catch2/catch.hpp>
+
+#include <mutex>
+
+#include "check_collectives.hpp"
+#include "nubo/device.hpp"
+#include "nubo/parallel.hpp"
+
+using namespace nubo;
+
+namespace {
+
+std::vector<Device> host_workers(int n) {
+  DiscoverOptions o;
+  o.probe_cuda = false;
+  o.sim_devices = "";
+  return std::vector<Device>(static_cast<std::size_t>(n), discover(o).host_device());
+}
+
+std::vector<Device> sim_workers(int n) {
+  DiscoverOptions o;
+  o.probe_cuda = false;
+  o.sim_devices = "8xA100-SXM4-80GB";
+  auto report = discover(o);
+  return {report.devices.begin(), report.devices.begin() + n};
+}
+
+void check_team(const std::vector<Device>& devices) {
+  Team team(devices, TeamOptions{std::chrono::seconds(30)});
+  REQUIRE(team.size() == static_cast<int>(devices.size()));
+  std::mutex mutex;
+  std::vector<std::string> problems;
+  team.run([&](Worker& w) {
+    auto found = test::check_all_collectives(w, /*exact=*/true);
+    std::lock_guard<std::mutex> lock(mutex);
+    problems.insert(problems.end(), found.begin(), found.end());
+  });
+  for (const auto& p : problems) FAIL_CHECK(p);
+  CHECK(problems.empty());
+}
+
+}  // namespace
+
+TEST_CASE("collectives on host teams match the one-thread reference bit for bit") {
+  for (int n : {1, 2, 3, 8}) {
+    INFO(n << " host workers");
+    check_team(host_workers(n));
+  }
+}
+
+TEST_CASE("collectives on simulated GPUs match the one-thread reference bit for bit") {
+  for (int n : {1, 2, 3, 8}) {
+    INFO(n << " sim workers");
+    check_team(sim_workers(n));
+  }
+}

@@ -1,0 +1,138 @@
+// nubo-run as a user runs it: the job's variables, rank-prefixed output, a process that dies
+// (named, with how it died), a process that fails, signals passed on, and bad flags.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <thread>
+
+#include "parallel/gloo_link.hpp"
+#include "process_helpers.hpp"
+
+using namespace nubo::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Run {
+  TempDir dir;
+  std::unique_ptr<Child> child;
+  int status = -1;
+
+  explicit Run(std::vector<std::string> args, std::vector<std::string> env = {}) {
+    args.insert(args.begin(), NUBO_RUN_PATH);
+    env.push_back("NUBO_SIM_DEVICES=");
+    child = std::make_unique<Child>(args, env, dir.path + "/out");
+  }
+  int finish() {
+    auto st = child->wait(90s);
+    if (!st) {
+      child->signal(SIGKILL);
+      child->wait(5s);
+      FAIL("nubo-run did not finish; its output:\n" << child->output());
+    }
+    status = *st;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
+  }
+  std::string output() const { return child->output(); }
+};
+
+}  // namespace
+
+TEST_CASE("nubo-run gives each process its rank and prefixes its lines") {
+  Run run({"--nproc", "3", "--", "sh", "-c",
+           "echo \"$NUBO_RANK $NUBO_LOCAL_RANK $NUBO_WORLD_SIZE $NUBO_RENDEZVOUS\"; printf tail"});
+  CHECK(run.finish() == 0);
+  const auto out = run.output();
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("[0] 0 0 3 file:///") && Catch::Contains("[1] 1 1 3 file:///") &&
+                      Catch::Contains("[2] 2 2 3 file:///") && Catch::Contains("[2] tail\n"));
+}
+
+TEST_CASE("nubo-run numbers the ranks of a node in a job of several nodes") {
+  TempDir shared;
+  Run run({"--nproc", "2", "--nnodes", "2", "--node-rank", "1", "--rendezvous",
+           "file://" + shared.path, "--job-id", "j1", "--", "sh", "-c",
+           "echo \"$NUBO_RANK/$NUBO_WORLD_SIZE local $NUBO_LOCAL_RANK at $NUBO_RENDEZVOUS\""});
+  CHECK(run.finish() == 0);
+  const auto out = run.output();
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("[2] 2/4 local 0 at file://" + shared.path + "/j1") &&
+                      Catch::Contains("[3] 3/4 local 1 at file://" + shared.path + "/j1"));
+}
+
+TEST_CASE("nubo-run runs a team across processes") {
+  if (!nubo::parallel::have_gloo()) return;  // a build without Gloo: no teams across processes
+  Run run({"--nproc", "3", "--", NUBO_PEER_PATH, "join"});
+  CHECK(run.finish() == 0);
+  CHECK_THAT(run.output(), Catch::Contains("[1] rank 1 joined a team of 3"));
+}
+
+TEST_CASE("when a process dies mid all-reduce, nubo-run names it and the others fail too") {
+  if (!nubo::parallel::have_gloo()) return;  // a build without Gloo: no teams across processes
+  TempDir ready;
+  Run run({"--nproc", "3", "--grace", "10", "--", NUBO_PEER_PATH, "loop", ready.path, "1", "5"},
+          {"NUBO_TIMEOUT=20"});
+  CHECK(run.finish() == 128 + SIGKILL);
+  const auto out = run.output();
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("nubo-run: rank 1 (pid") &&
+                      Catch::Contains("was killed by signal 9 (SIGKILL)") &&
+                      Catch::Contains("the job failed: rank 1 was killed by signal 9"));
+  // The survivors saw it themselves and said so before nubo-run had to stop them.
+  CHECK_THAT(out, Catch::Contains("[0] peer rank 0: unavailable") &&
+                      Catch::Contains("[2] peer rank 2: unavailable") &&
+                      Catch::Contains("rank 1 is gone"));
+}
+
+TEST_CASE("when a process fails, nubo-run stops the others and exits with its status") {
+  Run run({"--nproc", "2", "--grace", "0.2", "--", "sh", "-c",
+           "if [ \"$NUBO_RANK\" = 1 ]; then exit 4; fi; while true; do sleep 0.05; done"});
+  CHECK(run.finish() == 4);
+  const auto out = run.output();
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("rank 1 (pid") && Catch::Contains("exited with status 4") &&
+                      Catch::Contains("stopping the other processes (SIGTERM)"));
+}
+
+TEST_CASE("nubo-run passes SIGTERM on to every process") {
+  Run run({"--nproc", "2", "--", "sh", "-c",
+           "trap 'echo got TERM; exit 0' TERM; echo ready; while true; do sleep 0.05; done"});
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto out = run.output();
+    if (out.find("[0] ready") != std::string::npos && out.find("[1] ready") != std::string::npos) {
+      break;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  run.child->signal(SIGTERM);
+  CHECK(run.finish() == 128 + SIGTERM);
+  const auto out = run.output();
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("[0] got TERM") && Catch::Contains("[1] got TERM") &&
+                      Catch::Contains("passing signal 15 (SIGTERM) on"));
+}
+
+TEST_CASE("nubo-run rejects bad flags with a reason") {
+  const std::pair<std::vector<std::string>, const char*> cases[] = {
+      {{"--nproc", "2", "--nnodes", "2", "--node-rank", "2", "--", "true"},
+       "--node-rank 2 is not below --nnodes 2"},
+      {{"--nproc", "2", "--nnodes", "2", "--", "true"}, "needs --rendezvous"},
+      {{"--nproc", "2", "--nnodes", "2", "--rendezvous", "redis://h:1", "--", "true"},
+       "needs --job-id"},
+      {{"--nproc", "2", "--rendezvous", "tcp://h:1", "--", "true"},
+       "--rendezvous='tcp://h:1' is not a valid rendezvous"},
+      {{"--nproc", "2", "--job-id", "a/b", "--", "true"}, "--job-id 'a/b' may hold"},
+      {{"--nproc", "0", "--", "true"}, "--nproc"},
+      {{"--nproc", "1", "--", "/nonexistent/program"}, "cannot start /nonexistent/program"},
+  };
+  for (const auto& [args, message] : cases) {
+    Run run(args);
+    const int code = run.finish();
+    INFO(run.output());
+    CHECK(code != 0);
+    CHECK_THAT(run.output(), Catch::Contains(message));
+  }
+}

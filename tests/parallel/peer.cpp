@@ -1,0 +1,132 @@
+// One process of the cross-process tests. It joins the job in its environment (NUBO_RANK,
+// NUBO_WORLD_SIZE, NUBO_RENDEZVOUS, as nubo-run sets them) and plays a scenario:
+//
+//   peer collectives [WORKERS]      every collective, type and op vs the reference; WORKERS
+//                                   host workers in this process (default 1)
+//   peer loop READY_DIR [DIE_RANK DIE_AT]
+//                                   all-reduces 1M floats forever; after the first, creates
+//                                   READY_DIR/<rank>; rank DIE_RANK kills itself (SIGKILL) at
+//                                   iteration DIE_AT
+//   peer mismatch                   rank 1 all-reduces one element more than the others
+//   peer join                       joins and passes one barrier
+//   peer abort-async                two host workers per process; rank 1 starts an
+//                                   all-reduce of 32 MiB asynchronously and throws at once
+//
+// Exit status: 0 on success; 3 after a nubo::Error, printed as "peer rank R: <code>: <what>";
+// 1 when results are wrong.
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "check_collectives.hpp"
+#include "nubo/error.hpp"
+#include "nubo/parallel.hpp"
+
+using namespace nubo;
+
+namespace {
+
+int rank_from_env() {
+  const char* r = std::getenv("NUBO_RANK");
+  return r ? std::atoi(r) : 0;
+}
+
+std::vector<Device> host_devices(int n) {
+  DiscoverOptions o;
+  o.probe_cuda = false;
+  o.sim_devices = "";
+  return std::vector<Device>(static_cast<std::size_t>(n), discover(o).host_device());
+}
+
+int collectives(int workers) {
+  Team team = Team::from_env(host_devices(workers));
+  std::vector<std::string> problems;
+  std::mutex mutex;
+  team.run([&](Worker& w) {
+    auto found = test::check_all_collectives(w, /*exact=*/false);
+    std::lock_guard<std::mutex> lock(mutex);
+    problems.insert(problems.end(), found.begin(), found.end());
+  });
+  for (const auto& p : problems) std::fprintf(stderr, "wrong: %s\n", p.c_str());
+  std::printf("rank %d: %d workers of %d checked\n", rank_from_env(), team.local_size(),
+              team.size());
+  return problems.empty() ? 0 : 1;
+}
+
+int loop(const std::string& ready_dir, int die_rank, long die_at) {
+  Team team = Team::from_env(host_devices(1));
+  team.run([&](Worker& w) {
+    auto buf = w.alloc<float>(1 << 20);
+    buf.write(std::vector<float>(1 << 20, 1.0f));
+    for (long it = 0;; ++it) {
+      if (w.rank() == die_rank && it == die_at) ::raise(SIGKILL);
+      w.all_reduce(buf, ReduceOp::avg);
+      if (it == 0) std::ofstream(ready_dir + "/" + std::to_string(w.rank())) << "ready\n";
+    }
+  });
+  return 0;
+}
+
+int mismatch() {
+  Team team = Team::from_env(host_devices(1));
+  team.run([&](Worker& w) {
+    auto buf = w.alloc<float>(w.rank() == 1 ? 101 : 100);
+    w.all_reduce(buf);
+  });
+  return 0;
+}
+
+int abort_async() {
+  Team team = Team::from_env(host_devices(2));
+  team.run([&](Worker& w) {
+    auto buf = w.alloc<float>(8 << 20);
+    if (w.rank() == 1) {
+      auto pending = w.all_reduce_async(buf);
+      throw std::runtime_error("rank 1 gave up");
+    }
+    for (int i = 0; i < 4; ++i) w.all_reduce(buf);
+  });
+  return 0;
+}
+
+int join() {
+  Team team = Team::from_env(host_devices(1));
+  team.run([&](Worker& w) { w.barrier(); });
+  std::printf("rank %d joined a team of %d\n", rank_from_env(), team.size());
+  return 0;
+}
+
+}  // namespace
+
+// ThreadSanitizer builds: Gloo's classic algorithms send and receive their one-byte
+// notifications through one shared dummy byte, so Gloo's network thread recv()s into it while
+// the calling thread writev()s from it. The byte's value is never read; Gloo itself is not
+// instrumented, and only its calls into libc are seen. Nothing of nubo's is suppressed.
+extern "C" __attribute__((visibility("default"))) const char* __tsan_default_suppressions() {
+  return "race:gloo::transport::tcp::Pair::read\nrace:gloo::transport::tcp::Pair::write\n";
+}
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  try {
+    if (mode == "collectives") return collectives(argc > 2 ? std::atoi(argv[2]) : 1);
+    if (mode == "loop" && argc > 2) {
+      return loop(argv[2], argc > 3 ? std::atoi(argv[3]) : -1, argc > 4 ? std::atol(argv[4]) : 0);
+    }
+    if (mode == "mismatch") return mismatch();
+    if (mode == "join") return join();
+    if (mode == "abort-async") return abort_async();
+    std::fprintf(stderr, "usage: peer collectives|loop DIR|mismatch|join\n");
+    return 2;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "peer rank %d: %s: %s\n", rank_from_env(),
+                 std::string(errc_name(e.code())).c_str(), e.what());
+    return 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "peer rank %d: exception: %s\n", rank_from_env(), e.what());
+    return 4;
+  }
+}

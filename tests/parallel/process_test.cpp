@@ -1,0 +1,215 @@
+// Teams across processes, through Gloo: every collective with a file rendezvous and with a real
+// Redis, a process killed in the middle of an all-reduce, and the ways a job can be started
+// wrong. The processes are tests/parallel/peer.cpp, started with the variables nubo-run sets.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <functional>
+
+#include "parallel/gloo_link.hpp"
+#include "process_helpers.hpp"
+
+using namespace nubo::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Job {
+  TempDir dir;
+  std::vector<Child> procs;
+
+  // Starts n peers "peer ARGS..." in a job at `rendezvous`; per_rank(r) adds variables.
+  Job(int n, const std::string& rendezvous, const std::vector<std::string>& args,
+      std::vector<std::string> extra_env = {},
+      std::function<std::vector<std::string>(int)> per_rank = {}) {
+    for (int r = 0; r < n; ++r) {
+      std::vector<std::string> argv{NUBO_PEER_PATH};
+      argv.insert(argv.end(), args.begin(), args.end());
+      std::vector<std::string> env{"NUBO_RANK=" + std::to_string(r),
+                                   "NUBO_LOCAL_RANK=" + std::to_string(r),
+                                   "NUBO_WORLD_SIZE=" + std::to_string(n),
+                                   "NUBO_RENDEZVOUS=" + rendezvous,
+                                   "NUBO_SIM_DEVICES=",
+                                   "NUBO_TIMEOUT=30"};
+      env.insert(env.end(), extra_env.begin(), extra_env.end());
+      if (per_rank) {
+        auto more = per_rank(r);
+        env.insert(env.end(), more.begin(), more.end());
+      }
+      procs.emplace_back(argv, env, dir.path + "/out." + std::to_string(r));
+    }
+  }
+
+  // Waits for every process (each within `timeout`); a process still running then is killed
+  // and reported.
+  std::vector<int> finish(std::chrono::milliseconds timeout) {
+    std::vector<int> statuses;
+    for (std::size_t r = 0; r < procs.size(); ++r) {
+      auto st = procs[r].wait(timeout);
+      if (!st) {
+        procs[r].signal(SIGKILL);
+        st = procs[r].wait(5s);
+        FAIL_CHECK("rank " << r << " did not finish in time; its output:\n" << procs[r].output());
+      }
+      statuses.push_back(st.value_or(-1));
+    }
+    return statuses;
+  }
+
+  std::string file_url() const { return "file://" + dir.path + "/rendezvous"; }
+};
+
+void require_success(Job& job, const std::vector<int>& statuses) {
+  for (std::size_t r = 0; r < statuses.size(); ++r) {
+    INFO("rank " << r << " " << status_text(statuses[r]) << "; output:\n" << job.procs[r].output());
+    CHECK((WIFEXITED(statuses[r]) && WEXITSTATUS(statuses[r]) == 0));
+  }
+}
+
+std::string file_rendezvous(TempDir& dir) {
+  return "file://" + dir.path + "/rendezvous";
+}
+
+// A build without Gloo (Debian libgloo-dev) has no teams across processes; .ci/install-deps
+// installs it, so this is for hand-made builds only.
+#define REQUIRE_GLOO()                                                                    \
+  do {                                                                                    \
+    if (!nubo::parallel::have_gloo()) {                                                   \
+      WARN("this build has no Gloo (Debian libgloo-dev): skipping a cross-process test"); \
+      return;                                                                             \
+    }                                                                                     \
+  } while (0)
+
+}  // namespace
+
+TEST_CASE("every collective across 2, 3 and 4 processes through Gloo with a file rendezvous") {
+  REQUIRE_GLOO();
+  for (int n : {2, 3, 4}) {
+    INFO(n << " processes");
+    TempDir where;
+    Job job(n, file_rendezvous(where), {"collectives"});
+    require_success(job, job.finish(120s));
+  }
+}
+
+TEST_CASE("every collective across 2 processes of 2 workers each") {
+  REQUIRE_GLOO();
+  TempDir where;
+  Job job(2, file_rendezvous(where), {"collectives", "2"});
+  auto statuses = job.finish(120s);
+  require_success(job, statuses);
+  CHECK_THAT(job.procs[1].output(), Catch::Contains("rank 1: 2 workers of 4 checked"));
+}
+
+TEST_CASE("every collective across 3 processes with a Redis rendezvous") {
+  REQUIRE_GLOO();
+  auto redis = RedisServer::start();
+  if (!redis) {
+    WARN(
+        "redis-server is not installed (Debian redis-server; .ci/install-deps installs it): "
+        "skipping the Redis rendezvous test");
+    return;
+  }
+  Job job(3, redis->url("collectives"), {"collectives"});
+  require_success(job, job.finish(120s));
+}
+
+TEST_CASE("killing one process mid all-reduce fails the others, naming it") {
+  REQUIRE_GLOO();
+  TempDir where;
+  Job job(3, file_rendezvous(where), {"loop", where.path}, {"NUBO_TIMEOUT=20"});
+  for (int r = 0; r < 3; ++r) {
+    REQUIRE(wait_for_file(where.path + "/" + std::to_string(r), 60s));
+  }
+  job.procs[1].signal(SIGKILL);
+  auto statuses = job.finish(60s);
+  CHECK(WIFSIGNALED(statuses[1]));
+  for (int r : {0, 2}) {
+    const auto out = job.procs[static_cast<std::size_t>(r)].output();
+    INFO("rank " << r << " " << status_text(statuses[static_cast<std::size_t>(r)]) << ": " << out);
+    CHECK((WIFEXITED(statuses[static_cast<std::size_t>(r)]) &&
+           WEXITSTATUS(statuses[static_cast<std::size_t>(r)]) == 3));
+    CHECK_THAT(out, Catch::Contains("all_reduce(avg) of 1048576 x f32") &&
+                        Catch::Contains("rank 1 is gone"));
+  }
+}
+
+TEST_CASE("mismatched sizes across processes fail every process, naming both calls") {
+  REQUIRE_GLOO();
+  TempDir where;
+  Job job(2, file_rendezvous(where), {"mismatch"});
+  auto statuses = job.finish(60s);
+  for (std::size_t r = 0; r < 2; ++r) {
+    const auto out = job.procs[r].output();
+    INFO(out);
+    CHECK((WIFEXITED(statuses[r]) && WEXITSTATUS(statuses[r]) == 3));
+    CHECK_THAT(out, Catch::Contains("invalid argument") &&
+                        Catch::Contains("differs between the processes") &&
+                        Catch::Contains("all_reduce(sum) of 101 x f32") &&
+                        Catch::Contains("all_reduce(sum) of 100 x f32"));
+  }
+}
+
+TEST_CASE("processes that disagree on the world size are told so") {
+  TempDir where;
+  Job job(2, file_rendezvous(where), {"join"}, {"NUBO_TIMEOUT=10"}, [](int r) {
+    return std::vector<std::string>{"NUBO_WORLD_SIZE=" + std::to_string(r == 0 ? 2 : 3)};
+  });
+  auto statuses = job.finish(60s);
+  for (std::size_t r = 0; r < 2; ++r) {
+    const auto out = job.procs[r].output();
+    INFO(out);
+    CHECK((WIFEXITED(statuses[r]) && WEXITSTATUS(statuses[r]) == 3));
+    CHECK_THAT(out, Catch::Contains("disagree on the world size"));
+  }
+}
+
+TEST_CASE("a rank that never comes is named when joining times out") {
+  TempDir where;
+  Job job(1, file_rendezvous(where), {"join"}, {"NUBO_WORLD_SIZE=3", "NUBO_TIMEOUT=1"});
+  auto statuses = job.finish(60s);
+  const auto out = job.procs[0].output();
+  INFO(out);
+  CHECK((WIFEXITED(statuses[0]) && WEXITSTATUS(statuses[0]) == 3));
+  CHECK_THAT(out, Catch::Contains("timed out") && Catch::Contains("ranks 1, 2 of 3 never arrived"));
+}
+
+TEST_CASE("an unreachable rendezvous is a clear error") {
+  const std::string url = "redis://127.0.0.1:" + std::to_string(free_port()) + "/job";
+  Job job(2, url, {"join"}, {"NUBO_TIMEOUT=2"});
+  auto statuses = job.finish(60s);
+  for (std::size_t r = 0; r < 2; ++r) {
+    const auto out = job.procs[r].output();
+    INFO(out);
+    CHECK((WIFEXITED(statuses[r]) && WEXITSTATUS(statuses[r]) == 3));
+    CHECK_THAT(out, Catch::Contains("unavailable") &&
+                        Catch::Contains("cannot reach the Redis rendezvous at " + url));
+  }
+}
+
+TEST_CASE("a malformed NUBO_RENDEZVOUS is a clear error naming the variable") {
+  Job job(2, "shared-folder", {"join"});
+  auto statuses = job.finish(60s);
+  for (std::size_t r = 0; r < 2; ++r) {
+    const auto out = job.procs[r].output();
+    INFO(out);
+    CHECK((WIFEXITED(statuses[r]) && WEXITSTATUS(statuses[r]) == 3));
+    CHECK_THAT(out, Catch::Contains("NUBO_RENDEZVOUS='shared-folder' is not a valid rendezvous"));
+  }
+}
+
+TEST_CASE("a worker that gives up while its collective is in flight stops the other processes") {
+  REQUIRE_GLOO();
+  TempDir where;
+  Job job(2, file_rendezvous(where), {"abort-async"});
+  auto statuses = job.finish(60s);
+  const auto out0 = job.procs[0].output(), out1 = job.procs[1].output();
+  INFO(out0 << "\n---\n" << out1);
+  CHECK((WIFEXITED(statuses[0]) && WEXITSTATUS(statuses[0]) == 4));
+  CHECK_THAT(out0, Catch::Contains("rank 1 gave up"));
+  CHECK((WIFEXITED(statuses[1]) && WEXITSTATUS(statuses[1]) == 3));
+  CHECK_THAT(out1, Catch::Contains("cancelled") && Catch::Contains("(collective #") &&
+                       Catch::Contains("failed: rank 1 failed: rank 1 gave up"));
+}

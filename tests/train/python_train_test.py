@@ -1,0 +1,75 @@
+"""nubo.train over libnubo_c.so: a small run (1 epoch of a subset on two CPU workers), progress,
+evaluate, the profile, save/load, cancellation and errors. Run by CTest (train:python)."""
+
+import os
+import sys
+import tempfile
+
+import nubo
+from nubo.train import Trainer
+
+
+def small(**kw):
+    args = dict(layers=(784, 32, 10), devices="cpu:2", epochs=1, batch=64, subset=512,
+                bucket_bytes=16 << 10)
+    if os.environ.get("NUBO_TEST_DATASET_DIR"):
+        args["dataset_dir"] = os.environ["NUBO_TEST_DATASET_DIR"]
+    args.update(kw)
+    return Trainer(**args)
+
+
+def main() -> int:
+    work = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp()
+    seen = []
+    with small() as t:
+        t.fit(progress=lambda p: seen.append(p) or True)
+        assert len(seen) == 8 and seen[-1].step == 8 and seen[-1].loss > 0, seen[-1:]
+        e = t.evaluate()
+        assert e.samples == 512 and 0.2 < e.accuracy <= 1, e
+        prof = t.profile()
+        assert isinstance(prof, dict) and "samples_per_s" in t.profile_json(), prof
+        path = os.path.join(work, "py-test.nubo")
+        t.save(path)
+
+    with small(epochs=2) as t:
+        t.load(path)
+        assert t.steps_done == 8
+        try:
+            t.fit(progress=lambda p: p.step < 10)
+            raise AssertionError("fit was not cancelled")
+        except nubo.NuboError as x:
+            assert x.status == nubo.Status.CANCELLED, x
+        assert t.steps_done == 10
+
+        def boom(p):
+            raise KeyError("from the callback")
+        try:
+            t.fit(progress=boom)
+            raise AssertionError("the callback's exception was lost")
+        except KeyError:
+            pass
+        t.fit()
+        assert t.steps_done == 16
+
+    with small(layers=(784, 16, 10)) as t:
+        try:
+            t.load(path)
+            raise AssertionError("a checkpoint of another model loaded")
+        except nubo.NuboError as x:
+            assert x.status == nubo.Status.INVALID_ARGUMENT, x
+
+    for bad, status in ((dict(dataset_dir="/nonexistent"), nubo.Status.NOT_FOUND),
+                        (dict(devices="gpu:3"), nubo.Status.INVALID_ARGUMENT),
+                        (dict(layers=(100, 10)), nubo.Status.INVALID_ARGUMENT)):
+        try:
+            small(**bad)
+            raise AssertionError(f"{bad} was accepted")
+        except nubo.NuboError as x:
+            assert x.status == status, (bad, x)
+    os.remove(path)
+    print("nubo.train: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,204 @@
+// The trainer in-process: data parallelism is exact (1 vs N workers, buckets vs none), resume is
+// exact, checkpoints are checked, and bad options get clear errors.
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "helpers.hpp"
+#include "nubo/error.hpp"
+
+using namespace train_test;
+
+namespace {
+
+std::vector<float> train_steps(int workers, nubo::TrainerOptions o, int steps,
+                               std::vector<double>* losses = nullptr) {
+  auto data = synthetic(512);
+  auto team = cpu_team(workers);
+  nubo::DataParallelTrainer t(team, o, data);
+  for (int i = 0; i < steps; ++i) {
+    auto s = t.step();
+    if (losses) losses->push_back(s.loss);
+  }
+  return t.parameters();
+}
+
+}  // namespace
+
+TEST_CASE("1 worker and N workers reach the same parameters", "[train]") {
+  auto o = small_options();
+  o.bucket_bytes = 1024;  // several buckets
+  for (auto opt : {nubo::Optimizer::sgd, nubo::Optimizer::adam}) {
+    o.optimizer = opt;
+    o.lr = opt == nubo::Optimizer::adam ? 0.01f : 0.1f;
+    // 20 steps of 64 rows over 512 rows: crosses two epoch boundaries (reshuffles).
+    auto one = train_steps(1, o, 20);
+    auto three = train_steps(3, o, 20);
+    CAPTURE(static_cast<int>(opt));
+    REQUIRE(one.size() == three.size());
+    CHECK(max_abs_diff(one, three) < 1e-4);
+  }
+}
+
+TEST_CASE("bucketed all-reduce gives the unbucketed result", "[train]") {
+  auto o = small_options();
+  o.bucket_bytes = 0;
+  auto data = synthetic(512);
+  auto team = cpu_team(2);
+  nubo::DataParallelTrainer whole(team, o, data);
+  CHECK(whole.bucket_count() == 1);
+  o.bucket_bytes = 256;
+  nubo::DataParallelTrainer cut(team, o, data);
+  CHECK(cut.bucket_count() == 3);  // one per layer at this size
+  for (int i = 0; i < 12; ++i) {
+    whole.step();
+    cut.step();
+  }
+  CHECK(max_abs_diff(whole.parameters(), cut.parameters()) == 0.0);
+}
+
+TEST_CASE("training lowers the loss and evaluation counts every row", "[train]") {
+  auto data = synthetic(1024);
+  auto team = cpu_team(2);
+  nubo::DataParallelTrainer t(team, small_options(), data);
+  auto before = t.evaluate(*data);
+  t.fit(5);
+  auto after = t.evaluate(*data);
+  CHECK(after.samples == 1024);
+  CHECK(after.loss < before.loss);
+  CHECK(after.accuracy > 0.6);
+}
+
+TEST_CASE("a resumed run repeats the losses of an uninterrupted one", "[train]") {
+  auto dir = temp_dir("resume");
+  auto data = synthetic(500);  // 8 steps per epoch, the last one short
+  for (auto opt : {nubo::Optimizer::sgd, nubo::Optimizer::adam}) {
+    auto o = small_options();
+    o.optimizer = opt;
+    o.lr = opt == nubo::Optimizer::adam ? 0.01f : 0.1f;
+    o.lr_decay_steps = 40;
+    auto team = cpu_team(2);
+    nubo::DataParallelTrainer a(team, o, data);
+    for (int i = 0; i < 5; ++i) a.step();
+    const auto path = (dir / "mid.nubo").string();
+    a.save(path);
+    std::vector<double> expect;
+    for (int i = 0; i < 12; ++i) expect.push_back(a.step().loss);  // crosses an epoch
+
+    auto team1 = cpu_team(1);  // a different team size resumes too
+    nubo::DataParallelTrainer b(team1, o, data);
+    b.load(path);
+    CHECK(b.steps_done() == 5);
+    std::vector<double> got;
+    for (int i = 0; i < 12; ++i) got.push_back(b.step().loss);
+    for (std::size_t i = 0; i < expect.size(); ++i)
+      CHECK(got[i] == Approx(expect[i]).epsilon(1e-5));
+    CHECK(max_abs_diff(a.parameters(), b.parameters()) < 1e-5);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("same team size resumes bit for bit", "[train]") {
+  auto dir = temp_dir("exact");
+  auto data = synthetic(300);
+  auto o = small_options();
+  auto team = cpu_team(2);
+  nubo::DataParallelTrainer a(team, o, data);
+  for (int i = 0; i < 3; ++i) a.step();
+  a.save((dir / "c.nubo").string());
+  std::vector<double> expect, got;
+  for (int i = 0; i < 8; ++i) expect.push_back(a.step().loss);
+  nubo::DataParallelTrainer b(team, o, data);
+  b.load((dir / "c.nubo").string());
+  for (int i = 0; i < 8; ++i) got.push_back(b.step().loss);
+  CHECK(got == expect);
+  CHECK(a.parameters() == b.parameters());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("checkpoints of another model, damaged ones, and the fallback", "[train]") {
+  auto dir = temp_dir("ckpt");
+  auto data = synthetic(256);
+  auto team = cpu_team(1);
+  auto o = small_options();
+  o.checkpoint_dir = (dir / "run").string();
+  o.checkpoint_every = 2;
+  nubo::DataParallelTrainer t(team, o, data);
+  t.fit(2);  // 8 steps: checkpoints at 2, 4, 6, 8; the newest 3 are kept
+  CHECK(std::filesystem::exists(t.checkpoint_path(8)));
+  CHECK(std::filesystem::exists(t.checkpoint_path(6)));
+  CHECK(!std::filesystem::exists(t.checkpoint_path(2)));
+
+  SECTION("another model") {
+    auto o2 = o;
+    o2.layers = {20, 8, 4};
+    nubo::DataParallelTrainer other(team, o2, data);
+    try {
+      other.load(t.checkpoint_path(8));
+      FAIL("loaded a checkpoint of another model");
+    } catch (const nubo::Error& e) {
+      CHECK(e.code() == nubo::Errc::invalid_argument);
+      CHECK_THAT(e.what(), Catch::Contains("20-32-16-4") && Catch::Contains("20-8-4"));
+    }
+  }
+  SECTION("a corrupt newest checkpoint falls back to the previous one") {
+    {
+      std::fstream f(t.checkpoint_path(8), std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(200);
+      const char junk[64] = {};
+      f.write(junk, sizeof junk);
+    }
+    nubo::DataParallelTrainer r(team, o, data);
+    CHECK(r.resume_latest() == t.checkpoint_path(6));
+    CHECK(r.steps_done() == 6);
+    try {
+      r.load(t.checkpoint_path(8));
+      FAIL("loaded a damaged checkpoint");
+    } catch (const nubo::Error& e) {
+      CHECK(e.code() == nubo::Errc::corrupt);
+    }
+  }
+  SECTION("a missing checkpoint") {
+    CHECK_THROWS_AS(t.load((dir / "nope.nubo").string()), nubo::Error);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("layer sizes that make no sense are refused", "[train]") {
+  auto data = synthetic(64);
+  auto team = cpu_team(1);
+  auto expect_invalid = [&](std::vector<std::size_t> layers, const char* says) {
+    auto o = small_options();
+    o.layers = std::move(layers);
+    try {
+      nubo::DataParallelTrainer t(team, o, data);
+      FAIL("accepted bad layer sizes");
+    } catch (const nubo::Error& e) {
+      CHECK(e.code() == nubo::Errc::invalid_argument);
+      CHECK_THAT(e.what(), Catch::Contains(says));
+    }
+  };
+  expect_invalid({}, "at least an input and an output");
+  expect_invalid({20}, "at least an input and an output");
+  expect_invalid({20, 0, 4}, "width 1 is 0");
+  expect_invalid({10, 4}, "20 features");
+  expect_invalid({20, 3}, "4 classes");
+  auto o = small_options();
+  o.global_batch = 0;
+  CHECK_THROWS_AS(nubo::DataParallelTrainer(team, o, data), nubo::Error);
+}
+
+TEST_CASE("the profile follows the schema the cost model reads", "[train]") {
+  auto data = synthetic(256);
+  auto team = cpu_team(2);
+  nubo::DataParallelTrainer t(team, small_options(), data);
+  t.fit(1);
+  auto json = nubo::profile_json(t.profile());
+  auto p = nubo::cost::Profile::parse(json, "test");
+  CHECK(p.devices == 2);
+  CHECK(p.backend == "cpu");
+  CHECK(p.global_batch == 64);
+  CHECK(p.steps == 4);
+  CHECK(p.compute_time_s > 0);
+  CHECK(p.allreduce_bytes == static_cast<double>(t.parameter_count() * 4));
+  CHECK(p.dataset_samples == 256);
+}
