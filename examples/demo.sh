@@ -27,7 +27,7 @@ NUBO_SIM_DEVICES=4xA100-SXM4-80GB NUBO_CUDA=0 "$bin/nubo-data-parallel" --epochs
 step "Transfer: pack the sources into a verified archive, list it, unpack it, compare"
 work=$(mktemp -d)
 "$bin/nubo-xfer" pack "$here/../lib" "$here/../docs" -o "$work/src.nubo" --quiet
-"$bin/nubo-xfer" list "$work/src.nubo" | head -n 5
+"$bin/nubo-xfer" list "$work/src.nubo" | sed -n 1,5p  # sed reads it all: no SIGPIPE under pipefail
 "$bin/nubo-xfer" verify "$work/src.nubo"
 "$bin/nubo-xfer" unpack "$work/src.nubo" -C "$work/out" --quiet
 diff -r "$here/../lib" "$work/out/lib" && diff -r "$here/../docs" "$work/out/docs" &&
