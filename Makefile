@@ -34,7 +34,8 @@ bench: build
 asan tsan: deps
 	@cmake --preset $@ -DNUBO_WERROR=$(WERROR) >/dev/null
 	@cmake --build build-$@ -j $(JOBS)
-	@cd build-$@ && ctest --output-on-failure -j $(JOBS) -LE no-$@
+	@cd build-$@ && TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp $$TSAN_OPTIONS" \
+	  ctest --output-on-failure -j $(JOBS) -LE no-$@
 
 FORMAT_FILES = $(shell git ls-files --cached --others --exclude-standard '*.cpp' '*.hpp' '*.h' '*.c' '*.cu' '*.cuh')
 format:
