@@ -8,7 +8,7 @@
 #include "nubo.h"
 #include "nubo/net.hpp"
 #include "sized_struct.hpp"
-#include "transfer_codec.hpp"
+#include "transfer_convert.hpp"
 
 struct nubo_net_server {
   std::unique_ptr<nubo::net::Server> server;
@@ -49,17 +49,7 @@ net::SendProgressFn wrap(nubo_net_progress_callback callback, void* user) {
   return [callback, user, name = std::string()](const net::SendProgress& p) mutable {
     name.assign(p.current_file);
     nubo_net_progress c{};
-    c.struct_size = sizeof c;
-    c.bytes_done = p.bytes_done;
-    c.bytes_total = p.bytes_total;
-    c.bytes_written = p.bytes_written;
-    c.bytes_skipped = p.bytes_skipped;
-    c.rate = p.rate;
-    c.eta_seconds = p.eta_seconds;
-    c.elapsed_seconds = p.elapsed_seconds;
-    c.current_file = name.c_str();
-    c.files_done = p.files_done;
-    c.files_total = p.files_total;
+    nubo::capi::copy_progress(p, name, c);
     c.wire_bytes = p.wire_bytes;
     c.link_rate = p.link_rate;
     c.bytes_resumed = p.bytes_resumed;

@@ -6,7 +6,7 @@
 #include "nubo.h"
 #include "nubo/transfer.hpp"
 #include "sized_struct.hpp"
-#include "transfer_codec.hpp"
+#include "transfer_convert.hpp"
 
 namespace nubo::capi {
 
@@ -69,17 +69,7 @@ xfer::ProgressFn wrap(nubo_progress_callback callback, void* user) {
   return [callback, user, name = std::string()](const xfer::Progress& p) mutable {
     name.assign(p.current_file);
     nubo_transfer_progress c{};
-    c.struct_size = sizeof c;
-    c.bytes_done = p.bytes_done;
-    c.bytes_total = p.bytes_total;
-    c.bytes_written = p.bytes_written;
-    c.bytes_skipped = p.bytes_skipped;
-    c.rate = p.rate;
-    c.eta_seconds = p.eta_seconds;
-    c.elapsed_seconds = p.elapsed_seconds;
-    c.current_file = name.c_str();
-    c.files_done = p.files_done;
-    c.files_total = p.files_total;
+    nubo::capi::copy_progress(p, name, c);
     return callback(&c, user) != 0;
   };
 }

@@ -1,0 +1,31 @@
+// Conversions shared by the archive and the network entry points of the C ABI.
+#pragma once
+
+#include <string>
+
+#include "nubo.h"
+#include "nubo/transfer.hpp"
+
+namespace nubo::capi {
+
+// Throws Errc::invalid_argument naming options->codec for a value that is not a nubo_codec.
+transfer::Codec to_codec(nubo_codec c);
+
+// Fills the fields every C progress struct of a transfer begins with (nubo_transfer_progress,
+// nubo_net_progress). `file` holds the NUL-terminated current file and must outlive the call.
+template <class CProgress>
+void copy_progress(const transfer::Progress& p, const std::string& file, CProgress& c) {
+  c.struct_size = sizeof c;
+  c.bytes_done = p.bytes_done;
+  c.bytes_total = p.bytes_total;
+  c.bytes_written = p.bytes_written;
+  c.bytes_skipped = p.bytes_skipped;
+  c.rate = p.rate;
+  c.eta_seconds = p.eta_seconds;
+  c.elapsed_seconds = p.elapsed_seconds;
+  c.current_file = file.c_str();
+  c.files_done = p.files_done;
+  c.files_total = p.files_total;
+}
+
+}  // namespace nubo::capi
