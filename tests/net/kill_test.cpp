@@ -2,9 +2,7 @@
 // iterations): the sender, then the receiver (which also cuts every connection). After each kill,
 // every file under its final name must be complete and correct; the final run must leave a tree
 // identical to the source and send exactly what the receiver had not verified.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,17 +26,7 @@ namespace {
 pid_t spawn(const std::vector<std::string>& args, const std::string& out, const std::string& err) {
   std::vector<std::string> all = {NUBO_XFER_BIN};
   all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&fa);
-  return pid;
+  return nubo_test::spawn_logged(all, out, err, false);
 }
 
 // Waits for `pid` up to `limit`; SIGKILLs it then. Returns whether it exited by itself.

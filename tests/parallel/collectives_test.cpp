@@ -7,25 +7,14 @@
 #include "check_collectives.hpp"
 #include "nubo/device.hpp"
 #include "nubo/parallel.hpp"
+#include "workers.hpp"
 
 using namespace nubo;
 
 namespace {
 
-std::vector<Device> host_workers(int n) {
-  DiscoverOptions o;
-  o.probe_cuda = false;
-  o.sim_devices = "";
-  return std::vector<Device>(static_cast<std::size_t>(n), discover(o).host_device());
-}
-
-std::vector<Device> sim_workers(int n) {
-  DiscoverOptions o;
-  o.probe_cuda = false;
-  o.sim_devices = "8xA100-SXM4-80GB";
-  auto report = discover(o);
-  return {report.devices.begin(), report.devices.begin() + n};
-}
+using nubo_test::host_workers;
+using nubo_test::sim_workers;
 
 void check_team(const std::vector<Device>& devices) {
   Team team(devices, TeamOptions{std::chrono::seconds(30)});

@@ -10,25 +10,14 @@
 
 #include "nubo/error.hpp"
 #include "nubo/parallel.hpp"
+#include "workers.hpp"
 
 using namespace nubo;
 
 namespace {
 
-std::vector<Device> host_workers(int n) {
-  DiscoverOptions o;
-  o.probe_cuda = false;
-  o.sim_devices = "";
-  return std::vector<Device>(static_cast<std::size_t>(n), discover(o).host_device());
-}
-
-std::vector<Device> sim_workers(int n) {
-  DiscoverOptions o;
-  o.probe_cuda = false;
-  o.sim_devices = "4xA100-SXM4-80GB";
-  auto report = discover(o);
-  return {report.devices.begin(), report.devices.begin() + n};
-}
+using nubo_test::host_workers;
+using nubo_test::sim_workers;
 
 // Each worker's outcome: its error code and message (Errc::ok when it returned normally).
 struct Outcomes {

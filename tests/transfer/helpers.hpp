@@ -1,8 +1,10 @@
-// Shared by the transfer tests: scratch directories, files with known content, and a tree
-// comparison that checks content, kind, mode, mtime and link targets.
+// Shared by the transfer tests: scratch directories, files with known content, a tree
+// comparison that checks content, kind, mode, mtime and link targets, and subprocesses.
 #pragma once
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,6 +59,25 @@ inline void write_file(const std::string& path, const std::string& content) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(content.data(), static_cast<std::streamsize>(content.size()));
   if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+// Starts `argv` (argv[0] a path) with stdout to `out` (appended or truncated) and stderr
+// appended to `err`; the caller waits for or kills the process.
+inline pid_t spawn_logged(std::vector<std::string> argv, const std::string& out,
+                          const std::string& err, bool append_out) {
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(),
+                                   O_WRONLY | O_CREAT | (append_out ? O_APPEND : O_TRUNC), 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
+  return pid;
 }
 
 inline std::string read_file(const std::string& path) {

@@ -2,9 +2,7 @@
 // run again with the same arguments until it completes. The archive must be byte-identical to an
 // uninterrupted one; the unpacked tree identical to the source; and after every kill, each file
 // under its final name must already be complete and correct.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,16 +32,7 @@ Run run_xfer(const std::vector<std::string>& args, std::chrono::microseconds kil
              const std::string& log) {
   std::vector<std::string> all = {NUBO_XFER_BIN};
   all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&fa);
+  pid_t pid = nubo_test::spawn_logged(all, log, log, true);
   Run r;
   auto deadline = Clock::now() + kill_after;
   int status = 0;
