@@ -281,7 +281,10 @@ void Session::chunk(const ChunkMeta& meta, Bytes payload, Decompressor& decompre
     std::lock_guard lock(mutex_);
     f->writing.erase(meta.index);
     f->verified.insert(meta.index);
-    f->dirty = true;
+    if (!f->dirty) {
+      f->dirty = true;
+      dirty_.push_back(f);
+    }
     journal_.append(kChunkVerified, entry_chunk(meta.entry, meta.index));
     ++pending_records_;
     last_activity_ = Clock::now();
@@ -399,11 +402,11 @@ void Session::maybe_commit_locked(bool force) {
   auto now = Clock::now();
   if (!force && pending_records_ < kCommitBatch && now - last_commit_ < kCommitEvery) return;
   // The data first, then the records that describe it.
-  for (auto& [_, f] : files_) {
-    if (!f->dirty || !f->fd) continue;
-    if (sync_) f->fd.datasync();
+  for (auto* f : dirty_) {
+    if (sync_ && f->fd) f->fd.datasync();
     f->dirty = false;
   }
+  dirty_.clear();
   journal_.commit(sync_);
   pending_records_ = 0;
   last_commit_ = now;

@@ -80,6 +80,8 @@ class Session {
   std::unique_ptr<TargetDir> target_;
   Journal journal_;
   std::map<std::uint32_t, std::unique_ptr<File>> files_;
+  // Files written since the last commit: a commit visits only these, not every file of a send.
+  std::vector<File*> dirty_;
   std::size_t pending_records_ = 0;
   std::chrono::steady_clock::time_point last_commit_, last_activity_;
   SessionTotals totals_;
