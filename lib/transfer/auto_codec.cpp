@@ -7,6 +7,7 @@ namespace nubo::transfer {
 namespace {
 
 constexpr std::size_t kProbeBytes = 64 << 10;
+constexpr std::size_t kProbeSlices = 4;
 constexpr double kIncompressible = 0.97;  // a probe ratio above this: store raw
 constexpr double kAlpha = 0.2;            // weight of a new sample in the moving averages
 constexpr double kNear = 1.05;            // "about as fast"
@@ -74,11 +75,23 @@ std::size_t AutoCodec::pick(double probe_ratio) const {
 
 AutoCodec::Choice AutoCodec::choose(Bytes chunk, Compressor& probe) {
   Choice choice;
-  // The probe: lz4 on a sample from the middle of the chunk (headers at the start of files are
-  // often unlike the rest).
+  // The probe: lz4 on slices from across the chunk, side by side. A chunk is often not one
+  // kind of data (a bundle of small files holds text and already-compressed files alike), and
+  // one sample from its middle would judge all of it by one file.
   auto n = std::min(chunk.size(), kProbeBytes);
-  auto sample = chunk.subspan((chunk.size() - n) / 2, n);
-  thread_local std::vector<std::byte> scratch;
+  thread_local std::vector<std::byte> sample_buffer, scratch;
+  sample_buffer.resize(n);
+  auto slice = n / kProbeSlices;
+  for (std::size_t i = 0; i < kProbeSlices; ++i) {
+    auto len = i + 1 == kProbeSlices ? n - i * slice : slice;
+    // Slice i is taken from the middle of the i-th of kProbeSlices equal parts.
+    auto part = chunk.size() / kProbeSlices;
+    auto from = i * part + (part - std::min(part, len)) / 2;
+    if (from + len > chunk.size()) from = chunk.size() - len;
+    std::copy_n(chunk.begin() + static_cast<std::ptrdiff_t>(from), len,
+                sample_buffer.begin() + static_cast<std::ptrdiff_t>(i * slice));
+  }
+  Bytes sample{sample_buffer.data(), n};
   auto stored = probe.compress({ChunkCodec::lz4, 1}, sample, scratch);
   choice.probe_ratio = stored == 0 ? 1.0 : static_cast<double>(stored) / static_cast<double>(n);
   if (choice.probe_ratio > kIncompressible) {

@@ -5,12 +5,13 @@
 // sets the pace, so for each candidate c the time per raw byte is
 //     max(1 / input_rate, 1 / (speed_c * workers), ratio_c / output_rate)
 // and the fastest candidate wins; among candidates within 5% of it the smallest output does.
-// The ratio of each candidate is predicted from a cheap probe of the chunk itself (lz4 on a
-// 64 KiB sample) times what that candidate achieved relative to the probe on recent chunks; its
-// speed is what it achieved recently. Both are moving averages, and every 16th chunk tries a
-// neighbour of the best choice, so the choice follows the data and the output speed as they
-// change. Incompressible samples go straight to `none`. Without a target rate the output rate is
-// the measured one, capped at 1 GB/s (page-cache writes measure far faster than the device).
+// The ratio of each candidate is predicted from a cheap probe of the chunk itself (lz4 on
+// 64 KiB sampled in four slices across it) times what that candidate achieved relative to the probe
+// on recent chunks; its speed is what it achieved recently. Both are moving averages, and every
+// 16th chunk tries a neighbour of the best choice, so the choice follows the data and the output
+// speed as they change. Incompressible samples go straight to `none`. Without a target rate the
+// output rate is the measured one, capped at 1 GB/s (page-cache writes measure far faster than the
+// device).
 //
 // Thread-safe: workers call choose() and observe() concurrently; the reader and the writer
 // report their rates. The network transfer feeds the link's measured rate via set_output_rate.

@@ -310,7 +310,7 @@ Index decode_index(Bytes in, std::uint32_t chunk_size, std::uint64_t data_begin,
     const auto& e = index.entries[i];
     for (std::uint64_t k = 0; k < e.chunk_count; ++k) {
       const auto& c = index.chunks[e.first_chunk + k];
-      auto want = std::min<std::uint64_t>(chunk_size, e.meta.size - k * chunk_size);
+      auto want = chunk_bytes(e.meta.size, chunk_size, k);
       if (c.raw_size != want || c.stored_size > max_stored_size(c.codec, c.raw_size) ||
           c.record_offset <= e.record_offset || c.record_offset >= data_end) {
         corrupt("index: file '" + e.meta.path + "' chunk " + std::to_string(k) +

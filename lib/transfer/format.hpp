@@ -124,6 +124,10 @@ struct Index {
 inline std::uint64_t chunks_for(std::uint64_t size, std::uint32_t chunk_size) {
   return (size + chunk_size - 1) / chunk_size;
 }
+// The size of chunk k of a file of `size` bytes.
+inline std::uint64_t chunk_bytes(std::uint64_t size, std::uint32_t chunk_size, std::uint64_t k) {
+  return std::min<std::uint64_t>(chunk_size, size - k * chunk_size);
+}
 
 std::vector<std::byte> encode_index(const Index& index);
 // Checks that counts fit the payload (no allocation beyond it), that each file has the chunk

@@ -18,6 +18,23 @@ namespace {
 int open_dir_at(int dirfd, const std::string& name) {
   return ::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
+
+// utimensat's pair: the access time left alone, the modification time set.
+struct Times {
+  timespec t[2];
+};
+Times mtime_only(std::int64_t mtime_ns) {
+  Times times;
+  times.t[0].tv_sec = 0;
+  times.t[0].tv_nsec = UTIME_OMIT;
+  times.t[1].tv_sec = static_cast<time_t>(mtime_ns / 1000000000);
+  times.t[1].tv_nsec = static_cast<long>(mtime_ns % 1000000000);
+  if (times.t[1].tv_nsec < 0) {
+    times.t[1].tv_nsec += 1000000000;
+    times.t[1].tv_sec -= 1;
+  }
+  return times;
+}
 }  // namespace
 
 std::string temp_name(std::string_view leaf) {
@@ -170,18 +187,17 @@ void TargetDir::set_times_and_mode(std::string_view path, std::int64_t mtime_ns,
   if (!is_link && ::fchmodat(at, name.c_str(), static_cast<mode_t>(mode), 0) != 0) {
     throw_io("set the mode of", full(path), errno);
   }
-  timespec times[2];
-  times[0].tv_sec = 0;
-  times[0].tv_nsec = UTIME_OMIT;
-  times[1].tv_sec = static_cast<time_t>(mtime_ns / 1000000000);
-  times[1].tv_nsec = static_cast<long>(mtime_ns % 1000000000);
-  if (times[1].tv_nsec < 0) {
-    times[1].tv_nsec += 1000000000;
-    times[1].tv_sec -= 1;
-  }
-  if (::utimensat(at, name.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) {
+  auto times = mtime_only(mtime_ns);
+  if (::utimensat(at, name.c_str(), times.t, AT_SYMLINK_NOFOLLOW) != 0) {
     throw_io("set the time of", full(path), errno);
   }
+}
+
+void TargetDir::set_times_and_mode(const Fd& file, std::int64_t mtime_ns, std::uint32_t mode) {
+  if (::fchmod(file.get(), static_cast<mode_t>(mode)) != 0)
+    throw_io("set the mode of", file.name(), errno);
+  auto times = mtime_only(mtime_ns);
+  if (::futimens(file.get(), times.t) != 0) throw_io("set the time of", file.name(), errno);
 }
 
 }  // namespace nubo::transfer

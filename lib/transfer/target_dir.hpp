@@ -40,6 +40,8 @@ class TargetDir {
   void symlink(std::string_view path, const std::string& target);
   void set_times_and_mode(std::string_view path, std::int64_t mtime_ns, std::uint32_t mode,
                           bool is_link);
+  // The same through an open file, before it is renamed into place.
+  static void set_times_and_mode(const Fd& file, std::int64_t mtime_ns, std::uint32_t mode);
 
  private:
   std::string root_;

@@ -67,7 +67,108 @@ nubo::transfer::format::EntryMeta file_entry(const std::string& path) {
   return e;
 }
 
+// A send by hand: the manifest on a control stream, then whatever a test writes on a data stream.
+struct HandSend {
+  tn::Socket control, data;
+  explicit HandSend(const net::Server& server,
+                    const std::vector<nubo::transfer::format::EntryMeta>& entries)
+      : control(nubo_test::raw_connect(server)), data(nubo_test::raw_connect(server)) {
+    auto session = tn::client_handshake(control, nubo_test::kToken, tn::Role::control, {});
+    control.write_message(tn::MsgType::begin, tn::encode_begin({4096, entries.size(), ""}));
+    for (const auto& b : tn::encode_entries(entries))
+      control.write_message(tn::MsgType::entries, b);
+    control.write_message(tn::MsgType::entries_end, {});
+    while (control.read_message(tn::kMaxControl).type != tn::MsgType::status_end) {
+    }
+    tn::client_handshake(data, nubo_test::kToken, tn::Role::data, session);
+  }
+  // Writes one raw chunk (which the server answers only when it refuses it).
+  void chunk(std::uint32_t entry, const std::string& raw) {
+    tn::ChunkMeta c{entry,
+                    0,
+                    nubo::transfer::ChunkCodec::none,
+                    0,
+                    static_cast<std::uint32_t>(raw.size()),
+                    nubo::transfer::hash64(nubo::transfer::as_bytes(raw)),
+                    static_cast<std::uint32_t>(raw.size())};
+    auto meta = tn::encode_chunk_meta(c);
+    std::vector<std::byte> m(meta.begin(), meta.end());
+    nubo::transfer::append(m, nubo::transfer::as_bytes(raw));
+    data.write_message(tn::MsgType::chunk, m);
+  }
+  // Writes a bundle of `members` whose payload is `raw` stored as it is; returns the server's
+  // error text, or "accepted" when the stream ends normally.
+  std::string bundle(std::vector<tn::BundleMember> members, const std::string& raw,
+                     std::uint64_t raw_hash) {
+    tn::BundleMeta b;
+    b.raw_size = static_cast<std::uint32_t>(raw.size());
+    b.raw_hash = raw_hash;
+    b.stored_size = b.raw_size;
+    b.members = std::move(members);
+    auto m = tn::encode_bundle_head(b);
+    nubo::transfer::append(m, nubo::transfer::as_bytes(raw));
+    try {
+      data.write_message(tn::MsgType::bundle, m);
+      data.write_message(tn::MsgType::stream_end, tn::encode_u64(0));
+    } catch (const nubo::Error&) {
+      // The server may refuse the bundle and close before stream_end is written (EPIPE); its
+      // error message is still waiting to be read.
+    }
+    try {
+      auto reply = data.read_message(tn::kMaxControl);
+      if (reply.type == tn::MsgType::error) return tn::decode_error(reply.payload).text;
+      return "accepted";
+    } catch (const nubo::Error& e) {
+      return std::string("closed: ") + e.what();
+    }
+  }
+};
+
+nubo::transfer::Hash128 content_hash(const std::string& s) {
+  nubo::transfer::FileHasher h;
+  h.update(nubo::transfer::as_bytes(s));
+  return h.digest();
+}
+
 }  // namespace
+
+TEST_CASE("bundles that lie about their members are refused, and nothing is written", "[net]") {
+  TempDir t;
+  net::Server server(nubo_test::serve_options(t / "dst"));
+  auto a = file_entry("a"), b = file_entry("b"), d = file_entry("d");
+  d.kind = nubo::transfer::format::EntryKind::directory;
+  d.size = 0;
+  std::vector<nubo::transfer::format::EntryMeta> manifest = {a, b, d};
+  const std::string ten = "0123456789", twenty = ten + "abcdefghij";
+  auto h10 = nubo::transfer::hash64(nubo::transfer::as_bytes(ten));
+  auto h20 = nubo::transfer::hash64(nubo::transfer::as_bytes(twenty));
+  auto ha = content_hash(ten);
+  CHECK_THAT(HandSend(server, manifest).bundle({{2, ha}}, ten, h10),
+             Catch::Contains("not a file of this send"));
+  CHECK_THAT(HandSend(server, manifest).bundle({{0, ha}, {0, ha}}, twenty, h20),
+             Catch::Contains("sent twice"));
+  CHECK_THAT(HandSend(server, manifest).bundle({{0, ha}, {1, ha}}, ten, h10),
+             Catch::Contains("members hold 20 bytes, its header says 10"));
+  CHECK_THAT(HandSend(server, manifest).bundle({{0, ha}}, ten, h10 + 1),
+             Catch::Contains("checksum mismatch"));
+  CHECK_THAT(HandSend(server, manifest).bundle({{0, ha}, {1, ha}}, twenty, h20),
+             Catch::Contains("'b': content hash mismatch"));
+  {
+    HandSend both(server, {file_entry("c")});
+    both.chunk(0, ten);
+    CHECK_THAT(both.bundle({{0, ha}}, ten, h10), Catch::Contains("also being sent in chunks"));
+  }
+  for (const char* name : {"a", "b", "c", ".a.nubo-part", ".b.nubo-part"})
+    CHECK(::access((t / "dst/" + name).c_str(), F_OK) != 0);
+  // The same server takes an honest bundle, and an honest send.
+  CHECK(
+      HandSend(server, manifest).bundle({{0, ha}, {1, content_hash("abcdefghij")}}, twenty, h20) ==
+      "accepted");
+  CHECK(nubo_test::read_file(t / "dst/b") == "abcdefghij");
+  nubo_test::write_file(t / "src/a", "still serving");
+  net::send({t / "src"}, nubo_test::dest_of(server), nubo_test::send_options());
+  CHECK(nubo_test::read_file(t / "dst/src/a") == "still serving");
+}
 
 TEST_CASE("a wrong token, no token and a replayed handshake are refused", "[net]") {
   TempDir t;

@@ -61,6 +61,33 @@ TEST_CASE("send and serve round trip across codecs and stream counts", "[net]") 
   CHECK(server.stats().sessions == 8);
 }
 
+TEST_CASE("small files travel whole in bundles, with their modes and times", "[net]") {
+  TempDir t;
+  const std::size_t chunk = 64 << 10;
+  make_small_files(t / "src", 400);  // 400 files of up to 5000 bytes, an empty one, a link
+  nubo_test::write_file(t / "src/exact", nubo_test::text_bytes(chunk, 1));
+  nubo_test::write_file(t / "src/over", nubo_test::text_bytes(chunk + 1, 2));
+  nubo_test::write_file(t / "src/script", "#!/bin/sh\n");
+  ::chmod((t / "src/script").c_str(), 0755);
+  nubo_test::write_file(t / "src/readonly", "keep");
+  ::chmod((t / "src/readonly").c_str(), 0400);
+  net::Server server(nubo_test::serve_options(t / "dst"));
+  for (int streams : {1, 3}) {
+    auto o = nubo_test::send_options(streams);
+    o.chunk_size = chunk;
+    auto sub = "s" + std::to_string(streams);
+    auto s = net::send({t / "src"}, nubo_test::dest_of(server, sub), o);
+    std::string why;
+    CHECK(nubo_test::same_tree(t / "src", t / ("dst/" + sub + "/src"), &why));
+    INFO(why);
+    CHECK(s.files == 405);
+    CHECK(s.bytes_sent == s.bytes);
+    // About a chunk's worth of small files per message, and 2 chunks for the file above one.
+    auto small = s.bytes - (chunk + 1);
+    CHECK(s.chunks_sent <= small / chunk + 2 + 2);
+  }
+}
+
 TEST_CASE("a second send skips files complete at the destination", "[net]") {
   TempDir t;
   make_small_files(t / "src", 50);

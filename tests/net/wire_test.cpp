@@ -52,6 +52,56 @@ TEST_CASE("messages round trip and reject lies about their sizes", "[net]") {
   CHECK_THROWS_WITH(tn::decode_begin(tn::encode_begin({1, 1, ""})), Catch::Contains("chunk size"));
 }
 
+TEST_CASE("bundle messages round trip and reject lies about their sizes", "[net]") {
+  tn::BundleMeta b;
+  b.codec = nubo::transfer::ChunkCodec::zstd;
+  b.level = 3;
+  b.raw_size = 1000;
+  b.raw_hash = 42;
+  b.stored_size = 3;
+  b.members = {{7, {}}, {9, {}}};
+  b.members[1].hash.bytes[0] = std::byte{5};
+  auto message = [&](const tn::BundleMeta& m) {
+    auto out = tn::encode_bundle_head(m);
+    out.resize(out.size() + m.stored_size, std::byte{1});
+    return out;
+  };
+  tn::BundleMeta back;
+  auto payload = tn::decode_bundle(message(b), 4096, back);
+  CHECK(payload.size() == 3);
+  CHECK(back.raw_size == 1000);
+  CHECK(back.raw_hash == 42);
+  REQUIRE(back.members.size() == 2);
+  CHECK(back.members[1].entry == 9);
+  CHECK(back.members[1].hash == b.members[1].hash);
+
+  CHECK_THROWS_WITH(tn::decode_bundle(message(b), 512, back), Catch::Contains("raw size"));
+  auto m = message(b);
+  m.pop_back();
+  CHECK_THROWS_WITH(tn::decode_bundle(m, 4096, back), Catch::Contains("does not match"));
+  m = message(b);
+  m.push_back(std::byte{0});
+  CHECK_THROWS_WITH(tn::decode_bundle(m, 4096, back), Catch::Contains("does not match"));
+  auto lie = b;
+  lie.stored_size = 1001;
+  CHECK_THROWS_WITH(tn::decode_bundle(message(lie), 4096, back), Catch::Contains("stored size"));
+  lie = b;
+  lie.codec = nubo::transfer::ChunkCodec::none;
+  CHECK_THROWS_WITH(tn::decode_bundle(message(lie), 4096, back), Catch::Contains("raw payload"));
+  lie = b;
+  lie.members.clear();
+  CHECK_THROWS_WITH(tn::decode_bundle(message(lie), 4096, back), Catch::Contains("0 members"));
+  // A member count far above what the message holds, or above the limit.
+  m = message(b);
+  m[1] = std::byte{0x01};
+  CHECK_THROWS_AS(tn::decode_bundle(m, 4096, back), nubo::Error);
+  m[1] = std::byte{0x00};
+  m[2] = std::byte{0x01};
+  CHECK_THROWS_WITH(tn::decode_bundle(m, 4096, back), Catch::Contains("members, outside"));
+  CHECK(tn::max_payload(tn::MsgType::bundle, 4096) ==
+        tn::kBundleHeadSize + tn::kBundleMemberSize * tn::kMaxBundleMembers + 4096);
+}
+
 TEST_CASE("endpoints parse with ports, IPv6 and subdirectories", "[net]") {
   auto e = tn::parse_endpoint("127.0.0.1:80/a/b/", true);
   CHECK(e.host == "127.0.0.1");

@@ -133,6 +133,13 @@ TEST_CASE("auto: incompressible data is stored raw; a slow output earns stronger
   auto q = quick.choose(as_bytes(text), probe);
   CHECK((q.setting.codec == ChunkCodec::none || q.setting.codec == ChunkCodec::lz4));
 
+  // A chunk of mixed data (a bundle of text files with a compressed one in the middle) is judged
+  // by all of it, not by its middle.
+  auto mixed = text.substr(0, 3 << 18) + random.substr(0, 1 << 18);
+  mixed.insert(mixed.size() / 2 - (1 << 17), random.substr(0, 1 << 18));
+  mixed.resize(1 << 20);
+  CHECK(slow.choose(as_bytes(mixed), probe).setting.codec == ChunkCodec::zstd);
+
   // The measured output rate moves the choice when no target is set.
   AutoCodec adaptive(8, 12, 0);
   for (int i = 0; i < 20; ++i) adaptive.observe_output(1 << 20, 0.1);  // 10 MB/s measured

@@ -1,10 +1,8 @@
 // nubo::net::send: walk the sources, tell the receiver what is coming, learn what it already
-// has, then run the archive pipeline (read and hash in order, compress on every core) and hand
-// the chunks to the streams through a bounded queue. Chunks the receiver verified in an earlier
-// attempt are read (for the whole-file hash) but not sent; files it has complete are not read.
-#include <fcntl.h>
-#include <unistd.h>
-
+// has, then run the archive pipeline (read and hash in order, compress on every core; the jobs
+// are send_jobs.hpp's: chunks of large files, bundles of small ones) and hand the messages to
+// the streams through a bounded queue. Chunks the receiver verified in an earlier attempt are
+// read (for the whole-file hash) but not sent; files it has complete are not read.
 #include <chrono>
 #include <map>
 #include <optional>
@@ -13,10 +11,9 @@
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
 #include "transfer/auto_codec.hpp"
-#include "transfer/file_io.hpp"
-#include "transfer/hash.hpp"
 #include "transfer/net/auth.hpp"
 #include "transfer/net/rate.hpp"
+#include "transfer/net/send_jobs.hpp"
 #include "transfer/net/send_queue.hpp"
 #include "transfer/net/socket.hpp"
 #include "transfer/net/token.hpp"
@@ -34,150 +31,9 @@ using namespace nubo::transfer::net;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using Ranges = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-bool all_zero(Bytes b) {
-  for (auto x : b)
-    if (x != std::byte{0}) return false;
-  return true;
-}
-
-std::uint64_t chunk_bytes(std::uint64_t size, std::uint32_t chunk_size, std::uint64_t k) {
-  return std::min<std::uint64_t>(chunk_size, size - k * chunk_size);
-}
-
-struct FilePlan {
-  std::uint32_t entry = 0;
-  const SourceEntry* source = nullptr;
-  Ranges verified;  // from the receiver, sorted
-};
-
-struct SendJob {
-  bool end = false;
-  std::uint32_t entry = 0;
-  std::uint64_t index = 0;
-  std::uint32_t raw_size = 0;
-  bool hole = false;
-  std::vector<std::byte> raw;
-  Hash128 hash;
-  ChunkCodec codec = ChunkCodec::none;
-  OutMsg out;
-};
-
-// Reads every file to send in order, hashing all of it, and yields the chunks not verified.
-class Producer {
- public:
-  Producer(const std::vector<FilePlan>& files, std::uint32_t chunk_size)
-      : files_(files), chunk_size_(chunk_size) {}
-
-  bool operator()(SendJob& job) {
-    for (;;) {
-      if (file_ >= files_.size()) return false;
-      const auto& plan = files_[file_];
-      const auto& meta = plan.source->meta;
-      auto chunks = format::chunks_for(meta.size, chunk_size_);
-      if (!fd_) {
-        fd_ = open_read(plan.source->source_path);
-        hasher_.reset();
-        k_ = 0;
-        range_ = 0;
-      }
-      if (k_ >= chunks) {
-        job.end = true;
-        job.entry = plan.entry;
-        job.hash = hasher_.digest();
-        fd_ = Fd();
-        ++file_;
-        return true;
-      }
-      auto k = k_++;
-      auto n = static_cast<std::uint32_t>(chunk_bytes(meta.size, chunk_size_, k));
-      auto offset = k * chunk_size_;
-      // A chunk wholly inside a hole of a sparse file is zeros: not read.
-      auto data = ::lseek(fd_.get(), static_cast<off_t>(offset), SEEK_DATA);
-      bool hole = data < 0 ? errno == ENXIO : static_cast<std::uint64_t>(data) >= offset + n;
-      if (hole) {
-        hasher_.update_zeros(n);
-      } else {
-        job.raw.resize(n);
-        fd_.pread_exact(job.raw, offset,
-                        "'" + plan.source->source_path + "' (changed while sent?)");
-        hasher_.update(job.raw);
-      }
-      while (range_ < plan.verified.size() &&
-             plan.verified[range_].first + plan.verified[range_].second <= k)
-        ++range_;
-      if (range_ < plan.verified.size() && plan.verified[range_].first <= k) continue;
-      job.end = false;
-      job.entry = plan.entry;
-      job.index = k;
-      job.raw_size = n;
-      job.hole = hole;
-      return true;
-    }
-  }
-
- private:
-  const std::vector<FilePlan>& files_;
-  std::uint32_t chunk_size_;
-  std::size_t file_ = 0, range_ = 0;
-  std::uint64_t k_ = 0;
-  Fd fd_;
-  FileHasher hasher_;
-};
-
-void encode_job(SendJob& job, const SendOptions& options, AutoCodec* auto_codec) {
-  job.out.head.clear();
-  job.out.body.clear();
-  if (job.end) {
-    job.out.head = frame(MsgType::file_end, encode_file_end({job.entry, job.hash}));
-    return;
-  }
-  thread_local Compressor compressor;
-  thread_local std::vector<std::byte> zeros;
-  ChunkMeta meta;
-  meta.entry = job.entry;
-  meta.index = job.index;
-  meta.raw_size = job.raw_size;
-  Bytes raw{job.raw.data(), job.hole ? 0 : job.raw_size};
-  if (job.hole || all_zero(raw)) {
-    if (zeros.size() < job.raw_size) zeros.resize(job.raw_size);
-    meta.codec = ChunkCodec::zero;
-    meta.raw_hash = hash64({zeros.data(), job.raw_size});
-  } else {
-    meta.raw_hash = hash64(raw);
-    CodecSetting setting;
-    AutoCodec::Choice choice;
-    auto t0 = Clock::now();
-    if (auto_codec) {
-      choice = auto_codec->choose(raw, compressor);
-      setting = choice.setting;
-    } else {
-      setting = fixed_setting(options.codec, options.level);
-    }
-    std::size_t stored = 0;
-    if (setting.codec != ChunkCodec::none) stored = compressor.compress(setting, raw, job.out.body);
-    if (auto_codec) auto_codec->observe(choice, raw.size(), stored, seconds_since(t0));
-    if (stored == 0) {
-      meta.codec = ChunkCodec::none;
-      job.out.body.swap(job.raw);  // the raw bytes travel as they are
-      job.out.body.resize(job.raw_size);
-    } else {
-      meta.codec = setting.codec;
-      meta.level = static_cast<std::int8_t>(setting.level);
-      job.out.body.resize(stored);
-    }
-  }
-  meta.stored_size = static_cast<std::uint32_t>(job.out.body.size());
-  job.codec = meta.codec;
-  auto h = encode_frame_header(MsgType::chunk, kChunkMetaSize + meta.stored_size);
-  auto m = encode_chunk_meta(meta);
-  job.out.head.assign(h.begin(), h.end());
-  append(job.out.head, m);
 }
 
 // One stream: takes messages until the queue is drained, then ends the stream and waits for the
@@ -280,7 +136,8 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
         if (first >= chunks) continue;
         n = std::min(n, chunks - first);
         plan.verified.emplace_back(first, n);
-        for (auto k = first; k < first + n; ++k) resumed += chunk_bytes(e.meta.size, chunk_size, k);
+        for (auto k = first; k < first + n; ++k)
+          resumed += format::chunk_bytes(e.meta.size, chunk_size, k);
       }
       std::sort(plan.verified.begin(), plan.verified.end());
     }
@@ -341,7 +198,7 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
     auto stored = job.out.body.size();
     queue.push(std::move(job.out));
     job.out = {};
-    if (job.end) {
+    if (job.kind == SendJob::Kind::file_end) {
       progress.file_done();
     } else {
       summary.bytes_sent += job.raw_size;
@@ -362,6 +219,9 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
       }
       progress.add_done(job.raw_size);
       progress.add_written(stored);
+      if (job.kind == SendJob::Kind::bundle) {
+        for (std::size_t i = 0; i < job.members.size(); ++i) progress.file_done();
+      }
     }
     progress.report();
   };

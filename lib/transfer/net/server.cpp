@@ -192,8 +192,8 @@ void Server::Impl::run_control(Socket& s, const std::shared_ptr<Session>& sessio
 void Server::Impl::run_data(Socket& s, const std::shared_ptr<Session>& session) {
   if (!session->planned()) throw Error(Errc::corrupt, "a data stream before the plan");
   Socket::Message m;
-  Decompressor decompressor;
-  std::vector<std::byte> scratch;
+  StreamState stream;
+  BundleMeta bundle;
   std::uint64_t count = 0;
   for (;;) {
     if (stopping) throw Error(Errc::cancelled, "server stopping");
@@ -208,7 +208,13 @@ void Server::Impl::run_data(Socket& s, const std::shared_ptr<Session>& session) 
           throw Error(Errc::corrupt, "chunk message: payload of " + std::to_string(payload.size()) +
                                          " bytes, its header says " +
                                          std::to_string(meta.stored_size));
-        session->chunk(meta, payload, decompressor, scratch);
+        session->chunk(meta, payload, stream);
+        ++count;
+        break;
+      }
+      case MsgType::bundle: {
+        auto payload = decode_bundle(m.payload, session->chunk_size(), bundle);
+        session->bundle(bundle, payload, stream);
         ++count;
         break;
       }

@@ -61,17 +61,6 @@ void pwrite_full(int fd, Bytes data, std::uint64_t offset, const std::string& wh
 
 }  // namespace
 
-struct Session::File {
-  std::uint32_t entry = 0;
-  std::uint64_t chunks = 0;
-  std::set<std::uint64_t> verified, writing;
-  bool resumed = false;  // its temporary file holds verified chunks of an earlier attempt
-  Fd fd;
-  bool dirty = false;  // written since the last commit
-  std::optional<Hash128> end;
-  bool complete = false, finalizing = false, finalized = false;
-};
-
 Session::Session(const std::string& dest, bool sync) : dest_(dest), sync_(sync) {
   last_commit_ = last_activity_ = Clock::now();
 }
@@ -216,8 +205,30 @@ Session::File& Session::file_for(std::uint32_t entry, const char* what) {
   return *it->second;
 }
 
-void Session::chunk(const ChunkMeta& meta, Bytes payload, Decompressor& decompressor,
-                    std::vector<std::byte>& scratch) {
+MutableBytes Session::decode_checked(ChunkCodec codec, Bytes payload, std::uint32_t raw_size,
+                                     std::uint64_t raw_hash, StreamState& stream,
+                                     const std::string& where) {
+  MutableBytes raw;
+  if (codec == ChunkCodec::none) {
+    raw = {const_cast<std::byte*>(payload.data()), payload.size()};
+  } else {
+    if (stream.scratch.size() < raw_size) stream.scratch.resize(raw_size);
+    raw = {stream.scratch.data(), raw_size};
+    if (codec == ChunkCodec::zero) {
+      std::fill(raw.begin(), raw.end(), std::byte{0});
+    } else {
+      try {
+        stream.decompressor.decompress(codec, payload, raw);
+      } catch (const Error& e) {
+        throw Error(Errc::corrupt, where + ": " + e.what());
+      }
+    }
+  }
+  if (hash64(raw) != raw_hash) throw Error(Errc::corrupt, where + ": checksum mismatch");
+  return raw;
+}
+
+void Session::chunk(const ChunkMeta& meta, Bytes payload, StreamState& stream) {
   File* f = nullptr;
   int fd = -1;
   std::string name;
@@ -248,23 +259,7 @@ void Session::chunk(const ChunkMeta& meta, Bytes payload, Decompressor& decompre
     name = where;
   }
   try {
-    MutableBytes raw;
-    if (meta.codec == ChunkCodec::none) {
-      raw = {const_cast<std::byte*>(payload.data()), payload.size()};
-    } else {
-      if (scratch.size() < meta.raw_size) scratch.resize(meta.raw_size);
-      raw = {scratch.data(), meta.raw_size};
-      if (meta.codec == ChunkCodec::zero) {
-        std::fill(raw.begin(), raw.end(), std::byte{0});
-      } else {
-        try {
-          decompressor.decompress(meta.codec, payload, raw);
-        } catch (const Error& e) {
-          throw Error(Errc::corrupt, name + ": " + e.what());
-        }
-      }
-    }
-    if (hash64(raw) != meta.raw_hash) throw Error(Errc::corrupt, name + ": checksum mismatch");
+    auto raw = decode_checked(meta.codec, payload, meta.raw_size, meta.raw_hash, stream, name);
     auto offset = meta.index * chunk_size_;
     bool hole = meta.codec == ChunkCodec::zero &&
                 (!f->resumed ||
@@ -381,11 +376,16 @@ void Session::finalize(File& f) {
   } catch (const Error& err) {
     problem = err.what();
   }
-  // Nothing of it is trusted any more: the next attempt sends it all again.
+  reject_locked(f, problem);
+}
+
+void Session::reject_locked(File& f, const std::string& problem) {
+  const auto& e = entries_[f.entry];
+  auto path = full(e);
   log::warn("receiving '" + path + "': " + problem);
   f.fd = Fd();
   try {
-    target_->remove(path, tmp);
+    target_->remove(path, temp_name(paths::leaf(path)));
   } catch (const Error&) {
   }
   journal_.append(kFileReset, entry_chunk(f.entry, 0));

@@ -30,6 +30,15 @@
 
 namespace nubo::transfer::net {
 
+// What one data stream keeps between its messages: decompression contexts, a buffer, and its
+// own TargetDir (not thread-safe, and it caches the directory last written: each stream writes
+// its bundles through its own).
+struct StreamState {
+  Decompressor decompressor;
+  std::vector<std::byte> scratch;
+  std::unique_ptr<TargetDir> target;
+};
+
 struct SessionTotals {
   std::uint64_t files = 0, bytes = 0;
 };
@@ -51,8 +60,11 @@ class Session {
   // entry, out of range, a duplicate) or fails its checksum.
   bool planned() const;
   std::uint32_t chunk_size() const { return chunk_size_; }
-  void chunk(const ChunkMeta& meta, Bytes payload, Decompressor& decompressor,
-             std::vector<std::byte>& scratch);
+  void chunk(const ChunkMeta& meta, Bytes payload, StreamState& stream);
+  // Throws Error(corrupt) for a member that does not belong (not a file of this send, sent
+  // before, or in chunks too), sizes that do not add up, or content that fails its checksums.
+  // A member that cannot be written fails alone, as a file that did not verify.
+  void bundle(const BundleMeta& meta, Bytes payload, StreamState& stream);
   void file_end(const FileEnd& end);
 
   // The last time a data stream made progress: the control stream waits as long as data flows.
@@ -60,9 +72,30 @@ class Session {
   SessionTotals totals() const;
 
  private:
-  struct File;
+  struct File {
+    std::uint32_t entry = 0;
+    std::uint64_t chunks = 0;
+    std::set<std::uint64_t> verified, writing;
+    bool resumed = false;  // its temporary file holds verified chunks of an earlier attempt
+    Fd fd;
+    bool dirty = false;  // written since the last commit
+    std::optional<Hash128> end;
+    bool complete = false, finalizing = false, finalized = false;
+  };
   File& file_for(std::uint32_t entry, const char* what);
   void finalize(File& f);  // called without the lock held
+  // A file that did not verify or could not be written: nothing of it is kept, and the next
+  // attempt sends it all again.
+  void reject_locked(File& f, const std::string& problem);
+  // Writes verified bundle members under their temporary names and renames them into place;
+  // problems[i] says why member i could not be written.
+  void write_members(const std::vector<File*>& members, Bytes raw, StreamState& stream,
+                     std::vector<std::string>& problems);
+  // The raw bytes of a chunk or bundle payload, decoded (into stream.scratch unless stored raw)
+  // and checked against its XXH3-64; Error(corrupt) naming `where` otherwise.
+  static MutableBytes decode_checked(ChunkCodec codec, Bytes payload, std::uint32_t raw_size,
+                                     std::uint64_t raw_hash, StreamState& stream,
+                                     const std::string& where);
   void maybe_commit_locked(bool force);
   std::string full(const format::EntryMeta& e) const;
 

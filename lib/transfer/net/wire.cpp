@@ -62,6 +62,8 @@ const char* msg_name(MsgType t) {
       return "finish";
     case MsgType::result:
       return "result";
+    case MsgType::bundle:
+      return "bundle";
   }
   return "unknown";
 }
@@ -96,6 +98,8 @@ std::uint32_t max_payload(MsgType type, std::uint32_t chunk_size) {
   switch (type) {
     case MsgType::chunk:
       return kChunkMetaSize + chunk_size;
+    case MsgType::bundle:
+      return kBundleHeadSize + kBundleMemberSize * kMaxBundleMembers + chunk_size;
     case MsgType::hello:
     case MsgType::challenge:
     case MsgType::auth:
@@ -370,6 +374,57 @@ ChunkMeta decode_chunk_meta(Bytes in, std::uint32_t chunk_size) {
     bad(r.what(), "a raw chunk whose stored size differs from its raw size");
   if (c.index > (std::uint64_t{1} << 40)) bad(r.what(), "chunk index out of range");
   return c;
+}
+
+std::vector<std::byte> encode_bundle_head(const BundleMeta& b) {
+  std::vector<std::byte> out;
+  out.reserve(kBundleHeadSize + kBundleMemberSize * b.members.size());
+  ByteWriter w(out);
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(b.members.size()));
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(b.codec));
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(b.level));
+  w.put<std::uint32_t>(b.raw_size);
+  w.put<std::uint64_t>(b.raw_hash);
+  w.put<std::uint32_t>(b.stored_size);
+  for (const auto& m : b.members) {
+    w.put<std::uint32_t>(m.entry);
+    w.put_bytes(m.hash.bytes);
+  }
+  return out;
+}
+
+Bytes decode_bundle(Bytes message, std::uint32_t chunk_size, BundleMeta& b) {
+  ByteReader r(message, "bundle message");
+  auto count = r.get<std::uint32_t>();
+  if (count == 0 || count > kMaxBundleMembers)
+    bad(r.what(),
+        std::to_string(count) + " members, outside 1.." + std::to_string(kMaxBundleMembers));
+  auto codec = r.get<std::uint8_t>();
+  if (!valid_chunk_codec(codec)) bad(r.what(), "unknown codec " + std::to_string(codec));
+  b.codec = static_cast<ChunkCodec>(codec);
+  b.level = static_cast<std::int8_t>(r.get<std::uint8_t>());
+  b.raw_size = r.get<std::uint32_t>();
+  b.raw_hash = r.get<std::uint64_t>();
+  b.stored_size = r.get<std::uint32_t>();
+  if (b.raw_size > chunk_size)
+    bad(r.what(), "raw size " + std::to_string(b.raw_size) + " above the chunk size " +
+                      std::to_string(chunk_size));
+  if (b.stored_size > max_stored_size(b.codec, b.raw_size))
+    bad(r.what(), "stored size " + std::to_string(b.stored_size) + " exceeds what a " +
+                      std::string(chunk_codec_name(b.codec)) + " payload of " +
+                      std::to_string(b.raw_size) + " bytes may have");
+  if (b.codec == ChunkCodec::none && b.stored_size != b.raw_size)
+    bad(r.what(), "a raw payload whose stored size differs from its raw size");
+  if (r.remaining() != std::uint64_t{kBundleMemberSize} * count + b.stored_size)
+    bad(r.what(), "length " + std::to_string(message.size()) + " does not match " +
+                      std::to_string(count) + " members and a payload of " +
+                      std::to_string(b.stored_size) + " bytes");
+  b.members.resize(count);
+  for (auto& m : b.members) {
+    m.entry = r.get<std::uint32_t>();
+    take_array(r, m.hash.bytes);
+  }
+  return r.take(b.stored_size);
 }
 
 std::vector<std::byte> encode_file_end(const FileEnd& f) {

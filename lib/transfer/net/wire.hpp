@@ -18,7 +18,7 @@
 
 namespace nubo::transfer::net {
 
-constexpr std::uint16_t kProtocolVersion = 1;
+constexpr std::uint16_t kProtocolVersion = 2;
 constexpr std::size_t kFrameHeaderSize = 8;
 constexpr std::size_t kNonceSize = 32;
 constexpr std::size_t kMacSize = 32;
@@ -29,6 +29,9 @@ constexpr std::size_t kSessionIdSize = 16;
 constexpr std::uint32_t kMaxHandshake = 64;
 constexpr std::uint32_t kMaxControl = 1 << 20;           // entries, status, errors
 constexpr std::uint32_t kChunkMetaSize = 30;             // a chunk message before its payload
+constexpr std::uint32_t kBundleHeadSize = 22;            // a bundle message before its members
+constexpr std::uint32_t kBundleMemberSize = 20;          // entry + XXH3-128
+constexpr std::uint32_t kMaxBundleMembers = 8192;        // files in one bundle
 constexpr std::uint64_t kMaxEntries = 10'000'000;        // entries in one send
 constexpr std::uint64_t kMaxManifestBytes = 1ull << 30;  // their encoded size, all together
 constexpr std::size_t kMaxErrorText = 1024;
@@ -50,6 +53,7 @@ enum class MsgType : std::uint8_t {
   stream_done = 23,  // s->c data: everything on this stream was processed
   finish = 24,       // c->s control: every stream is done
   result = 25,       // s->c control: the outcome
+  bundle = 26,       // c->s data: whole small files, compressed together
 };
 const char* msg_name(MsgType t);
 
@@ -138,6 +142,27 @@ std::array<std::byte, kChunkMetaSize> encode_chunk_meta(const ChunkMeta& c);
 // Checks the codec and that the payload fits the codec and `chunk_size`; `payload_size` is the
 // message's length minus the meta.
 ChunkMeta decode_chunk_meta(Bytes in, std::uint32_t chunk_size);
+
+// A bundle: several whole files of at most one chunk each, concatenated in member order and
+// compressed together (small files compress far better side by side than one by one). Each
+// member's size is its manifest size; their sum is the raw size.
+struct BundleMember {
+  std::uint32_t entry = 0;
+  Hash128 hash;  // XXH3-128 of the member's content, as a file_end would carry
+};
+struct BundleMeta {
+  ChunkCodec codec = ChunkCodec::none;
+  std::int8_t level = 0;
+  std::uint32_t raw_size = 0;  // 0 .. chunk size (a bundle of empty files is empty)
+  std::uint64_t raw_hash = 0;  // XXH3-64 of the raw bytes
+  std::uint32_t stored_size = 0;
+  std::vector<BundleMember> members;
+};
+// The message up to its payload: the head and the member table.
+std::vector<std::byte> encode_bundle_head(const BundleMeta& b);
+// Decodes the head and the member table of a whole bundle message and checks them against
+// `chunk_size` and the message's length; returns the payload, which follows them.
+Bytes decode_bundle(Bytes message, std::uint32_t chunk_size, BundleMeta& out);
 
 struct FileEnd {
   std::uint32_t entry = 0;

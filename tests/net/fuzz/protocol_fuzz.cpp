@@ -55,6 +55,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           if (p.size() < tn::kChunkMetaSize) return 0;
           tn::decode_chunk_meta(p.first(tn::kChunkMetaSize), chunk_size);
           break;
+        case tn::MsgType::bundle: {
+          tn::BundleMeta b;
+          tn::decode_bundle(p, chunk_size, b);
+          break;
+        }
         case tn::MsgType::file_end:
           tn::decode_file_end(p);
           break;

@@ -42,6 +42,13 @@ std::vector<std::string> seeds() {
   std::vector<std::byte> chunk(m.begin(), m.end());
   chunk.resize(chunk.size() + 8);
   add(tn::MsgType::chunk, chunk);
+  tn::BundleMeta b;
+  b.raw_size = 8;
+  b.stored_size = 8;
+  b.members = {{0, {}}, {1, {}}};
+  auto bundle = tn::encode_bundle_head(b);
+  bundle.resize(bundle.size() + 8);
+  add(tn::MsgType::bundle, bundle);
   add(tn::MsgType::file_end, tn::encode_file_end({0, {}}));
   add(tn::MsgType::stream_end, tn::encode_u64(3));
   add(tn::MsgType::result, tn::encode_result({1, 2, 0, "ok"}));

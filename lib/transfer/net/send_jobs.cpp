@@ -1,0 +1,199 @@
+#include "transfer/net/send_jobs.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+
+#include "transfer/options.hpp"
+
+namespace nubo::transfer::net {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool all_zero(Bytes b) {
+  for (auto x : b)
+    if (x != std::byte{0}) return false;
+  return true;
+}
+
+struct PayloadMeta {
+  ChunkCodec codec = ChunkCodec::none;
+  std::int8_t level = 0;
+  std::uint64_t raw_hash = 0;
+};
+
+// The payload of a chunk or a bundle into job.out.body: zeros recognised (no payload), else
+// compressed with the codec chosen, else the raw bytes when compression does not pay.
+PayloadMeta encode_payload(SendJob& job, const nubo::net::SendOptions& options,
+                           AutoCodec* auto_codec) {
+  thread_local Compressor compressor;
+  thread_local std::vector<std::byte> zeros;
+  PayloadMeta meta;
+  Bytes raw{job.raw.data(), job.hole ? 0 : job.raw_size};
+  if (job.hole || all_zero(raw)) {
+    if (zeros.size() < job.raw_size) zeros.resize(job.raw_size);
+    meta.codec = ChunkCodec::zero;
+    meta.raw_hash = hash64({zeros.data(), job.raw_size});
+    return meta;
+  }
+  meta.raw_hash = hash64(raw);
+  CodecSetting setting;
+  AutoCodec::Choice choice;
+  auto t0 = Clock::now();
+  if (auto_codec) {
+    choice = auto_codec->choose(raw, compressor);
+    setting = choice.setting;
+  } else {
+    setting = fixed_setting(options.codec, options.level);
+  }
+  std::size_t stored = 0;
+  if (setting.codec != ChunkCodec::none) stored = compressor.compress(setting, raw, job.out.body);
+  if (auto_codec)
+    auto_codec->observe(choice, raw.size(), stored,
+                        std::chrono::duration<double>(Clock::now() - t0).count());
+  if (stored == 0) {
+    job.out.body.swap(job.raw);  // the raw bytes travel as they are
+    job.out.body.resize(job.raw_size);
+  } else {
+    meta.codec = setting.codec;
+    meta.level = static_cast<std::int8_t>(setting.level);
+    job.out.body.resize(stored);
+  }
+  return meta;
+}
+
+}  // namespace
+
+bool Producer::operator()(SendJob& job) {
+  for (;;) {
+    if (current_) {
+      if (large_file_step(job)) return true;
+      continue;
+    }
+    if (next_ == files_.size()) {
+      if (bundle_members_.empty()) return false;
+      take_bundle(job);
+      return true;
+    }
+    const auto& plan = files_[next_];
+    auto size = plan.source->meta.size;
+    if (size > chunk_size_ || !plan.verified.empty()) {
+      current_ = &plan;
+      ++next_;
+      fd_ = open_read(plan.source->source_path);
+      hasher_.reset();
+      k_ = 0;
+      range_ = 0;
+      continue;
+    }
+    if (!bundle_members_.empty() &&
+        (bundle_raw_.size() + size > chunk_size_ || bundle_members_.size() == kMaxBundleMembers)) {
+      take_bundle(job);  // this file opens the next one
+      return true;
+    }
+    add_to_bundle(plan);
+    ++next_;
+  }
+}
+
+bool Producer::large_file_step(SendJob& job) {
+  const auto& plan = *current_;
+  const auto& meta = plan.source->meta;
+  auto chunks = format::chunks_for(meta.size, chunk_size_);
+  if (k_ >= chunks) {
+    job.kind = SendJob::Kind::file_end;
+    job.entry = plan.entry;
+    job.hash = hasher_.digest();
+    fd_ = Fd();
+    current_ = nullptr;
+    return true;
+  }
+  auto k = k_++;
+  auto n = static_cast<std::uint32_t>(format::chunk_bytes(meta.size, chunk_size_, k));
+  auto offset = k * chunk_size_;
+  // A chunk wholly inside a hole of a sparse file is zeros: not read.
+  auto data = ::lseek(fd_.get(), static_cast<off_t>(offset), SEEK_DATA);
+  bool hole = data < 0 ? errno == ENXIO : static_cast<std::uint64_t>(data) >= offset + n;
+  if (hole) {
+    hasher_.update_zeros(n);
+  } else {
+    job.raw.resize(n);
+    fd_.pread_exact(job.raw, offset, "'" + plan.source->source_path + "' (changed while sent?)");
+    hasher_.update(job.raw);
+  }
+  while (range_ < plan.verified.size() &&
+         plan.verified[range_].first + plan.verified[range_].second <= k)
+    ++range_;
+  if (range_ < plan.verified.size() && plan.verified[range_].first <= k) return false;
+  job.kind = SendJob::Kind::chunk;
+  job.entry = plan.entry;
+  job.index = k;
+  job.raw_size = n;
+  job.hole = hole;
+  return true;
+}
+
+void Producer::add_to_bundle(const FilePlan& plan) {
+  auto size = plan.source->meta.size;
+  auto at = bundle_raw_.size();
+  bundle_raw_.reserve(chunk_size_);
+  bundle_raw_.resize(at + size);
+  MutableBytes content{bundle_raw_.data() + at, size};
+  if (size > 0) {
+    auto fd = open_read(plan.source->source_path);
+    fd.pread_exact(content, 0, "'" + plan.source->source_path + "' (changed while sent?)");
+  }
+  hasher_.reset();
+  hasher_.update(content);
+  bundle_members_.push_back({plan.entry, hasher_.digest()});
+}
+
+void Producer::take_bundle(SendJob& job) {
+  job.kind = SendJob::Kind::bundle;
+  job.raw_size = static_cast<std::uint32_t>(bundle_raw_.size());
+  job.hole = false;
+  job.raw.swap(bundle_raw_);
+  job.members.swap(bundle_members_);
+  // The job's previous buffers become the next bundle's, their capacity kept.
+  bundle_raw_.clear();
+  bundle_members_.clear();
+}
+
+void encode_job(SendJob& job, const nubo::net::SendOptions& options, AutoCodec* auto_codec) {
+  job.out.head.clear();
+  job.out.body.clear();
+  if (job.kind == SendJob::Kind::file_end) {
+    job.out.head = frame(MsgType::file_end, encode_file_end({job.entry, job.hash}));
+    return;
+  }
+  auto p = encode_payload(job, options, auto_codec);
+  job.codec = p.codec;
+  auto stored = static_cast<std::uint32_t>(job.out.body.size());
+  std::vector<std::byte> meta;
+  MsgType type;
+  if (job.kind == SendJob::Kind::chunk) {
+    auto m = encode_chunk_meta(
+        {job.entry, job.index, p.codec, p.level, job.raw_size, p.raw_hash, stored});
+    meta.assign(m.begin(), m.end());
+    type = MsgType::chunk;
+  } else {
+    BundleMeta b;
+    b.codec = p.codec;
+    b.level = p.level;
+    b.raw_size = job.raw_size;
+    b.raw_hash = p.raw_hash;
+    b.stored_size = stored;
+    b.members.swap(job.members);
+    meta = encode_bundle_head(b);
+    job.members.swap(b.members);
+    type = MsgType::bundle;
+  }
+  auto h = encode_frame_header(type, static_cast<std::uint32_t>(meta.size()) + stored);
+  job.out.head.assign(h.begin(), h.end());
+  append(job.out.head, meta);
+}
+
+}  // namespace nubo::transfer::net
