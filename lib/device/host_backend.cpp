@@ -1,12 +1,11 @@
 #include "device/host_backend.hpp"
 
-#include <cblas.h>
-
 #include <cstring>
 #include <new>
 
 #include "common/text.hpp"
 #include "device/backend_checks.hpp"
+#include "device/openblas.hpp"
 #include "kernels/math.hpp"
 #include "nubo/error.hpp"
 
@@ -128,11 +127,11 @@ void HostBackend::gemm(const Gemm& g, const void* a, const void* b, void* c) {
   check_range(a, p.a_bytes, "gemm A");
   check_range(b, p.b_bytes, "gemm B");
   check_range(c, p.c_bytes, "gemm C");
-  cblas_sgemm(CblasRowMajor, g.trans_a == Transpose::yes ? CblasTrans : CblasNoTrans,
-              g.trans_b == Transpose::yes ? CblasTrans : CblasNoTrans, as_int(g.m), as_int(g.n),
-              as_int(g.k), g.alpha, static_cast<const float*>(a), as_int(p.g.lda),
-              static_cast<const float*>(b), as_int(p.g.ldb), g.beta, static_cast<float*>(c),
-              as_int(p.g.ldc));
+  openblas().sgemm(CblasRowMajor, g.trans_a == Transpose::yes ? CblasTrans : CblasNoTrans,
+                   g.trans_b == Transpose::yes ? CblasTrans : CblasNoTrans, as_int(g.m),
+                   as_int(g.n), as_int(g.k), g.alpha, static_cast<const float*>(a), as_int(p.g.lda),
+                   static_cast<const float*>(b), as_int(p.g.ldb), g.beta, static_cast<float*>(c),
+                   as_int(p.g.ldc));
 }
 
 // --- Kernels: loops over kernels/math.hpp --------------------------------------------------

@@ -11,7 +11,7 @@
 
 #include "common/text.hpp"
 
-#include <cblas.h>  // OpenBLAS: openblas_get_config() names its version and the kernel in use
+#include "device/openblas.hpp"
 
 namespace nubo::detail {
 namespace {
@@ -68,7 +68,7 @@ HostCpu read_host_cpu() {
   if (cpu.numa_nodes == 0) cpu.numa_nodes = 1;
   cpu.memory_total = meminfo_bytes("MemTotal");
   cpu.memory_available = meminfo_bytes("MemAvailable");
-  cpu.blas = std::string(text::trim(openblas_get_config()));
+  cpu.blas = openblas_description();
   return cpu;
 }
 

@@ -15,11 +15,10 @@
 
 #include "common/env.hpp"
 #include "common/log.hpp"
+#include "device/openblas.hpp"
 #include "nubo/error.hpp"
 #include "nubo/version.h"
 #include "train/trainer_impl.hpp"
-
-extern "C" char* openblas_get_config(void);
 
 namespace nubo {
 namespace fs = std::filesystem;
@@ -103,9 +102,8 @@ static std::string autotune_key(const Device& d, const train::Layout& layout, st
   k += std::to_string(team_size);
   k += "|nubo=";
   k += version();
-  const char* blas = openblas_get_config();
   k += "|blas=";
-  k += blas ? blas : "?";
+  k += detail::openblas_description();
   return k;
 }
 
