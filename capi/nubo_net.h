@@ -82,6 +82,8 @@ typedef struct nubo_net_send_summary {
   uint64_t chunks_zero;
   int streams; /* TCP connections used */
   double seconds;
+  uint64_t bytes_deduplicated; /* of bytes_sent: small files identical to one sent before,
+                                  which the receiver copied from it */
 } nubo_net_send_summary;
 
 NUBO_C_API nubo_status nubo_net_send_options_init(nubo_net_send_options* options,

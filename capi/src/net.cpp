@@ -85,6 +85,7 @@ void write_summary(const net::SendSummary& s, nubo_net_send_summary* out) {
   c.chunks_zero = s.chunks_zero;
   c.streams = s.streams;
   c.seconds = s.seconds;
+  c.bytes_deduplicated = s.bytes_deduplicated;
   nubo::capi::write_sized(c, out, "summary", "nubo_net_send_summary");
 }
 

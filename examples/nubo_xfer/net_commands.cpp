@@ -114,6 +114,7 @@ int run_send(NetCommands& n) {
                         {"bytes_sent", s.bytes_sent},
                         {"bytes_skipped", s.bytes_skipped},
                         {"bytes_resumed", s.bytes_resumed},
+                        {"bytes_deduplicated", s.bytes_deduplicated},
                         {"wire_bytes", s.wire_bytes},
                         {"chunks",
                          {{"sent", s.chunks_sent},
@@ -127,10 +128,11 @@ int run_send(NetCommands& n) {
   } else if (!n.quiet) {
     std::fprintf(
         stderr,
-        "nubo-xfer: sent %llu files in %.2f s: %s sent (%s on the wire, %s/s), %s "
-        "skipped (already there), %s resumed\n",
+        "nubo-xfer: sent %llu files in %.2f s: %s sent (%s copied from identical files, %s on "
+        "the wire, %s/s), %s skipped (already there), %s resumed\n",
         static_cast<unsigned long long>(s.files), s.seconds,
         format_bytes(static_cast<double>(s.bytes_sent)).c_str(),
+        format_bytes(static_cast<double>(s.bytes_deduplicated)).c_str(),
         format_bytes(static_cast<double>(s.wire_bytes)).c_str(),
         format_bytes(s.seconds > 0 ? static_cast<double>(s.wire_bytes) / s.seconds : 0).c_str(),
         format_bytes(static_cast<double>(s.bytes_skipped)).c_str(),

@@ -55,6 +55,9 @@ struct SendSummary {
   std::uint64_t bytes_skipped = 0;  // files complete and identical at the destination
   std::uint64_t bytes_resumed = 0;  // chunks an interrupted attempt had verified
   std::uint64_t wire_bytes = 0;     // bytes written to the sockets
+  // Of bytes_sent, those of small files identical to one sent before in the same send: the
+  // receiver copied them from that file.
+  std::uint64_t bytes_deduplicated = 0;
   std::uint64_t chunks_sent = 0;
   std::uint64_t chunks_none = 0, chunks_lz4 = 0, chunks_zstd = 0, chunks_zero = 0;
   int streams = 0;

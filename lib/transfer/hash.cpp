@@ -12,6 +12,20 @@ std::uint64_t hash64(Bytes data) {
   return XXH3_64bits(data.data(), data.size());
 }
 
+namespace {
+Hash128 canonical(XXH128_hash_t h) {
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, h);
+  Hash128 out;
+  std::memcpy(out.bytes.data(), c.digest, out.bytes.size());
+  return out;
+}
+}  // namespace
+
+Hash128 hash128(Bytes data) {
+  return canonical(XXH3_128bits(data.data(), data.size()));
+}
+
 std::string Hash128::hex() const {
   static const char* digits = "0123456789abcdef";
   std::string s;
@@ -56,11 +70,7 @@ void FileHasher::update_zeros(std::uint64_t count) {
 }
 
 Hash128 FileHasher::digest() const {
-  XXH128_canonical_t c;
-  XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&state_->xxh));
-  Hash128 h;
-  std::memcpy(h.bytes.data(), c.digest, 16);
-  return h;
+  return canonical(XXH3_128bits_digest(&state_->xxh));
 }
 
 std::uint64_t FileHasher::length() const {

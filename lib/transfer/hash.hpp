@@ -23,6 +23,10 @@ struct Hash128 {
   bool operator==(const Hash128&) const = default;
 };
 
+// XXH3-128 of a whole content at once: what a FileHasher fed the same bytes gives, without its
+// state (small files are hashed by the thousand).
+Hash128 hash128(Bytes data);
+
 // Streaming XXH3-128 of one file's content, fed in order.
 class FileHasher {
  public:

@@ -130,9 +130,10 @@ static void test_send(nubo_net_server* server, const char* src, const char* dest
   s.struct_size = sizeof s;
   CHECK(nubo_net_send(sources, 1, to, &o, &s) == NUBO_OK);
   CHECK(s.struct_size == sizeof s);
-  CHECK(s.files == 3);
-  CHECK(s.bytes == 300000 + 5000 + 123);
+  CHECK(s.files == 4);
+  CHECK(s.bytes == 300000 + 5000 + 123 + 5000);
   CHECK(s.bytes_sent == s.bytes && s.bytes_skipped == 0 && s.bytes_resumed == 0);
+  CHECK(s.bytes_deduplicated == 5000);
   CHECK(s.wire_bytes > 0 && s.chunks_sent > 0);
   CHECK(s.chunks_none + s.chunks_lz4 + s.chunks_zstd + s.chunks_zero == s.chunks_sent);
   CHECK(s.streams >= 1 && s.streams <= 2 && s.seconds >= 0);
@@ -161,12 +162,12 @@ static void test_send(nubo_net_server* server, const char* src, const char* dest
   memset(&small, 0xab, sizeof small);
   small.s.struct_size = 4 + 4 + 8; /* struct_size, padding, files */
   CHECK(nubo_net_send(sources, 1, to, &o, &small.s) == NUBO_OK);
-  CHECK(small.s.files == 3);
+  CHECK(small.s.files == 4);
   CHECK(small.s.directories == 0xababababababababull);
 
   nubo_net_server_stats_info st;
   wait_stats(server, 3, 0, &st);
-  CHECK(st.sessions >= 3 && st.files == 3 && st.connections >= 3 && st.bytes == s.bytes);
+  CHECK(st.sessions >= 3 && st.files == 4 && st.connections >= 3 && st.bytes == s.bytes);
 }
 
 static void test_cancel(nubo_net_server* server, const char* src) {
@@ -296,9 +297,11 @@ int main(int argc, char** argv) {
   char* f1 = join(src, "big.bin");
   char* f2 = join(sub, "small.txt");
   char* f3 = join(src, "tiny");
+  char* f4 = join(sub, "t_copy");
   write_file(f1, 300000, 1);
   write_file(f2, 5000, 2);
   write_file(f3, 123, 3);
+  write_file(f4, 5000, 2); /* small.txt again: sent as a copy */
 
   nubo_net_server* server = start_server(dest);
   if (server != NULL) {
@@ -317,6 +320,7 @@ int main(int argc, char** argv) {
   free(f1);
   free(f2);
   free(f3);
+  free(f4);
   free(src);
   free(sub);
   free(dest);

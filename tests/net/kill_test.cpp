@@ -69,7 +69,7 @@ struct ServeProcess {
 
 // Every file under its final name is the source's.
 void check_final_files(const std::string& src, const std::string& dst) {
-  for (const char* name : {"text", "random", "d/small1", "d/small2"}) {
+  for (const char* name : {"text", "random", "d/small1", "d/small2", "e/copy"}) {
     struct stat st {};
     if (::lstat((dst + "/" + name).c_str(), &st) != 0) continue;
     INFO(name);
@@ -86,6 +86,7 @@ TEST_CASE("send and serve killed at random points resume to an identical tree", 
   nubo_test::write_file(src + "/random", nubo_test::random_bytes(8 << 20, 2));
   nubo_test::write_file(src + "/d/small1", "one");
   nubo_test::write_file(src + "/d/small2", nubo_test::text_bytes(70000, 3));
+  nubo_test::write_file(src + "/e/copy", nubo_test::text_bytes(70000, 3));  // sent as a copy
   nubo_test::write_file(t / "token", "kill-test-token-0123456789");
   ::chmod((t / "token").c_str(), 0600);
   auto dst = t / "dst";

@@ -28,6 +28,7 @@ def make_tree(root: Path) -> Path:
     (tree / "sub").mkdir(parents=True)
     (tree / "big.bin").write_bytes(os.urandom(200_000) + b"text " * 40_000)
     (tree / "sub" / "notes.txt").write_text("hello nubo\n" * 500)
+    (tree / "sub" / "same.txt").write_text("hello nubo\n" * 500)  # crosses as a copy
     (tree / "empty").write_bytes(b"")
     return tree
 
@@ -74,10 +75,11 @@ class SendServe(unittest.TestCase):
             s = net.send([self.tree], to, token=TOKEN, streams=2, threads=2,
                          chunk_size=64 * 1024, timeout=10,
                          progress=lambda p: seen.append(p) is None)
-            self.assertEqual(s.files, 3)
-            total = 200_000 + 200_000 + len("hello nubo\n") * 500
+            self.assertEqual(s.files, 4)
+            total = 200_000 + 200_000 + 2 * len("hello nubo\n") * 500
             self.assertEqual(s.bytes, total)
             self.assertEqual((s.bytes_sent, s.bytes_skipped, s.bytes_resumed), (total, 0, 0))
+            self.assertEqual(s.bytes_deduplicated, len("hello nubo\n") * 500)
             self.assertGreater(s.wire_bytes, 0)
             self.assertEqual(s.chunks_none + s.chunks_lz4 + s.chunks_zstd + s.chunks_zero,
                              s.chunks_sent)
@@ -96,10 +98,10 @@ class SendServe(unittest.TestCase):
 
             stats = wait_stats(server, sessions=2)
             self.assertGreaterEqual(stats.sessions, 2)
-            self.assertEqual(stats.files, 3)
+            self.assertEqual(stats.files, 4)
             server.stop()
             server.stop()
-            self.assertEqual(server.stats().files, 3)
+            self.assertEqual(server.stats().files, 4)
 
     def test_cancel_and_callback_exception(self) -> None:
         with net.Server(self.dest, token=TOKEN, timeout=10, sync=False) as server:

@@ -70,11 +70,11 @@ nubo::transfer::format::EntryMeta file_entry(const std::string& path) {
 // A send by hand: the manifest on a control stream, then whatever a test writes on a data stream.
 struct HandSend {
   tn::Socket control, data;
-  explicit HandSend(const net::Server& server,
-                    const std::vector<nubo::transfer::format::EntryMeta>& entries)
+  HandSend(const net::Server& server, const std::vector<nubo::transfer::format::EntryMeta>& entries,
+           const std::string& subdir = "")
       : control(nubo_test::raw_connect(server)), data(nubo_test::raw_connect(server)) {
     auto session = tn::client_handshake(control, nubo_test::kToken, tn::Role::control, {});
-    control.write_message(tn::MsgType::begin, tn::encode_begin({4096, entries.size(), ""}));
+    control.write_message(tn::MsgType::begin, tn::encode_begin({4096, entries.size(), subdir}));
     for (const auto& b : tn::encode_entries(entries))
       control.write_message(tn::MsgType::entries, b);
     control.write_message(tn::MsgType::entries_end, {});
@@ -96,10 +96,9 @@ struct HandSend {
     nubo::transfer::append(m, nubo::transfer::as_bytes(raw));
     data.write_message(tn::MsgType::chunk, m);
   }
-  // Writes a bundle of `members` whose payload is `raw` stored as it is; returns the server's
-  // error text, or "accepted" when the stream ends normally.
-  std::string bundle(std::vector<tn::BundleMember> members, const std::string& raw,
-                     std::uint64_t raw_hash) {
+  // Writes a bundle of `members` whose payload is `raw` stored as it is.
+  void write_bundle(std::vector<tn::BundleMember> members, const std::string& raw,
+                    std::uint64_t raw_hash) {
     tn::BundleMeta b;
     b.raw_size = static_cast<std::uint32_t>(raw.size());
     b.raw_hash = raw_hash;
@@ -107,12 +106,15 @@ struct HandSend {
     b.members = std::move(members);
     auto m = tn::encode_bundle_head(b);
     nubo::transfer::append(m, nubo::transfer::as_bytes(raw));
+    data.write_message(tn::MsgType::bundle, m);
+  }
+  // Ends the data stream: the server's error text, or "accepted" when it processed everything.
+  std::string end() {
     try {
-      data.write_message(tn::MsgType::bundle, m);
       data.write_message(tn::MsgType::stream_end, tn::encode_u64(0));
     } catch (const nubo::Error&) {
-      // The server may refuse the bundle and close before stream_end is written (EPIPE); its
-      // error message is still waiting to be read.
+      // The server may have refused a message and closed before stream_end is written (EPIPE);
+      // its error message is still waiting to be read.
     }
     try {
       auto reply = data.read_message(tn::kMaxControl);
@@ -121,6 +123,14 @@ struct HandSend {
     } catch (const nubo::Error& e) {
       return std::string("closed: ") + e.what();
     }
+  }
+  std::string bundle(std::vector<tn::BundleMember> members, const std::string& raw,
+                     std::uint64_t raw_hash) {
+    try {
+      write_bundle(std::move(members), raw, raw_hash);
+    } catch (const nubo::Error&) {
+    }
+    return end();
   }
 };
 
@@ -168,6 +178,44 @@ TEST_CASE("bundles that lie about their members are refused, and nothing is writ
   nubo_test::write_file(t / "src/a", "still serving");
   net::send({t / "src"}, nubo_test::dest_of(server), nubo_test::send_options());
   CHECK(nubo_test::read_file(t / "dst/src/a") == "still serving");
+}
+
+TEST_CASE("bundle members copied from a source are checked like any other", "[net]") {
+  TempDir t;
+  net::Server server(nubo_test::serve_options(t / "dst", 1.0));  // a missing source: 1 s
+  auto d = file_entry("d");
+  d.kind = nubo::transfer::format::EntryKind::directory;
+  d.size = 0;
+  auto big = file_entry("big");
+  big.size = 20;
+  std::vector<nubo::transfer::format::EntryMeta> manifest = {d, file_entry("a"), file_entry("b"),
+                                                             big, file_entry("c")};
+  const std::string ten = "0123456789";
+  auto h10 = nubo::transfer::hash64(nubo::transfer::as_bytes(ten));
+  auto ha = content_hash(ten), other = content_hash("abcdefghij");
+  auto empty = nubo::transfer::hash64({});
+  CHECK_THAT(HandSend(server, manifest).bundle({{1, ha, 0}}, "", empty),
+             Catch::Contains("not a file of this send"));
+  CHECK_THAT(HandSend(server, manifest).bundle({{4, ha, 3}}, "", empty),
+             Catch::Contains("has another size"));
+  CHECK_THAT(HandSend(server, manifest).bundle({{1, ha}, {2, other, 1}}, ten, h10),
+             Catch::Contains("'b': content hash mismatch with its source"));
+  for (const char* name : {"a", "b", "c"}) CHECK(::access((t / "dst/" + name).c_str(), F_OK) != 0);
+  // A source that never comes: refused after the server's timeout ("never arrived", or the
+  // send's control stream given up first, idle as long), the server unharmed.
+  auto never = HandSend(server, manifest, "never").bundle({{4, ha, 1}}, "", empty);
+  INFO(never);
+  CHECK((never.find("never arrived") != std::string::npos || never.starts_with("closed")));
+  CHECK(::access((t / "dst/never/c").c_str(), F_OK) != 0);
+  // Honest copies: from a member of the same bundle, and from a file an earlier bundle (here
+  // the one before on the same stream) put in place.
+  {
+    HandSend s(server, manifest, "ok");
+    s.write_bundle({{1, ha}, {2, ha, 1}}, ten, h10);
+    s.write_bundle({{4, ha, 1}}, "", empty);
+    CHECK(s.end() == "accepted");
+  }
+  for (const char* name : {"a", "b", "c"}) CHECK(nubo_test::read_file(t / "dst/ok/" + name) == ten);
 }
 
 TEST_CASE("a wrong token, no token and a replayed handshake are refused", "[net]") {

@@ -88,6 +88,39 @@ TEST_CASE("small files travel whole in bundles, with their modes and times", "[n
   }
 }
 
+TEST_CASE("identical small files cross once and are copied at the receiver", "[net]") {
+  TempDir t;
+  // Five directories of 30 incompressible small files: 15 of their own, 15 the same in all five
+  // (60 copies), and a large file each, sent in chunks between the bundles.
+  for (int d = 0; d < 5; ++d) {
+    auto dir = t / ("src/d" + std::to_string(d));
+    for (int i = 0; i < 30; ++i)
+      nubo_test::write_file(dir + "/f" + std::to_string(i),
+                            nubo_test::random_bytes(3000, i < 15 ? 100 + 30 * d + i : i));
+    nubo_test::write_file(dir + "/zlarge", nubo_test::random_bytes(200 << 10, 7 + d));
+  }
+  net::Server server(nubo_test::serve_options(t / "dst"));
+  for (int streams : {1, 4}) {
+    auto o = nubo_test::send_options(streams);
+    o.chunk_size = 16 << 10;  // many bundles: most copies name a file of an earlier one
+    auto sub = "s" + std::to_string(streams);
+    auto s = net::send({t / "src"}, nubo_test::dest_of(server, sub), o);
+    std::string why;
+    CHECK(nubo_test::same_tree(t / "src", t / ("dst/" + sub + "/src"), &why));
+    INFO(why);
+    CHECK(s.bytes_sent == s.bytes);
+    CHECK(s.bytes_deduplicated == 60 * 3000);
+    CHECK(s.wire_bytes < 90 * 3000 + 5 * (205 << 10));
+  }
+  // Files already there are not sources: with the first copies in place, the others cross in
+  // full and still arrive intact.
+  for (int i = 0; i < 30; ++i) ::unlink((t / ("dst/s1/src/d4/f" + std::to_string(i))).c_str());
+  auto again = net::send({t / "src"}, nubo_test::dest_of(server, "s1"), nubo_test::send_options());
+  CHECK(again.bytes_sent == 30 * 3000);
+  CHECK(again.bytes_deduplicated == 0);
+  CHECK(nubo_test::same_tree(t / "src", t / "dst/s1/src"));
+}
+
 TEST_CASE("a second send skips files complete at the destination", "[net]") {
   TempDir t;
   make_small_files(t / "src", 50);

@@ -59,7 +59,7 @@ TEST_CASE("bundle messages round trip and reject lies about their sizes", "[net]
   b.raw_size = 1000;
   b.raw_hash = 42;
   b.stored_size = 3;
-  b.members = {{7, {}}, {9, {}}};
+  b.members = {{7, {}}, {9, {}, 7}};
   b.members[1].hash.bytes[0] = std::byte{5};
   auto message = [&](const tn::BundleMeta& m) {
     auto out = tn::encode_bundle_head(m);
@@ -74,6 +74,16 @@ TEST_CASE("bundle messages round trip and reject lies about their sizes", "[net]
   REQUIRE(back.members.size() == 2);
   CHECK(back.members[1].entry == 9);
   CHECK(back.members[1].hash == b.members[1].hash);
+  CHECK(back.members[0].source == tn::kNoSource);
+  CHECK(back.members[1].source == 7);
+  // A source must be an earlier entry: references never form a cycle.
+  auto cycle = b;
+  cycle.members[0].source = 9;
+  CHECK_THROWS_WITH(tn::decode_bundle(message(cycle), 4096, back),
+                    Catch::Contains("not an earlier entry"));
+  cycle.members[0].source = 7;
+  CHECK_THROWS_WITH(tn::decode_bundle(message(cycle), 4096, back),
+                    Catch::Contains("not an earlier entry"));
 
   CHECK_THROWS_WITH(tn::decode_bundle(message(b), 512, back), Catch::Contains("raw size"));
   auto m = message(b);

@@ -97,4 +97,11 @@ TEST_CASE("the file hash snapshot restores mid-stream and refuses foreign data")
   explicit_zeros.update(z);
   CHECK(zeros.digest() == explicit_zeros.digest());
   CHECK(whole.digest().hex().size() == 32);
+  // The one-shot hash of bundle members is the streaming one (a file_end's), at every size.
+  CHECK(nubo::transfer::hash128(data) == whole.digest());
+  for (std::size_t n : {0, 1, 16, 17, 128, 129, 240, 241, 1024, 70000}) {
+    FileHasher h;
+    h.update(Bytes(data).first(n));
+    CHECK(nubo::transfer::hash128(Bytes(data).first(n)) == h.digest());
+  }
 }

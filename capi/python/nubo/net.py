@@ -87,6 +87,7 @@ class nubo_net_send_summary(_Sized):
         ("chunks_zero", c_uint64),
         ("streams", c_int),
         ("seconds", c_double),
+        ("bytes_deduplicated", c_uint64),
     ]
 
 
@@ -177,6 +178,7 @@ class SendSummary:
     chunks_zero: int
     streams: int
     seconds: float
+    bytes_deduplicated: int  # of bytes_sent: copies of identical small files sent before
 
 
 @dataclass(frozen=True)
@@ -265,7 +267,8 @@ def send(sources: Union[StrPath, Iterable[StrPath]], destination: str, *,
                        bytes_resumed=s.bytes_resumed, wire_bytes=s.wire_bytes,
                        chunks_sent=s.chunks_sent, chunks_none=s.chunks_none,
                        chunks_lz4=s.chunks_lz4, chunks_zstd=s.chunks_zstd,
-                       chunks_zero=s.chunks_zero, streams=s.streams, seconds=s.seconds)
+                       chunks_zero=s.chunks_zero, streams=s.streams, seconds=s.seconds,
+                       bytes_deduplicated=s.bytes_deduplicated)
 
 
 class Server:

@@ -201,7 +201,8 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
     if (job.kind == SendJob::Kind::file_end) {
       progress.file_done();
     } else {
-      summary.bytes_sent += job.raw_size;
+      summary.bytes_sent += job.raw_size + job.copied;
+      summary.bytes_deduplicated += job.copied;
       ++summary.chunks_sent;
       switch (job.codec) {
         case ChunkCodec::none:
@@ -217,7 +218,7 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
           ++summary.chunks_zero;
           break;
       }
-      progress.add_done(job.raw_size);
+      progress.add_done(job.raw_size + job.copied);
       progress.add_written(stored);
       if (job.kind == SendJob::Kind::bundle) {
         for (std::size_t i = 0; i < job.members.size(); ++i) progress.file_done();

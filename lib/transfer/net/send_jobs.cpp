@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include "transfer/options.hpp"
 
@@ -12,6 +13,9 @@ namespace nubo::transfer::net {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The contents remembered for copies: about 64 MB of memory at most, whatever the send.
+constexpr std::size_t kMaxCarried = 1 << 20;
 
 bool all_zero(Bytes b) {
   for (auto x : b)
@@ -67,36 +71,68 @@ PayloadMeta encode_payload(SendJob& job, const nubo::net::SendOptions& options,
 
 }  // namespace
 
+Producer::Producer(const std::vector<FilePlan>& files, std::uint32_t chunk_size)
+    : files_(files), chunk_size_(chunk_size) {
+  for (const auto& f : files_) (small(f) ? small_total_ : large_total_) += f.source->meta.size;
+  next_small_ = next_of_kind(0, true);
+  next_large_ = next_of_kind(0, false);
+}
+
+bool Producer::small(const FilePlan& plan) const {
+  return plan.source->meta.size <= chunk_size_ && plan.verified.empty();
+}
+
+std::size_t Producer::next_of_kind(std::size_t from, bool want_small) const {
+  while (from < files_.size() && small(files_[from]) != want_small) ++from;
+  return from;
+}
+
 bool Producer::operator()(SendJob& job) {
   for (;;) {
-    if (current_) {
-      if (large_file_step(job)) return true;
-      continue;
-    }
-    if (next_ == files_.size()) {
+    bool small_left = next_small_ < files_.size() || !bundle_members_.empty();
+    bool large_left = current_ || next_large_ < files_.size();
+    if (!small_left && !large_left) return false;
+    // The kind further behind goes next: done/total compared cross-multiplied (a total may be 0).
+    auto progress = [](std::uint64_t a, std::uint64_t b) {
+      return static_cast<double>(a) * static_cast<double>(b);
+    };
+    bool small_turn = small_left && (!large_left || progress(small_done_, large_total_) <=
+                                                        progress(large_done_, small_total_));
+    if (small_turn ? small_step(job) : large_step(job)) return true;
+  }
+}
+
+bool Producer::small_step(SendJob& job) {
+  for (;;) {
+    if (next_small_ == files_.size()) {
       if (bundle_members_.empty()) return false;
       take_bundle(job);
       return true;
     }
-    const auto& plan = files_[next_];
+    const auto& plan = files_[next_small_];
     auto size = plan.source->meta.size;
-    if (size > chunk_size_ || !plan.verified.empty()) {
-      current_ = &plan;
-      ++next_;
-      fd_ = open_read(plan.source->source_path);
-      hasher_.reset();
-      k_ = 0;
-      range_ = 0;
-      continue;
-    }
     if (!bundle_members_.empty() &&
         (bundle_raw_.size() + size > chunk_size_ || bundle_members_.size() == kMaxBundleMembers)) {
       take_bundle(job);  // this file opens the next one
       return true;
     }
     add_to_bundle(plan);
-    ++next_;
+    small_done_ += size;
+    next_small_ = next_of_kind(next_small_ + 1, true);
   }
+}
+
+bool Producer::large_step(SendJob& job) {
+  if (!current_) {
+    if (next_large_ == files_.size()) return false;
+    current_ = &files_[next_large_];
+    next_large_ = next_of_kind(next_large_ + 1, false);
+    fd_ = open_read(current_->source->source_path);
+    hasher_.reset();
+    k_ = 0;
+    range_ = 0;
+  }
+  return large_file_step(job);
 }
 
 bool Producer::large_file_step(SendJob& job) {
@@ -113,6 +149,7 @@ bool Producer::large_file_step(SendJob& job) {
   }
   auto k = k_++;
   auto n = static_cast<std::uint32_t>(format::chunk_bytes(meta.size, chunk_size_, k));
+  large_done_ += n;
   auto offset = k * chunk_size_;
   // A chunk wholly inside a hole of a sparse file is zeros: not read.
   auto data = ::lseek(fd_.get(), static_cast<off_t>(offset), SEEK_DATA);
@@ -132,8 +169,15 @@ bool Producer::large_file_step(SendJob& job) {
   job.entry = plan.entry;
   job.index = k;
   job.raw_size = n;
+  job.copied = 0;  // the slot may have held a bundle
   job.hole = hole;
   return true;
+}
+
+std::size_t Producer::HashKey::operator()(const Hash128& h) const noexcept {
+  std::size_t k;
+  std::memcpy(&k, h.bytes.data(), sizeof k);
+  return k;
 }
 
 void Producer::add_to_bundle(const FilePlan& plan) {
@@ -146,15 +190,25 @@ void Producer::add_to_bundle(const FilePlan& plan) {
     auto fd = open_read(plan.source->source_path);
     fd.pread_exact(content, 0, "'" + plan.source->source_path + "' (changed while sent?)");
   }
-  hasher_.reset();
-  hasher_.update(content);
-  bundle_members_.push_back({plan.entry, hasher_.digest()});
+  BundleMember member{plan.entry, hash128(content), kNoSource};
+  if (size > 0) {
+    if (auto it = carried_.find(member.hash); it != carried_.end()) {
+      member.source = it->second;
+      bundle_raw_.resize(at);
+      bundle_copied_ += size;
+    } else if (carried_.size() < kMaxCarried) {
+      carried_.emplace(member.hash, plan.entry);
+    }
+  }
+  bundle_members_.push_back(member);
 }
 
 void Producer::take_bundle(SendJob& job) {
   job.kind = SendJob::Kind::bundle;
   job.raw_size = static_cast<std::uint32_t>(bundle_raw_.size());
   job.hole = false;
+  job.copied = bundle_copied_;
+  bundle_copied_ = 0;
   job.raw.swap(bundle_raw_);
   job.members.swap(bundle_members_);
   // The job's previous buffers become the next bundle's, their capacity kept.

@@ -98,7 +98,7 @@ void Server::Impl::serve(std::uint64_t id, Socket s) {
     control = a.hello.role == Role::control;
     if (control) {
       random_bytes(session_id);
-      session = std::make_shared<Session>(options.dest, options.sync);
+      session = std::make_shared<Session>(options.dest, options.sync, options.timeout_seconds);
       std::lock_guard lock(mutex);
       sessions[session_id] = session;
     } else {

@@ -61,7 +61,8 @@ void pwrite_full(int fd, Bytes data, std::uint64_t offset, const std::string& wh
 
 }  // namespace
 
-Session::Session(const std::string& dest, bool sync) : dest_(dest), sync_(sync) {
+Session::Session(const std::string& dest, bool sync, double timeout_seconds)
+    : dest_(dest), sync_(sync), timeout_seconds_(timeout_seconds) {
   last_commit_ = last_activity_ = Clock::now();
 }
 
@@ -371,6 +372,7 @@ void Session::finalize(File& f) {
       f.finalized = true;
       ++totals_.files;
       totals_.bytes += e.size;
+      settled_.notify_all();
       return;
     }
   } catch (const Error& err) {
@@ -394,7 +396,9 @@ void Session::reject_locked(File& f, const std::string& problem) {
   f.resumed = false;
   f.finalizing = false;
   f.end.reset();
+  f.failed = true;
   if (failed_++ == 0) first_failure_ = "file '" + e.path + "': " + problem;
+  settled_.notify_all();
 }
 
 void Session::maybe_commit_locked(bool force) {
@@ -453,6 +457,8 @@ void Session::close() noexcept {
   } catch (const Error& e) {
     log::warn(std::string("keeping a send's progress: ") + e.what());
   }
+  ended_ = true;
+  settled_.notify_all();
 }
 
 std::chrono::steady_clock::time_point Session::last_activity() const {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -36,6 +37,7 @@ namespace nubo::transfer::net {
 struct StreamState {
   Decompressor decompressor;
   std::vector<std::byte> scratch;
+  std::vector<std::byte> copy;  // a bundle member's content read from its source
   std::unique_ptr<TargetDir> target;
 };
 
@@ -45,7 +47,8 @@ struct SessionTotals {
 
 class Session {
  public:
-  Session(const std::string& dest, bool sync);
+  // `timeout_seconds` bounds how long a bundle member waits for its source to arrive.
+  Session(const std::string& dest, bool sync, double timeout_seconds);
   ~Session();
 
   // The control stream, in order: begin, add_entries (any number of times), plan, finish.
@@ -53,7 +56,8 @@ class Session {
   void add_entries(std::vector<format::EntryMeta> entries);
   std::vector<FileStatus> plan();
   Result finish();
-  // Makes what was verified durable (the sender went away): called when the control stream ends.
+  // Makes what was verified durable (the sender went away), and wakes data streams waiting for
+  // a source: called when the control stream ends, and when the server stops.
   void close() noexcept;
 
   // Data streams, once planned. Throw Error(corrupt) for a chunk that does not belong (unknown
@@ -81,6 +85,7 @@ class Session {
     bool dirty = false;  // written since the last commit
     std::optional<Hash128> end;
     bool complete = false, finalizing = false, finalized = false;
+    bool failed = false;  // did not verify or could not be written in this session
   };
   File& file_for(std::uint32_t entry, const char* what);
   void finalize(File& f);  // called without the lock held
@@ -89,8 +94,15 @@ class Session {
   void reject_locked(File& f, const std::string& problem);
   // Writes verified bundle members under their temporary names and renames them into place;
   // problems[i] says why member i could not be written.
-  void write_members(const std::vector<File*>& members, Bytes raw, StreamState& stream,
-                     std::vector<std::string>& problems);
+  void write_members(const std::vector<File*>& members, const std::vector<Bytes>& contents,
+                     StreamState& stream, std::vector<std::string>& problems);
+  // Marks written members finalized, and the others rejected with their problem.
+  void settle_locked(const std::vector<File*>& members, const std::vector<std::string>& problems);
+  // The content of `source` for a member that names it, once the source is in place (waiting
+  // for it while another stream writes it): read back into stream.copy and checked against
+  // `hash`. Empty with `problem` set when the source did not arrive intact or differs.
+  Bytes content_of_source(File& source, const Hash128& hash, StreamState& stream,
+                          std::string& problem);
   // The raw bytes of a chunk or bundle payload, decoded (into stream.scratch unless stored raw)
   // and checked against its XXH3-64; Error(corrupt) naming `where` otherwise.
   static MutableBytes decode_checked(ChunkCodec codec, Bytes payload, std::uint32_t raw_size,
@@ -108,8 +120,10 @@ class Session {
   std::vector<format::EntryMeta> entries_;
   std::set<std::string> paths_;
 
+  double timeout_seconds_;
   mutable std::mutex mutex_;
-  bool planned_ = false, finished_ = false;
+  std::condition_variable settled_;  // a file was finalized or rejected, or the send ended
+  bool planned_ = false, finished_ = false, ended_ = false;
   std::unique_ptr<TargetDir> target_;
   Journal journal_;
   std::map<std::uint32_t, std::unique_ptr<File>> files_;

@@ -1,9 +1,17 @@
 // Receiving a bundle: whole small files in one message. The members are claimed first (each must
 // be a file of this send that nothing else has sent), then the payload is decoded and checked
-// (XXH3-64 of it all, XXH3-128 of each member) before anything is written. Each member is
-// written under its temporary name with its mode and mtime, then renamed into place: it is
-// complete or absent, so bundles need no journal records.
+// (XXH3-64 of it all, XXH3-128 of each member carried in it) before anything is written. Each
+// member is written under its temporary name with its mode and mtime, then renamed into place:
+// it is complete or absent, so bundles need no journal records.
+//
+// A member that names a source (an earlier file of the send with the same content) is copied
+// from the source's bytes in this bundle, or read back from the source's file once another
+// stream has put it in place, and checked against its own XXH3-128 all the same. Sources are
+// earlier entries sent in earlier (or the same) messages, so a wait always ends: the message
+// that carries the source was taken by some stream before this one.
 #include <fcntl.h>
+
+#include <map>
 
 #include "nubo/error.hpp"
 #include "transfer/net/session.hpp"
@@ -19,12 +27,9 @@ constexpr std::size_t kSyncGroup = 64;
 }  // namespace
 
 void Session::bundle(const BundleMeta& meta, Bytes payload, StreamState& stream) {
+  const auto n = meta.members.size();
   std::vector<File*> members;
-  members.reserve(meta.members.size());
-  auto release = [&] {
-    std::lock_guard lock(mutex_);
-    for (auto* f : members) f->finalizing = false;
-  };
+  members.reserve(n);
   {
     std::lock_guard lock(mutex_);
     try {
@@ -37,8 +42,16 @@ void Session::bundle(const BundleMeta& meta, Bytes payload, StreamState& stream)
           throw Error(Errc::corrupt, where + ": the file is already complete, or sent twice");
         if (!f.verified.empty() || !f.writing.empty() || f.end)
           throw Error(Errc::corrupt, where + ": the file is also being sent in chunks");
-        total += e.size;  // at most 8192 sizes of at most 1 PiB: no overflow
+        if (m.source != kNoSource) {
+          file_for(m.source, "the source of a bundle member");
+          if (entries_[m.source].size != e.size)
+            throw Error(Errc::corrupt,
+                        where + ": its source '" + entries_[m.source].path + "' has another size");
+        } else {
+          total += e.size;  // at most 8192 sizes of at most 1 PiB: no overflow
+        }
         f.finalizing = true;
+        f.failed = false;
         members.push_back(&f);
       }
       if (total != meta.raw_size)
@@ -49,31 +62,118 @@ void Session::bundle(const BundleMeta& meta, Bytes payload, StreamState& stream)
       throw;
     }
   }
+  // On a refusal, the members not settled yet are released (the ones settled stay so).
+  auto release_rest = [&] {
+    std::lock_guard lock(mutex_);
+    for (auto* f : members)
+      if (!f->finalized && !f->failed) f->finalizing = false;
+  };
 
-  std::vector<std::string> problems(members.size());
   try {
-    auto where = "bundle of " + std::to_string(members.size()) + " files";
+    auto where = "bundle of " + std::to_string(n) + " files";
     auto raw = decode_checked(meta.codec, payload, meta.raw_size, meta.raw_hash, stream, where);
-    // Every member's whole hash before anything is written. The bundle's checksum matched, so
-    // a mismatch here is a sender that is broken or lying: the stream is refused.
-    FileHasher hasher;
+    // The members carried in the payload, and those copied from them: every hash checked before
+    // anything is written. The bundle's checksum matched, so a mismatch here is a sender that
+    // is broken or lying.
+    std::vector<File*> carried;
+    std::vector<Bytes> contents;
+    std::map<std::uint32_t, Bytes> by_entry;
     std::uint64_t at = 0;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      auto size = entries_[members[i]->entry].size;
-      hasher.reset();
-      hasher.update({raw.data() + at, size});
-      if (hasher.digest() != meta.members[i].hash)
-        throw Error(Errc::corrupt, "bundle member '" + entries_[members[i]->entry].path +
-                                       "': content hash mismatch");
-      at += size;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (meta.members[i].source != kNoSource) continue;
+      const auto& e = entries_[members[i]->entry];
+      Bytes content{raw.data() + at, e.size};
+      at += e.size;
+      if (hash128(content) != meta.members[i].hash)
+        throw Error(Errc::corrupt, "bundle member '" + e.path + "': content hash mismatch");
+      carried.push_back(members[i]);
+      contents.push_back(content);
+      by_entry.emplace(members[i]->entry, content);
     }
-    write_members(members, raw, stream, problems);
+    for (const auto& m : meta.members) {
+      auto it = m.source == kNoSource ? by_entry.end() : by_entry.find(m.source);
+      if (it != by_entry.end() && hash128(it->second) != m.hash)
+        throw Error(Errc::corrupt, "bundle member '" + entries_[m.entry].path +
+                                       "': content hash mismatch with its source");
+    }
+    std::vector<std::string> problems(carried.size());
+    write_members(carried, contents, stream, problems);
+    {
+      std::lock_guard lock(mutex_);
+      settle_locked(carried, problems);
+    }
+
+    // The members copied from a source, one at a time.
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& m = meta.members[i];
+      if (m.source == kNoSource) continue;
+      std::string problem;
+      Bytes content;
+      if (auto it = by_entry.find(m.source); it != by_entry.end()) {
+        content = it->second;  // checked above
+      } else {
+        File* source;
+        {
+          std::lock_guard lock(mutex_);
+          source = &file_for(m.source, "the source of a bundle member");
+        }
+        for (auto* f : members)
+          if (f == source)  // a source in this bundle carries its content, or it never arrives
+            throw Error(Errc::corrupt, "bundle member '" + entries_[m.entry].path +
+                                           "': its source is a member without content");
+        content = content_of_source(*source, m.hash, stream, problem);
+      }
+      std::vector<std::string> p(1, problem);
+      if (problem.empty()) write_members({members[i]}, {content}, stream, p);
+      std::lock_guard lock(mutex_);
+      settle_locked({members[i]}, p);
+    }
   } catch (...) {
-    release();
+    release_rest();
     throw;
   }
-
   std::lock_guard lock(mutex_);
+  last_activity_ = std::chrono::steady_clock::now();
+}
+
+Bytes Session::content_of_source(File& source, const Hash128& hash, StreamState& stream,
+                                 std::string& problem) {
+  const auto& e = entries_[source.entry];
+  {
+    std::unique_lock lock(mutex_);
+    auto deadline = std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(timeout_seconds_));
+    if (!settled_.wait_until(lock, deadline, [&] {
+          return source.finalized || source.complete || source.failed || ended_;
+        }))
+      throw Error(Errc::corrupt, "the source '" + e.path + "' of a bundle member never arrived");
+    if (ended_ && !source.finalized && !source.complete)
+      throw Error(Errc::cancelled, "the send ended while a bundle member waited for its source");
+    if (!source.finalized && !source.complete) {
+      problem = "its content was to be copied from '" + e.path + "', which did not arrive intact";
+      return {};
+    }
+  }
+  if (!stream.target) stream.target = std::make_unique<TargetDir>(dest_);
+  try {
+    auto fd = stream.target->open_read(full(e));
+    stream.copy.resize(e.size);
+    fd.pread_exact(stream.copy, 0, "'" + fd.name() + "' (changed since it arrived?)");
+  } catch (const Error& err) {
+    problem = std::string("copying its source: ") + err.what();
+    return {};
+  }
+  Bytes content{stream.copy.data(), e.size};
+  if (hash128(content) != hash) {
+    problem = "its source '" + e.path + "' no longer has its content (changed since it arrived?)";
+    return {};
+  }
+  return content;
+}
+
+void Session::settle_locked(const std::vector<File*>& members,
+                            const std::vector<std::string>& problems) {
   for (std::size_t i = 0; i < members.size(); ++i) {
     auto& f = *members[i];
     if (!problems[i].empty()) {
@@ -84,25 +184,22 @@ void Session::bundle(const BundleMeta& meta, Bytes payload, StreamState& stream)
     ++totals_.files;
     totals_.bytes += entries_[f.entry].size;
   }
-  last_activity_ = std::chrono::steady_clock::now();
+  settled_.notify_all();
 }
 
-void Session::write_members(const std::vector<File*>& members, Bytes raw, StreamState& stream,
-                            std::vector<std::string>& problems) {
+void Session::write_members(const std::vector<File*>& members, const std::vector<Bytes>& contents,
+                            StreamState& stream, std::vector<std::string>& problems) {
   if (!stream.target) stream.target = std::make_unique<TargetDir>(dest_);
   auto& dir = *stream.target;
-  std::vector<Fd> open(kSyncGroup);
-  std::uint64_t at = 0;
+  std::vector<Fd> open(std::min(kSyncGroup, members.size()));
   for (std::size_t first = 0; first < members.size(); first += kSyncGroup) {
     auto last = std::min(members.size(), first + kSyncGroup);
     for (auto i = first; i < last; ++i) {
       const auto& e = entries_[members[i]->entry];
       auto path = full(e);
-      Bytes content{raw.data() + at, e.size};
-      at += e.size;
       try {
         auto fd = dir.open_file(path, temp_name(paths::leaf(path)), true);
-        fd.pwrite_all(content, 0);
+        fd.pwrite_all(contents[i], 0);
         fd.truncate(e.size);  // a stale temporary file of an earlier attempt may be longer
         // The mtime before the rename: the name appears complete, or not at all (see plan()).
         TargetDir::set_times_and_mode(fd, e.mtime_ns, e.mode);

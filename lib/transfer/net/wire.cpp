@@ -389,6 +389,7 @@ std::vector<std::byte> encode_bundle_head(const BundleMeta& b) {
   for (const auto& m : b.members) {
     w.put<std::uint32_t>(m.entry);
     w.put_bytes(m.hash.bytes);
+    w.put<std::uint32_t>(m.source);
   }
   return out;
 }
@@ -423,6 +424,11 @@ Bytes decode_bundle(Bytes message, std::uint32_t chunk_size, BundleMeta& b) {
   for (auto& m : b.members) {
     m.entry = r.get<std::uint32_t>();
     take_array(r, m.hash.bytes);
+    m.source = r.get<std::uint32_t>();
+    // Sources come first in the walk, so references never form a cycle.
+    if (m.source != kNoSource && m.source >= m.entry)
+      bad(r.what(), "member " + std::to_string(m.entry) + " names source " +
+                        std::to_string(m.source) + ", which is not an earlier entry");
   }
   return r.take(b.stored_size);
 }

@@ -30,7 +30,7 @@ constexpr std::uint32_t kMaxHandshake = 64;
 constexpr std::uint32_t kMaxControl = 1 << 20;           // entries, status, errors
 constexpr std::uint32_t kChunkMetaSize = 30;             // a chunk message before its payload
 constexpr std::uint32_t kBundleHeadSize = 22;            // a bundle message before its members
-constexpr std::uint32_t kBundleMemberSize = 20;          // entry + XXH3-128
+constexpr std::uint32_t kBundleMemberSize = 24;          // entry + XXH3-128 + source
 constexpr std::uint32_t kMaxBundleMembers = 8192;        // files in one bundle
 constexpr std::uint64_t kMaxEntries = 10'000'000;        // entries in one send
 constexpr std::uint64_t kMaxManifestBytes = 1ull << 30;  // their encoded size, all together
@@ -145,10 +145,14 @@ ChunkMeta decode_chunk_meta(Bytes in, std::uint32_t chunk_size);
 
 // A bundle: several whole files of at most one chunk each, concatenated in member order and
 // compressed together (small files compress far better side by side than one by one). Each
-// member's size is its manifest size; their sum is the raw size.
+// member's size is its manifest size. A member with a source has the content of that earlier
+// file of the send (an identical file, sent once) and none in the payload; the sizes of the
+// others add up to the raw size.
+constexpr std::uint32_t kNoSource = 0xffffffff;
 struct BundleMember {
   std::uint32_t entry = 0;
-  Hash128 hash;  // XXH3-128 of the member's content, as a file_end would carry
+  Hash128 hash;                      // XXH3-128 of the member's content
+  std::uint32_t source = kNoSource;  // an entry below `entry` with the same content
 };
 struct BundleMeta {
   ChunkCodec codec = ChunkCodec::none;
