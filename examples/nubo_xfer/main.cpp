@@ -37,8 +37,11 @@ constexpr int kExitUsage = 2;
 constexpr int kExitCorrupt = 3;
 constexpr int kExitInterrupted = 130;
 
+// The first interrupt stops the work at its next step (a send first delivers what it has
+// queued, for at most 5 s); a second one ends the program at once. Either way what was
+// verified stays verified, and the same command resumes.
 void on_interrupt(int) {
-  ProgressBar::interrupted = true;
+  if (ProgressBar::interrupted.exchange(true)) std::_Exit(kExitInterrupted);
 }
 
 // Options shared by the subcommands, as given on the command line.

@@ -28,8 +28,10 @@ struct SendProgress : transfer::Progress {
   double link_rate = 0;             // wire bytes per second over the last seconds
   std::uint64_t bytes_resumed = 0;  // verified by an earlier, interrupted attempt
 };
-// Called from one thread, at most every 100 ms and once at the end; false cancels (the call then
-// throws Error(cancelled); what was verified stays verified).
+// Called from one thread, at most every 100 ms and once at the end; false cancels: nothing more
+// is read, the messages already queued for the wire are delivered (for at most 5 s, so the next
+// send need not repeat them), and the call throws Error(cancelled). What the receiver verified
+// stays verified.
 using SendProgressFn = std::function<bool(const SendProgress&)>;
 
 constexpr int kDefaultStreams = 4;

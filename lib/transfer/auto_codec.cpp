@@ -1,6 +1,7 @@
 #include "transfer/auto_codec.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace nubo::transfer {
@@ -12,12 +13,19 @@ constexpr double kIncompressible = 0.97;  // a probe ratio above this: store raw
 constexpr double kAlpha = 0.2;            // weight of a new sample in the moving averages
 constexpr double kNear = 1.05;            // "about as fast"
 constexpr std::uint64_t kExploreEvery = 16;
+// Chunk kinds, by the probe's ratio in quarters: what compression achieves relative to the
+// probe is learned for each kind apart (text and already-compressed data differ).
+constexpr double kBucketWidth = 1.0 / AutoCodec::kProbeBuckets;
 // Until measured, the stages around compression are assumed fast (a local disk in cache).
 constexpr double kDefaultIoRate = 2e9;
 // Without a target rate, the output is assumed no faster than this, whatever the writes measure:
 // a file's writes are absorbed by the page cache at memory speed and reach the device later,
 // and an archive is usually written to be moved or kept, where size matters.
 constexpr double kMaxAssumedOutputRate = 1e9;
+// The cores' cost in the model goes from 1/kBacklogRange (the output's queue always full) to
+// kBacklogRange (always empty): a level or two either way, never an extreme.
+constexpr double kBacklogRange = 4;
+constexpr std::uint64_t kBacklogWarmup = 16;
 
 void blend(double& average, double sample) {
   average = average == 0 ? sample : average + kAlpha * (sample - average);
@@ -28,15 +36,35 @@ void blend(double& average, double sample) {
 AutoCodec::AutoCodec(int workers, int max_level, double target_rate)
     : workers_(std::max(1, workers)), target_rate_(target_rate) {
   // Starting points from typical text on one modern core; replaced by measurements at once.
-  candidates_ = {{{ChunkCodec::none, 0}, 1.0 / 0.9, 8e9},
+  // A zstd level's ratio is the learned ratio of zstd-1 times its shape: levels are compared
+  // on the same data even when each was tried on other chunks.
+  candidates_ = {{{ChunkCodec::none, 0}, 1.0, 8e9},
                  {{ChunkCodec::lz4, 1}, 1.0, 600e6},
-                 {{ChunkCodec::zstd, 1}, 0.80, 400e6},
-                 {{ChunkCodec::zstd, 3}, 0.72, 250e6}};
+                 {{ChunkCodec::zstd, 1}, 1.0, 400e6},
+                 {{ChunkCodec::zstd, 3}, 0.90, 250e6}};
   const std::pair<int, double> stronger[] = {
-      {6, 0.68}, {9, 0.65}, {12, 0.63}, {15, 0.61}, {19, 0.58}};
-  for (auto [level, rel] : stronger) {
+      {6, 0.85}, {9, 0.81}, {12, 0.79}, {15, 0.76}, {19, 0.73}};
+  for (auto [level, shape] : stronger) {
     if (level > max_level) break;
-    candidates_.push_back({{ChunkCodec::zstd, level}, rel, 250e6 * 3 / (level + 1)});
+    candidates_.push_back({{ChunkCodec::zstd, level}, shape, 250e6 * 3 / (level + 1)});
+  }
+  lz4_relative_.fill(1.0);
+  zstd_relative_.fill(0.80);
+}
+
+std::size_t AutoCodec::bucket(double probe_ratio) {
+  return std::min(kProbeBuckets - 1, static_cast<std::size_t>(probe_ratio / kBucketWidth));
+}
+
+double AutoCodec::predicted_ratio(const Candidate& c, double probe_ratio) const {
+  auto b = bucket(probe_ratio);
+  switch (c.setting.codec) {
+    case ChunkCodec::lz4:
+      return std::min(1.0, probe_ratio * lz4_relative_[b]);
+    case ChunkCodec::zstd:
+      return std::min(1.0, probe_ratio * zstd_relative_[b] * c.shape);
+    default:
+      return 1.0;
   }
 }
 
@@ -58,9 +86,8 @@ std::size_t AutoCodec::pick(double probe_ratio) const {
   double best = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     const auto& c = candidates_[i];
-    ratio[i] =
-        c.setting.codec == ChunkCodec::none ? 1.0 : std::min(1.0, probe_ratio * c.relative_ratio);
-    time[i] = std::max({1 / in, 1 / (c.speed * workers_), ratio[i] / out});
+    ratio[i] = predicted_ratio(c, probe_ratio);
+    time[i] = std::max({1 / in, cpu_weight_ / (c.speed * workers_), ratio[i] / out});
     best = std::min(best, time[i]);
   }
   // Among the choices about as fast as the fastest, the smallest output (the first, fastest,
@@ -116,11 +143,14 @@ AutoCodec::Choice AutoCodec::choose(Bytes chunk, Compressor& probe) {
 void AutoCodec::observe(const Choice& choice, std::size_t raw, std::size_t stored, double seconds) {
   if (choice.setting.codec == ChunkCodec::none || raw == 0) return;
   std::lock_guard lock(mutex_);
+  // Not paying (stored 0) means it achieved about the raw size.
+  double ratio = stored == 0 ? 1.0 : static_cast<double>(stored) / static_cast<double>(raw);
+  double relative = ratio / std::max(choice.probe_ratio, 0.01);
+  auto b = bucket(choice.probe_ratio);
   for (auto& c : candidates_) {
     if (c.setting != choice.setting) continue;
-    // Not paying (stored 0) means it achieved about the raw size.
-    double ratio = stored == 0 ? 1.0 : static_cast<double>(stored) / static_cast<double>(raw);
-    blend(c.relative_ratio, ratio / std::max(choice.probe_ratio, 0.01));
+    if (c.setting.codec == ChunkCodec::lz4) blend(lz4_relative_[b], relative);
+    if (c.setting.codec == ChunkCodec::zstd) blend(zstd_relative_[b], relative / c.shape);
     if (seconds > 0) blend(c.speed, static_cast<double>(raw) / seconds);
   }
 }
@@ -135,6 +165,18 @@ void AutoCodec::observe_output(std::size_t bytes, double seconds) {
   if (seconds <= 0 || bytes == 0) return;
   std::lock_guard lock(mutex_);
   blend(measured_output_rate_, static_cast<double>(bytes) / seconds);
+}
+
+void AutoCodec::observe_backlog(double fill) {
+  std::lock_guard lock(mutex_);
+  fill = std::clamp(fill, 0.0, 1.0);
+  // The queue starts empty whatever the balance: its fill means something once it has been
+  // full, or after the first messages.
+  if (fill >= 1) backlog_seen_full_ = true;
+  if (!backlog_seen_full_ && ++backlog_seen_ <= kBacklogWarmup) return;
+  blend(backlog_fill_, fill);
+  // Full: the output is behind, compression can afford more; empty: the other way; half: right.
+  cpu_weight_ = std::pow(kBacklogRange, 1 - 2 * backlog_fill_);
 }
 
 void AutoCodec::set_output_rate(double bytes_per_second) {

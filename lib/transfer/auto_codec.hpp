@@ -13,10 +13,17 @@
 // output rate is the measured one, capped at 1 GB/s (page-cache writes measure far faster than the
 // device).
 //
+// The model cannot see what else competes for the cores (a receiver on the same machine, other
+// programs) nor the slack that incompressible chunks leave them, so where the output has a
+// queue (the network's send queue) its fill corrects the cores' cost in the model, as zstd's
+// --adapt does: a full queue means the output is behind (compress harder), an empty one that
+// compression is behind (compress lighter); the correction settles where it is half full.
+//
 // Thread-safe: workers call choose() and observe() concurrently; the reader and the writer
 // report their rates. The network transfer feeds the link's measured rate via set_output_rate.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -45,22 +52,34 @@ class AutoCodec {
   void observe_input(std::size_t bytes, double seconds);
   void observe_output(std::size_t bytes, double seconds);
   void set_output_rate(double bytes_per_second);  // 0: go back to measuring
+  // The fill of the output's queue (0 empty .. 1 full) as a message joins it.
+  void observe_backlog(double fill);
 
   // The candidates, for tests and benchmarks.
   std::vector<CodecSetting> candidates() const;
 
+  static constexpr std::size_t kProbeBuckets = 4;
+
  private:
   struct Candidate {
     CodecSetting setting;
-    double relative_ratio;  // its ratio / the probe's ratio
-    double speed;           // raw bytes/s on one core
+    double shape;  // zstd: its ratio / zstd-1's on the same data
+    double speed;  // raw bytes/s on one core
   };
+  static std::size_t bucket(double probe_ratio);
+  double predicted_ratio(const Candidate& c, double probe_ratio) const;
   std::size_t pick(double probe_ratio) const;
 
   int workers_;
   mutable std::mutex mutex_;
   std::vector<Candidate> candidates_;
+  // Per kind of chunk: lz4's and zstd-1's ratio / the probe's.
+  std::array<double, kProbeBuckets> lz4_relative_{}, zstd_relative_{};
   double input_rate_ = 0, measured_output_rate_ = 0;
+  double cpu_weight_ = 1;      // the cores' cost in the model, corrected by observe_backlog
+  double backlog_fill_ = 0.5;  // the output queue's recent fill
+  bool backlog_seen_full_ = false;
+  std::uint64_t backlog_seen_ = 0;
   std::atomic<double> target_rate_;
   std::uint64_t chunks_ = 0;
 };

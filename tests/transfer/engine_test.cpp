@@ -117,6 +117,24 @@ TEST_CASE("progress: the callback can cancel, rates and ETA are sane") {
   CHECK_THROWS_AS(t.report(true), nubo::Error);
 }
 
+TEST_CASE("auto: the output queue's fill moves the choice once it has been full") {
+  Compressor probe;
+  auto text = nubo_test::text_bytes(1 << 20, 9);
+  auto level_of = [&](AutoCodec& a) {
+    auto s = a.choose(as_bytes(text), probe).setting;
+    return s.codec == ChunkCodec::zstd ? s.level : 0;  // lz4 and none: lighter than any zstd
+  };
+  AutoCodec a(2, 12, 100e6);
+  auto start = level_of(a);
+  for (int i = 0; i < 10; ++i) a.observe_backlog(0);  // empty at the start: not a signal yet
+  CHECK(level_of(a) == start);
+  for (int i = 0; i < 30; ++i) a.observe_backlog(1);  // the link is behind: compress harder
+  auto harder = level_of(a);
+  CHECK(harder > start);
+  for (int i = 0; i < 30; ++i) a.observe_backlog(0);  // the link waits: compress lighter
+  CHECK(level_of(a) < harder);
+}
+
 TEST_CASE("auto: incompressible data is stored raw; a slow output earns stronger compression") {
   Compressor probe;
   auto random = nubo_test::random_bytes(1 << 20, 9);
@@ -139,6 +157,18 @@ TEST_CASE("auto: incompressible data is stored raw; a slow output earns stronger
   mixed.insert(mixed.size() / 2 - (1 << 17), random.substr(0, 1 << 18));
   mixed.resize(1 << 20);
   CHECK(slow.choose(as_bytes(mixed), probe).setting.codec == ChunkCodec::zstd);
+
+  // What a level achieved on already-compressed chunks says nothing about text: the kinds are
+  // learned apart, and levels compare on the same footing.
+  AutoCodec learner(8, 3, 10e6);  // zstd-3 at most: the strongest, and the one observed
+  auto before = learner.choose(as_bytes(text), probe).setting;
+  for (int i = 0; i < 20; ++i) {
+    AutoCodec::Choice seen;
+    seen.setting = {ChunkCodec::zstd, 3};
+    seen.probe_ratio = 0.9;
+    learner.observe(seen, 1 << 20, 1 << 20, 0.01);  // no gain at all
+  }
+  CHECK(learner.choose(as_bytes(text), probe).setting == before);
 
   // The measured output rate moves the choice when no target is set.
   AutoCodec adaptive(8, 12, 0);

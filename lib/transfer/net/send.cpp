@@ -3,6 +3,7 @@
 // are send_jobs.hpp's: chunks of large files, bundles of small ones) and hand the messages to
 // the streams through a bounded queue. Chunks the receiver verified in an earlier attempt are
 // read (for the whole-file hash) but not sent; files it has complete are not read.
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -31,6 +32,8 @@ using namespace nubo::transfer::net;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+constexpr double kCancelDrainSeconds = 5;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -159,7 +162,9 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
 
   RateLimiter limiter(options.rate);
   LinkMeter meter;
-  SendQueue queue(2 * static_cast<std::size_t>(options.streams) + 2);
+  SendQueue queue(2 * static_cast<std::size_t>(options.streams) + 2, [ac](double fill) {
+    if (ac) ac->observe_backlog(fill);
+  });
   ProgressTracker progress(
       [&](const Progress& p) {
         if (!options.progress) return true;
@@ -175,6 +180,7 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
   progress.report(true);
 
   std::vector<std::thread> threads;
+  std::atomic<std::size_t> streams_done{0};
   for (auto& s : streams) {
     threads.emplace_back([&, sp = &s] {
       try {
@@ -182,12 +188,24 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
       } catch (...) {
         queue.fail(std::current_exception());
       }
+      ++streams_done;
     });
   }
   auto stop_streams = [&] {
     for (auto& s : streams) s.shutdown();
     for (auto& t : threads)
       if (t.joinable()) t.join();
+  };
+  // Cancelled: nothing more is read, but the messages already queued still go out and the
+  // streams end normally, so the receiver verifies them and the next send does not repeat
+  // them. Bounded: after kCancelDrainSeconds the connections are cut.
+  auto drain_streams = [&] {
+    queue.close();
+    auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(kCancelDrainSeconds));
+    while (streams_done < threads.size() && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    stop_streams();
   };
 
   PipelineStages<SendJob> stages;
@@ -228,6 +246,14 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
   };
   try {
     run_pipeline(resources.slots, resources.workers, stages);
+  } catch (const Error& e) {
+    if (e.code() == Errc::cancelled) {
+      drain_streams();
+    } else {
+      queue.fail(std::current_exception());
+      stop_streams();
+    }
+    throw;
   } catch (...) {
     queue.fail(std::current_exception());
     stop_streams();

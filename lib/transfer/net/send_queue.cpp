@@ -3,11 +3,16 @@
 namespace nubo::transfer::net {
 
 void SendQueue::push(OutMsg m) {
-  std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return failure_ || items_.size() < capacity_; });
-  if (failure_) std::rethrow_exception(failure_);
-  items_.push_back(std::move(m));
-  changed_.notify_all();
+  double fill;
+  {
+    std::unique_lock lock(mutex_);
+    fill = static_cast<double>(items_.size()) / static_cast<double>(capacity_);
+    changed_.wait(lock, [&] { return failure_ || items_.size() < capacity_; });
+    if (failure_) std::rethrow_exception(failure_);
+    items_.push_back(std::move(m));
+    changed_.notify_all();
+  }
+  if (on_backlog_) on_backlog_(fill);
 }
 
 bool SendQueue::pop(OutMsg& m) {

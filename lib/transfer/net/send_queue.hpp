@@ -1,12 +1,15 @@
 // The messages a send has ready for the wire, shared by its streams: the pipeline's consumer
 // pushes in order, each stream pops the next one, so a faster stream simply takes more. Bounded,
 // so compression never runs far ahead of the link. The first failure of any side wakes all.
+// `on_backlog` (optional) hears the queue's fill (0..1) as each message joins it: full, the link
+// is behind; empty, the link waits for messages.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -19,7 +22,8 @@ struct OutMsg {
 
 class SendQueue {
  public:
-  explicit SendQueue(std::size_t capacity) : capacity_(capacity) {}
+  explicit SendQueue(std::size_t capacity, std::function<void(double)> on_backlog = {})
+      : capacity_(capacity), on_backlog_(std::move(on_backlog)) {}
 
   // Blocks while full; rethrows the failure that stopped the queue.
   void push(OutMsg m);
@@ -31,6 +35,7 @@ class SendQueue {
 
  private:
   std::size_t capacity_;
+  std::function<void(double)> on_backlog_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<OutMsg> items_;
