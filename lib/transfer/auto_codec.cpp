@@ -18,13 +18,9 @@ constexpr std::uint64_t kExploreEvery = 16;
 constexpr double kBucketWidth = 1.0 / AutoCodec::kProbeBuckets;
 // Until measured, the stages around compression are assumed fast (a local disk in cache).
 constexpr double kDefaultIoRate = 2e9;
-// Without a target rate, the output is assumed no faster than this, whatever the writes measure:
-// a file's writes are absorbed by the page cache at memory speed and reach the device later,
-// and an archive is usually written to be moved or kept, where size matters.
-constexpr double kMaxAssumedOutputRate = 1e9;
 // The cores' cost in the model goes from 1/kBacklogRange (the output's queue always full) to
 // kBacklogRange (always empty): a level or two either way, never an extreme.
-constexpr double kBacklogRange = 4;
+constexpr double kBacklogRange = 2;
 constexpr std::uint64_t kBacklogWarmup = 16;
 
 void blend(double& average, double sample) {
@@ -33,8 +29,10 @@ void blend(double& average, double sample) {
 
 }  // namespace
 
-AutoCodec::AutoCodec(int workers, int max_level, double target_rate)
-    : workers_(std::max(1, workers)), target_rate_(target_rate) {
+AutoCodec::AutoCodec(int workers, int max_level, double target_rate, double measured_output_cap)
+    : workers_(std::max(1, workers)),
+      measured_output_cap_(measured_output_cap),
+      target_rate_(target_rate) {
   // Starting points from typical text on one modern core; replaced by measurements at once.
   // A zstd level's ratio is the learned ratio of zstd-1 times its shape: levels are compared
   // on the same data even when each was tried on other chunks.
@@ -80,7 +78,7 @@ std::size_t AutoCodec::pick(double probe_ratio) const {
   double target = target_rate_.load();
   double out = target > 0
                    ? target
-                   : std::min(kMaxAssumedOutputRate,
+                   : std::min(measured_output_cap_,
                               measured_output_rate_ > 0 ? measured_output_rate_ : kDefaultIoRate);
   std::vector<double> time(candidates_.size()), ratio(candidates_.size());
   double best = std::numeric_limits<double>::infinity();

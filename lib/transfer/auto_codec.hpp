@@ -10,8 +10,8 @@
 // on recent chunks; its speed is what it achieved recently. Both are moving averages, and every
 // 16th chunk tries a neighbour of the best choice, so the choice follows the data and the output
 // speed as they change. Incompressible samples go straight to `none`. Without a target rate the
-// output rate is the measured one, capped at 1 GB/s (page-cache writes measure far faster than the
-// device).
+// output rate is the measured one, capped for files at 1 GB/s (page-cache writes measure far
+// faster than the device).
 //
 // The model cannot see what else competes for the cores (a receiver on the same machine, other
 // programs) nor the slack that incompressible chunks leave them, so where the output has a
@@ -35,9 +35,15 @@ namespace nubo::transfer {
 
 class AutoCodec {
  public:
+  // Without a target rate, a file's output is assumed no faster than this, whatever its writes
+  // measure: the page cache absorbs them at memory speed and they reach the device later, and
+  // an archive is usually written to be moved or kept, where size matters.
+  static constexpr double kFileOutputCap = 1e9;
+
   // `max_level` caps the zstd levels considered; `target_rate` (bytes/s, 0: measure) is the
-  // output's speed.
-  AutoCodec(int workers, int max_level, double target_rate);
+  // output's speed; a measured one counts as at most `measured_output_cap`.
+  AutoCodec(int workers, int max_level, double target_rate,
+            double measured_output_cap = kFileOutputCap);
 
   struct Choice {
     CodecSetting setting;
@@ -71,6 +77,7 @@ class AutoCodec {
   std::size_t pick(double probe_ratio) const;
 
   int workers_;
+  double measured_output_cap_;
   mutable std::mutex mutex_;
   std::vector<Candidate> candidates_;
   // Per kind of chunk: lz4's and zstd-1's ratio / the probe's.

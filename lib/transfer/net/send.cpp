@@ -5,6 +5,7 @@
 // read (for the whole-file hash) but not sent; files it has complete are not read.
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <optional>
 #include <thread>
@@ -156,8 +157,9 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
 
   std::optional<AutoCodec> auto_codec;
   if (options.codec == Codec::automatic)
+    // A socket's writes block once its buffers are full: they measure the link, not a cache.
     auto_codec.emplace(static_cast<int>(resources.workers), auto_max_level(options.level),
-                       options.rate);
+                       options.rate, std::numeric_limits<double>::infinity());
   AutoCodec* ac = auto_codec ? &*auto_codec : nullptr;
 
   RateLimiter limiter(options.rate);
