@@ -37,6 +37,18 @@ bool closed_by_server(tn::Socket& s) {
   return false;
 }
 
+// The server's answer: its error text, "accepted" for any other message, or why the connection
+// closed.
+std::string reply_of(tn::Socket& s) {
+  try {
+    auto m = s.read_message(tn::kMaxControl);
+    if (m.type == tn::MsgType::error) return tn::decode_error(m.payload).text;
+    return "accepted";
+  } catch (const nubo::Error& e) {
+    return std::string("closed: ") + e.what();
+  }
+}
+
 // Authenticates a control stream by hand, then sends a manifest of `entries`.
 std::string send_manifest(const net::Server& server,
                           const std::vector<nubo::transfer::format::EntryMeta>& entries,
@@ -51,13 +63,7 @@ std::string send_manifest(const net::Server& server,
     // The server may refuse `begin` and close before the rest is written (EPIPE here); its
     // error message is still waiting to be read.
   }
-  try {
-    auto m = s.read_message(tn::kMaxControl);
-    if (m.type == tn::MsgType::error) return tn::decode_error(m.payload).text;
-    return "accepted";
-  } catch (const nubo::Error& e) {
-    return std::string("closed: ") + e.what();
-  }
+  return reply_of(s);
 }
 
 nubo::transfer::format::EntryMeta file_entry(const std::string& path) {
@@ -116,13 +122,7 @@ struct HandSend {
       // The server may have refused a message and closed before stream_end is written (EPIPE);
       // its error message is still waiting to be read.
     }
-    try {
-      auto reply = data.read_message(tn::kMaxControl);
-      if (reply.type == tn::MsgType::error) return tn::decode_error(reply.payload).text;
-      return "accepted";
-    } catch (const nubo::Error& e) {
-      return std::string("closed: ") + e.what();
-    }
+    return reply_of(data);
   }
   std::string bundle(std::vector<tn::BundleMember> members, const std::string& raw,
                      std::uint64_t raw_hash) {

@@ -21,6 +21,29 @@ void take_array(ByteReader& r, std::array<std::byte, N>& out) {
   std::memcpy(out.data(), b.data(), N);
 }
 
+// The fields chunk and bundle messages share, in this order, each checked: a known codec, a raw
+// size within min_raw..chunk_size, and a stored size that codec may have for it.
+template <class Meta>
+void read_payload_fields(ByteReader& r, Meta& m, std::uint32_t min_raw, std::uint32_t chunk_size,
+                         const char* kind) {
+  auto codec = r.get<std::uint8_t>();
+  if (!valid_chunk_codec(codec)) bad(r.what(), "unknown codec " + std::to_string(codec));
+  m.codec = static_cast<ChunkCodec>(codec);
+  m.level = static_cast<std::int8_t>(r.get<std::uint8_t>());
+  m.raw_size = r.get<std::uint32_t>();
+  m.raw_hash = r.get<std::uint64_t>();
+  m.stored_size = r.get<std::uint32_t>();
+  if (m.raw_size < min_raw || m.raw_size > chunk_size)
+    bad(r.what(), "raw size " + std::to_string(m.raw_size) + " outside " + std::to_string(min_raw) +
+                      ".." + std::to_string(chunk_size));
+  if (m.stored_size > max_stored_size(m.codec, m.raw_size))
+    bad(r.what(), "stored size " + std::to_string(m.stored_size) + " exceeds what a " +
+                      std::string(chunk_codec_name(m.codec)) + " " + kind + " of " +
+                      std::to_string(m.raw_size) + " bytes may have");
+  if (m.codec == ChunkCodec::none && m.stored_size != m.raw_size)
+    bad(r.what(), std::string("a raw ") + kind + " whose stored size differs from its raw size");
+}
+
 void done(const ByteReader& r) {
   if (r.remaining() != 0)
     bad(r.what(), std::to_string(r.remaining()) + " unexpected bytes at the end");
@@ -356,22 +379,7 @@ ChunkMeta decode_chunk_meta(Bytes in, std::uint32_t chunk_size) {
   ChunkMeta c;
   c.entry = r.get<std::uint32_t>();
   c.index = r.get<std::uint64_t>();
-  auto codec = r.get<std::uint8_t>();
-  if (!valid_chunk_codec(codec)) bad(r.what(), "unknown codec " + std::to_string(codec));
-  c.codec = static_cast<ChunkCodec>(codec);
-  c.level = static_cast<std::int8_t>(r.get<std::uint8_t>());
-  c.raw_size = r.get<std::uint32_t>();
-  c.raw_hash = r.get<std::uint64_t>();
-  c.stored_size = r.get<std::uint32_t>();
-  if (c.raw_size == 0 || c.raw_size > chunk_size)
-    bad(r.what(),
-        "raw size " + std::to_string(c.raw_size) + " outside 1.." + std::to_string(chunk_size));
-  if (c.stored_size > max_stored_size(c.codec, c.raw_size))
-    bad(r.what(), "stored size " + std::to_string(c.stored_size) + " exceeds what a " +
-                      std::string(chunk_codec_name(c.codec)) + " chunk of " +
-                      std::to_string(c.raw_size) + " bytes may have");
-  if (c.codec == ChunkCodec::none && c.stored_size != c.raw_size)
-    bad(r.what(), "a raw chunk whose stored size differs from its raw size");
+  read_payload_fields(r, c, 1, chunk_size, "chunk");
   if (c.index > (std::uint64_t{1} << 40)) bad(r.what(), "chunk index out of range");
   return c;
 }
@@ -400,22 +408,7 @@ Bytes decode_bundle(Bytes message, std::uint32_t chunk_size, BundleMeta& b) {
   if (count == 0 || count > kMaxBundleMembers)
     bad(r.what(),
         std::to_string(count) + " members, outside 1.." + std::to_string(kMaxBundleMembers));
-  auto codec = r.get<std::uint8_t>();
-  if (!valid_chunk_codec(codec)) bad(r.what(), "unknown codec " + std::to_string(codec));
-  b.codec = static_cast<ChunkCodec>(codec);
-  b.level = static_cast<std::int8_t>(r.get<std::uint8_t>());
-  b.raw_size = r.get<std::uint32_t>();
-  b.raw_hash = r.get<std::uint64_t>();
-  b.stored_size = r.get<std::uint32_t>();
-  if (b.raw_size > chunk_size)
-    bad(r.what(), "raw size " + std::to_string(b.raw_size) + " above the chunk size " +
-                      std::to_string(chunk_size));
-  if (b.stored_size > max_stored_size(b.codec, b.raw_size))
-    bad(r.what(), "stored size " + std::to_string(b.stored_size) + " exceeds what a " +
-                      std::string(chunk_codec_name(b.codec)) + " payload of " +
-                      std::to_string(b.raw_size) + " bytes may have");
-  if (b.codec == ChunkCodec::none && b.stored_size != b.raw_size)
-    bad(r.what(), "a raw payload whose stored size differs from its raw size");
+  read_payload_fields(r, b, 0, chunk_size, "bundle payload");
   if (r.remaining() != std::uint64_t{kBundleMemberSize} * count + b.stored_size)
     bad(r.what(), "length " + std::to_string(message.size()) + " does not match " +
                       std::to_string(count) + " members and a payload of " +
