@@ -107,12 +107,12 @@ AutoCodec::Choice AutoCodec::choose(Bytes chunk, Compressor& probe) {
   thread_local std::vector<std::byte> sample_buffer, scratch;
   sample_buffer.resize(n);
   auto slice = n / kProbeSlices;
+  auto part = chunk.size() / kProbeSlices;  // at least a slice: n <= chunk.size()
   for (std::size_t i = 0; i < kProbeSlices; ++i) {
     auto len = i + 1 == kProbeSlices ? n - i * slice : slice;
-    // Slice i is taken from the middle of the i-th of kProbeSlices equal parts.
-    auto part = chunk.size() / kProbeSlices;
-    auto from = i * part + (part - std::min(part, len)) / 2;
-    if (from + len > chunk.size()) from = chunk.size() - len;
+    // Slice i from the middle of the i-th of kProbeSlices equal parts (the last may run over
+    // the rounding at the end: kept inside the chunk).
+    auto from = std::min(i * part + (part - std::min(part, len)) / 2, chunk.size() - len);
     std::copy_n(chunk.begin() + static_cast<std::ptrdiff_t>(from), len,
                 sample_buffer.begin() + static_cast<std::ptrdiff_t>(i * slice));
   }

@@ -198,6 +198,8 @@ TEST_CASE("bundle members copied from a source are checked like any other", "[ne
              Catch::Contains("not a file of this send"));
   CHECK_THAT(HandSend(server, manifest).bundle({{4, ha, 3}}, "", empty),
              Catch::Contains("has another size"));
+  CHECK_THAT(HandSend(server, manifest).bundle({{2, ha, 1}, {4, ha, 2}}, "", empty),
+             Catch::Contains("its source is a member without content"));
   CHECK_THAT(HandSend(server, manifest).bundle({{1, ha}, {2, other, 1}}, ten, h10),
              Catch::Contains("'b': content hash mismatch with its source"));
   for (const char* name : {"a", "b", "c"}) CHECK(::access((t / "dst/" + name).c_str(), F_OK) != 0);

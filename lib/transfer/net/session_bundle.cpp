@@ -77,24 +77,31 @@ void Session::bundle(const BundleMeta& meta, Bytes payload, StreamState& stream)
     // is broken or lying.
     std::vector<File*> carried;
     std::vector<Bytes> contents;
-    std::map<std::uint32_t, Bytes> by_entry;
+    std::map<std::uint32_t, std::size_t> member_of;  // entry -> its place in the bundle
+    std::vector<Bytes> content_of(n);
     std::uint64_t at = 0;
     for (std::size_t i = 0; i < n; ++i) {
+      member_of.emplace(meta.members[i].entry, i);
       if (meta.members[i].source != kNoSource) continue;
       const auto& e = entries_[members[i]->entry];
-      Bytes content{raw.data() + at, e.size};
+      content_of[i] = {raw.data() + at, e.size};
       at += e.size;
-      if (hash128(content) != meta.members[i].hash)
+      if (hash128(content_of[i]) != meta.members[i].hash)
         throw Error(Errc::corrupt, "bundle member '" + e.path + "': content hash mismatch");
       carried.push_back(members[i]);
-      contents.push_back(content);
-      by_entry.emplace(members[i]->entry, content);
+      contents.push_back(content_of[i]);
     }
+    // A copy of a member of the same bundle: that member carries the content (just checked),
+    // so their hashes must agree.
     for (const auto& m : meta.members) {
-      auto it = m.source == kNoSource ? by_entry.end() : by_entry.find(m.source);
-      if (it != by_entry.end() && hash128(it->second) != m.hash)
-        throw Error(Errc::corrupt, "bundle member '" + entries_[m.entry].path +
-                                       "': content hash mismatch with its source");
+      auto it = m.source == kNoSource ? member_of.end() : member_of.find(m.source);
+      if (it == member_of.end()) continue;
+      const auto& source = meta.members[it->second];
+      auto member = "bundle member '" + entries_[m.entry].path + "'";
+      if (source.source != kNoSource)
+        throw Error(Errc::corrupt, member + ": its source is a member without content");
+      if (source.hash != m.hash)
+        throw Error(Errc::corrupt, member + ": content hash mismatch with its source");
     }
     std::vector<std::string> problems(carried.size());
     write_members(carried, contents, stream, problems);
@@ -103,24 +110,20 @@ void Session::bundle(const BundleMeta& meta, Bytes payload, StreamState& stream)
       settle_locked(carried, problems);
     }
 
-    // The members copied from a source, one at a time.
+    // The copies, one at a time: from this bundle, or from a file another message put in place.
     for (std::size_t i = 0; i < n; ++i) {
       const auto& m = meta.members[i];
       if (m.source == kNoSource) continue;
       std::string problem;
       Bytes content;
-      if (auto it = by_entry.find(m.source); it != by_entry.end()) {
-        content = it->second;  // checked above
+      if (auto it = member_of.find(m.source); it != member_of.end()) {
+        content = content_of[it->second];
       } else {
         File* source;
         {
           std::lock_guard lock(mutex_);
           source = &file_for(m.source, "the source of a bundle member");
         }
-        for (auto* f : members)
-          if (f == source)  // a source in this bundle carries its content, or it never arrives
-            throw Error(Errc::corrupt, "bundle member '" + entries_[m.entry].path +
-                                           "': its source is a member without content");
         content = content_of_source(*source, m.hash, stream, problem);
       }
       std::vector<std::string> p(1, problem);
