@@ -1,14 +1,14 @@
-// The plugin's backend table: device setup, memory, copies, events, GEMM (cuBLAS) and the
-// kernel launchers, behind the C functions of lib/device/cuda_plugin_abi.h. Every function sets
-// the calling thread's device first, because a worker thread may drive any GPU, and reports
-// failures as facts in nubo_cuda_status.
+// The plugin's backend table: device setup, memory, copies, streams, events, GEMM (cuBLAS) and
+// the elementwise kernels, behind the C functions of lib/device/cuda_plugin_abi.h. Every
+// function sets the calling thread's device first, because a worker thread may drive any GPU,
+// and reports failures as facts in nubo_cuda_status.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include <new>
 
 #include "backend_state.hpp"
-#include "kernels.hpp"
+#include "elementwise.hpp"
 #include "plugin_status.hpp"
 
 namespace nubo::cuda_plugin {
@@ -25,7 +25,8 @@ int use(nubo_cuda_backend* b, nubo_cuda_status* st) {
 
 void release(nubo_cuda_backend* b) {
   if (b->blas) cublasDestroy(b->blas);
-  if (b->stream) cudaStreamDestroy(b->stream);
+  if (b->handover) cudaEventDestroy(b->handover);
+  if (b->own) cudaStreamDestroy(b->own);
   delete b;
 }
 
@@ -40,8 +41,12 @@ int create(int32_t ordinal, nubo_cuda_backend** out, nubo_cuda_status* st) {
   // a missing driver or device is reported here rather than at the first real call.
   if (rc == NUBO_CUDA_CALL_OK) rc = check_cuda(cudaFree(nullptr), "cudaFree(0)", st);
   if (rc == NUBO_CUDA_CALL_OK)
-    rc = check_cuda(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking),
+    rc = check_cuda(cudaStreamCreateWithFlags(&b->own, cudaStreamNonBlocking),
                     "cudaStreamCreateWithFlags", st);
+  b->stream = b->own;
+  if (rc == NUBO_CUDA_CALL_OK)
+    rc = check_cuda(cudaEventCreateWithFlags(&b->handover, cudaEventDisableTiming),
+                    "cudaEventCreateWithFlags", st);
   if (rc == NUBO_CUDA_CALL_OK) {
     if (const cublasStatus_t s = cublasCreate(&b->blas); s != CUBLAS_STATUS_SUCCESS)
       rc = cublas_failed(s, "cublasCreate", st);
@@ -61,7 +66,7 @@ int create(int32_t ordinal, nubo_cuda_backend** out, nubo_cuda_status* st) {
 void destroy(nubo_cuda_backend* b) {
   if (!b) return;
   if (cudaSetDevice(b->ordinal) == cudaSuccess) cudaStreamSynchronize(b->stream);
-  release(b);
+  release(b);  // an application's stream in use is the application's to destroy
 }
 
 int memory_info(nubo_cuda_backend* b, uint64_t* free_bytes, uint64_t* total_bytes,
@@ -85,6 +90,28 @@ int free_memory(nubo_cuda_backend* b, void* ptr, nubo_cuda_status* st) {
   return check_cuda(cudaFree(ptr), "cudaFree", st);
 }
 
+int pointer_info(const void* ptr, int32_t* kind, int32_t* ordinal, nubo_cuda_status* st) {
+  if (!kind || !ordinal) return bad_argument(st, "pointer_info", "null output");
+  cudaPointerAttributes a{};
+  if (int rc = check_cuda(cudaPointerGetAttributes(&a, ptr), "cudaPointerGetAttributes", st))
+    return rc;
+  switch (a.type) {
+    case cudaMemoryTypeHost:
+      *kind = NUBO_CUDA_MEMORY_HOST;
+      break;
+    case cudaMemoryTypeDevice:
+      *kind = NUBO_CUDA_MEMORY_DEVICE;
+      break;
+    case cudaMemoryTypeManaged:
+      *kind = NUBO_CUDA_MEMORY_MANAGED;
+      break;
+    default:
+      *kind = NUBO_CUDA_MEMORY_UNREGISTERED;
+  }
+  *ordinal = a.type == cudaMemoryTypeUnregistered ? -1 : a.device;
+  return NUBO_CUDA_CALL_OK;
+}
+
 int copy(nubo_cuda_backend* b, void* dst, const void* src, uint64_t bytes, int32_t kind,
          nubo_cuda_status* st) {
   if (int rc = use(b, st)) return rc;
@@ -98,6 +125,33 @@ int copy(nubo_cuda_backend* b, void* dst, const void* src, uint64_t bytes, int32
 int synchronize(nubo_cuda_backend* b, nubo_cuda_status* st) {
   if (int rc = use(b, st)) return rc;
   return check_cuda(cudaStreamSynchronize(b->stream), "cudaStreamSynchronize", st);
+}
+
+// The new stream waits for everything queued on the old one, so a switch never reorders work.
+int switch_stream(nubo_cuda_backend* b, cudaStream_t next, nubo_cuda_status* st) {
+  if (int rc = use(b, st)) return rc;
+  if (next == b->stream) return NUBO_CUDA_CALL_OK;
+  if (int rc = check_cuda(cudaEventRecord(b->handover, b->stream), "cudaEventRecord", st))
+    return rc;
+  if (int rc = check_cuda(cudaStreamWaitEvent(next, b->handover, 0), "cudaStreamWaitEvent", st))
+    return rc;
+  if (const cublasStatus_t s = cublasSetStream(b->blas, next); s != CUBLAS_STATUS_SUCCESS)
+    return cublas_failed(s, "cublasSetStream", st);
+  b->stream = next;
+  return NUBO_CUDA_CALL_OK;
+}
+
+int use_stream(nubo_cuda_backend* b, void* stream, nubo_cuda_status* st) {
+  return switch_stream(b, static_cast<cudaStream_t>(stream), st);
+}
+
+int use_own_stream(nubo_cuda_backend* b, nubo_cuda_status* st) {
+  return switch_stream(b, b->own, st);
+}
+
+void native(nubo_cuda_backend* b, void** stream, void** blas) {
+  *stream = b->stream;
+  *blas = b->blas;
 }
 
 int event_create(nubo_cuda_backend* b, nubo_cuda_event** out, nubo_cuda_status* st) {
@@ -130,6 +184,12 @@ int event_wait(nubo_cuda_backend* b, nubo_cuda_event* e, nubo_cuda_status* st) {
   return check_cuda(cudaStreamWaitEvent(b->stream, e->event, 0), "cudaStreamWaitEvent", st);
 }
 
+int event_wait_native(nubo_cuda_backend* b, void* event, nubo_cuda_status* st) {
+  if (int rc = use(b, st)) return rc;
+  return check_cuda(cudaStreamWaitEvent(b->stream, static_cast<cudaEvent_t>(event), 0),
+                    "cudaStreamWaitEvent", st);
+}
+
 int event_query(nubo_cuda_event* e, int32_t* done, nubo_cuda_status* st) {
   const cudaError_t r = cudaEventQuery(e->event);
   *done = r == cudaSuccess ? 1 : 0;
@@ -138,6 +198,10 @@ int event_query(nubo_cuda_event* e, int32_t* done, nubo_cuda_status* st) {
 
 int event_synchronize(nubo_cuda_event* e, nubo_cuda_status* st) {
   return check_cuda(cudaEventSynchronize(e->event), "cudaEventSynchronize", st);
+}
+
+void* event_native(nubo_cuda_event* e) {
+  return e->event;
 }
 
 // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: cuBLAS gets B first, with
@@ -169,77 +233,24 @@ int gemm(nubo_cuda_backend* b, const nubo_cuda_gemm_args* g, nubo_cuda_status* s
   return s == CUBLAS_STATUS_SUCCESS ? NUBO_CUDA_CALL_OK : cublas_failed(s, "cublasGemmEx", st);
 }
 
-// --- Kernels ------------------------------------------------------------------------------
+// --- Elementwise kernels ----------------------------------------------------------------------
 
-int fill(nubo_cuda_backend* b, float* x, uint64_t n, float value, nubo_cuda_status* st) {
-  if (int rc = use(b, st)) return rc;
-  return check_cuda(launch_fill(b->stream, x, n, value), "fill kernel", st);
-}
-
-int scale(nubo_cuda_backend* b, float* x, uint64_t n, float alpha, nubo_cuda_status* st) {
-  if (int rc = use(b, st)) return rc;
-  return check_cuda(launch_scale(b->stream, x, n, alpha), "scale kernel", st);
-}
-
-int axpy(nubo_cuda_backend* b, uint64_t n, float alpha, const float* x, float* y,
+int fill(nubo_cuda_backend* b, void* x, uint64_t n, uint32_t elem_bytes, uint64_t pattern,
          nubo_cuda_status* st) {
   if (int rc = use(b, st)) return rc;
-  return check_cuda(launch_axpy(b->stream, n, alpha, x, y), "axpy kernel", st);
+  return check_cuda(launch_fill(b->stream, x, n, elem_bytes, pattern), "fill kernel", st);
 }
 
-int bias_add(nubo_cuda_backend* b, float* y, const float* bias, uint64_t rows, uint64_t cols,
-             nubo_cuda_status* st) {
+int scale(nubo_cuda_backend* b, int32_t dtype, void* x, uint64_t n, float alpha,
+          nubo_cuda_status* st) {
   if (int rc = use(b, st)) return rc;
-  return check_cuda(launch_bias_add(b->stream, y, bias, rows, cols), "bias_add kernel", st);
+  return check_cuda(launch_scale(b->stream, dtype, x, n, alpha), "scale kernel", st);
 }
 
-int bias_grad(nubo_cuda_backend* b, const float* dy, float* dbias, uint64_t rows, uint64_t cols,
-              nubo_cuda_status* st) {
+int axpy(nubo_cuda_backend* b, int32_t dtype, uint64_t n, float alpha, const void* x, void* y,
+         nubo_cuda_status* st) {
   if (int rc = use(b, st)) return rc;
-  return check_cuda(launch_bias_grad(b->stream, dy, dbias, rows, cols), "bias_grad kernel", st);
-}
-
-int relu(nubo_cuda_backend* b, const float* x, float* y, uint64_t n, nubo_cuda_status* st) {
-  if (int rc = use(b, st)) return rc;
-  return check_cuda(launch_relu(b->stream, x, y, n), "relu kernel", st);
-}
-
-int relu_grad(nubo_cuda_backend* b, const float* x, const float* dy, float* dx, uint64_t n,
-              nubo_cuda_status* st) {
-  if (int rc = use(b, st)) return rc;
-  return check_cuda(launch_relu_grad(b->stream, x, dy, dx, n), "relu_grad kernel", st);
-}
-
-int softmax_xent_forward(nubo_cuda_backend* b, const float* logits, const int32_t* labels,
-                         float* probs, float* loss, uint64_t rows, uint64_t cols,
-                         nubo_cuda_status* st) {
-  if (int rc = use(b, st)) return rc;
-  return check_cuda(launch_softmax_xent_forward(b->stream, logits, labels, probs, loss, rows, cols),
-                    "softmax_xent_forward kernel", st);
-}
-
-int softmax_xent_backward(nubo_cuda_backend* b, const float* probs, const int32_t* labels,
-                          float* dlogits, uint64_t rows, uint64_t cols, float scale_by,
-                          nubo_cuda_status* st) {
-  if (int rc = use(b, st)) return rc;
-  return check_cuda(
-      launch_softmax_xent_backward(b->stream, probs, labels, dlogits, rows, cols, scale_by),
-      "softmax_xent_backward kernel", st);
-}
-
-int sgd_momentum(nubo_cuda_backend* b, float* w, const float* grad, float* velocity, uint64_t n,
-                 float lr, float momentum, float weight_decay, nubo_cuda_status* st) {
-  if (int rc = use(b, st)) return rc;
-  return check_cuda(
-      launch_sgd_momentum(b->stream, w, grad, velocity, n, lr, momentum, weight_decay),
-      "sgd_momentum kernel", st);
-}
-
-int adam(nubo_cuda_backend* b, float* w, const float* grad, float* m, float* v, uint64_t n,
-         const nubo_cuda_adam_args* a, nubo_cuda_status* st) {
-  if (int rc = use(b, st)) return rc;
-  const math::AdamStep step{a->lr, a->beta1, a->beta2, a->eps, a->weight_decay, a->c1, a->c2};
-  return check_cuda(launch_adam(b->stream, w, grad, m, v, n, step), "adam kernel", st);
+  return check_cuda(launch_axpy(b->stream, dtype, n, alpha, x, y), "axpy kernel", st);
 }
 
 nubo_cuda_backend_api make_table() {
@@ -251,26 +262,24 @@ nubo_cuda_backend_api make_table() {
   t.memory_info = memory_info;
   t.allocate = allocate;
   t.free = free_memory;
+  t.pointer_info = pointer_info;
   t.copy = copy;
   t.synchronize = synchronize;
+  t.use_stream = use_stream;
+  t.use_own_stream = use_own_stream;
+  t.native = native;
   t.event_create = event_create;
   t.event_destroy = event_destroy;
   t.event_record = event_record;
   t.event_wait = event_wait;
+  t.event_wait_native = event_wait_native;
   t.event_query = event_query;
   t.event_synchronize = event_synchronize;
+  t.event_native = event_native;
   t.gemm = gemm;
   t.fill = fill;
   t.scale = scale;
   t.axpy = axpy;
-  t.bias_add = bias_add;
-  t.bias_grad = bias_grad;
-  t.relu = relu;
-  t.relu_grad = relu_grad;
-  t.softmax_xent_forward = softmax_xent_forward;
-  t.softmax_xent_backward = softmax_xent_backward;
-  t.sgd_momentum = sgd_momentum;
-  t.adam = adam;
   fill_nccl_functions(t);
   return t;
 }
@@ -279,7 +288,7 @@ nubo_cuda_backend_api make_table() {
 }  // namespace nubo::cuda_plugin
 
 extern "C" __attribute__((visibility("default"))) const nubo_cuda_backend_api*
-nubo_cuda_backend_v1() noexcept {
+nubo_cuda_backend_v2() noexcept {
   static const nubo_cuda_backend_api table = nubo::cuda_plugin::make_table();
   return &table;
 }

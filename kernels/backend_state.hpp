@@ -8,8 +8,11 @@
 
 struct nubo_cuda_backend {
   int ordinal = 0;
-  cudaStream_t stream = nullptr;  // non-blocking: never serialised with the legacy stream
-  cublasHandle_t blas = nullptr;  // bound to stream
+  cudaStream_t own = nullptr;      // the backend's own, non-blocking: never serialised with the
+                                   // legacy stream
+  cudaStream_t stream = nullptr;   // in use: own, or the application's (use_stream)
+  cublasHandle_t blas = nullptr;   // bound to stream
+  cudaEvent_t handover = nullptr;  // orders a new stream after the work queued on the old one
 };
 
 struct nubo_cuda_event {

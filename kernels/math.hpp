@@ -30,8 +30,14 @@ NUBO_HD inline float relu_grad(float x, float dy) {
   return x > 0.0f ? dy : 0.0f;
 }
 
+// Two roundings, product then sum, on both sides: nvcc would otherwise contract this into one
+// fused multiply-add, which the host (built without FMA) cannot match bit for bit.
 NUBO_HD inline float axpy(float alpha, float x, float y) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(__fmul_rn(alpha, x), y);
+#else
   return alpha * x + y;
+#endif
 }
 
 // --- Softmax cross-entropy --------------------------------------------------------------

@@ -1,7 +1,7 @@
 // The NCCL part of the plugin's backend table: communicator setup (ncclCommInitAll in one
 // process, nonblocking ncclCommInitRankConfig across processes), the four collectives on the
-// backend's stream, and the calls libnubo needs to never hang: ncclCommGetAsyncError and
-// ncclCommAbort. The timeouts themselves live in libnubo (lib/device/nccl_communicator.cpp).
+// backend's stream in use, and the calls libnubo needs to never hang: ncclCommGetAsyncError and
+// ncclCommAbort. The timeouts themselves live in libnubo (lib/parallel/nccl_communicator.cpp).
 #include <nccl.h>
 
 #include <cstdlib>
@@ -199,6 +199,10 @@ int destroy_comm(nubo_cuda_comm* c, nubo_cuda_status* st) {
   return rc;
 }
 
+void* native_comm(nubo_cuda_comm* c) {
+  return c ? c->comm : nullptr;
+}
+
 }  // namespace
 
 void fill_nccl_functions(nubo_cuda_backend_api& t) {
@@ -210,6 +214,7 @@ void fill_nccl_functions(nubo_cuda_backend_api& t) {
   t.nccl_collective = collective;
   t.nccl_abort = abort_comm;
   t.nccl_destroy = destroy_comm;
+  t.nccl_native = native_comm;
 }
 
 }  // namespace nubo::cuda_plugin

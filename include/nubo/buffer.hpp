@@ -1,20 +1,30 @@
 // Memory on a worker's device: DeviceBuffer (untyped, with a DType) and Buffer<T> (typed).
-// A buffer owns its memory and frees it when destroyed; it keeps its device's backend alive, so
-// it may outlive the Team that made it. Like the worker that made it, it is used from one
-// thread at a time.
+//
+// Ownership: memory nubo allocated (Worker::alloc) is freed once the buffer and everything that
+// shares it (its slices, its DLPack exports) are gone. Memory the application owns
+// (Worker::wrap) is never freed by nubo; it must outlive the buffer and its slices. Memory
+// imported from DLPack (Worker::from_dlpack) is handed back through the tensor's deleter when
+// the last user is gone. A buffer keeps its device's backend alive, so it may outlive the Team
+// that made it. Like the worker that made it, it is used from one thread at a time.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "nubo/device.hpp"
 #include "nubo/dtype.hpp"
+#include "nubo/error.hpp"
 #include "nubo/export.hpp"
 #include "nubo/half.hpp"
+
+// DLPack's tensor (dlpack/dlpack.h, version 0.6): declared here so that nubo's headers do not
+// need DLPack's; include <dlpack/dlpack.h> to look inside one.
+struct DLManagedTensor;
 
 namespace nubo {
 
@@ -58,14 +68,26 @@ class NUBO_API DeviceBuffer {
   const void* data() const { return ptr_; }
   const Device& device() const;
 
+  // A view of `count` elements from element `offset`: the same memory, usable wherever a
+  // buffer is (collectives, gemm, kernels, DLPack). It keeps nubo's allocation alive as the
+  // buffer does. An out-of-range view is an invalid_argument.
+  DeviceBuffer slice(std::size_t offset, std::size_t count);
+
   // Copies bytes between host memory and the buffer, starting offset bytes in; both finish
   // before returning. A range outside the buffer is an invalid_argument.
   void write(const void* host, std::size_t bytes, std::size_t offset = 0);
   void read(void* host, std::size_t bytes, std::size_t offset = 0) const;
 
+  // The buffer as a DLPack tensor (one dimension, compact), without a copy: kDLCPU for host
+  // and sim devices, kDLCUDA with the GPU's ordinal for CUDA ones. The tensor shares the
+  // memory like a slice does; the consumer calls its deleter when done. numpy.from_dlpack and
+  // torch.utils.dlpack.from_dlpack take it as it is.
+  DLManagedTensor* to_dlpack();
+
  private:
   friend struct detail::BufferAccess;
   std::shared_ptr<detail::DeviceBackend> backend_;
+  std::shared_ptr<void> memory_;  // keeps the memory (or its adoption by the backend) alive
   void* ptr_ = nullptr;
   DType type_ = DType::f32;
   std::size_t count_ = 0;
@@ -76,7 +98,13 @@ template <class T>
 class Buffer : public DeviceBuffer {
  public:
   Buffer() = default;
-  explicit Buffer(DeviceBuffer&& raw) : DeviceBuffer(std::move(raw)) {}
+  // Takes a buffer of T's dtype (invalid_argument for another one).
+  explicit Buffer(DeviceBuffer&& raw) : DeviceBuffer(std::move(raw)) {
+    if (DeviceBuffer::data() && dtype() != dtype_of_v<T>)
+      throw Error(Errc::invalid_argument, "a buffer of " + std::string(dtype_name(dtype())) +
+                                              " is not a Buffer of " +
+                                              std::string(dtype_name(dtype_of_v<T>)));
+  }
 
   T* data() { return static_cast<T*>(DeviceBuffer::data()); }
   const T* data() const { return static_cast<const T*>(DeviceBuffer::data()); }
@@ -87,6 +115,9 @@ class Buffer : public DeviceBuffer {
   }
   void read(std::span<T> host, std::size_t offset = 0) const {
     DeviceBuffer::read(host.data(), host.size_bytes(), offset * sizeof(T));
+  }
+  Buffer<T> slice(std::size_t offset, std::size_t count) {
+    return Buffer<T>(DeviceBuffer::slice(offset, count));
   }
   std::vector<T> to_vector() const {
     std::vector<T> v(size());

@@ -1,13 +1,15 @@
 // Data parallelism: a Team of workers, one per device, each on its own thread; buffers on the
-// workers' devices; and the collectives that combine them (all_reduce, broadcast, all_gather,
-// reduce_scatter, barrier), blocking or asynchronous. A team may span processes and hosts:
-// nubo-run starts the processes and Team::from_env() joins them. docs/parallel.md has the
-// whole story.
+// workers' devices (nubo's, or the application's own memory wrapped without a copy); the
+// compute a worker does on them (GEMM, elementwise kernels) and the collectives that combine
+// them (all_reduce, broadcast, all_gather, reduce_scatter, barrier), blocking or asynchronous.
+// A team may span processes and hosts: nubo-run starts the processes and Team::from_env()
+// joins them. docs/parallel.md has the whole story, including the ordering rule for
+// applications that run kernels of their own on a worker's GPU.
 //
 //   nubo::Team team(nubo::discover().select({.count = 4}));
 //   team.run([&](nubo::Worker& w) {
 //     auto grad = w.alloc<float>(n);
-//     ...                                 // compute this worker's gradient
+//     w.gemm({.trans_a = nubo::Transpose::yes, .m = in, .n = out, .k = rows}, x, dy, grad);
 //     w.all_reduce(grad, nubo::ReduceOp::avg);
 //   });
 #pragma once
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "nubo/buffer.hpp"
+#include "nubo/compute.hpp"
 #include "nubo/device.hpp"
 #include "nubo/dtype.hpp"
 #include "nubo/export.hpp"
@@ -33,7 +36,6 @@ namespace detail {
 class CollectiveHandle;
 struct TeamState;
 struct WorkerState;
-struct WorkerAccess;
 }  // namespace detail
 
 // How long a collective waits for the other ranks before it fails, naming the ones missing.
@@ -107,6 +109,61 @@ class NUBO_API Worker {
   Buffer<T> alloc(std::size_t count) {
     return Buffer<T>(alloc(dtype_of_v<T>, count));
   }
+  // A buffer over memory the application owns, without a copy: host memory for host and sim
+  // workers, device memory of this worker's GPU for CUDA workers (checked with the driver).
+  // nubo never frees it; it must outlive the buffer. Usable in every collective, gemm and
+  // kernel. invalid_argument for a null pointer with count > 0, a size that overflows, or
+  // memory of another device.
+  DeviceBuffer wrap(void* data, DType type, std::size_t count);
+  template <class T>
+  Buffer<T> wrap(std::span<T> data) {
+    return Buffer<T>(wrap(data.data(), dtype_of_v<T>, data.size()));
+  }
+  // A buffer over a DLPack tensor (NumPy, PyTorch, CuPy, JAX...), without a copy. On success
+  // the buffer owns the tensor and calls its deleter when the buffer and everything sharing it
+  // are gone; on failure (invalid_argument naming the problem: another device, a dtype nubo
+  // has no type for, strides that are not compact row-major, a null tensor) the caller keeps
+  // it. The buffer is one-dimensional: the tensor's elements in row-major order.
+  DeviceBuffer from_dlpack(DLManagedTensor* tensor);
+  // Bytes of device memory nubo holds on this worker's device (wrapped memory not counted).
+  std::size_t bytes_in_use() const;
+
+  // --- Compute -------------------------------------------------------------------------------
+  // Everything a worker does is ordered on its stream: each call starts after the work queued
+  // before it. On CUDA the calls queue and return at once (synchronize() waits); on host and
+  // sim they run to completion before returning. Buffers must be this worker's (alloc, wrap,
+  // from_dlpack, or their slices).
+  //
+  // C = alpha op(A) op(B) + beta C (see nubo::Gemm), in the buffers' type: f32, f16 or bf16
+  // (the three the same). invalid_argument when a buffer is too small for the shape, C overlaps
+  // A or B, or the types differ.
+  void gemm(const Gemm& g, const DeviceBuffer& a, const DeviceBuffer& b, DeviceBuffer& c);
+  // Every element = value, converted to the buffer's type (f16/bf16 round to nearest even;
+  // integer types take whole numbers in their range, else invalid_argument).
+  void fill(DeviceBuffer& x, double value);
+  // x *= alpha and y += alpha * x, in f32 for f16/bf16 (rounded once); floating types only.
+  void scale(DeviceBuffer& x, float alpha);
+  void axpy(float alpha, const DeviceBuffer& x, DeviceBuffer& y);
+  // Blocks until everything this worker queued has finished.
+  void synchronize();
+
+  // --- Streams and events --------------------------------------------------------------------
+  // The CUDA stream, cuBLAS handle and NCCL communicator this worker uses, for kernels of the
+  // application's own (null and -1 on host and sim workers).
+  NativeHandles native() const;
+  // From now on queue everything, collectives included, on `cuda_stream` (a cudaStream_t of
+  // this worker's GPU; null is CUDA's legacy default stream, as in NCCL), after the work
+  // queued so far. The stream must outlive its use. use_own_stream() goes back to the worker's
+  // own stream. Host and sim workers have no streams: a non-null stream is an invalid_argument.
+  void use_stream(void* cuda_stream);
+  void use_own_stream();
+  // An event at the current end of this worker's stream; wait_event makes this worker's later
+  // work wait for an event (of any worker of the same kind) without blocking the thread;
+  // wait_native_event does the same for a cudaEvent_t the application recorded on a stream of
+  // its own (invalid_argument on host and sim workers).
+  Event record_event();
+  void wait_event(const Event& event);
+  void wait_native_event(void* cuda_event);
 
   // The collectives. Every rank of the team calls the same ones, in the same order, with the
   // same sizes and types (mismatches are reported, not guessed at). Types: f32, f16, bf16, i32,
@@ -140,7 +197,6 @@ class NUBO_API Worker {
 
  private:
   friend struct detail::TeamState;
-  friend struct detail::WorkerAccess;
   explicit Worker(detail::WorkerState* state) : state_(state) {}
   detail::WorkerState* state_;
 };

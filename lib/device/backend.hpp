@@ -1,24 +1,27 @@
 // The backend interface: everything nubo does on a device goes through one DeviceBackend per
 // device. Three implementations: host (the CPU, OpenBLAS), sim (a simulated GPU: host memory
 // and host threads, with the model's memory limit) and cuda (the plugin libnubo_cuda.so:
-// cudart, cuBLAS). docs/backend.md describes them; kernels/math.hpp holds the arithmetic all
-// three share.
+// cudart, cuBLAS). docs/backend.md describes them. The public Worker API (parallel.hpp) is a
+// thin, checked layer over it; kernels that belong to one user (the trainer's model) are not
+// here but in that user's own kernel table (lib/train/kernels.hpp).
 //
 // Conventions, for every implementation:
-//  - Pointers called "device memory" come from allocate() of the same backend. On host and sim
-//    they are ordinary host pointers (host_accessible() is true), so host-side code such as the
-//    shared-memory communicator may read and write them directly after synchronize().
+//  - Pointers called "device memory" come from allocate() of the same backend, or were handed
+//    to adopt(). On host and sim they are ordinary host pointers (host_accessible() is true),
+//    so host-side code such as the shared-memory communicator may read and write them
+//    directly after synchronize().
 //  - Work is stream-ordered: calls execute in the order they are made, each after the previous
-//    one finished. cuda queues them on the backend's own CUDA stream and returns at once; host
-//    and sim run each call to completion before returning (their "stream" is the caller's
-//    thread). Code written for the asynchronous case is therefore correct on all three.
+//    one finished. cuda queues them on its current stream (its own, or one the application
+//    handed to use_stream) and returns at once; host and sim run each call to completion
+//    before returning (their "stream" is the caller's thread). Code written for the
+//    asynchronous case is therefore correct on all three.
 //  - A backend is driven by one thread at a time (its worker). bytes_in_use() may be read from
 //    any thread.
 //  - Sizes are element counts unless the name says bytes. Matrices are row-major, like C
-//    arrays and NumPy (see Gemm). The elementwise kernels are fp32; labels are int32.
+//    arrays and NumPy (see nubo::Gemm).
 //  - Errors are nubo::Error: out_of_memory (naming the device, the request and what is in
-//    use), invalid_argument (bad sizes, a pointer of another device on sim), unsupported (fp16
-//    or bf16 GEMM off CUDA), unavailable (no driver or device), internal (a CUDA failure).
+//    use), invalid_argument (bad sizes, a pointer of another device on sim or cuda, a dtype a
+//    call does not take), unavailable (no driver or device), internal (a CUDA failure).
 #pragma once
 
 #include <cstddef>
@@ -26,6 +29,7 @@
 #include <memory>
 #include <string>
 
+#include "nubo/compute.hpp"
 #include "nubo/device.hpp"
 #include "nubo/dtype.hpp"
 
@@ -38,38 +42,11 @@ class DeviceEvent {
   virtual ~DeviceEvent() = default;
   virtual bool done() = 0;         // non-blocking query; true for an event never recorded
   virtual void synchronize() = 0;  // blocks the calling thread until done()
+  virtual void* native() { return nullptr; }  // cuda: the cudaEvent_t
 };
 
-enum class Transpose : bool { no = false, yes = true };
-
-// C = alpha * op(A) * op(B) + beta * C, all matrices row-major (cblas_sgemm with
-// CblasRowMajor): op(A) is m x k, op(B) is k x n, C is m x n. A leading dimension is the
-// distance in elements between the starts of two rows as stored: lda >= (trans_a ? m : k),
-// ldb >= (trans_b ? k : n), ldc >= n; 0 means "packed" (the smallest legal value).
-// A, B and C all have the gemm's type; accumulation is fp32 whatever the type, and alpha and
-// beta are fp32. When beta == 0, C is not read (NaNs in it do not propagate).
-struct Gemm {
-  Transpose trans_a = Transpose::no, trans_b = Transpose::no;
-  std::size_t m = 0, n = 0, k = 0;
-  float alpha = 1.0f, beta = 0.0f;
-  std::size_t lda = 0, ldb = 0, ldc = 0;
-  DType type = DType::f32;
-};
-
-// SGD with momentum, PyTorch's convention: v = momentum * v + (g + weight_decay * w);
-// w -= lr * v. With momentum 0 it is plain SGD (v still holds the last step's gradient).
-struct SgdParams {
-  float lr = 0.01f, momentum = 0.9f, weight_decay = 0.0f;
-};
-
-// Adam (Kingma & Ba), with PyTorch's epsilon placement: m = b1 m + (1 - b1) g;
-// v = b2 v + (1 - b2) g^2; w -= lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps).
-// weight_decay is decoupled (AdamW): w -= lr * weight_decay * w before the step.
-// step is t, counted from 1 (t = 0 is an invalid_argument).
-struct AdamParams {
-  float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.0f;
-  std::int64_t step = 1;
-};
+using nubo::Gemm;
+using nubo::Transpose;
 
 class DeviceBackend {
  public:
@@ -89,11 +66,18 @@ class DeviceBackend {
   // aligned to 256 bytes. Throws Errc::out_of_memory naming the device.
   virtual void* allocate(std::size_t bytes) = 0;
   // Frees memory from allocate(); nullptr is ignored. Waits for work using it (cuda syncs).
-  // Throws invalid_argument for a pointer this backend did not allocate (host and sim).
+  // Throws invalid_argument for a pointer this backend did not allocate.
   virtual void free(void* ptr) = 0;
+  // Bytes allocated and not yet freed (adopted memory does not count).
   virtual std::size_t bytes_in_use() const = 0;
   // The most this backend may hold: the device's memory (sim: the model's), host: RAM.
   virtual std::size_t memory_limit() const = 0;
+  // Memory the application owns, for this backend's operations until forget(ptr, bytes). Throws
+  // invalid_argument when this device cannot use it (cuda: not device memory of this GPU);
+  // sim records the range so that its pointer checks accept it. A range may be adopted more
+  // than once; each adopt is matched by one forget.
+  virtual void adopt(const void* ptr, std::size_t bytes) = 0;
+  virtual void forget(const void* ptr, std::size_t bytes) noexcept = 0;
 
   // --- Copies (stream-ordered; host memory must stay valid until the copy has run) --------
   virtual void copy_to_device(void* dst, const void* host_src, std::size_t bytes) = 0;
@@ -102,40 +86,37 @@ class DeviceBackend {
   // Blocks until all work submitted so far has completed; rethrows an asynchronous failure.
   virtual void synchronize() = 0;
 
-  // --- Events -------------------------------------------------------------------------------
+  // --- Streams and events -------------------------------------------------------------------
+  // The stream, cuBLAS handle and device ordinal in use (nccl_comm is left null: the team's
+  // communicator knows it). Host and sim: nulls and -1.
+  virtual NativeHandles native() const = 0;
+  // From now on queue all work on `stream`, a cudaStream_t of this device (null: CUDA's legacy
+  // default stream), as NCCL does with the stream it is given; use_own_stream() goes back to
+  // the backend's own. Work queued before the switch stays ordered before work queued after
+  // it (the new stream waits for the old one). Host and sim have no streams: a non-null stream
+  // is an invalid_argument, null is accepted and changes nothing.
+  virtual void use_stream(void* stream) = 0;
+  virtual void use_own_stream() = 0;
   virtual std::unique_ptr<DeviceEvent> create_event() = 0;
   virtual void record(DeviceEvent& event) = 0;
   // Later work on this backend waits until `event` completes; the event may come from another
   // backend of the same kind (cuda: another GPU). The calling thread does not block.
   virtual void wait(DeviceEvent& event) = 0;
+  // The same for a cudaEvent_t the application recorded on a stream of its own. Host and sim:
+  // invalid_argument (they have no CUDA events).
+  virtual void wait_native(void* cuda_event) = 0;
 
-  // --- GEMM ---------------------------------------------------------------------------------
-  virtual void gemm(const Gemm& g, const void* a, const void* b, void* c) = 0;
+  // --- GEMM (f32, f16 and bf16; accumulation in f32) ----------------------------------------
+  virtual void gemm(const Gemm& g, DType type, const void* a, const void* b, void* c) = 0;
 
-  // --- Built-in kernels (fp32; in place where x and y may be the same buffer) -------------
-  virtual void fill(float* x, std::size_t n, float value) = 0;
-  virtual void scale(float* x, std::size_t n, float alpha) = 0;                 // x *= alpha
-  virtual void axpy(std::size_t n, float alpha, const float* x, float* y) = 0;  // y += alpha x
-  // y[r][c] += bias[c] for a rows x cols row-major y.
-  virtual void bias_add(float* y, const float* bias, std::size_t rows, std::size_t cols) = 0;
-  // Sums the rows of dy (rows x cols) into dbias[c]: the gradient of bias_add.
-  virtual void bias_grad(const float* dy, float* dbias, std::size_t rows, std::size_t cols) = 0;
-  virtual void relu(const float* x, float* y, std::size_t n) = 0;  // y = max(x, 0)
-  // dx = x > 0 ? dy : 0 (the gradient at exactly 0 is taken as 0, like PyTorch).
-  virtual void relu_grad(const float* x, const float* dy, float* dx, std::size_t n) = 0;
-  // For each of `rows` rows of `cols` logits: probs = softmax(logits) and
-  // loss[r] = logsumexp(logits[r]) - logits[r][label[r]], computed with the row's maximum
-  // subtracted so large logits do not overflow. A label outside [0, cols) gives loss NaN.
-  virtual void softmax_xent_forward(const float* logits, const std::int32_t* labels, float* probs,
-                                    float* loss, std::size_t rows, std::size_t cols) = 0;
-  // dlogits = (probs - onehot(label)) * scale; scale is usually 1 / (global batch size).
-  // probs and dlogits may be the same buffer.
-  virtual void softmax_xent_backward(const float* probs, const std::int32_t* labels, float* dlogits,
-                                     std::size_t rows, std::size_t cols, float scale) = 0;
-  virtual void sgd_momentum(float* w, const float* grad, float* velocity, std::size_t n,
-                            const SgdParams& p) = 0;
-  virtual void adam(float* w, const float* grad, float* m, float* v, std::size_t n,
-                    const AdamParams& p) = 0;
+  // --- Elementwise kernels (in place; x and y may be the same buffer) ---------------------
+  // n elements of elem_bytes (1, 2, 4 or 8) each set to the low bytes of `pattern`: a value
+  // already converted to the buffer's type.
+  virtual void fill(void* x, std::size_t n, std::size_t elem_bytes, std::uint64_t pattern) = 0;
+  // f32, f16 and bf16, computed in f32 and rounded once to the type (nearest even).
+  virtual void scale(DType type, void* x, std::size_t n, float alpha) = 0;  // x *= alpha
+  virtual void axpy(DType type, std::size_t n, float alpha, const void* x,
+                    void* y) = 0;  // y += alpha x
 };
 
 // The backend of a device as discovery reported it: host, sim or cuda. For cuda it loads the

@@ -12,19 +12,30 @@ namespace {
   throw Error(Errc::invalid_argument, who + ": " + what);
 }
 
-// Bytes spanned by a rows x cols row-major matrix with leading dimension ld.
-std::size_t span_bytes(std::size_t rows, std::size_t cols, std::size_t ld, std::size_t elem) {
+// Bytes spanned by a rows x cols row-major matrix with leading dimension ld; beyond size_t
+// (possible with the largest legal dimensions on a 32-bit size_t) it is refused.
+std::size_t span_bytes(std::size_t rows, std::size_t cols, std::size_t ld, std::size_t elem,
+                       const std::string& who, const char* name) {
   if (rows == 0 || cols == 0) return 0;
-  return ((rows - 1) * ld + cols) * elem;
+  std::size_t elements = 0, bytes = 0;
+  if (__builtin_mul_overflow(rows - 1, ld, &elements) ||
+      __builtin_add_overflow(elements, cols, &elements) ||
+      __builtin_mul_overflow(elements, elem, &bytes))
+    bad(who, std::string("gemm: ") + name + " would span more bytes than memory has");
+  return bytes;
 }
 
 }  // namespace
 
-GemmPlan plan_gemm(const Gemm& g, const std::string& who) {
-  const std::size_t elem = dtype_size(g.type);
-  if (elem == 0 || g.type == DType::i32 || g.type == DType::i64)
-    bad(who, "gemm: type " + std::string(dtype_name(g.type)) +
+void check_float_type(DType type, const std::string& who, const char* what) {
+  if (type != DType::f32 && type != DType::f16 && type != DType::bf16)
+    bad(who, std::string(what) + ": type " + std::string(dtype_name(type)) +
                  " is not a floating-point type (f32, f16 or bf16)");
+}
+
+GemmPlan plan_gemm(const Gemm& g, DType type, const std::string& who) {
+  check_float_type(type, who, "gemm");
+  const std::size_t elem = dtype_size(type);
   // cuBLAS and cblas take int dimensions; nubo refuses rather than truncates.
   constexpr std::size_t kMax = INT_MAX;
   if (g.m > kMax || g.n > kMax || g.k > kMax)
@@ -48,9 +59,9 @@ GemmPlan plan_gemm(const Gemm& g, const std::string& who) {
   p.g.lda = leading(g.lda, a_cols, "lda");
   p.g.ldb = leading(g.ldb, b_cols, "ldb");
   p.g.ldc = leading(g.ldc, g.n, "ldc");
-  p.a_bytes = span_bytes(a_rows, a_cols, p.g.lda, elem);
-  p.b_bytes = span_bytes(b_rows, b_cols, p.g.ldb, elem);
-  p.c_bytes = span_bytes(g.m, g.n, p.g.ldc, elem);
+  p.a_bytes = span_bytes(a_rows, a_cols, p.g.lda, elem, who, "A");
+  p.b_bytes = span_bytes(b_rows, b_cols, p.g.ldb, elem, who, "B");
+  p.c_bytes = span_bytes(g.m, g.n, p.g.ldc, elem, who, "C");
   return p;
 }
 
@@ -60,13 +71,6 @@ std::size_t checked_elements(std::size_t rows, std::size_t cols, const std::stri
     bad(who, std::string(what) + ": rows x cols overflows (" + std::to_string(rows) + " x " +
                  std::to_string(cols) + ")");
   return rows * cols;
-}
-
-void check_adam(const AdamParams& p, const std::string& who) {
-  if (p.step < 1)
-    bad(who, "adam: step must be >= 1 (it counts updates from 1), got " + std::to_string(p.step));
-  if (!(p.beta1 >= 0.0f && p.beta1 < 1.0f) || !(p.beta2 >= 0.0f && p.beta2 < 1.0f))
-    bad(who, "adam: beta1 and beta2 must be in [0, 1)");
 }
 
 }  // namespace nubo::detail

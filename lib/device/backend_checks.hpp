@@ -16,15 +16,16 @@ struct GemmPlan {
   std::size_t a_bytes = 0, b_bytes = 0, c_bytes = 0;
 };
 
-// Throws invalid_argument for a leading dimension that is too small or dimensions too large
-// for the BLAS's 32-bit integers; `who` (DeviceBackend::describe()) starts the message.
-GemmPlan plan_gemm(const Gemm& g, const std::string& who);
+// Throws invalid_argument for a type that is not f32, f16 or bf16, a leading dimension that is
+// too small, or dimensions too large for the BLAS's 32-bit integers; `who`
+// (DeviceBackend::describe()) starts the message.
+GemmPlan plan_gemm(const Gemm& g, DType type, const std::string& who);
+
+// invalid_argument unless type is f32, f16 or bf16; `what` names the call.
+void check_float_type(DType type, const std::string& who, const char* what);
 
 // rows * cols, or invalid_argument when it overflows.
 std::size_t checked_elements(std::size_t rows, std::size_t cols, const std::string& who,
                              const char* what);
-
-// Adam's step must be >= 1 (its bias correction divides by 1 - beta^t).
-void check_adam(const AdamParams& p, const std::string& who);
 
 }  // namespace nubo::detail

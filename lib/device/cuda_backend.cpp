@@ -6,7 +6,6 @@
 #include "device/cuda_backend_errors.hpp"
 #include "device/cuda_backend_plugin.hpp"
 #include "device/cuda_probe.hpp"
-#include "kernels/math.hpp"
 #include "nubo/error.hpp"
 
 namespace nubo::detail {
@@ -27,6 +26,7 @@ class CudaEvent final : public DeviceEvent {
     nubo_cuda_status st{};
     owner_.check(owner_.api()->event_synchronize(event_, &st), st);
   }
+  void* native() override { return owner_.api()->event_native(event_); }
   nubo_cuda_event* handle() const { return event_; }
 
  private:
@@ -127,6 +127,22 @@ void CudaBackend::free(void* ptr) {
   check(api_->free(handle_, ptr, &st), st);
 }
 
+void CudaBackend::adopt(const void* ptr, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (!ptr) throw Error(Errc::invalid_argument, describe() + ": the memory is a null pointer");
+  int32_t kind = NUBO_CUDA_MEMORY_UNREGISTERED, ordinal = -1;
+  nubo_cuda_status st{};
+  check(api_->pointer_info(ptr, &kind, &ordinal, &st), st);
+  if (kind != NUBO_CUDA_MEMORY_DEVICE && kind != NUBO_CUDA_MEMORY_MANAGED)
+    throw Error(Errc::invalid_argument,
+                describe() +
+                    ": the memory is host memory, not memory of a GPU; a CUDA worker "
+                    "works on device memory (copy it in with a buffer's write())");
+  if (ordinal != device_.ordinal && kind == NUBO_CUDA_MEMORY_DEVICE)
+    throw Error(Errc::invalid_argument, describe() + ": the memory lives on cuda " +
+                                            std::to_string(ordinal) + ", not on this worker's GPU");
+}
+
 void CudaBackend::copy_to_device(void* dst, const void* host_src, std::size_t bytes) {
   nubo_cuda_status st{};
   check(api_->copy(handle_, dst, host_src, bytes, NUBO_CUDA_COPY_TO_DEVICE, &st), st);
@@ -145,6 +161,23 @@ void CudaBackend::copy_on_device(void* dst, const void* src, std::size_t bytes) 
 void CudaBackend::synchronize() {
   nubo_cuda_status st{};
   check(api_->synchronize(handle_, &st), st);
+}
+
+NativeHandles CudaBackend::native() const {
+  NativeHandles h;
+  api_->native(handle_, &h.cuda_stream, &h.cublas_handle);
+  h.device_ordinal = device_.ordinal;
+  return h;
+}
+
+void CudaBackend::use_stream(void* stream) {
+  nubo_cuda_status st{};
+  check(api_->use_stream(handle_, stream, &st), st);
+}
+
+void CudaBackend::use_own_stream() {
+  nubo_cuda_status st{};
+  check(api_->use_own_stream(handle_, &st), st);
 }
 
 std::unique_ptr<DeviceEvent> CudaBackend::create_event() {
@@ -171,12 +204,18 @@ void CudaBackend::wait(DeviceEvent& event) {
   check(api_->event_wait(handle_, e->handle(), &st), st);
 }
 
-void CudaBackend::gemm(const Gemm& g, const void* a, const void* b, void* c) {
-  const GemmPlan p = plan_gemm(g, describe());
+void CudaBackend::wait_native(void* cuda_event) {
+  if (!cuda_event) throw Error(Errc::invalid_argument, describe() + ": the CUDA event is null");
+  nubo_cuda_status st{};
+  check(api_->event_wait_native(handle_, cuda_event, &st), st);
+}
+
+void CudaBackend::gemm(const Gemm& g, DType type, const void* a, const void* b, void* c) {
+  const GemmPlan p = plan_gemm(g, type, describe());
   nubo_cuda_gemm_args args{};
   args.trans_a = g.trans_a == Transpose::yes;
   args.trans_b = g.trans_b == Transpose::yes;
-  args.dtype = static_cast<int32_t>(g.type);
+  args.dtype = static_cast<int32_t>(type);
   args.m = static_cast<int64_t>(g.m);
   args.n = static_cast<int64_t>(g.n);
   args.k = static_cast<int64_t>(g.k);
@@ -192,74 +231,21 @@ void CudaBackend::gemm(const Gemm& g, const void* a, const void* b, void* c) {
   check(api_->gemm(handle_, &args, &st), st);
 }
 
-void CudaBackend::fill(float* x, std::size_t n, float value) {
+void CudaBackend::fill(void* x, std::size_t n, std::size_t elem_bytes, std::uint64_t pattern) {
   nubo_cuda_status st{};
-  check(api_->fill(handle_, x, n, value, &st), st);
+  check(api_->fill(handle_, x, n, static_cast<uint32_t>(elem_bytes), pattern, &st), st);
 }
 
-void CudaBackend::scale(float* x, std::size_t n, float alpha) {
+void CudaBackend::scale(DType type, void* x, std::size_t n, float alpha) {
+  check_float_type(type, describe(), "scale");
   nubo_cuda_status st{};
-  check(api_->scale(handle_, x, n, alpha, &st), st);
+  check(api_->scale(handle_, static_cast<int32_t>(type), x, n, alpha, &st), st);
 }
 
-void CudaBackend::axpy(std::size_t n, float alpha, const float* x, float* y) {
+void CudaBackend::axpy(DType type, std::size_t n, float alpha, const void* x, void* y) {
+  check_float_type(type, describe(), "axpy");
   nubo_cuda_status st{};
-  check(api_->axpy(handle_, n, alpha, x, y, &st), st);
-}
-
-void CudaBackend::bias_add(float* y, const float* bias, std::size_t rows, std::size_t cols) {
-  checked_elements(rows, cols, describe(), "bias_add");
-  nubo_cuda_status st{};
-  check(api_->bias_add(handle_, y, bias, rows, cols, &st), st);
-}
-
-void CudaBackend::bias_grad(const float* dy, float* dbias, std::size_t rows, std::size_t cols) {
-  checked_elements(rows, cols, describe(), "bias_grad");
-  nubo_cuda_status st{};
-  check(api_->bias_grad(handle_, dy, dbias, rows, cols, &st), st);
-}
-
-void CudaBackend::relu(const float* x, float* y, std::size_t n) {
-  nubo_cuda_status st{};
-  check(api_->relu(handle_, x, y, n, &st), st);
-}
-
-void CudaBackend::relu_grad(const float* x, const float* dy, float* dx, std::size_t n) {
-  nubo_cuda_status st{};
-  check(api_->relu_grad(handle_, x, dy, dx, n, &st), st);
-}
-
-void CudaBackend::softmax_xent_forward(const float* logits, const std::int32_t* labels,
-                                       float* probs, float* loss, std::size_t rows,
-                                       std::size_t cols) {
-  checked_elements(rows, cols, describe(), "softmax_xent_forward");
-  nubo_cuda_status st{};
-  check(api_->softmax_xent_forward(handle_, logits, labels, probs, loss, rows, cols, &st), st);
-}
-
-void CudaBackend::softmax_xent_backward(const float* probs, const std::int32_t* labels,
-                                        float* dlogits, std::size_t rows, std::size_t cols,
-                                        float scale) {
-  checked_elements(rows, cols, describe(), "softmax_xent_backward");
-  nubo_cuda_status st{};
-  check(api_->softmax_xent_backward(handle_, probs, labels, dlogits, rows, cols, scale, &st), st);
-}
-
-void CudaBackend::sgd_momentum(float* w, const float* grad, float* velocity, std::size_t n,
-                               const SgdParams& p) {
-  nubo_cuda_status st{};
-  check(api_->sgd_momentum(handle_, w, grad, velocity, n, p.lr, p.momentum, p.weight_decay, &st),
-        st);
-}
-
-void CudaBackend::adam(float* w, const float* grad, float* m, float* v, std::size_t n,
-                       const AdamParams& p) {
-  check_adam(p, describe());
-  const math::AdamStep s =
-      math::adam_step_constants(p.lr, p.beta1, p.beta2, p.eps, p.weight_decay, p.step);
-  const nubo_cuda_adam_args args{s.lr, s.beta1, s.beta2, s.eps, s.weight_decay, s.c1, s.c2};
-  nubo_cuda_status st{};
-  check(api_->adam(handle_, w, grad, m, v, n, &args, &st), st);
+  check(api_->axpy(handle_, static_cast<int32_t>(type), n, alpha, x, y, &st), st);
 }
 
 }  // namespace nubo::detail

@@ -30,33 +30,27 @@ class CudaBackend final : public DeviceBackend {
   void free(void* ptr) override;
   std::size_t bytes_in_use() const override { return in_use_.load(); }
   std::size_t memory_limit() const override;
+  void adopt(const void* ptr, std::size_t bytes) override;
+  void forget(const void*, std::size_t) noexcept override {}
 
   void copy_to_device(void* dst, const void* host_src, std::size_t bytes) override;
   void copy_to_host(void* host_dst, const void* src, std::size_t bytes) override;
   void copy_on_device(void* dst, const void* src, std::size_t bytes) override;
   void synchronize() override;
 
+  NativeHandles native() const override;
+  void use_stream(void* stream) override;
+  void use_own_stream() override;
   std::unique_ptr<DeviceEvent> create_event() override;
   void record(DeviceEvent& event) override;
   void wait(DeviceEvent& event) override;
+  void wait_native(void* cuda_event) override;
 
-  void gemm(const Gemm& g, const void* a, const void* b, void* c) override;
+  void gemm(const Gemm& g, DType type, const void* a, const void* b, void* c) override;
 
-  void fill(float* x, std::size_t n, float value) override;
-  void scale(float* x, std::size_t n, float alpha) override;
-  void axpy(std::size_t n, float alpha, const float* x, float* y) override;
-  void bias_add(float* y, const float* bias, std::size_t rows, std::size_t cols) override;
-  void bias_grad(const float* dy, float* dbias, std::size_t rows, std::size_t cols) override;
-  void relu(const float* x, float* y, std::size_t n) override;
-  void relu_grad(const float* x, const float* dy, float* dx, std::size_t n) override;
-  void softmax_xent_forward(const float* logits, const std::int32_t* labels, float* probs,
-                            float* loss, std::size_t rows, std::size_t cols) override;
-  void softmax_xent_backward(const float* probs, const std::int32_t* labels, float* dlogits,
-                             std::size_t rows, std::size_t cols, float scale) override;
-  void sgd_momentum(float* w, const float* grad, float* velocity, std::size_t n,
-                    const SgdParams& p) override;
-  void adam(float* w, const float* grad, float* m, float* v, std::size_t n,
-            const AdamParams& p) override;
+  void fill(void* x, std::size_t n, std::size_t elem_bytes, std::uint64_t pattern) override;
+  void scale(DType type, void* x, std::size_t n, float alpha) override;
+  void axpy(DType type, std::size_t n, float alpha, const void* x, void* y) override;
 
   // For the NCCL communicator, which runs on this backend's stream.
   const nubo_cuda_backend_api* api() const { return api_; }

@@ -58,17 +58,16 @@ CudaBackendPlugin load(const std::string& file) {
                 "are not installed; `nubo-smi` says more.");
   }
   const auto entry =
-      reinterpret_cast<nubo_cuda_backend_v1_fn>(dlsym(handle, NUBO_CUDA_BACKEND_ENTRY));
+      reinterpret_cast<nubo_cuda_backend_v2_fn>(dlsym(handle, NUBO_CUDA_BACKEND_ENTRY));
   if (!entry)
-    unavailable(file +
-                " does not export " NUBO_CUDA_BACKEND_ENTRY
-                " (a plugin from an older nubo, with discovery only); rebuild or reinstall it");
+    unavailable(file + " does not export " NUBO_CUDA_BACKEND_ENTRY
+                       " (a plugin from an older nubo); rebuild or reinstall it");
   const nubo_cuda_backend_api* api = entry();
   if (!api || api->api_version != NUBO_CUDA_BACKEND_API_VERSION ||
       api->struct_size < offsetof(nubo_cuda_backend_api, nccl_version))
     unavailable(file + " has backend table version " + std::to_string(api ? api->api_version : 0) +
                 ", this libnubo needs " + std::to_string(NUBO_CUDA_BACKEND_API_VERSION));
-  return {file, api};
+  return {file, api, handle};
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Loads the backend table of the CUDA plugin (nubo_cuda_backend_v1 in libnubo_cuda.so). The
+// Loads the backend table of the CUDA plugin (nubo_cuda_backend_v2 in libnubo_cuda.so). The
 // plugin is looked for as discovery looks for it (lib/device/cuda_probe.cpp): NUBO_CUDA_PLUGIN,
 // then beside libnubo, then the loader's path.
 #pragma once
@@ -12,6 +12,7 @@ namespace nubo::detail {
 struct CudaBackendPlugin {
   std::string path;  // the file loaded, for messages
   const nubo_cuda_backend_api* api = nullptr;
+  void* library = nullptr;  // the dlopen handle, for the plugin's other tables (never closed)
 };
 
 // Throws Errc::unavailable naming the file and the reason when there is no usable plugin (not

@@ -122,21 +122,24 @@ typedef struct nubo_cuda_facts {
 typedef int (*nubo_cuda_plugin_probe_fn)(nubo_cuda_facts* facts);
 
 /* ==== The CUDA backend (appended; the probe above is unchanged) ===========================
- * A second entry point, nubo_cuda_backend_v1, returns a table of functions through which
- * libnubo (lib/device/cuda_backend.cpp, nccl_communicator.cpp) runs work on a GPU: memory,
- * copies, events, GEMM (cuBLAS), the built-in kernels (kernels/kernels.cu) and NCCL.
+ * A second entry point, nubo_cuda_backend_v2, returns a table of functions through which
+ * libnubo (lib/device/cuda_backend.cpp, lib/parallel/nccl_communicator.cpp) runs work on a GPU:
+ * memory, copies, streams, events, GEMM (cuBLAS), the general elementwise kernels
+ * (kernels/elementwise.cu) and NCCL. Kernels of one user of the backend are not here: the
+ * trainer's model kernels have a table of their own (lib/train/cuda_kernels_abi.h).
  *
- * Compatibility: the table's layout is fixed for NUBO_CUDA_BACKEND_API_VERSION 1; later
+ * Compatibility: the table's layout is fixed for NUBO_CUDA_BACKEND_API_VERSION 2; later
  * functions are only appended, and table->struct_size says how many the plugin has. A layout
- * change is a new entry point (nubo_cuda_backend_v2), so old and new can coexist.
+ * change is a new entry point (version 1 had the model kernels in this table and no streams;
+ * nubo_cuda_backend_v3 would come next).
  *
  * Like the probe, the plugin reports facts: every function returns NUBO_CUDA_CALL_OK, or
  * NUBO_CUDA_CALL_FAILED with *status naming the library, its own result code, the call and the
  * library's message. libnubo decides what they mean (lib/device/cuda_backend_errors.cpp).
- * Pointers: device memory comes from allocate of the same backend; `status` is never NULL.
- * Every enqueuing call is asynchronous on the backend's stream. Functions never throw. */
-#define NUBO_CUDA_BACKEND_ENTRY "nubo_cuda_backend_v1"
-#define NUBO_CUDA_BACKEND_API_VERSION 1u
+ * Pointers: device memory of the same GPU; `status` is never NULL. Every enqueuing call is
+ * asynchronous on the backend's current stream. Functions never throw. */
+#define NUBO_CUDA_BACKEND_ENTRY "nubo_cuda_backend_v2"
+#define NUBO_CUDA_BACKEND_API_VERSION 2u
 
 #define NUBO_CUDA_CALL_OK 0
 #define NUBO_CUDA_CALL_FAILED 1
@@ -156,7 +159,9 @@ typedef struct nubo_cuda_status {
   char message[NUBO_CUDA_MESSAGE_SIZE]; /* the library's words, e.g. "out of memory" */
 } nubo_cuda_status;
 
-typedef struct nubo_cuda_backend nubo_cuda_backend; /* one GPU: its stream, its cuBLAS handle */
+/* One GPU: its own stream, the stream in use (its own or the application's), a cuBLAS handle
+ * bound to the stream in use. */
+typedef struct nubo_cuda_backend nubo_cuda_backend;
 typedef struct nubo_cuda_event nubo_cuda_event;
 typedef struct nubo_cuda_comm nubo_cuda_comm; /* one rank of an NCCL communicator */
 
@@ -176,10 +181,11 @@ typedef struct nubo_cuda_gemm_args {
   void* c;
 } nubo_cuda_gemm_args;
 
-/* Adam with the bias corrections c1 = 1/(1-beta1^t), c2 = 1/(1-beta2^t) precomputed. */
-typedef struct nubo_cuda_adam_args {
-  float lr, beta1, beta2, eps, weight_decay, c1, c2;
-} nubo_cuda_adam_args;
+/* What cudaPointerGetAttributes says of a pointer. */
+#define NUBO_CUDA_MEMORY_UNREGISTERED 0 /* ordinary host memory CUDA does not know */
+#define NUBO_CUDA_MEMORY_HOST 1         /* pinned host memory */
+#define NUBO_CUDA_MEMORY_DEVICE 2
+#define NUBO_CUDA_MEMORY_MANAGED 3
 
 #define NUBO_CUDA_NCCL_ID_SIZE 128 /* NCCL_UNIQUE_ID_BYTES */
 
@@ -209,43 +215,43 @@ typedef struct nubo_cuda_backend_api {
 
   int (*allocate)(nubo_cuda_backend* b, uint64_t bytes, void** out, nubo_cuda_status* status);
   int (*free)(nubo_cuda_backend* b, void* ptr, nubo_cuda_status* status);
+  /* cudaPointerGetAttributes: *kind is NUBO_CUDA_MEMORY_*, *ordinal the device it lives on
+   * (-1 for host memory). */
+  int (*pointer_info)(const void* ptr, int32_t* kind, int32_t* ordinal, nubo_cuda_status* status);
   int (*copy)(nubo_cuda_backend* b, void* dst, const void* src, uint64_t bytes, int32_t kind,
               nubo_cuda_status* status);
   int (*synchronize)(nubo_cuda_backend* b, nubo_cuda_status* status);
+
+  /* Streams. use_stream makes `stream` (a cudaStream_t; NULL is the legacy default stream) the
+   * one every later call queues on, after the work queued so far (it waits for the previous
+   * stream through an event), and binds the cuBLAS handle to it; use_own_stream goes back.
+   * native gives the stream in use and the cuBLAS handle. */
+  int (*use_stream)(nubo_cuda_backend* b, void* stream, nubo_cuda_status* status);
+  int (*use_own_stream)(nubo_cuda_backend* b, nubo_cuda_status* status);
+  void (*native)(nubo_cuda_backend* b, void** stream, void** cublas);
 
   int (*event_create)(nubo_cuda_backend* b, nubo_cuda_event** out, nubo_cuda_status* status);
   void (*event_destroy)(nubo_cuda_event* e);
   int (*event_record)(nubo_cuda_backend* b, nubo_cuda_event* e, nubo_cuda_status* status);
   int (*event_wait)(nubo_cuda_backend* b, nubo_cuda_event* e, nubo_cuda_status* status);
+  /* cudaStreamWaitEvent on the stream in use for a cudaEvent_t the application made. */
+  int (*event_wait_native)(nubo_cuda_backend* b, void* cuda_event, nubo_cuda_status* status);
   /* *done = 1 when complete (cudaEventQuery == cudaSuccess), 0 when not yet. */
   int (*event_query)(nubo_cuda_event* e, int32_t* done, nubo_cuda_status* status);
   int (*event_synchronize)(nubo_cuda_event* e, nubo_cuda_status* status);
+  void* (*event_native)(nubo_cuda_event* e); /* the cudaEvent_t */
 
   int (*gemm)(nubo_cuda_backend* b, const nubo_cuda_gemm_args* g, nubo_cuda_status* status);
 
-  /* The built-in kernels, fp32, as in lib/device/backend.hpp. */
-  int (*fill)(nubo_cuda_backend* b, float* x, uint64_t n, float value, nubo_cuda_status* st);
-  int (*scale)(nubo_cuda_backend* b, float* x, uint64_t n, float alpha, nubo_cuda_status* st);
-  int (*axpy)(nubo_cuda_backend* b, uint64_t n, float alpha, const float* x, float* y,
+  /* The elementwise kernels of DeviceBackend. fill: n elements of elem_bytes (1, 2, 4, 8)
+   * set to the low bytes of pattern. scale, axpy: dtype 0 f32, 1 f16, 2 bf16, computed in
+   * f32 and rounded once. */
+  int (*fill)(nubo_cuda_backend* b, void* x, uint64_t n, uint32_t elem_bytes, uint64_t pattern,
               nubo_cuda_status* st);
-  int (*bias_add)(nubo_cuda_backend* b, float* y, const float* bias, uint64_t rows, uint64_t cols,
-                  nubo_cuda_status* st);
-  int (*bias_grad)(nubo_cuda_backend* b, const float* dy, float* dbias, uint64_t rows,
-                   uint64_t cols, nubo_cuda_status* st);
-  int (*relu)(nubo_cuda_backend* b, const float* x, float* y, uint64_t n, nubo_cuda_status* st);
-  int (*relu_grad)(nubo_cuda_backend* b, const float* x, const float* dy, float* dx, uint64_t n,
-                   nubo_cuda_status* st);
-  int (*softmax_xent_forward)(nubo_cuda_backend* b, const float* logits, const int32_t* labels,
-                              float* probs, float* loss, uint64_t rows, uint64_t cols,
-                              nubo_cuda_status* st);
-  int (*softmax_xent_backward)(nubo_cuda_backend* b, const float* probs, const int32_t* labels,
-                               float* dlogits, uint64_t rows, uint64_t cols, float scale,
-                               nubo_cuda_status* st);
-  int (*sgd_momentum)(nubo_cuda_backend* b, float* w, const float* grad, float* velocity,
-                      uint64_t n, float lr, float momentum, float weight_decay,
-                      nubo_cuda_status* st);
-  int (*adam)(nubo_cuda_backend* b, float* w, const float* grad, float* m, float* v, uint64_t n,
-              const nubo_cuda_adam_args* args, nubo_cuda_status* st);
+  int (*scale)(nubo_cuda_backend* b, int32_t dtype, void* x, uint64_t n, float alpha,
+               nubo_cuda_status* st);
+  int (*axpy)(nubo_cuda_backend* b, int32_t dtype, uint64_t n, float alpha, const void* x, void* y,
+              nubo_cuda_status* st);
 
   /* NCCL. ncclGetVersion, e.g. 22809. */
   int (*nccl_version)(int32_t* version, nubo_cuda_status* status);
@@ -260,18 +266,19 @@ typedef struct nubo_cuda_backend_api {
                         nubo_cuda_comm** out, nubo_cuda_status* status);
   /* ncclCommGetAsyncError: *result is an ncclResult_t (0 ok, 7 still in progress). */
   int (*nccl_async_error)(nubo_cuda_comm* c, int32_t* result, nubo_cuda_status* status);
-  /* Enqueues a collective on b's stream; IN_PROGRESS on a nonblocking communicator means the
-   * enqueue itself is still running (poll nccl_async_error). */
+  /* Enqueues a collective on b's stream in use; IN_PROGRESS on a nonblocking communicator
+   * means the enqueue itself is still running (poll nccl_async_error). */
   int (*nccl_collective)(nubo_cuda_comm* c, nubo_cuda_backend* b,
                          const nubo_cuda_collective_args* args, nubo_cuda_status* status);
   /* ncclCommAbort: stops its kernels, frees it. Never blocks on peers. */
   void (*nccl_abort)(nubo_cuda_comm* c);
   /* ncclCommDestroy, once its work has completed (the caller makes sure). */
   int (*nccl_destroy)(nubo_cuda_comm* c, nubo_cuda_status* status);
+  void* (*nccl_native)(nubo_cuda_comm* c); /* the ncclComm_t */
 } nubo_cuda_backend_api;
 
 /* The table, static in the plugin (never NULL, never freed). */
-typedef const nubo_cuda_backend_api* (*nubo_cuda_backend_v1_fn)(void);
+typedef const nubo_cuda_backend_api* (*nubo_cuda_backend_v2_fn)(void);
 
 #ifdef __cplusplus
 }

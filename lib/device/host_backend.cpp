@@ -1,13 +1,16 @@
 #include "device/host_backend.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <new>
 
 #include "common/text.hpp"
 #include "device/backend_checks.hpp"
-#include "device/openblas.hpp"
+#include "device/host_gemm.hpp"
 #include "kernels/math.hpp"
 #include "nubo/error.hpp"
+#include "nubo/half.hpp"
 
 namespace nubo::detail {
 namespace {
@@ -21,9 +24,13 @@ class HostEvent final : public DeviceEvent {
   void synchronize() override {}
 };
 
-int as_int(std::size_t v) {
-  return static_cast<int>(v);
-}  // plan_gemm checked the range
+// float with the explicit conversions of half and bfloat16, so one template serves all three.
+struct Float {
+  float v;
+  explicit Float(float f) : v(f) {}
+  explicit operator float() const { return v; }
+};
+static_assert(sizeof(Float) == sizeof(float));
 
 }  // namespace
 
@@ -72,12 +79,43 @@ void HostBackend::free(void* ptr) {
 
 bool HostBackend::owns(const void* ptr, std::size_t bytes) const {
   const auto* p = static_cast<const char*>(ptr);
+  const auto inside = [&](const char* start, std::size_t size) {
+    if (p < start) return false;
+    const std::size_t offset = static_cast<std::size_t>(p - start);
+    return offset <= size && bytes <= size - offset;
+  };
   const std::lock_guard<std::mutex> lock(mutex_);
   auto it = allocations_.upper_bound(p);  // the first allocation starting after p
-  if (it == allocations_.begin()) return false;
-  --it;
-  const std::size_t offset = static_cast<std::size_t>(p - it->first);
-  return offset <= it->second && bytes <= it->second - offset;
+  if (it != allocations_.begin() && inside(std::prev(it)->first, std::prev(it)->second))
+    return true;
+  // Adopted ranges may nest or overlap (two views of one array): any that holds it will do.
+  for (auto a = adopted_.begin(); a != adopted_.end() && a->first <= p; ++a)
+    if (inside(a->first, a->second)) return true;
+  return false;
+}
+
+void HostBackend::adopt(const void* ptr, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (!ptr) throw Error(Errc::invalid_argument, describe() + ": the memory is a null pointer");
+  const auto start = reinterpret_cast<std::uintptr_t>(ptr);
+  if (start + bytes < start)
+    throw Error(Errc::invalid_argument, describe() +
+                                            ": the memory range wraps around the end "
+                                            "of the address space");
+  const std::lock_guard<std::mutex> lock(mutex_);
+  adopted_.emplace(static_cast<const char*>(ptr), bytes);
+}
+
+void HostBackend::forget(const void* ptr, std::size_t bytes) noexcept {
+  if (bytes == 0) return;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  auto [first, last] = adopted_.equal_range(static_cast<const char*>(ptr));
+  for (auto it = first; it != last; ++it) {
+    if (it->second == bytes) {
+      adopted_.erase(it);
+      return;
+    }
+  }
 }
 
 void HostBackend::check_range(const void*, std::size_t, const char*) const {}
@@ -101,6 +139,14 @@ void HostBackend::copy_on_device(void* dst, const void* src, std::size_t bytes) 
   std::memmove(dst, src, bytes);  // overlapping ranges are allowed, as with cudaMemcpy D2D
 }
 
+void HostBackend::use_stream(void* stream) {
+  if (stream)
+    throw Error(Errc::invalid_argument,
+                describe() +
+                    ": use_stream of a CUDA stream on a device without streams (host "
+                    "and sim workers run each call to completion)");
+}
+
 std::unique_ptr<DeviceEvent> HostBackend::create_event() {
   return std::make_unique<HostEvent>();
 }
@@ -116,119 +162,81 @@ void HostBackend::wait(DeviceEvent& event) {
   if (!dynamic_cast<HostEvent*>(&event)) event.synchronize();
 }
 
-void HostBackend::gemm(const Gemm& g, const void* a, const void* b, void* c) {
-  const GemmPlan p = plan_gemm(g, describe());
-  if (g.type != DType::f32)
-    throw Error(Errc::unsupported,
-                describe() + ": gemm in " + std::string(dtype_name(g.type)) +
-                    " needs a CUDA device (cuBLAS); the CPU backend (OpenBLAS) does f32 only. "
-                    "Convert to f32, or run on a GPU.");
+void HostBackend::wait_native(void*) {
+  throw Error(Errc::invalid_argument,
+              describe() + ": a CUDA event cannot order work on a device without streams");
+}
+
+void HostBackend::gemm(const Gemm& g, DType type, const void* a, const void* b, void* c) {
+  const GemmPlan p = plan_gemm(g, type, describe());
   if (g.m == 0 || g.n == 0) return;
   check_range(a, p.a_bytes, "gemm A");
   check_range(b, p.b_bytes, "gemm B");
   check_range(c, p.c_bytes, "gemm C");
-  openblas().sgemm(CblasRowMajor, g.trans_a == Transpose::yes ? CblasTrans : CblasNoTrans,
-                   g.trans_b == Transpose::yes ? CblasTrans : CblasNoTrans, as_int(g.m),
-                   as_int(g.n), as_int(g.k), g.alpha, static_cast<const float*>(a), as_int(p.g.lda),
-                   static_cast<const float*>(b), as_int(p.g.ldb), g.beta, static_cast<float*>(c),
-                   as_int(p.g.ldc));
+  host_gemm(p, type, a, b, c);
 }
 
-// --- Kernels: loops over kernels/math.hpp --------------------------------------------------
+// --- Elementwise kernels: computed in f32, stored in the buffer's type --------------------
 
-void HostBackend::fill(float* x, std::size_t n, float value) {
-  check_range(x, n * sizeof(float), "fill x");
-  for (std::size_t i = 0; i < n; ++i) x[i] = value;
+namespace {
+
+template <class T>
+void scale_as(void* x, std::size_t n, float alpha) {
+  auto* p = static_cast<T*>(x);
+  for (std::size_t i = 0; i < n; ++i) p[i] = T(static_cast<float>(p[i]) * alpha);
 }
 
-void HostBackend::scale(float* x, std::size_t n, float alpha) {
-  check_range(x, n * sizeof(float), "scale x");
-  for (std::size_t i = 0; i < n; ++i) x[i] *= alpha;
+template <class T>
+void axpy_as(std::size_t n, float alpha, const void* x, void* y) {
+  const auto* px = static_cast<const T*>(x);
+  auto* py = static_cast<T*>(y);
+  for (std::size_t i = 0; i < n; ++i)
+    py[i] = T(math::axpy(alpha, static_cast<float>(px[i]), static_cast<float>(py[i])));
 }
 
-void HostBackend::axpy(std::size_t n, float alpha, const float* x, float* y) {
-  check_range(x, n * sizeof(float), "axpy x");
-  check_range(y, n * sizeof(float), "axpy y");
-  for (std::size_t i = 0; i < n; ++i) y[i] = math::axpy(alpha, x[i], y[i]);
+template <class T>
+void fill_as(void* x, std::size_t n, std::uint64_t pattern) {
+  T value;
+  std::memcpy(&value, &pattern, sizeof value);  // the low bytes, on this little-endian host
+  std::fill_n(static_cast<T*>(x), n, value);
 }
 
-void HostBackend::bias_add(float* y, const float* bias, std::size_t rows, std::size_t cols) {
-  const std::size_t n = checked_elements(rows, cols, describe(), "bias_add");
-  check_range(y, n * sizeof(float), "bias_add y");
-  check_range(bias, cols * sizeof(float), "bias_add bias");
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < cols; ++c) y[r * cols + c] += bias[c];
-}
+}  // namespace
 
-void HostBackend::bias_grad(const float* dy, float* dbias, std::size_t rows, std::size_t cols) {
-  const std::size_t n = checked_elements(rows, cols, describe(), "bias_grad");
-  check_range(dy, n * sizeof(float), "bias_grad dy");
-  check_range(dbias, cols * sizeof(float), "bias_grad dbias");
-  for (std::size_t c = 0; c < cols; ++c) dbias[c] = 0.0f;
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < cols; ++c) dbias[c] += dy[r * cols + c];
-}
-
-void HostBackend::relu(const float* x, float* y, std::size_t n) {
-  check_range(x, n * sizeof(float), "relu x");
-  check_range(y, n * sizeof(float), "relu y");
-  for (std::size_t i = 0; i < n; ++i) y[i] = math::relu(x[i]);
-}
-
-void HostBackend::relu_grad(const float* x, const float* dy, float* dx, std::size_t n) {
-  check_range(x, n * sizeof(float), "relu_grad x");
-  check_range(dy, n * sizeof(float), "relu_grad dy");
-  check_range(dx, n * sizeof(float), "relu_grad dx");
-  for (std::size_t i = 0; i < n; ++i) dx[i] = math::relu_grad(x[i], dy[i]);
-}
-
-void HostBackend::softmax_xent_forward(const float* logits, const std::int32_t* labels,
-                                       float* probs, float* loss, std::size_t rows,
-                                       std::size_t cols) {
-  const std::size_t n = checked_elements(rows, cols, describe(), "softmax_xent_forward");
-  check_range(logits, n * sizeof(float), "softmax_xent_forward logits");
-  check_range(labels, rows * sizeof(std::int32_t), "softmax_xent_forward labels");
-  check_range(probs, n * sizeof(float), "softmax_xent_forward probs");
-  check_range(loss, rows * sizeof(float), "softmax_xent_forward loss");
-  const auto c = static_cast<std::int64_t>(cols);
-  for (std::size_t r = 0; r < rows; ++r)
-    loss[r] = math::softmax_xent_row(logits + r * cols, c, labels[r], probs + r * cols);
-}
-
-void HostBackend::softmax_xent_backward(const float* probs, const std::int32_t* labels,
-                                        float* dlogits, std::size_t rows, std::size_t cols,
-                                        float scale) {
-  const std::size_t n = checked_elements(rows, cols, describe(), "softmax_xent_backward");
-  check_range(probs, n * sizeof(float), "softmax_xent_backward probs");
-  check_range(labels, rows * sizeof(std::int32_t), "softmax_xent_backward labels");
-  check_range(dlogits, n * sizeof(float), "softmax_xent_backward dlogits");
-  for (std::size_t r = 0; r < rows; ++r) {
-    const std::int64_t label = labels[r];
-    for (std::size_t c = 0; c < cols; ++c)
-      dlogits[r * cols + c] =
-          math::xent_grad(probs[r * cols + c], static_cast<std::int64_t>(c) == label, scale);
+void HostBackend::fill(void* x, std::size_t n, std::size_t elem_bytes, std::uint64_t pattern) {
+  const std::size_t bytes = checked_elements(n, elem_bytes, describe(), "fill");
+  check_range(x, bytes, "fill x");
+  switch (elem_bytes) {
+    case 1:
+      return fill_as<std::uint8_t>(x, n, pattern);
+    case 2:
+      return fill_as<std::uint16_t>(x, n, pattern);
+    case 4:
+      return fill_as<std::uint32_t>(x, n, pattern);
+    case 8:
+      return fill_as<std::uint64_t>(x, n, pattern);
+    default:
+      throw Error(Errc::invalid_argument, describe() + ": fill of " + std::to_string(elem_bytes) +
+                                              "-byte elements (1, 2, 4 or 8)");
   }
 }
 
-void HostBackend::sgd_momentum(float* w, const float* grad, float* velocity, std::size_t n,
-                               const SgdParams& p) {
-  check_range(w, n * sizeof(float), "sgd_momentum w");
-  check_range(grad, n * sizeof(float), "sgd_momentum grad");
-  check_range(velocity, n * sizeof(float), "sgd_momentum velocity");
-  for (std::size_t i = 0; i < n; ++i)
-    math::sgd_momentum_step(w[i], grad[i], velocity[i], p.lr, p.momentum, p.weight_decay);
+void HostBackend::scale(DType type, void* x, std::size_t n, float alpha) {
+  check_float_type(type, describe(), "scale");
+  check_range(x, checked_elements(n, dtype_size(type), describe(), "scale"), "scale x");
+  if (type == DType::f32) return scale_as<Float>(x, n, alpha);
+  if (type == DType::f16) return scale_as<half>(x, n, alpha);
+  return scale_as<bfloat16>(x, n, alpha);
 }
 
-void HostBackend::adam(float* w, const float* grad, float* m, float* v, std::size_t n,
-                       const AdamParams& p) {
-  check_adam(p, describe());
-  check_range(w, n * sizeof(float), "adam w");
-  check_range(grad, n * sizeof(float), "adam grad");
-  check_range(m, n * sizeof(float), "adam m");
-  check_range(v, n * sizeof(float), "adam v");
-  const math::AdamStep s =
-      math::adam_step_constants(p.lr, p.beta1, p.beta2, p.eps, p.weight_decay, p.step);
-  for (std::size_t i = 0; i < n; ++i) math::adam_step(w[i], grad[i], m[i], v[i], s);
+void HostBackend::axpy(DType type, std::size_t n, float alpha, const void* x, void* y) {
+  check_float_type(type, describe(), "axpy");
+  const std::size_t bytes = checked_elements(n, dtype_size(type), describe(), "axpy");
+  check_range(x, bytes, "axpy x");
+  check_range(y, bytes, "axpy y");
+  if (type == DType::f32) return axpy_as<Float>(n, alpha, x, y);
+  if (type == DType::f16) return axpy_as<half>(n, alpha, x, y);
+  return axpy_as<bfloat16>(n, alpha, x, y);
 }
 
 }  // namespace nubo::detail

@@ -1,6 +1,7 @@
-// The host backend: the CPU as a device. Device memory is host memory (256-byte aligned),
-// GEMM is OpenBLAS cblas_sgemm, and the built-in kernels are loops over kernels/math.hpp. Every
-// call runs to completion in the calling thread, so events are complete once recorded.
+// The host backend: the CPU as a device. Device memory is host memory (256-byte aligned), GEMM
+// is OpenBLAS (host_gemm.hpp: sgemm, and f16/bf16 through sbgemm or f32 conversion), and the
+// elementwise kernels are plain loops. Every call runs to completion in the calling thread, so
+// events are complete once recorded and there are no streams.
 // The sim backend (sim_backend.hpp) is this with a memory limit and pointer checks.
 #pragma once
 
@@ -28,39 +29,33 @@ class HostBackend : public DeviceBackend {
   void free(void* ptr) override;
   std::size_t bytes_in_use() const override { return in_use_.load(); }
   std::size_t memory_limit() const override { return limit_; }
+  void adopt(const void* ptr, std::size_t bytes) override;
+  void forget(const void* ptr, std::size_t bytes) noexcept override;
 
   void copy_to_device(void* dst, const void* host_src, std::size_t bytes) override;
   void copy_to_host(void* host_dst, const void* src, std::size_t bytes) override;
   void copy_on_device(void* dst, const void* src, std::size_t bytes) override;
   void synchronize() override {}
 
+  NativeHandles native() const override { return {}; }
+  void use_stream(void* stream) override;
+  void use_own_stream() override {}
   std::unique_ptr<DeviceEvent> create_event() override;
   void record(DeviceEvent& event) override;
   void wait(DeviceEvent& event) override;
+  void wait_native(void* cuda_event) override;
 
-  void gemm(const Gemm& g, const void* a, const void* b, void* c) override;
+  void gemm(const Gemm& g, DType type, const void* a, const void* b, void* c) override;
 
-  void fill(float* x, std::size_t n, float value) override;
-  void scale(float* x, std::size_t n, float alpha) override;
-  void axpy(std::size_t n, float alpha, const float* x, float* y) override;
-  void bias_add(float* y, const float* bias, std::size_t rows, std::size_t cols) override;
-  void bias_grad(const float* dy, float* dbias, std::size_t rows, std::size_t cols) override;
-  void relu(const float* x, float* y, std::size_t n) override;
-  void relu_grad(const float* x, const float* dy, float* dx, std::size_t n) override;
-  void softmax_xent_forward(const float* logits, const std::int32_t* labels, float* probs,
-                            float* loss, std::size_t rows, std::size_t cols) override;
-  void softmax_xent_backward(const float* probs, const std::int32_t* labels, float* dlogits,
-                             std::size_t rows, std::size_t cols, float scale) override;
-  void sgd_momentum(float* w, const float* grad, float* velocity, std::size_t n,
-                    const SgdParams& p) override;
-  void adam(float* w, const float* grad, float* m, float* v, std::size_t n,
-            const AdamParams& p) override;
+  void fill(void* x, std::size_t n, std::size_t elem_bytes, std::uint64_t pattern) override;
+  void scale(DType type, void* x, std::size_t n, float alpha) override;
+  void axpy(DType type, std::size_t n, float alpha, const void* x, void* y) override;
 
  protected:
   // Called with every device-memory range an operation touches. The host accepts any host
   // pointer (so callers may hand it their own arrays); sim insists on its own allocations.
   virtual void check_range(const void* ptr, std::size_t bytes, const char* what) const;
-  // True when [ptr, ptr + bytes) lies inside one live allocation of this backend.
+  // True when [ptr, ptr + bytes) lies inside one live allocation or adopted range.
   bool owns(const void* ptr, std::size_t bytes) const;
 
  private:
@@ -68,7 +63,8 @@ class HostBackend : public DeviceBackend {
   std::size_t limit_;
   std::atomic<std::size_t> in_use_{0};
   mutable std::mutex mutex_;
-  std::map<const char*, std::size_t> allocations_;  // start -> requested bytes
+  std::map<const char*, std::size_t> allocations_;   // start -> requested bytes
+  std::multimap<const char*, std::size_t> adopted_;  // the application's memory: start -> bytes
 };
 
 }  // namespace nubo::detail

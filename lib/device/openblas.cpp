@@ -25,6 +25,7 @@ OpenBlas load() {
                     tried + "): install libopenblas0 (Debian, Ubuntu) or openblas");
   OpenBlas b;
   b.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(handle, "cblas_sgemm"));
+  b.sbgemm = reinterpret_cast<decltype(&cblas_sbgemm)>(dlsym(handle, "cblas_sbgemm"));
   auto get_config = reinterpret_cast<char* (*)()>(dlsym(handle, "openblas_get_config"));
   if (!b.sgemm || !get_config)
     throw Error(Errc::unavailable,

@@ -13,6 +13,8 @@ namespace nubo::detail {
 
 struct OpenBlas {
   decltype(&cblas_sgemm) sgemm = nullptr;
+  // Only in an OpenBLAS built with BUILD_BFLOAT16 (Debian 12's is not): null otherwise.
+  decltype(&cblas_sbgemm) sbgemm = nullptr;
   std::string config;  // openblas_get_config(): its version and the kernel in use
 };
 

@@ -1,4 +1,5 @@
-// DeviceBuffer: allocation and host copies through the device's backend.
+// DeviceBuffer: allocation, shared ownership of the memory (slices, DLPack exports), and host
+// copies through the device's backend.
 #include "nubo/buffer.hpp"
 
 #include <limits>
@@ -6,6 +7,8 @@
 
 #include "device/backend.hpp"
 #include "nubo/error.hpp"
+#include "parallel/dlpack.hpp"
+#include "parallel/team_state.hpp"
 
 namespace nubo {
 namespace {
@@ -39,10 +42,19 @@ DeviceBuffer::DeviceBuffer(std::shared_ptr<detail::DeviceBackend> backend, DType
                                             " do not fit in memory");
   }
   ptr_ = backend_->allocate(count * es);
+  // Freed when the last of this buffer, its slices and its DLPack exports is gone. If making
+  // the holder fails, shared_ptr frees the memory itself.
+  memory_ = std::shared_ptr<void>(ptr_, [backend = backend_](void* p) {
+    try {
+      backend->free(p);
+    } catch (...) {  // freeing what the backend allocated cannot fail but by a bug; never throw
+    }
+  });
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
     : backend_(std::move(other.backend_)),
+      memory_(std::move(other.memory_)),
       ptr_(std::exchange(other.ptr_, nullptr)),
       type_(other.type_),
       count_(std::exchange(other.count_, 0)) {}
@@ -51,6 +63,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
     DeviceBuffer old(std::move(*this));
     backend_ = std::move(other.backend_);
+    memory_ = std::move(other.memory_);
     ptr_ = std::exchange(other.ptr_, nullptr);
     type_ = other.type_;
     count_ = std::exchange(other.count_, 0);
@@ -58,13 +71,22 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   return *this;
 }
 
-DeviceBuffer::~DeviceBuffer() {
-  if (backend_ && ptr_) {
-    try {
-      backend_->free(ptr_);
-    } catch (...) {  // freeing what the backend allocated cannot fail but by a bug; never throw
-    }
-  }
+DeviceBuffer::~DeviceBuffer() = default;
+
+DeviceBuffer DeviceBuffer::slice(std::size_t offset, std::size_t count) {
+  if (!ptr_) throw Error(Errc::invalid_argument, "slice: the buffer is empty (moved from)");
+  if (offset > count_ || count > count_ - offset)
+    throw Error(Errc::invalid_argument, "slice: elements [" + std::to_string(offset) + ", " +
+                                            std::to_string(offset) + " + " + std::to_string(count) +
+                                            ") are outside the buffer of " +
+                                            std::to_string(count_));
+  return detail::BufferAccess::make(backend_, memory_,
+                                    static_cast<unsigned char*>(ptr_) + offset * dtype_size(type_),
+                                    type_, count);
+}
+
+DLManagedTensor* DeviceBuffer::to_dlpack() {
+  return detail::export_dlpack(*this);
 }
 
 const Device& DeviceBuffer::device() const {

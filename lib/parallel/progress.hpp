@@ -16,7 +16,7 @@
 #include <mutex>
 #include <thread>
 
-#include "device/communicator.hpp"
+#include "parallel/communicator.hpp"
 
 namespace nubo::parallel {
 

@@ -9,10 +9,11 @@
 #include <thread>
 
 #include "common/env.hpp"
-#include "device/nccl_communicator.hpp"
 #include "nubo/error.hpp"
 #include "parallel/gloo_link.hpp"
+#include "parallel/host_communicator.hpp"
 #include "parallel/job.hpp"
+#include "parallel/nccl_communicator.hpp"
 #include "parallel/rendezvous_url.hpp"
 #include "parallel/team_state.hpp"
 
@@ -160,9 +161,7 @@ std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices,
     w->local_size = k;
     w->backend = backends[static_cast<std::size_t>(i)];
     if (host_memory) {
-      auto comm = std::make_unique<parallel::HostCommunicator>(st->group, i, w->rank, st->size);
-      w->host_comm = comm.get();
-      w->comm = std::move(comm);
+      w->comm = std::make_unique<parallel::HostCommunicator>(st->group, i);
     } else {
       w->comm = std::move(nccl[static_cast<std::size_t>(i)]);
     }

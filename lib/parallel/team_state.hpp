@@ -1,5 +1,5 @@
-// What a Team and its Workers are made of, shared by team.cpp and worker.cpp (and, later, the
-// trainer, which needs the workers' backends).
+// What a Team and its Workers are made of, shared by team.cpp, team_setup.cpp and the worker's
+// files (worker.cpp, worker_compute.cpp).
 #pragma once
 
 #include <atomic>
@@ -9,9 +9,8 @@
 #include <vector>
 
 #include "device/backend.hpp"
-#include "device/communicator.hpp"
 #include "nubo/parallel.hpp"
-#include "parallel/host_communicator.hpp"
+#include "parallel/communicator.hpp"
 #include "parallel/local_group.hpp"
 #include "parallel/remote.hpp"
 #include "parallel/store.hpp"
@@ -25,8 +24,6 @@ struct WorkerState {
   int local_size = 0;  // workers in this process
   std::shared_ptr<DeviceBackend> backend;
   std::unique_ptr<Communicator> comm;
-  parallel::HostCommunicator* host_comm = nullptr;  // comm, when it is the shared-memory one
-  DeviceBuffer barrier_word;  // NCCL's asynchronous barrier: an all-reduce of one int32
   std::unique_ptr<Worker> worker;
 };
 
@@ -50,16 +47,30 @@ struct TeamState {
   ~TeamState();
 };
 
-// What lies behind a Worker, for the parts of nubo built on teams (the trainer runs its kernels
-// on the worker's backend): WorkerAccess::state(w).backend.
-struct WorkerAccess {
-  static WorkerState& state(Worker& w) { return *w.state_; }
-  static const WorkerState& state(const Worker& w) { return *w.state_; }
-};
-
-// A buffer's backend, to check that a collective gets buffers of the worker's own device.
+// Inside a buffer: its backend, to check that a worker gets buffers of its own device; and
+// buffers over memory nubo did not allocate (wrap, from_dlpack, slice).
 struct BufferAccess {
   static const DeviceBackend* backend(const DeviceBuffer& b) { return b.backend_.get(); }
+  // `memory` keeps the memory alive (or its adoption by the backend) while the buffer lives.
+  static DeviceBuffer make(std::shared_ptr<DeviceBackend> backend, std::shared_ptr<void> memory,
+                           void* ptr, DType type, std::size_t count) {
+    DeviceBuffer b;
+    b.backend_ = std::move(backend);
+    b.memory_ = std::move(memory);
+    b.ptr_ = ptr;
+    b.type_ = type;
+    b.count_ = count;
+    return b;
+  }
+  static const std::shared_ptr<void>& memory(const DeviceBuffer& b) { return b.memory_; }
+  static const std::shared_ptr<DeviceBackend>& shared_backend(const DeviceBuffer& b) {
+    return b.backend_;
+  }
+};
+
+// The event behind an Event.
+struct EventAccess {
+  static DeviceEvent* event(const Event& e) { return e.event_.get(); }
 };
 
 }  // namespace nubo::detail

@@ -1,12 +1,17 @@
-// Worker: the checks every collective makes on its arguments, and the dispatch to the
-// worker's communicator (shared memory and Gloo, or NCCL).
+// Worker: who it is, its shard of a batch, and its collectives: the checks each makes on its
+// arguments, then one dispatch of the Op to the worker's communicator. Compute, memory and
+// streams are in worker_compute.cpp.
 #include "device/backend.hpp"
 #include "nubo/error.hpp"
 #include "parallel/team_state.hpp"
+#include "parallel/worker_checks.hpp"
 
 namespace nubo {
 namespace {
 
+using detail::check_buffer;
+using detail::check_pair;
+using detail::size_text;
 using parallel::Op;
 using parallel::OpKind;
 
@@ -16,44 +21,6 @@ void check_op(ReduceOp op, const char* what) {
                                             std::to_string(static_cast<int>(op)) +
                                             " (use sum, avg, max or min)");
   }
-}
-
-void check_buffer(const detail::WorkerState& w, const DeviceBuffer& b, const char* what,
-                  const char* name) {
-  if (b.data() == nullptr) {
-    throw Error(Errc::invalid_argument,
-                std::string(what) + ": " + name + " is an empty (moved-from) buffer");
-  }
-  if (detail::BufferAccess::backend(b) != w.backend.get()) {
-    throw Error(Errc::invalid_argument,
-                std::string(what) + ": " + name + " lives on " + b.device().name + " (device " +
-                    std::to_string(b.device().index) + "), not on rank " + std::to_string(w.rank) +
-                    "'s device: each worker passes buffers it allocated itself");
-  }
-}
-
-bool overlap(const DeviceBuffer& a, const DeviceBuffer& b) {
-  auto pa = reinterpret_cast<std::uintptr_t>(a.data());
-  auto pb = reinterpret_cast<std::uintptr_t>(b.data());
-  return pa < pb + b.bytes() && pb < pa + a.bytes();
-}
-
-void check_pair(const detail::WorkerState& w, const DeviceBuffer& in, const DeviceBuffer& out,
-                const char* what) {
-  check_buffer(w, in, what, "in");
-  check_buffer(w, out, what, "out");
-  if (in.dtype() != out.dtype()) {
-    throw Error(Errc::invalid_argument, std::string(what) + ": in holds " +
-                                            std::string(dtype_name(in.dtype())) + " but out " +
-                                            std::string(dtype_name(out.dtype())));
-  }
-  if (overlap(in, out) && in.bytes() > 0 && out.bytes() > 0) {
-    throw Error(Errc::invalid_argument, std::string(what) + ": in and out overlap");
-  }
-}
-
-std::string size_text(std::size_t n) {
-  return std::to_string(n) + (n == 1 ? " element" : " elements");
 }
 
 }  // namespace
@@ -101,51 +68,7 @@ Shard Worker::shard(std::size_t n) const {
   return {r * base + std::min(r, extra), base + (r < extra ? 1 : 0)};
 }
 
-DeviceBuffer Worker::alloc(DType type, std::size_t count) {
-  return DeviceBuffer(state_->backend, type, count);
-}
-
 namespace {
-
-// Runs op blocking (no hand-over to the progress thread) or hands it over, on either kind of
-// communicator. Device work queued before the collective is finished first: host and sim
-// backends have nothing pending, but the rule keeps this right for any backend.
-void run_blocking(detail::WorkerState& w, const Op& op) {
-  w.backend->synchronize();
-  if (w.host_comm) return w.host_comm->run(op);
-  switch (op.kind) {
-    case OpKind::all_reduce:
-      return w.comm->all_reduce(op.out, op.count, op.type, op.op);
-    case OpKind::broadcast:
-      return w.comm->broadcast(op.out, op.count, op.type, op.root);
-    case OpKind::all_gather:
-      return w.comm->all_gather(op.in, op.out, op.count, op.type);
-    case OpKind::reduce_scatter:
-      return w.comm->reduce_scatter(op.in, op.out, op.count, op.type, op.op);
-    case OpKind::barrier:
-      return w.comm->barrier();
-  }
-}
-
-Pending run_async(detail::WorkerState& w, const Op& op) {
-  w.backend->synchronize();
-  if (w.host_comm) return Pending(w.host_comm->submit(op));
-  switch (op.kind) {
-    case OpKind::all_reduce:
-      return Pending(w.comm->all_reduce_async(op.out, op.count, op.type, op.op));
-    case OpKind::broadcast:
-      return Pending(w.comm->broadcast_async(op.out, op.count, op.type, op.root));
-    case OpKind::all_gather:
-      return Pending(w.comm->all_gather_async(op.in, op.out, op.count, op.type));
-    case OpKind::reduce_scatter:
-      return Pending(w.comm->reduce_scatter_async(op.in, op.out, op.count, op.type, op.op));
-    case OpKind::barrier:
-      // The interface's barrier blocks; asynchronously it is an all-reduce of one int32.
-      if (w.barrier_word.data() == nullptr) w.barrier_word = DeviceBuffer(w.backend, DType::i32, 1);
-      return Pending(w.comm->all_reduce_async(w.barrier_word.data(), 1, DType::i32, ReduceOp::sum));
-  }
-  return Pending();
-}
 
 Op all_reduce_op(const detail::WorkerState& w, DeviceBuffer& buf, ReduceOp op) {
   check_op(op, "all_reduce");
@@ -190,36 +113,39 @@ Op reduce_scatter_op(const detail::WorkerState& w, const DeviceBuffer& in, Devic
 
 }  // namespace
 
+// The collective runs on the worker's stream, after the work queued before it: on host and sim
+// that work has finished already, on CUDA the communicator queues behind it (NCCL takes the
+// stream). So no synchronize() here: it would only stall the GPU.
 void Worker::all_reduce(DeviceBuffer& buf, ReduceOp op) {
-  run_blocking(*state_, all_reduce_op(*state_, buf, op));
+  state_->comm->run(all_reduce_op(*state_, buf, op));
 }
 void Worker::broadcast(DeviceBuffer& buf, int root) {
-  run_blocking(*state_, broadcast_op(*state_, buf, root));
+  state_->comm->run(broadcast_op(*state_, buf, root));
 }
 void Worker::all_gather(const DeviceBuffer& in, DeviceBuffer& out) {
-  run_blocking(*state_, all_gather_op(*state_, in, out));
+  state_->comm->run(all_gather_op(*state_, in, out));
 }
 void Worker::reduce_scatter(const DeviceBuffer& in, DeviceBuffer& out, ReduceOp op) {
-  run_blocking(*state_, reduce_scatter_op(*state_, in, out, op));
+  state_->comm->run(reduce_scatter_op(*state_, in, out, op));
 }
 void Worker::barrier() {
-  run_blocking(*state_, Op{});
+  state_->comm->run(Op{});
 }
 
 Pending Worker::all_reduce_async(DeviceBuffer& buf, ReduceOp op) {
-  return run_async(*state_, all_reduce_op(*state_, buf, op));
+  return Pending(state_->comm->submit(all_reduce_op(*state_, buf, op)));
 }
 Pending Worker::broadcast_async(DeviceBuffer& buf, int root) {
-  return run_async(*state_, broadcast_op(*state_, buf, root));
+  return Pending(state_->comm->submit(broadcast_op(*state_, buf, root)));
 }
 Pending Worker::all_gather_async(const DeviceBuffer& in, DeviceBuffer& out) {
-  return run_async(*state_, all_gather_op(*state_, in, out));
+  return Pending(state_->comm->submit(all_gather_op(*state_, in, out)));
 }
 Pending Worker::reduce_scatter_async(const DeviceBuffer& in, DeviceBuffer& out, ReduceOp op) {
-  return run_async(*state_, reduce_scatter_op(*state_, in, out, op));
+  return Pending(state_->comm->submit(reduce_scatter_op(*state_, in, out, op)));
 }
 Pending Worker::barrier_async() {
-  return run_async(*state_, Op{});
+  return Pending(state_->comm->submit(Op{}));
 }
 
 }  // namespace nubo

@@ -4,7 +4,6 @@
 #include <chrono>
 
 #include "nubo/error.hpp"
-#include "parallel/team_state.hpp"
 
 namespace nubo::train {
 namespace {
@@ -14,24 +13,17 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// The worker's backend. Worker does not expose it, but every buffer it allocates carries it;
-// the kernels must run on that same backend (the collectives check buffers against it).
-detail::DeviceBackend* backend_of(Worker& w) {
-  auto probe = w.alloc<float>(1);
-  return const_cast<detail::DeviceBackend*>(detail::BufferAccess::backend(probe));
-}
-
 }  // namespace
 
 Replica::Replica(Worker& w, const Layout& layout, const TrainerOptions& options,
                  std::size_t max_rows)
-    : be_(backend_of(w)), layout_(layout), opt_(options), max_rows_(max_rows), rank_(w.rank()) {
+    : k_(kernels_for(w)), layout_(layout), opt_(options), max_rows_(max_rows), rank_(w.rank()) {
   params_ = w.alloc<float>(layout.total);
   state1_ = w.alloc<float>(layout.total);
-  be_->fill(state1_.data(), layout.total, 0.0f);
+  w.fill(state1_, 0.0);
   if (opt_.optimizer == Optimizer::adam) {
     state2_ = w.alloc<float>(layout.total);
-    be_->fill(state2_.data(), layout.total, 0.0f);
+    w.fill(state2_, 0.0);
   }
   std::size_t widest = *std::max_element(layout.widths.begin(), layout.widths.end());
   for (std::size_t width : layout.widths) acts_.push_back(w.alloc<float>(max_rows * width));
@@ -57,19 +49,25 @@ void Replica::set_buckets(Worker& w, std::size_t cap_bytes) {
     buckets_.push_back({r, w.alloc<float>(r.count)});
 }
 
-void Replica::forward(std::size_t rows) {
+Buffer<float> Replica::weights(Buffer<float>& flat, std::size_t l) {
+  return flat.slice(layout_.w_off[l], layout_.in(l)*layout_.out(l));
+}
+
+Buffer<float> Replica::biases(Buffer<float>& flat, std::size_t l) {
+  return flat.slice(layout_.b_off[l], layout_.out(l));
+}
+
+void Replica::forward(Worker& w, std::size_t rows) {
   const std::size_t L = layout_.layers();
   for (std::size_t l = 0; l < L; ++l) {
-    detail::Gemm g;
-    g.m = rows;
-    g.n = layout_.out(l);
-    g.k = layout_.in(l);
-    be_->gemm(g, acts_[l].data(), params_.data() + layout_.w_off[l], acts_[l + 1].data());
-    be_->bias_add(acts_[l + 1].data(), params_.data() + layout_.b_off[l], rows, layout_.out(l));
-    if (l + 1 < L) be_->relu(acts_[l + 1].data(), acts_[l + 1].data(), rows * layout_.out(l));
+    w.gemm({.m = rows, .n = layout_.out(l), .k = layout_.in(l)}, acts_[l], weights(params_, l),
+           acts_[l + 1]);
+    float* y = acts_[l + 1].data();
+    k_->bias_add(y, biases(params_, l).data(), rows, layout_.out(l));
+    if (l + 1 < L) k_->relu(y, y, rows * layout_.out(l));
   }
-  be_->softmax_xent_forward(acts_[L].data(), labels_.data(), probs_.data(), loss_.data(), rows,
-                            layout_.widths.back());
+  k_->softmax_xent_forward(acts_[L].data(), labels_.data(), probs_.data(), loss_.data(), rows,
+                           layout_.widths.back());
 }
 
 std::vector<float> Replica::host_stats(std::size_t rows) {
@@ -113,35 +111,32 @@ std::vector<float> Replica::train_step(Worker& w, const Dataset& data,
   pending.reserve(buckets_.size());
   std::size_t next_bucket = 0;
   if (rows > 0) {
-    forward(rows);
+    forward(w, rows);
     // d(mean loss over the global batch)/d logits: each rank scales by the global size, so the
     // all-reduce sum is the gradient of the whole batch.
-    be_->softmax_xent_backward(probs_.data(), labels_.data(), dz_.data(), rows,
-                               layout_.widths.back(), 1.0f / static_cast<float>(rows_all.size()));
+    k_->softmax_xent_backward(probs_.data(), labels_.data(), dz_.data(), rows,
+                              layout_.widths.back(), 1.0f / static_cast<float>(rows_all.size()));
   }
   for (std::size_t l = L; l-- > 0;) {
     Bucket& b = buckets_[next_bucket];
-    float* dw = b.grad.data() + (layout_.w_off[l] - b.range.begin);
-    float* db = b.grad.data() + (layout_.b_off[l] - b.range.begin);
+    // Layer l's gradient, weights then biases, is one range of the bucket.
+    Buffer<float> grad = b.grad.slice(layout_.w_off[l] - b.range.begin,
+                                      layout_.in(l)*layout_.out(l) + layout_.out(l));
     if (rows == 0) {
       // A worker with no rows this step (a batch smaller than the team) contributes zeros.
-      be_->fill(dw, layout_.in(l)*layout_.out(l) + layout_.out(l), 0.0f);
+      w.fill(grad, 0.0);
     } else {
-      detail::Gemm g;  // dW = a_l^T dz
-      g.trans_a = detail::Transpose::yes;
-      g.m = layout_.in(l);
-      g.n = layout_.out(l);
-      g.k = rows;
-      be_->gemm(g, acts_[l].data(), dz_.data(), dw);
-      be_->bias_grad(dz_.data(), db, rows, layout_.out(l));
+      Buffer<float> dw = grad.slice(0, layout_.in(l)*layout_.out(l));
+      // dW = a_l^T dz
+      w.gemm({.trans_a = Transpose::yes, .m = layout_.in(l), .n = layout_.out(l), .k = rows},
+             acts_[l], dz_, dw);
+      k_->bias_grad(dz_.data(), grad.data() + (layout_.b_off[l] - layout_.w_off[l]), rows,
+                    layout_.out(l));
       if (l > 0) {
-        detail::Gemm h;  // da_l = dz W_l^T, then through the ReLU (a_l > 0 iff its input was)
-        h.trans_b = detail::Transpose::yes;
-        h.m = rows;
-        h.n = layout_.in(l);
-        h.k = layout_.out(l);
-        be_->gemm(h, dz_.data(), params_.data() + layout_.w_off[l], da_.data());
-        be_->relu_grad(acts_[l].data(), da_.data(), dz_.data(), rows * layout_.in(l));
+        // da_l = dz W_l^T, then through the ReLU (a_l > 0 iff its input was)
+        w.gemm({.trans_b = Transpose::yes, .m = rows, .n = layout_.in(l), .k = layout_.out(l)}, dz_,
+               weights(params_, l), da_);
+        k_->relu_grad(acts_[l].data(), da_.data(), dz_.data(), rows * layout_.in(l));
       }
     }
     if (l == b.range.first) {
@@ -161,12 +156,12 @@ std::vector<float> Replica::train_step(Worker& w, const Dataset& data,
     const Bucket& b = buckets_[i];
     float* wp = params_.data() + b.range.begin;
     if (opt_.optimizer == Optimizer::sgd) {
-      detail::SgdParams p{lr, opt_.momentum, opt_.weight_decay};
-      be_->sgd_momentum(wp, b.grad.data(), state1_.data() + b.range.begin, b.range.count, p);
+      SgdParams p{lr, opt_.momentum, opt_.weight_decay};
+      k_->sgd_momentum(wp, b.grad.data(), state1_.data() + b.range.begin, b.range.count, p);
     } else {
-      detail::AdamParams p{lr, opt_.beta1, opt_.beta2, opt_.eps, opt_.weight_decay, adam_step};
-      be_->adam(wp, b.grad.data(), state1_.data() + b.range.begin, state2_.data() + b.range.begin,
-                b.range.count, p);
+      AdamParams p{lr, opt_.beta1, opt_.beta2, opt_.eps, opt_.weight_decay, adam_step};
+      k_->adam(wp, b.grad.data(), state1_.data() + b.range.begin, state2_.data() + b.range.begin,
+               b.range.count, p);
     }
     times.update += since(tu);
   }
@@ -194,7 +189,7 @@ std::vector<float> Replica::evaluate(Worker& w, const Dataset& data) {
     data.fetch(idx, host_x_.data(), host_y_.data());
     acts_[0].write(std::span<const float>(host_x_.data(), rows * in));
     labels_.write(std::span<const std::int32_t>(host_y_.data(), rows));
-    forward(rows);
+    forward(w, rows);
     auto s = host_stats(rows);
     loss += s[kLossSum];
     correct += s[kCorrect];

@@ -1,5 +1,7 @@
 // One worker's copy of the model: parameters, optimizer state, gradient buckets and activations
-// on the worker's device, and the forward, backward and update passes on its backend.
+// on the worker's device, and the forward, backward and update passes. It computes through the
+// public Worker API (gemm, fill, collectives) like any application, plus the model's own
+// kernel table (kernels.hpp).
 #pragma once
 
 #include <cstddef>
@@ -7,10 +9,10 @@
 #include <span>
 #include <vector>
 
-#include "device/backend.hpp"
 #include "nubo/dataset.hpp"
 #include "nubo/parallel.hpp"
 #include "nubo/train.hpp"
+#include "train/kernels.hpp"
 #include "train/layout.hpp"
 
 namespace nubo::train {
@@ -53,11 +55,14 @@ class Replica {
     BucketRange range;
     Buffer<float> grad;
   };
-  // Forward over `rows` rows already in x_; leaves logits in acts_.back().
-  void forward(std::size_t rows);
+  // Forward over `rows` rows already in acts_[0]; leaves logits in acts_.back().
+  void forward(Worker& w, std::size_t rows);
   std::vector<float> host_stats(std::size_t rows);
+  // Layer l's weights (in x out, row-major) and biases inside a flat parameter-sized vector.
+  Buffer<float> weights(Buffer<float>& flat, std::size_t l);
+  Buffer<float> biases(Buffer<float>& flat, std::size_t l);
 
-  detail::DeviceBackend* be_;
+  std::unique_ptr<Kernels> k_;
   const Layout& layout_;
   TrainerOptions opt_;
   std::size_t max_rows_;

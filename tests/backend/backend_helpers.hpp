@@ -80,9 +80,9 @@ inline std::vector<float> random_floats(std::size_t n, std::uint32_t seed, float
 }
 
 // C = alpha op(A) op(B) + beta C, row-major, in double: the reference for every GEMM test.
-inline void naive_gemm(const detail::Gemm& g, const std::vector<float>& a,
-                       const std::vector<float>& b, std::vector<float>& c) {
-  const bool ta = g.trans_a == detail::Transpose::yes, tb = g.trans_b == detail::Transpose::yes;
+inline void naive_gemm(const Gemm& g, const std::vector<float>& a, const std::vector<float>& b,
+                       std::vector<float>& c) {
+  const bool ta = g.trans_a == Transpose::yes, tb = g.trans_b == Transpose::yes;
   for (std::size_t i = 0; i < g.m; ++i)
     for (std::size_t j = 0; j < g.n; ++j) {
       double acc = 0;

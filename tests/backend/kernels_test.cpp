@@ -1,297 +1,100 @@
-// Every built-in kernel on the host and sim backends against a plain reference, with the edge
-// cases: zero sizes, ReLU at 0, large logits, bad labels, Adam's first step.
+// The backend's elementwise kernels on the host and sim backends against their definitions:
+// fill by element size, scale and axpy in f32, f16 and bf16 (computed in f32, rounded once),
+// zero sizes, and the types they refuse.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "backend_helpers.hpp"
-#include "kernels/math.hpp"
 #include "nubo/error.hpp"
+#include "nubo/half.hpp"
 
 using namespace nubo;
 using namespace nubo::testing;
 using detail::DeviceBackend;
 
-TEST_CASE("fill, scale and axpy match their definitions", "[backend][kernels]") {
-  for (auto& b : cpu_backends()) {
-    INFO(b->describe());
-    DeviceBuffer<float> x(*b, random_floats(1000, 1));
-    b->fill(x.get(), 1000, 2.5f);
-    for (float v : x.read()) REQUIRE(v == 2.5f);
-
-    const auto xs = random_floats(257, 2);
-    DeviceBuffer<float> y(*b, xs);
-    b->scale(y.get(), 257, -3.0f);
-    const auto scaled = y.read();
-    for (std::size_t i = 0; i < xs.size(); ++i) REQUIRE(scaled[i] == xs[i] * -3.0f);
-
-    const auto ys = random_floats(257, 3);
-    DeviceBuffer<float> x2(*b, xs), y2(*b, ys);
-    b->axpy(257, 0.5f, x2.get(), y2.get());
-    const auto out = y2.read();
-    for (std::size_t i = 0; i < xs.size(); ++i) REQUIRE(out[i] == 0.5f * xs[i] + ys[i]);
-  }
-}
-
-TEST_CASE("kernels accept zero sizes", "[backend][kernels]") {
-  for (auto& b : cpu_backends()) {
-    INFO(b->describe());
-    DeviceBuffer<float> x(*b, 4, 1.0f);
-    DeviceBuffer<std::int32_t> labels(*b, 4, 0);
-    b->fill(x.get(), 0, 7.0f);
-    b->scale(x.get(), 0, 7.0f);
-    b->axpy(0, 1.0f, x.get(), x.get());
-    b->relu(x.get(), x.get(), 0);
-    b->relu_grad(x.get(), x.get(), x.get(), 0);
-    b->bias_add(x.get(), x.get(), 0, 4);
-    b->bias_add(x.get(), x.get(), 4, 0);
-    b->softmax_xent_forward(x.get(), labels.get(), x.get(), x.get(), 0, 4);
-    b->softmax_xent_backward(x.get(), labels.get(), x.get(), 0, 4, 1.0f);
-    b->sgd_momentum(x.get(), x.get(), x.get(), 0, {});
-    b->adam(x.get(), x.get(), x.get(), x.get(), 0, {});
-    for (float v : x.read()) REQUIRE(v == 1.0f);  // nothing was touched
-  }
-}
-
-TEST_CASE("bias_add adds per column and bias_grad sums per column", "[backend][kernels]") {
-  const std::size_t rows = 7, cols = 5;
-  const auto y0 = random_floats(rows * cols, 4);
-  const auto bias = random_floats(cols, 5);
-  for (auto& b : cpu_backends()) {
-    INFO(b->describe());
-    DeviceBuffer<float> y(*b, y0), bb(*b, bias), db(*b, cols, 99.0f);
-    b->bias_add(y.get(), bb.get(), rows, cols);
-    const auto out = y.read();
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t c = 0; c < cols; ++c)
-        REQUIRE(out[r * cols + c] == y0[r * cols + c] + bias[c]);
-
-    b->bias_grad(y.get(), db.get(), rows, cols);  // overwrites, does not accumulate
-    const auto grad = db.read();
-    for (std::size_t c = 0; c < cols; ++c) {
-      float s = 0;
-      for (std::size_t r = 0; r < rows; ++r) s += out[r * cols + c];
-      REQUIRE(grad[c] == s);
-    }
-  }
-}
-
-TEST_CASE("relu and its gradient, with the gradient at 0 taken as 0", "[backend][kernels]") {
-  const std::vector<float> x = {-2.0f,  -0.0f, 0.0f,
-                                1e-30f, 3.5f,  std::numeric_limits<float>::quiet_NaN()};
-  const std::vector<float> dy = {10, 20, 30, 40, 50, 60};
-  for (auto& b : cpu_backends()) {
-    INFO(b->describe());
-    DeviceBuffer<float> xd(*b, x), yd(*b, x.size(), -1.0f), dyd(*b, dy), dxd(*b, x.size(), -1.0f);
-    b->relu(xd.get(), yd.get(), x.size());
-    CHECK(yd.read() == std::vector<float>{0, 0, 0, 1e-30f, 3.5f, 0});
-    b->relu_grad(xd.get(), dyd.get(), dxd.get(), x.size());
-    CHECK(dxd.read() == std::vector<float>{0, 0, 0, 40, 50, 0});
-    b->relu(xd.get(), xd.get(), x.size());  // in place
-    CHECK(xd.read() == std::vector<float>{0, 0, 0, 1e-30f, 3.5f, 0});
-  }
-}
-
 namespace {
 
-// Softmax and cross-entropy of one row in double, by the textbook formula.
-void reference_softmax(const float* z, std::size_t cols, int label, std::vector<double>& p,
-                       double& loss) {
-  double m = -INFINITY;
-  for (std::size_t i = 0; i < cols; ++i) m = std::max(m, static_cast<double>(z[i]));
-  double s = 0;
-  for (std::size_t i = 0; i < cols; ++i) s += std::exp(z[i] - m);
-  p.resize(cols);
-  for (std::size_t i = 0; i < cols; ++i) p[i] = std::exp(z[i] - m) / s;
-  loss = std::log(s) + m - z[label];
+std::uint64_t bits_of(float f) {
+  std::uint32_t b = 0;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+// Values of T from floats, as the host's conversions round them.
+template <class T>
+std::vector<T> as(const std::vector<float>& v) {
+  std::vector<T> out;
+  for (float f : v) out.push_back(T(f));
+  return out;
+}
+
+template <class T>
+void check_scale_axpy(DeviceBackend& b, DType type) {
+  const auto xs = as<T>(random_floats(257, 2)), ys = as<T>(random_floats(257, 3));
+  DeviceBuffer<T> x(b, xs), y(b, ys);
+  b.scale(type, x.get(), xs.size(), -3.0f);
+  const auto scaled = x.read();
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    REQUIRE(scaled[i] == T(static_cast<float>(xs[i]) * -3.0f));
+  b.axpy(type, xs.size(), 0.5f, x.get(), y.get());
+  const auto out = y.read();
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    REQUIRE(out[i] == T(0.5f * static_cast<float>(scaled[i]) + static_cast<float>(ys[i])));
 }
 
 }  // namespace
 
-TEST_CASE("softmax cross-entropy forward matches a double-precision reference",
+TEST_CASE("fill sets every element to the pattern of its size", "[backend][kernels]") {
+  for (auto& b : cpu_backends()) {
+    INFO(b->describe());
+    DeviceBuffer<float> x(*b, random_floats(1000, 1));
+    b->fill(x.get(), 1000, 4, bits_of(2.5f));
+    for (float v : x.read()) REQUIRE(v == 2.5f);
+
+    DeviceBuffer<std::uint16_t> h(*b, 9, 0);
+    b->fill(h.get(), 8, 2, 0xabcdu);  // the ninth is left alone
+    const auto hv = h.read();
+    for (std::size_t i = 0; i < 8; ++i) REQUIRE(hv[i] == 0xabcdu);
+    CHECK(hv[8] == 0);
+
+    DeviceBuffer<std::int64_t> l(*b, 3, 0);
+    b->fill(l.get(), 3, 8, static_cast<std::uint64_t>(-7));
+    CHECK(l.read() == std::vector<std::int64_t>{-7, -7, -7});
+
+    CHECK_THROWS_AS(b->fill(x.get(), 1, 3, 0), Error);  // no 3-byte elements
+  }
+}
+
+TEST_CASE("scale and axpy compute in f32 and round once, in f32, f16 and bf16",
           "[backend][kernels]") {
-  const std::size_t rows = 6, cols = 10;
-  auto logits = random_floats(rows * cols, 6, -5.0f, 5.0f);
-  // Row 3: logits so large that exp() without the max subtracted would overflow.
-  for (std::size_t c = 0; c < cols; ++c) logits[3 * cols + c] = 1e4f + static_cast<float>(c);
-  // Row 4: hugely negative, and one -inf.
-  for (std::size_t c = 0; c < cols; ++c) logits[4 * cols + c] = -1e4f - static_cast<float>(c);
-  logits[4 * cols + 7] = -INFINITY;
-  const std::vector<std::int32_t> labels = {0, 9, 3, 9, 1, 5};
   for (auto& b : cpu_backends()) {
     INFO(b->describe());
-    DeviceBuffer<float> z(*b, logits), probs(*b, rows * cols, 0.0f), loss(*b, rows, 0.0f);
-    DeviceBuffer<std::int32_t> y(*b, labels);
-    b->softmax_xent_forward(z.get(), y.get(), probs.get(), loss.get(), rows, cols);
-    const auto p = probs.read();
-    const auto l = loss.read();
-    for (std::size_t r = 0; r < rows; ++r) {
-      std::vector<double> ref;
-      double ref_loss = 0;
-      reference_softmax(&logits[r * cols], cols, labels[r], ref, ref_loss);
-      double sum = 0;
-      for (std::size_t c = 0; c < cols; ++c) {
-        REQUIRE(std::isfinite(p[r * cols + c]));
-        CHECK(p[r * cols + c] == Approx(ref[c]).margin(1e-6).epsilon(1e-5));
-        sum += p[r * cols + c];
+    check_scale_axpy<float>(*b, DType::f32);
+    check_scale_axpy<half>(*b, DType::f16);
+    check_scale_axpy<bfloat16>(*b, DType::bf16);
+  }
+}
+
+TEST_CASE("elementwise kernels accept zero sizes and refuse integer types", "[backend][kernels]") {
+  for (auto& b : cpu_backends()) {
+    INFO(b->describe());
+    DeviceBuffer<float> x(*b, 4, 1.0f);
+    b->fill(x.get(), 0, 4, bits_of(7.0f));
+    b->scale(DType::f32, x.get(), 0, 7.0f);
+    b->axpy(DType::f32, 0, 1.0f, x.get(), x.get());
+    for (float v : x.read()) REQUIRE(v == 1.0f);  // nothing was touched
+    for (DType t : {DType::i32, DType::i64}) {
+      try {
+        b->scale(t, x.get(), 1, 2.0f);
+        FAIL("scaled an integer buffer");
+      } catch (const Error& e) {
+        CHECK(e.code() == Errc::invalid_argument);
+        CHECK_THAT(e.what(), Catch::Contains("not a floating-point type"));
       }
-      CHECK(sum == Approx(1.0).epsilon(1e-5));
-      REQUIRE(std::isfinite(l[r]));
-      CHECK(l[r] == Approx(ref_loss).margin(1e-5).epsilon(1e-5));
-    }
-    double tail = 0;  // row 3, label 9 (the maximum): log(sum_j exp(-j))
-    for (int j = 0; j < 10; ++j) tail += std::exp(-j);
-    CHECK(l[3] == Approx(std::log(tail)).epsilon(1e-5));
-  }
-}
-
-TEST_CASE("a label outside the classes gives a NaN loss, not a crash", "[backend][kernels]") {
-  for (auto& b : cpu_backends()) {
-    INFO(b->describe());
-    DeviceBuffer<float> z(*b, {1, 2, 3, 4, 5, 6}), probs(*b, 6, 0.0f), loss(*b, 2, 0.0f);
-    DeviceBuffer<std::int32_t> y(*b, {3, -1});
-    b->softmax_xent_forward(z.get(), y.get(), probs.get(), loss.get(), 2, 3);
-    const auto l = loss.read();
-    CHECK(std::isnan(l[0]));
-    CHECK(std::isnan(l[1]));
-  }
-}
-
-TEST_CASE("softmax cross-entropy backward is (p - onehot) * scale", "[backend][kernels]") {
-  const std::size_t rows = 4, cols = 3;
-  const auto probs = random_floats(rows * cols, 7, 0.0f, 1.0f);
-  const std::vector<std::int32_t> labels = {2, 0, 1, 1};
-  for (auto& b : cpu_backends()) {
-    INFO(b->describe());
-    DeviceBuffer<float> p(*b, probs), dz(*b, rows * cols, 0.0f);
-    DeviceBuffer<std::int32_t> y(*b, labels);
-    b->softmax_xent_backward(p.get(), y.get(), dz.get(), rows, cols, 0.25f);
-    const auto g = dz.read();
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t c = 0; c < cols; ++c) {
-        const float onehot = static_cast<int>(c) == labels[r] ? 1.0f : 0.0f;
-        REQUIRE(g[r * cols + c] == (probs[r * cols + c] - onehot) * 0.25f);
-      }
-    // In place over the probabilities, as a trainer does it.
-    b->softmax_xent_backward(p.get(), y.get(), p.get(), rows, cols, 0.25f);
-    REQUIRE(p.read() == g);
-  }
-}
-
-TEST_CASE("forward then backward is the gradient of the mean loss", "[backend][kernels]") {
-  // A finite-difference check ties the two kernels to the loss they claim to differentiate.
-  const std::size_t rows = 2, cols = 4;
-  auto logits = random_floats(rows * cols, 8, -2.0f, 2.0f);
-  const std::vector<std::int32_t> labels = {1, 3};
-  auto b = detail::make_backend(host_device());
-  auto mean_loss = [&](const std::vector<float>& z) {
-    std::vector<float> p(rows * cols), l(rows);
-    b->softmax_xent_forward(z.data(), labels.data(), p.data(), l.data(), rows, cols);
-    return (static_cast<double>(l[0]) + l[1]) / rows;
-  };
-  std::vector<float> p(rows * cols), l(rows), g(rows * cols);
-  b->softmax_xent_forward(logits.data(), labels.data(), p.data(), l.data(), rows, cols);
-  b->softmax_xent_backward(p.data(), labels.data(), g.data(), rows, cols, 1.0f / rows);
-  for (std::size_t i = 0; i < logits.size(); ++i) {
-    auto up = logits, down = logits;
-    up[i] += 1e-2f;
-    down[i] -= 1e-2f;
-    const double numeric = (mean_loss(up) - mean_loss(down)) / 2e-2;
-    CHECK(g[i] == Approx(numeric).margin(1e-3));
-  }
-}
-
-TEST_CASE("SGD with momentum follows PyTorch's update", "[backend][kernels]") {
-  const std::size_t n = 50;
-  const auto w0 = random_floats(n, 9), g = random_floats(n, 10);
-  const detail::SgdParams params{0.1f, 0.9f, 0.01f};
-  for (auto& b : cpu_backends()) {
-    INFO(b->describe());
-    DeviceBuffer<float> w(*b, w0), gd(*b, g), v(*b, n, 0.0f);
-    std::vector<float> rw = w0, rv(n, 0.0f);
-    for (int step = 0; step < 3; ++step) {
-      b->sgd_momentum(w.get(), gd.get(), v.get(), n, params);
-      for (std::size_t i = 0; i < n; ++i) {
-        rv[i] = 0.9f * rv[i] + (g[i] + 0.01f * rw[i]);
-        rw[i] -= 0.1f * rv[i];
-      }
-    }
-    const auto wout = w.read(), vout = v.read();
-    for (std::size_t i = 0; i < n; ++i) {
-      REQUIRE(wout[i] == Approx(rw[i]).epsilon(1e-6));
-      REQUIRE(vout[i] == Approx(rv[i]).epsilon(1e-6));
+      CHECK_THROWS_AS(b->axpy(t, 1, 1.0f, x.get(), x.get()), Error);
     }
   }
-}
-
-TEST_CASE("Adam's first step moves each weight by about lr in the gradient's direction",
-          "[backend][kernels]") {
-  // At t = 1 the bias corrections make m_hat = g and v_hat = g^2 exactly (up to rounding), so
-  // the step is lr * g / (|g| + eps): without the correction it would be ~3x too large.
-  const std::vector<float> w0 = {1.0f, -2.0f, 0.5f, 3.0f};
-  const std::vector<float> g = {0.3f, -1e-3f, 4.0f, -50.0f};
-  const detail::AdamParams p{0.01f, 0.9f, 0.999f, 1e-8f, 0.0f, 1};
-  for (auto& b : cpu_backends()) {
-    INFO(b->describe());
-    DeviceBuffer<float> w(*b, w0), gd(*b, g), m(*b, 4, 0.0f), v(*b, 4, 0.0f);
-    b->adam(w.get(), gd.get(), m.get(), v.get(), 4, p);
-    const auto out = w.read();
-    for (std::size_t i = 0; i < 4; ++i)
-      CHECK(out[i] == Approx(w0[i] - 0.01f * (g[i] > 0 ? 1.0f : -1.0f)).epsilon(1e-5));
-  }
-}
-
-TEST_CASE("Adam matches a double-precision reference over several steps, with AdamW decay",
-          "[backend][kernels]") {
-  const std::size_t n = 64;
-  const auto w0 = random_floats(n, 11), g = random_floats(n, 12);
-  detail::AdamParams p{1e-2f, 0.9f, 0.99f, 1e-6f, 0.1f, 1};
-  for (auto& b : cpu_backends()) {
-    INFO(b->describe());
-    DeviceBuffer<float> w(*b, w0), gd(*b, g), m(*b, n, 0.0f), v(*b, n, 0.0f);
-    std::vector<double> rw(w0.begin(), w0.end()), rm(n, 0), rv(n, 0);
-    for (std::int64_t t = 1; t <= 5; ++t) {
-      p.step = t;
-      b->adam(w.get(), gd.get(), m.get(), v.get(), n, p);
-      for (std::size_t i = 0; i < n; ++i) {
-        rw[i] -= p.lr * p.weight_decay * rw[i];
-        rm[i] = p.beta1 * rm[i] + (1 - p.beta1) * g[i];
-        rv[i] = p.beta2 * rv[i] + (1 - p.beta2) * double(g[i]) * g[i];
-        const double mh = rm[i] / (1 - std::pow(double(p.beta1), double(t)));
-        const double vh = rv[i] / (1 - std::pow(double(p.beta2), double(t)));
-        rw[i] -= p.lr * mh / (std::sqrt(vh) + p.eps);
-      }
-    }
-    const auto out = w.read();
-    for (std::size_t i = 0; i < n; ++i) REQUIRE(out[i] == Approx(rw[i]).epsilon(1e-5));
-  }
-}
-
-TEST_CASE("Adam refuses step 0", "[backend][kernels]") {
-  for (auto& b : cpu_backends()) {
-    DeviceBuffer<float> w(*b, 2, 1.0f);
-    detail::AdamParams p;
-    p.step = 0;
-    try {
-      b->adam(w.get(), w.get(), w.get(), w.get(), 2, p);
-      FAIL("no error");
-    } catch (const Error& e) {
-      CHECK(e.code() == Errc::invalid_argument);
-      CHECK_THAT(e.what(), Catch::Contains("step must be >= 1"));
-    }
-  }
-}
-
-TEST_CASE("the shared math is the documented formula", "[backend][kernels][math]") {
-  CHECK(math::relu(-1.0f) == 0.0f);
-  CHECK(math::relu_grad(0.0f, 5.0f) == 0.0f);
-  CHECK(math::xent_grad(0.25f, true, 2.0f) == -1.5f);
-  float probs[3];
-  const float z[3] = {0.0f, 0.0f, 0.0f};
-  CHECK(math::softmax_xent_row(z, 3, 1, probs) == Approx(std::log(3.0)));
-  CHECK(probs[0] == Approx(1.0 / 3));
-  const math::AdamStep s = math::adam_step_constants(1, 0.9f, 0.999f, 0, 0, 1);
-  CHECK(s.c1 == Approx(10.0).epsilon(1e-6));
-  CHECK(s.c2 == Approx(1000.0).epsilon(1e-4));
 }

@@ -101,10 +101,28 @@ TEST_CASE("a sim device rejects overruns, freed buffers and host arrays", "[back
   CHECK_THROWS_AS(b->copy_to_device(p, host.data(), 64 * sizeof(float)), Error);  // overrun
   CHECK_THROWS_AS(b->copy_to_device(p + 16, host.data(), 17 * sizeof(float)), Error);
   b->copy_to_device(p + 16, host.data(), 16 * sizeof(float));  // the last 16 fit exactly
-  CHECK_THROWS_AS(b->fill(host.data(), 64, 0.0f), Error);      // a host array
-  CHECK_THROWS_AS(b->relu(p, p, 33), Error);
+  CHECK_THROWS_AS(b->fill(host.data(), 64, 4, 0), Error);      // a host array
+  CHECK_THROWS_AS(b->scale(DType::f32, p, 33, 1.0f), Error);   // an overrun
   b->free(p);
-  CHECK_THROWS_AS(b->fill(p, 1, 0.0f), Error);  // freed
+  CHECK_THROWS_AS(b->fill(p, 1, 4, 0), Error);  // freed
+}
+
+TEST_CASE("a sim device accepts memory it adopted until it forgets it", "[backend][memory]") {
+  auto b = detail::make_backend(sim_device(0, 1 << 20));
+  std::vector<float> host(64, 1.0f);
+  CHECK_THROWS_AS(b->scale(DType::f32, host.data(), 64, 2.0f), Error);
+  b->adopt(host.data(), 64 * sizeof(float));
+  b->adopt(host.data() + 8, 8 * sizeof(float));  // a second view inside the first
+  b->scale(DType::f32, host.data(), 64, 2.0f);
+  CHECK(host[63] == 2.0f);
+  CHECK(b->bytes_in_use() == 0);  // adopted memory is the application's, not nubo's
+  b->forget(host.data(), 64 * sizeof(float));
+  CHECK_THROWS_AS(b->scale(DType::f32, host.data(), 64, 2.0f), Error);
+  b->scale(DType::f32, host.data() + 8, 8, 2.0f);  // the inner view is still adopted
+  CHECK(host[8] == 4.0f);
+  b->forget(host.data() + 8, 8 * sizeof(float));
+  CHECK_THROWS_AS(b->scale(DType::f32, host.data() + 8, 8, 2.0f), Error);
+  CHECK_THROWS_AS(b->adopt(nullptr, 4), Error);
 }
 
 TEST_CASE("copies round-trip, and device-to-device copies may overlap", "[backend][memory]") {
@@ -136,7 +154,7 @@ TEST_CASE("events record, complete and can be waited on across devices", "[backe
   auto ev = a->create_event();
   CHECK(ev->done());  // never recorded
   DeviceBuffer<float> x(*a, 8, 0.0f);
-  a->fill(x.get(), 8, 1.0f);
+  a->fill(x.get(), 8, 4, 0x3f800000u);  // 1.0f
   a->record(*ev);
   ev->synchronize();
   CHECK(ev->done());
@@ -159,7 +177,7 @@ TEST_CASE("sim devices work independently on their own threads", "[backend][thre
           c(b, 32 * 32, 0.0f);
       detail::Gemm g;
       g.m = g.n = g.k = 32;
-      for (int rep = 0; rep < 20; ++rep) b.gemm(g, a.get(), m.get(), c.get());
+      for (int rep = 0; rep < 20; ++rep) b.gemm(g, DType::f32, a.get(), m.get(), c.get());
       results[static_cast<std::size_t>(i)] = c.read()[0];
     });
   for (auto& t : threads) t.join();

@@ -27,10 +27,10 @@ int main() {
   }
   const std::vector<float> a = {1, 2, 3, 4}, b = {5, 6, 7, 8};
   nubo::testing::DeviceBuffer<float> da(*backend, a), db(*backend, b), dc(*backend, a);
-  nubo::detail::Gemm g;
+  nubo::Gemm g;
   g.m = g.n = g.k = 2;
   g.lda = g.ldb = g.ldc = 2;
-  backend->gemm(g, da.get(), db.get(), dc.get());
+  backend->gemm(g, nubo::DType::f32, da.get(), db.get(), dc.get());
   const auto c = dc.read();
   if (c != std::vector<float>{19, 22, 43, 50}) {
     std::fprintf(stderr, "FAILED: wrong product\n");

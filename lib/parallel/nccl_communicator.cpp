@@ -1,4 +1,4 @@
-#include "device/nccl_communicator.hpp"
+#include "parallel/nccl_communicator.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -151,10 +151,6 @@ void check_type(DType type, const std::string& who) {
                 who + ": unknown dtype " + std::to_string(static_cast<int>(type)));
 }
 
-std::string label(const char* op, std::size_t count, DType type) {
-  return std::string(op) + " of " + std::to_string(count) + " " + std::string(dtype_name(type));
-}
-
 }  // namespace
 
 NcclCommunicator::NcclCommunicator(CudaBackend& backend, nubo_cuda_comm* comm, int rank, int size,
@@ -215,68 +211,60 @@ std::unique_ptr<CollectiveHandle> NcclCommunicator::launch(const nubo_cuda_colle
   return std::make_unique<NcclHandle>(state_, std::move(event), what);
 }
 
-std::unique_ptr<CollectiveHandle> NcclCommunicator::all_reduce_async(void* buf, std::size_t count,
-                                                                     DType type, ReduceOp op) {
-  check_type(type, state_->who);
-  if (count == 0) return std::make_unique<DoneHandle>();
-  nubo_cuda_collective_args a{NUBO_CUDA_ALL_REDUCE,
-                              static_cast<int32_t>(type),
-                              static_cast<int32_t>(op),
-                              0,
-                              buf,
-                              buf,
-                              count};
-  return launch(a, label("all_reduce", count, type) + " (" + std::string(reduce_op_name(op)) + ")");
+void NcclCommunicator::run(const parallel::Op& op) {
+  submit(op)->wait();
 }
 
-std::unique_ptr<CollectiveHandle> NcclCommunicator::broadcast_async(void* buf, std::size_t count,
-                                                                    DType type, int root) {
-  check_type(type, state_->who);
-  if (root < 0 || root >= size_)
-    throw Error(Errc::invalid_argument, state_->who + ": broadcast root " + std::to_string(root) +
-                                            " is not a rank (0.." + std::to_string(size_ - 1) +
-                                            ")");
-  if (count == 0) return std::make_unique<DoneHandle>();
-  nubo_cuda_collective_args a{
-      NUBO_CUDA_BROADCAST, static_cast<int32_t>(type), 0, root, buf, buf, count};
-  return launch(a, label("broadcast", count, type) + " from rank " + std::to_string(root));
+std::unique_ptr<CollectiveHandle> NcclCommunicator::submit(const parallel::Op& op) {
+  using parallel::OpKind;
+  check_type(op.type, state_->who);
+  nubo_cuda_collective_args a{};
+  a.dtype = static_cast<int32_t>(op.type);
+  a.op = static_cast<int32_t>(op.op);
+  a.send = op.in;
+  a.recv = op.out;
+  a.count = op.count;
+  switch (op.kind) {
+    case OpKind::all_reduce:
+      a.kind = NUBO_CUDA_ALL_REDUCE;
+      break;
+    case OpKind::broadcast:
+      if (op.root < 0 || op.root >= size_)
+        throw Error(Errc::invalid_argument, state_->who + ": broadcast root " +
+                                                std::to_string(op.root) + " is not a rank (0.." +
+                                                std::to_string(size_ - 1) + ")");
+      a.kind = NUBO_CUDA_BROADCAST;
+      a.root = op.root;
+      break;
+    case OpKind::all_gather:
+      a.kind = NUBO_CUDA_ALL_GATHER;
+      break;
+    case OpKind::reduce_scatter:
+      a.kind = NUBO_CUDA_REDUCE_SCATTER;
+      break;
+    case OpKind::barrier:
+      // NCCL has no barrier: an all-reduce of one int32 that every rank must join.
+      a = {NUBO_CUDA_ALL_REDUCE,
+           static_cast<int32_t>(DType::i32),
+           static_cast<int32_t>(ReduceOp::sum),
+           0,
+           barrier_word_,
+           barrier_word_,
+           1};
+      break;
+  }
+  // Nothing to send: already complete on every rank.
+  if (a.count == 0) return std::make_unique<DoneHandle>();
+  return launch(a, parallel::describe(op));
 }
 
-std::unique_ptr<CollectiveHandle> NcclCommunicator::all_gather_async(const void* in, void* out,
-                                                                     std::size_t count,
-                                                                     DType type) {
-  check_type(type, state_->who);
-  if (count == 0) return std::make_unique<DoneHandle>();
-  nubo_cuda_collective_args a{
-      NUBO_CUDA_ALL_GATHER, static_cast<int32_t>(type), 0, 0, in, out, count};
-  return launch(a, label("all_gather", count, type));
-}
-
-std::unique_ptr<CollectiveHandle> NcclCommunicator::reduce_scatter_async(const void* in, void* out,
-                                                                         std::size_t count,
-                                                                         DType type, ReduceOp op) {
-  check_type(type, state_->who);
-  if (count == 0) return std::make_unique<DoneHandle>();
-  nubo_cuda_collective_args a{NUBO_CUDA_REDUCE_SCATTER,
-                              static_cast<int32_t>(type),
-                              static_cast<int32_t>(op),
-                              0,
-                              in,
-                              out,
-                              count};
-  return launch(
-      a, label("reduce_scatter", count, type) + " (" + std::string(reduce_op_name(op)) + ")");
-}
-
-void NcclCommunicator::barrier() {
-  nubo_cuda_collective_args a{NUBO_CUDA_ALL_REDUCE,
-                              static_cast<int32_t>(DType::i32),
-                              static_cast<int32_t>(ReduceOp::sum),
-                              0,
-                              barrier_word_,
-                              barrier_word_,
-                              1};
-  launch(a, "barrier")->wait();
+void* NcclCommunicator::native() const {
+  if (!state_->aborted.empty() || !state_->comm) return nullptr;
+  const nubo_cuda_backend_api* api = state_->api;
+  const bool has =
+      api->struct_size >= offsetof(nubo_cuda_backend_api, nccl_native) + sizeof api->nccl_native &&
+      api->nccl_native;
+  return has ? api->nccl_native(state_->comm) : nullptr;
 }
 
 // --- Setup ----------------------------------------------------------------------------------

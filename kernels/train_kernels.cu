@@ -1,38 +1,11 @@
-// The built-in kernels on CUDA. Each is a grid-stride loop (or, for softmax, a warp per row)
-// around the functions of math.hpp, so the arithmetic is the one the CPU tests check.
-#include "kernels.hpp"
+// The trainer's model kernels on CUDA (lib/train/kernels.hpp). Each is a grid-stride loop
+// (or, for softmax, a warp per row) around the functions of math.hpp, so the arithmetic is the
+// one the CPU tests check.
+#include "grid.cuh"
+#include "train_kernels.hpp"
 
 namespace nubo::cuda_plugin {
 namespace {
-
-constexpr unsigned kBlock = 256;
-constexpr std::uint64_t kMaxBlocks = 65535;  // grid-stride loops cover the rest
-
-unsigned blocks_for(std::uint64_t n) {
-  const std::uint64_t b = (n + kBlock - 1) / kBlock;
-  return static_cast<unsigned>(b < 1 ? 1 : (b > kMaxBlocks ? kMaxBlocks : b));
-}
-
-__device__ std::uint64_t first_index() {
-  return static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-__device__ std::uint64_t grid_stride() {
-  return static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-}
-
-#define NUBO_GRID_LOOP(i, n) for (std::uint64_t i = first_index(); i < (n); i += grid_stride())
-
-__global__ void fill_k(float* x, std::uint64_t n, float value) {
-  NUBO_GRID_LOOP(i, n) x[i] = value;
-}
-
-__global__ void scale_k(float* x, std::uint64_t n, float alpha) {
-  NUBO_GRID_LOOP(i, n) x[i] *= alpha;
-}
-
-__global__ void axpy_k(std::uint64_t n, float alpha, const float* x, float* y) {
-  NUBO_GRID_LOOP(i, n) y[i] = math::axpy(alpha, x[i], y[i]);
-}
 
 __global__ void bias_add_k(float* y, const float* bias, std::uint64_t n, std::uint64_t cols) {
   NUBO_GRID_LOOP(i, n) y[i] += bias[i % cols];
@@ -115,31 +88,7 @@ __global__ void adam_k(float* w, const float* g, float* m, float* v, std::uint64
   NUBO_GRID_LOOP(i, n) math::adam_step(w[i], g[i], m[i], v[i], step);
 }
 
-// Launch errors (bad configuration) are reported at once; faults during the kernel surface at
-// the next synchronisation, as with any CUDA work.
-cudaError_t launched() {
-  return cudaGetLastError();
-}
-
 }  // namespace
-
-cudaError_t launch_fill(cudaStream_t s, float* x, std::uint64_t n, float value) {
-  if (n == 0) return cudaSuccess;
-  fill_k<<<blocks_for(n), kBlock, 0, s>>>(x, n, value);
-  return launched();
-}
-
-cudaError_t launch_scale(cudaStream_t s, float* x, std::uint64_t n, float alpha) {
-  if (n == 0) return cudaSuccess;
-  scale_k<<<blocks_for(n), kBlock, 0, s>>>(x, n, alpha);
-  return launched();
-}
-
-cudaError_t launch_axpy(cudaStream_t s, std::uint64_t n, float alpha, const float* x, float* y) {
-  if (n == 0) return cudaSuccess;
-  axpy_k<<<blocks_for(n), kBlock, 0, s>>>(n, alpha, x, y);
-  return launched();
-}
 
 cudaError_t launch_bias_add(cudaStream_t s, float* y, const float* bias, std::uint64_t rows,
                             std::uint64_t cols) {

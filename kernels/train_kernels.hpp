@@ -1,6 +1,7 @@
-// Launchers of the built-in kernels (kernels.cu, compiled by nvcc), callable from the plugin's
-// g++-compiled code. Each enqueues on `stream` and returns the launch's cudaError_t; the
-// arithmetic is kernels/math.hpp, shared with the host backend.
+// Launchers of the trainer's model kernels (train_kernels.cu, compiled by nvcc), callable from
+// the plugin's g++-compiled code (train_api.cpp). Each enqueues on `stream` and returns the
+// launch's cudaError_t; the arithmetic is kernels/math.hpp, shared with the host's table
+// (lib/train/host_kernels.cpp).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -11,9 +12,6 @@
 
 namespace nubo::cuda_plugin {
 
-cudaError_t launch_fill(cudaStream_t s, float* x, std::uint64_t n, float value);
-cudaError_t launch_scale(cudaStream_t s, float* x, std::uint64_t n, float alpha);
-cudaError_t launch_axpy(cudaStream_t s, std::uint64_t n, float alpha, const float* x, float* y);
 cudaError_t launch_bias_add(cudaStream_t s, float* y, const float* bias, std::uint64_t rows,
                             std::uint64_t cols);
 cudaError_t launch_bias_grad(cudaStream_t s, const float* dy, float* dbias, std::uint64_t rows,

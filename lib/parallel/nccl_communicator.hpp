@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "device/backend.hpp"
-#include "device/communicator.hpp"
 #include "device/cuda_plugin_abi.h"
+#include "parallel/communicator.hpp"
 
 namespace nubo::detail {
 
@@ -57,19 +57,10 @@ class NcclCommunicator final : public Communicator {
                    std::chrono::milliseconds timeout);
   ~NcclCommunicator() override;
 
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-
-  std::unique_ptr<CollectiveHandle> all_reduce_async(void* buf, std::size_t count, DType type,
-                                                     ReduceOp op) override;
-  std::unique_ptr<CollectiveHandle> broadcast_async(void* buf, std::size_t count, DType type,
-                                                    int root) override;
-  std::unique_ptr<CollectiveHandle> all_gather_async(const void* in, void* out, std::size_t count,
-                                                     DType type) override;
-  std::unique_ptr<CollectiveHandle> reduce_scatter_async(const void* in, void* out,
-                                                         std::size_t count, DType type,
-                                                         ReduceOp op) override;
-  void barrier() override;
+  // The Op's count and dtype must match on every rank: NCCL cannot check (see above).
+  void run(const parallel::Op& op) override;
+  std::unique_ptr<CollectiveHandle> submit(const parallel::Op& op) override;
+  void* native() const override;
 
   // Shared with the handles, which may be waited on from the rank's thread after the call.
   struct State;

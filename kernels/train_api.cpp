@@ -1,0 +1,99 @@
+// The trainer's kernel table (lib/train/cuda_kernels_abi.h): the model kernels of
+// train_kernels.cu, each queued on the stream the caller names (the worker's stream in use) on
+// the device it names.
+#include <cuda_runtime_api.h>
+
+#include "plugin_status.hpp"
+#include "train/cuda_kernels_abi.h"
+#include "train_kernels.hpp"
+
+namespace nubo::cuda_plugin {
+namespace {
+
+// Sets the device, then launches; the launch's error, as a status.
+template <class Launch>
+int on(int32_t ordinal, const char* what, nubo_cuda_status* st, Launch launch) {
+  if (int rc = check_cuda(cudaSetDevice(ordinal), "cudaSetDevice", st)) return rc;
+  return check_cuda(launch(), what, st);
+}
+
+cudaStream_t stream_of(void* s) {
+  return static_cast<cudaStream_t>(s);
+}
+
+int bias_add(int32_t o, void* s, float* y, const float* bias, uint64_t rows, uint64_t cols,
+             nubo_cuda_status* st) {
+  return on(o, "bias_add kernel", st,
+            [&] { return launch_bias_add(stream_of(s), y, bias, rows, cols); });
+}
+
+int bias_grad(int32_t o, void* s, const float* dy, float* dbias, uint64_t rows, uint64_t cols,
+              nubo_cuda_status* st) {
+  return on(o, "bias_grad kernel", st,
+            [&] { return launch_bias_grad(stream_of(s), dy, dbias, rows, cols); });
+}
+
+int relu(int32_t o, void* s, const float* x, float* y, uint64_t n, nubo_cuda_status* st) {
+  return on(o, "relu kernel", st, [&] { return launch_relu(stream_of(s), x, y, n); });
+}
+
+int relu_grad(int32_t o, void* s, const float* x, const float* dy, float* dx, uint64_t n,
+              nubo_cuda_status* st) {
+  return on(o, "relu_grad kernel", st,
+            [&] { return launch_relu_grad(stream_of(s), x, dy, dx, n); });
+}
+
+int softmax_xent_forward(int32_t o, void* s, const float* logits, const int32_t* labels,
+                         float* probs, float* loss, uint64_t rows, uint64_t cols,
+                         nubo_cuda_status* st) {
+  return on(o, "softmax_xent_forward kernel", st, [&] {
+    return launch_softmax_xent_forward(stream_of(s), logits, labels, probs, loss, rows, cols);
+  });
+}
+
+int softmax_xent_backward(int32_t o, void* s, const float* probs, const int32_t* labels,
+                          float* dlogits, uint64_t rows, uint64_t cols, float scale,
+                          nubo_cuda_status* st) {
+  return on(o, "softmax_xent_backward kernel", st, [&] {
+    return launch_softmax_xent_backward(stream_of(s), probs, labels, dlogits, rows, cols, scale);
+  });
+}
+
+int sgd_momentum(int32_t o, void* s, float* w, const float* grad, float* velocity, uint64_t n,
+                 float lr, float momentum, float weight_decay, nubo_cuda_status* st) {
+  return on(o, "sgd_momentum kernel", st, [&] {
+    return launch_sgd_momentum(stream_of(s), w, grad, velocity, n, lr, momentum, weight_decay);
+  });
+}
+
+int adam(int32_t o, void* s, float* w, const float* grad, float* m, float* v, uint64_t n,
+         const nubo_cuda_adam_args* a, nubo_cuda_status* st) {
+  if (!a) return bad_argument(st, "adam kernel", "null arguments");
+  const math::AdamStep step{a->lr, a->beta1, a->beta2, a->eps, a->weight_decay, a->c1, a->c2};
+  return on(o, "adam kernel", st,
+            [&] { return launch_adam(stream_of(s), w, grad, m, v, n, step); });
+}
+
+nubo_cuda_train_kernels make_table() {
+  nubo_cuda_train_kernels t{};
+  t.struct_size = sizeof t;
+  t.api_version = NUBO_CUDA_TRAIN_KERNELS_VERSION;
+  t.bias_add = bias_add;
+  t.bias_grad = bias_grad;
+  t.relu = relu;
+  t.relu_grad = relu_grad;
+  t.softmax_xent_forward = softmax_xent_forward;
+  t.softmax_xent_backward = softmax_xent_backward;
+  t.sgd_momentum = sgd_momentum;
+  t.adam = adam;
+  return t;
+}
+
+}  // namespace
+}  // namespace nubo::cuda_plugin
+
+extern "C" __attribute__((visibility("default"))) const nubo_cuda_train_kernels*
+nubo_cuda_train_kernels_v1() noexcept {
+  static const nubo_cuda_train_kernels table = nubo::cuda_plugin::make_table();
+  return &table;
+}

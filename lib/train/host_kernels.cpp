@@ -1,0 +1,81 @@
+// The model's kernels on the CPU (host and sim workers): loops over kernels/math.hpp, the
+// arithmetic the CUDA kernels share, run to completion on the worker's thread.
+#include "kernels/math.hpp"
+#include "nubo/error.hpp"
+#include "train/kernels.hpp"
+
+namespace nubo::train {
+namespace {
+
+class HostKernels final : public Kernels {
+ public:
+  void bias_add(float* y, const float* bias, std::size_t rows, std::size_t cols) override {
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < cols; ++c) y[r * cols + c] += bias[c];
+  }
+
+  void bias_grad(const float* dy, float* dbias, std::size_t rows, std::size_t cols) override {
+    for (std::size_t c = 0; c < cols; ++c) dbias[c] = 0.0f;
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < cols; ++c) dbias[c] += dy[r * cols + c];
+  }
+
+  void relu(const float* x, float* y, std::size_t n) override {
+    for (std::size_t i = 0; i < n; ++i) y[i] = math::relu(x[i]);
+  }
+
+  void relu_grad(const float* x, const float* dy, float* dx, std::size_t n) override {
+    for (std::size_t i = 0; i < n; ++i) dx[i] = math::relu_grad(x[i], dy[i]);
+  }
+
+  void softmax_xent_forward(const float* logits, const std::int32_t* labels, float* probs,
+                            float* loss, std::size_t rows, std::size_t cols) override {
+    const auto c = static_cast<std::int64_t>(cols);
+    for (std::size_t r = 0; r < rows; ++r)
+      loss[r] = math::softmax_xent_row(logits + r * cols, c, labels[r], probs + r * cols);
+  }
+
+  void softmax_xent_backward(const float* probs, const std::int32_t* labels, float* dlogits,
+                             std::size_t rows, std::size_t cols, float scale) override {
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::int64_t label = labels[r];
+      for (std::size_t c = 0; c < cols; ++c)
+        dlogits[r * cols + c] =
+            math::xent_grad(probs[r * cols + c], static_cast<std::int64_t>(c) == label, scale);
+    }
+  }
+
+  void sgd_momentum(float* w, const float* grad, float* velocity, std::size_t n,
+                    const SgdParams& p) override {
+    for (std::size_t i = 0; i < n; ++i)
+      math::sgd_momentum_step(w[i], grad[i], velocity[i], p.lr, p.momentum, p.weight_decay);
+  }
+
+  void adam(float* w, const float* grad, float* m, float* v, std::size_t n,
+            const AdamParams& p) override {
+    check_adam(p);
+    const math::AdamStep s =
+        math::adam_step_constants(p.lr, p.beta1, p.beta2, p.eps, p.weight_decay, p.step);
+    for (std::size_t i = 0; i < n; ++i) math::adam_step(w[i], grad[i], m[i], v[i], s);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Kernels> host_kernels() {
+  return std::make_unique<HostKernels>();
+}
+
+std::unique_ptr<Kernels> kernels_for(Worker& w) {
+  return w.device().backend == Backend::cuda ? cuda_kernels(w) : host_kernels();
+}
+
+void check_adam(const AdamParams& p) {
+  if (p.step < 1)
+    throw Error(Errc::invalid_argument, "adam: step must be >= 1 (it counts updates from 1), got " +
+                                            std::to_string(p.step));
+  if (!(p.beta1 >= 0.0f && p.beta1 < 1.0f) || !(p.beta2 >= 0.0f && p.beta2 < 1.0f))
+    throw Error(Errc::invalid_argument, "adam: beta1 and beta2 must be in [0, 1)");
+}
+
+}  // namespace nubo::train
