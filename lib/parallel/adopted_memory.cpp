@@ -33,4 +33,9 @@ std::shared_ptr<void> adopt_memory(const std::shared_ptr<DeviceBackend>& backend
   return holder;
 }
 
+void* no_elements() noexcept {
+  static unsigned char nothing;
+  return &nothing;
+}
+
 }  // namespace nubo::detail

@@ -16,4 +16,8 @@ namespace nubo::detail {
 std::shared_ptr<void> adopt_memory(const std::shared_ptr<DeviceBackend>& backend, void* ptr,
                                    std::size_t bytes, std::function<void()> release = {});
 
+// The pointer of a buffer of zero elements over no memory (a null pointer from the application
+// or a DLPack tensor): a buffer's null pointer means "moved from", so it gets this instead.
+void* no_elements() noexcept;
+
 }  // namespace nubo::detail

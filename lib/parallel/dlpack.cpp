@@ -172,7 +172,7 @@ DeviceBuffer import_dlpack(const std::shared_ptr<DeviceBackend>& backend, DLMana
     bad("the tensor's size in bytes overflows");
   const std::size_t bytes = count * dtype_size(type);
   if (!t.data && count > 0) bad("the tensor's data pointer is null");
-  void* ptr = static_cast<unsigned char*>(t.data) + t.byte_offset;
+  void* ptr = t.data ? static_cast<unsigned char*>(t.data) + t.byte_offset : no_elements();
   // Once adopted, the buffer owns the tensor and hands it back when the memory is let go.
   auto memory = adopt_memory(backend, ptr, bytes, [m] {
     if (m->deleter) m->deleter(m);

@@ -20,9 +20,6 @@ using detail::check_buffer;
 using detail::overlap;
 using detail::size_text;
 
-// A zero-element buffer over no memory still needs a non-null pointer: null means "moved from".
-unsigned char g_no_elements;
-
 [[noreturn]] void bad(const char* what, const std::string& why) {
   throw Error(Errc::invalid_argument, std::string(what) + ": " + why);
 }
@@ -78,7 +75,7 @@ DeviceBuffer Worker::wrap(void* data, DType type, std::size_t count) {
                     " overflow the address space");
   if (!data) {
     if (count > 0) bad("wrap", "data is a null pointer");
-    data = &g_no_elements;
+    data = detail::no_elements();
   }
   auto memory = detail::adopt_memory(state_->backend, data, count * es);
   return detail::BufferAccess::make(state_->backend, std::move(memory), data, type, count);
