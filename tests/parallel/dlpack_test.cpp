@@ -9,6 +9,7 @@
 
 #include "nubo/error.hpp"
 #include "nubo/parallel.hpp"
+#include "rank_checks.hpp"
 #include "workers.hpp"
 
 using namespace nubo;
@@ -93,18 +94,20 @@ TEST_CASE("an imported tensor is used in place and handed back once", "[parallel
   std::vector<std::unique_ptr<HostTensor>> tensors;
   tensors.push_back(std::make_unique<HostTensor>(std::vector<std::int64_t>{2, 3}));
   tensors.push_back(std::make_unique<HostTensor>(std::vector<std::int64_t>{2, 3}));
+  nubo_test::RankChecks checks;
   team.run([&](Worker& w) {
     HostTensor& t = *tensors[static_cast<std::size_t>(w.rank())];
     {
       auto buf = w.from_dlpack(&t.managed);
-      CHECK(buf.size() == 6);
+      RANK_EXPECT(checks, w, buf.size() == 6);
       auto view = buf.slice(1, 4);
       buf = DeviceBuffer();
-      CHECK(t.deleted == 0);  // the slice still uses it
+      RANK_EXPECT(checks, w, t.deleted == 0);  // the slice still uses it
       w.all_reduce(view, ReduceOp::sum);
     }
-    CHECK(t.deleted == 1);
+    RANK_EXPECT(checks, w, t.deleted == 1);
   });
+  checks.report();
   CHECK(tensors[0]->data == std::vector<float>{0, 2, 4, 6, 8, 5});
   CHECK(tensors[1]->data == tensors[0]->data);
 }
