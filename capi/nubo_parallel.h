@@ -1,6 +1,8 @@
 /*
- * nubo_parallel.h: teams of workers, buffers on their devices, and collectives, in C
- * (docs/parallel.md). Included by nubo.h; the conventions of nubo.h hold (docs/abi.md).
+ * nubo_parallel.h: teams of workers, buffers on their devices (nubo's, or the application's
+ * own memory without a copy, DLPack included), the compute a worker does on them, its CUDA
+ * streams and events, and collectives, in C (docs/parallel.md). Included by nubo.h; the
+ * conventions of nubo.h hold (docs/abi.md).
  *
  *   static nubo_status step(nubo_worker* w, void* user) {
  *     nubo_buffer* grad = NULL;
@@ -173,6 +175,127 @@ NUBO_C_API nubo_status nubo_pending_wait(nubo_pending* pending);
 NUBO_C_API int nubo_pending_done(const nubo_pending* pending);
 /* Accepts NULL. An unwaited collective is waited for first; its error is dropped. */
 NUBO_C_API void nubo_pending_free(nubo_pending* pending);
+
+/*
+ * ---- Memory the application owns, slices, DLPack ---------------------------------------------
+ *  - nubo_worker_wrap: a buffer over `count` elements at `data` (host memory for host and sim
+ *    workers, device memory of the worker's GPU for CUDA workers), without a copy; nubo never
+ *    frees it, and it must outlive the buffer. NULL data is only allowed with count 0.
+ *  - nubo_buffer_slice: a buffer viewing elements [offset, offset + count) of `buffer`; it keeps
+ *    nubo's memory alive after `buffer` is freed. Free it with nubo_buffer_free.
+ *  - nubo_buffer_data: the device pointer (host memory on host and sim workers); NULL for NULL.
+ *  - nubo_worker_bytes_in_use: device memory nubo holds on the worker's device (wrapped memory
+ *    is not counted).
+ */
+NUBO_C_API nubo_status nubo_worker_wrap(nubo_worker* worker, void* data, nubo_dtype type,
+                                        size_t count, nubo_buffer** out);
+NUBO_C_API nubo_status nubo_buffer_slice(nubo_buffer* buffer, size_t offset, size_t count,
+                                         nubo_buffer** out);
+NUBO_C_API void* nubo_buffer_data(nubo_buffer* buffer);
+NUBO_C_API nubo_status nubo_worker_bytes_in_use(const nubo_worker* worker, size_t* out);
+
+/* DLPack's tensor (dlpack/dlpack.h, version 0.6), declared only: include <dlpack/dlpack.h> to
+   look inside. */
+struct DLManagedTensor;
+
+/*
+ * Zero-copy exchange with NumPy, PyTorch, CuPy and JAX.
+ *  - nubo_buffer_to_dlpack: *out is a one-dimensional compact tensor over the buffer's memory
+ *    (kDLCPU for host and sim workers, kDLCUDA with the GPU's ordinal for CUDA ones). It shares
+ *    the memory like a slice; the consumer calls its deleter when done.
+ *  - nubo_buffer_from_dlpack: a buffer over the tensor's memory. On NUBO_OK the buffer owns the
+ *    tensor and calls its deleter once the buffer and its slices are freed; on any error the
+ *    tensor is untouched and still the caller's. NUBO_ERR_INVALID_ARGUMENT, naming the problem,
+ *    for a tensor on another device, a dtype nubo has no type for (float64, uint8, vectors),
+ *    strides that are not compact row-major, or a malformed shape.
+ */
+NUBO_C_API nubo_status nubo_buffer_to_dlpack(nubo_buffer* buffer, struct DLManagedTensor** out);
+NUBO_C_API nubo_status nubo_buffer_from_dlpack(nubo_worker* worker, struct DLManagedTensor* tensor,
+                                               nubo_buffer** out);
+
+/* ---- Compute ------------------------------------------------------------------------------ */
+
+typedef enum nubo_transpose {
+  NUBO_TRANSPOSE_NO = 0,
+  NUBO_TRANSPOSE_YES = 1,
+  /* not a value: keeps every int a valid nubo_transpose in C++ */
+  NUBO_TRANSPOSE_MAX_ENUM = 0x7fffffff
+} nubo_transpose;
+
+/* C = alpha op(A) op(B) + beta C, row-major (cblas_sgemm with CblasRowMajor, NumPy's C order):
+   op(A) is m x k, op(B) k x n, C m x n. A leading dimension of 0 means packed. The buffers'
+   type (f32, f16 or bf16, all three the same) is the GEMM's; products accumulate in f32. When
+   beta is 0, C is not read. */
+typedef struct nubo_gemm {
+  uint32_t struct_size;
+  nubo_transpose trans_a, trans_b; /* default NUBO_TRANSPOSE_NO */
+  size_t m, n, k;
+  float alpha, beta;    /* default 1 and 0 */
+  size_t lda, ldb, ldc; /* default 0: packed */
+} nubo_gemm;
+
+/* Fills *gemm with the defaults (m, n, k are 0: set them). */
+NUBO_C_API nubo_status nubo_gemm_init(nubo_gemm* gemm, size_t struct_size);
+
+/*
+ * Compute on a worker's device, ordered on its stream: on CUDA workers each call queues and
+ * returns (nubo_worker_synchronize waits); on host and sim workers it has finished on return.
+ * Buffers must be the worker's own (created, wrapped, sliced or imported by it).
+ *  - gemm: NUBO_ERR_INVALID_ARGUMENT when a buffer is too small for the shape, C overlaps A or
+ *    B, or the types differ or are not floating-point;
+ *  - fill: every element = value converted to the buffer's type (integer types take whole
+ *    numbers in their range);
+ *  - scale (x *= alpha), axpy (y += alpha x): f32, f16, bf16, computed in f32.
+ */
+NUBO_C_API nubo_status nubo_worker_gemm(nubo_worker* worker, const nubo_gemm* gemm,
+                                        const nubo_buffer* a, const nubo_buffer* b, nubo_buffer* c);
+NUBO_C_API nubo_status nubo_worker_fill(nubo_worker* worker, nubo_buffer* x, double value);
+NUBO_C_API nubo_status nubo_worker_scale(nubo_worker* worker, nubo_buffer* x, float alpha);
+NUBO_C_API nubo_status nubo_worker_axpy(nubo_worker* worker, float alpha, const nubo_buffer* x,
+                                        nubo_buffer* y);
+NUBO_C_API nubo_status nubo_worker_synchronize(nubo_worker* worker);
+
+/*
+ * ---- Streams and events (CUDA workers; docs/parallel.md states the ordering rule) ----------
+ * Everything a worker does is ordered on its stream. Work of the application on another stream
+ * is ordered with an event: record a cudaEvent_t on that stream after the work and pass it to
+ * nubo_worker_wait_native_event before the collective; or make that stream the worker's with
+ * nubo_worker_use_stream, and nothing else is needed.
+ *  - nubo_worker_native: the stream in use, the cuBLAS handle bound to it, the team's NCCL
+ *    communicator (NULL when it uses none) and the device ordinal; NULLs and -1 on host and sim
+ *    workers.
+ *  - nubo_worker_use_stream: queue everything from now on, collectives included, on
+ *    `cuda_stream` (a cudaStream_t of the worker's GPU; NULL is CUDA's legacy default stream),
+ *    after the work queued so far. nubo_worker_use_own_stream goes back. Host and sim workers:
+ *    NUBO_ERR_INVALID_ARGUMENT for a non-NULL stream.
+ *  - nubo_worker_record_event: an event at the current end of the worker's stream;
+ *    nubo_worker_wait_event makes the worker's later work wait for it (any worker of the same
+ *    kind), without blocking the thread.
+ */
+typedef struct nubo_event nubo_event; /* owned by the caller: nubo_event_free */
+
+typedef struct nubo_native_handles {
+  uint32_t struct_size;
+  void* cuda_stream;   /* cudaStream_t */
+  void* cublas_handle; /* cublasHandle_t */
+  void* nccl_comm;     /* ncclComm_t */
+  int device_ordinal;  /* -1 on host and sim workers */
+} nubo_native_handles;
+
+NUBO_C_API nubo_status nubo_worker_native(const nubo_worker* worker, nubo_native_handles* out);
+NUBO_C_API nubo_status nubo_worker_use_stream(nubo_worker* worker, void* cuda_stream);
+NUBO_C_API nubo_status nubo_worker_use_own_stream(nubo_worker* worker);
+NUBO_C_API nubo_status nubo_worker_record_event(nubo_worker* worker, nubo_event** out);
+NUBO_C_API nubo_status nubo_worker_wait_event(nubo_worker* worker, const nubo_event* event);
+NUBO_C_API nubo_status nubo_worker_wait_native_event(nubo_worker* worker, void* cuda_event);
+/* Blocks until the work before the event has finished. */
+NUBO_C_API nubo_status nubo_event_synchronize(const nubo_event* event);
+/* 1 once the work before the event has finished, else 0; 1 for NULL. */
+NUBO_C_API int nubo_event_done(const nubo_event* event);
+/* The cudaEvent_t (for cudaStreamWaitEvent on a stream of yours); NULL on host and sim workers
+   and for NULL. */
+NUBO_C_API void* nubo_event_native(const nubo_event* event);
+NUBO_C_API void nubo_event_free(nubo_event* event); /* accepts NULL */
 
 #ifdef __cplusplus
 }

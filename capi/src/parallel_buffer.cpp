@@ -1,6 +1,15 @@
-// Buffers in C: memory on a worker's device, and copies to and from the host.
+// Buffers in C: memory on a worker's device, the application's memory wrapped, slices, DLPack,
+// and copies to and from the host.
 #include "nubo_parallel.h"
 #include "parallel_handles.hpp"
+
+namespace nubo::capi {
+
+void give(nubo::DeviceBuffer buffer, nubo_buffer** out) {
+  *out = to_handle(new nubo::DeviceBuffer(std::move(buffer)));
+}
+
+}  // namespace nubo::capi
 
 using namespace nubo::capi;
 
@@ -12,8 +21,55 @@ NUBO_C_API nubo_status nubo_buffer_create(nubo_worker* worker, nubo_dtype type, 
     require(out, "out");
     *out = nullptr;
     nubo::Worker& w = require_worker(worker);
-    auto b = std::make_unique<nubo::DeviceBuffer>(w.alloc(to_dtype(type), count));
-    *out = to_handle(b.release());
+    give(w.alloc(to_dtype(type), count), out);
+  });
+}
+
+NUBO_C_API nubo_status nubo_worker_wrap(nubo_worker* worker, void* data, nubo_dtype type,
+                                        size_t count, nubo_buffer** out) {
+  return guard("nubo_worker_wrap", [&] {
+    require(out, "out");
+    *out = nullptr;
+    give(require_worker(worker).wrap(data, to_dtype(type), count), out);
+  });
+}
+
+NUBO_C_API nubo_status nubo_buffer_slice(nubo_buffer* buffer, size_t offset, size_t count,
+                                         nubo_buffer** out) {
+  return guard("nubo_buffer_slice", [&] {
+    require(out, "out");
+    *out = nullptr;
+    give(require_buffer(buffer, "buffer").slice(offset, count), out);
+  });
+}
+
+NUBO_C_API void* nubo_buffer_data(nubo_buffer* buffer) {
+  return buffer ? reinterpret_cast<nubo::DeviceBuffer*>(buffer)->data() : nullptr;
+}
+
+NUBO_C_API nubo_status nubo_worker_bytes_in_use(const nubo_worker* worker, size_t* out) {
+  return guard("nubo_worker_bytes_in_use",
+               [&] { *require(out, "out") = require_worker(worker).bytes_in_use(); });
+}
+
+NUBO_C_API nubo_status nubo_buffer_to_dlpack(nubo_buffer* buffer, struct DLManagedTensor** out) {
+  return guard("nubo_buffer_to_dlpack", [&] {
+    require(out, "out");
+    *out = nullptr;
+    *out = require_buffer(buffer, "buffer").to_dlpack();
+  });
+}
+
+NUBO_C_API nubo_status nubo_buffer_from_dlpack(nubo_worker* worker, struct DLManagedTensor* tensor,
+                                               nubo_buffer** out) {
+  return guard("nubo_buffer_from_dlpack", [&] {
+    require(out, "out");
+    *out = nullptr;
+    nubo::Worker& w = require_worker(worker);
+    // Allocate the handle before the import takes the tensor: nothing can fail after it.
+    auto handle = std::make_unique<nubo::DeviceBuffer>();
+    *handle = w.from_dlpack(require(tensor, "tensor"));
+    *out = to_handle(handle.release());
   });
 }
 

@@ -45,6 +45,13 @@ inline const nubo::DeviceBuffer& require_buffer(const nubo_buffer* b, const char
   return *reinterpret_cast<const nubo::DeviceBuffer*>(require(b, name));
 }
 
+inline nubo_event* to_handle(nubo::Event* e) {
+  return reinterpret_cast<nubo_event*>(e);
+}
+inline const nubo::Event& require_event(const nubo_event* e) {
+  return *reinterpret_cast<const nubo::Event*>(require(e, "event"));
+}
+
 inline nubo_pending* to_handle(nubo::Pending* p) {
   return reinterpret_cast<nubo_pending*>(p);
 }
@@ -58,6 +65,9 @@ inline nubo::Pending* pending_of(nubo_pending* p) {
 // outside its enumerators is undefined (UBSan's -fsanitize=enum says so).
 DType to_dtype(const nubo_dtype& type);
 ReduceOp to_op(const nubo_reduce_op& op);
+Transpose to_transpose(const nubo_transpose& t, const char* name);
+// Hands a new buffer to the caller as a handle.
+void give(nubo::DeviceBuffer buffer, nubo_buffer** out);
 int raw_value(const nubo_status& status);
 
 }  // namespace nubo::capi

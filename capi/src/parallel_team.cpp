@@ -64,6 +64,15 @@ ReduceOp to_op(const nubo_reduce_op& op) {
   return static_cast<ReduceOp>(v);
 }
 
+Transpose to_transpose(const nubo_transpose& t, const char* name) {
+  const int v = bytes_of(t);
+  if (v != NUBO_TRANSPOSE_NO && v != NUBO_TRANSPOSE_YES) {
+    throw Error(Errc::invalid_argument, std::string(name) + " is " + std::to_string(v) +
+                                            ", not a nubo_transpose (NO or YES)");
+  }
+  return v == NUBO_TRANSPOSE_YES ? Transpose::yes : Transpose::no;
+}
+
 int raw_value(const nubo_status& status) {
   return bytes_of(status);
 }

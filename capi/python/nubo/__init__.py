@@ -17,7 +17,7 @@ from . import net  # nubo.net.send(), nubo.net.Server (docs/net.md)
 from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, HostCpu, Link,
                       LinkKind, Severity, discover)
 from .errors import NuboError, Status
-from .parallel import Buffer, DType, Pending, ReduceOp, Team, Worker
+from .parallel import Buffer, DType, Event, NativeHandles, Pending, ReduceOp, Team, Worker
 from .transfer import (Archive, Codec, Entry, EntryKind, Progress, Summary, list_archive, pack,
                        unpack, verify)
 
@@ -29,7 +29,7 @@ __all__ = [
     "library_path", "version",
     "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "list_archive", "pack",
     "unpack", "verify",
-    "Buffer", "DType", "Pending", "ReduceOp", "Team", "Worker",
+    "Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker",
     "cost", "train",
 ]
 

@@ -1,13 +1,15 @@
-"""Teams of workers, buffers on their devices, and collectives (docs/parallel.md).
+"""Teams of workers, buffers on their devices, the compute a worker does on them, and
+collectives (docs/parallel.md). Every call that takes a buffer also takes, without a copy, any
+object with __dlpack__: a NumPy array, a PyTorch or CuPy tensor.
 
-    >>> import nubo
+    >>> import nubo, numpy as np
     >>> team = nubo.Team.host(4)                    # or Team.from_report(...), Team.from_env()
+    >>> grads = [np.full(1024, float(r), dtype=np.float32) for r in range(4)]
     >>> def step(w: nubo.Worker) -> None:
-    ...     grad = w.buffer("f32", 1024)
-    ...     grad.write([float(w.rank)] * 1024)
-    ...     w.all_reduce(grad, "avg")
-    ...     assert grad.read(0, 1) == [1.5]
+    ...     w.all_reduce(grads[w.rank], "avg")      # in place, in the array's own memory
     >>> team.run(step)
+    >>> grads[0][0]
+    1.5
 
 run() calls the function on every worker at once, each on its own thread (the collectives
 release the GIL while they wait). When one raises, the others' collectives fail at once and
@@ -20,11 +22,12 @@ from __future__ import annotations
 import ctypes
 import struct
 import threading
-from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_size_t, c_uint32
-from ctypes import c_void_p
-from typing import Callable, Iterable, Optional, Sequence, Union
+from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_float, c_int, c_size_t
+from ctypes import c_uint32, c_void_p
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
-from . import _lib
+from . import _lib, dlpack
 from ._enum import OpenIntEnum
 from ._lib import _Sized, text
 from .devices import Backend, DeviceReport
@@ -80,6 +83,36 @@ class nubo_team_options(_Sized):
     ]
 
 
+class nubo_gemm(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("trans_a", c_int),  # nubo_transpose
+        ("trans_b", c_int),
+        ("m", c_size_t),
+        ("n", c_size_t),
+        ("k", c_size_t),
+        ("alpha", c_float),
+        ("beta", c_float),
+        ("lda", c_size_t),
+        ("ldb", c_size_t),
+        ("ldc", c_size_t),
+    ]
+
+
+class nubo_native_handles(_Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("cuda_stream", c_void_p),
+        ("cublas_handle", c_void_p),
+        ("nccl_comm", c_void_p),
+        ("device_ordinal", c_int),
+    ]
+
+
+class nubo_event(Structure):
+    """Opaque."""
+
+
 class nubo_worker_info(_Sized):
     _fields_ = [
         ("struct_size", c_uint32),
@@ -97,6 +130,7 @@ TeamPtr = POINTER(nubo_team)
 WorkerPtr = POINTER(nubo_worker)
 BufferPtr = POINTER(nubo_buffer)
 PendingPtr = POINTER(nubo_pending)
+EventPtr = POINTER(nubo_event)
 _status = c_int
 # The run callback. A c_void_p worker, so that the callback gets a plain int it can pass back.
 WORKER_FN = CFUNCTYPE(c_int, c_void_p, c_void_p)
@@ -135,6 +169,29 @@ _lib.register({
     "nubo_pending_wait": (_status, [PendingPtr]),
     "nubo_pending_done": (c_int, [PendingPtr]),
     "nubo_pending_free": (None, [PendingPtr]),
+    "nubo_worker_wrap": (_status, [c_void_p, c_void_p, c_int, c_size_t, POINTER(BufferPtr)]),
+    "nubo_buffer_slice": (_status, [BufferPtr, c_size_t, c_size_t, POINTER(BufferPtr)]),
+    "nubo_buffer_data": (c_void_p, [BufferPtr]),
+    "nubo_worker_bytes_in_use": (_status, [c_void_p, POINTER(c_size_t)]),
+    "nubo_buffer_to_dlpack": (_status, [BufferPtr, POINTER(c_void_p)]),
+    "nubo_buffer_from_dlpack": (_status, [c_void_p, c_void_p, POINTER(BufferPtr)]),
+    "nubo_gemm_init": (_status, [POINTER(nubo_gemm), c_size_t]),
+    "nubo_worker_gemm": (_status, [c_void_p, POINTER(nubo_gemm), BufferPtr, BufferPtr,
+                                   BufferPtr]),
+    "nubo_worker_fill": (_status, [c_void_p, BufferPtr, c_double]),
+    "nubo_worker_scale": (_status, [c_void_p, BufferPtr, c_float]),
+    "nubo_worker_axpy": (_status, [c_void_p, c_float, BufferPtr, BufferPtr]),
+    "nubo_worker_synchronize": (_status, [c_void_p]),
+    "nubo_worker_native": (_status, [c_void_p, POINTER(nubo_native_handles)]),
+    "nubo_worker_use_stream": (_status, [c_void_p, c_void_p]),
+    "nubo_worker_use_own_stream": (_status, [c_void_p]),
+    "nubo_worker_record_event": (_status, [c_void_p, POINTER(EventPtr)]),
+    "nubo_worker_wait_event": (_status, [c_void_p, EventPtr]),
+    "nubo_worker_wait_native_event": (_status, [c_void_p, c_void_p]),
+    "nubo_event_synchronize": (_status, [EventPtr]),
+    "nubo_event_done": (c_int, [EventPtr]),
+    "nubo_event_native": (c_void_p, [EventPtr]),
+    "nubo_event_free": (None, [EventPtr]),
 })
 
 # ---- Element conversion ----------------------------------------------------------------------
@@ -193,11 +250,17 @@ def _unpack(dtype: DType, data: bytes) -> list[Number]:
 
 
 class Buffer:
-    """Memory on a worker's device. Freed by close() (or when garbage collected); it may outlive
-    its team, but is used from one thread at a time."""
+    """Memory on a worker's device: nubo's own (Worker.buffer), or another library's array
+    wrapped without a copy (Worker.wrap). Freed by close() (or when garbage collected); a
+    wrapped array is handed back then. It may outlive its team, but is used from one thread at
+    a time. NumPy, PyTorch and CuPy read it without a copy: numpy.from_dlpack(buffer)."""
 
-    def __init__(self, handle: ctypes._Pointer, dtype: DType) -> None:  # type: ignore[name-defined]
+    def __init__(self, handle: ctypes._Pointer, dtype: Optional[DType] = None) -> None:  # type: ignore[name-defined]
         self._handle: Optional[ctypes._Pointer] = handle  # type: ignore[name-defined]
+        if dtype is None:
+            raw = c_int()
+            _lib.check(_lib.lib().nubo_buffer_dtype(handle, ctypes.byref(raw)))
+            dtype = DType(raw.value)
         self.dtype = dtype
 
     def _h(self) -> ctypes._Pointer:  # type: ignore[name-defined]
@@ -214,8 +277,38 @@ class Buffer:
     def nbytes(self) -> int:
         return int(_lib.lib().nubo_buffer_bytes(self._h()))
 
+    @property
+    def data_ptr(self) -> int:
+        """The device pointer (host memory on host and sim workers), as an int."""
+        return int(_lib.lib().nubo_buffer_data(self._h()) or 0)
+
     def __len__(self) -> int:
         return self.size
+
+    def slice(self, offset: int, count: int) -> Buffer:
+        """A buffer viewing elements [offset, offset + count) of this one; it keeps nubo's
+        memory alive after this buffer is closed."""
+        handle = BufferPtr()
+        _lib.check(_lib.lib().nubo_buffer_slice(self._h(), offset, count, ctypes.byref(handle)))
+        return Buffer(handle, self.dtype)
+
+    def __dlpack__(self, stream: Optional[int] = None) -> Any:
+        """A DLPack capsule over this buffer's memory (the DLPack protocol: numpy.from_dlpack,
+        torch.from_dlpack). On a CUDA worker, call Worker.synchronize() (or order the
+        consumer's stream with an event) first: nubo does not know the consumer's stream."""
+        del stream  # accepted, as the protocol asks; see above
+        out = c_void_p()
+        _lib.check(_lib.lib().nubo_buffer_to_dlpack(self._h(), ctypes.byref(out)))
+        return dlpack.capsule_of(out.value or 0)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """(device_type, device_id): (1, 0) for host memory, (2, ordinal) for a GPU's."""
+        out = c_void_p()
+        _lib.check(_lib.lib().nubo_buffer_to_dlpack(self._h(), ctypes.byref(out)))
+        try:
+            return dlpack.device_of(out.value or 0)
+        finally:
+            dlpack.free(out.value or 0)
 
     def write(self, values: Union[bytes, bytearray, memoryview, Iterable[Number]],
               offset: int = 0) -> None:
@@ -263,14 +356,24 @@ class Buffer:
 class Pending:
     """A collective in flight: wait() before touching its buffers."""
 
-    def __init__(self, handle: ctypes._Pointer, keep: tuple[Buffer, ...]) -> None:  # type: ignore[name-defined]
+    def __init__(self, handle: ctypes._Pointer, keep: tuple[Buffer, ...],  # type: ignore[name-defined]
+                 temporary: tuple[Buffer, ...] = ()) -> None:
         self._handle: Optional[ctypes._Pointer] = handle  # type: ignore[name-defined]
         self._keep = keep  # the buffers must outlive the collective
+        self._temporary = temporary  # wrappers made for the call: closed once it is over
 
     def wait(self) -> None:
         """Blocks until the collective has finished; raises its failure."""
         if self._handle is not None:
-            _lib.check(_lib.lib().nubo_pending_wait(self._handle))
+            try:
+                _lib.check(_lib.lib().nubo_pending_wait(self._handle))
+            finally:
+                self._release_temporaries()
+
+    def _release_temporaries(self) -> None:
+        for b in self._temporary:
+            b.close()
+        self._temporary = ()
 
     @property
     def done(self) -> bool:
@@ -282,6 +385,7 @@ class Pending:
             _lib.lib().nubo_pending_free(self._handle)
             self._handle = None
             self._keep = ()
+            self._release_temporaries()
 
     def __del__(self) -> None:
         try:
@@ -290,8 +394,82 @@ class Pending:
             pass
 
 
+class Event:
+    """A point in a worker's stream (Worker.record_event); done once the work queued before it
+    has finished. On host and sim workers it is done at once."""
+
+    def __init__(self, handle: ctypes._Pointer) -> None:  # type: ignore[name-defined]
+        self._handle: Optional[ctypes._Pointer] = handle  # type: ignore[name-defined]
+
+    def _h(self) -> ctypes._Pointer:  # type: ignore[name-defined]
+        if self._handle is None:
+            raise NuboError(Status.INVALID_ARGUMENT, "the event is closed")
+        return self._handle
+
+    @property
+    def done(self) -> bool:
+        return bool(_lib.lib().nubo_event_done(self._h()))
+
+    def synchronize(self) -> None:
+        _lib.check(_lib.lib().nubo_event_synchronize(self._h()))
+
+    @property
+    def native(self) -> Optional[int]:
+        """The cudaEvent_t as an int (None on host and sim workers)."""
+        return _lib.lib().nubo_event_native(self._h())
+
+    def close(self) -> None:
+        if self._handle is not None:
+            _lib.lib().nubo_event_free(self._handle)
+            self._handle = None
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+@dataclass(frozen=True)
+class NativeHandles:
+    """What a worker computes with, for kernels of the application's own: ints (pointers), or
+    None and -1 on host and sim workers."""
+
+    cuda_stream: Optional[int]
+    cublas_handle: Optional[int]
+    nccl_comm: Optional[int]
+    device_ordinal: int
+
+
+def _pointer(value: Any, what: str) -> Optional[int]:
+    """A CUDA stream or event given as an int, None, or a library's object: torch.cuda.Stream
+    and Event (cuda_stream, cuda_event), CuPy's (ptr), or anything ctypes can pass
+    (_as_parameter_)."""
+    if value is None or isinstance(value, int):
+        return value
+    for attr in ("cuda_stream", "cuda_event", "ptr"):
+        if isinstance(getattr(value, attr, None), int):
+            return int(getattr(value, attr))
+    parameter = getattr(value, "_as_parameter_", None)
+    if isinstance(parameter, c_void_p):
+        return parameter.value
+    raise NuboError(Status.INVALID_ARGUMENT, f"a {type(value).__name__} is not a {what} (pass "
+                    "an int, or a torch.cuda or CuPy object)")
+
+
+def _dim(obj: Any, axis: int) -> Optional[int]:
+    shape = getattr(obj, "shape", None)
+    if shape is None or len(shape) != 2:
+        return None
+    return int(shape[axis])
+
+
 class Worker:
-    """One member of a team, handed to the function Team.run runs; valid during that call."""
+    """One member of a team, handed to the function Team.run runs; valid during that call.
+
+    Buffers: every call taking one also takes any object with __dlpack__ (a NumPy array, a
+    PyTorch or CuPy tensor), used in place for the call. Everything a worker does is ordered on
+    its stream; see use_stream and docs/parallel.md for work on other streams."""
 
     def __init__(self, handle: int) -> None:
         self._handle = handle
@@ -316,6 +494,8 @@ class Worker:
                                                 ctypes.byref(count)))
         return range(begin.value, begin.value + count.value)
 
+    # ---- Memory ------------------------------------------------------------------------------
+
     def buffer(self, dtype: DTypeLike, count: int) -> Buffer:
         """A buffer of `count` elements of `dtype` ("f32", "f16", "bf16", "i32", "i64")."""
         t = _dtype(dtype)
@@ -324,48 +504,178 @@ class Worker:
                                                  ctypes.byref(handle)))
         return Buffer(handle, t)
 
-    # Collectives: see nubo_parallel.h. Every rank calls the same ones in the same order.
+    def wrap(self, obj: Any) -> Buffer:
+        """A buffer over an object with __dlpack__ (NumPy array, PyTorch or CuPy tensor), in
+        place: its elements in row-major order, one dimension. The object's memory stays alive
+        until the buffer is closed. Refused with a NuboError naming the problem: another
+        device, a dtype nubo has no type for (float64...), a non-contiguous or read-only array."""
+        borrowed = dlpack.Borrowed(obj, self._dlpack_stream())
+        handle = BufferPtr()
+        _lib.check(_lib.lib().nubo_buffer_from_dlpack(self._handle, borrowed.address,
+                                                      ctypes.byref(handle)))
+        borrowed.adopted()
+        return Buffer(handle)
 
-    def all_reduce(self, buf: Buffer, op: OpLike = "sum") -> None:
-        _lib.check(_lib.lib().nubo_all_reduce(self._handle, buf._h(), int(_op(op))))
+    @property
+    def bytes_in_use(self) -> int:
+        """Device memory nubo holds on this worker's device (wrapped arrays not counted)."""
+        out = c_size_t()
+        _lib.check(_lib.lib().nubo_worker_bytes_in_use(self._handle, ctypes.byref(out)))
+        return out.value
 
-    def broadcast(self, buf: Buffer, root: int = 0) -> None:
-        _lib.check(_lib.lib().nubo_broadcast(self._handle, buf._h(), root))
+    def _dlpack_stream(self) -> Optional[int]:
+        if self.backend != Backend.CUDA:
+            return None
+        return dlpack.dlpack_stream(self.native().cuda_stream or 0)
 
-    def all_gather(self, inp: Buffer, out: Buffer) -> None:
-        _lib.check(_lib.lib().nubo_all_gather(self._handle, inp._h(), out._h()))
+    def _operand(self, obj: Any, temporaries: list[Buffer]) -> Buffer:
+        if isinstance(obj, Buffer):
+            return obj
+        wrapped = self.wrap(obj)
+        temporaries.append(wrapped)
+        return wrapped
 
-    def reduce_scatter(self, inp: Buffer, out: Buffer, op: OpLike = "sum") -> None:
-        _lib.check(_lib.lib().nubo_reduce_scatter(self._handle, inp._h(), out._h(),
-                                                  int(_op(op))))
+    def _call(self, function: Callable[..., int], *objs: Any) -> None:
+        """function(*buffers) on the objects as buffers; wrappers made here are closed after."""
+        temporaries: list[Buffer] = []
+        try:
+            buffers = [self._operand(o, temporaries) for o in objs]
+            _lib.check(function(*[b._h() for b in buffers]))
+        finally:
+            for b in temporaries:
+                b.close()
+
+    # ---- Compute -----------------------------------------------------------------------------
+
+    def gemm(self, a: Any, b: Any, c: Any, *, trans_a: bool = False, trans_b: bool = False,
+             alpha: float = 1.0, beta: float = 0.0, m: Optional[int] = None,
+             n: Optional[int] = None, k: Optional[int] = None, lda: int = 0, ldb: int = 0,
+             ldc: int = 0) -> None:
+        """c = alpha op(a) op(b) + beta c, row-major, in the operands' type (f32, f16, bf16).
+        m, n and k come from 2-D arrays' shapes; pass them for nubo Buffers (one-dimensional).
+        """
+        if m is None:
+            m = _dim(a, 1 if trans_a else 0)
+        if k is None:
+            k = _dim(a, 0 if trans_a else 1)
+        if n is None:
+            n = _dim(b, 0 if trans_b else 1)
+        if m is None or n is None or k is None:
+            raise NuboError(Status.INVALID_ARGUMENT, "gemm: pass m, n and k (they come from "
+                            "the shapes of 2-D arrays only)")
+        g = nubo_gemm()
+        _lib.check(_lib.lib().nubo_gemm_init(ctypes.byref(g), ctypes.sizeof(g)))
+        g.trans_a, g.trans_b = int(trans_a), int(trans_b)
+        g.m, g.n, g.k = m, n, k
+        g.alpha, g.beta = alpha, beta
+        g.lda, g.ldb, g.ldc = lda, ldb, ldc
+        c_lib = _lib.lib()
+        self._call(lambda ha, hb, hc: c_lib.nubo_worker_gemm(self._handle, ctypes.byref(g), ha,
+                                                               hb, hc), a, b, c)
+
+    def fill(self, x: Any, value: float) -> None:
+        """Every element = value, converted to x's type."""
+        c_lib = _lib.lib()
+        self._call(lambda h: c_lib.nubo_worker_fill(self._handle, h, float(value)), x)
+
+    def scale(self, x: Any, alpha: float) -> None:
+        """x *= alpha (f32, f16, bf16)."""
+        c_lib = _lib.lib()
+        self._call(lambda h: c_lib.nubo_worker_scale(self._handle, h, float(alpha)), x)
+
+    def axpy(self, alpha: float, x: Any, y: Any) -> None:
+        """y += alpha * x (f32, f16, bf16)."""
+        c_lib = _lib.lib()
+        self._call(lambda hx, hy: c_lib.nubo_worker_axpy(self._handle, float(alpha), hx, hy),
+                   x, y)
+
+    def synchronize(self) -> None:
+        """Blocks until everything this worker queued has finished (CUDA; at once elsewhere)."""
+        _lib.check(_lib.lib().nubo_worker_synchronize(self._handle))
+
+    # ---- Streams and events ------------------------------------------------------------------
+
+    def native(self) -> NativeHandles:
+        """The CUDA stream, cuBLAS handle and NCCL communicator this worker uses."""
+        h = nubo_native_handles()
+        _lib.check(_lib.lib().nubo_worker_native(self._handle, ctypes.byref(h)))
+        return NativeHandles(h.cuda_stream, h.cublas_handle, h.nccl_comm, h.device_ordinal)
+
+    def use_stream(self, stream: Any) -> None:
+        """Queue everything from now on, collectives included, on `stream` (an int
+        cudaStream_t, torch.cuda.current_stream(), a CuPy stream; 0 or None is CUDA's default
+        stream), after the work queued so far."""
+        _lib.check(_lib.lib().nubo_worker_use_stream(self._handle, _pointer(stream, "stream")))
+
+    def use_own_stream(self) -> None:
+        _lib.check(_lib.lib().nubo_worker_use_own_stream(self._handle))
+
+    def record_event(self) -> Event:
+        handle = EventPtr()
+        _lib.check(_lib.lib().nubo_worker_record_event(self._handle, ctypes.byref(handle)))
+        return Event(handle)
+
+    def wait_event(self, event: Event) -> None:
+        """This worker's later work waits for `event`, without blocking the thread."""
+        _lib.check(_lib.lib().nubo_worker_wait_event(self._handle, event._h()))
+
+    def wait_native_event(self, event: Any) -> None:
+        """This worker's later work waits for a CUDA event the application recorded on a stream
+        of its own (an int cudaEvent_t, a torch.cuda.Event)."""
+        _lib.check(_lib.lib().nubo_worker_wait_native_event(self._handle,
+                                                            _pointer(event, "CUDA event")))
+
+    # ---- Collectives: see nubo_parallel.h. Every rank calls the same ones in the same order. --
+
+    def all_reduce(self, buf: Any, op: OpLike = "sum") -> None:
+        o, c_lib = int(_op(op)), _lib.lib()
+        self._call(lambda h: c_lib.nubo_all_reduce(self._handle, h, o), buf)
+
+    def broadcast(self, buf: Any, root: int = 0) -> None:
+        c_lib = _lib.lib()
+        self._call(lambda h: c_lib.nubo_broadcast(self._handle, h, root), buf)
+
+    def all_gather(self, inp: Any, out: Any) -> None:
+        c_lib = _lib.lib()
+        self._call(lambda hi, ho: c_lib.nubo_all_gather(self._handle, hi, ho), inp, out)
+
+    def reduce_scatter(self, inp: Any, out: Any, op: OpLike = "sum") -> None:
+        o, c_lib = int(_op(op)), _lib.lib()
+        self._call(lambda hi, ho: c_lib.nubo_reduce_scatter(self._handle, hi, ho, o), inp, out)
 
     def barrier(self) -> None:
         _lib.check(_lib.lib().nubo_barrier(self._handle))
 
-    def _pending(self, call: Callable[[ctypes._Pointer], int], *keep: Buffer) -> Pending:  # type: ignore[name-defined]
-        handle = PendingPtr()
-        _lib.check(call(ctypes.byref(handle)))
-        return Pending(handle, keep)
+    def _pending(self, call: Callable[..., int], *objs: Any) -> Pending:
+        temporaries: list[Buffer] = []
+        try:
+            buffers = [self._operand(o, temporaries) for o in objs]
+            handle = PendingPtr()
+            _lib.check(call(*[b._h() for b in buffers], ctypes.byref(handle)))
+        except BaseException:
+            for b in temporaries:
+                b.close()
+            raise
+        return Pending(handle, tuple(buffers), tuple(temporaries))
 
-    def all_reduce_async(self, buf: Buffer, op: OpLike = "sum") -> Pending:
-        c = _lib.lib()
-        return self._pending(lambda out: c.nubo_all_reduce_async(self._handle, buf._h(),
-                                                                 int(_op(op)), out), buf)
+    def all_reduce_async(self, buf: Any, op: OpLike = "sum") -> Pending:
+        o, c_lib = int(_op(op)), _lib.lib()
+        return self._pending(lambda h, p: c_lib.nubo_all_reduce_async(self._handle, h, o, p), buf)
 
-    def broadcast_async(self, buf: Buffer, root: int = 0) -> Pending:
-        c = _lib.lib()
-        return self._pending(lambda out: c.nubo_broadcast_async(self._handle, buf._h(), root,
-                                                                out), buf)
+    def broadcast_async(self, buf: Any, root: int = 0) -> Pending:
+        c_lib = _lib.lib()
+        return self._pending(lambda h, p: c_lib.nubo_broadcast_async(self._handle, h, root, p),
+                             buf)
 
-    def all_gather_async(self, inp: Buffer, out: Buffer) -> Pending:
-        c = _lib.lib()
-        return self._pending(lambda p: c.nubo_all_gather_async(self._handle, inp._h(), out._h(),
-                                                               p), inp, out)
+    def all_gather_async(self, inp: Any, out: Any) -> Pending:
+        c_lib = _lib.lib()
+        return self._pending(lambda hi, ho, p: c_lib.nubo_all_gather_async(self._handle, hi, ho,
+                                                                           p), inp, out)
 
-    def reduce_scatter_async(self, inp: Buffer, out: Buffer, op: OpLike = "sum") -> Pending:
-        c = _lib.lib()
-        return self._pending(lambda p: c.nubo_reduce_scatter_async(
-            self._handle, inp._h(), out._h(), int(_op(op)), p), inp, out)
+    def reduce_scatter_async(self, inp: Any, out: Any, op: OpLike = "sum") -> Pending:
+        o, c_lib = int(_op(op)), _lib.lib()
+        return self._pending(lambda hi, ho, p: c_lib.nubo_reduce_scatter_async(
+            self._handle, hi, ho, o, p), inp, out)
 
     def barrier_async(self) -> Pending:
         c = _lib.lib()
@@ -479,4 +789,4 @@ class Team:
             pass
 
 
-__all__ = ["Buffer", "DType", "Pending", "ReduceOp", "Team", "Worker"]
+__all__ = ["Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker"]

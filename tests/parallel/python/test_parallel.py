@@ -33,7 +33,8 @@ class LayoutTest(unittest.TestCase):
             self.skipTest("NUBO_TEST_LAYOUT is not set")
         c = json.loads(subprocess.run([program], check=True, capture_output=True,
                                       text=True).stdout)
-        for struct in (parallel.nubo_team_options, parallel.nubo_worker_info):
+        for struct in (parallel.nubo_team_options, parallel.nubo_worker_info, parallel.nubo_gemm,
+                       parallel.nubo_native_handles):
             name = struct.__name__
             self.assertEqual(ctypes.sizeof(struct), c[f"sizeof.{name}"][1], name)
             for field, _ in struct._fields_:
