@@ -10,7 +10,7 @@
 #![allow(non_camel_case_types)]
 
 use std::marker::{PhantomData, PhantomPinned};
-use std::os::raw::{c_char, c_int};
+use std::os::raw::{c_char, c_double, c_float, c_int, c_void};
 
 /// `NUBO_ABI_VERSION` of the nubo.h these declarations copy.
 pub const NUBO_ABI_VERSION: c_int = 1;
@@ -168,6 +168,261 @@ sized_structs! {
 }
 
 // `size_t` is `usize` on every platform Rust and nubo share.
+// ---- Parallel (nubo_parallel.h) --------------------------------------------------------------
+
+pub type nubo_dtype = c_int;
+pub const NUBO_DTYPE_F32: nubo_dtype = 0;
+pub const NUBO_DTYPE_F16: nubo_dtype = 1;
+pub const NUBO_DTYPE_BF16: nubo_dtype = 2;
+pub const NUBO_DTYPE_I32: nubo_dtype = 3;
+pub const NUBO_DTYPE_I64: nubo_dtype = 4;
+
+pub type nubo_reduce_op = c_int;
+pub const NUBO_REDUCE_SUM: nubo_reduce_op = 0;
+pub const NUBO_REDUCE_AVG: nubo_reduce_op = 1;
+pub const NUBO_REDUCE_MAX: nubo_reduce_op = 2;
+pub const NUBO_REDUCE_MIN: nubo_reduce_op = 3;
+
+pub type nubo_transpose = c_int;
+pub const NUBO_TRANSPOSE_NO: nubo_transpose = 0;
+pub const NUBO_TRANSPOSE_YES: nubo_transpose = 1;
+
+macro_rules! opaque {
+    ($($name:ident),*) => {$(
+        #[repr(C)]
+        pub struct $name {
+            _private: [u8; 0],
+            _marker: PhantomData<(*mut u8, PhantomPinned)>,
+        }
+    )*};
+}
+opaque!(
+    nubo_team,
+    nubo_worker,
+    nubo_buffer,
+    nubo_pending,
+    nubo_event
+);
+
+sized_structs! {
+    pub struct nubo_team_options {
+        pub struct_size: u32,
+        pub timeout_seconds: c_double,
+    }
+
+    pub struct nubo_worker_info {
+        pub struct_size: u32,
+        pub rank: c_int,
+        pub size: c_int,
+        pub local_rank: c_int,
+        pub local_size: c_int,
+        pub backend: nubo_backend,
+        pub device_index: c_int,
+        pub device_name: *const c_char,
+    }
+
+    pub struct nubo_gemm {
+        pub struct_size: u32,
+        pub trans_a: nubo_transpose,
+        pub trans_b: nubo_transpose,
+        pub m: usize,
+        pub n: usize,
+        pub k: usize,
+        pub alpha: c_float,
+        pub beta: c_float,
+        pub lda: usize,
+        pub ldb: usize,
+        pub ldc: usize,
+    }
+
+    pub struct nubo_native_handles {
+        pub struct_size: u32,
+        pub cuda_stream: *mut c_void,
+        pub cublas_handle: *mut c_void,
+        pub nccl_comm: *mut c_void,
+        pub device_ordinal: c_int,
+    }
+}
+
+pub type nubo_worker_fn =
+    unsafe extern "C" fn(worker: *mut nubo_worker, user: *mut c_void) -> nubo_status;
+
+extern "C" {
+    pub fn nubo_team_options_init(
+        options: *mut nubo_team_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_team_create(
+        report: *const nubo_report,
+        indices: *const usize,
+        count: usize,
+        options: *const nubo_team_options,
+        out: *mut *mut nubo_team,
+    ) -> nubo_status;
+    pub fn nubo_team_create_host(
+        workers: usize,
+        options: *const nubo_team_options,
+        out: *mut *mut nubo_team,
+    ) -> nubo_status;
+    pub fn nubo_team_from_env(
+        options: *const nubo_team_options,
+        out: *mut *mut nubo_team,
+    ) -> nubo_status;
+    pub fn nubo_team_free(team: *mut nubo_team);
+    pub fn nubo_team_size(team: *const nubo_team) -> c_int;
+    pub fn nubo_team_local_size(team: *const nubo_team) -> c_int;
+    pub fn nubo_team_run(
+        team: *mut nubo_team,
+        f: Option<nubo_worker_fn>,
+        user: *mut c_void,
+    ) -> nubo_status;
+    pub fn nubo_worker_fail(
+        worker: *mut nubo_worker,
+        status: nubo_status,
+        message: *const c_char,
+    ) -> nubo_status;
+    pub fn nubo_worker_get_info(
+        worker: *const nubo_worker,
+        out: *mut nubo_worker_info,
+    ) -> nubo_status;
+    pub fn nubo_worker_shard(
+        worker: *const nubo_worker,
+        n: usize,
+        begin: *mut usize,
+        count: *mut usize,
+    ) -> nubo_status;
+
+    pub fn nubo_buffer_create(
+        worker: *mut nubo_worker,
+        dtype: nubo_dtype,
+        count: usize,
+        out: *mut *mut nubo_buffer,
+    ) -> nubo_status;
+    pub fn nubo_buffer_free(buffer: *mut nubo_buffer);
+    pub fn nubo_buffer_size(buffer: *const nubo_buffer) -> usize;
+    pub fn nubo_buffer_bytes(buffer: *const nubo_buffer) -> usize;
+    pub fn nubo_buffer_dtype(buffer: *const nubo_buffer, out: *mut nubo_dtype) -> nubo_status;
+    pub fn nubo_buffer_write(
+        buffer: *mut nubo_buffer,
+        host: *const c_void,
+        bytes: usize,
+        offset: usize,
+    ) -> nubo_status;
+    pub fn nubo_buffer_read(
+        buffer: *const nubo_buffer,
+        host: *mut c_void,
+        bytes: usize,
+        offset: usize,
+    ) -> nubo_status;
+
+    pub fn nubo_all_reduce(
+        worker: *mut nubo_worker,
+        buf: *mut nubo_buffer,
+        op: nubo_reduce_op,
+    ) -> nubo_status;
+    pub fn nubo_broadcast(
+        worker: *mut nubo_worker,
+        buf: *mut nubo_buffer,
+        root: c_int,
+    ) -> nubo_status;
+    pub fn nubo_all_gather(
+        worker: *mut nubo_worker,
+        input: *const nubo_buffer,
+        out: *mut nubo_buffer,
+    ) -> nubo_status;
+    pub fn nubo_reduce_scatter(
+        worker: *mut nubo_worker,
+        input: *const nubo_buffer,
+        out: *mut nubo_buffer,
+        op: nubo_reduce_op,
+    ) -> nubo_status;
+    pub fn nubo_barrier(worker: *mut nubo_worker) -> nubo_status;
+    pub fn nubo_all_reduce_async(
+        worker: *mut nubo_worker,
+        buf: *mut nubo_buffer,
+        op: nubo_reduce_op,
+        out: *mut *mut nubo_pending,
+    ) -> nubo_status;
+    pub fn nubo_pending_wait(pending: *mut nubo_pending) -> nubo_status;
+    pub fn nubo_pending_done(pending: *const nubo_pending) -> c_int;
+    pub fn nubo_pending_free(pending: *mut nubo_pending);
+
+    pub fn nubo_worker_wrap(
+        worker: *mut nubo_worker,
+        data: *mut c_void,
+        dtype: nubo_dtype,
+        count: usize,
+        out: *mut *mut nubo_buffer,
+    ) -> nubo_status;
+    pub fn nubo_buffer_slice(
+        buffer: *mut nubo_buffer,
+        offset: usize,
+        count: usize,
+        out: *mut *mut nubo_buffer,
+    ) -> nubo_status;
+    pub fn nubo_buffer_data(buffer: *mut nubo_buffer) -> *mut c_void;
+    pub fn nubo_worker_bytes_in_use(worker: *const nubo_worker, out: *mut usize) -> nubo_status;
+    /// `out` receives a `DLManagedTensor*` (dlpack/dlpack.h).
+    pub fn nubo_buffer_to_dlpack(buffer: *mut nubo_buffer, out: *mut *mut c_void) -> nubo_status;
+    pub fn nubo_buffer_from_dlpack(
+        worker: *mut nubo_worker,
+        tensor: *mut c_void,
+        out: *mut *mut nubo_buffer,
+    ) -> nubo_status;
+
+    pub fn nubo_gemm_init(gemm: *mut nubo_gemm, struct_size: usize) -> nubo_status;
+    pub fn nubo_worker_gemm(
+        worker: *mut nubo_worker,
+        gemm: *const nubo_gemm,
+        a: *const nubo_buffer,
+        b: *const nubo_buffer,
+        c: *mut nubo_buffer,
+    ) -> nubo_status;
+    pub fn nubo_worker_fill(
+        worker: *mut nubo_worker,
+        x: *mut nubo_buffer,
+        value: c_double,
+    ) -> nubo_status;
+    pub fn nubo_worker_scale(
+        worker: *mut nubo_worker,
+        x: *mut nubo_buffer,
+        alpha: c_float,
+    ) -> nubo_status;
+    pub fn nubo_worker_axpy(
+        worker: *mut nubo_worker,
+        alpha: c_float,
+        x: *const nubo_buffer,
+        y: *mut nubo_buffer,
+    ) -> nubo_status;
+    pub fn nubo_worker_synchronize(worker: *mut nubo_worker) -> nubo_status;
+
+    pub fn nubo_worker_native(
+        worker: *const nubo_worker,
+        out: *mut nubo_native_handles,
+    ) -> nubo_status;
+    pub fn nubo_worker_use_stream(
+        worker: *mut nubo_worker,
+        cuda_stream: *mut c_void,
+    ) -> nubo_status;
+    pub fn nubo_worker_use_own_stream(worker: *mut nubo_worker) -> nubo_status;
+    pub fn nubo_worker_record_event(
+        worker: *mut nubo_worker,
+        out: *mut *mut nubo_event,
+    ) -> nubo_status;
+    pub fn nubo_worker_wait_event(
+        worker: *mut nubo_worker,
+        event: *const nubo_event,
+    ) -> nubo_status;
+    pub fn nubo_worker_wait_native_event(
+        worker: *mut nubo_worker,
+        cuda_event: *mut c_void,
+    ) -> nubo_status;
+    pub fn nubo_event_synchronize(event: *const nubo_event) -> nubo_status;
+    pub fn nubo_event_done(event: *const nubo_event) -> c_int;
+    pub fn nubo_event_native(event: *const nubo_event) -> *mut c_void;
+    pub fn nubo_event_free(event: *mut nubo_event);
+}
+
 extern "C" {
     pub fn nubo_status_string(status: nubo_status) -> *const c_char;
     pub fn nubo_last_error() -> *const c_char;
@@ -377,5 +632,59 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 50, "only {checked} lines from the layout program");
+    }
+
+    /// nubo_parallel.h's structs against $NUBO_TEST_LAYOUT_PARALLEL (tests/parallel/
+    /// layout_parallel.c), which prints `{"struct.field": [offset, size], ...,
+    /// "sizeof.struct": [0, size]}`.
+    #[test]
+    fn parallel_layout_matches_c() {
+        let program = match std::env::var_os("NUBO_TEST_LAYOUT_PARALLEL") {
+            Some(program) => program,
+            None => {
+                eprintln!("NUBO_TEST_LAYOUT_PARALLEL is not set: layout check skipped");
+                return;
+            }
+        };
+        let output = std::process::Command::new(&program)
+            .output()
+            .expect("run the layout program");
+        assert!(output.status.success(), "{:?} failed", program);
+        let (structs, fields) = layout! {
+            nubo_team_options { struct_size, timeout_seconds }
+            nubo_worker_info { struct_size, rank, size, local_rank, local_size, backend,
+                               device_index, device_name }
+            nubo_gemm { struct_size, trans_a, trans_b, m, n, k, alpha, beta, lda, ldb, ldc }
+            nubo_native_handles { struct_size, cuda_stream, cublas_handle, nccl_comm,
+                                  device_ordinal }
+        };
+        let text = String::from_utf8(output.stdout).expect("UTF-8");
+        let mut checked = 0;
+        // Each entry: "name": [a, b]
+        for entry in text
+            .trim()
+            .trim_matches(|c| c == '{' || c == '}')
+            .split("], ")
+        {
+            let (key, numbers) = entry.split_once(": [").expect("an entry");
+            let key = key.trim().trim_matches('"');
+            let numbers: Vec<usize> = numbers
+                .trim_end_matches(']')
+                .split(", ")
+                .map(|n| n.trim().parse().expect("a number"))
+                .collect();
+            let (first, second) = key.split_once('.').expect("struct.field");
+            if first == "sizeof" {
+                assert_eq!(structs.get(second), Some(&numbers[1]), "{key}");
+            } else {
+                let mirrored = fields.get(&format!("{first} {second}"));
+                assert_eq!(mirrored, Some(&(numbers[0], numbers[1])), "{key}");
+            }
+            checked += 1;
+        }
+        assert!(
+            checked > 20,
+            "only {checked} entries from the layout program"
+        );
     }
 }

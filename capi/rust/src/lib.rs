@@ -1,7 +1,9 @@
 //! nubo: find, use and price the GPUs of cloud machines.
 //!
 //! A small safe wrapper over nubo's stable C ABI (`libnubo_c.so`); the raw declarations are in
-//! [`ffi`]. Every call checks the returned status and turns a failure into an [`Error`] that
+//! [`ffi`]. Devices: [`discover`] and [`DeviceReport`]. Data-parallel work: [`Team`], whose
+//! [`Worker`]s compute on [`Buffer`]s (nubo's memory, or the application's slices without a
+//! copy) and combine them with collectives. Every call checks the returned status and turns a failure into an [`Error`] that
 //! carries the library's own message. Results are copied out of the C report into owned Rust
 //! values, so they outlive the report they came from.
 //!
@@ -17,6 +19,11 @@
 //! ```
 
 pub mod ffi;
+mod parallel;
+
+pub use parallel::{
+    Bf16, Buffer, DType, Element, Event, Gemm, NativeHandles, Pending, ReduceOp, Team, Worker, F16,
+};
 
 use std::ffi::{CStr, CString};
 use std::fmt;

@@ -1,0 +1,162 @@
+//! Teams from Rust: collectives and compute on the application's own slices without a copy,
+//! nubo's buffers, DLPack both ways, streams and events on host workers, and the errors bad
+//! calls get, against this build's libnubo_c.so.
+
+use std::sync::Mutex;
+
+use nubo::{Bf16, DType, Gemm, ReduceOp, Status, Team};
+
+fn invalid(result: Result<impl std::fmt::Debug, nubo::Error>, says: &str) {
+    let e = result.expect_err("the call should fail");
+    assert_eq!(e.status, Status::InvalidArgument, "{}", e.message);
+    assert!(
+        e.message.contains(says),
+        "{:?} does not say {:?}",
+        e.message,
+        says
+    );
+}
+
+#[test]
+fn slices_are_reduced_in_place_without_a_buffer_of_nubos() {
+    let team = Team::host(2).unwrap();
+    assert_eq!(team.size(), 2);
+    let mut arrays = vec![vec![1.0f32; 4096], vec![2.0f32; 4096]];
+    let addresses: Vec<usize> = arrays.iter().map(|a| a.as_ptr() as usize).collect();
+    let slots: Vec<Mutex<&mut Vec<f32>>> = arrays.iter_mut().map(Mutex::new).collect();
+    let grown = Mutex::new(vec![usize::MAX; 2]);
+    team.run(|w| {
+        let mut mine = slots[w.rank() as usize].lock().unwrap();
+        let before = w.bytes_in_use();
+        w.all_reduce_slice(&mut mine[..], ReduceOp::Sum)?;
+        let mut buf = w.wrap(&mut mine[..])?;
+        w.scale(&mut buf, 0.5)?;
+        grown.lock().unwrap()[w.rank() as usize] = w.bytes_in_use() - before;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(*grown.lock().unwrap(), vec![0, 0]);
+    for (a, address) in arrays.iter().zip(addresses) {
+        assert_eq!(a.as_ptr() as usize, address);
+        assert!(a.iter().all(|&v| v == 1.5));
+    }
+}
+
+#[test]
+fn gemm_and_elementwise_kernels_on_buffers() {
+    let team = Team::host(1).unwrap();
+    team.run(|w| {
+        let mut a = w.buffer(DType::F32, 6)?;
+        let mut b = w.buffer(DType::F32, 6)?;
+        let mut c = w.buffer(DType::F32, 4)?;
+        a.write(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], 0)?;
+        b.write(&[1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0], 0)?;
+        w.gemm(&Gemm::new(2, 2, 3), &a, &b, &mut c)?;
+        assert_eq!(c.to_vec::<f32>()?, vec![4.0, 5.0, 10.0, 11.0]);
+        let mut y = w.buffer(DType::F32, 4)?;
+        w.fill(&mut y, 1.0)?;
+        w.axpy(2.0, &c, &mut y)?;
+        assert_eq!(y.to_vec::<f32>()?, vec![9.0, 11.0, 21.0, 23.0]);
+        // bf16 on the CPU, from the application's slice.
+        let mut x16 = vec![Bf16::from_f32(1.5); 8];
+        let mut wrapped = w.wrap(&mut x16[..])?;
+        w.scale(&mut wrapped, 2.0)?;
+        drop(wrapped);
+        assert!(x16.iter().all(|v| v.to_f32() == 3.0));
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn slices_and_dlpack_share_memory() {
+    let team = Team::host(1).unwrap();
+    team.run(|w| {
+        let mut data = vec![0i64; 10];
+        let mut buf = w.wrap(&mut data[..])?;
+        let mut tail = buf.slice(8, 2)?;
+        w.fill(&mut tail, 7.0)?;
+        let tensor = tail.to_dlpack()?;
+        // SAFETY: a live DLManagedTensor nubo just made, handed over once.
+        let back = unsafe { w.from_dlpack(tensor)? };
+        assert_eq!(back.data_ptr(), tail.data_ptr());
+        assert_eq!(back.to_vec::<i64>()?, vec![7, 7]);
+        drop(back);
+        drop(tail);
+        drop(buf);
+        assert_eq!(&data[7..], &[0, 7, 7]);
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn bad_calls_get_clear_errors() {
+    let team = Team::host(1).unwrap();
+    team.run(|w| {
+        let a = w.buffer(DType::F32, 6)?;
+        let b = w.buffer(DType::F32, 6)?;
+        let mut c = w.buffer(DType::F32, 4)?;
+        invalid(
+            w.gemm(&Gemm::new(3, 2, 3), &a, &b, &mut c),
+            "A holds 6 elements but the shape",
+        );
+        let mut ints = w.buffer(DType::I32, 4)?;
+        invalid(w.scale(&mut ints, 2.0), "x holds i32");
+        invalid(w.fill(&mut ints, 0.5), "not a whole number");
+        invalid(c.write(&[1i32, 2], 0), "holds F32, not I32");
+        invalid(c.slice(3, 2), "outside the buffer");
+        // SAFETY: null is never dereferenced: nubo refuses it first.
+        invalid(
+            unsafe { w.from_dlpack(std::ptr::null_mut()) },
+            "tensor is NULL",
+        );
+        let mut not_a_stream = 0u8;
+        // SAFETY: a host worker never uses the pointer: it refuses any stream.
+        invalid(
+            unsafe { w.use_stream(&mut not_a_stream as *mut u8 as *mut std::os::raw::c_void) },
+            "without streams",
+        );
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn host_workers_have_no_streams_and_their_events_are_done() {
+    let team = Team::host(2).unwrap();
+    team.run(|w| {
+        let h = w.native()?;
+        assert!(h.cuda_stream.is_null() && h.cublas_handle.is_null() && h.nccl_comm.is_null());
+        assert_eq!(h.device_ordinal, -1);
+        let e = w.record_event()?;
+        assert!(e.done());
+        e.synchronize()?;
+        assert!(e.native().is_null());
+        w.wait_event(&e)?;
+        let mut buf = w.buffer(DType::F32, 3)?;
+        w.fill(&mut buf, f64::from(w.rank()))?;
+        w.all_reduce_async(&mut buf, ReduceOp::Max)?.wait()?;
+        assert_eq!(buf.to_vec::<f32>()?, vec![1.0; 3]);
+        w.synchronize()
+    })
+    .unwrap();
+}
+
+#[test]
+fn a_failing_worker_fails_the_run_naming_its_rank() {
+    let team = Team::host(2).unwrap();
+    let e = team
+        .run(|w| {
+            if w.rank() == 1 {
+                panic!("no data for my shard");
+            }
+            w.barrier()
+        })
+        .expect_err("the run should fail");
+    assert!(
+        e.message.contains("rank 1") && e.message.contains("no data for my shard"),
+        "{}",
+        e.message
+    );
+}
