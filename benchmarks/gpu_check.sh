@@ -30,7 +30,7 @@ say() { printf '[gpu_check %3ds] %s\n' $((SECONDS - start)) "$*"; }
 # --- Fetch mode: run where apt works, before asking for a GPU ---------------------------------
 deb_packages=(catch2 nlohmann-json3-dev libopenblas-dev libopenblas-pthread-dev libopenblas0
   libopenblas0-pthread libgfortran5 libzstd-dev libzstd1 liblz4-dev liblz4-1 pkgconf pkgconf-bin
-  libpkgconf3 libxxhash-dev libxxhash0 libcli11-dev)
+  libpkgconf3 libxxhash-dev libxxhash0 libcli11-dev libdlpack-dev)
 if [ "${1:-}" = "--fetch-debs" ]; then
   mkdir -p "$debs" && cd "$debs" || exit 1
   apt-get download "${deb_packages[@]}" || exit 1
@@ -107,13 +107,16 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 if [ ! -f "$build/CMakeCache.txt" ]; then
   say "configuring (CUDA architectures: $arch)"
   cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DNUBO_WITH_CUDA=ON \
-    -DNUBO_BUILD_EXAMPLES=OFF "-DCMAKE_CUDA_ARCHITECTURES=$arch" "${cmake_extra[@]}" \
+    "-DCMAKE_CUDA_ARCHITECTURES=$arch" "${cmake_extra[@]}" \
     >>"$log" 2>&1 || { tail -40 "$log"; say "configure failed (log: $log)"; exit 1; }
 fi
-targets=(nubo_cuda test_backend bench_gemm_gpu ${NUBO_GPU_EXTRA_TARGETS:-})
+# The GPU paths: the backend, the public compute API and the trainer's kernels (test_gpu), the
+# stream-ordering check (gpu_stream_order), the CUDA example, and the benchmark.
+gpu_targets=(nubo_cuda test_backend openblas_lazy_test test_gpu gpu_stream_order nubo-cuda-stream)
+targets=("${gpu_targets[@]}" bench_gemm_gpu ${NUBO_GPU_EXTRA_TARGETS:-})
 if grep -q '^NUBO_NCCL_LIBRARY:FILEPATH=.*NOTFOUND' "$build/CMakeCache.txt"; then
   say "NCCL not found: the plugin is built without it, and the benchmark is skipped"
-  targets=(nubo_cuda test_backend ${NUBO_GPU_EXTRA_TARGETS:-})
+  targets=("${gpu_targets[@]}" ${NUBO_GPU_EXTRA_TARGETS:-})
 fi
 say "building ${targets[*]} with $jobs jobs"
 timeout 300 cmake --build "$build" -j"$jobs" --target "${targets[@]}" >>"$log" 2>&1 ||
@@ -123,10 +126,15 @@ export NUBO_CUDA_PLUGIN=$build/lib/libnubo_cuda.so
 # --- GPU tests: the backend's (its [gpu] cases run against the real device) and any labelled gpu
 say "running the backend tests and GPU tests"
 tests_rc=0
-timeout 240 ctest --test-dir "$build" -L 'backend|gpu' --output-on-failure --timeout 120 \
+timeout 240 ctest --test-dir "$build" -L 'backend|gpu' -V --timeout 120 \
   >"$build/ctest.log" 2>&1 || tests_rc=$?
-grep -E "tests passed|tests failed|\*\*\*Failed|Timeout" "$build/ctest.log" | tail -15
-summary=$(grep -E "tests passed" "$build/ctest.log" | tail -1)
+grep -E "^[0-9]+% tests passed|\*\*\*Failed|\*\*\*Not Run|Timeout|stale results" "$build/ctest.log" | tail -15
+summary=$(grep -E "^[0-9]+% tests passed" "$build/ctest.log" | tail -1)
+
+# --- The CUDA example: the application's kernel on its own stream, then nubo's all_reduce ------
+say "running examples/cuda (nubo-cuda-stream)"
+example_rc=0
+timeout 60 "$build/bin/nubo-cuda-stream" 2>&1 | tee "$build/example.log" | tail -5 || example_rc=$?
 
 # --- GPU benchmarks -----------------------------------------------------------------------------
 say "benchmarking"
@@ -137,6 +145,6 @@ bench_rc=0
 
 # --- The table, last ---------------------------------------------------------------------------
 echo
-echo "== nubo gpu_check: tests: ${summary:-see $build/ctest.log} (exit $tests_rc); $((SECONDS - start)) s"
+echo "== nubo gpu_check: tests: ${summary:-see $build/ctest.log} (exit $tests_rc); example exit $example_rc; $((SECONDS - start)) s"
 cat "$build/bench.log"
-[ $tests_rc -eq 0 ] && [ $bench_rc -eq 0 ]
+[ $tests_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $example_rc -eq 0 ]

@@ -21,8 +21,13 @@ step "Two NVLink islands of 4 (a pasted nvidia-smi topo -m): choosing 4 GPUs tak
 NUBO_SIM_DEVICES=8xA100-SXM4-80GB NUBO_SIM_TOPOLOGY="$here/../tests/data/two_islands.topo" \
   "$bin/nubo-smi" topo --no-cuda --select 4
 
-step "Data parallelism: 4 simulated GPUs average their gradients with all_reduce (examples/data_parallel)"
+step "Data parallelism: 4 simulated GPUs compute with Worker::gemm and sum gradients with all_reduce (examples/data_parallel)"
 NUBO_SIM_DEVICES=4xA100-SXM4-80GB NUBO_CUDA=0 "$bin/nubo-data-parallel" --epochs 10
+
+if [ -x "$bin/nubo-cuda-stream" ]; then
+  step "CUDA: the application's kernel on its own stream, ordered before nubo's all_reduce (examples/cuda)"
+  "$bin/nubo-cuda-stream"
+fi
 
 step "Transfer: pack the sources into a verified archive, list it, unpack it, compare"
 work=$(mktemp -d)
@@ -48,8 +53,16 @@ if [ -x "$bin/nubo-devices-c" ]; then
   NUBO_SIM_DEVICES=2xT4,1xV100-SXM2-16GB "$bin/nubo-devices-c"
 fi
 
-if command -v python3 >/dev/null; then
+# Debian's python3 has NumPy and PyTorch (.ci/install-deps); another one on PATH may not.
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+if command -v "$py" >/dev/null; then
   step "Python: nubo.discover() through the C ABI"
   NUBO_LIBRARY="$build/lib/libnubo_c.so" PYTHONPATH="$here/../capi/python" \
-    NUBO_SIM_DEVICES=4xH100-SXM5-80GB python3 "$here/python/devices.py"
+    NUBO_SIM_DEVICES=4xH100-SXM5-80GB "$py" "$here/python/devices.py"
+  if "$py" -c "import numpy" 2>/dev/null; then
+    step "Python: NumPy arrays (and PyTorch tensors) all-reduced in place, no copy (examples/python/data_parallel.py)"
+    NUBO_LIBRARY="$build/lib/libnubo_c.so" PYTHONPATH="$here/../capi/python" \
+      "$py" "$here/python/data_parallel.py"
+  fi
 fi

@@ -1,7 +1,9 @@
-// nubo-data-parallel: the smallest data-parallel training loop. A linear model is fitted to a
-// synthetic batch by gradient descent; each worker computes the gradient of its shard of the
-// batch, the workers average their gradients with one all_reduce per step, and every worker
-// applies the same update, so their weights stay identical.
+// nubo-data-parallel: the smallest data-parallel training loop, computed on each worker's device
+// with nubo's own compute calls. A linear model is fitted to a synthetic batch by gradient
+// descent: each worker multiplies its shard of the batch on its device (Worker::gemm for the
+// predictions, the gradient and the squared error), the workers sum their gradients with one
+// all_reduce per step, and every worker applies the same update (Worker::axpy), so their
+// weights stay identical.
 //
 //   NUBO_SIM_DEVICES=4xA100-SXM4-80GB nubo-data-parallel     # 4 simulated GPUs
 //   nubo-data-parallel --workers 4                           # 4 workers on the CPU
@@ -69,39 +71,38 @@ int main(int argc, char** argv) {
         std::printf("%d workers (%s), %zu rows: each computes the gradient of its rows\n", w.size(),
                     w.device().name.c_str(), rows);
       }
-      // This worker's rows, generated locally.
+      // This worker's rows, generated locally and copied to its device once.
       const nubo::Shard shard = w.shard(rows);
-      std::vector<float> x(shard.count * kFeatures), y(shard.count);
-      for (std::size_t r = 0; r < shard.count; ++r) {
-        make_row(shard.begin + r, &x[r * kFeatures], &y[r]);
-      }
-      std::vector<float> weights(kFeatures, 0.0f);
-      // The gradient, plus the shard's squared error as one more element: one all_reduce
-      // averages both.
-      auto grad = w.alloc<float>(kFeatures + 1);
+      const std::size_t n = shard.count, f = kFeatures;
+      std::vector<float> hx(n * f), hy(n);
+      for (std::size_t r = 0; r < n; ++r) make_row(shard.begin + r, &hx[r * f], &hy[r]);
+      auto x = w.alloc<float>(n * f), y = w.alloc<float>(n), err = w.alloc<float>(n);
+      x.write(hx);
+      y.write(hy);
+      auto weights = w.alloc<float>(f);
+      w.fill(weights, 0.0);
+      // The gradient, plus the squared error as one more element: one all_reduce sums both.
+      auto summed = w.alloc<float>(f + 1);
+      auto grad = summed.slice(0, f), sq_err = summed.slice(f, 1);
+      // Sums over the global batch, divided by its size: each worker's share is already
+      // scaled by 1 / rows, so the all-reduce sum is the batch mean.
+      const float inv_rows = 1.0f / static_cast<float>(rows);
       for (int epoch = 1; epoch <= epochs; ++epoch) {
-        std::vector<float> g(kFeatures + 1, 0.0f);
-        for (std::size_t r = 0; r < shard.count; ++r) {
-          float pred = 0;
-          for (int j = 0; j < kFeatures; ++j) pred += weights[j] * x[r * kFeatures + j];
-          const float err = pred - y[r];
-          for (int j = 0; j < kFeatures; ++j) g[j] += 2.0f * err * x[r * kFeatures + j];
-          g[kFeatures] += err * err;
-        }
-        // Sum over all rows of the global batch, divided by its size: every worker's sum,
-        // scaled by workers / rows, then averaged across the team.
-        const float scale = static_cast<float>(w.size()) / static_cast<float>(rows);
-        for (auto& v : g) v *= scale;
-        grad.write(g);
-        w.all_reduce(grad, nubo::ReduceOp::avg);
-        g = grad.to_vector();
-        for (int j = 0; j < kFeatures; ++j) weights[j] -= lr * g[j];
+        w.gemm({.m = n, .n = 1, .k = f}, x, weights, err);  // predictions X w ...
+        w.axpy(-1.0f, y, err);                              // ... minus targets
+        // d/dw mean (Xw - y)^2 = 2 X^T err / rows; and the mean squared error err^T err / rows.
+        w.gemm({.trans_a = nubo::Transpose::yes, .m = f, .n = 1, .k = n, .alpha = 2 * inv_rows}, x,
+               err, grad);
+        w.gemm({.trans_a = nubo::Transpose::yes, .m = 1, .n = 1, .k = n, .alpha = inv_rows}, err,
+               err, sq_err);
+        w.all_reduce(summed, nubo::ReduceOp::sum);
+        w.axpy(-lr, grad, weights);
         if (w.rank() == 0 && (epoch == 1 || epoch % 5 == 0)) {
           std::lock_guard<std::mutex> lock(print);
-          std::printf("  step %2d: mean squared error %.5f\n", epoch, g[kFeatures]);
+          std::printf("  step %2d: mean squared error %.5f\n", epoch, sq_err.to_vector()[0]);
         }
       }
-      final_w[static_cast<std::size_t>(w.local_rank())] = weights;
+      final_w[static_cast<std::size_t>(w.local_rank())] = weights.to_vector();
     });
 
     bool same = true;
