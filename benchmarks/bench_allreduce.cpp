@@ -8,6 +8,10 @@
 //                                        two processes: nubo's Gloo path (Worker::all_reduce)
 //                                        against raw Gloo AllreduceRing, interleaved in the
 //                                        same run; rank 0 writes the table
+//   bench_allreduce one --workers N --bytes B --iterations I
+//                                        one timed round on N host workers; prints the seconds
+//                                        per all_reduce (bench_python_allreduce.py compares the
+//                                        Python binding's with it)
 //
 // Each point is the median of several timed rounds of a few iterations, sized so that a whole
 // run stays short on a small machine. MAX_BYTES (environment) lowers the top size.
@@ -87,14 +91,15 @@ double memcpy_gbs(std::size_t bytes) {
 
 // Seconds per all_reduce in a team: the median over rounds of rank 0's time for `it` calls,
 // each round starting from a barrier.
-double time_team(nubo::Team& team, std::size_t bytes) {
+double time_team(nubo::Team& team, std::size_t bytes, int rounds_wanted = kRounds,
+                 int it_wanted = 0) {
   std::vector<double> rounds;
-  const int it = iterations(bytes);
+  const int it = it_wanted > 0 ? it_wanted : iterations(bytes);
   team.run([&](nubo::Worker& w) {
     auto buf = w.alloc<float>(bytes / sizeof(float));
     buf.write(std::vector<float>(bytes / sizeof(float), 1.0f));
     w.all_reduce(buf);  // warm-up: first touch of the pages
-    for (int r = 0; r < kRounds; ++r) {
+    for (int r = 0; r < rounds_wanted; ++r) {
       w.barrier();
       const auto t0 = Clock::now();
       for (int i = 0; i < it; ++i) w.all_reduce(buf);
@@ -250,23 +255,42 @@ int gloo_mode(const std::string& out_path, const std::string& command) {
 #endif
 }
 
+int one(int workers, std::size_t bytes, int it) {
+  nubo::DiscoverOptions o;
+  o.probe_cuda = false;
+  o.sim_devices = "";
+  nubo::Team team(
+      std::vector<nubo::Device>(static_cast<std::size_t>(workers), nubo::discover(o).host_device()));
+  std::printf("%.9f\n", time_team(team, bytes, 1, it));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "";
   std::string out = "/dev/null";
   std::string command = "benchmarks/bench_allreduce.sh";
+  long workers = 2, bytes = 64 << 20, it = 10;
   for (int i = 2; i + 1 < argc; i += 2) {
-    if (std::string(argv[i]) == "--out") out = argv[i + 1];
-    if (std::string(argv[i]) == "--command") command = argv[i + 1];
+    const std::string flag = argv[i];
+    if (flag == "--out") out = argv[i + 1];
+    if (flag == "--command") command = argv[i + 1];
+    if (flag == "--workers") workers = std::strtol(argv[i + 1], nullptr, 10);
+    if (flag == "--bytes") bytes = std::strtol(argv[i + 1], nullptr, 10);
+    if (flag == "--iterations") it = std::strtol(argv[i + 1], nullptr, 10);
   }
   try {
     if (mode == "local") return local(out, command);
     if (mode == "gloo") return gloo_mode(out, command);
+    if (mode == "one" && workers > 0 && bytes > 0 && it > 0)
+      return one(static_cast<int>(workers), static_cast<std::size_t>(bytes), static_cast<int>(it));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_allreduce: %s\n", e.what());
     return 1;
   }
-  std::fprintf(stderr, "usage: bench_allreduce local|gloo [--out FILE] [--command TEXT]\n");
+  std::fprintf(stderr,
+               "usage: bench_allreduce local|gloo [--out FILE] [--command TEXT]\n"
+               "       bench_allreduce one [--workers N] [--bytes B] [--iterations I]\n");
   return 2;
 }

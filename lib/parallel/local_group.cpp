@@ -186,6 +186,8 @@ void LocalGroup::compute_alone(int local, const Op& op) {
   const auto n = static_cast<std::size_t>(size_);
   switch (op.kind) {
     case OpKind::all_reduce: {
+      // One buffer's reduction is itself (avg divides by 1, exactly): nothing to read or write.
+      if (n == 1) break;
       // Each worker reduces its slice of every buffer and writes it into every buffer.
       std::vector<const void*> ins(n);
       std::vector<void*> outs(n);
