@@ -259,8 +259,8 @@ int one(int workers, std::size_t bytes, int it) {
   nubo::DiscoverOptions o;
   o.probe_cuda = false;
   o.sim_devices = "";
-  nubo::Team team(
-      std::vector<nubo::Device>(static_cast<std::size_t>(workers), nubo::discover(o).host_device()));
+  nubo::Team team(std::vector<nubo::Device>(static_cast<std::size_t>(workers),
+                                            nubo::discover(o).host_device()));
   std::printf("%.9f\n", time_team(team, bytes, 1, it));
   return 0;
 }

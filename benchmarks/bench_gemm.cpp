@@ -1,8 +1,8 @@
 // Worker::gemm on a host worker against calling OpenBLAS directly: what nubo's public compute
 // API costs on the CPU, and what f16 and bf16 cost next to f32. f32 runs cblas_sgemm on the same
-// buffers both ways (nubo's wrapping the application's arrays, as an application would); the
-// rounds interleave the two, and the table gives the median GFLOP/s over rounds and their
-// ratio (1.00 = no overhead). Usage:
+// buffers both ways (nubo's wrapping the application's arrays, as an application would),
+// interleaved in slices within each round; the table gives the median GFLOP/s over rounds and
+// the median of the per-round ratios (1.00 = no overhead). Usage:
 //   bench_gemm [--out FILE] [--quick]
 #include <cblas.h>
 
@@ -135,8 +135,9 @@ int main(int argc, char** argv) {
         << "`Worker::gemm` of a host worker, on buffers wrapping the application's arrays, "
            "against\n"
         << "`cblas_sgemm` called directly on the same arrays. Medians over " << rounds
-        << " interleaved rounds; " << openblas_get_config() << ", " << openblas_get_num_threads()
-        << " threads.\n\n"
+        << " rounds, the two f32 sides alternating in ten slices within each round (the ratio is "
+           "the median of the per-round ratios); "
+        << openblas_get_config() << ", " << openblas_get_num_threads() << " threads.\n\n"
         << table.str()
         << "\nf32 is the same cblas_sgemm call behind argument checks: a ratio of 1.00 means the\n"
         << "layer costs nothing measurable. This OpenBLAS has no cblas_sbgemm (Debian builds it\n"

@@ -1,6 +1,8 @@
-// make_backend: the one place that picks a DeviceBackend implementation for a device.
+// make_backend: the one place that picks a DeviceBackend implementation for a device; and the
+// interface's one non-virtual helper.
 #include "device/backend.hpp"
 
+#include "device/backend_checks.hpp"
 #include "device/cuda_backend.hpp"
 #include "device/host_backend.hpp"
 #include "device/sim_backend.hpp"
@@ -20,6 +22,10 @@ std::unique_ptr<DeviceBackend> make_backend(const Device& device) {
   }
   throw Error(Errc::invalid_argument,
               "make_backend: device " + std::to_string(device.index) + " has an unknown backend");
+}
+
+void DeviceBackend::gemm(const Gemm& g, DType type, const void* a, const void* b, void* c) {
+  gemm(plan_gemm(g, type, *this), type, a, b, c);
 }
 
 }  // namespace nubo::detail

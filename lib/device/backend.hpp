@@ -48,6 +48,13 @@ class DeviceEvent {
 using nubo::Gemm;
 using nubo::Transpose;
 
+// A GEMM checked by plan_gemm (backend_checks.hpp): its leading dimensions filled in (0 ->
+// packed), and the bytes each matrix spans, for range checks.
+struct GemmPlan {
+  Gemm g;
+  std::size_t a_bytes = 0, b_bytes = 0, c_bytes = 0;
+};
+
 class DeviceBackend {
  public:
   virtual ~DeviceBackend() = default;
@@ -107,7 +114,11 @@ class DeviceBackend {
   virtual void wait_native(void* cuda_event) = 0;
 
   // --- GEMM (f32, f16 and bf16; accumulation in f32) ----------------------------------------
-  virtual void gemm(const Gemm& g, DType type, const void* a, const void* b, void* c) = 0;
+  // A planned GEMM: Worker::gemm plans once (it needs the spans to check its buffers) and hands
+  // the plan on, so the hot path checks nothing twice.
+  virtual void gemm(const GemmPlan& plan, DType type, const void* a, const void* b, void* c) = 0;
+  // Plans, then runs the planned GEMM.
+  void gemm(const Gemm& g, DType type, const void* a, const void* b, void* c);
 
   // --- Elementwise kernels (in place; x and y may be the same buffer) ---------------------
   // n elements of elem_bytes (1, 2, 4 or 8) each set to the low bytes of `pattern`: a value

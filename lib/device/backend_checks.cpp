@@ -15,13 +15,14 @@ namespace {
 // Bytes spanned by a rows x cols row-major matrix with leading dimension ld; beyond size_t
 // (possible with the largest legal dimensions on a 32-bit size_t) it is refused.
 std::size_t span_bytes(std::size_t rows, std::size_t cols, std::size_t ld, std::size_t elem,
-                       const std::string& who, const char* name) {
+                       const DeviceBackend& backend, const char* name) {
   if (rows == 0 || cols == 0) return 0;
   std::size_t elements = 0, bytes = 0;
   if (__builtin_mul_overflow(rows - 1, ld, &elements) ||
       __builtin_add_overflow(elements, cols, &elements) ||
       __builtin_mul_overflow(elements, elem, &bytes))
-    bad(who, std::string("gemm: ") + name + " would span more bytes than memory has");
+    bad(backend.describe(),
+        std::string("gemm: ") + name + " would span more bytes than memory has");
   return bytes;
 }
 
@@ -33,14 +34,16 @@ void check_float_type(DType type, const std::string& who, const char* what) {
                  " is not a floating-point type (f32, f16 or bf16)");
 }
 
-GemmPlan plan_gemm(const Gemm& g, DType type, const std::string& who) {
-  check_float_type(type, who, "gemm");
+GemmPlan plan_gemm(const Gemm& g, DType type, const DeviceBackend& backend) {
+  if (type != DType::f32 && type != DType::f16 && type != DType::bf16)
+    check_float_type(type, backend.describe(), "gemm");
   const std::size_t elem = dtype_size(type);
   // cuBLAS and cblas take int dimensions; nubo refuses rather than truncates.
   constexpr std::size_t kMax = INT_MAX;
   if (g.m > kMax || g.n > kMax || g.k > kMax)
-    bad(who, "gemm: m, n and k must each be below 2^31 (got m=" + std::to_string(g.m) +
-                 ", n=" + std::to_string(g.n) + ", k=" + std::to_string(g.k) + ")");
+    bad(backend.describe(),
+        "gemm: m, n and k must each be below 2^31 (got m=" + std::to_string(g.m) +
+            ", n=" + std::to_string(g.n) + ", k=" + std::to_string(g.k) + ")");
 
   GemmPlan p{g};
   // Stored shapes: A is (m x k) or, transposed, (k x m); B is (k x n) or (n x k).
@@ -52,16 +55,17 @@ GemmPlan plan_gemm(const Gemm& g, DType type, const std::string& who) {
     const std::size_t min = cols > 0 ? cols : 1;
     if (ld == 0) return min;
     if (ld < min || ld > kMax)
-      bad(who, std::string("gemm: ") + name + "=" + std::to_string(ld) + " must be between " +
-                   std::to_string(min) + " (the stored row length) and 2^31-1");
+      bad(backend.describe(), std::string("gemm: ") + name + "=" + std::to_string(ld) +
+                                  " must be between " + std::to_string(min) +
+                                  " (the stored row length) and 2^31-1");
     return ld;
   };
   p.g.lda = leading(g.lda, a_cols, "lda");
   p.g.ldb = leading(g.ldb, b_cols, "ldb");
   p.g.ldc = leading(g.ldc, g.n, "ldc");
-  p.a_bytes = span_bytes(a_rows, a_cols, p.g.lda, elem, who, "A");
-  p.b_bytes = span_bytes(b_rows, b_cols, p.g.ldb, elem, who, "B");
-  p.c_bytes = span_bytes(g.m, g.n, p.g.ldc, elem, who, "C");
+  p.a_bytes = span_bytes(a_rows, a_cols, p.g.lda, elem, backend, "A");
+  p.b_bytes = span_bytes(b_rows, b_cols, p.g.ldb, elem, backend, "B");
+  p.c_bytes = span_bytes(g.m, g.n, p.g.ldc, elem, backend, "C");
   return p;
 }
 

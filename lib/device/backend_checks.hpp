@@ -9,17 +9,10 @@
 
 namespace nubo::detail {
 
-// A GEMM with its leading dimensions filled in (0 -> packed) and checked, plus the number of
-// bytes each matrix spans in memory, for range checks.
-struct GemmPlan {
-  Gemm g;
-  std::size_t a_bytes = 0, b_bytes = 0, c_bytes = 0;
-};
-
 // Throws invalid_argument for a type that is not f32, f16 or bf16, a leading dimension that is
-// too small, or dimensions too large for the BLAS's 32-bit integers; `who`
-// (DeviceBackend::describe()) starts the message.
-GemmPlan plan_gemm(const Gemm& g, DType type, const std::string& who);
+// too small, or dimensions too large for the BLAS's 32-bit integers; the message starts with
+// the backend's describe(), which is only asked for then (it is on every GEMM's path).
+GemmPlan plan_gemm(const Gemm& g, DType type, const DeviceBackend& backend);
 
 // invalid_argument unless type is f32, f16 or bf16; `what` names the call.
 void check_float_type(DType type, const std::string& who, const char* what);

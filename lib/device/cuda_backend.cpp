@@ -210,8 +210,8 @@ void CudaBackend::wait_native(void* cuda_event) {
   check(api_->event_wait_native(handle_, cuda_event, &st), st);
 }
 
-void CudaBackend::gemm(const Gemm& g, DType type, const void* a, const void* b, void* c) {
-  const GemmPlan p = plan_gemm(g, type, describe());
+void CudaBackend::gemm(const GemmPlan& p, DType type, const void* a, const void* b, void* c) {
+  const Gemm& g = p.g;
   nubo_cuda_gemm_args args{};
   args.trans_a = g.trans_a == Transpose::yes;
   args.trans_b = g.trans_b == Transpose::yes;

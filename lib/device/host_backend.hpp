@@ -45,7 +45,8 @@ class HostBackend : public DeviceBackend {
   void wait(DeviceEvent& event) override;
   void wait_native(void* cuda_event) override;
 
-  void gemm(const Gemm& g, DType type, const void* a, const void* b, void* c) override;
+  using DeviceBackend::gemm;
+  void gemm(const GemmPlan& p, DType type, const void* a, const void* b, void* c) override;
 
   void fill(void* x, std::size_t n, std::size_t elem_bytes, std::uint64_t pattern) override;
   void scale(DType type, void* x, std::size_t n, float alpha) override;

@@ -100,7 +100,7 @@ void Worker::gemm(const Gemm& g, const DeviceBuffer& a, const DeviceBuffer& b, D
     bad("gemm", "A, B and C hold " + std::string(dtype_name(a.dtype())) + ", " +
                     std::string(dtype_name(b.dtype())) + " and " + std::string(dtype_name(type)) +
                     "; they must be one type (f32, f16 or bf16)");
-  const detail::GemmPlan p = detail::plan_gemm(g, type, state_->backend->describe());
+  const detail::GemmPlan p = detail::plan_gemm(g, type, *state_->backend);
   const auto fits = [&](const DeviceBuffer& buf, std::size_t needed, const char* name) {
     if (needed > buf.bytes())
       bad("gemm", std::string(name) + " holds " + size_text(buf.size()) +
@@ -114,7 +114,7 @@ void Worker::gemm(const Gemm& g, const DeviceBuffer& a, const DeviceBuffer& b, D
   fits(c, p.c_bytes, "C");
   if (p.c_bytes > 0 && ((p.a_bytes > 0 && overlap(a, c)) || (p.b_bytes > 0 && overlap(b, c))))
     bad("gemm", "C overlaps A or B (the product would read what it writes)");
-  state_->backend->gemm(g, type, a.data(), b.data(), c.data());
+  state_->backend->gemm(p, type, a.data(), b.data(), c.data());
 }
 
 void Worker::fill(DeviceBuffer& x, double value) {
