@@ -56,11 +56,11 @@ TEST_CASE("an NCCL collective that completes returns and leaves the communicator
   auto b = fake_backend();
   {
     auto comm = one_rank(*b);
-    float buf[4] = {};
+    float buf[8] = {};  // in at the start, out from buf + 4: room for 8 bytes of each
     comm->run(op(OpKind::all_reduce, buf, 4, DType::f32, ReduceOp::avg));
     comm->run(op(OpKind::broadcast, buf, 4, DType::bf16));
-    comm->run(op(OpKind::all_gather, buf + 2, 2, DType::i32, ReduceOp::sum, 0, buf));
-    comm->run(op(OpKind::reduce_scatter, buf + 3, 1, DType::i64, ReduceOp::max, 0, buf));
+    comm->run(op(OpKind::all_gather, buf + 4, 2, DType::i32, ReduceOp::sum, 0, buf));
+    comm->run(op(OpKind::reduce_scatter, buf + 4, 1, DType::i64, ReduceOp::max, 0, buf));
     comm->run(Op{});
     REQUIRE(fake().calls.size() == 5);
     CHECK(fake().calls[0].kind == NUBO_CUDA_ALL_REDUCE);
