@@ -1,10 +1,5 @@
 #include "transfer/net/auth.hpp"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
-
 #include <cstring>
 
 #include "nubo/error.hpp"
@@ -16,26 +11,6 @@ constexpr std::string_view kClientLabel = "nubo-net-1 client";
 constexpr std::string_view kServerLabel = "nubo-net-1 server";
 
 }  // namespace
-
-Mac hmac_sha256(const std::string& key, Bytes data) {
-  Mac out{};
-  unsigned int len = 0;
-  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-            reinterpret_cast<const unsigned char*>(data.data()), data.size(),
-            reinterpret_cast<unsigned char*>(out.data()), &len) ||
-      len != out.size())
-    throw Error(Errc::internal, "HMAC-SHA256 failed in libcrypto");
-  return out;
-}
-
-void random_bytes(MutableBytes out) {
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(out.size())) != 1)
-    throw Error(Errc::unavailable, "no random bytes from libcrypto (RAND_bytes failed)");
-}
-
-bool same_mac(const Mac& a, const Mac& b) {
-  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
-}
 
 Mac client_proof(const std::string& token, Bytes hello, Bytes server_nonce) {
   std::vector<std::byte> msg;

@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "common/crypto.hpp"
 #include "transfer/net/socket.hpp"
 #include "transfer/net/wire.hpp"
 
@@ -16,9 +17,9 @@ namespace nubo::transfer::net {
 
 using SessionId = std::array<std::byte, kSessionIdSize>;
 
-Mac hmac_sha256(const std::string& key, Bytes data);
-void random_bytes(MutableBytes out);
-bool same_mac(const Mac& a, const Mac& b);  // constant time
+using crypto::hmac_sha256;
+using crypto::random_bytes;
+using crypto::same_mac;
 
 Mac client_proof(const std::string& token, Bytes hello, Bytes server_nonce);
 Mac server_proof(const std::string& token, Bytes client_nonce, Bytes server_nonce,

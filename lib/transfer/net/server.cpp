@@ -68,7 +68,7 @@ void Server::Impl::reap() {
 
 void Server::Impl::accept_loop() {
   while (!stopping) {
-    auto s = listener->accept(500, options.timeout_seconds);
+    Socket s = listener->accept(500, options.timeout_seconds);
     reap();
     if (!s) continue;
     std::lock_guard lock(mutex);

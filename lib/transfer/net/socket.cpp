@@ -1,225 +1,36 @@
 #include "transfer/net/socket.hpp"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-
 #include "nubo/error.hpp"
 
 namespace nubo::transfer::net {
-namespace {
-
-[[noreturn]] void sys_fail(Errc code, const std::string& what, int err) {
-  throw Error(code, what + ": " + std::strerror(err));
-}
-
-void set_nonblocking(int fd) {
-  int flags = ::fcntl(fd, F_GETFL);
-  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0)
-    sys_fail(Errc::io, "fcntl(O_NONBLOCK)", errno);
-}
-
-void tune(int fd) {
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  // Large buffers: a chunk is megabytes, and long fat links need the window.
-  int buf = 4 << 20;
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof buf);
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
-}
-
-int to_ms(double seconds) {
-  if (seconds <= 0) return 30000;
-  return static_cast<int>(std::min(seconds * 1000.0, 86400e3)) + 1;
-}
-
-std::string describe(const sockaddr* sa) {
-  char host[NI_MAXHOST], serv[NI_MAXSERV];
-  socklen_t len = sa->sa_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-  if (::getnameinfo(sa, len, host, sizeof host, serv, sizeof serv,
-                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
-    return "?";
-  std::string h = host;
-  if (sa->sa_family == AF_INET6) h = "[" + h + "]";
-  return h + ":" + serv;
-}
-
-addrinfo* resolve(const Endpoint& e, bool passive) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  if (passive) hints.ai_flags = AI_PASSIVE;
-  addrinfo* res = nullptr;
-  auto port = std::to_string(e.port);
-  int rc = ::getaddrinfo(e.host.empty() ? nullptr : e.host.c_str(), port.c_str(), &hints, &res);
-  if (rc != 0)
-    throw Error(Errc::unavailable, "cannot resolve '" + e.host + "': " + ::gai_strerror(rc));
-  return res;
-}
-
-}  // namespace
 
 Endpoint parse_endpoint(const std::string& text, bool allow_subdir) {
-  auto bad = [&](const std::string& why) -> Endpoint {
-    throw Error(Errc::invalid_argument,
-                "address '" + text + "': " + why +
-                    (allow_subdir ? " (expected HOST:PORT[/SUBDIR])" : " (expected ADDR:PORT)"));
-  };
   Endpoint e;
-  std::string rest = text;
-  std::string hostport = rest;
+  std::string hostport = text;
   if (allow_subdir) {
     // The subdirectory starts at the first '/' after the port (IPv6 addresses have no '/').
-    auto colon = rest.rfind(':', rest.find('/'));
-    auto slash = colon == std::string::npos ? std::string::npos : rest.find('/', colon);
+    auto colon = text.rfind(':', text.find('/'));
+    auto slash = colon == std::string::npos ? std::string::npos : text.find('/', colon);
     if (slash != std::string::npos) {
-      e.subdir = rest.substr(slash + 1);
-      hostport = rest.substr(0, slash);
+      e.subdir = text.substr(slash + 1);
+      hostport = text.substr(0, slash);
       while (!e.subdir.empty() && e.subdir.back() == '/') e.subdir.pop_back();
     }
   }
-  std::string port;
-  if (!hostport.empty() && hostport.front() == '[') {
-    auto close = hostport.find(']');
-    if (close == std::string::npos || close + 1 >= hostport.size() || hostport[close + 1] != ':')
-      return bad("an IPv6 address must be written [ADDR]:PORT");
-    e.host = hostport.substr(1, close - 1);
-    port = hostport.substr(close + 2);
-  } else {
-    auto colon = hostport.rfind(':');
-    if (colon == std::string::npos) return bad("no port");
-    e.host = hostport.substr(0, colon);
-    port = hostport.substr(colon + 1);
+  try {
+    const tcp::HostPort hp = tcp::parse_host_port(hostport);
+    e.host = hp.host;
+    e.port = hp.port;
+  } catch (const Error& err) {
+    // Named as the user wrote it, with the form this command takes.
+    std::string why = err.what();
+    why = why.substr(why.find("': ") + 3);
+    why = why.substr(0, why.rfind(" (expected"));
+    throw Error(Errc::invalid_argument,
+                "address '" + text + "': " + why +
+                    (allow_subdir ? " (expected HOST:PORT[/SUBDIR])" : " (expected ADDR:PORT)"));
   }
-  if (e.host.empty()) return bad("no host");
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos)
-    return bad("the port is not a number");
-  auto p = std::stoul(port);
-  if (p > 65535) return bad("the port is above 65535");
-  e.port = static_cast<std::uint16_t>(p);
   return e;
-}
-
-Socket::Socket(int fd, std::string peer, double timeout_seconds)
-    : fd_(fd), peer_(std::move(peer)), timeout_ms_(to_ms(timeout_seconds)) {}
-
-Socket& Socket::operator=(Socket&& o) noexcept {
-  if (this != &o) {
-    close();
-    fd_ = std::exchange(o.fd_, -1);
-    peer_ = std::move(o.peer_);
-    timeout_ms_ = o.timeout_ms_;
-  }
-  return *this;
-}
-
-Socket::~Socket() {
-  close();
-}
-
-void Socket::close() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
-
-void Socket::set_timeout(double seconds) {
-  timeout_ms_ = to_ms(seconds);
-}
-
-void Socket::shutdown() const {
-  if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
-}
-
-Socket Socket::connect(const Endpoint& to, double timeout_seconds) {
-  auto* res = resolve(to, false);
-  std::string last = "no address";
-  for (auto* ai = res; ai; ai = ai->ai_next) {
-    int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-    if (fd < 0) continue;
-    tune(fd);
-    set_nonblocking(fd);
-    Socket s(fd, describe(ai->ai_addr), timeout_seconds);
-    if (::connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
-      if (errno != EINPROGRESS) {
-        last = std::strerror(errno);
-        continue;
-      }
-      pollfd p{fd, POLLOUT, 0};
-      int rc = ::poll(&p, 1, s.timeout_ms_);
-      int err = 0;
-      socklen_t len = sizeof err;
-      if (rc <= 0) {
-        last = rc == 0 ? "timed out" : std::strerror(errno);
-        continue;
-      }
-      ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-      if (err != 0) {
-        last = std::strerror(err);
-        continue;
-      }
-    }
-    ::freeaddrinfo(res);
-    return s;
-  }
-  ::freeaddrinfo(res);
-  throw Error(Errc::unavailable,
-              "cannot connect to " + to.host + ":" + std::to_string(to.port) + ": " + last);
-}
-
-void Socket::wait(short events) {
-  pollfd p{fd_, events, 0};
-  for (;;) {
-    int rc = ::poll(&p, 1, timeout_ms_);
-    if (rc > 0) return;
-    if (rc == 0)
-      throw Error(Errc::timeout, "peer " + peer_ + " stalled: nothing for " +
-                                     std::to_string(timeout_ms_ / 1000) + " s");
-    if (errno != EINTR) sys_fail(Errc::io, "poll", errno);
-  }
-}
-
-void Socket::read_exact(MutableBytes out) {
-  std::size_t done = 0;
-  while (done < out.size()) {
-    auto n = ::recv(fd_, out.data() + done, out.size() - done, 0);
-    if (n > 0) {
-      done += static_cast<std::size_t>(n);
-      continue;
-    }
-    if (n == 0) throw Error(Errc::unavailable, "connection closed by " + peer_);
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK)
-      sys_fail(Errc::unavailable, "reading from " + peer_, errno);
-    wait(POLLIN);
-  }
-}
-
-void Socket::write_all(Bytes data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    auto n = ::send(fd_, data.data() + done, data.size() - done, MSG_NOSIGNAL);
-    if (n >= 0) {
-      done += static_cast<std::size_t>(n);
-      continue;
-    }
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK)
-      sys_fail(Errc::unavailable, "writing to " + peer_, errno);
-    wait(POLLOUT);
-  }
-}
-
-bool Socket::readable(int ms) const {
-  pollfd p{fd_, POLLIN, 0};
-  return ::poll(&p, 1, ms) > 0;
 }
 
 void Socket::read_message_into(Message& m, std::uint32_t max_length, std::uint32_t chunk_size) {
@@ -246,60 +57,6 @@ void Socket::write_message(MsgType type, Bytes payload) {
   auto h = encode_frame_header(type, static_cast<std::uint32_t>(payload.size()));
   write_all(h);
   write_all(payload);
-}
-
-Listener::Listener(const Endpoint& at, int backlog) {
-  auto* res = resolve(at, true);
-  std::string last = "no address";
-  for (auto* ai = res; ai; ai = ai->ai_next) {
-    int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-    if (fd < 0) continue;
-    int one = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (::bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd, backlog) != 0) {
-      last = std::strerror(errno);
-      ::close(fd);
-      continue;
-    }
-    sockaddr_storage ss{};
-    socklen_t len = sizeof ss;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
-    auto name = describe(reinterpret_cast<sockaddr*>(&ss));
-    auto colon = name.rfind(':');
-    host_ = name.substr(0, colon);
-    port_ = static_cast<std::uint16_t>(std::stoul(name.substr(colon + 1)));
-    fd_ = fd;
-    break;
-  }
-  ::freeaddrinfo(res);
-  if (fd_ < 0)
-    throw Error(Errc::unavailable,
-                "cannot listen on " + at.host + ":" + std::to_string(at.port) + ": " + last);
-  set_nonblocking(fd_);
-  if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) sys_fail(Errc::io, "pipe", errno);
-}
-
-Listener::~Listener() {
-  if (fd_ >= 0) ::close(fd_);
-  for (int f : wake_)
-    if (f >= 0) ::close(f);
-}
-
-void Listener::stop() {
-  char c = 1;
-  [[maybe_unused]] auto n = ::write(wake_[1], &c, 1);
-}
-
-Socket Listener::accept(int wait_ms, double timeout_seconds) {
-  pollfd p[2] = {{fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
-  int rc = ::poll(p, 2, wait_ms);
-  if (rc <= 0 || (p[1].revents & POLLIN)) return {};
-  sockaddr_storage ss{};
-  socklen_t len = sizeof ss;
-  int fd = ::accept4(fd_, reinterpret_cast<sockaddr*>(&ss), &len, SOCK_CLOEXEC | SOCK_NONBLOCK);
-  if (fd < 0) return {};
-  tune(fd);
-  return Socket(fd, describe(reinterpret_cast<sockaddr*>(&ss)), timeout_seconds);
 }
 
 }  // namespace nubo::transfer::net

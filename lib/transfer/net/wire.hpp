@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/crypto.hpp"
 #include "transfer/bytes.hpp"
 #include "transfer/codec.hpp"
 #include "transfer/format.hpp"
@@ -90,7 +91,8 @@ struct Challenge {
 std::vector<std::byte> encode_challenge(const Challenge& c);
 Challenge decode_challenge(Bytes in);
 
-using Mac = std::array<std::byte, kMacSize>;
+using Mac = crypto::Mac;
+static_assert(sizeof(Mac) == kMacSize);
 Mac decode_mac(Bytes in, const char* what);
 
 struct Welcome {

@@ -1,0 +1,85 @@
+// TCP with deadlines, for every part of nubo that talks over a network (transfer's send/serve,
+// the tcp:// rendezvous store): every read and write waits at most the idle timeout for
+// progress, so a peer that stalls is given up with Error(timeout) instead of holding a thread
+// forever. Sockets are non-blocking underneath; poll() does the waiting. shutdown() from
+// another thread wakes a waiting call, which is how a server stops and a cancelled send ends
+// its streams. Protocols (framing, authentication) live with their users.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+
+namespace nubo::tcp {
+
+struct HostPort {
+  std::string host;  // a name or an address, without IPv6 brackets; empty: any (listening)
+  std::uint16_t port = 0;
+};
+
+// "HOST:PORT" or "[V6]:PORT"; Error(invalid_argument) naming `text` and what is wrong, with
+// `expected` (e.g. "ADDR:PORT") as the hint.
+HostPort parse_host_port(const std::string& text, const std::string& expected = "HOST:PORT");
+
+class Socket {
+ public:
+  Socket() = default;
+  Socket(int fd, std::string peer, double timeout_seconds);
+  Socket(Socket&& o) noexcept
+      : fd_(std::exchange(o.fd_, -1)), peer_(std::move(o.peer_)), timeout_ms_(o.timeout_ms_) {}
+  Socket& operator=(Socket&& o) noexcept;
+  ~Socket();
+  Socket(const Socket&) = delete;
+  Socket& operator=(const Socket&) = delete;
+
+  // Error(unavailable) naming the address and the last reason when no address answers.
+  static Socket connect(const HostPort& to, double timeout_seconds);
+
+  int fd() const { return fd_; }
+  const std::string& peer() const { return peer_; }
+  explicit operator bool() const { return fd_ >= 0; }
+  void set_timeout(double seconds);
+
+  // Exactly out.size() bytes; Error(unavailable) when the peer closes, Error(timeout) when no
+  // byte arrives for the timeout.
+  void read_exact(std::span<std::byte> out);
+  void write_all(std::span<const std::byte> data);
+  // Whether a byte can be read within `ms` (a peer that closed counts as readable).
+  bool readable(int ms) const;
+  // Wakes any call waiting on this socket from another thread; the socket stays open.
+  void shutdown() const;
+  void close();
+
+ protected:
+  int timeout_ms() const { return timeout_ms_; }
+
+ private:
+  void wait(short events);
+  int fd_ = -1;
+  std::string peer_;
+  int timeout_ms_ = 30000;
+};
+
+class Listener {
+ public:
+  // Binds and listens; Error(unavailable) naming the address and the reason (in use...).
+  Listener(const HostPort& at, int backlog);
+  ~Listener();
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
+  std::uint16_t port() const { return port_; }
+  const std::string& host() const { return host_; }
+  // A connection, or an empty Socket when stop() was called or `wait_ms` passed.
+  Socket accept(int wait_ms, double timeout_seconds);
+  void stop();
+
+ private:
+  int fd_ = -1;
+  int wake_[2] = {-1, -1};
+  std::string host_;
+  std::uint16_t port_ = 0;
+};
+
+}  // namespace nubo::tcp
