@@ -101,7 +101,9 @@ int main(int argc, char** argv) {
       const bool redis_with_job = rendezvous.rfind("redis://", 0) == 0 &&
                                   rendezvous.find('/', 8) != std::string::npos &&
                                   rendezvous.back() != '/';
-      if (!redis_with_job) {
+      // A tcp:// store is the job's own: rank 0 hosts it for this job only.
+      const bool own_store = rendezvous.rfind("tcp://", 0) == 0;
+      if (!redis_with_job && !own_store) {
         if (job_id.empty() && nnodes > 1) {
           return fail(
               "a job on several nodes needs --job-id NAME, the same on every node, so "

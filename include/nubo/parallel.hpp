@@ -46,18 +46,28 @@ struct TeamOptions {
   std::chrono::milliseconds timeout{0};
 };
 
-// A job of several processes, as nubo-run describes it in NUBO_RANK, NUBO_LOCAL_RANK,
-// NUBO_WORLD_SIZE and NUBO_RENDEZVOUS. Ranks count processes here; a process holding k devices
-// gives the team k workers (team ranks rank * k to rank * k + k - 1).
+// A job of several processes. Ranks count processes here; a process holding k devices gives the
+// team k workers (team ranks rank * k to rank * k + k - 1).
 struct JobSpec {
-  int rank = 0;            // this process, 0 .. world_size - 1
-  int local_rank = 0;      // this process's index among those on its host
-  int world_size = 1;      // processes in the job
-  std::string rendezvous;  // "file:///shared/dir" or "redis://host:port/job"
+  int rank = 0;              // this process, 0 .. world_size - 1
+  int local_rank = 0;        // this process's index among those on its host
+  int world_size = 1;        // processes in the job
+  int local_world_size = 0;  // processes on this host; 0: unknown
+  // "file:///shared/dir", "tcp://host:port" (hosted by rank 0's process) or
+  // "redis://host:port/job".
+  std::string rendezvous;
+  // Who started the job: "nubo-run", "torchrun", "slurm", "mpirun", "skypilot"; "" when the
+  // spec was not read from the environment.
+  std::string launcher;
+  bool whole_node = false;  // one process per host holds all its GPUs (SkyPilot)
 
-  // From the environment; throws invalid_argument naming the variable that is missing or
-  // malformed. With none of the variables set: a job of this process alone (rank 0 of 1), so a
-  // program written for nubo-run also runs on its own.
+  // From the environment, whatever started the job: nubo-run's NUBO_* variables, torchrun's
+  // (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), Slurm's
+  // (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_JOB_ID...), Open MPI's
+  // (OMPI_COMM_WORLD_*) and SkyPilot's (SKYPILOT_NODE_RANK, SKYPILOT_NODE_IPS), in that order
+  // (docs/parallel.md). Throws invalid_argument naming the variable that is missing or
+  // malformed. With none of them set: a job of this process alone (rank 0 of 1), so a program
+  // written for a launcher also runs on its own.
   NUBO_API static JobSpec from_env();
 };
 
@@ -212,8 +222,9 @@ class NUBO_API Team {
   // Every usable GPU of this machine (real, or simulated by NUBO_SIM_DEVICES); the host CPU
   // when there is none.
   static Team all(const TeamOptions& options = {});
-  // Joins the job nubo-run started, with one worker in this process: on GPU number
-  // NUBO_LOCAL_RANK (modulo the number of GPUs) when the machine has GPUs, else on the CPU.
+  // Joins the job that started this process (JobSpec::from_env), with one worker: on GPU number
+  // local_rank (modulo the number of GPUs) when the machine has GPUs, else on the CPU. A job
+  // whose launcher runs one process per host (SkyPilot) takes all of the host's GPUs.
   static Team from_env(const TeamOptions& options = {});
   // Joins the job with these devices as this process's workers.
   static Team from_env(const std::vector<Device>& devices, const TeamOptions& options = {});

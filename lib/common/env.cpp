@@ -80,6 +80,7 @@ std::optional<Job> job() {
   auto local_rank = non_empty("NUBO_LOCAL_RANK");
   auto world_size = non_empty("NUBO_WORLD_SIZE");
   auto rendezvous = non_empty("NUBO_RENDEZVOUS");
+  auto local_world = non_empty("NUBO_LOCAL_WORLD_SIZE");
   if (!rank && !local_rank && !world_size && !rendezvous) return std::nullopt;
   std::vector<std::string> missing;
   if (!rank) missing.emplace_back("NUBO_RANK");
@@ -105,6 +106,14 @@ std::optional<Job> job() {
                 "NUBO_RANK=" + std::to_string(j.rank) + " is not below NUBO_WORLD_SIZE=" +
                     std::to_string(j.world_size) + ": ranks count from 0 to NUBO_WORLD_SIZE - 1");
   }
+  if (local_world) {
+    j.local_world_size =
+        static_cast<int>(text::parse_int(*local_world, "NUBO_LOCAL_WORLD_SIZE", 1, j.world_size));
+    if (j.local_rank >= j.local_world_size)
+      throw Error(Errc::invalid_argument,
+                  "NUBO_LOCAL_RANK=" + std::to_string(j.local_rank) +
+                      " is not below NUBO_LOCAL_WORLD_SIZE=" + std::to_string(j.local_world_size));
+  }
   j.rendezvous = std::string(text::trim(*rendezvous));
   return j;
 }
@@ -122,6 +131,12 @@ std::optional<std::chrono::milliseconds> timeout() {
   // At least a millisecond: a tiny value must not round to "no time at all".
   return std::chrono::milliseconds(
       std::max<std::int64_t>(1, static_cast<std::int64_t>(seconds * 1000.0 + 0.5)));
+}
+
+std::optional<std::string> host_id() {
+  auto v = non_empty("NUBO_HOST_ID");
+  if (!v) return std::nullopt;
+  return std::string(text::trim(*v));
 }
 
 std::optional<std::string> address() {

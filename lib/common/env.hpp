@@ -35,13 +35,16 @@ enum class DeviceOrder { pci_bus_id, fastest_first };
 DeviceOrder cuda_device_order();
 
 // The job that nubo-run started (docs/parallel.md): NUBO_RANK and NUBO_WORLD_SIZE count
-// processes, NUBO_LOCAL_RANK is the process's index on its host (default: NUBO_RANK), and
-// NUBO_RENDEZVOUS is where they meet (file:///dir or redis://host:port/job; parsed and checked by
-// lib/parallel, which names the variable in its errors).
+// processes, NUBO_LOCAL_RANK is the process's index on its host (default: NUBO_RANK),
+// NUBO_LOCAL_WORLD_SIZE the processes on its host (default: unknown, 0), and NUBO_RENDEZVOUS is
+// where they meet (file:///dir, tcp://host:port or redis://host:port/job; parsed and checked by
+// lib/parallel, which names the variable in its errors). Other launchers' variables (torchrun,
+// Slurm, Open MPI, SkyPilot) are read by lib/parallel/launchers.cpp.
 struct Job {
   int rank = 0;
   int local_rank = 0;
   int world_size = 1;
+  int local_world_size = 0;
   std::string rendezvous;
 };
 // nullopt when none of the four is set. Throws when some are set but not NUBO_RANK,
@@ -55,6 +58,10 @@ std::optional<std::chrono::milliseconds> timeout();
 // NUBO_ADDRESS: the host name or address at which this process's peers on other hosts reach it
 // (Gloo's TCP transport); nullopt when unset or empty.
 std::optional<std::string> address();
+
+// NUBO_HOST_ID: who counts as "this host" for the processes of a job (those with the same id
+// share memory); nullopt when unset or empty (then the boot id and the host name decide).
+std::optional<std::string> host_id();
 
 // NUBO_TOKEN: the shared secret of nubo-xfer send/serve (docs/net.md), used as given (not
 // trimmed: every byte is part of the secret); nullopt when unset or empty.

@@ -33,12 +33,7 @@ class FileStore final : public Store {
   }
 
   void set(const std::string& key, std::string_view value) override {
-    check_store_key(key);
-    if (value.size() > kMaxStoreValue) {
-      throw Error(Errc::invalid_argument, "store value for '" + key + "' is " +
-                                              std::to_string(value.size()) +
-                                              " bytes; the limit is 1 MiB");
-    }
+    check_store_entry(key, value);
     static std::atomic<unsigned> counter{0};
     const std::string final_path = path_of(key);
     const std::string tmp = dir_ + "/.tmp." + std::to_string(::getpid()) + "." +

@@ -39,12 +39,7 @@ class RedisStore final : public Store {
   }
 
   void set(const std::string& key, std::string_view value) override {
-    check_store_key(key);
-    if (value.size() > kMaxStoreValue) {
-      throw Error(Errc::invalid_argument, "store value for '" + key + "' is " +
-                                              std::to_string(value.size()) +
-                                              " bytes; the limit is 1 MiB");
-    }
+    check_store_entry(key, value);
     const std::string full = prefix_ + key;
     Reply r = command([&] {
       return redisCommand(ctx_, "SET %b %b EX %d", full.data(), full.size(), value.data(),

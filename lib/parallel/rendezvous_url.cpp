@@ -14,7 +14,8 @@ constexpr std::size_t kMaxJob = 128;
 [[noreturn]] void bad(std::string_view what, std::string_view url, const std::string& problem) {
   throw Error(Errc::invalid_argument, std::string(what) + "='" + std::string(url.substr(0, 200)) +
                                           "' is not a valid " + "rendezvous: " + problem +
-                                          "; use file:///shared/dir or redis://host:port/job");
+                                          "; use file:///shared/dir, tcp://host:port or "
+                                          "redis://host:port/job");
 }
 
 bool job_char(char c) {
@@ -25,12 +26,10 @@ bool host_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == ':';
 }
 
-RendezvousUrl parse_redis(std::string_view url, std::string_view rest, std::string_view what) {
-  RendezvousUrl r;
-  r.kind = RendezvousUrl::Kind::redis;
-  auto slash = rest.find('/');
-  std::string_view authority = rest.substr(0, slash);
-  std::string_view job = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
+// "host[:port]" (or "[v6][:port]") into r.host and r.port; a port is required when
+// `port_required` (tcp: there is no default everyone would agree on).
+void parse_authority(std::string_view url, std::string_view authority, std::string_view what,
+                     bool port_required, RendezvousUrl& r) {
   if (authority.find('@') != std::string_view::npos) {
     bad(what, url, "credentials in the location are not supported");
   }
@@ -54,13 +53,14 @@ RendezvousUrl parse_redis(std::string_view url, std::string_view rest, std::stri
       if (port.empty()) bad(what, url, "the port is empty");
     }
     if (host.find(':') != std::string_view::npos) {
-      bad(what, url, "write an IPv6 address in brackets, e.g. redis://[::1]:6379");
+      bad(what, url, "write an IPv6 address in brackets, e.g. tcp://[::1]:29500");
     }
   }
   if (host.empty()) bad(what, url, "the host is missing");
   for (char c : host) {
     if (!host_char(c)) bad(what, url, "the host contains '" + std::string(1, c) + "'");
   }
+  if (port.empty() && port_required) bad(what, url, "the port is missing (tcp://host:port)");
   if (!port.empty()) {
     try {
       r.port = static_cast<int>(text::parse_int(port, "port", 1, 65535));
@@ -68,6 +68,15 @@ RendezvousUrl parse_redis(std::string_view url, std::string_view rest, std::stri
       bad(what, url, e.what());
     }
   }
+  r.host = std::string(host);
+}
+
+RendezvousUrl parse_redis(std::string_view url, std::string_view rest, std::string_view what) {
+  RendezvousUrl r;
+  r.kind = RendezvousUrl::Kind::redis;
+  auto slash = rest.find('/');
+  std::string_view job = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
+  parse_authority(url, rest.substr(0, slash), what, false, r);
   if (job.size() > kMaxJob) bad(what, url, "the job name is longer than 128 characters");
   for (char c : job) {
     if (!job_char(c)) {
@@ -76,8 +85,17 @@ RendezvousUrl parse_redis(std::string_view url, std::string_view rest, std::stri
               "'");
     }
   }
-  r.host = std::string(host);
   r.job = std::string(job);
+  return r;
+}
+
+RendezvousUrl parse_tcp(std::string_view url, std::string_view rest, std::string_view what) {
+  RendezvousUrl r;
+  r.kind = RendezvousUrl::Kind::tcp;
+  while (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
+  if (rest.find('/') != std::string_view::npos)
+    bad(what, url, "a tcp location is only tcp://host:port");
+  parse_authority(url, rest, what, true, r);
   return r;
 }
 
@@ -104,8 +122,10 @@ RendezvousUrl parse_rendezvous(std::string_view url, std::string_view what) {
     while (r.path.size() > 1 && r.path.back() == '/') r.path.pop_back();
   } else if (scheme == "redis") {
     r = parse_redis(url, rest, what);
+  } else if (scheme == "tcp") {
+    r = parse_tcp(url, rest, what);
   } else {
-    bad(what, url, "the scheme must be file or redis, not '" + scheme + "'");
+    bad(what, url, "the scheme must be file, tcp or redis, not '" + scheme + "'");
   }
   r.text = std::string(url);
   return r;

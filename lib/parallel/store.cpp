@@ -4,7 +4,9 @@
 #include <cctype>
 #include <thread>
 
+#include "common/env.hpp"
 #include "nubo/error.hpp"
+#include "parallel/tcp_store.hpp"
 
 namespace nubo::parallel {
 namespace {
@@ -47,6 +49,15 @@ void check_store_key(const std::string& key) {
   }
 }
 
+void check_store_entry(const std::string& key, std::string_view value) {
+  check_store_key(key);
+  if (value.size() > kMaxStoreValue) {
+    throw Error(Errc::invalid_argument, "store value for '" + key + "' is " +
+                                            std::to_string(value.size()) +
+                                            " bytes; the limit is 1 MiB");
+  }
+}
+
 std::string Store::get(const std::string& key, std::chrono::milliseconds timeout) {
   // Polling with a growing pause (1 ms up to 50 ms): rendezvous happens once per team, and
   // neither a folder nor plain Redis GET can block until a key appears.
@@ -65,8 +76,16 @@ std::string Store::get(const std::string& key, std::chrono::milliseconds timeout
   }
 }
 
-std::unique_ptr<Store> open_store(const RendezvousUrl& url, std::chrono::milliseconds timeout) {
-  if (url.kind == RendezvousUrl::Kind::file) return make_file_store(url.path, url.text);
+std::unique_ptr<Store> open_store(const RendezvousUrl& url, bool rank0,
+                                  std::chrono::milliseconds timeout) {
+  switch (url.kind) {
+    case RendezvousUrl::Kind::file:
+      return make_file_store(url.path, url.text);
+    case RendezvousUrl::Kind::tcp:
+      return make_tcp_store(url, rank0, env::token().value_or(""), timeout);
+    case RendezvousUrl::Kind::redis:
+      break;
+  }
   return make_redis_store(url, timeout);
 }
 

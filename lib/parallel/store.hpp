@@ -1,6 +1,7 @@
 // The rendezvous store: a tiny key-value store that the processes of a job share, to find each
 // other (Gloo's addresses, the NCCL unique id) and to tell each other why they failed.
-// Implementations: a folder (FileStore) and Redis (RedisStore). Keys are written once by one
+// Implementations: a folder (FileStore), one that rank 0 hosts over TCP (tcp_store.hpp) and
+// Redis (RedisStore). Keys are written once by one
 // process and read by the others; every read that waits has a timeout.
 #pragma once
 
@@ -36,10 +37,14 @@ class Store {
 
 // Throws invalid_argument for a key the stores do not accept.
 void check_store_key(const std::string& key);
+// The same for the key, and for a value over kMaxStoreValue: what every set() checks first.
+void check_store_entry(const std::string& key, std::string_view value);
 
-// Opens the store of a rendezvous location. A folder is created if missing; Redis must answer
-// within `timeout` (Errc::unavailable naming the server otherwise).
-std::unique_ptr<Store> open_store(const RendezvousUrl& url, std::chrono::milliseconds timeout);
+// Opens the store of a rendezvous location. A folder is created if missing; Redis, and a tcp://
+// store (which the process of rank 0, `rank0`, hosts), must answer within `timeout`
+// (Errc::unavailable naming the server otherwise). A tcp:// store uses NUBO_TOKEN when set.
+std::unique_ptr<Store> open_store(const RendezvousUrl& url, bool rank0,
+                                  std::chrono::milliseconds timeout);
 
 // The same store with every key prefixed by `prefix` (which ends with '/').
 std::shared_ptr<Store> prefixed(std::shared_ptr<Store> base, std::string prefix);

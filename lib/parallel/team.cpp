@@ -4,6 +4,7 @@
 
 #include "common/env.hpp"
 #include "nubo/error.hpp"
+#include "parallel/launchers.hpp"
 #include "parallel/rendezvous_url.hpp"
 #include "parallel/team_state.hpp"
 
@@ -82,12 +83,19 @@ void TeamState::run(const std::function<void(Worker&)>& fn) {
 
 JobSpec JobSpec::from_env() {
   JobSpec spec;
-  if (auto j = env::job()) {
+  if (auto j = parallel::launched_job()) {
     spec.rank = j->rank;
     spec.local_rank = j->local_rank;
     spec.world_size = j->world_size;
+    spec.local_world_size = j->local_world_size;
     spec.rendezvous = j->rendezvous;
-    if (spec.world_size > 1) parallel::parse_rendezvous(spec.rendezvous, "NUBO_RENDEZVOUS");
+    spec.launcher = j->launcher;
+    spec.whole_node = j->whole_node;
+    if (spec.world_size > 1)
+      parallel::parse_rendezvous(spec.rendezvous,
+                                 j->launcher == "nubo-run"
+                                     ? "NUBO_RENDEZVOUS"
+                                     : "the rendezvous from " + j->launcher + "'s variables");
   }
   return spec;
 }
@@ -120,7 +128,9 @@ Team Team::from_env(const TeamOptions& options) {
   const JobSpec job = JobSpec::from_env();
   auto report = discover();
   std::vector<Device> devices;
-  if (report.has_gpu()) {
+  if (report.has_gpu() && job.whole_node) {
+    devices = report.devices;
+  } else if (report.has_gpu()) {
     devices.push_back(
         report.devices[static_cast<std::size_t>(job.local_rank) % report.devices.size()]);
   } else {

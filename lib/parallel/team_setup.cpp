@@ -119,7 +119,7 @@ std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices,
   if (job.world_size > 1) {
     const auto url = parallel::parse_rendezvous(
         job.rendezvous, job_from_env ? "NUBO_RENDEZVOUS" : "JobSpec::rendezvous");
-    std::shared_ptr<parallel::Store> base = parallel::open_store(url, st->timeout);
+    std::shared_ptr<parallel::Store> base = parallel::open_store(url, job.rank == 0, st->timeout);
     st->store = parallel::prefixed(base, "team" + std::to_string(next_team_number(url.text)) + "/");
     parallel::ProcessInfo me;
     me.world_size = job.world_size;

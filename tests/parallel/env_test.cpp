@@ -71,9 +71,10 @@ TEST_CASE("bad job variables name the variable") {
     CHECK_THROWS_WITH(env::job(), Catch::Contains("NUBO_WORLD_SIZE"));
   }
   SECTION("a bad rendezvous") {
-    ScopedEnv r("NUBO_RANK", "0"), w("NUBO_WORLD_SIZE", "2"), z("NUBO_RENDEZVOUS", "tcp://h:1");
-    CHECK_THROWS_WITH(JobSpec::from_env(), Catch::Contains("NUBO_RENDEZVOUS='tcp://h:1'") &&
-                                               Catch::Contains("the scheme must be file or redis"));
+    ScopedEnv r("NUBO_RANK", "0"), w("NUBO_WORLD_SIZE", "2"), z("NUBO_RENDEZVOUS", "http://h:1");
+    CHECK_THROWS_WITH(JobSpec::from_env(),
+                      Catch::Contains("NUBO_RENDEZVOUS='http://h:1'") &&
+                          Catch::Contains("the scheme must be file, tcp or redis"));
   }
 }
 
@@ -118,7 +119,9 @@ TEST_CASE("bad rendezvous locations say what is wrong") {
       {"redis://user:pw@host", "credentials"},
       {"redis://host/job with space", "job name"},
       {"redis://::1:6379", "IPv6 address in brackets"},
-      {"http://host", "scheme must be file or redis"},
+      {"http://host", "scheme must be file, tcp or redis"},
+      {"tcp://host", "port is missing"},
+      {"tcp://host:1/job", "only tcp://host:port"},
   };
   for (auto [url, problem] : cases) {
     INFO(url);

@@ -1,8 +1,10 @@
-// The rendezvous stores: a folder, and a real redis-server started on loopback for the test.
+// The rendezvous stores: a folder, the tcp:// store that rank 0 hosts (tokens, hostile clients),
+// and a real redis-server started on loopback for the test.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 
+#include "common/tcp.hpp"
 #include "nubo/error.hpp"
 #include "parallel/job.hpp"
 #include "parallel/store.hpp"
@@ -79,13 +81,107 @@ TEST_CASE("the Redis store works against a real redis-server") {
     return;
   }
   parallel::RendezvousUrl url = parallel::parse_rendezvous(redis->url("store-test"), "test");
-  auto store = parallel::open_store(url, 2s);
+  auto store = parallel::open_store(url, false, 2s);
   exercise(*store);
 }
 
 TEST_CASE("an unreachable Redis is a clear error") {
   const int port = test::free_port();
   auto url = parallel::parse_rendezvous("redis://127.0.0.1:" + std::to_string(port) + "/x", "t");
-  CHECK_THROWS_WITH(parallel::open_store(url, 1s),
+  CHECK_THROWS_WITH(parallel::open_store(url, false, 1s),
                     Catch::Contains("cannot reach the Redis rendezvous at redis://127.0.0.1:"));
+}
+
+namespace {
+
+struct ScopedToken {
+  explicit ScopedToken(const char* value) {
+    if (value) {
+      ::setenv("NUBO_TOKEN", value, 1);
+    } else {
+      ::unsetenv("NUBO_TOKEN");
+    }
+  }
+  ~ScopedToken() { ::unsetenv("NUBO_TOKEN"); }
+};
+
+parallel::RendezvousUrl tcp_url(int port) {
+  return parallel::parse_rendezvous("tcp://127.0.0.1:" + std::to_string(port), "test");
+}
+
+}  // namespace
+
+TEST_CASE("the tcp store: rank 0 hosts it, every process reads what any wrote") {
+  const auto url = tcp_url(test::free_port());
+  for (const char* token : {static_cast<const char*>(nullptr), "s3cret"}) {
+    ScopedToken t(token);
+    INFO("token " << (token ? token : "(none)"));
+    auto host = parallel::open_store(url, true, 2s);
+    auto other = parallel::open_store(url, false, 2s);
+    exercise(*other);
+    other->set("from/other", "1");
+    CHECK(host->get("from/other", 1s) == "1");
+    host->set("from/host", std::string(parallel::kMaxStoreValue, 'v'));  // the largest value
+    CHECK(other->get("from/host", 1s).size() == parallel::kMaxStoreValue);
+  }
+}
+
+TEST_CASE("the tcp store refuses a process with another token, or none") {
+  const auto url = tcp_url(test::free_port());
+  auto host = [&] {
+    ScopedToken t("right");
+    return parallel::open_store(url, true, 2s);
+  }();
+  {
+    ScopedToken t("wrong");
+    CHECK_THROWS_MATCHES(
+        parallel::open_store(url, false, 2s), Error, Catch::Predicate<Error>([](const Error& e) {
+          return e.code() == Errc::invalid_argument &&
+                 std::string(e.what()).find("the tokens differ") != std::string::npos;
+        }));
+  }
+  {
+    ScopedToken t(nullptr);
+    CHECK_THROWS_WITH(parallel::open_store(url, false, 2s),
+                      Catch::Contains("requires the job's token: set NUBO_TOKEN"));
+  }
+  ScopedToken t("right");
+  auto ok = parallel::open_store(url, false, 2s);
+  ok->set("still", "serving");  // the refusals did not hurt the server
+  CHECK(host->get("still", 1s) == "serving");
+}
+
+TEST_CASE("the tcp store without rank 0 says so after the timeout") {
+  ScopedToken t(nullptr);
+  CHECK_THROWS_WITH(
+      parallel::open_store(tcp_url(test::free_port()), false, 300ms),
+      Catch::Contains("did not answer within") && Catch::Contains("is rank 0 running?"));
+}
+
+TEST_CASE("the tcp store survives hostile clients: bad magic, huge lengths, forged messages") {
+  ScopedToken t(nullptr);
+  const int port = test::free_port();
+  auto host = parallel::open_store(tcp_url(port), true, 2s);
+  const auto raw = [&](const std::string& bytes) {
+    tcp::Socket s = tcp::Socket::connect({"127.0.0.1", static_cast<std::uint16_t>(port)}, 2);
+    s.write_all({reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()});
+    char c = 0;
+    // The server answers its hello, then drops the connection at the first bad request.
+    while (s.readable(2000)) {
+      try {
+        s.read_exact({reinterpret_cast<std::byte*>(&c), 1});
+      } catch (const Error&) {
+        break;
+      }
+    }
+  };
+  raw("HTTP/1.1 GET /\r\n\r\n");  // not the protocol
+  std::string hello = "NUBOSTORE1";
+  hello.push_back('\0');
+  hello.append(32, 'n');
+  raw(hello + std::string("\x01\xff\xff\xff\xff\xff\xff", 7));   // key and value over limits
+  raw(hello + std::string("\x09\x01\x00\x00\x00\x00\x00k", 8));  // an unknown request
+  auto other = parallel::open_store(tcp_url(port), false, 2s);
+  other->set("after", "ok");
+  CHECK(host->get("after", 1s) == "ok");
 }
