@@ -44,6 +44,9 @@ inline constexpr std::chrono::milliseconds kDefaultTimeout{60000};
 struct TeamOptions {
   // 0: NUBO_TIMEOUT if set, else kDefaultTimeout.
   std::chrono::milliseconds timeout{0};
+  // Pin each host worker (and its GEMM threads) to cores of its own, NUMA-aware; also turned
+  // on by NUBO_CPU_BIND=1 (nubo-run --cpu-bind).
+  bool cpu_bind = false;
 };
 
 // A job of several processes. Ranks count processes here; a process holding k devices gives the
@@ -107,6 +110,11 @@ class NUBO_API Worker {
   int local_rank() const;  // among the workers of this process: 0 .. local_size() - 1
   int local_size() const;
   const Device& device() const;
+  // The threads this worker's GEMMs run on the host: its share of the cores (docs/parallel.md,
+  // "Sharing the cores"); 0 for a GPU worker, whose GEMMs do not run on the host.
+  int host_threads() const;
+  // The CPUs this worker is pinned to while it runs (TeamOptions::cpu_bind); empty: it floats.
+  const std::vector<int>& cpus() const;
 
   // This worker's rows of a batch of n: n / size() rows each, and the first n % size() ranks
   // one more; rank r starts after the rows of ranks 0 .. r - 1. Every row belongs to exactly

@@ -149,13 +149,37 @@ std::optional<std::string> token() {
   return non_empty("NUBO_TOKEN");
 }
 
-bool autotune_enabled() {
-  auto v = get("NUBO_AUTOTUNE");
-  if (!v || text::trim(*v).empty()) return true;
+namespace {
+
+// A variable that is 0 or 1; `fallback` when unset or empty.
+bool switch_var(const char* name, bool fallback, const char* accepted) {
+  auto v = get(name);
+  if (!v || text::trim(*v).empty()) return fallback;
   auto s = text::trim(*v);
   if (s == "1") return true;
   if (s == "0") return false;
-  bad_value("NUBO_AUTOTUNE", *v, "0 (no tuning) or 1");
+  bad_value(name, *v, accepted);
+}
+
+}  // namespace
+
+bool autotune_enabled() {
+  return switch_var("NUBO_AUTOTUNE", true, "0 (no tuning) or 1");
+}
+
+bool cpu_bind() {
+  return switch_var("NUBO_CPU_BIND", false, "0 (workers float) or 1 (each pinned to its cores)");
+}
+
+std::optional<BlasThreads> blas_threads() {
+  for (const char* name : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    auto v = non_empty(name);
+    if (!v) continue;
+    // OpenMP allows a list ("4,2": nested levels); the first is the outer level's.
+    auto first = text::trim(text::split(*v, ',').front());
+    return BlasThreads{name, static_cast<int>(text::parse_int(first, name, 1, 4096))};
+  }
+  return std::nullopt;
 }
 
 std::string autotune_cache_path() {

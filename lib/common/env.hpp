@@ -63,6 +63,18 @@ std::optional<std::string> address();
 // share memory); nullopt when unset or empty (then the boot id and the host name decide).
 std::optional<std::string> host_id();
 
+// NUBO_CPU_BIND=0|1: pin each host worker to cores of its own (default 0; nubo-run --cpu-bind
+// sets it for its processes).
+bool cpu_bind();
+
+// The threads the user gave OpenBLAS and OpenMP: OPENBLAS_NUM_THREADS, else OMP_NUM_THREADS (its
+// first level); nullopt when neither is set. nubo-run sets both to each process's share.
+struct BlasThreads {
+  const char* variable;
+  int threads;
+};
+std::optional<BlasThreads> blas_threads();
+
 // NUBO_TOKEN: the shared secret of nubo-xfer send/serve (docs/net.md), used as given (not
 // trimmed: every byte is part of the secret); nullopt when unset or empty.
 std::optional<std::string> token();

@@ -35,6 +35,8 @@
 
 namespace nubo::detail {
 
+class BlasLease;
+
 // A point in a backend's stream. Recorded with DeviceBackend::record, it completes when all the
 // work submitted before the record has completed.
 class DeviceEvent {
@@ -119,6 +121,14 @@ class DeviceBackend {
   virtual void gemm(const GemmPlan& plan, DType type, const void* a, const void* b, void* c) = 0;
   // Plans, then runs the planned GEMM.
   void gemm(const Gemm& g, DType type, const void* a, const void* b, void* c);
+
+  // --- The host's cores ----------------------------------------------------------------------
+  // Host and sim devices multiply on the CPU: `blas` is their share of it, an OpenBLAS with the
+  // thread count this worker should use (openblas_copies.hpp). Until it is called they use the
+  // process's own OpenBLAS. cuda ignores it: its GEMMs do not run on the host.
+  virtual void use_openblas(std::shared_ptr<const BlasLease> blas) { (void)blas; }
+  // The threads this device's GEMMs run on the host; 0 for a device whose work does not.
+  virtual int host_threads() const { return 0; }
 
   // --- Elementwise kernels (in place; x and y may be the same buffer) ---------------------
   // n elements of elem_bytes (1, 2, 4 or 8) each set to the low bytes of `pattern`: a value

@@ -8,6 +8,7 @@
 #include "common/text.hpp"
 #include "device/backend_checks.hpp"
 #include "device/host_gemm.hpp"
+#include "device/openblas_copies.hpp"
 #include "kernels/math.hpp"
 #include "nubo/error.hpp"
 #include "nubo/half.hpp"
@@ -172,7 +173,11 @@ void HostBackend::gemm(const GemmPlan& p, DType type, const void* a, const void*
   check_range(a, p.a_bytes, "gemm A");
   check_range(b, p.b_bytes, "gemm B");
   check_range(c, p.c_bytes, "gemm C");
-  host_gemm(p, type, a, b, c);
+  host_gemm(blas_ ? blas_->blas() : openblas(), p, type, a, b, c);
+}
+
+int HostBackend::host_threads() const {
+  return blas_ ? blas_->threads() : openblas().get_num_threads();
 }
 
 // --- Elementwise kernels: computed in f32, stored in the buffer's type --------------------

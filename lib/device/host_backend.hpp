@@ -48,6 +48,9 @@ class HostBackend : public DeviceBackend {
   using DeviceBackend::gemm;
   void gemm(const GemmPlan& p, DType type, const void* a, const void* b, void* c) override;
 
+  void use_openblas(std::shared_ptr<const BlasLease> blas) override { blas_ = std::move(blas); }
+  int host_threads() const override;
+
   void fill(void* x, std::size_t n, std::size_t elem_bytes, std::uint64_t pattern) override;
   void scale(DType type, void* x, std::size_t n, float alpha) override;
   void axpy(DType type, std::size_t n, float alpha, const void* x, void* y) override;
@@ -66,6 +69,7 @@ class HostBackend : public DeviceBackend {
   mutable std::mutex mutex_;
   std::map<const char*, std::size_t> allocations_;   // start -> requested bytes
   std::multimap<const char*, std::size_t> adopted_;  // the application's memory: start -> bytes
+  std::shared_ptr<const BlasLease> blas_;            // null: the process's own OpenBLAS
 };
 
 }  // namespace nubo::detail

@@ -52,8 +52,8 @@ const unsigned char* a_block(const Gemm& g, DType type, const void* a, std::size
   return static_cast<const unsigned char*>(a) + offset * dtype_size(type);
 }
 
-void sbgemm_path(const Gemm& g, const void* a, const void* b, void* c) {
-  const auto sbgemm = openblas().sbgemm;
+void sbgemm_path(const OpenBlas& blas, const Gemm& g, const void* a, const void* b, void* c) {
+  const auto sbgemm = blas.sbgemm;
   std::vector<float> c_block;
   const std::size_t rows = rows_per_block(g);
   for (std::size_t i0 = 0; i0 < g.m; i0 += rows) {
@@ -67,7 +67,8 @@ void sbgemm_path(const Gemm& g, const void* a, const void* b, void* c) {
   }
 }
 
-void widening_path(const Gemm& g, DType type, const void* a, const void* b, void* c) {
+void widening_path(const OpenBlas& blas, const Gemm& g, DType type, const void* a, const void* b,
+                   void* c) {
   const bool ta = g.trans_a == Transpose::yes, tb = g.trans_b == Transpose::yes;
   // B once, whole: every block of C rows needs all of it.
   const std::size_t b_rows = tb ? g.n : g.k, b_cols = tb ? g.k : g.n;
@@ -82,9 +83,9 @@ void widening_path(const Gemm& g, DType type, const void* a, const void* b, void
     wa.resize(a_rows * a_cols);
     widen_matrix(type, a_block(g, type, a, i0), g.lda, a_rows, a_cols, wa.data());
     through_f32_c(g, type, c, i0, mb, c_block, [&](float* cb) {
-      openblas().sgemm(CblasRowMajor, op(g.trans_a), op(g.trans_b), as_int(mb), as_int(g.n),
-                       as_int(g.k), g.alpha, wa.data(), as_int(a_cols), wb.data(), as_int(b_cols),
-                       g.beta, cb, as_int(g.n));
+      blas.sgemm(CblasRowMajor, op(g.trans_a), op(g.trans_b), as_int(mb), as_int(g.n), as_int(g.k),
+                 g.alpha, wa.data(), as_int(a_cols), wb.data(), as_int(b_cols), g.beta, cb,
+                 as_int(g.n));
     });
   }
 }
@@ -97,17 +98,17 @@ const char* host_gemm_path(DType type) {
   return "f32 conversion + cblas_sgemm";
 }
 
-void host_gemm(const GemmPlan& p, DType type, const void* a, const void* b, void* c) {
+void host_gemm(const OpenBlas& blas, const GemmPlan& p, DType type, const void* a, const void* b,
+               void* c) {
   const Gemm& g = p.g;
   if (type == DType::f32) {
-    openblas().sgemm(CblasRowMajor, op(g.trans_a), op(g.trans_b), as_int(g.m), as_int(g.n),
-                     as_int(g.k), g.alpha, static_cast<const float*>(a), as_int(g.lda),
-                     static_cast<const float*>(b), as_int(g.ldb), g.beta, static_cast<float*>(c),
-                     as_int(g.ldc));
-  } else if (type == DType::bf16 && openblas().sbgemm) {
-    sbgemm_path(g, a, b, c);
+    blas.sgemm(CblasRowMajor, op(g.trans_a), op(g.trans_b), as_int(g.m), as_int(g.n), as_int(g.k),
+               g.alpha, static_cast<const float*>(a), as_int(g.lda), static_cast<const float*>(b),
+               as_int(g.ldb), g.beta, static_cast<float*>(c), as_int(g.ldc));
+  } else if (type == DType::bf16 && blas.sbgemm) {
+    sbgemm_path(blas, g, a, b, c);
   } else {
-    widening_path(g, type, a, b, c);
+    widening_path(blas, g, type, a, b, c);
   }
 }
 

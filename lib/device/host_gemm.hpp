@@ -10,11 +10,14 @@
 #pragma once
 
 #include "device/backend_checks.hpp"
+#include "device/openblas.hpp"
 
 namespace nubo::detail {
 
 // p comes from plan_gemm (leading dimensions filled in and checked); m and n are non-zero.
-void host_gemm(const GemmPlan& p, DType type, const void* a, const void* b, void* c);
+// `blas` is the worker's OpenBLAS: the process's own or a private copy (openblas_copies.hpp).
+void host_gemm(const OpenBlas& blas, const GemmPlan& p, DType type, const void* a, const void* b,
+               void* c);
 
 // Which path host_gemm takes for a type, for messages and the benchmark: "cblas_sgemm",
 // "cblas_sbgemm", or "f32 conversion + cblas_sgemm".

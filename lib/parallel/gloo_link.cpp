@@ -373,8 +373,7 @@ class GlooLink final : public Remote {
           ins[static_cast<std::size_t>(q)] = q == o_.rank ? a.out : payload_of(p, q);
         }
         void* out = a.out;
-        const ReduceOp op = a.op == ReduceOp::avg ? ReduceOp::sum : a.op;  // the caller divides
-        reduce_ranks(a.type, op, ins.data(), n, &out, 1, 0, a.count);
+        reduce_ranks(a.type, a.op, ins.data(), n, &out, 1, 0, a.count);
         return;
       }
       case OpKind::broadcast:

@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <thread>
 
+#include "common/env.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
 
@@ -39,10 +41,20 @@ std::string host_name() {
   return buf;
 }
 
+std::string host_identity() {
+  if (auto id = env::host_id()) return *id;
+  // The boot id tells apart machines that share a host name; the host name, containers that
+  // share a kernel.
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string boot;
+  std::getline(in, boot);
+  return std::string(text::trim(boot)) + "/" + host_name();
+}
+
 std::string encode(const ProcessInfo& info) {
   return std::string(kMagic) + "\nworld " + std::to_string(info.world_size) + "\nlocal " +
-         std::to_string(info.local_size) + "\nhost " + info.host + "\npid " +
-         std::to_string(info.pid) + "\n";
+         std::to_string(info.local_size) + "\nhost " + info.host + "\nhostid " + info.host_id +
+         "\npid " + std::to_string(info.pid) + "\n";
 }
 
 ProcessInfo decode(const std::string& record, int rank, const std::string& where) {
@@ -73,6 +85,8 @@ ProcessInfo decode(const std::string& record, int rank, const std::string& where
         have_local = true;
       } else if (key == "host") {
         info.host = std::string(value.substr(0, 255));
+      } else if (key == "hostid") {
+        info.host_id = std::string(value.substr(0, 512));
       } else if (key == "pid") {
         info.pid = static_cast<long>(text::parse_int(value, "pid", 0, INT64_MAX));
       }  // unknown keys: a newer nubo's additions, ignored

@@ -13,9 +13,10 @@
 namespace nubo::parallel {
 
 struct ProcessInfo {
-  int world_size = 0;  // NUBO_WORLD_SIZE as this process has it
-  int local_size = 0;  // workers the process holds
-  std::string host;    // its host name
+  int world_size = 0;   // NUBO_WORLD_SIZE as this process has it
+  int local_size = 0;   // workers the process holds
+  std::string host;     // its host name
+  std::string host_id;  // host_identity(): processes with the same one share memory
   long pid = 0;
 };
 
@@ -30,5 +31,10 @@ ProcessInfo decode(const std::string& record, int rank, const std::string& where
 
 // This host's name (gethostname), for the records and messages.
 std::string host_name();
+
+// Who counts as this host for sharing memory: NUBO_HOST_ID when set, else the boot id and the
+// host name. Containers on one kernel share its boot id but have host names (and /dev/shm) of
+// their own.
+std::string host_identity();
 
 }  // namespace nubo::parallel

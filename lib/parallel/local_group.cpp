@@ -11,18 +11,6 @@
 namespace nubo::parallel {
 namespace {
 
-// Worker `i` of `n` takes elements [begin, begin + count) of `total`: equal slices, the first
-// total % n one longer.
-struct Slice {
-  std::size_t begin, count;
-};
-Slice slice_of(std::size_t total, int n, int i) {
-  const auto un = static_cast<std::size_t>(n);
-  const auto ui = static_cast<std::size_t>(i);
-  const std::size_t base = total / un, extra = total % un;
-  return {ui * base + std::min(ui, extra), base + (ui < extra ? 1 : 0)};
-}
-
 unsigned char* at(void* p, std::size_t bytes) {
   return static_cast<unsigned char*>(p) + bytes;
 }
@@ -256,6 +244,9 @@ void LocalGroup::compute_with_remote(Lock& lock, int local, const Op& op, std::u
     case OpKind::all_reduce: {
       void* lead = calls_[0].out;
       const ReduceOp local_op = op.op == ReduceOp::avg ? ReduceOp::sum : op.op;
+      // One worker per process: the processes' average is the team's, computed in one pass
+      // (f16 and bf16 rounded once); else the sums are divided at the end.
+      const bool remote_averages = op.op == ReduceOp::avg && size_ == 1;
       if (size_ > 1) {  // the process's workers reduce into the leader's buffer
         lock.unlock();
         std::vector<const void*> ins(n);
@@ -268,8 +259,9 @@ void LocalGroup::compute_with_remote(Lock& lock, int local, const Op& op, std::u
       if (local == 0) {
         Op action = op;
         action.in = action.out = lead;
+        action.op = remote_averages ? ReduceOp::avg : local_op;
         run_remote(action);
-        if (op.op == ReduceOp::avg) {
+        if (op.op == ReduceOp::avg && !remote_averages) {
           lock.unlock();
           divide_by(op.type, lead, op.count, team_size_);
           lock.lock();
@@ -361,6 +353,7 @@ void LocalGroup::compute_with_remote(Lock& lock, int local, const Op& op, std::u
       sync(lock, local, local_deadline(), op, seq);
       void* stage = staging_.data();
       const ReduceOp local_op = op.op == ReduceOp::avg ? ReduceOp::sum : op.op;
+      const bool remote_averages = op.op == ReduceOp::avg && size_ == 1;  // as in all_reduce
       lock.unlock();
       std::vector<const void*> ins(n);
       for (std::size_t r = 0; r < n; ++r) ins[r] = calls_[r].in;
@@ -373,12 +366,14 @@ void LocalGroup::compute_with_remote(Lock& lock, int local, const Op& op, std::u
         action.kind = OpKind::all_reduce;
         action.count = total;
         action.in = action.out = stage;
+        action.op = remote_averages ? ReduceOp::avg : local_op;
         run_remote(action);
       }
       sync(lock, local, remote_deadline(), op, seq);
       lock.unlock();
       copy(op.out, at(stage, static_cast<std::size_t>(rank_offset_ + local) * bytes), bytes);
-      if (op.op == ReduceOp::avg) divide_by(op.type, op.out, op.count, team_size_);
+      if (op.op == ReduceOp::avg && !remote_averages)
+        divide_by(op.type, op.out, op.count, team_size_);
       lock.lock();
       sync(lock, local, local_deadline(), op, seq);
       return;

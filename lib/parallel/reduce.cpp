@@ -106,32 +106,6 @@ void reduce_typed(ReduceOp op, const void* const* ins, int n, void* const* outs,
   throw Error(Errc::invalid_argument, "unknown reduce op " + std::to_string(static_cast<int>(op)));
 }
 
-template <class T, ReduceOp Op>
-void pair_loop(void* c, const void* a, const void* b, std::size_t count) {
-  using Tr = Traits<T>;
-  using A = typename Tr::Acc;
-  T* pc = static_cast<T*>(c);
-  const T* pa = static_cast<const T*>(a);
-  const T* pb = static_cast<const T*>(b);
-  for (std::size_t i = 0; i < count; ++i) {
-    pc[i] = Tr::store(combine<A>(Op, Tr::load(pa[i]), Tr::load(pb[i])));
-  }
-}
-
-template <class T>
-void pair_typed(ReduceOp op, void* c, const void* a, const void* b, std::size_t count) {
-  switch (op) {
-    case ReduceOp::sum:
-    case ReduceOp::avg:
-      return pair_loop<T, ReduceOp::sum>(c, a, b, count);
-    case ReduceOp::max:
-      return pair_loop<T, ReduceOp::max>(c, a, b, count);
-    case ReduceOp::min:
-      return pair_loop<T, ReduceOp::min>(c, a, b, count);
-  }
-  throw Error(Errc::invalid_argument, "unknown reduce op " + std::to_string(static_cast<int>(op)));
-}
-
 template <class T>
 void divide_typed(void* buf, std::size_t count, int n) {
   using Tr = Traits<T>;
@@ -166,23 +140,6 @@ void reduce_ranks(DType type, ReduceOp op, const void* const* ins, int n, void* 
   bad_type(type);
 }
 
-void reduce_pair(DType type, ReduceOp op, void* c, const void* a, const void* b,
-                 std::size_t count) {
-  switch (type) {
-    case DType::f32:
-      return pair_typed<float>(op, c, a, b, count);
-    case DType::f16:
-      return pair_typed<half>(op, c, a, b, count);
-    case DType::bf16:
-      return pair_typed<bfloat16>(op, c, a, b, count);
-    case DType::i32:
-      return pair_typed<std::int32_t>(op, c, a, b, count);
-    case DType::i64:
-      return pair_typed<std::int64_t>(op, c, a, b, count);
-  }
-  bad_type(type);
-}
-
 void divide_by(DType type, void* buf, std::size_t count, int n) {
   switch (type) {
     case DType::f32:
@@ -197,6 +154,13 @@ void divide_by(DType type, void* buf, std::size_t count, int n) {
       return divide_typed<std::int64_t>(buf, count, n);
   }
   bad_type(type);
+}
+
+Slice slice_of(std::size_t total, int n, int i) {
+  const auto un = static_cast<std::size_t>(n);
+  const auto ui = static_cast<std::size_t>(i);
+  const std::size_t base = total / un, extra = total % un;
+  return {ui * base + std::min(ui, extra), base + (ui < extra ? 1 : 0)};
 }
 
 }  // namespace nubo::parallel

@@ -21,11 +21,15 @@ namespace nubo::parallel {
 void reduce_ranks(DType type, ReduceOp op, const void* const* ins, int n, void* const* outs,
                   int n_outs, std::size_t begin, std::size_t count);
 
-// c[i] = a[i] op b[i], with avg treated as sum (finish with divide_by). The pairwise step of a
-// ring reduction (Gloo's reduce function); c may alias a or b.
-void reduce_pair(DType type, ReduceOp op, void* c, const void* a, const void* b, std::size_t count);
-
-// buf[i] /= n, the last step of avg after reduce_pair sums.
+// buf[i] /= n: avg finished after sums computed in parts (a process's workers, then the
+// processes), in the buffer's type.
 void divide_by(DType type, void* buf, std::size_t count, int n);
+
+// Member `i` of `n` takes elements [begin, begin + count) of `total`: equal slices, the first
+// total % n one longer. How every communicator splits the work of a reduction.
+struct Slice {
+  std::size_t begin = 0, count = 0;
+};
+Slice slice_of(std::size_t total, int n, int i);
 
 }  // namespace nubo::parallel

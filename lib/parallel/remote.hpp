@@ -19,8 +19,9 @@ class Remote {
 
   // `call` is the collective as the user made it (checked against the other processes' calls,
   // and named in errors); `action` is what the processes exchange for it:
-  //  - all_reduce: in place on action.out, action.count elements; avg reduces as a sum (the
-  //    caller divides by the team size);
+  //  - all_reduce: in place on action.out, action.count elements, reduced in process order
+  //    (reduce.hpp's rules: bit-identical in every process); avg is the sum divided by the
+  //    number of processes;
   //  - broadcast: in place on action.out from process action.root;
   //  - all_gather: action.in holds this process's action.count elements, action.out receives
   //    size() * action.count (process p's at p * action.count); they do not overlap;

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "common/env.hpp"
+#include "device/host_cores.hpp"
 #include "nubo/error.hpp"
 #include "parallel/launchers.hpp"
 #include "parallel/rendezvous_url.hpp"
@@ -62,6 +63,7 @@ void TeamState::run(const std::function<void(Worker&)>& fn) {
       WorkerState* ws = w.get();
       threads.emplace_back([&, ws] {
         try {
+          if (!ws->cpus.empty()) pin_calling_thread(ws->cpus);
           fn(*ws->worker);
         } catch (...) {
           on_failure(ws->rank, std::current_exception());

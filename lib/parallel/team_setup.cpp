@@ -9,7 +9,10 @@
 #include <thread>
 
 #include "common/env.hpp"
+#include "device/host_cores.hpp"
+#include "device/openblas_copies.hpp"
 #include "nubo/error.hpp"
+#include "parallel/core_share.hpp"
 #include "parallel/gloo_link.hpp"
 #include "parallel/host_communicator.hpp"
 #include "parallel/job.hpp"
@@ -74,6 +77,36 @@ std::vector<std::unique_ptr<Communicator>> nccl_in_processes(
   return comms;
 }
 
+// Gives each host worker its share of the host's cores (core_share.hpp): an OpenBLAS with its
+// thread count, and with binding the CPUs it is pinned to.
+void share_host_cores(const std::vector<std::shared_ptr<DeviceBackend>>& backends,
+                      int local_process, int local_processes, bool bind,
+                      std::vector<std::vector<int>>& pinned, std::string& reason) {
+  parallel::CoreShareInput in;
+  in.workers = static_cast<int>(backends.size());
+  in.local_process = local_process;
+  in.local_processes = local_processes;
+  in.bind = bind;
+  in.allowed = allowed_cores();
+  in.online = online_cpus();
+  in.env_threads = env::blas_threads();
+  const parallel::CoreShare share = parallel::share_cores(in);
+  reason = share.reason;
+  pinned = share.cpus;
+  pinned.resize(backends.size());
+  std::vector<std::shared_ptr<const BlasLease>> leases;
+  try {
+    leases = lease_openblas(in.workers, share.threads);
+  } catch (const Error& e) {
+    if (e.code() != Errc::unavailable) throw;
+    return;  // no OpenBLAS: the workers' GEMMs say so when asked for; collectives still work
+  }
+  for (std::size_t i = 0; i < backends.size(); ++i) {
+    if (!pinned[i].empty()) leases[i]->pin(pinned[i]);
+    backends[i]->use_openblas(leases[i]);
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices, const JobSpec& job,
@@ -116,6 +149,7 @@ std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices,
 
   st->size = k * job.world_size;
   st->rank_offset = k * job.rank;
+  int local_process = 0, local_processes = 1;  // this process among the job's on its host
   if (job.world_size > 1) {
     const auto url = parallel::parse_rendezvous(
         job.rendezvous, job_from_env ? "NUBO_RENDEZVOUS" : "JobSpec::rendezvous");
@@ -125,12 +159,18 @@ std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices,
     me.world_size = job.world_size;
     me.local_size = k;
     me.host = parallel::host_name();
+    me.host_id = parallel::host_identity();
     me.pid = static_cast<long>(::getpid());
     const auto all = parallel::meet(*st->store, job.rank, me, st->timeout);
+    local_processes = 0;
+    for (int r = 0; r < job.world_size; ++r) {
+      if (all[static_cast<std::size_t>(r)].host_id != me.host_id) continue;
+      if (r < job.rank) ++local_process;
+      ++local_processes;
+    }
     if (host_memory) {
       // One host: loopback, always reachable. Several: NUBO_ADDRESS, or this host's name.
-      bool one_host = true;
-      for (const auto& p : all) one_host = one_host && p.host == me.host;
+      const bool one_host = local_processes == job.world_size;
       parallel::GlooLinkOptions o;
       o.rank = job.rank;
       o.size = job.world_size;
@@ -140,6 +180,11 @@ std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices,
       st->remote = parallel::connect_gloo(st->store, o);
     }
   }
+
+  std::vector<std::vector<int>> pinned(backends.size());
+  if (host_memory)
+    share_host_cores(backends, local_process, local_processes, options.cpu_bind || env::cpu_bind(),
+                     pinned, st->cores);
 
   std::vector<std::unique_ptr<Communicator>> nccl;
   if (host_memory) {
@@ -160,6 +205,7 @@ std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices,
     w->size = st->size;
     w->local_size = k;
     w->backend = backends[static_cast<std::size_t>(i)];
+    w->cpus = pinned[static_cast<std::size_t>(i)];
     if (host_memory) {
       w->comm = std::make_unique<parallel::HostCommunicator>(st->group, i);
     } else {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "device/backend.hpp"
@@ -23,6 +24,7 @@ struct WorkerState {
   int size = 0;        // of the team
   int local_size = 0;  // workers in this process
   std::shared_ptr<DeviceBackend> backend;
+  std::vector<int> cpus;  // pinned to these CPUs while it runs; empty: it floats
   std::unique_ptr<Communicator> comm;
   std::unique_ptr<Worker> worker;
 };
@@ -35,6 +37,7 @@ struct TeamState {
   std::shared_ptr<parallel::Remote> remote;     // the other processes, for host memory
   std::shared_ptr<parallel::LocalGroup> group;  // null for CUDA teams (NCCL)
   std::vector<std::unique_ptr<WorkerState>> workers;
+  std::string cores;  // where the host workers' thread count came from (core_share.hpp)
   std::atomic<bool> running{false};
 
   static std::unique_ptr<TeamState> create(const std::vector<Device>& devices, const JobSpec& job,

@@ -57,6 +57,12 @@ int Worker::local_rank() const {
 int Worker::local_size() const {
   return state_->local_size;
 }
+int Worker::host_threads() const {
+  return state_->backend->host_threads();
+}
+const std::vector<int>& Worker::cpus() const {
+  return state_->cpus;
+}
 const Device& Worker::device() const {
   return state_->backend->device();
 }

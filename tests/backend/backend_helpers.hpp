@@ -9,6 +9,7 @@
 
 #include "device/backend.hpp"
 #include "nubo/device.hpp"
+#include "scoped_env.hpp"
 
 namespace nubo::testing {
 
@@ -97,15 +98,6 @@ inline void naive_gemm(const Gemm& g, const std::vector<float>& a, const std::ve
     }
 }
 
-struct ScopedEnv {
-  std::string name;
-  ScopedEnv(const char* n, const char* v) : name(n) {
-    if (v)
-      ::setenv(n, v, 1);
-    else
-      ::unsetenv(n);
-  }
-  ~ScopedEnv() { ::unsetenv(name.c_str()); }
-};
+using nubo_test::ScopedEnv;
 
 }  // namespace nubo::testing

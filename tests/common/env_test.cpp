@@ -3,15 +3,12 @@
 
 #include "common/env.hpp"
 #include "nubo/error.hpp"
+#include "scoped_env.hpp"
 
 using namespace nubo;
 
 namespace {
-struct ScopedEnv {
-  std::string name;
-  ScopedEnv(const char* n, const char* v) : name(n) { ::setenv(n, v, 1); }
-  ~ScopedEnv() { ::unsetenv(name.c_str()); }
-};
+using nubo_test::ScopedEnv;
 }  // namespace
 
 TEST_CASE("NUBO_LOG accepts the four levels in any case") {

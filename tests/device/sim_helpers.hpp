@@ -5,6 +5,7 @@
 #include <string>
 
 #include "nubo/device.hpp"
+#include "scoped_env.hpp"
 
 namespace nubo::testing {
 
@@ -16,10 +17,6 @@ inline DeviceReport sim_report(const std::string& spec, const char* topology = n
   return discover(o);
 }
 
-struct ScopedEnv {
-  std::string name;
-  ScopedEnv(const char* n, const char* v) : name(n) { ::setenv(n, v, 1); }
-  ~ScopedEnv() { ::unsetenv(name.c_str()); }
-};
+using nubo_test::ScopedEnv;
 
 }  // namespace nubo::testing

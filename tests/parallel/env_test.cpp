@@ -9,16 +9,13 @@
 #include "nubo/error.hpp"
 #include "nubo/parallel.hpp"
 #include "parallel/rendezvous_url.hpp"
+#include "scoped_env.hpp"
 
 using namespace nubo;
 
 namespace {
 
-struct ScopedEnv {
-  std::string name;
-  ScopedEnv(const char* n, const char* v) : name(n) { ::setenv(n, v, 1); }
-  ~ScopedEnv() { ::unsetenv(name.c_str()); }
-};
+using nubo_test::ScopedEnv;
 
 struct CleanJobEnv {
   CleanJobEnv() {

@@ -61,11 +61,13 @@ TEST_CASE("the file store rejects an oversized record") {
 }
 
 TEST_CASE("process records are checked when decoded") {
-  parallel::ProcessInfo p{4, 2, "host-a", 123};
+  parallel::ProcessInfo p{4, 2, "host-a", "boot-1/host-a", 123};
   auto back = parallel::decode(parallel::encode(p), 1, "here");
   CHECK(back.world_size == 4);
   CHECK(back.local_size == 2);
   CHECK(back.host == "host-a");
+  CHECK(back.host_id == "boot-1/host-a");
+  CHECK(back.pid == 123);
   CHECK_THROWS_WITH(parallel::decode("hello", 3, "file:///x"),
                     Catch::Contains("rank 3's record in file:///x is not a nubo process record"));
   CHECK_THROWS_WITH(parallel::decode("nubo-process 1\nworld zero\nlocal 1\n", 0, "x"),
