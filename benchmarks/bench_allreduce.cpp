@@ -8,6 +8,9 @@
 //                                        two processes: nubo's Gloo path (Worker::all_reduce)
 //                                        against raw Gloo AllreduceRing, interleaved in the
 //                                        same run; rank 0 writes the table
+//   nubo-run --nproc 2 -- bench_allreduce processes --out FILE
+//                                        two processes on one host: shared memory against
+//                                        nubo over Gloo, raw Gloo and memcpy; appends to FILE
 //   bench_allreduce one --workers N --bytes B --iterations I
 //                                        one timed round on N host workers; prints the seconds
 //                                        per all_reduce (bench_python_allreduce.py compares the
@@ -255,6 +258,97 @@ int gloo_mode(const std::string& out_path, const std::string& command) {
 #endif
 }
 
+// Two teams on the same processes: the default one (shared memory between processes of one
+// host) and one made with NUBO_SHM_DISABLE=1 (nubo over Gloo/TCP on loopback), raw Gloo
+// AllreduceRing and one-thread memcpy, interleaved round by round.
+int processes_mode(const std::string& out_path, const std::string& command) {
+#if NUBO_HAVE_GLOO
+  const nubo::JobSpec job = nubo::JobSpec::from_env();
+  if (job.world_size < 2 || job.rendezvous.rfind("file://", 0) != 0) {
+    std::fprintf(stderr, "run me under nubo-run --nproc 2 (file rendezvous)\n");
+    return 2;
+  }
+  nubo::DiscoverOptions o;
+  o.probe_cuda = false;
+  o.sim_devices = "";
+  const std::vector<nubo::Device> one{nubo::discover(o).host_device()};
+  nubo::Team shm = nubo::Team::from_env(one);
+  ::setenv("NUBO_SHM_DISABLE", "1", 1);
+  nubo::Team tcp = nubo::Team::from_env(one);
+  ::unsetenv("NUBO_SHM_DISABLE");
+  RawGloo raw(job.rank, job.world_size, job.rendezvous.substr(7) + "/raw-gloo");
+  const int n = job.world_size;
+  std::ostringstream t;
+  t << "# All-reduce between " << n << " processes on one host: shared memory against Gloo\n\n"
+    << "Command: `" << command << "`\n\n"
+    << "Machine: " << std::thread::hardware_concurrency()
+    << " cores. f32 sum, in place, one worker per process. shm = Worker::all_reduce on the "
+       "default team (the processes share a /dev/shm segment); nubo/Gloo = the same with "
+       "NUBO_SHM_DISABLE=1 (Gloo over loopback TCP); Gloo = raw gloo::AllreduceRing; memcpy = "
+       "one thread copying a buffer of that size. Interleaved round by round; medians. "
+       "busbw = algbw x 2(n-1)/n (nccl-tests).\n\n"
+    << "| size | shm us | shm busbw GB/s | nubo/Gloo GB/s | Gloo GB/s | memcpy GB/s | shm / memcpy "
+       "| shm / Gloo |\n"
+    << "|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (std::size_t bytes : sizes()) {
+    const std::size_t count = bytes / sizeof(float);
+    const int it = iterations(bytes);
+    std::vector<float> raw_buf(count, 1.0f);
+    std::vector<float*> ptrs{raw_buf.data()};
+    gloo::AllreduceRing<float> ring(raw.ctx, ptrs, static_cast<int>(count));
+    std::vector<double> shm_rounds, tcp_rounds, raw_rounds, copy_rounds;
+    std::vector<char> a(bytes, 1), b(bytes, 2);
+    auto timed = [&](std::vector<double>& rounds, nubo::Worker& sync, auto body) {
+      sync.barrier();
+      const auto t0 = Clock::now();
+      for (int i = 0; i < it; ++i) body(i);
+      rounds.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / it);
+    };
+    tcp.run([&](nubo::Worker& wt) {
+      auto tbuf = wt.alloc<float>(count);
+      shm.run([&](nubo::Worker& ws) {
+        auto sbuf = ws.alloc<float>(count);
+        sbuf.write(std::vector<float>(count, 1.0f));
+        tbuf.write(std::vector<float>(count, 1.0f));
+        ws.all_reduce(sbuf);
+        wt.all_reduce(tbuf);
+        ring.run();
+        for (int r = 0; r < kGlooRounds; ++r) {
+          timed(shm_rounds, ws, [&](int) { ws.all_reduce(sbuf); });
+          timed(tcp_rounds, ws, [&](int) { wt.all_reduce(tbuf); });
+          timed(raw_rounds, ws, [&](int) { ring.run(); });
+          timed(copy_rounds, ws, [&](int i) {  // rank 0 alone: one thread's memcpy
+            if (job.rank != 0) return;
+            std::memcpy(b.data(), a.data(), bytes);
+            a[static_cast<std::size_t>(i) % bytes] = b[0];
+          });
+        }
+      });
+    });
+    const double s = busbw(bytes, median(shm_rounds), n);
+    const double g = busbw(bytes, median(tcp_rounds), n);
+    const double r = busbw(bytes, median(raw_rounds), n);
+    const double c = static_cast<double>(bytes) / median(copy_rounds) / 1e9;
+    char line[256];
+    std::snprintf(line, sizeof line, "| %s | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f |\n",
+                  human(bytes).c_str(), median(shm_rounds) * 1e6, s, g, r, c, s / c,
+                  s / std::max(g, r));
+    t << line;
+    if (job.rank == 0) std::fprintf(stderr, "%s done\n", human(bytes).c_str());
+  }
+  if (job.rank == 0) {
+    std::ofstream(out_path, std::ios::app) << "\n" << t.str();
+    std::fputs(t.str().c_str(), stdout);
+  }
+  return 0;
+#else
+  (void)out_path;
+  (void)command;
+  std::fprintf(stderr, "this build has no Gloo\n");
+  return 2;
+#endif
+}
+
 int one(int workers, std::size_t bytes, int it) {
   nubo::DiscoverOptions o;
   o.probe_cuda = false;
@@ -283,6 +377,7 @@ int main(int argc, char** argv) {
   try {
     if (mode == "local") return local(out, command);
     if (mode == "gloo") return gloo_mode(out, command);
+    if (mode == "processes") return processes_mode(out, command);
     if (mode == "one" && workers > 0 && bytes > 0 && it > 0)
       return one(static_cast<int>(workers), static_cast<std::size_t>(bytes), static_cast<int>(it));
   } catch (const std::exception& e) {
@@ -290,7 +385,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::fprintf(stderr,
-               "usage: bench_allreduce local|gloo [--out FILE] [--command TEXT]\n"
+               "usage: bench_allreduce local|gloo|processes [--out FILE] [--command TEXT]\n"
                "       bench_allreduce one [--workers N] [--bytes B] [--iterations I]\n");
   return 2;
 }

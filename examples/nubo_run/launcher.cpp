@@ -215,6 +215,13 @@ int launch(const LaunchSpec& spec) {
   std::optional<std::size_t> first_failure;  // index into procs
   int stop_signal = 0;                       // the signal nubo-run was stopped with
   std::optional<Clock::time_point> term_at, kill_at;
+  // A failure is named as the job's cause once the exits that follow it within kSettle are in:
+  // of those, one a signal killed is the cause, since the others most likely exited because
+  // they saw it die (the shared-memory link notices within milliseconds, sometimes before the
+  // killed process can be reaped).
+  constexpr auto kSettle = std::chrono::milliseconds(250);
+  std::optional<std::size_t> cause;
+  std::optional<Clock::time_point> settle_at;
   std::optional<Clock::time_point> output_deadline;  // after the last exit: stray writers
 
   for (;;) {
@@ -222,11 +229,19 @@ int launch(const LaunchSpec& spec) {
     for (auto& p : procs) all_done = all_done && p.status.has_value();
     bool streams_open = false;
     for (auto& p : procs) streams_open = streams_open || p.out.fd >= 0 || p.err.fd >= 0;
-    if (all_done && !streams_open) break;
-    if (all_done && !output_deadline) output_deadline = Clock::now() + std::chrono::seconds(2);
-    if (output_deadline && Clock::now() >= *output_deadline) break;  // a grandchild kept a pipe
-
     const auto now = Clock::now();
+    if (settle_at && (now >= *settle_at || all_done)) {
+      const auto& p = procs[*cause];
+      first_failure = cause;
+      say("rank " + std::to_string(p.rank) + " (pid " + std::to_string(p.pid) + ") " +
+          how_it_ended(*p.status) + "; the other processes get " +
+          std::to_string(spec.grace.count() / 1000) + " s to finish before they are stopped");
+      term_at = now + spec.grace;
+      settle_at.reset();
+    }
+    if (all_done && !streams_open) break;
+    if (all_done && !output_deadline) output_deadline = now + std::chrono::seconds(2);
+    if (output_deadline && now >= *output_deadline) break;  // a grandchild kept a pipe
     if (term_at && now >= *term_at) {
       say("stopping the other processes (SIGTERM)");
       signal_all(procs, SIGTERM);
@@ -249,7 +264,7 @@ int launch(const LaunchSpec& spec) {
       }
     }
     int wait_ms = -1;
-    for (auto deadline : {term_at, kill_at, output_deadline}) {
+    for (auto deadline : {settle_at, term_at, kill_at, output_deadline}) {
       if (!deadline) continue;
       auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - now).count();
       ms = std::max<long long>(ms, 0) + 1;
@@ -291,11 +306,8 @@ int launch(const LaunchSpec& spec) {
       if (::waitpid(p.pid, &st, WNOHANG) != p.pid) continue;
       p.status = st;
       if (!failed(st) || first_failure || stop_signal != 0) continue;
-      first_failure = i;
-      say("rank " + std::to_string(p.rank) + " (pid " + std::to_string(p.pid) + ") " +
-          how_it_ended(st) + "; the other processes get " +
-          std::to_string(spec.grace.count() / 1000) + " s to finish before they are stopped");
-      term_at = Clock::now() + spec.grace;
+      if (!cause || (WIFSIGNALED(st) && !WIFSIGNALED(*procs[*cause].status))) cause = i;
+      if (!settle_at) settle_at = Clock::now() + kSettle;
     }
   }
   for (auto& p : procs) {

@@ -167,6 +167,10 @@ bool autotune_enabled() {
   return switch_var("NUBO_AUTOTUNE", true, "0 (no tuning) or 1");
 }
 
+bool shm_disabled() {
+  return switch_var("NUBO_SHM_DISABLE", false, "0 (shared memory on one host) or 1 (Gloo)");
+}
+
 bool cpu_bind() {
   return switch_var("NUBO_CPU_BIND", false, "0 (workers float) or 1 (each pinned to its cores)");
 }

@@ -63,6 +63,10 @@ std::optional<std::string> address();
 // share memory); nullopt when unset or empty (then the boot id and the host name decide).
 std::optional<std::string> host_id();
 
+// NUBO_SHM_DISABLE=0|1: processes on one host exchange through Gloo over loopback instead of
+// shared memory (default 0), like NCCL_SHM_DISABLE.
+bool shm_disabled();
+
 // NUBO_CPU_BIND=0|1: pin each host worker to cores of its own (default 0; nubo-run --cpu-bind
 // sets it for its processes).
 bool cpu_bind();

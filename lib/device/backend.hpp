@@ -35,7 +35,7 @@
 
 namespace nubo::detail {
 
-class BlasLease;
+class BlasShare;
 
 // A point in a backend's stream. Recorded with DeviceBackend::record, it completes when all the
 // work submitted before the record has completed.
@@ -123,10 +123,13 @@ class DeviceBackend {
   void gemm(const Gemm& g, DType type, const void* a, const void* b, void* c);
 
   // --- The host's cores ----------------------------------------------------------------------
-  // Host and sim devices multiply on the CPU: `blas` is their share of it, an OpenBLAS with the
-  // thread count this worker should use (openblas_copies.hpp). Until it is called they use the
+  // Host and sim devices multiply on the CPU: worker `worker` of `share` gets an OpenBLAS with
+  // the thread count it should use (openblas_copies.hpp). Until it is called they use the
   // process's own OpenBLAS. cuda ignores it: its GEMMs do not run on the host.
-  virtual void use_openblas(std::shared_ptr<const BlasLease> blas) { (void)blas; }
+  virtual void use_openblas(std::shared_ptr<BlasShare> share, int worker) {
+    (void)share;
+    (void)worker;
+  }
   // The threads this device's GEMMs run on the host; 0 for a device whose work does not.
   virtual int host_threads() const { return 0; }
 

@@ -173,11 +173,11 @@ void HostBackend::gemm(const GemmPlan& p, DType type, const void* a, const void*
   check_range(a, p.a_bytes, "gemm A");
   check_range(b, p.b_bytes, "gemm B");
   check_range(c, p.c_bytes, "gemm C");
-  host_gemm(blas_ ? blas_->blas() : openblas(), p, type, a, b, c);
+  host_gemm(blas_ ? blas_->lease(blas_worker_).blas() : openblas(), p, type, a, b, c);
 }
 
 int HostBackend::host_threads() const {
-  return blas_ ? blas_->threads() : openblas().get_num_threads();
+  return blas_ ? blas_->lease(blas_worker_).threads() : openblas().get_num_threads();
 }
 
 // --- Elementwise kernels: computed in f32, stored in the buffer's type --------------------

@@ -48,7 +48,10 @@ class HostBackend : public DeviceBackend {
   using DeviceBackend::gemm;
   void gemm(const GemmPlan& p, DType type, const void* a, const void* b, void* c) override;
 
-  void use_openblas(std::shared_ptr<const BlasLease> blas) override { blas_ = std::move(blas); }
+  void use_openblas(std::shared_ptr<BlasShare> share, int worker) override {
+    blas_ = std::move(share);
+    blas_worker_ = worker;
+  }
   int host_threads() const override;
 
   void fill(void* x, std::size_t n, std::size_t elem_bytes, std::uint64_t pattern) override;
@@ -69,7 +72,8 @@ class HostBackend : public DeviceBackend {
   mutable std::mutex mutex_;
   std::map<const char*, std::size_t> allocations_;   // start -> requested bytes
   std::multimap<const char*, std::size_t> adopted_;  // the application's memory: start -> bytes
-  std::shared_ptr<const BlasLease> blas_;            // null: the process's own OpenBLAS
+  std::shared_ptr<BlasShare> blas_;                  // null: the process's own OpenBLAS
+  int blas_worker_ = 0;                              // this device's worker in blas_
 };
 
 }  // namespace nubo::detail

@@ -137,4 +137,18 @@ std::vector<std::shared_ptr<const BlasLease>> lease_openblas(int workers, int th
   return leases;
 }
 
+BlasShare::BlasShare(int workers, int threads, std::vector<std::vector<int>> pins)
+    : workers_(workers), threads_(threads), pins_(std::move(pins)) {
+  pins_.resize(static_cast<std::size_t>(workers));
+}
+
+const BlasLease& BlasShare::lease(int worker) {
+  std::call_once(once_, [this] {
+    auto leases = lease_openblas(workers_, threads_);
+    for (std::size_t i = 0; i < leases.size(); ++i) leases[i]->pin(pins_[i]);
+    leases_ = std::move(leases);
+  });
+  return *leases_.at(static_cast<std::size_t>(worker));
+}
+
 }  // namespace nubo::detail

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "device/openblas.hpp"
@@ -34,5 +35,23 @@ class BlasLease {
 // Leases for `workers` workers whose GEMMs should each use `threads` threads. With threads equal
 // to what the process's OpenBLAS already uses, they share it.
 std::vector<std::shared_ptr<const BlasLease>> lease_openblas(int workers, int threads);
+
+// The OpenBLAS of a team's host workers, leased when the first of them needs it: loading
+// OpenBLAS starts its thread pool, whose threads poll for work for a while (about 0.1 s) and
+// take the cores from the team's collectives, so a team that never multiplies never loads it.
+class BlasShare {
+ public:
+  // `pins`: per worker, the CPUs its pool threads are pinned to (empty: they float).
+  BlasShare(int workers, int threads, std::vector<std::vector<int>> pins);
+  // Worker i's lease; the first call makes every worker's (thread-safe). Error(unavailable)
+  // when OpenBLAS cannot be loaded (the next call tries again).
+  const BlasLease& lease(int worker);
+
+ private:
+  int workers_, threads_;
+  std::vector<std::vector<int>> pins_;
+  std::once_flag once_;
+  std::vector<std::shared_ptr<const BlasLease>> leases_;
+};
 
 }  // namespace nubo::detail

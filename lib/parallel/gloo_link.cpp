@@ -22,6 +22,7 @@
 
 #include "common/text.hpp"
 #include "parallel/gloo_algorithms.hpp"
+#include "parallel/job.hpp"
 #include "parallel/reduce.hpp"
 
 namespace nubo::parallel {
@@ -289,10 +290,8 @@ class GlooLink final : public Remote {
   }
 
   std::string process_name(int p) const {
-    if (o_.local_size == 1) return "rank " + std::to_string(p);
-    const int first = p * o_.local_size;
-    return "process " + std::to_string(p) + " (ranks " + std::to_string(first) + " to " +
-           std::to_string(first + o_.local_size - 1) + ")";
+    if (!o_.names.empty()) return o_.names.at(static_cast<std::size_t>(p));
+    return parallel::process_name(p, o_.local_size);
   }
 
   Header header_of(std::size_t p, int q) const {

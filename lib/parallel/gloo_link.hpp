@@ -17,6 +17,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "parallel/remote.hpp"
 #include "parallel/store.hpp"
@@ -28,6 +29,8 @@ struct GlooLinkOptions {
   int size = 1;         // processes
   int local_size = 1;   // workers per process (ranks p * local_size + i), for messages
   std::string address;  // where the others reach this process (an address or host name)
+  // Each process for messages ("host 1 (rank 4)"); empty: named by process_name().
+  std::vector<std::string> names;
   std::chrono::milliseconds timeout{60000};
 };
 

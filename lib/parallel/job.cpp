@@ -35,6 +35,13 @@ std::string ranks_text(const std::vector<int>& ranks) {
 
 }  // namespace
 
+std::string process_name(int p, int workers) {
+  if (workers == 1) return "rank " + std::to_string(p);
+  const int first = p * workers;
+  return "process " + std::to_string(p) + " (ranks " + std::to_string(first) + " to " +
+         std::to_string(first + workers - 1) + ")";
+}
+
 std::string host_name() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";

@@ -29,6 +29,10 @@ std::vector<ProcessInfo> meet(Store& store, int rank, const ProcessInfo& me,
 std::string encode(const ProcessInfo& info);
 ProcessInfo decode(const std::string& record, int rank, const std::string& where);
 
+// Process p of a job whose processes hold `workers` workers each, for messages: "rank 3" (one
+// worker each), or "process 1 (ranks 2 to 3)".
+std::string process_name(int p, int workers);
+
 // This host's name (gethostname), for the records and messages.
 std::string host_name();
 

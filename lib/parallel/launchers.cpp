@@ -194,19 +194,20 @@ std::optional<LaunchedJob> from_openmpi() {
   if (auto ls = var("OMPI_COMM_WORLD_LOCAL_SIZE"))
     j.local_world_size = number("OMPI_COMM_WORLD_LOCAL_SIZE", *ls, 1, j.world_size);
   check_ranks(j, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE");
-  // Every process of one mpirun shares its PMIx namespace (Open MPI 4 and 5), or its job id.
-  const auto job = var("PMIX_NAMESPACE") ? var("PMIX_NAMESPACE") : var("OMPI_MCA_ess_base_jobid");
+  // On one host, a folder in the session directory that mpirun makes for this job alone and
+  // removes when it ends (Open MPI 4 and 5 name it in PMIX_SERVER_TMPDIR): never an earlier
+  // job's keys, and nothing left behind.
   std::string fallback;
-  if (j.local_world_size == j.world_size && job) {
-    std::string safe;
-    for (char c : *job) safe.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '-');
-    fallback = local_folder("mpi-" + safe);
+  if (j.local_world_size == j.world_size) {
+    if (auto session = var("PMIX_SERVER_TMPDIR"); session && session->front() == '/')
+      fallback = "file://" + *session + "/nubo-rendezvous";
   }
   j.rendezvous = rendezvous(fallback);
   if (j.rendezvous.empty() && j.world_size > 1)
     throw Error(Errc::invalid_argument,
-                "an mpirun job across hosts needs MASTER_ADDR (mpirun -x MASTER_ADDR=<rank 0's "
-                "host>) or NUBO_RENDEZVOUS: Open MPI does not tell its processes where rank 0 is");
+                "an mpirun job needs MASTER_ADDR (mpirun -x MASTER_ADDR=<rank 0's host>) or "
+                "NUBO_RENDEZVOUS: Open MPI does not tell its processes where rank 0 is (on one "
+                "host nubo meets in mpirun's session directory, PMIX_SERVER_TMPDIR)");
   return j;
 }
 

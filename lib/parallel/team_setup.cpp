@@ -13,10 +13,10 @@
 #include "device/openblas_copies.hpp"
 #include "nubo/error.hpp"
 #include "parallel/core_share.hpp"
-#include "parallel/gloo_link.hpp"
 #include "parallel/host_communicator.hpp"
 #include "parallel/job.hpp"
 #include "parallel/nccl_communicator.hpp"
+#include "parallel/process_links.hpp"
 #include "parallel/rendezvous_url.hpp"
 #include "parallel/team_state.hpp"
 
@@ -94,17 +94,9 @@ void share_host_cores(const std::vector<std::shared_ptr<DeviceBackend>>& backend
   reason = share.reason;
   pinned = share.cpus;
   pinned.resize(backends.size());
-  std::vector<std::shared_ptr<const BlasLease>> leases;
-  try {
-    leases = lease_openblas(in.workers, share.threads);
-  } catch (const Error& e) {
-    if (e.code() != Errc::unavailable) throw;
-    return;  // no OpenBLAS: the workers' GEMMs say so when asked for; collectives still work
-  }
-  for (std::size_t i = 0; i < backends.size(); ++i) {
-    if (!pinned[i].empty()) leases[i]->pin(pinned[i]);
-    backends[i]->use_openblas(leases[i]);
-  }
+  auto blas = std::make_shared<BlasShare>(in.workers, share.threads, pinned);
+  for (std::size_t i = 0; i < backends.size(); ++i)
+    backends[i]->use_openblas(blas, static_cast<int>(i));
 }
 
 }  // namespace
@@ -162,22 +154,15 @@ std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices,
     me.host_id = parallel::host_identity();
     me.pid = static_cast<long>(::getpid());
     const auto all = parallel::meet(*st->store, job.rank, me, st->timeout);
-    local_processes = 0;
-    for (int r = 0; r < job.world_size; ++r) {
-      if (all[static_cast<std::size_t>(r)].host_id != me.host_id) continue;
-      if (r < job.rank) ++local_process;
-      ++local_processes;
-    }
+    const parallel::HostLayout layout = parallel::host_layout(all, job.rank);
+    local_process = layout.member;
+    local_processes = static_cast<int>(layout.hosts[static_cast<std::size_t>(layout.host)].size());
     if (host_memory) {
-      // One host: loopback, always reachable. Several: NUBO_ADDRESS, or this host's name.
-      const bool one_host = local_processes == job.world_size;
-      parallel::GlooLinkOptions o;
-      o.rank = job.rank;
-      o.size = job.world_size;
-      o.local_size = k;
-      o.address = one_host ? "127.0.0.1" : env::address().value_or(me.host);
-      o.timeout = st->timeout;
-      st->remote = parallel::connect_gloo(st->store, o);
+      auto links = parallel::link_processes(st->store, job.rank, k, all, st->timeout);
+      st->remote = std::move(links.remote);
+      st->transport = std::move(links.transport);
+    } else {
+      st->transport = "NCCL";
     }
   }
 

@@ -37,7 +37,8 @@ struct TeamState {
   std::shared_ptr<parallel::Remote> remote;     // the other processes, for host memory
   std::shared_ptr<parallel::LocalGroup> group;  // null for CUDA teams (NCCL)
   std::vector<std::unique_ptr<WorkerState>> workers;
-  std::string cores;  // where the host workers' thread count came from (core_share.hpp)
+  std::string cores;      // where the host workers' thread count came from (core_share.hpp)
+  std::string transport;  // between the processes: "shm", "Gloo/TCP", "NCCL"...; "" alone
   std::atomic<bool> running{false};
 
   static std::unique_ptr<TeamState> create(const std::vector<Device>& devices, const JobSpec& job,

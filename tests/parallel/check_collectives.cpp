@@ -12,9 +12,13 @@ constexpr ReduceOp kOps[] = {ReduceOp::sum, ReduceOp::avg, ReduceOp::max, Reduce
 // the reduction's 1024-element tiles.
 constexpr std::size_t kCounts[] = {0, 1, 37, 4099};
 
+// Spans several of the shared-memory link's 512 KiB chunks in every type, with a remainder.
+constexpr std::size_t kLarge = 1'300'003;
+
 struct Checker {
   Worker& w;
   bool exact;
+  std::vector<int> groups;
   std::vector<std::string> problems;
 
   template <class T>
@@ -46,7 +50,7 @@ struct Checker {
       values[static_cast<std::size_t>(r)] = input_value<T>(r, i, salt);
       scale += std::abs(as_double(values[static_cast<std::size_t>(r)]));
     }
-    return {reduce_reference(op, values), scale};
+    return {reduce_grouped(op, values, groups), scale};
   }
 
   template <class T>
@@ -120,9 +124,11 @@ struct Checker {
   }
 
   template <class T>
-  void all_for_type() {
+  void all_for_type(bool large) {
     bool async = false;
-    for (std::size_t count : kCounts) {
+    std::vector<std::size_t> counts(std::begin(kCounts), std::end(kCounts));
+    if (large) counts.push_back(kLarge);
+    for (std::size_t count : counts) {
       for (ReduceOp op : kOps) {
         all_reduce<T>(count, op, async);
         reduce_scatter<T>(count, op, !async);
@@ -136,13 +142,13 @@ struct Checker {
 
 }  // namespace
 
-std::vector<std::string> check_all_collectives(Worker& w, bool exact) {
-  Checker c{w, exact, {}};
-  c.all_for_type<float>();
-  c.all_for_type<half>();
-  c.all_for_type<bfloat16>();
-  c.all_for_type<std::int32_t>();
-  c.all_for_type<std::int64_t>();
+std::vector<std::string> check_all_collectives(Worker& w, const CheckOptions& o) {
+  Checker c{w, o.exact, o.groups, {}};
+  c.all_for_type<float>(o.large);
+  c.all_for_type<half>(o.large);
+  c.all_for_type<bfloat16>(o.large);
+  c.all_for_type<std::int32_t>(o.large);
+  c.all_for_type<std::int64_t>(o.large);
   w.barrier();
   w.barrier_async().wait();
   return c.problems;

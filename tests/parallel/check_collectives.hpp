@@ -11,8 +11,18 @@
 
 namespace nubo::test {
 
-// exact: bit-identical results expected (one process: shared memory); otherwise floating-point
-// results may differ by rounding (Gloo's order). Returns the problems found, at most 20.
-std::vector<std::string> check_all_collectives(Worker& w, bool exact);
+struct CheckOptions {
+  // Bit-identical results expected; otherwise floating-point results may differ by rounding
+  // (several workers per process are summed before the processes are).
+  bool exact = true;
+  // Ranks combined host by host, `groups[h]` ranks on host h (reference.hpp's reduce_grouped);
+  // empty: all in rank order.
+  std::vector<int> groups;
+  // Also sizes of several shared-memory chunks (a few MiB): slower, for the cross-process tests.
+  bool large = false;
+};
+
+// Returns the problems found, at most 20.
+std::vector<std::string> check_all_collectives(Worker& w, const CheckOptions& options = {});
 
 }  // namespace nubo::test

@@ -55,6 +55,7 @@ class LauncherEnv {
                           "OMPI_COMM_WORLD_LOCAL_RANK",
                           "OMPI_COMM_WORLD_LOCAL_SIZE",
                           "PMIX_NAMESPACE",
+                          "PMIX_SERVER_TMPDIR",
                           "OMPI_MCA_ess_base_jobid",
                           "SKYPILOT_NODE_RANK",
                           "SKYPILOT_NODE_IPS",
@@ -179,17 +180,25 @@ TEST_CASE("Slurm's srun: uneven tasks per node, one node, and sbatch without sru
   }
 }
 
-TEST_CASE("Open MPI's mpirun: one host meets in a folder named after the job", "[launchers]") {
+TEST_CASE("Open MPI's mpirun: one host meets in the job's session directory", "[launchers]") {
+  // What Open MPI 4.1's mpirun -np 2 gives its second process (among many others).
   LauncherEnv e({{"OMPI_COMM_WORLD_RANK", "1"},
                  {"OMPI_COMM_WORLD_SIZE", "2"},
                  {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
                  {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
-                 {"PMIX_NAMESPACE", "prterun-host-1234@1"}});
+                 {"PMIX_NAMESPACE", "1341194241"},
+                 {"PMIX_SERVER_TMPDIR", "/tmp/ompi.vm.0/pid.8975"}});
   const JobSpec j = JobSpec::from_env();
   CHECK(j.launcher == "mpirun");
   CHECK(j.rank == 1);
   CHECK(j.local_world_size == 2);
-  CHECK(j.rendezvous == "file:///tmp/nubo-rendezvous-mpi-prterun-host-1234-1");
+  CHECK(j.rendezvous == "file:///tmp/ompi.vm.0/pid.8975/nubo-rendezvous");
+  // Across hosts Open MPI does not say where rank 0 is: MASTER_ADDR (mpirun -x) does.
+  ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "1", 1);
+  ::setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0", 1);
+  CHECK_THROWS_MATCHES(JobSpec::from_env(), Error, invalid("needs MASTER_ADDR"));
+  ::setenv("MASTER_ADDR", "node7", 1);
+  CHECK(JobSpec::from_env().rendezvous == "tcp://node7:29500");
 }
 
 TEST_CASE("SkyPilot: a process per node, holding the node's GPUs, meeting at the first node",

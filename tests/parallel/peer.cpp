@@ -1,8 +1,12 @@
 // One process of the cross-process tests. It joins the job in its environment (NUBO_RANK,
 // NUBO_WORLD_SIZE, NUBO_RENDEZVOUS, as nubo-run sets them) and plays a scenario:
 //
-//   peer collectives [WORKERS]      every collective, type and op vs the reference; WORKERS
-//                                   host workers in this process (default 1)
+//   peer collectives [WORKERS [GROUPS [large]]]
+//                                   every collective, type and op vs the reference; WORKERS
+//                                   host workers in this process (default 1); GROUPS the
+//                                   processes per host, e.g. 2,2 (the reference then combines
+//                                   host by host; "-": one host); large: also sizes of several
+//                                   shared-memory chunks
 //   peer loop READY_DIR [DIE_RANK DIE_AT]
 //                                   all-reduces 1M floats forever; after the first, creates
 //                                   READY_DIR/<rank>; rank DIE_RANK kills itself (SIGKILL) at
@@ -41,21 +45,32 @@ std::vector<Device> host_devices(int n) {
   return std::vector<Device>(static_cast<std::size_t>(n), discover(o).host_device());
 }
 
-int collectives(int workers) {
+int collectives(int workers, const std::string& groups, bool large) {
   Team team = Team::from_env(host_devices(workers));
   std::vector<std::string> problems;
   std::mutex mutex;
+  test::CheckOptions options;
+  // One worker per process: every reduction runs in rank order (host by host across hosts),
+  // bit for bit the reference's. Several: each process's workers are summed first, so
+  // floating-point results may differ from the reference by rounding.
+  options.exact = workers == 1;
+  options.large = large;
+  if (groups != "-") {
+    for (std::size_t at = 0; at < groups.size();) {
+      const std::size_t comma = groups.find(',', at);
+      options.groups.push_back(std::atoi(groups.substr(at, comma - at).c_str()));
+      at = comma == std::string::npos ? groups.size() : comma + 1;
+    }
+  }
   team.run([&](Worker& w) {
-    // One worker per process: every reduction runs in rank order, bit for bit the reference's.
-    // Several: each process's workers are summed first, so floating-point results may differ
-    // from the reference by rounding.
-    auto found = test::check_all_collectives(w, /*exact=*/workers == 1);
+    auto found = test::check_all_collectives(w, options);
     std::lock_guard<std::mutex> lock(mutex);
     problems.insert(problems.end(), found.begin(), found.end());
   });
   for (const auto& p : problems) std::fprintf(stderr, "wrong: %s\n", p.c_str());
-  std::printf("rank %d: %d workers of %d checked\n", rank_from_env(), team.local_size(),
-              team.size());
+  const JobSpec job = JobSpec::from_env();
+  std::printf("rank %d of %d (%s): %d workers of %d checked\n", job.rank, job.world_size,
+              job.launcher.c_str(), team.local_size(), team.size());
   return problems.empty() ? 0 : 1;
 }
 
@@ -115,7 +130,9 @@ extern "C" __attribute__((visibility("default"))) const char* __tsan_default_sup
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   try {
-    if (mode == "collectives") return collectives(argc > 2 ? std::atoi(argv[2]) : 1);
+    if (mode == "collectives")
+      return collectives(argc > 2 ? std::atoi(argv[2]) : 1, argc > 3 ? argv[3] : "-",
+                         argc > 4 && std::string(argv[4]) == "large");
     if (mode == "loop" && argc > 2) {
       return loop(argv[2], argc > 3 ? std::atoi(argv[3]) : -1, argc > 4 ? std::atol(argv[4]) : 0);
     }

@@ -1,6 +1,8 @@
-// Teams across processes, through Gloo: every collective with a file rendezvous and with a real
-// Redis, a process killed in the middle of an all-reduce, and the ways a job can be started
-// wrong. The processes are tests/parallel/peer.cpp, started with the variables nubo-run sets.
+// Teams across processes: every collective through Gloo (NUBO_SHM_DISABLE=1) and through shared
+// memory with a file rendezvous and with a real Redis, a process killed in the middle of an
+// all-reduce, and the ways a job can be started wrong. The processes are
+// tests/parallel/peer.cpp, started with the variables nubo-run sets. transport_test.cpp has
+// what is particular to shared memory and to jobs on several hosts.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -9,68 +11,12 @@
 #include <functional>
 
 #include "parallel/gloo_link.hpp"
-#include "process_helpers.hpp"
+#include "peer_job.hpp"
 
 using namespace nubo::test;
 using namespace std::chrono_literals;
 
 namespace {
-
-struct Job {
-  TempDir dir;
-  std::vector<Child> procs;
-
-  // Starts n peers "peer ARGS..." in a job at `rendezvous`; per_rank(r) adds variables.
-  Job(int n, const std::string& rendezvous, const std::vector<std::string>& args,
-      std::vector<std::string> extra_env = {},
-      std::function<std::vector<std::string>(int)> per_rank = {}) {
-    for (int r = 0; r < n; ++r) {
-      std::vector<std::string> argv{NUBO_PEER_PATH};
-      argv.insert(argv.end(), args.begin(), args.end());
-      std::vector<std::string> env{"NUBO_RANK=" + std::to_string(r),
-                                   "NUBO_LOCAL_RANK=" + std::to_string(r),
-                                   "NUBO_WORLD_SIZE=" + std::to_string(n),
-                                   "NUBO_RENDEZVOUS=" + rendezvous,
-                                   "NUBO_SIM_DEVICES=",
-                                   "NUBO_TIMEOUT=30"};
-      env.insert(env.end(), extra_env.begin(), extra_env.end());
-      if (per_rank) {
-        auto more = per_rank(r);
-        env.insert(env.end(), more.begin(), more.end());
-      }
-      procs.emplace_back(argv, env, dir.path + "/out." + std::to_string(r));
-    }
-  }
-
-  // Waits for every process (each within `timeout`); a process still running then is killed
-  // and reported.
-  std::vector<int> finish(std::chrono::milliseconds timeout) {
-    std::vector<int> statuses;
-    for (std::size_t r = 0; r < procs.size(); ++r) {
-      auto st = procs[r].wait(timeout);
-      if (!st) {
-        procs[r].signal(SIGKILL);
-        st = procs[r].wait(5s);
-        FAIL_CHECK("rank " << r << " did not finish in time; its output:\n" << procs[r].output());
-      }
-      statuses.push_back(st.value_or(-1));
-    }
-    return statuses;
-  }
-
-  std::string file_url() const { return "file://" + dir.path + "/rendezvous"; }
-};
-
-void require_success(Job& job, const std::vector<int>& statuses) {
-  for (std::size_t r = 0; r < statuses.size(); ++r) {
-    INFO("rank " << r << " " << status_text(statuses[r]) << "; output:\n" << job.procs[r].output());
-    CHECK((WIFEXITED(statuses[r]) && WEXITSTATUS(statuses[r]) == 0));
-  }
-}
-
-std::string file_rendezvous(TempDir& dir) {
-  return "file://" + dir.path + "/rendezvous";
-}
 
 // A build without Gloo (Debian libgloo-dev) has no teams across processes; .ci/install-deps
 // installs it, so this is for hand-made builds only.
@@ -84,27 +30,26 @@ std::string file_rendezvous(TempDir& dir) {
 
 }  // namespace
 
-TEST_CASE("every collective across 2, 3 and 4 processes through Gloo with a file rendezvous") {
+TEST_CASE("every collective across 2, 3 and 4 processes through Gloo, bit-exact") {
   REQUIRE_GLOO();
   for (int n : {2, 3, 4}) {
     INFO(n << " processes");
     TempDir where;
-    Job job(n, file_rendezvous(where), {"collectives"});
+    Job job(n, file_rendezvous(where), {"collectives"}, {"NUBO_SHM_DISABLE=1"});
     require_success(job, job.finish(120s));
   }
 }
 
 TEST_CASE("every collective across 2 processes of 2 workers each") {
-  REQUIRE_GLOO();
   TempDir where;
   Job job(2, file_rendezvous(where), {"collectives", "2"});
   auto statuses = job.finish(120s);
   require_success(job, statuses);
-  CHECK_THAT(job.procs[1].output(), Catch::Contains("rank 1: 2 workers of 4 checked"));
+  CHECK_THAT(job.procs[1].output(),
+             Catch::Contains("rank 1 of 2 (nubo-run): 2 workers of 4 checked"));
 }
 
 TEST_CASE("every collective across 3 processes with a Redis rendezvous") {
-  REQUIRE_GLOO();
   auto redis = RedisServer::start();
   if (!redis) {
     WARN(
@@ -116,10 +61,11 @@ TEST_CASE("every collective across 3 processes with a Redis rendezvous") {
   require_success(job, job.finish(120s));
 }
 
-TEST_CASE("killing one process mid all-reduce fails the others, naming it") {
+TEST_CASE("killing one process mid all-reduce over Gloo fails the others, naming it") {
   REQUIRE_GLOO();
   TempDir where;
-  Job job(3, file_rendezvous(where), {"loop", where.path}, {"NUBO_TIMEOUT=20"});
+  Job job(3, file_rendezvous(where), {"loop", where.path},
+          {"NUBO_TIMEOUT=20", "NUBO_SHM_DISABLE=1"});
   for (int r = 0; r < 3; ++r) {
     REQUIRE(wait_for_file(where.path + "/" + std::to_string(r), 60s));
   }
@@ -137,18 +83,21 @@ TEST_CASE("killing one process mid all-reduce fails the others, naming it") {
 }
 
 TEST_CASE("mismatched sizes across processes fail every process, naming both calls") {
-  REQUIRE_GLOO();
-  TempDir where;
-  Job job(2, file_rendezvous(where), {"mismatch"});
-  auto statuses = job.finish(60s);
-  for (std::size_t r = 0; r < 2; ++r) {
-    const auto out = job.procs[r].output();
-    INFO(out);
-    CHECK((WIFEXITED(statuses[r]) && WEXITSTATUS(statuses[r]) == 3));
-    CHECK_THAT(out, Catch::Contains("invalid argument") &&
-                        Catch::Contains("differs between the processes") &&
-                        Catch::Contains("all_reduce(sum) of 101 x f32") &&
-                        Catch::Contains("all_reduce(sum) of 100 x f32"));
+  for (const char* shm_disable : {"NUBO_SHM_DISABLE=0", "NUBO_SHM_DISABLE=1"}) {
+    INFO(shm_disable);
+    if (std::string(shm_disable).back() == '1' && !nubo::parallel::have_gloo()) continue;
+    TempDir where;
+    Job job(2, file_rendezvous(where), {"mismatch"}, {shm_disable});
+    auto statuses = job.finish(60s);
+    for (std::size_t r = 0; r < 2; ++r) {
+      const auto out = job.procs[r].output();
+      INFO(out);
+      CHECK((WIFEXITED(statuses[r]) && WEXITSTATUS(statuses[r]) == 3));
+      CHECK_THAT(out, Catch::Contains("invalid argument") &&
+                          Catch::Contains("differs between the processes") &&
+                          Catch::Contains("all_reduce(sum) of 101 x f32") &&
+                          Catch::Contains("all_reduce(sum) of 100 x f32"));
+    }
   }
 }
 
@@ -201,15 +150,18 @@ TEST_CASE("a malformed NUBO_RENDEZVOUS is a clear error naming the variable") {
 }
 
 TEST_CASE("a worker that gives up while its collective is in flight stops the other processes") {
-  REQUIRE_GLOO();
-  TempDir where;
-  Job job(2, file_rendezvous(where), {"abort-async"});
-  auto statuses = job.finish(60s);
-  const auto out0 = job.procs[0].output(), out1 = job.procs[1].output();
-  INFO(out0 << "\n---\n" << out1);
-  CHECK((WIFEXITED(statuses[0]) && WEXITSTATUS(statuses[0]) == 4));
-  CHECK_THAT(out0, Catch::Contains("rank 1 gave up"));
-  CHECK((WIFEXITED(statuses[1]) && WEXITSTATUS(statuses[1]) == 3));
-  CHECK_THAT(out1, Catch::Contains("cancelled") && Catch::Contains("(collective #") &&
-                       Catch::Contains("failed: rank 1 failed: rank 1 gave up"));
+  for (const char* shm_disable : {"NUBO_SHM_DISABLE=0", "NUBO_SHM_DISABLE=1"}) {
+    INFO(shm_disable);
+    if (std::string(shm_disable).back() == '1' && !nubo::parallel::have_gloo()) continue;
+    TempDir where;
+    Job job(2, file_rendezvous(where), {"abort-async"}, {shm_disable});
+    auto statuses = job.finish(60s);
+    const auto out0 = job.procs[0].output(), out1 = job.procs[1].output();
+    INFO(out0 << "\n---\n" << out1);
+    CHECK((WIFEXITED(statuses[0]) && WEXITSTATUS(statuses[0]) == 4));
+    CHECK_THAT(out0, Catch::Contains("rank 1 gave up"));
+    CHECK((WIFEXITED(statuses[1]) && WEXITSTATUS(statuses[1]) == 3));
+    CHECK_THAT(out1, Catch::Contains("cancelled") && Catch::Contains("(collective #") &&
+                         Catch::Contains("failed: rank 1 failed: rank 1 gave up"));
+  }
 }

@@ -62,6 +62,31 @@ T reduce_reference(ReduceOp op, const std::vector<T>& values) {
   }
 }
 
+// The reference for a job whose ranks are combined host by host (hierarchical_link.hpp): the
+// ranks of each group (consecutive, `groups` ranks each) summed in rank order and rounded once,
+// then the groups' results in group order, rounded once; avg divides that by n afterwards, in T.
+// With one group (or none given) it is reduce_reference.
+template <class T>
+T reduce_grouped(ReduceOp op, const std::vector<T>& values, const std::vector<int>& groups) {
+  if (groups.size() <= 1) return reduce_reference(op, values);
+  const ReduceOp part = op == ReduceOp::avg ? ReduceOp::sum : op;
+  std::vector<T> partials;
+  std::size_t first = 0;
+  for (int g : groups) {
+    const auto begin = values.begin() + static_cast<std::ptrdiff_t>(first);
+    partials.push_back(reduce_reference(part, std::vector<T>(begin, begin + g)));
+    first += static_cast<std::size_t>(g);
+  }
+  const T total = reduce_reference(part, partials);
+  if (op != ReduceOp::avg) return total;
+  const int n = static_cast<int>(values.size());
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(total / n);
+  } else {
+    return T(static_cast<float>(total) / static_cast<float>(n));
+  }
+}
+
 template <class T>
 bool same_bits(T a, T b) {
   if constexpr (is_half_v<T>) {
