@@ -1,12 +1,16 @@
 #include "launcher.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -75,21 +79,33 @@ struct Proc {
   Stream out, err;
 };
 
-// The environment of rank `rank`: nubo-run's own, with the job's variables set.
+// The environment of local process `local`: nubo-run's own, with the job's variables set:
+// nubo's, torchrun's (so that a torch.distributed script runs unchanged), and the threads each
+// process's OpenBLAS and OpenMP may use, unless the user set those.
 std::vector<std::string> child_env(const LaunchSpec& spec, int local) {
+  const int rank = spec.node_rank * spec.nproc + local;
+  const std::vector<std::pair<std::string, std::string>> job = {
+      {"NUBO_RANK", std::to_string(rank)},
+      {"NUBO_LOCAL_RANK", std::to_string(local)},
+      {"NUBO_WORLD_SIZE", std::to_string(spec.world_size)},
+      {"NUBO_LOCAL_WORLD_SIZE", std::to_string(spec.nproc)},
+      {"NUBO_RENDEZVOUS", spec.rendezvous},
+      {"RANK", std::to_string(rank)},
+      {"LOCAL_RANK", std::to_string(local)},
+      {"WORLD_SIZE", std::to_string(spec.world_size)},
+      {"LOCAL_WORLD_SIZE", std::to_string(spec.nproc)},
+      {"GROUP_RANK", std::to_string(spec.node_rank)},
+      {"MASTER_ADDR", spec.master_addr},
+      {"MASTER_PORT", std::to_string(spec.master_port)}};
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
-    std::string s(*e);
-    if (s.rfind("NUBO_RANK=", 0) == 0 || s.rfind("NUBO_LOCAL_RANK=", 0) == 0 ||
-        s.rfind("NUBO_WORLD_SIZE=", 0) == 0 || s.rfind("NUBO_RENDEZVOUS=", 0) == 0) {
-      continue;
-    }
-    env.push_back(std::move(s));
+    std::string s = *e;
+    const bool replaced = std::any_of(
+        job.begin(), job.end(), [&](const auto& kv) { return s.rfind(kv.first + "=", 0) == 0; });
+    if (!replaced) env.push_back(std::move(s));
   }
-  env.push_back("NUBO_RANK=" + std::to_string(spec.node_rank * spec.nproc + local));
-  env.push_back("NUBO_LOCAL_RANK=" + std::to_string(local));
-  env.push_back("NUBO_WORLD_SIZE=" + std::to_string(spec.world_size));
-  env.push_back("NUBO_RENDEZVOUS=" + spec.rendezvous);
+  for (const auto& [name, value] : job) env.push_back(name + "=" + value);
+  for (const auto& [name, value] : spec.extra_env) env.push_back(name + "=" + value);
   return env;
 }
 
@@ -326,6 +342,20 @@ int launch(const LaunchSpec& spec) {
     if (p.status && failed(*p.status)) return 1;  // a failure after a stop; already reported
   }
   return 0;
+}
+
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = 29500;  // what torchrun would use, should the kernel not say
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  if (fd >= 0) ::close(fd);
+  return port;
 }
 
 }  // namespace nubo::run

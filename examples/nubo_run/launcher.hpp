@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nubo::run {
@@ -14,8 +15,12 @@ struct LaunchSpec {
   std::vector<std::string> command;  // program and its arguments
   int nproc = 1;                     // processes on this node
   int node_rank = 0;
-  int world_size = 1;      // processes in the whole job
-  std::string rendezvous;  // NUBO_RENDEZVOUS for every process
+  int world_size = 1;       // processes in the whole job
+  std::string rendezvous;   // NUBO_RENDEZVOUS for every process
+  std::string master_addr;  // MASTER_ADDR and MASTER_PORT, for torch.distributed
+  int master_port = 0;
+  // More variables for every process (the thread counts, NUBO_CPU_BIND).
+  std::vector<std::pair<std::string, std::string>> extra_env;
   std::chrono::milliseconds grace{5000};
 };
 
@@ -23,5 +28,8 @@ struct LaunchSpec {
 // else the first failure's exit status, or 128 + its signal; 128 + the signal nubo-run was
 // stopped with. Explains failures on stderr, naming the rank.
 int launch(const LaunchSpec& spec);
+
+// A loopback TCP port nobody listens on now (for MASTER_PORT on a single node).
+int free_port();
 
 }  // namespace nubo::run

@@ -1,22 +1,26 @@
 // nubo-run: starts the processes of a data-parallel job and watches them.
 //
-//   nubo-run --nproc 4 -- ./train --epochs 3
-//   nubo-run --nproc 8 --nnodes 2 --node-rank 0 --rendezvous redis://head:6379
-//            --job-id run7 -- ./train
+//   nubo-run -n 4 -- ./train --epochs 3
+//   nubo-run -n 8 --nnodes 2 --node-rank 0 --master-addr head -- ./train     (on each node)
+//   nubo-run -n 8 --nnodes 2 --node-rank 1 --rendezvous redis://head:6379 --job-id run7 -- ./train
 //
-// Each process gets NUBO_RANK, NUBO_LOCAL_RANK, NUBO_WORLD_SIZE and NUBO_RENDEZVOUS, which
-// nubo::Team::from_env() reads; see docs/parallel.md.
+// Each process gets NUBO_RANK, NUBO_LOCAL_RANK, NUBO_WORLD_SIZE, NUBO_LOCAL_WORLD_SIZE and
+// NUBO_RENDEZVOUS, which nubo::Team::from_env() reads, and torchrun's RANK, LOCAL_RANK,
+// WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT, so that a torch.distributed script
+// runs unchanged; see docs/parallel.md.
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <random>
 
 #include "launcher.hpp"
 #include "nubo/error.hpp"
-#include "nubo/parallel.hpp"
+#include "nubo/nubo.hpp"
 
 namespace {
 
@@ -28,6 +32,19 @@ std::string random_job_id() {
   return buf;
 }
 
+// The CPUs nubo-run may use (taskset and cgroups count, not the machine's).
+int usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+bool set_in_env(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -35,33 +52,46 @@ int main(int argc, char** argv) {
       "Starts the processes of a nubo job, prefixes their output with their rank, "
       "and stops them all when one fails.",
       "nubo-run"};
-  int nproc = 1, nnodes = 1, node_rank = 0;
-  std::string rendezvous, job_id;
+  int nproc = 0, nnodes = 1, node_rank = 0, master_port = 29500;
+  std::string rendezvous, job_id, master_addr;
   double grace = 5.0;
+  bool cpu_bind = false;
   std::vector<std::string> command;
-  app.add_option("--nproc,-n", nproc, "Processes on this node")
-      ->required()
+  app.add_option("--nproc,-n", nproc,
+                 "Processes on this node (default: one per GPU of this machine, else 1)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--nnodes", nnodes, "Nodes in the job (each runs nubo-run)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--node-rank", node_rank, "This node, 0 .. nnodes - 1")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--master-addr", master_addr,
+                 "Node 0's address: with --nnodes > 1, the processes meet at a store that rank 0 "
+                 "hosts there (tcp://ADDR:PORT+1), with no shared folder");
+  app.add_option("--master-port", master_port,
+                 "MASTER_PORT for torch.distributed; nubo's own store listens on the next port "
+                 "(default 29500 across nodes, a free port on one)")
+      ->check(CLI::Range(1, 65534));
   app.add_option("--rendezvous", rendezvous,
-                 "Where the processes meet: file:///shared/dir or redis://host:port "
-                 "(default: a fresh temporary folder; required with --nnodes > 1)");
+                 "Where the processes meet instead: file:///shared/dir, tcp://host:port or "
+                 "redis://host:port (default: a fresh temporary folder on one node)");
   app.add_option("--job-id", job_id,
-                 "Names the job in the rendezvous; the same on every node (default: a fresh "
-                 "one, single node only)");
+                 "Names the job in a file or Redis rendezvous; the same on every node (default: "
+                 "a fresh one, single node only)");
   app.add_option("--grace", grace,
                  "Seconds the other processes get to finish after one fails, before SIGTERM "
                  "(and again before SIGKILL)")
       ->check(CLI::Range(0.0, 3600.0));
+  app.add_flag("--cpu-bind", cpu_bind,
+               "Pin each process's host workers to cores of their own (NUBO_CPU_BIND=1), "
+               "NUMA-aware");
   app.add_option("command", command, "The program to run, and its arguments (after --)")
       ->required();
   app.footer(
       "Each process gets NUBO_RANK (node-rank * nproc + its index), NUBO_LOCAL_RANK, "
-      "NUBO_WORLD_SIZE (nnodes * nproc) and NUBO_RENDEZVOUS. Exit status: 0 when all "
-      "succeed; else the failed rank's exit status, or 128 + its signal.");
+      "NUBO_WORLD_SIZE (nnodes * nproc), NUBO_LOCAL_WORLD_SIZE and NUBO_RENDEZVOUS; torchrun's "
+      "RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT; and, "
+      "unless set, OMP_NUM_THREADS and OPENBLAS_NUM_THREADS = usable CPUs / nproc. Exit "
+      "status: 0 when all succeed; else the failed rank's exit status, or 128 + its signal.");
   CLI11_PARSE(app, argc, argv);
 
   auto fail = [](const std::string& m) {
@@ -72,25 +102,40 @@ int main(int argc, char** argv) {
     return fail("--node-rank " + std::to_string(node_rank) + " is not below --nnodes " +
                 std::to_string(nnodes));
   }
-  if (static_cast<long>(nnodes) * nproc > 65536) {
-    return fail("--nnodes x --nproc is more than 65536 processes");
-  }
   for (char c : job_id) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
       return fail("--job-id '" + job_id + "' may hold letters, digits, '-', '_' and '.' only");
     }
   }
 
-  // The rendezvous: a job's own namespace inside the given location, so that keys of an
-  // earlier job there are never mistaken for this one's.
+  // The devices, for the default process count and the transport between the processes.
+  int gpus = 0;
+  try {
+    for (const auto& d : nubo::discover().devices) gpus += d.backend == nubo::Backend::host ? 0 : 1;
+  } catch (const nubo::Error&) {  // no devices to be found: the processes run on the CPU
+  }
+  if (nproc == 0) nproc = std::max(gpus, 1);
+  if (static_cast<long>(nnodes) * nproc > 65536) {
+    return fail("--nnodes x --nproc is more than 65536 processes");
+  }
+
+  // Where the processes meet: a job's own namespace inside a given file or Redis location, so
+  // that keys of an earlier job there are never mistaken for this one's; a tcp:// store that
+  // rank 0 hosts for this job only; or a fresh folder on a single node.
   std::string made_dir;  // a folder nubo-run created, removed at the end
   try {
-    if (rendezvous.empty()) {
-      if (nnodes > 1) {
+    if (rendezvous.empty() && nnodes > 1) {
+      if (master_addr.empty()) {
         return fail(
-            "a job on several nodes needs --rendezvous: a folder every node shares "
+            "a job on several nodes needs --master-addr (node 0's address: the processes meet "
+            "at a store that rank 0 hosts there), or --rendezvous: a folder every node shares "
             "(file:///shared/dir) or a Redis server (redis://host:6379)");
       }
+      const bool v6 = master_addr.find(':') != std::string::npos;
+      rendezvous = "tcp://" + (v6 ? "[" + master_addr + "]" : master_addr) + ":" +
+                   std::to_string(master_port + 1);
+      nubo::check_rendezvous(rendezvous, "--master-addr and --master-port");
+    } else if (rendezvous.empty()) {
       const char* tmp = std::getenv("TMPDIR");
       std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/nubo-run-XXXXXX";
       if (::mkdtemp(tmpl.data()) == nullptr) return fail("cannot create a temporary folder");
@@ -127,6 +172,37 @@ int main(int argc, char** argv) {
   spec.world_size = nnodes * nproc;
   spec.rendezvous = rendezvous;
   spec.grace = std::chrono::milliseconds(static_cast<long long>(grace * 1000));
+  // torch.distributed's store: node 0's, or on one node a free loopback port.
+  spec.master_addr = master_addr.empty() ? "127.0.0.1" : master_addr;
+  spec.master_port = master_port;
+  if (nnodes == 1 && !app.count("--master-port")) spec.master_port = nubo::run::free_port();
+
+  // Each process's share of the CPUs, as torchrun does with OMP_NUM_THREADS, unless set.
+  const int cpus = usable_cpus();
+  const int threads = std::max(1, cpus / nproc);
+  std::string threads_text;
+  if (set_in_env("OPENBLAS_NUM_THREADS") || set_in_env("OMP_NUM_THREADS")) {
+    threads_text = "the thread counts you set (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS)";
+  } else {
+    spec.extra_env.emplace_back("OMP_NUM_THREADS", std::to_string(threads));
+    spec.extra_env.emplace_back("OPENBLAS_NUM_THREADS", std::to_string(threads));
+    threads_text = std::to_string(threads) + (threads == 1 ? " thread" : " threads") + " each (" +
+                   std::to_string(cpus) + " CPUs / " + std::to_string(nproc) + " processes)";
+  }
+  if (cpu_bind) spec.extra_env.emplace_back("NUBO_CPU_BIND", "1");
+
+  const bool gpu = gpus > 0;
+  std::string transport;
+  if (nproc > 1) transport = nubo::transport_between(true, gpu) + " between this node's processes";
+  if (nnodes > 1) {
+    transport += std::string(transport.empty() ? "" : ", ") + nubo::transport_between(false, gpu) +
+                 " between nodes";
+  }
+  std::fprintf(stderr, "nubo-run: %d process%s on this node (ranks %d-%d of %d), %s%s%s\n", nproc,
+               nproc == 1 ? "" : "es", node_rank * nproc, node_rank * nproc + nproc - 1,
+               nnodes * nproc, threads_text.c_str(), transport.empty() ? "" : "; ",
+               transport.c_str());
+
   const int status = nubo::run::launch(spec);
   if (!made_dir.empty()) {
     std::error_code ec;

@@ -146,10 +146,12 @@ int main(int argc, char** argv) {
                                             std::to_string(trainer.steps_done()))
                                                .c_str());
     }
-    if (leader)
+    if (leader) {
       std::printf("%d worker(s) on %s, %zu parameters, %zu bucket(s), %zu training rows\n",
                   team.size(), team.worker(0).device().name.c_str(), trainer.parameter_count(),
                   trainer.bucket_count(), train->size());
+      if (!quiet) std::printf("%s", team.describe().c_str());
+    }
     std::fflush(stdout);
 
     auto last_print = std::chrono::steady_clock::now() - std::chrono::hours(1);

@@ -74,6 +74,11 @@ struct JobSpec {
   NUBO_API static JobSpec from_env();
 };
 
+// The transport a team uses between two of its processes: "NCCL" between GPU workers; between
+// host workers "shm" on one host (or "Gloo/TCP" with NUBO_SHM_DISABLE=1) and "Gloo/TCP"
+// between hosts. docs/parallel.md, "Between processes".
+NUBO_API std::string transport_between(bool same_host, bool gpu);
+
 // Checks a rendezvous location ("file:///dir" or "redis://host[:port][/job]"); throws
 // invalid_argument saying what is wrong, naming `what` (a flag or variable) as its source.
 NUBO_API void check_rendezvous(std::string_view url, std::string_view what = "rendezvous");
@@ -244,6 +249,11 @@ class NUBO_API Team {
 
   int size() const;        // workers in the team, in every process
   int local_size() const;  // workers in this process
+  // What the team is made of, for logs: one line per worker of this process (its rank and
+  // device, the threads its GEMMs run on the host and why, the CPUs it is pinned to), then the
+  // link between the processes ("shm", "Gloo/TCP", "NCCL", "shm within hosts, Gloo/TCP
+  // between 2 hosts"). Loads OpenBLAS for host workers, to ask it.
+  std::string describe() const;
   std::chrono::milliseconds timeout() const;
   Worker& worker(int local_rank);  // this process's workers, for setting up between runs
 

@@ -51,16 +51,21 @@ void check_ranks(LaunchedJob& j, const char* rank_name, const char* world_name) 
                                             std::to_string(j.local_world_size) + ")");
 }
 
+// nubo's store beside torch.distributed's: one port above MASTER_PORT (default 29500). torchrun's
+// agent, or the program's own init_process_group, already listens on MASTER_PORT, and a
+// program may use both.
+std::string store_beside_master(const std::string& addr) {
+  const int port =
+      number("MASTER_PORT", var("MASTER_PORT").value_or(std::to_string(kDefaultPort)), 1, 65534);
+  const bool v6 = addr.find(':') != std::string::npos;
+  return "tcp://" + (v6 ? "[" + addr + "]" : addr) + ":" + std::to_string(port + 1);
+}
+
 // Where the processes meet, in the order every launcher shares: NUBO_RENDEZVOUS, then
-// MASTER_ADDR/MASTER_PORT (a tcp:// store that rank 0 hosts), then what `fallback` gives.
+// MASTER_ADDR (a tcp:// store that rank 0 hosts), then what `fallback` gives.
 std::string rendezvous(const std::string& fallback) {
   if (auto r = var("NUBO_RENDEZVOUS")) return *r;
-  if (auto addr = var("MASTER_ADDR")) {
-    const int port =
-        number("MASTER_PORT", var("MASTER_PORT").value_or(std::to_string(kDefaultPort)), 1, 65535);
-    const bool v6 = addr->find(':') != std::string::npos;
-    return "tcp://" + (v6 ? "[" + *addr + "]" : *addr) + ":" + std::to_string(port);
-  }
+  if (auto addr = var("MASTER_ADDR")) return store_beside_master(*addr);
   return fallback;
 }
 
@@ -227,11 +232,7 @@ std::optional<LaunchedJob> from_skypilot() {
   j.local_world_size = 1;
   j.whole_node = true;
   check_ranks(j, "SKYPILOT_NODE_RANK", "the number of SKYPILOT_NODE_IPS");
-  const bool v6 = ips.front().find(':') != std::string::npos;
-  j.rendezvous = rendezvous(
-      "tcp://" + (v6 ? "[" + ips.front() + "]" : ips.front()) + ":" +
-      std::to_string(number("MASTER_PORT",
-                            var("MASTER_PORT").value_or(std::to_string(kDefaultPort)), 1, 65535)));
+  j.rendezvous = rendezvous(store_beside_master(ips.front()));
   return j;
 }
 

@@ -17,9 +17,10 @@ struct LaunchedJob {
   int local_rank = 0;        // this process among those on its host
   int local_world_size = 0;  // processes on its host; 0: the launcher did not say
   bool whole_node = false;   // one process per host, holding all its GPUs (SkyPilot)
-  // Where the processes meet: NUBO_RENDEZVOUS when set, else tcp://MASTER_ADDR:MASTER_PORT
-  // when set, else what the launcher's own variables give (a folder for a job on one host;
-  // rank 0's host for Slurm and SkyPilot).
+  // Where the processes meet: NUBO_RENDEZVOUS when set, else tcp://MASTER_ADDR:MASTER_PORT+1
+  // when MASTER_ADDR is set (torch.distributed's own store has MASTER_PORT), else what the
+  // launcher's own variables give (a folder for a job on one host; rank 0's host for Slurm and
+  // SkyPilot).
   std::string rendezvous;
 };
 

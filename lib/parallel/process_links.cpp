@@ -9,6 +9,11 @@
 
 namespace nubo::parallel {
 
+std::string transport_name(bool same_host, bool gpu) {
+  if (gpu) return "NCCL";
+  return same_host && !env::shm_disabled() ? "shm" : "Gloo/TCP";
+}
+
 HostLayout host_layout(const std::vector<ProcessInfo>& all, int rank) {
   HostLayout l;
   l.world = static_cast<int>(all.size());
@@ -33,7 +38,7 @@ ProcessLinks link_processes(const std::shared_ptr<Store>& store, int rank, int w
   const HostLayout layout = host_layout(all, rank);
   const auto& my_host = layout.hosts[static_cast<std::size_t>(layout.host)];
   const bool one_host = layout.hosts.size() == 1;
-  const bool shm = !env::shm_disabled();
+  const bool shm = transport_name(true, false) == "shm";
 
   // Gloo among `ranks` (one per host, or every process): loopback on one host; else
   // NUBO_ADDRESS, or this host's name.
@@ -73,12 +78,12 @@ ProcessLinks link_processes(const std::shared_ptr<Store>& store, int rank, int w
     std::vector<int> everyone;
     for (int r = 0; r < layout.world; ++r) everyone.push_back(r);
     links.remote = gloo(everyone, "", false);
-    links.transport = one_host ? "Gloo/TCP over loopback" : "Gloo/TCP";
+    links.transport = transport_name(false, false) + (one_host ? " over loopback" : "");
     return links;
   }
   if (one_host) {
     links.remote = shared_memory();
-    links.transport = "shm";
+    links.transport = transport_name(true, false);
     return links;
   }
   std::shared_ptr<Remote> in_host = my_host.size() > 1 ? shared_memory() : nullptr;

@@ -18,6 +18,10 @@
 
 namespace nubo::parallel {
 
+// The transport between two processes of a team: "NCCL" (GPU workers), "shm" (host workers on
+// one host, unless NUBO_SHM_DISABLE=1) or "Gloo/TCP".
+std::string transport_name(bool same_host, bool gpu);
+
 // The processes grouped by host (ProcessInfo::host_id), hosts in the order of their first rank.
 HostLayout host_layout(const std::vector<ProcessInfo>& all, int rank);
 

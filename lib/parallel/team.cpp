@@ -3,9 +3,11 @@
 #include <thread>
 
 #include "common/env.hpp"
+#include "common/text.hpp"
 #include "device/host_cores.hpp"
 #include "nubo/error.hpp"
 #include "parallel/launchers.hpp"
+#include "parallel/process_links.hpp"
 #include "parallel/rendezvous_url.hpp"
 #include "parallel/team_state.hpp"
 
@@ -28,6 +30,33 @@ void TeamState::abort(const std::string& cause) noexcept {
 TeamState::~TeamState() {
   // Communicators go first (their progress threads stop), then the group and the link.
   for (auto& w : workers) w->comm.reset();
+}
+
+std::string TeamState::describe() const {
+  std::string out;
+  for (const auto& w : workers) {
+    out += "rank " + std::to_string(w->rank) + ": " + w->backend->describe();
+    if (w->backend->host_accessible()) {
+      std::string threads;
+      try {
+        const int n = w->backend->host_threads();
+        threads = std::to_string(n) + (n == 1 ? " GEMM thread" : " GEMM threads");
+      } catch (const Error& e) {  // no OpenBLAS: say so rather than fail the report
+        threads = e.what();
+      }
+      out += ", " + threads + " (" + cores + ")";
+    }
+    if (!w->cpus.empty()) {
+      std::vector<std::string> cpus;
+      for (int c : w->cpus) cpus.push_back(std::to_string(c));
+      out += ", pinned to CPUs " + text::join(cpus, ",");
+    }
+    out += "\n";
+  }
+  const int processes = size / std::max(1, static_cast<int>(workers.size()));
+  if (processes > 1)
+    out += "between the " + std::to_string(processes) + " processes: " + transport + "\n";
+  return out;
 }
 
 void TeamState::run(const std::function<void(Worker&)>& fn) {
@@ -102,6 +131,10 @@ JobSpec JobSpec::from_env() {
   return spec;
 }
 
+std::string transport_between(bool same_host, bool gpu) {
+  return parallel::transport_name(same_host, gpu);
+}
+
 void check_rendezvous(std::string_view url, std::string_view what) {
   parallel::parse_rendezvous(url, what);
 }
@@ -155,6 +188,9 @@ int Team::size() const {
 }
 int Team::local_size() const {
   return static_cast<int>(state_->workers.size());
+}
+std::string Team::describe() const {
+  return state_->describe();
 }
 std::chrono::milliseconds Team::timeout() const {
   return state_->timeout;

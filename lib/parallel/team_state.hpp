@@ -44,6 +44,7 @@ struct TeamState {
   static std::unique_ptr<TeamState> create(const std::vector<Device>& devices, const JobSpec& job,
                                            bool job_from_env, const TeamOptions& options);
   void add_worker(std::unique_ptr<WorkerState> w);
+  std::string describe() const;  // Team::describe
   void run(const std::function<void(Worker&)>& fn);
   // Makes every pending and later collective fail at once, here (Errc::cancelled, "cancelled
   // because <cause>") and in the other processes (which are told the cause).

@@ -110,14 +110,14 @@ TEST_CASE("torchrun's variables: ranks, the host's share, rank 0's store at MAST
   CHECK(j.world_size == 8);
   CHECK(j.local_rank == 1);
   CHECK(j.local_world_size == 4);
-  CHECK(j.rendezvous == "tcp://10.0.0.7:29400");
+  CHECK(j.rendezvous == "tcp://10.0.0.7:29401");  // beside torch's store on 29400
   CHECK_FALSE(j.whole_node);
 }
 
 TEST_CASE("torchrun's variables: IPv6, the default port, and NUBO_RENDEZVOUS overriding",
           "[launchers]") {
   LauncherEnv e({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "fd00::7"}});
-  CHECK(JobSpec::from_env().rendezvous == "tcp://[fd00::7]:29500");
+  CHECK(JobSpec::from_env().rendezvous == "tcp://[fd00::7]:29501");
   ::setenv("NUBO_RENDEZVOUS", "redis://cache:6379/run1", 1);
   ::setenv("RANK", "1", 1);
   CHECK(JobSpec::from_env().rendezvous == "redis://cache:6379/run1");
@@ -198,7 +198,7 @@ TEST_CASE("Open MPI's mpirun: one host meets in the job's session directory", "[
   ::setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0", 1);
   CHECK_THROWS_MATCHES(JobSpec::from_env(), Error, invalid("needs MASTER_ADDR"));
   ::setenv("MASTER_ADDR", "node7", 1);
-  CHECK(JobSpec::from_env().rendezvous == "tcp://node7:29500");
+  CHECK(JobSpec::from_env().rendezvous == "tcp://node7:29501");
 }
 
 TEST_CASE("SkyPilot: a process per node, holding the node's GPUs, meeting at the first node",
@@ -214,7 +214,7 @@ TEST_CASE("SkyPilot: a process per node, holding the node's GPUs, meeting at the
   CHECK(j.local_rank == 0);
   CHECK(j.local_world_size == 1);
   CHECK(j.whole_node);
-  CHECK(j.rendezvous == "tcp://172.31.1.10:29500");
+  CHECK(j.rendezvous == "tcp://172.31.1.10:29501");
 }
 
 TEST_CASE("launchers are read in order: nubo-run's variables, then torchrun's, then Slurm's",

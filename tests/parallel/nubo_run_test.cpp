@@ -7,6 +7,7 @@
 
 #include <thread>
 
+#include "device/host_cores.hpp"
 #include "parallel/gloo_link.hpp"
 #include "process_helpers.hpp"
 
@@ -62,8 +63,82 @@ TEST_CASE("nubo-run numbers the ranks of a node in a job of several nodes") {
                       Catch::Contains("[3] 3/4 local 1 at file://" + shared.path + "/j1"));
 }
 
+TEST_CASE("nubo-run sets torchrun's variables and each process's share of the CPUs") {
+  const std::string echo =
+      "echo \"$RANK $LOCAL_RANK $WORLD_SIZE $LOCAL_WORLD_SIZE $NUBO_LOCAL_WORLD_SIZE "
+      "$MASTER_ADDR:$MASTER_PORT threads=$OMP_NUM_THREADS,$OPENBLAS_NUM_THREADS "
+      "bind=$NUBO_CPU_BIND\"";
+  {
+    Run run({"--nproc", "2", "--cpu-bind", "--", "sh", "-c", echo});
+    CHECK(run.finish() == 0);
+    const auto out = run.output();
+    INFO(out);
+    const int cpus = static_cast<int>(nubo::detail::allowed_cores().size());
+    const std::string t = std::to_string(std::max(1, cpus / 2));
+    CHECK_THAT(out, Catch::Contains("[0] 0 0 2 2 2 127.0.0.1:") &&
+                        Catch::Contains("[1] 1 1 2 2 2 127.0.0.1:") &&
+                        Catch::Contains("threads=" + t + "," + t + " bind=1"));
+    // Said once, at the start: the threads and the transport between the processes.
+    CHECK_THAT(out, Catch::Contains("nubo-run: 2 processes on this node (ranks 0-1 of 2), " + t +
+                                    (t == "1" ? " thread" : " threads") + " each (") &&
+                        Catch::Contains("shm between this node's processes"));
+  }
+  {
+    // The user's thread count is kept; one process by default on a machine without GPUs.
+    Run run({"--", "sh", "-c", echo}, {"OMP_NUM_THREADS=3", "OPENBLAS_NUM_THREADS="});
+    CHECK(run.finish() == 0);
+    const auto out = run.output();
+    INFO(out);
+    CHECK_THAT(out, Catch::Contains("[0] 0 0 1 1 1 127.0.0.1:") &&
+                        Catch::Contains("threads=3, bind=") &&
+                        Catch::Contains("the thread counts you set"));
+  }
+}
+
+TEST_CASE("nubo-run across two nodes meets at rank 0's store, with no shared folder") {
+  if (!nubo::parallel::have_gloo()) return;  // a build without Gloo: no teams across hosts
+  // Two "nodes" on this machine, each its own host for nubo (NUBO_HOST_ID) with its own
+  // loopback address: shared memory inside each, Gloo between them, a tcp:// rendezvous.
+  const std::string port = std::to_string(free_port());
+  auto node = [&](int n) {
+    return std::make_unique<Run>(
+        std::vector<std::string>{"--nproc", "2", "--nnodes", "2", "--node-rank", std::to_string(n),
+                                 "--master-addr", "127.0.0.1", "--master-port", port, "--",
+                                 NUBO_PEER_PATH, "collectives", "1", "2,2"},
+        std::vector<std::string>{"NUBO_HOST_ID=node" + std::to_string(n),
+                                 "NUBO_ADDRESS=127.0.0." + std::to_string(n + 2),
+                                 "NUBO_TIMEOUT=60"});
+  };
+  auto node0 = node(0), node1 = node(1);
+  CHECK(node0->finish() == 0);
+  CHECK(node1->finish() == 0);
+  INFO(node0->output() << "\n---\n" << node1->output());
+  CHECK_THAT(node0->output(), Catch::Contains("rank 0 of 4 (nubo-run): 1 workers of 4 checked") &&
+                                  Catch::Contains("Gloo/TCP between nodes"));
+  CHECK_THAT(node1->output(), Catch::Contains("rank 3 of 4 (nubo-run): 1 workers of 4 checked"));
+}
+
+TEST_CASE("a torch.distributed script runs under nubo-run unchanged") {
+  // Debian's python3-torch (.ci/install-deps) belongs to /usr/bin/python3.
+  if (std::system("/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null") != 0) {
+    WARN("PyTorch is not installed for /usr/bin/python3: skipping the torch.distributed test");
+    return;
+  }
+  const std::string script =
+      "import torch, torch.distributed as dist\n"
+      "dist.init_process_group('gloo')\n"
+      "t = torch.tensor([float(dist.get_rank() + 1)])\n"
+      "dist.all_reduce(t)\n"
+      "print('rank', dist.get_rank(), 'of', dist.get_world_size(), 'sum', int(t.item()))\n"
+      "dist.destroy_process_group()\n";
+  Run run({"--nproc", "2", "--", "/usr/bin/python3", "-c", script});
+  CHECK(run.finish() == 0);
+  INFO(run.output());
+  CHECK_THAT(run.output(),
+             Catch::Contains("[0] rank 0 of 2 sum 3") && Catch::Contains("[1] rank 1 of 2 sum 3"));
+}
+
 TEST_CASE("nubo-run runs a team across processes") {
-  if (!nubo::parallel::have_gloo()) return;  // a build without Gloo: no teams across processes
   Run run({"--nproc", "3", "--", NUBO_PEER_PATH, "join"});
   CHECK(run.finish() == 0);
   CHECK_THAT(run.output(), Catch::Contains("[1] rank 1 joined a team of 3"));
@@ -119,7 +194,10 @@ TEST_CASE("nubo-run rejects bad flags with a reason") {
   const std::pair<std::vector<std::string>, const char*> cases[] = {
       {{"--nproc", "2", "--nnodes", "2", "--node-rank", "2", "--", "true"},
        "--node-rank 2 is not below --nnodes 2"},
-      {{"--nproc", "2", "--nnodes", "2", "--", "true"}, "needs --rendezvous"},
+      {{"--nproc", "2", "--nnodes", "2", "--", "true"}, "needs --master-addr"},
+      {{"--nproc", "2", "--nnodes", "2", "--master-addr", "h", "--master-port", "70000", "--",
+        "true"},
+       "--master-port"},
       {{"--nproc", "2", "--nnodes", "2", "--rendezvous", "redis://h:1", "--", "true"},
        "needs --job-id"},
       {{"--nproc", "2", "--rendezvous", "http://h:1", "--", "true"},
