@@ -58,6 +58,9 @@ typedef struct nubo_team_options {
   /* Seconds a collective waits for the other ranks before it fails naming them; 0 (the
      default): NUBO_TIMEOUT, else 60. */
   double timeout_seconds;
+  /* 1: pin each host worker (and its GEMM threads) to cores of its own, NUMA-aware; 0 (the
+     default): NUBO_CPU_BIND decides, else they float. */
+  int cpu_bind;
 } nubo_team_options;
 
 /* Fills *options with the defaults; struct_size as for every options struct. */
@@ -85,6 +88,14 @@ NUBO_C_API void nubo_team_free(nubo_team* team);
 /* Workers in the team (all processes), and in this process; 0 for NULL. */
 NUBO_C_API int nubo_team_size(const nubo_team* team);
 NUBO_C_API int nubo_team_local_size(const nubo_team* team);
+/*
+ * What the team is made of, for logs (as Team::describe): a line per worker of this process
+ * (device, GEMM threads on the host and why, pinned CPUs), then the link between the
+ * processes. NUL-terminated into buf of capacity bytes; *needed (if not NULL) receives the
+ * size with the NUL; a NULL or too-small buf gives NUBO_ERR_INVALID_ARGUMENT.
+ */
+NUBO_C_API nubo_status nubo_team_describe(const nubo_team* team, char* buf, size_t capacity,
+                                          size_t* needed);
 
 /*
  * A run's function, called on every worker of this process at once, each on its own thread,
@@ -115,6 +126,12 @@ typedef struct nubo_worker_info {
   nubo_backend backend;    /* of its device */
   int device_index;        /* the device's index in discovery's report (0 for the host CPU) */
   const char* device_name; /* valid while the team lives */
+  /* The threads its GEMMs run on the host (its share of the cores); 0 for a GPU worker. */
+  int host_threads;
+  /* The CPUs it is pinned to while it runs (cpu_bind), cpu_count of them; NULL and 0 when it
+     floats. Valid while the team lives. */
+  const int* cpus;
+  size_t cpu_count;
 } nubo_worker_info;
 
 NUBO_C_API nubo_status nubo_worker_get_info(const nubo_worker* worker, nubo_worker_info* out);

@@ -7,6 +7,7 @@
 #include "guard.hpp"
 #include "nubo.h"
 #include "sized_struct.hpp"
+#include "text_out.hpp"
 
 namespace nubo::capi {
 namespace {
@@ -309,19 +310,7 @@ NUBO_C_API nubo_status nubo_cost_plan_json(const nubo_cost_plan* plan, char* buf
                                            size_t* needed) {
   return nubo::capi::guard("nubo_cost_plan_json", [&] {
     const auto& p = nubo::capi::require_plan(plan);
-    const std::string json = p.plan.to_json();
-    const std::size_t size = json.size() + 1;
-    if (needed) *needed = size;
-    if (buf == nullptr || capacity < size) {
-      if (buf != nullptr && capacity > 0) buf[0] = '\0';
-      throw nubo::Error(
-          nubo::Errc::invalid_argument,
-          (buf == nullptr ? std::string("buf is NULL")
-                          : "capacity " + std::to_string(capacity) + " is too small") +
-              ": the JSON needs " + std::to_string(size) +
-              " bytes with its NUL (returned in *needed)");
-    }
-    std::memcpy(buf, json.c_str(), size);
+    nubo::capi::copy_text_out(p.plan.to_json(), "the JSON", buf, capacity, needed);
   });
 }
 

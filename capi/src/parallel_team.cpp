@@ -7,6 +7,7 @@
 #include "parallel_handles.hpp"
 #include "report.hpp"
 #include "sized_struct.hpp"
+#include "text_out.hpp"
 
 namespace nubo::capi {
 namespace {
@@ -15,6 +16,7 @@ nubo_team_options default_options() {
   nubo_team_options o{};
   o.struct_size = sizeof o;
   o.timeout_seconds = 0;
+  o.cpu_bind = 0;
   return o;
 }
 
@@ -28,7 +30,11 @@ TeamOptions read_options(const nubo_team_options* options) {
                                             std::to_string(o.timeout_seconds) +
                                             ": use 0 (the default) or up to 86400 seconds");
   }
+  if (o.cpu_bind != 0 && o.cpu_bind != 1)
+    throw Error(Errc::invalid_argument,
+                "options->cpu_bind is " + std::to_string(o.cpu_bind) + ": use 0 or 1");
   TeamOptions t;
+  t.cpu_bind = o.cpu_bind == 1;
   t.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000.0));
   if (o.timeout_seconds > 0 && t.timeout.count() == 0) t.timeout = std::chrono::milliseconds(1);
   return t;
@@ -152,6 +158,14 @@ NUBO_C_API int nubo_team_local_size(const nubo_team* team) {
   return team ? team_of(team)->team.local_size() : 0;
 }
 
+NUBO_C_API nubo_status nubo_team_describe(const nubo_team* team, char* buf, size_t capacity,
+                                          size_t* needed) {
+  return guard("nubo_team_describe", [&] {
+    copy_text_out(team_of(require(team, "team"))->team.describe(), "the description", buf, capacity,
+                  needed);
+  });
+}
+
 NUBO_C_API nubo_status nubo_team_run(nubo_team* team, nubo_worker_fn fn, void* user) {
   return guard("nubo_team_run", [&] {
     TeamHandle& t = require_team(team);
@@ -197,6 +211,9 @@ NUBO_C_API nubo_status nubo_worker_get_info(const nubo_worker* worker, nubo_work
     info.backend = static_cast<nubo_backend>(w.device().backend);
     info.device_index = w.device().backend == nubo::Backend::host ? 0 : w.device().index;
     info.device_name = w.device().name.c_str();
+    info.host_threads = w.host_threads();
+    info.cpus = w.cpus().empty() ? nullptr : w.cpus().data();
+    info.cpu_count = w.cpus().size();
     write_sized(info, out, "out", "nubo_worker_info");
   });
 }

@@ -9,6 +9,7 @@
 #include "nubo/device.hpp"
 #include "report.hpp"
 #include "sized_struct.hpp"
+#include "text_out.hpp"
 
 namespace {
 
@@ -33,19 +34,8 @@ extern "C" {
 NUBO_C_API nubo_status nubo_report_json(const nubo_report* report, char* buf, size_t capacity,
                                         size_t* needed) {
   return nubo::capi::guard("nubo_report_json", [&] {
-    const std::string& json = nubo::capi::require_report(report).json();
-    const std::size_t size = json.size() + 1;  // with the NUL
-    if (needed != nullptr) *needed = size;
-    if (buf == nullptr || capacity < size) {
-      // An empty string rather than a truncated document, for a caller that ignores the status.
-      if (buf != nullptr && capacity > 0) buf[0] = '\0';
-      throw Error(Errc::invalid_argument,
-                  (buf == nullptr ? std::string("buf is NULL")
-                                  : "capacity " + std::to_string(capacity) + " is too small") +
-                      ": the JSON needs " + std::to_string(size) +
-                      " bytes with its NUL (returned in *needed)");
-    }
-    std::memcpy(buf, json.c_str(), size);
+    nubo::capi::copy_text_out(nubo::capi::require_report(report).json(), "the JSON", buf, capacity,
+                              needed);
   });
 }
 

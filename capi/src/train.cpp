@@ -15,6 +15,7 @@
 #include "nubo/train.hpp"
 #include "parallel_handles.hpp"
 #include "sized_struct.hpp"
+#include "text_out.hpp"
 
 namespace nubo::capi {
 namespace {
@@ -281,18 +282,8 @@ NUBO_C_API nubo_status nubo_trainer_profile_json(const nubo_trainer* trainer, ch
                                                  size_t capacity, size_t* needed) {
   return guard("nubo_trainer_profile_json", [&] {
     const TrainerHandle& h = require_trainer(trainer);
-    const std::string json = nubo::profile_json(h.trainer->profile());
-    const std::size_t size = json.size() + 1;  // with the NUL
-    if (needed != nullptr) *needed = size;
-    if (buf == nullptr || capacity < size) {
-      if (buf != nullptr && capacity > 0) buf[0] = '\0';
-      throw Error(Errc::invalid_argument,
-                  (buf == nullptr ? std::string("buf is NULL")
-                                  : "capacity " + std::to_string(capacity) + " is too small") +
-                      ": the JSON needs " + std::to_string(size) +
-                      " bytes with its NUL (returned in *needed)");
-    }
-    std::memcpy(buf, json.c_str(), size);
+    nubo::capi::copy_text_out(nubo::profile_json(h.trainer->profile()), "the JSON", buf, capacity,
+                              needed);
   });
 }
 

@@ -40,6 +40,17 @@ static int failures = 0;
     if (s_ != NUBO_OK) return s_; \
   } while (0)
 
+/* Host workers with cpu_bind: GEMM threads of their own, and CPUs to run on. */
+static nubo_status shares_cores(nubo_worker* w, void* user) {
+  nubo_worker_info info;
+  (void)user;
+  info.struct_size = sizeof info;
+  CALL_IN_WORKER(nubo_worker_get_info(w, &info));
+  CHECK_IN_WORKER(w, info.host_threads >= 1);
+  CHECK_IN_WORKER(w, info.cpus != NULL && info.cpu_count >= 1 && info.cpus[0] >= 0);
+  return NUBO_OK;
+}
+
 /* Every collective on int32, blocking and asynchronous, checked exactly; user points to the
    backend the workers' devices must have. */
 static nubo_status collectives(nubo_worker* w, void* user) {
@@ -208,6 +219,31 @@ int main(void) {
   nubo_team_free(NULL);
   nubo_buffer_free(NULL);
   nubo_pending_free(NULL);
+
+  /* Each host worker's share of the cores, pinned with cpu_bind; the team's description. */
+  EXPECT(nubo_team_options_init(&options, sizeof options) == NUBO_OK);
+  EXPECT(options.cpu_bind == 0);
+  options.cpu_bind = 1;
+  EXPECT(nubo_team_create_host(2, &options, &team) == NUBO_OK);
+  EXPECT(nubo_team_run(team, shares_cores, NULL) == NUBO_OK);
+  {
+    char small[4];
+    size_t needed = 0;
+    char* text;
+    EXPECT_ERROR(nubo_team_describe(team, small, sizeof small, &needed), NUBO_ERR_INVALID_ARGUMENT,
+                 "the description needs");
+    EXPECT(small[0] == '\0' && needed > 4);
+    text = malloc(needed);
+    EXPECT(text && nubo_team_describe(team, text, needed, NULL) == NUBO_OK);
+    EXPECT(text && strstr(text, "rank 1: ") && strstr(text, "GEMM thread") &&
+           strstr(text, "pinned to CPUs"));
+    free(text);
+  }
+  EXPECT_ERROR(nubo_team_describe(NULL, NULL, 0, NULL), NUBO_ERR_INVALID_ARGUMENT, "team is NULL");
+  nubo_team_free(team);
+  options.cpu_bind = 2;
+  EXPECT_ERROR(nubo_team_create_host(1, &options, &team), NUBO_ERR_INVALID_ARGUMENT,
+               "options->cpu_bind is 2");
 
   /* From the environment without a job: this process alone. */
   EXPECT(nubo_team_from_env(NULL, &team) == NUBO_OK);

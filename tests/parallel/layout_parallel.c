@@ -11,6 +11,7 @@ int main(void) {
   printf("{");
   FIELD(nubo_team_options, struct_size);
   FIELD(nubo_team_options, timeout_seconds);
+  FIELD(nubo_team_options, cpu_bind);
   FIELD(nubo_worker_info, struct_size);
   FIELD(nubo_worker_info, rank);
   FIELD(nubo_worker_info, size);
@@ -19,6 +20,9 @@ int main(void) {
   FIELD(nubo_worker_info, backend);
   FIELD(nubo_worker_info, device_index);
   FIELD(nubo_worker_info, device_name);
+  FIELD(nubo_worker_info, host_threads);
+  FIELD(nubo_worker_info, cpus);
+  FIELD(nubo_worker_info, cpu_count);
   FIELD(nubo_gemm, struct_size);
   FIELD(nubo_gemm, trans_a);
   FIELD(nubo_gemm, trans_b);

@@ -287,6 +287,20 @@ def text(value: Optional[bytes]) -> str:
     return value.decode("utf-8", errors="replace") if value else ""
 
 
+def read_text(function: Any, *args: Any) -> str:
+    """Text from an entry point that writes it into the caller's buffer (nubo_report_json and
+    the like). Asking with no buffer is how the C API tells the size: it answers
+    INVALID_ARGUMENT with `needed` set; any other outcome is a real error."""
+    needed = c_size_t()
+    status = function(*args, None, 0, ctypes.byref(needed))
+    if status != Status.INVALID_ARGUMENT or needed.value == 0:
+        check(status)
+        raise NuboError(Status.INTERNAL, f"{function.__name__} gave no size for its text")
+    buffer = ctypes.create_string_buffer(needed.value)
+    check(function(*args, buffer, len(buffer), ctypes.byref(needed)))
+    return buffer.value.decode("utf-8")
+
+
 def error(status: int) -> NuboError:
     """The NuboError for a failed call, with the calling thread's message from nubo."""
     message = text(lib().nubo_last_error()) or text(lib().nubo_status_string(status))

@@ -497,15 +497,7 @@ class Plan:
         return self.considered - self.feasible
 
     def to_json(self) -> str:
-        c = _lib.lib()
-        needed = c_size_t()
-        status = c.nubo_cost_plan_json(self._handle, None, 0, ctypes.byref(needed))
-        if status != Status.INVALID_ARGUMENT or needed.value == 0:
-            _lib.check(status)
-            raise NuboError(Status.INTERNAL, "nubo_cost_plan_json gave no size for the JSON")
-        buffer = ctypes.create_string_buffer(needed.value)
-        _lib.check(c.nubo_cost_plan_json(self._handle, buffer, len(buffer), ctypes.byref(needed)))
-        return buffer.value.decode("utf-8")
+        return _lib.read_text(_lib.lib().nubo_cost_plan_json, self._handle)
 
 
 def _options(pricings: Iterable[Union[str, Pricing]], nodes: tuple[int, int],

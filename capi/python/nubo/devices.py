@@ -271,17 +271,7 @@ class DeviceReport:
 
     def to_json(self) -> str:
         """The whole report as JSON (schema: docs/device-report.schema.json in nubo)."""
-        c = _lib.lib()
-        needed = ctypes.c_size_t()
-        # Asking with no buffer is how the C API tells the size: it answers INVALID_ARGUMENT with
-        # `needed` set. Any other outcome is a real error.
-        status = c.nubo_report_json(self._handle, None, 0, ctypes.byref(needed))
-        if status != Status.INVALID_ARGUMENT or needed.value == 0:
-            _lib.check(status)
-            raise NuboError(Status.INTERNAL, "nubo_report_json gave no size for the JSON")
-        buffer = ctypes.create_string_buffer(needed.value)
-        _lib.check(c.nubo_report_json(self._handle, buffer, len(buffer), ctypes.byref(needed)))
-        return buffer.value.decode("utf-8")
+        return _lib.read_text(_lib.lib().nubo_report_json, self._handle)
 
 
 def discover(sim_devices: Optional[str] = None, sim_topology_file: Optional[StrPath] = None,

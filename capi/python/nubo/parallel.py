@@ -80,6 +80,7 @@ class nubo_team_options(_Sized):
     _fields_ = [
         ("struct_size", c_uint32),
         ("timeout_seconds", c_double),
+        ("cpu_bind", c_int),
     ]
 
 
@@ -123,6 +124,9 @@ class nubo_worker_info(_Sized):
         ("backend", c_int),  # nubo_backend
         ("device_index", c_int),
         ("device_name", c_char_p),
+        ("host_threads", c_int),
+        ("cpus", POINTER(c_int)),
+        ("cpu_count", c_size_t),
     ]
 
 
@@ -144,6 +148,7 @@ _lib.register({
     "nubo_team_free": (None, [TeamPtr]),
     "nubo_team_size": (c_int, [TeamPtr]),
     "nubo_team_local_size": (c_int, [TeamPtr]),
+    "nubo_team_describe": (_status, [TeamPtr, c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_team_run": (_status, [TeamPtr, WORKER_FN, c_void_p]),
     "nubo_worker_fail": (_status, [c_void_p, _status, c_char_p]),
     "nubo_worker_get_info": (_status, [c_void_p, POINTER(nubo_worker_info)]),
@@ -482,6 +487,10 @@ class Worker:
         self.backend = Backend(info.backend)
         self.device_index: int = info.device_index
         self.device_name: str = text(info.device_name)
+        # The threads its GEMMs run on the host (its share of the cores); 0 on a GPU.
+        self.host_threads: int = info.host_threads
+        # The CPUs it is pinned to while it runs (cpu_bind); empty when it floats.
+        self.cpus: list[int] = [info.cpus[i] for i in range(info.cpu_count)]
 
     def __repr__(self) -> str:
         return f"Worker(rank={self.rank}/{self.size}, device={self.device_name!r})"
@@ -682,11 +691,12 @@ class Worker:
         return self._pending(lambda p: c.nubo_barrier_async(self._handle, p))
 
 
-def _options(timeout: Optional[float]) -> nubo_team_options:
+def _options(timeout: Optional[float], cpu_bind: bool) -> nubo_team_options:
     o = nubo_team_options()
     _lib.check(_lib.lib().nubo_team_options_init(ctypes.byref(o), ctypes.sizeof(o)))
     if timeout is not None:
         o.timeout_seconds = float(timeout)
+    o.cpu_bind = 1 if cpu_bind else 0
     return o
 
 
@@ -698,31 +708,34 @@ class Team:
         self._handle: Optional[ctypes._Pointer] = handle  # type: ignore[name-defined]
 
     @classmethod
-    def host(cls, workers: int = 1, *, timeout: Optional[float] = None) -> Team:
-        """`workers` workers on the host CPU."""
+    def host(cls, workers: int = 1, *, timeout: Optional[float] = None,
+             cpu_bind: bool = False) -> Team:
+        """`workers` workers on the host CPU, sharing its cores (cpu_bind: each pinned to its
+        own)."""
         handle = TeamPtr()
-        o = _options(timeout)
+        o = _options(timeout, cpu_bind)
         _lib.check(_lib.lib().nubo_team_create_host(workers, ctypes.byref(o),
                                                     ctypes.byref(handle)))
         return cls(handle)
 
     @classmethod
     def from_report(cls, report: DeviceReport, indices: Sequence[int], *,
-                    timeout: Optional[float] = None) -> Team:
+                    timeout: Optional[float] = None, cpu_bind: bool = False) -> Team:
         """One worker per device of `report` at `indices` (e.g. [d.index for d in
         report.select(count=4)])."""
         array = (c_size_t * max(len(indices), 1))(*indices)
         handle = TeamPtr()
-        o = _options(timeout)
+        o = _options(timeout, cpu_bind)
         _lib.check(_lib.lib().nubo_team_create(report._handle, array, len(indices),
                                                ctypes.byref(o), ctypes.byref(handle)))
         return cls(handle)
 
     @classmethod
-    def from_env(cls, *, timeout: Optional[float] = None) -> Team:
-        """Joins the job nubo-run started; alone (a team of one) without it."""
+    def from_env(cls, *, timeout: Optional[float] = None, cpu_bind: bool = False) -> Team:
+        """Joins the job that started this process (nubo-run, torchrun, srun, mpirun or
+        SkyPilot); alone (a team of one) without one."""
         handle = TeamPtr()
-        o = _options(timeout)
+        o = _options(timeout, cpu_bind)
         _lib.check(_lib.lib().nubo_team_from_env(ctypes.byref(o), ctypes.byref(handle)))
         return cls(handle)
 
@@ -738,6 +751,11 @@ class Team:
     @property
     def local_size(self) -> int:
         return int(_lib.lib().nubo_team_local_size(self._h()))
+
+    def describe(self) -> str:
+        """What the team is made of: a line per worker of this process (device, GEMM threads
+        and why, pinned CPUs), then the link between the processes."""
+        return _lib.read_text(_lib.lib().nubo_team_describe, self._h())
 
     def run(self, fn: Callable[[Worker], None]) -> None:
         """Calls fn(worker) on every worker of this process at once. Re-raises the first

@@ -106,7 +106,7 @@ _lib.register({
     "nubo_trainer_save": (_status, [TrainerPtr, c_char_p]),
     "nubo_trainer_load": (_status, [TrainerPtr, c_char_p]),
     "nubo_trainer_steps_done": (c_uint64, [TrainerPtr]),
-    "nubo_trainer_profile_json": (_status, [TrainerPtr, c_char_p, c_size_t,
+    "nubo_trainer_profile_json": (_status, [TrainerPtr, c_void_p, c_size_t,
                                             POINTER(c_size_t)]),
 })
 
@@ -234,11 +234,7 @@ class Trainer:
 
     def profile_json(self) -> str:
         """The run's profile (docs/profile.schema.json), as nubo-cost plan --profile reads it."""
-        needed = c_size_t(0)
-        _lib.lib().nubo_trainer_profile_json(self._h(), None, 0, ctypes.byref(needed))
-        buf = ctypes.create_string_buffer(needed.value)
-        _lib.check(_lib.lib().nubo_trainer_profile_json(self._h(), buf, needed.value, None))
-        return buf.value.decode()
+        return _lib.read_text(_lib.lib().nubo_trainer_profile_json, self._h())
 
     def profile(self) -> dict[str, Any]:
         return json.loads(self.profile_json())  # type: ignore[no-any-return]

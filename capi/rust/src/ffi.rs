@@ -208,6 +208,7 @@ sized_structs! {
     pub struct nubo_team_options {
         pub struct_size: u32,
         pub timeout_seconds: c_double,
+        pub cpu_bind: c_int,
     }
 
     pub struct nubo_worker_info {
@@ -219,6 +220,9 @@ sized_structs! {
         pub backend: nubo_backend,
         pub device_index: c_int,
         pub device_name: *const c_char,
+        pub host_threads: c_int,
+        pub cpus: *const c_int,
+        pub cpu_count: usize,
     }
 
     pub struct nubo_gemm {
@@ -271,6 +275,12 @@ extern "C" {
     pub fn nubo_team_free(team: *mut nubo_team);
     pub fn nubo_team_size(team: *const nubo_team) -> c_int;
     pub fn nubo_team_local_size(team: *const nubo_team) -> c_int;
+    pub fn nubo_team_describe(
+        team: *const nubo_team,
+        buf: *mut c_char,
+        capacity: usize,
+        needed: *mut usize,
+    ) -> nubo_status;
     pub fn nubo_team_run(
         team: *mut nubo_team,
         f: Option<nubo_worker_fn>,
@@ -651,9 +661,9 @@ mod tests {
             .expect("run the layout program");
         assert!(output.status.success(), "{:?} failed", program);
         let (structs, fields) = layout! {
-            nubo_team_options { struct_size, timeout_seconds }
+            nubo_team_options { struct_size, timeout_seconds, cpu_bind }
             nubo_worker_info { struct_size, rank, size, local_rank, local_size, backend,
-                               device_index, device_name }
+                               device_index, device_name, host_threads, cpus, cpu_count }
             nubo_gemm { struct_size, trans_a, trans_b, m, n, k, alpha, beta, lda, ldb, ldc }
             nubo_native_handles { struct_size, cuda_stream, cublas_handle, nccl_comm,
                                   device_ordinal }

@@ -22,7 +22,8 @@ pub mod ffi;
 mod parallel;
 
 pub use parallel::{
-    Bf16, Buffer, DType, Element, Event, Gemm, NativeHandles, Pending, ReduceOp, Team, Worker, F16,
+    Bf16, Buffer, DType, Element, Event, Gemm, NativeHandles, Pending, ReduceOp, Team, TeamOptions,
+    Worker, F16,
 };
 
 use std::ffi::{CStr, CString};
@@ -131,6 +132,28 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// Text from an entry point that writes it into the caller's buffer (nubo_report_json and the
+/// like): asked first with no buffer, which the library answers with INVALID_ARGUMENT and the
+/// size it needs (any other answer is a real error), then with a buffer of that size.
+pub(crate) fn read_text(
+    function: &str,
+    call: impl Fn(*mut c_char, usize, *mut usize) -> ffi::nubo_status,
+) -> Result<String, Error> {
+    let mut needed = 0usize;
+    let raw = call(ptr::null_mut(), 0, &mut needed);
+    if raw != ffi::NUBO_ERR_INVALID_ARGUMENT || needed == 0 {
+        check(raw)?;
+        return Err(Error::new(Status::Internal, format!("{function} gave no size")));
+    }
+    let mut buffer = vec![0u8; needed];
+    check(call(buffer.as_mut_ptr() as *mut c_char, buffer.len(), &mut needed))?;
+    // Up to the NUL the library wrote.
+    let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
+    buffer.truncate(end);
+    String::from_utf8(buffer)
+        .map_err(|e| Error::new(Status::Corrupt, format!("{function} wrote no UTF-8: {e}")))
+}
 
 fn check(raw: ffi::nubo_status) -> Result<(), Error> {
     if raw == ffi::NUBO_OK {
@@ -703,36 +726,9 @@ impl DeviceReport {
 
     /// The whole report as JSON (schema: docs/device-report.schema.json in nubo).
     pub fn to_json(&self) -> Result<String, Error> {
-        let mut needed = 0usize;
-        // With no buffer the library answers INVALID_ARGUMENT and the size it needs; any other
-        // answer is a real error.
-        // SAFETY: a NULL buffer of capacity 0 is allowed; needed is writable.
-        let raw = unsafe { ffi::nubo_report_json(self.raw(), ptr::null_mut(), 0, &mut needed) };
-        if raw != ffi::NUBO_ERR_INVALID_ARGUMENT || needed == 0 {
-            check(raw)?;
-            return Err(Error::new(
-                Status::Internal,
-                "nubo_report_json gave no size",
-            ));
-        }
-        let mut buffer = vec![0u8; needed];
-        // SAFETY: buffer has `needed` writable bytes.
-        check(unsafe {
-            ffi::nubo_report_json(
-                self.raw(),
-                buffer.as_mut_ptr() as *mut c_char,
-                buffer.len(),
-                &mut needed,
-            )
-        })?;
-        // Up to the NUL the library wrote.
-        let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
-        buffer.truncate(end);
-        String::from_utf8(buffer).map_err(|e| {
-            Error::new(
-                Status::Corrupt,
-                format!("the report's JSON is not UTF-8: {e}"),
-            )
+        // SAFETY: the report is live; read_text passes a valid buffer (or NULL and 0).
+        read_text("nubo_report_json", |buf, capacity, needed| unsafe {
+            ffi::nubo_report_json(self.raw(), buf, capacity, needed)
         })
     }
 }

@@ -200,13 +200,23 @@ impl Drop for Team {
     }
 }
 
-fn options(timeout_seconds: Option<f64>) -> Result<ffi::nubo_team_options, Error> {
+/// How a team is made; `TeamOptions::default()` is nubo's defaults.
+#[derive(Clone, Debug, Default)]
+pub struct TeamOptions {
+    /// Seconds a collective waits for the other ranks; None: NUBO_TIMEOUT, else 60.
+    pub timeout_seconds: Option<f64>,
+    /// Pin each host worker (and its GEMM threads) to cores of its own, NUMA-aware.
+    pub cpu_bind: bool,
+}
+
+fn options(given: &TeamOptions) -> Result<ffi::nubo_team_options, Error> {
     let mut o = ffi::nubo_team_options::new();
     // SAFETY: `o` is a valid struct of its declared size.
     check(unsafe { ffi::nubo_team_options_init(&mut o, std::mem::size_of_val(&o)) })?;
-    if let Some(t) = timeout_seconds {
+    if let Some(t) = given.timeout_seconds {
         o.timeout_seconds = t;
     }
+    o.cpu_bind = c_int::from(given.cpu_bind);
     Ok(o)
 }
 
@@ -248,9 +258,14 @@ unsafe extern "C" fn run_worker(
 }
 
 impl Team {
-    /// `workers` workers on the host CPU (1 to 1024).
+    /// `workers` workers on the host CPU (1 to 1024), sharing its cores.
     pub fn host(workers: usize) -> Result<Team, Error> {
-        let o = options(None)?;
+        Team::host_with(workers, &TeamOptions::default())
+    }
+
+    /// The same, with options (a timeout, cpu_bind).
+    pub fn host_with(workers: usize, given: &TeamOptions) -> Result<Team, Error> {
+        let o = options(given)?;
         let mut raw = ptr::null_mut();
         // SAFETY: valid options and output pointer.
         check(unsafe { ffi::nubo_team_create_host(workers, &o, &mut raw) })?;
@@ -259,7 +274,7 @@ impl Team {
 
     /// One worker per device of `report` at `indices` (as [`DeviceReport::select`] gives them).
     pub fn from_report(report: &DeviceReport, indices: &[usize]) -> Result<Team, Error> {
-        let o = options(None)?;
+        let o = options(&TeamOptions::default())?;
         let mut raw = ptr::null_mut();
         // SAFETY: the report is live, `indices` has `len` elements, the outputs are valid.
         check(unsafe {
@@ -268,10 +283,10 @@ impl Team {
         team_from(raw)
     }
 
-    /// Joins the job nubo-run (or torchrun, srun, mpirun) started; a team of this process alone
-    /// without one.
+    /// Joins the job nubo-run (or torchrun, srun, mpirun, SkyPilot) started; a team of this
+    /// process alone without one.
     pub fn from_env() -> Result<Team, Error> {
-        let o = options(None)?;
+        let o = options(&TeamOptions::default())?;
         let mut raw = ptr::null_mut();
         // SAFETY: valid options and output pointer.
         check(unsafe { ffi::nubo_team_from_env(&o, &mut raw) })?;
@@ -288,6 +303,15 @@ impl Team {
     pub fn local_size(&self) -> i32 {
         // SAFETY: a live handle.
         unsafe { ffi::nubo_team_local_size(self.raw.as_ptr()) }
+    }
+
+    /// What the team is made of: a line per worker of this process (device, GEMM threads and
+    /// why, pinned CPUs), then the link between the processes.
+    pub fn describe(&self) -> Result<String, Error> {
+        // SAFETY: a live handle; read_text passes a valid buffer (or NULL and 0).
+        crate::read_text("nubo_team_describe", |buf, capacity, needed| unsafe {
+            ffi::nubo_team_describe(self.raw.as_ptr(), buf, capacity, needed)
+        })
     }
 
     /// Runs `body` on every worker of this process at once, each on its own thread, and returns
@@ -343,6 +367,19 @@ impl<'run> Worker<'run> {
     pub fn device_name(&self) -> String {
         // SAFETY: the name stays valid while the team lives.
         unsafe { owned(self.info().device_name) }
+    }
+    /// The threads its GEMMs run on the host (its share of the cores); 0 on a GPU.
+    pub fn host_threads(&self) -> i32 {
+        self.info().host_threads
+    }
+    /// The CPUs it is pinned to while it runs (cpu_bind); empty when it floats.
+    pub fn cpus(&self) -> Vec<i32> {
+        let info = self.info();
+        if info.cpus.is_null() {
+            return Vec::new();
+        }
+        // SAFETY: cpu_count ints at cpus, valid while the team lives.
+        unsafe { std::slice::from_raw_parts(info.cpus, info.cpu_count) }.to_vec()
     }
 
     /// This worker's rows of a batch of n: n / size each, the first n % size ranks one more.

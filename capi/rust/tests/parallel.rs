@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use nubo::{Bf16, DType, Gemm, ReduceOp, Status, Team};
+use nubo::{Bf16, DType, Gemm, ReduceOp, Status, Team, TeamOptions};
 
 fn invalid(result: Result<impl std::fmt::Debug, nubo::Error>, says: &str) {
     let e = result.expect_err("the call should fail");
@@ -159,4 +159,29 @@ fn a_failing_worker_fails_the_run_naming_its_rank() {
         "{}",
         e.message
     );
+}
+
+#[test]
+fn host_workers_share_the_cores_and_bind_when_asked() {
+    let options = TeamOptions {
+        cpu_bind: true,
+        ..TeamOptions::default()
+    };
+    let team = Team::host_with(2, &options).unwrap();
+    let text = team.describe().unwrap();
+    assert!(text.contains("rank 1: ") && text.contains("GEMM thread"), "{text}");
+    assert!(text.contains("pinned to CPUs"), "{text}");
+    team.run(|w| {
+        assert!(w.host_threads() >= 1);
+        assert!(!w.cpus().is_empty());
+        Ok(())
+    })
+    .unwrap();
+    let loose = Team::host(1).unwrap();
+    loose
+        .run(|w| {
+            assert!(w.cpus().is_empty());
+            Ok(())
+        })
+        .unwrap();
 }

@@ -113,6 +113,27 @@ class CollectivesTest(unittest.TestCase):
         team.close()
 
 
+class CoresTest(unittest.TestCase):
+    def test_host_workers_share_the_cores_and_bind_when_asked(self) -> None:
+        with nubo.Team.host(2, cpu_bind=True) as team:
+            text = team.describe()
+            self.assertIn("rank 1: ", text)
+            self.assertIn("GEMM thread", text)
+            self.assertIn("pinned to CPUs", text)
+            seen: dict[int, tuple[int, list[int]]] = {}
+
+            def look(w: nubo.Worker) -> None:
+                seen[w.rank] = (w.host_threads, w.cpus)
+
+            team.run(look)
+        for rank in (0, 1):
+            threads, cpus = seen[rank]
+            self.assertGreaterEqual(threads, 1)
+            self.assertTrue(cpus)
+        with nubo.Team.host(1) as team:
+            team.run(lambda w: self.assertEqual(w.cpus, []))
+
+
 class FailureTest(unittest.TestCase):
     def test_an_exception_in_one_worker_is_re_raised_and_stops_the_others(self) -> None:
         cancelled: list[nubo.Status] = []
