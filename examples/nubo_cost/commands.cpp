@@ -161,12 +161,18 @@ Workload workload_of(const PlanCommand& c) {
   return w;
 }
 
+// A count as given, to three significant digits: 90, 0.5, 0.001, never "0.0".
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
 std::string describe(const Workload& w, const PlanRequest& r) {
   std::string s;
   if (w.profile) {
     s = "profile " + w.profile->source + " (" + std::to_string(w.profile->devices) + "x " +
-        w.profile->device_model + "), " +
-        fixed(w.epochs, w.epochs == std::floor(w.epochs) ? 0 : 1) + " epochs";
+        w.profile->device_model + "), " + number_text(w.epochs) + " epochs";
   } else {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.3g",

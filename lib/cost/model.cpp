@@ -89,6 +89,13 @@ WorkloadModel compile(const Workload& w) {
   if (w.profile) {
     const Profile& p = *w.profile;
     if (w.epochs <= 0) throw Error(Errc::invalid_argument, "workload: epochs must be positive");
+    // Simulated GPUs are host threads with a GPU's name: their times say nothing of the GPU's.
+    if (p.backend == "sim")
+      throw Error(Errc::invalid_argument,
+                  "profile " + p.source + " was measured on simulated " + p.device_model +
+                      " devices (NUBO_SIM_DEVICES): its times are the host CPU's, not the "
+                      "GPU's, so it cannot predict a run; measure on the real GPU, or describe "
+                      "the workload by its FLOPs (--flops-per-sample, --samples)");
     if (p.compute_time_s <= 0 || p.global_batch <= 0 || p.dataset_samples <= 0 || p.devices < 1)
       throw Error(Errc::invalid_argument,
                   "profile " + p.source +

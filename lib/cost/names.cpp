@@ -135,7 +135,19 @@ double parse_bytes(std::string_view text, std::string_view what) {
 std::string format_duration(double seconds) {
   char buf[48];
   if (!std::isfinite(seconds)) return "forever";
-  if (seconds < 90)
+  if (seconds == 0) return "0 s";
+  // Under 10 s, two significant digits, so that a short job reads as what it takes ("0.42 s",
+  // "3 ms") and never as "0 s".
+  auto short_one = [&](double v, const char* unit) {
+    std::snprintf(buf, sizeof buf, v >= 10 ? "%.0f %s" : v >= 1 ? "%.1f %s" : "%.2g %s", v, unit);
+  };
+  if (seconds < 1e-3)
+    short_one(seconds * 1e6, "us");
+  else if (seconds < 1)
+    short_one(seconds * 1e3, "ms");
+  else if (seconds < 10)
+    short_one(seconds, "s");
+  else if (seconds < 90)
     std::snprintf(buf, sizeof buf, "%.0f s", seconds);
   else if (seconds < 90 * 60)
     std::snprintf(buf, sizeof buf, "%.0f min", seconds / 60);
@@ -149,6 +161,19 @@ std::string format_duration(double seconds) {
 std::string format_money(double dollars) {
   if (!std::isfinite(dollars)) return "$inf";
   char buf[64];
+  // Under a cent, two significant digits ("$0.0031"), so that a small job never costs "$0.00".
+  if (dollars != 0 && std::fabs(dollars) < 0.01) {
+    std::snprintf(buf, sizeof buf, "%s$%.2g", dollars < 0 ? "-" : "", std::fabs(dollars));
+    std::string small(buf);
+    // %g may choose an exponent for tiny amounts; spell them out.
+    if (small.find('e') != std::string::npos) {
+      std::snprintf(buf, sizeof buf, "%s$%.10f", dollars < 0 ? "-" : "", std::fabs(dollars));
+      small = buf;
+      const auto first = small.find_first_not_of("-$0.");
+      small = small.substr(0, std::min(small.size(), first + 2));
+    }
+    return small;
+  }
   std::snprintf(buf, sizeof buf, "%.2f", std::fabs(dollars));
   std::string digits(buf);
   auto dot = digits.find('.');

@@ -49,6 +49,13 @@ fi
 # plan, measured
 expect 0 "profile $data/sample_profile.json" -- plan --profile "$data/sample_profile.json" --epochs 90
 expect 2 "--flops excludes --profile" -- plan --profile "$data/sample_profile.json" --flops 1e18
+# a small job reads as what it takes and costs, never "0 s" and "$0.00"
+out=$("$bin" plan --profile "$data/sample_profile.json" --epochs 0.001 2>&1)
+grep -q "0.001 epochs" <<<"$out" || fail "the epochs of a small plan are not shown as given: $out"
+grep -E "^1 " <<<"$out" | grep -qE ' 0 s +\$0\.00 ' && fail "a small plan prints 0 s, \$0.00: $out"
+# a profile measured on simulated GPUs predicts nothing about a GPU
+sed 's/"backend": "cpu"/"backend": "sim"/' "$data/sample_profile.json" >"$work/sim_profile.json"
+expect 1 "measured on simulated" -- plan --profile "$work/sim_profile.json" --epochs 1
 
 # an infeasible deadline is explained, with its own exit status
 expect 3 "No option meets the request." -- plan --flops 3e18 --deadline 1m

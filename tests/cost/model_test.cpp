@@ -119,6 +119,14 @@ TEST_CASE("a measured profile scales by peak: compute x devices x measured peak 
   CHECK_THROWS_WITH(
       estimate(c, Workload::from_profile(p, 2), c.get("p3.2xlarge"), 1, Pricing::on_demand),
       Catch::Contains("has no known fp32 peak"));
+  // Simulated GPUs run on host threads: their times predict nothing about a GPU.
+  p.device_peak_tflops = 1.0;
+  p.backend = "sim";
+  p.device_model = "A100-SXM4-80GB";
+  p.source = "sim.json";
+  CHECK_THROWS_WITH(
+      estimate(c, Workload::from_profile(p, 2), c.get("p3.2xlarge"), 1, Pricing::on_demand),
+      Catch::Contains("profile sim.json was measured on simulated A100-SXM4-80GB devices"));
 }
 
 TEST_CASE("the breakdown adds up to the total, and the cost to hours x price x nodes") {

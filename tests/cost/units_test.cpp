@@ -43,6 +43,15 @@ TEST_CASE("money and durations print for people") {
   CHECK(format_money(0.526) == "$0.53");
   CHECK(format_money(1234567.891) == "$1,234,567.89");
   CHECK(format_duration(45) == "45 s");
+  // A small job reads as what it takes and costs, never "0 s, $0.00".
+  CHECK(format_duration(0.42) == "420 ms");
+  CHECK(format_duration(3.4) == "3.4 s");
+  CHECK(format_duration(0.0000123) == "12 us");
+  CHECK(format_duration(0) == "0 s");
+  CHECK(format_money(0.0031) == "$0.0031");
+  CHECK(format_money(0.000012345) == "$0.000012");
+  CHECK(format_money(-0.004) == "-$0.004");
+  CHECK(format_money(0) == "$0.00");
   CHECK(format_duration(1800) == "30 min");
   CHECK(format_duration(36000) == "10.0 h");
   CHECK(format_duration(3 * 86400 + 3600) == "3.0 d");
