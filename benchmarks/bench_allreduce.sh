@@ -2,6 +2,8 @@
 # All-reduce bus bandwidth (nccl-tests' busbw) from 1 KiB to 256 MiB:
 #  - in one process, teams of 2, 4 and 8 host workers (shared memory), against memcpy
 #    bandwidth on this machine -> benchmarks/results/allreduce.md
+#  - between 2 processes on this host started by nubo-run: nubo's shared-memory link against
+#    nubo over Gloo, raw Gloo and memcpy, interleaved -> appended to allreduce.md
 #  - across 2 processes started by nubo-run, nubo's Gloo path against raw Gloo AllreduceRing
 #    in the same run -> benchmarks/results/allreduce_gloo.md
 # Usage: benchmarks/bench_allreduce.sh [BUILD_DIR]   (default: build; built if needed, -j2)
@@ -18,6 +20,9 @@ mkdir -p "$results"
 command="benchmarks/bench_allreduce.sh $(basename "$build")${MAX_BYTES:+ (MAX_BYTES=$MAX_BYTES)}"
 
 "$build/bin/bench_allreduce" local --out "$results/allreduce.md" --command "$command"
+NUBO_SIM_DEVICES= "$build/bin/nubo-run" --nproc 2 -- \
+  "$build/bin/bench_allreduce" processes --out "$results/allreduce.md" --command "$command" \
+  >/dev/null
 echo "written: benchmarks/results/allreduce.md"
 
 # nubo-run prefixes the table with [0]; rank 0 also writes it to the file as it is.

@@ -449,4 +449,41 @@ int run(const OwnCommand& c) {
   return 0;
 }
 
+int run(const ScaleCommand& c) {
+  const Profile profile = Profile::load(c.profile);
+  nlohmann::json rows = nlohmann::json::array();
+  TextTable table({">workers", ">processes", ">threads each", ">compute", ">comm", ">step",
+                   ">samples/s", ">run"});
+  for (int n : c.workers) {
+    HostScaleRequest r;
+    r.workers = n;
+    r.processes = c.processes > 0 ? c.processes : 1;
+    r.cpus = c.cpus;
+    r.link_gbps = c.link_gbps;
+    const HostScale s = scale_on_host(profile, r);
+    rows.push_back({{"workers", n},
+                    {"processes", r.processes},
+                    {"threads_per_worker", s.threads_per_worker},
+                    {"compute_s", s.compute_s},
+                    {"gemm_s", s.gemm_s},
+                    {"communication_s", s.communication_s},
+                    {"step_s", s.step_s},
+                    {"samples_per_s", s.samples_per_s},
+                    {"run_s", s.run_s}});
+    table.add({std::to_string(n), std::to_string(r.processes), std::to_string(s.threads_per_worker),
+               format_duration(s.compute_s), format_duration(s.communication_s),
+               format_duration(s.step_s), fixed(s.samples_per_s, 0), format_duration(s.run_s)});
+  }
+  if (c.json) {
+    std::printf("%s\n",
+                nlohmann::json({{"profile", c.profile}, {"predictions", rows}}).dump(2).c_str());
+    return 0;
+  }
+  std::printf("Scale: profile %s (%dx %s, %d GEMM threads each, %d CPUs)\n", c.profile.c_str(),
+              profile.devices, profile.device_model.c_str(), profile.host_threads,
+              c.cpus > 0 ? c.cpus : profile.host_cpus);
+  std::printf("%s", table.str().c_str());
+  return 0;
+}
+
 }  // namespace nubo_cost

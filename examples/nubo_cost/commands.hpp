@@ -1,4 +1,4 @@
-// The four commands of nubo-cost, each taking its parsed flags and printing its answer.
+// The commands of nubo-cost, each taking its parsed flags and printing its answer.
 #pragma once
 
 #include <string>
@@ -49,10 +49,20 @@ struct OwnCommand {
   bool json = false;
 };
 
+struct ScaleCommand {
+  std::string profile;
+  std::vector<int> workers{1, 2, 4};  // the worker counts to predict
+  int processes = 0;                  // 0: one process for all the workers
+  int cpus = 0;
+  double link_gbps = 10;
+  bool json = false;
+};
+
 // Each returns the process exit status; nubo::Error propagates to main.
 int run(const CatalogCommand& c);
 int run(const PlanCommand& c);
 int run(const CheckpointCommand& c);
 int run(const OwnCommand& c);
+int run(const ScaleCommand& c);
 
 }  // namespace nubo_cost

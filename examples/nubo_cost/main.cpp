@@ -119,6 +119,22 @@ int main(int argc, char** argv) {
   o->add_option("--pricing", own.pricing, "its pricing, default on-demand");
   o->add_flag("--json", own.json, "print JSON");
 
+  nubo_cost::ScaleCommand sc;
+  auto* sca = app.add_subcommand(
+      "scale", "a CPU profile's run with more (or fewer) workers on the same host's cores");
+  sca->add_option("--profile", sc.profile, "a profile nubo-train wrote with host workers")
+      ->required();
+  sca->add_option("--workers", sc.workers, "worker counts to predict, default 1 2 4")
+      ->check(CLI::Range(1, 65536));
+  sca->add_option("--processes", sc.processes,
+                  "processes the workers run in (default one; the same for every count)")
+      ->check(CLI::Range(1, 65536));
+  sca->add_option("--cpus", sc.cpus, "the host's CPUs, default the profile's")
+      ->check(CLI::Range(1, 65536));
+  sca->add_option("--link-gbps", sc.link_gbps, "all-reduce bus bandwidth, GB/s, default 10")
+      ->check(CLI::Range(0.001, 1e6));
+  sca->add_flag("--json", sc.json, "print JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -129,6 +145,7 @@ int main(int argc, char** argv) {
     if (c->parsed()) return nubo_cost::run(cat);
     if (p->parsed()) return nubo_cost::run(plan);
     if (k->parsed()) return nubo_cost::run(ck);
+    if (sca->parsed()) return nubo_cost::run(sc);
     return nubo_cost::run(own);
   } catch (const nubo::Error& e) {
     std::fprintf(stderr, "nubo-cost: %s\n", e.what());

@@ -147,11 +147,16 @@ struct NUBO_API Profile {
   int devices = 1;           // workers that shared each step
   int processes = 1;
   double device_peak_tflops = 0;  // the measured device's peak for dtype; 0: look it up
+  // Host workers (CPU): the threads each ran its GEMMs on, and the CPUs the workers of a host
+  // shared; 0 for GPUs, or unknown. They let the model scale a run on the host's cores.
+  int host_threads = 0;
+  int host_cpus = 0;
   Dtype dtype = Dtype::fp32;
   double global_batch = 0;          // samples per step, all workers together
   double steps = 0;                 // steps measured
   double step_time_s = 0;           // mean wall time of one step
   double compute_time_s = 0;        // per step, on one worker
+  double gemm_time_s = 0;           // of compute_time_s, in GEMMs (host workers; 0: unknown)
   double communication_time_s = 0;  // per step, all-reduce time on the critical path
   double allreduce_bytes = 0;       // bytes all-reduced per step (per worker)
   double samples_per_s = 0;
@@ -344,6 +349,29 @@ struct NUBO_API OwnResult {
   double fixed = 0, energy_per_hour = 0, cloud_hourly = 0, hours = 0;
 };
 NUBO_API OwnResult rent_vs_own(const OwnRequest& request);
+
+// ---- Scaling on one host's cores ----------------------------------------------------------
+
+// A run of a profile measured with host (CPU) workers, predicted for another number of workers
+// on the same host. Workers of a host share its cores: nubo gives each cores / workers GEMM
+// threads, so the GEMMs a profile ran on all the cores gain nothing from more workers, while
+// the rest of a step (elementwise kernels, the optimizer: one thread per worker) divides among
+// them. docs/cost.md, "Scaling on a host", has the model.
+struct HostScaleRequest {
+  int workers = 1;        // in all, on the host
+  int processes = 1;      // they run in (the link between processes is shared memory)
+  int cpus = 0;           // the host's; 0: the profile's host_cpus
+  double link_gbps = 10;  // all-reduce bus bandwidth among the workers, GB/s
+};
+struct HostScale {
+  int threads_per_worker = 1;
+  double compute_s = 0, gemm_s = 0, communication_s = 0;  // per step
+  double step_s = 0, samples_per_s = 0;
+  double run_s = 0;  // the profile's measured steps at this speed
+};
+// Error(invalid_argument) for a profile without the host fields (a GPU's, or one written
+// before nubo-train measured them), or a request that makes no sense.
+NUBO_API HostScale scale_on_host(const Profile& profile, const HostScaleRequest& request);
 
 // Scaling efficiency of n workers: t1 / (n x tn). The seed's 8 V100s doing in 8 hours what took
 // 3 days gives 72 / (8 x 8) = 1.125: more than linear, so not data parallelism alone.

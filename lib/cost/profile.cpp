@@ -92,6 +92,8 @@ Profile Profile::parse(std::string_view json, const std::string& source) {
   if (r.at("devices.processes"))
     p.processes = static_cast<int>(r.number("devices.processes", 1, 1e6, false));
   p.device_peak_tflops = r.number("devices.peak_tflops", 0, 1e6, false);
+  p.host_threads = static_cast<int>(r.number("devices.host_threads", 0, 1e6, false));
+  p.host_cpus = static_cast<int>(r.number("devices.host_cpus", 0, 1e6, false));
   try {
     p.dtype = parse_dtype(r.str("dtype", true));
   } catch (const Error& e) {
@@ -103,6 +105,9 @@ Profile Profile::parse(std::string_view json, const std::string& source) {
   p.compute_time_s = r.number("per_step.compute_s", 0, 1e9, true);
   if (p.compute_time_s <= 0) r.fail("per_step.compute_s", "must be > 0");
   p.communication_time_s = r.number("per_step.communication_s", 0, 1e9, false);
+  p.gemm_time_s = r.number("per_step.gemm_s", 0, 1e9, false);
+  if (p.gemm_time_s > p.compute_time_s)
+    r.fail("per_step.gemm_s", "is more than per_step.compute_s, of which it is a part");
   p.allreduce_bytes = r.number("per_step.allreduce_bytes", 0, kBig, true);
   p.samples_per_s = r.number("samples_per_s", 0, 1e15, true);
   p.checkpoint_time_s = r.number("checkpoint.time_s", 0, 1e9, false);
@@ -150,6 +155,9 @@ std::string Profile::to_json() const {
       {"memory_per_device_bytes", memory_per_device_bytes},
   };
   if (device_peak_tflops > 0) j["devices"]["peak_tflops"] = device_peak_tflops;
+  if (host_threads > 0) j["devices"]["host_threads"] = host_threads;
+  if (host_cpus > 0) j["devices"]["host_cpus"] = host_cpus;
+  if (gemm_time_s > 0) j["per_step"]["gemm_s"] = gemm_time_s;
   return j.dump(2);
 }
 

@@ -1,5 +1,6 @@
 // The run's profile for the cost model (docs/profile.schema.json), from what run_step measured
 // on this process's first worker.
+#include "device/host_cores.hpp"
 #include "nubo/error.hpp"
 #include "train/trainer_impl.hpp"
 
@@ -23,6 +24,11 @@ cost::Profile DataParallelTrainer::profile() const {
   p.compute_time_s = (m.times.data + m.times.compute + m.times.update) / steps;
   if (p.compute_time_s <= 0) p.compute_time_s = 1e-9;  // the schema wants it positive
   p.communication_time_s = (m.times.comm_wait + m.times.stats) / steps;
+  p.gemm_time_s = m.times.gemm / steps;
+  if (d.backend != Backend::cuda) {
+    p.host_threads = m.team.worker(0).host_threads();
+    p.host_cpus = static_cast<int>(detail::allowed_cores().size());
+  }
   p.allreduce_bytes = static_cast<double>(m.layout.total * sizeof(float));
   p.samples_per_s = m.wall_s > 0 ? static_cast<double>(m.measured_samples) / m.wall_s : 0;
   p.checkpoint_time_s = m.checkpoints ? m.checkpoint_s / static_cast<double>(m.checkpoints) : 0;

@@ -17,7 +17,12 @@ double since(Clock::time_point t) {
 
 Replica::Replica(Worker& w, const Layout& layout, const TrainerOptions& options,
                  std::size_t max_rows)
-    : k_(kernels_for(w)), layout_(layout), opt_(options), max_rows_(max_rows), rank_(w.rank()) {
+    : k_(kernels_for(w)),
+      layout_(layout),
+      opt_(options),
+      max_rows_(max_rows),
+      rank_(w.rank()),
+      host_gemms_(w.device().backend != Backend::cuda) {
   params_ = w.alloc<float>(layout.total);
   state1_ = w.alloc<float>(layout.total);
   w.fill(state1_, 0.0);
@@ -57,11 +62,20 @@ Buffer<float> Replica::biases(Buffer<float>& flat, std::size_t l) {
   return flat.slice(layout_.b_off[l], layout_.out(l));
 }
 
-void Replica::forward(Worker& w, std::size_t rows) {
+void Replica::gemm(Worker& w, const Gemm& g, const DeviceBuffer& a, const DeviceBuffer& b,
+                   DeviceBuffer& c, StepTimes& times) {
+  if (!host_gemms_) return w.gemm(g, a, b, c);
+  const auto t = Clock::now();
+  w.gemm(g, a, b, c);
+  times.gemm += since(t);
+}
+
+void Replica::forward(Worker& w, std::size_t rows, StepTimes& times) {
   const std::size_t L = layout_.layers();
   for (std::size_t l = 0; l < L; ++l) {
-    w.gemm({.m = rows, .n = layout_.out(l), .k = layout_.in(l)}, acts_[l], weights(params_, l),
-           acts_[l + 1]);
+    Buffer<float> wl = weights(params_, l);
+    gemm(w, {.m = rows, .n = layout_.out(l), .k = layout_.in(l)}, acts_[l], wl, acts_[l + 1],
+         times);
     float* y = acts_[l + 1].data();
     k_->bias_add(y, biases(params_, l).data(), rows, layout_.out(l));
     if (l + 1 < L) k_->relu(y, y, rows * layout_.out(l));
@@ -111,7 +125,7 @@ std::vector<float> Replica::train_step(Worker& w, const Dataset& data,
   pending.reserve(buckets_.size());
   std::size_t next_bucket = 0;
   if (rows > 0) {
-    forward(w, rows);
+    forward(w, rows, times);
     // d(mean loss over the global batch)/d logits: each rank scales by the global size, so the
     // all-reduce sum is the gradient of the whole batch.
     k_->softmax_xent_backward(probs_.data(), labels_.data(), dz_.data(), rows,
@@ -128,14 +142,15 @@ std::vector<float> Replica::train_step(Worker& w, const Dataset& data,
     } else {
       Buffer<float> dw = grad.slice(0, layout_.in(l)*layout_.out(l));
       // dW = a_l^T dz
-      w.gemm({.trans_a = Transpose::yes, .m = layout_.in(l), .n = layout_.out(l), .k = rows},
-             acts_[l], dz_, dw);
+      gemm(w, {.trans_a = Transpose::yes, .m = layout_.in(l), .n = layout_.out(l), .k = rows},
+           acts_[l], dz_, dw, times);
       k_->bias_grad(dz_.data(), grad.data() + (layout_.b_off[l] - layout_.w_off[l]), rows,
                     layout_.out(l));
       if (l > 0) {
         // da_l = dz W_l^T, then through the ReLU (a_l > 0 iff its input was)
-        w.gemm({.trans_b = Transpose::yes, .m = rows, .n = layout_.in(l), .k = layout_.out(l)}, dz_,
-               weights(params_, l), da_);
+        Buffer<float> wl = weights(params_, l);
+        gemm(w, {.trans_b = Transpose::yes, .m = rows, .n = layout_.in(l), .k = layout_.out(l)},
+             dz_, wl, da_, times);
         k_->relu_grad(acts_[l].data(), da_.data(), dz_.data(), rows * layout_.in(l));
       }
     }
@@ -189,7 +204,8 @@ std::vector<float> Replica::evaluate(Worker& w, const Dataset& data) {
     data.fetch(idx, host_x_.data(), host_y_.data());
     acts_[0].write(std::span<const float>(host_x_.data(), rows * in));
     labels_.write(std::span<const std::int32_t>(host_y_.data(), rows));
-    forward(w, rows);
+    StepTimes untimed;  // evaluation is not part of the profile's steps
+    forward(w, rows, untimed);
     auto s = host_stats(rows);
     loss += s[kLossSum];
     correct += s[kCorrect];

@@ -20,6 +20,9 @@ namespace nubo::train {
 // Times of one step on this worker, in seconds.
 struct StepTimes {
   double data = 0, compute = 0, comm_wait = 0, update = 0, stats = 0;
+  // Of compute, the time in GEMMs: measured on host workers only, whose GEMMs run to completion
+  // in the call (a GPU's are queued on its stream); 0 on GPUs.
+  double gemm = 0;
 };
 
 // What the step-end all-reduce carries: statistics and the decisions every rank must share.
@@ -56,7 +59,10 @@ class Replica {
     Buffer<float> grad;
   };
   // Forward over `rows` rows already in acts_[0]; leaves logits in acts_.back().
-  void forward(Worker& w, std::size_t rows);
+  void forward(Worker& w, std::size_t rows, StepTimes& times);
+  // w.gemm, its time added to times.gemm on host workers.
+  void gemm(Worker& w, const Gemm& g, const DeviceBuffer& a, const DeviceBuffer& b, DeviceBuffer& c,
+            StepTimes& times);
   std::vector<float> host_stats(std::size_t rows);
   // Layer l's weights (in x out, row-major) and biases inside a flat parameter-sized vector.
   Buffer<float> weights(Buffer<float>& flat, std::size_t l);
@@ -67,6 +73,7 @@ class Replica {
   TrainerOptions opt_;
   std::size_t max_rows_;
   int rank_;
+  bool host_gemms_;  // the worker's GEMMs run on the host, synchronously: they can be timed
   Buffer<float> params_, state1_, state2_;
   std::vector<Bucket> buckets_;
   std::vector<Buffer<float>> acts_;  // acts_[0] = input, acts_[l + 1] = output of layer l

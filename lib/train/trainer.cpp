@@ -138,6 +138,7 @@ std::vector<float> DataParallelTrainer::Impl::run_step(float stop_vote, bool che
   times.comm_wait += t.comm_wait;
   times.update += t.update;
   times.stats += t.stats;
+  times.gemm += t.gemm;
   ++measured_steps;
   measured_samples += n;
   position += n;
