@@ -57,6 +57,14 @@ grep -E "^1 " <<<"$out" | grep -qE ' 0 s +\$0\.00 ' && fail "a small plan prints
 sed 's/"backend": "cpu"/"backend": "sim"/' "$data/sample_profile.json" >"$work/sim_profile.json"
 expect 1 "measured on simulated" -- plan --profile "$work/sim_profile.json" --epochs 1
 
+# scale: a CPU profile's run with more workers on the same host
+sed 's/"peak_tflops": 1.0}/"peak_tflops": 1.0, "host_threads": 2, "host_cpus": 2}/; s/"compute_s": 0.012,/"compute_s": 0.012, "gemm_s": 0.008,/' \
+  "$data/sample_profile.json" >"$work/host_profile.json"
+expect 0 "threads each" -- scale --profile "$work/host_profile.json" --workers 1 2
+expect 0 '"samples_per_s"' -- scale --profile "$work/host_profile.json" --workers 2 --json
+expect 1 "lacks devices.host_threads" -- scale --profile "$data/sample_profile.json"
+expect 2 "--workers" -- scale --profile "$work/host_profile.json" --workers 0
+
 # an infeasible deadline is explained, with its own exit status
 expect 3 "No option meets the request." -- plan --flops 3e18 --deadline 1m
 expect 3 "past the 60 s deadline" -- plan --flops 3e18 --deadline 1m --explain

@@ -167,3 +167,45 @@ TEST_CASE("bad workloads are rejected with the field named") {
   CHECK_THROWS_WITH(estimate(b, flops_workload(), b.get("p3.2xlarge"), 1, Pricing::on_demand),
                     Catch::Contains("no bf16"));
 }
+
+TEST_CASE("scaling on a host: more workers share the cores their GEMMs already used") {
+  Profile p;
+  p.backend = "cpu";
+  p.device_model = "test CPU";
+  p.source = "one.json";
+  p.devices = 1;
+  p.host_threads = 2;
+  p.host_cpus = 2;
+  p.global_batch = 256;
+  p.steps = 100;
+  p.compute_time_s = 0.002;
+  p.gemm_time_s = 0.0012;
+  p.allreduce_bytes = 1e6;
+  // 2 workers: one GEMM thread each for half the rows (no gain), the rest halves.
+  HostScaleRequest r;
+  r.workers = 2;
+  auto two = scale_on_host(p, r);
+  CHECK(two.threads_per_worker == 1);
+  CHECK(two.gemm_s == Approx(0.0012));
+  CHECK(two.compute_s == Approx(0.0012 + 0.0004));
+  CHECK(two.communication_s == Approx(1e6 / 10e9));
+  CHECK(two.step_s == Approx(two.compute_s + two.communication_s));
+  CHECK(two.samples_per_s == Approx(256 / two.step_s));
+  CHECK(two.run_s == Approx(100 * two.step_s));
+  // On 8 CPUs, 4 workers get 2 threads each: as many as the profile's worker had.
+  r.workers = 4;
+  r.cpus = 8;
+  CHECK(scale_on_host(p, r).gemm_s == Approx(0.0012 / 4));
+  // 4 workers on the profile's 2 CPUs take turns.
+  r.cpus = 0;
+  CHECK(scale_on_host(p, r).compute_s == Approx((0.0012 * 0.25 * 2 + 0.0008 * 0.25) * 2));
+  // What cannot be scaled says why.
+  r.workers = 3;
+  r.processes = 2;
+  CHECK_THROWS_WITH(scale_on_host(p, r), Catch::Contains("multiple of processes"));
+  p.gemm_time_s = 0;
+  r.processes = 1;
+  CHECK_THROWS_WITH(scale_on_host(p, r), Catch::Contains("lacks devices.host_threads"));
+  p.backend = "cuda";
+  CHECK_THROWS_WITH(scale_on_host(p, r), Catch::Contains("measured on GPUs"));
+}

@@ -36,6 +36,18 @@ TEST_CASE("a profile survives a round trip through JSON") {
   CHECK(q.allreduce_bytes == p.allreduce_bytes);
   CHECK(q.checkpoint_time_s == p.checkpoint_time_s);
   CHECK(q.device_peak_tflops == p.device_peak_tflops);
+  // The host fields, which only host workers' profiles have.
+  CHECK(q.host_threads == 0);
+  p.host_threads = 2;
+  p.host_cpus = 8;
+  p.gemm_time_s = p.compute_time_s / 2;
+  q = Profile::parse(p.to_json(), "round trip");
+  CHECK(q.host_threads == 2);
+  CHECK(q.host_cpus == 8);
+  CHECK(q.gemm_time_s == p.gemm_time_s);
+  p.gemm_time_s = p.compute_time_s * 2;
+  CHECK_THROWS_WITH(Profile::parse(p.to_json(), "run.json"),
+                    Catch::Contains("per_step.gemm_s") && Catch::Contains("is more than"));
 }
 
 TEST_CASE("a bad profile is rejected naming the file and the field") {
