@@ -7,6 +7,7 @@
 
 #include "common/text.hpp"
 #include "parallel/reduce.hpp"
+#include "parallel/spin_wait.hpp"
 
 namespace nubo::parallel {
 namespace {
@@ -17,9 +18,6 @@ unsigned char* at(void* p, std::size_t bytes) {
 const unsigned char* at(const void* p, std::size_t bytes) {
   return static_cast<const unsigned char*>(p) + bytes;
 }
-
-// Yields before a barrier wait blocks: about 10 to 50 microseconds on an idle core.
-constexpr int kSpins = 200;
 
 // memcpy, except that copying nothing needs no valid pointers (an empty staging vector has none).
 void copy(void* dst, const void* src, std::size_t bytes) {
@@ -41,7 +39,7 @@ LocalGroup::LocalGroup(int size, int rank_offset, int team_size, std::chrono::mi
       team_size_(team_size),
       timeout_(timeout),
       remote_(std::move(remote)),
-      spin_(std::thread::hardware_concurrency() > 1),
+      spin_(static_cast<int>(std::thread::hardware_concurrency()) >= size),
       arrived_(static_cast<std::size_t>(size), 0),
       calls_(static_cast<std::size_t>(size)) {}
 
@@ -101,14 +99,10 @@ void LocalGroup::sync(Lock& lock, int local, Clock::time_point deadline, const O
     cv_.notify_all();
     return;
   }
-  // A short spin before sleeping: the others usually arrive within microseconds, and a
-  // condition-variable wake-up costs more than a small collective. Yielding keeps the spin
-  // cheap when there are more workers than cores.
+  // Poll before sleeping on the condition variable (spin_wait.hpp says why).
   if (spin_) {
     lock.unlock();
-    for (int i = 0; i < kSpins && generation_.load(std::memory_order_acquire) == generation; ++i) {
-      std::this_thread::yield();
-    }
+    spin_until([&] { return generation_.load(std::memory_order_acquire) != generation; }, [] {});
     lock.lock();
   }
   while (generation_ == generation) {

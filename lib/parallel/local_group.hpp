@@ -65,7 +65,7 @@ class LocalGroup {
   const std::chrono::milliseconds timeout_;
   const std::shared_ptr<Remote> remote_;
 
-  const bool spin_;  // one core: spinning only delays whoever we wait for
+  const bool spin_;  // fewer cores than workers: spinning only delays whoever we wait for
   std::mutex mutex_;
   std::condition_variable cv_;
   // Completed barriers. Changed under mutex_; read without it while spinning.

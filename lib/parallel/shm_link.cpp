@@ -18,10 +18,7 @@
 #include "nubo/error.hpp"
 #include "parallel/reduce.hpp"
 #include "parallel/shm_segment.hpp"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
+#include "parallel/spin_wait.hpp"
 
 namespace nubo::parallel {
 namespace {
@@ -30,15 +27,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::uint64_t kMagic = 0x316d6873'6f62756eULL;  // "nuboshm1"
 constexpr std::size_t kMaxReason = 1024;
-// A barrier polls before it sleeps, for up to 2 ms. Waking a process that sleeps on a futex
-// costs 50 to 500 microseconds on a virtual machine (its idle vCPU has to be woken by the
-// host), and then the woken process is late for the next barrier, where the other one sleeps in
-// turn: shorter spins (50 us) kept 2 processes in that state for whole runs. The polls back off
-// to one every 128 pauses (a few microseconds): polling a peer's counter flat out slowed the
-// peer's copies threefold on a 2-core KVM guest (its vCPUs are likely hyperthreads of one core
-// on the host). Without a core per process there is no spinning at all.
-constexpr auto kSpinTime = std::chrono::milliseconds(2);
-constexpr unsigned kMaxPauses = 128;
 // How often a sleeping waiter wakes to check its peers are alive.
 constexpr auto kLivenessPeriod = std::chrono::milliseconds(10);
 
@@ -84,14 +72,6 @@ static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
 
 std::size_t align_up(std::size_t v, std::size_t a) {
   return (v + a - 1) / a * a;
-}
-
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#else
-  std::this_thread::yield();
-#endif
 }
 
 void futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected,
@@ -328,17 +308,8 @@ class ShmLink final : public Remote {
   }
 
   void wait_for(std::uint64_t e) {
-    if (spin_) {
-      const auto spin_until = Clock::now() + kSpinTime;
-      for (unsigned i = 0;; ++i) {
-        if (reached(e)) return;
-        for (unsigned p = std::min(1u << std::min(i, 7u), kMaxPauses); p > 0; --p) cpu_relax();
-        if ((i & 15) == 15) {
-          throw_if_aborted();
-          if (Clock::now() >= spin_until) break;
-        }
-      }
-    }
+    // Poll first (spin_wait.hpp says why), then sleep on the futex.
+    if (spin_ && spin_until([&] { return reached(e); }, [&] { throw_if_aborted(); })) return;
     const auto deadline = Clock::now() + o_.timeout;
     auto next_check = Clock::now();
     for (;;) {
@@ -397,7 +368,7 @@ class ShmLink final : public Remote {
   void throw_if_aborted() {
     const std::uint32_t state = ctl().aborted.load(std::memory_order_acquire);
     if (state == 0) return;
-    while (ctl().aborted.load(std::memory_order_acquire) == kWriting) cpu_relax();
+    while (ctl().aborted.load(std::memory_order_acquire) == kWriting) std::this_thread::yield();
     const Control& c = ctl();
     const std::string why(c.reason, strnlen(c.reason, kMaxReason));
     const auto code = static_cast<Errc>(c.abort_code);
