@@ -24,15 +24,20 @@ declare -A runs=(
   [bucket]="$bin/nubo-train --devices cpu:2 --bucket-mb 0.25"
 )
 order=(taskset one cpu2 procs gloo nobucket bucket)
+# What two cores give two workers' GEMMs on this machine, measured before and after the rounds:
+# the most any 2-worker run can gain here.
+cores_before=$(OPENBLAS_NUM_THREADS=1 "$bin/bench_cores" 5 | tail -1)
 for r in $(seq 1 "$rounds"); do
   for name in "${order[@]}"; do
     ${runs[$name]} "${common[@]}" --profile "$tmp/$name.$r.json" >"$tmp/$name.$r.log" 2>&1
   done
   echo "round $r done" >&2
 done
-python3 - "$tmp" "$rounds" "$build" "$bin" <<'PY' >"$out"
+cores_after=$(OPENBLAS_NUM_THREADS=1 "$bin/bench_cores" 5 | tail -1)
+python3 - "$tmp" "$rounds" "$build" "$bin" "$cores_before" "$cores_after" <<'PY' >"$out"
 import json, statistics, subprocess, sys
 tmp, rounds, build, bin_ = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+cores_before, cores_after = sys.argv[5], sys.argv[6]
 def load(name):
     return [json.load(open(f"{tmp}/{name}.{r}.json")) for r in range(1, rounds + 1)]
 def med(ps, f):
@@ -66,6 +71,12 @@ for n, label in names.items():
           f"{med(p, lambda x: x['per_step']['communication_s']) * 1e3:.3f} | {acc(n):.4f} |")
 print(f"\n2 processes / cpu:2 = {sps['procs'] / sps['cpu2']:.2f}; shared memory / Gloo between "
       f"the 2 processes = {sps['procs'] / sps['gloo']:.2f}.\n")
+print("What the 2 cores give 2 workers' GEMMs (nubo-train's first layer, one thread each; "
+      "`OPENBLAS_NUM_THREADS=1 bench_cores`), before and after the rounds: the ceiling of any "
+      "2-worker row above.\n")
+print("| | one worker alone | two workers at once | two / one |\n|---|---|---|---|")
+print(f"| before {cores_before[1:]}")
+print(f"| after {cores_after[1:]}\n")
 print("## Overlap: exposed communication, buckets against one all-reduce (cpu:2)\n")
 print("| | samples/s | step ms | exposed comm ms | comm / step |")
 print("|---|---|---|---|---|")
