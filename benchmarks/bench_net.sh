@@ -68,7 +68,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$xfer" serve --listen 127.0.0.1:0 --dest "$dest" --token-file "$work/token" --no-sync \
+"$xfer" serve --listen 127.0.0.1:0 --dest "$dest" --mkdir --token-file "$work/token" --no-sync \
   >"$work/serve.port" 2>"$work/serve.log" &
 pids+=($!)
 for _ in $(seq 100); do [ -s "$work/serve.port" ] && break; sleep 0.05; done

@@ -62,6 +62,14 @@ typedef struct nubo_net_send_options {
   double timeout_seconds; /* a peer silent this long is given up; default 30 */
   nubo_net_progress_callback progress; /* NULL: none */
   void* progress_user;                 /* passed back to progress unchanged */
+  /*
+   * TLS 1.3 (docs/net.md, "Encryption"). Nonzero (default): every connection is encrypted,
+   * keyed from the token, or with ca_file the server's certificate is checked against that CA
+   * and server_name (NULL: the destination's host). 0: in the clear, for trusted links only.
+   */
+  int encrypt;
+  const char* ca_file;
+  const char* server_name;
 } nubo_net_send_options;
 
 /* What a send did. Set struct_size = sizeof before the call. */
@@ -113,6 +121,19 @@ typedef struct nubo_net_server_options {
   double timeout_seconds; /* a peer silent this long is given up; default 30 */
   int max_connections;    /* more are refused until some end; default 64 */
   int sync; /* nonzero (default): fdatasync files before renaming them and journal commits */
+  /* TLS: every client that offers it gets it, keyed from the token or with this certificate
+   * and key (PEM files; NULL: none). require_encryption nonzero refuses clients in the clear. */
+  const char* cert_file;
+  const char* key_file;
+  int require_encryption;
+  /* Hostile load: a client has handshake_seconds (default 10) to authenticate; connections
+   * not yet authenticated have a budget of max_pending (default 16, the oldest is dropped for a
+   * newcomer), at most max_pending_per_address (default 4) per address. */
+  double handshake_seconds;
+  int max_pending;
+  int max_pending_per_address;
+  int mkdir;                  /* nonzero: create dest when missing (default 0: an error) */
+  int preserve_special_modes; /* nonzero: keep setuid, setgid and sticky bits (default 0) */
 } nubo_net_server_options;
 
 /* What a server has done since it started. Set struct_size = sizeof before the call. */

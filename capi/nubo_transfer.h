@@ -70,6 +70,7 @@ typedef struct nubo_unpack_options {
   int sync;              /* nonzero (default): fdatasync each file before renaming it */
   nubo_progress_callback progress;
   void* progress_user;
+  int preserve_special_modes; /* nonzero: keep setuid, setgid and sticky bits (default 0) */
 } nubo_unpack_options;
 
 typedef struct nubo_verify_options {

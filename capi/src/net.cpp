@@ -30,6 +30,7 @@ nubo_net_send_options default_send() {
   o.memory_limit = xfer::kDefaultMemory;
   o.streams = net::kDefaultStreams;
   o.timeout_seconds = net::kDefaultTimeoutSeconds;
+  o.encrypt = 1;
   return o;
 }
 
@@ -40,6 +41,9 @@ nubo_net_server_options default_server() {
   o.timeout_seconds = d.timeout_seconds;
   o.max_connections = d.max_connections;
   o.sync = d.sync ? 1 : 0;
+  o.handshake_seconds = d.handshake_seconds;
+  o.max_pending = d.max_pending;
+  o.max_pending_per_address = d.max_pending_per_address;
   return o;
 }
 
@@ -136,6 +140,9 @@ NUBO_C_API nubo_status nubo_net_send(const char* const* sources, size_t source_c
     s.token = text_or_empty(o.token);
     s.timeout_seconds = o.timeout_seconds;
     s.progress = wrap(o.progress, o.progress_user);
+    s.encrypt = o.encrypt != 0;
+    s.ca_file = text_or_empty(o.ca_file);
+    s.server_name = text_or_empty(o.server_name);
     write_summary(net::send(list, destination, s), summary);
   });
 }
@@ -167,6 +174,14 @@ NUBO_C_API nubo_status nubo_net_server_start(const nubo_net_server_options* opti
     s.timeout_seconds = o.timeout_seconds;
     s.max_connections = o.max_connections;
     s.sync = o.sync != 0;
+    s.cert_file = text_or_empty(o.cert_file);
+    s.key_file = text_or_empty(o.key_file);
+    s.require_encryption = o.require_encryption != 0;
+    s.handshake_seconds = o.handshake_seconds;
+    s.max_pending = o.max_pending;
+    s.max_pending_per_address = o.max_pending_per_address;
+    s.mkdir = o.mkdir != 0;
+    s.preserve_special_modes = o.preserve_special_modes != 0;
     auto handle = std::make_unique<nubo_net_server>();
     handle->server = std::make_unique<net::Server>(s);
     *out = handle.release();

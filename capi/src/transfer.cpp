@@ -173,6 +173,7 @@ NUBO_C_API nubo_status nubo_unpack(const char* archive, const char* directory,
     u.memory_limit = o.memory_limit;
     u.resume = o.resume != 0;
     u.sync = o.sync != 0;
+    u.preserve_special_modes = o.preserve_special_modes != 0;
     u.progress = wrap(o.progress, o.progress_user);
     write_summary(xfer::unpack(archive, directory, u), summary);
   });

@@ -207,6 +207,9 @@ int main(int argc, char** argv) {
   unpack->add_option("-C,--directory", directory, "where to unpack (default: .)");
   unpack->add_flag("--no-resume", no_resume, "redo everything an interrupted unpack did");
   unpack->add_flag("--no-sync", no_sync, "skip fdatasync before each rename");
+  bool preserve_special_modes = false;
+  unpack->add_flag("--preserve-special-modes", preserve_special_modes,
+                   "keep setuid, setgid and sticky bits (dropped by default)");
   add_common(unpack, common, true);
 
   bool long_format = false;
@@ -259,6 +262,7 @@ int main(int argc, char** argv) {
       o.memory_limit = memory;
       o.resume = !no_resume;
       o.sync = !no_sync;
+      o.preserve_special_modes = preserve_special_modes;
       bar.emplace("unpacked", common.quiet);
       o.progress = [&](const xfer::Progress& p) { return (*bar)(p); };
       auto s = xfer::unpack(archive, directory, o);

@@ -29,6 +29,13 @@ std::unique_ptr<NetCommands> add_net_commands(CLI::App& app) {
   n->send->add_option("--threads", n->threads, "compression threads (0: every core)")
       ->check(CLI::Range(0, 1024));
   n->send->add_option("--memory", n->memory, "memory for chunks in flight (default 64M)");
+  n->send->add_flag("--no-encryption", n->no_encryption,
+                    "send in the clear (trusted links only; TLS 1.3 is the default)");
+  n->send->add_option("--ca", n->ca_file,
+                      "check the server's certificate against this CA (PEM) instead of the "
+                      "token-derived key");
+  n->send->add_option("--server-name", n->server_name,
+                      "the name the server's certificate must carry (default: HOST)");
   n->send->add_flag("--json", n->json, "print a JSON summary on stdout");
   n->send->add_flag("--quiet,-q", n->quiet, "no progress display");
   n->serve = app.add_subcommand("serve", "receive what nubo-xfer send sends, below DEST");
@@ -39,6 +46,17 @@ std::unique_ptr<NetCommands> add_net_commands(CLI::App& app) {
       ->check(CLI::Range(1, 4096));
   n->serve->add_flag("--no-sync", n->no_sync,
                      "skip fdatasync (faster, not safe against power loss)");
+  n->serve->add_flag("--mkdir", n->mkdir, "create DEST when it does not exist");
+  n->serve->add_flag("--require-encryption", n->require_encryption,
+                     "refuse senders that use --no-encryption");
+  n->serve->add_option("--cert", n->cert_file, "TLS certificate chain (PEM), with --key");
+  n->serve->add_option("--key", n->key_file, "TLS private key (PEM) of --cert");
+  n->serve
+      ->add_option("--handshake-timeout", n->handshake_timeout,
+                   "seconds a client has to authenticate (default 10)")
+      ->check(CLI::Range(0.1, 3600.0));
+  n->serve->add_flag("--preserve-special-modes", n->preserve_special_modes,
+                     "keep setuid, setgid and sticky bits (dropped by default)");
   for (auto* c : {n->send, n->serve}) {
     c->add_option("--token-file", n->token_file,
                   "file holding the shared secret (default: NUBO_TOKEN)");
@@ -63,6 +81,12 @@ int run_serve(NetCommands& n) {
   o.timeout_seconds = n.timeout;
   o.max_connections = n.max_connections;
   o.sync = !n.no_sync;
+  o.mkdir = n.mkdir;
+  o.require_encryption = n.require_encryption;
+  o.cert_file = n.cert_file;
+  o.key_file = n.key_file;
+  o.handshake_seconds = n.handshake_timeout;
+  o.preserve_special_modes = n.preserve_special_modes;
   nubo::net::Server server(o);
   std::signal(SIGINT, on_stop);
   std::signal(SIGTERM, on_stop);
@@ -94,6 +118,9 @@ int run_send(NetCommands& n) {
   o.threads = n.threads;
   o.streams = n.streams;
   o.timeout_seconds = n.timeout;
+  o.encrypt = !n.no_encryption;
+  o.ca_file = n.ca_file;
+  o.server_name = n.server_name;
   if (!n.token_file.empty()) o.token = nubo::net::read_token_file(n.token_file);
   ProgressBar bar("sent", n.quiet);
   o.progress = [&](const nubo::net::SendProgress& p) { return bar(p); };

@@ -13,10 +13,11 @@ struct NetCommands {
   CLI::App* serve = nullptr;
   std::vector<std::string> sources;  // send: SRC... then HOST:PORT[/SUBDIR] last
   std::string codec = "auto", chunk_size = "4M", rate = "0", memory = "64M", token_file,
-              listen = "127.0.0.1:7878", dest;
+              listen = "127.0.0.1:7878", dest, ca_file, server_name, cert_file, key_file;
   int level = 0, threads = 0, streams = 4, max_connections = 64;
-  double timeout = 30;
-  bool json = false, quiet = false, no_sync = false;
+  double timeout = 30, handshake_timeout = 10;
+  bool json = false, quiet = false, no_sync = false, no_encryption = false, mkdir = false,
+       require_encryption = false, preserve_special_modes = false;
   bool parsed() const { return send->parsed() || serve->parsed(); }
 };
 

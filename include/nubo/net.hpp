@@ -47,6 +47,13 @@ struct SendOptions {
   double rate = 0;                // bytes/s on the wire, all streams together; 0: unlimited
   std::string token;              // the shared secret; empty: NUBO_TOKEN
   double timeout_seconds = kDefaultTimeoutSeconds;  // a peer silent this long is given up
+  // TLS 1.3 on every connection (docs/net.md, "Encryption"): a key derived from the token, or
+  // with ca_file the server's certificate checked against that CA and server_name (default:
+  // the destination's host). false: in the clear, for trusted links only (a warning is
+  // logged, and a server started with require_encryption refuses).
+  bool encrypt = true;
+  std::string ca_file;
+  std::string server_name;
   SendProgressFn progress;
 };
 
@@ -79,8 +86,23 @@ struct ServeOptions {
   std::string dest;                    // every write lands below this directory
   std::string token;                   // the shared secret; empty: NUBO_TOKEN
   double timeout_seconds = kDefaultTimeoutSeconds;
-  int max_connections = 64;  // more are refused (with a message) until some end
+  int max_connections = 64;  // authenticated connections; more are refused with a message
   bool sync = true;          // fdatasync files before renaming them and before journal commits
+  // TLS (docs/net.md, "Encryption"): every client that offers it gets it (a key derived from
+  // the token, or this certificate and key when given); require_encryption refuses clients
+  // that come in the clear (--no-encryption), which are otherwise served with a warning.
+  std::string cert_file, key_file;
+  bool require_encryption = false;
+  // Hostile load: a client has this long to finish its handshake (TLS and the token), however
+  // slowly it drips bytes; connections not yet authenticated have a budget of their own (the
+  // oldest is dropped for a newcomer) and at most max_pending_per_address per address, so they
+  // never starve authenticated ones.
+  double handshake_seconds = 10;
+  int max_pending = 16;
+  int max_pending_per_address = 4;
+  bool mkdir = false;  // create `dest` when missing (else a missing dest is an error)
+  // Keep setuid, setgid and sticky bits of received files (dropped by default).
+  bool preserve_special_modes = false;
 };
 
 struct ServerStats {

@@ -67,6 +67,8 @@ struct UnpackOptions {
   std::uint64_t memory_limit = kDefaultMemory;
   bool resume = true;  // keep files and chunks an interrupted unpack verified
   bool sync = true;    // fdatasync each file before renaming it into place
+  // Keep setuid, setgid and sticky bits (dropped by default, as tar does for other users).
+  bool preserve_special_modes = false;
   ProgressFn progress;
 };
 

@@ -1,5 +1,9 @@
 #include "common/tcp.hpp"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -13,6 +17,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/tls.hpp"
 #include "nubo/error.hpp"
 
 namespace nubo::tcp {
@@ -103,8 +108,10 @@ Socket& Socket::operator=(Socket&& o) noexcept {
   if (this != &o) {
     close();
     fd_ = std::exchange(o.fd_, -1);
+    ssl_ = std::exchange(o.ssl_, nullptr);
     peer_ = std::move(o.peer_);
     timeout_ms_ = o.timeout_ms_;
+    deadline_ = o.deadline_;
   }
   return *this;
 }
@@ -114,6 +121,8 @@ Socket::~Socket() {
 }
 
 void Socket::close() {
+  if (ssl_) SSL_free(ssl_);
+  ssl_ = nullptr;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
 }
@@ -165,8 +174,21 @@ Socket Socket::connect(const HostPort& to, double timeout_seconds) {
 void Socket::wait(short events) {
   pollfd p{fd_, events, 0};
   for (;;) {
-    int rc = ::poll(&p, 1, timeout_ms_);
+    int ms = timeout_ms_;
+    bool by_deadline = false;
+    if (deadline_) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            *deadline_ - std::chrono::steady_clock::now())
+                            .count();
+      if (left < ms) {
+        ms = static_cast<int>(std::max<long long>(left, 0));
+        by_deadline = true;
+      }
+    }
+    int rc = ::poll(&p, 1, ms);
     if (rc > 0) return;
+    if (rc == 0 && by_deadline)
+      throw Error(Errc::timeout, "peer " + peer_ + " did not finish the handshake in time");
     if (rc == 0)
       throw Error(Errc::timeout, "peer " + peer_ + " stalled: nothing for " +
                                      std::to_string(timeout_ms_ / 1000) + " s");
@@ -174,8 +196,120 @@ void Socket::wait(short events) {
   }
 }
 
+bool Socket::tls_retry(int rc, const char* what) {
+  const int err = SSL_get_error(ssl_, rc);
+  if (err == SSL_ERROR_WANT_READ) {
+    wait(POLLIN);
+    return true;
+  }
+  if (err == SSL_ERROR_WANT_WRITE) {
+    wait(POLLOUT);
+    return true;
+  }
+  if (err == SSL_ERROR_ZERO_RETURN ||
+      (err == SSL_ERROR_SYSCALL && ERR_peek_error() == 0 && (errno == 0 || errno == ECONNRESET)))
+    throw Error(Errc::unavailable, "connection closed by " + peer_);
+  if (err == SSL_ERROR_SYSCALL && ERR_peek_error() == 0)
+    sys_fail(Errc::unavailable, std::string(what) + " " + peer_, errno);
+  switch (tls::classify(ERR_peek_error(), handshake_psk_)) {
+    case tls::Failure::closed:
+      ERR_clear_error();
+      throw Error(Errc::unavailable, "connection closed by " + peer_);
+    case tls::Failure::wrong_key:
+      ERR_clear_error();
+      throw Error(Errc::invalid_argument,
+                  "TLS handshake with " + peer_ +
+                      " failed: the token does not match (the key derived from it did not "
+                      "verify); check NUBO_TOKEN or --token-file on both sides");
+    case tls::Failure::other:
+      break;
+  }
+  // A record that fails authentication, a bad handshake message, an alert from the peer.
+  throw Error(Errc::unavailable, std::string("TLS ") + what + " " + peer_ +
+                                     " failed: " + tls::last_error("unknown TLS error") +
+                                     " (the data was altered on the way, or the peer is not "
+                                     "who it should be)");
+}
+
+void Socket::start_tls(const tls::Context& context, const std::string& host) {
+  if (ssl_) throw Error(Errc::internal, "TLS started twice on " + peer_);
+  ERR_clear_error();
+  ssl_ = SSL_new(context.get());
+  if (!ssl_) throw Error(Errc::internal, "TLS: " + tls::last_error("SSL_new failed"));
+  BIO* bio = tls::socket_bio(fd_);
+  SSL_set_bio(ssl_, bio, bio);  // the SSL owns it from here
+  SSL_set_mode(ssl_, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  if (context.server_side()) {
+    SSL_set_accept_state(ssl_);
+  } else {
+    const std::string& name =
+        context.options().server_name.empty() ? host : context.options().server_name;
+    if (!context.options().ca_file.empty() && !name.empty()) {
+      SSL_set_tlsext_host_name(ssl_, name.c_str());
+      if (SSL_set1_host(ssl_, name.c_str()) != 1)
+        throw Error(Errc::internal, "TLS: " + tls::last_error("SSL_set1_host failed"));
+    }
+    SSL_set_connect_state(ssl_);
+  }
+  handshake_psk_ = !context.psk().empty() && context.options().ca_file.empty();
+  // A client looks at the server's first byte before TLS reads it: a server that refuses before
+  // any handshake (too busy, or it wants what this client does not do) answers in the clear.
+  bool first_answer = !context.server_side();
+  for (;;) {
+    ERR_clear_error();
+    const int rc = SSL_do_handshake(ssl_);
+    if (rc == 1) break;
+    // Only a client checking a CA verifies certificates (a PSK session carries no result).
+    const bool checks_certificate = !context.server_side() && !context.options().ca_file.empty();
+    const long verify = checks_certificate ? SSL_get_verify_result(ssl_) : X509_V_OK;
+    if (verify != X509_V_OK)
+      throw Error(Errc::unavailable, "TLS handshake with " + peer_ +
+                                         " failed: its certificate does not verify (" +
+                                         X509_verify_cert_error_string(verify) + ")");
+    if (first_answer && SSL_get_error(ssl_, rc) == SSL_ERROR_WANT_READ) {
+      first_answer = false;
+      const auto b = std::to_integer<unsigned char>(peek_byte());
+      // TLS records are of types 20 to 23 (change_cipher_spec, alert, handshake, data).
+      if (b < 20 || b > 23) {
+        SSL_free(ssl_);
+        ssl_ = nullptr;
+        throw Error(Errc::unavailable, "peer " + peer_ + " answered in the clear, not with TLS");
+      }
+      continue;
+    }
+    tls_retry(rc, "handshake with");
+  }
+  handshake_psk_ = false;
+}
+
+std::byte Socket::peek_byte() {
+  std::byte b{};
+  for (;;) {
+    auto n = ::recv(fd_, &b, 1, MSG_PEEK);
+    if (n == 1) return b;
+    if (n == 0) throw Error(Errc::unavailable, "connection closed by " + peer_);
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+      sys_fail(Errc::unavailable, "reading from " + peer_, errno);
+    wait(POLLIN);
+  }
+}
+
 void Socket::read_exact(std::span<std::byte> out) {
   std::size_t done = 0;
+  if (ssl_) {
+    while (done < out.size()) {
+      std::size_t n = 0;
+      ERR_clear_error();
+      const int rc = SSL_read_ex(ssl_, out.data() + done, out.size() - done, &n);
+      if (rc == 1) {
+        done += n;
+        continue;
+      }
+      tls_retry(rc, "reading from");
+    }
+    return;
+  }
   while (done < out.size()) {
     auto n = ::recv(fd_, out.data() + done, out.size() - done, 0);
     if (n > 0) {
@@ -192,6 +326,19 @@ void Socket::read_exact(std::span<std::byte> out) {
 
 void Socket::write_all(std::span<const std::byte> data) {
   std::size_t done = 0;
+  if (ssl_) {
+    while (done < data.size()) {
+      std::size_t n = 0;
+      ERR_clear_error();
+      const int rc = SSL_write_ex(ssl_, data.data() + done, data.size() - done, &n);
+      if (rc == 1) {
+        done += n;
+        continue;
+      }
+      tls_retry(rc, "writing to");
+    }
+    return;
+  }
   while (done < data.size()) {
     auto n = ::send(fd_, data.data() + done, data.size() - done, MSG_NOSIGNAL);
     if (n >= 0) {
@@ -206,6 +353,7 @@ void Socket::write_all(std::span<const std::byte> data) {
 }
 
 bool Socket::readable(int ms) const {
+  if (ssl_ && SSL_pending(ssl_) > 0) return true;
   pollfd p{fd_, POLLIN, 0};
   return ::poll(&p, 1, ms) > 0;
 }

@@ -6,11 +6,20 @@
 // its streams. Protocols (framing, authentication) live with their users.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
+
+typedef struct ssl_st SSL;
+
+namespace nubo::tls {
+class Context;
+}
 
 namespace nubo::tcp {
 
@@ -28,7 +37,11 @@ class Socket {
   Socket() = default;
   Socket(int fd, std::string peer, double timeout_seconds);
   Socket(Socket&& o) noexcept
-      : fd_(std::exchange(o.fd_, -1)), peer_(std::move(o.peer_)), timeout_ms_(o.timeout_ms_) {}
+      : fd_(std::exchange(o.fd_, -1)),
+        ssl_(std::exchange(o.ssl_, nullptr)),
+        peer_(std::move(o.peer_)),
+        timeout_ms_(o.timeout_ms_),
+        deadline_(o.deadline_) {}
   Socket& operator=(Socket&& o) noexcept;
   ~Socket();
   Socket(const Socket&) = delete;
@@ -41,12 +54,27 @@ class Socket {
   const std::string& peer() const { return peer_; }
   explicit operator bool() const { return fd_ >= 0; }
   void set_timeout(double seconds);
+  // Every read and write fails with Error(timeout) after `at`, whatever progress the peer
+  // makes (a handshake deadline: a peer dripping a byte at a time resets the idle timeout, not
+  // this); nullopt removes it.
+  void set_deadline(std::optional<std::chrono::steady_clock::time_point> at) { deadline_ = at; }
+
+  // TLS 1.3 over this connection (common/tls.hpp): the handshake as a client (`host`: the name
+  // a certificate must carry) or a server, within the timeout and deadline. Error(unavailable)
+  // naming the peer and OpenSSL's reason when it fails (another token, a certificate that does
+  // not verify). Afterwards every read and write goes through it.
+  void start_tls(const tls::Context& context, const std::string& host = "");
+  bool encrypted() const { return ssl_ != nullptr; }
+  // The first byte the peer sent, without consuming it (waits for it within the timeout and
+  // deadline); Error(unavailable) when the peer closes first.
+  std::byte peek_byte();
 
   // Exactly out.size() bytes; Error(unavailable) when the peer closes, Error(timeout) when no
   // byte arrives for the timeout.
   void read_exact(std::span<std::byte> out);
   void write_all(std::span<const std::byte> data);
-  // Whether a byte can be read within `ms` (a peer that closed counts as readable).
+  // Whether a byte can be read within `ms` (a peer that closed counts as readable; bytes TLS
+  // already decrypted count too).
   bool readable(int ms) const;
   // Wakes any call waiting on this socket from another thread; the socket stays open.
   void shutdown() const;
@@ -57,9 +85,14 @@ class Socket {
 
  private:
   void wait(short events);
+  // An OpenSSL call's outcome: true when it should be retried after waiting; throws on failure.
+  bool tls_retry(int rc, const char* what);
   int fd_ = -1;
+  SSL* ssl_ = nullptr;
+  bool handshake_psk_ = false;  // a PSK handshake is under way (its failures mean another token)
   std::string peer_;
   int timeout_ms_ = 30000;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 
 class Listener {

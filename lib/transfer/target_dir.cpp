@@ -50,7 +50,8 @@ std::string temp_name(std::string_view leaf) {
   return hashed;
 }
 
-TargetDir::TargetDir(const std::string& root) : root_(root) {
+TargetDir::TargetDir(const std::string& root, bool keep_special_modes)
+    : root_(root), keep_special_(keep_special_modes) {
   while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
   // mkdir -p: each missing level of the root itself (the root is the caller's, links allowed).
   std::string at;
@@ -184,7 +185,7 @@ void TargetDir::set_times_and_mode(std::string_view path, std::int64_t mtime_ns,
                                    bool is_link) {
   int at = parent(path, false);
   std::string name(paths::leaf(path));
-  if (!is_link && ::fchmodat(at, name.c_str(), static_cast<mode_t>(mode), 0) != 0) {
+  if (!is_link && ::fchmodat(at, name.c_str(), static_cast<mode_t>(mode_for(mode)), 0) != 0) {
     throw_io("set the mode of", full(path), errno);
   }
   auto times = mtime_only(mtime_ns);
@@ -193,9 +194,14 @@ void TargetDir::set_times_and_mode(std::string_view path, std::int64_t mtime_ns,
   }
 }
 
-void TargetDir::set_times_and_mode(const Fd& file, std::int64_t mtime_ns, std::uint32_t mode) {
-  if (::fchmod(file.get(), static_cast<mode_t>(mode)) != 0)
+void TargetDir::set_mode(const Fd& file, std::uint32_t mode) const {
+  if (::fchmod(file.get(), static_cast<mode_t>(mode_for(mode))) != 0)
     throw_io("set the mode of", file.name(), errno);
+}
+
+void TargetDir::set_times_and_mode(const Fd& file, std::int64_t mtime_ns,
+                                   std::uint32_t mode) const {
+  set_mode(file, mode);
   auto times = mtime_only(mtime_ns);
   if (::futimens(file.get(), times.t) != 0) throw_io("set the time of", file.name(), errno);
 }

@@ -17,8 +17,15 @@ namespace nubo::transfer {
 
 class TargetDir {
  public:
-  // Creates `root` (and its parents) when missing.
-  explicit TargetDir(const std::string& root);
+  // Creates `root` (and its parents) when missing. Modes set through it lose their setuid,
+  // setgid and sticky bits unless `keep_special_modes`: a file from another machine is not
+  // trusted to run with its owner's rights.
+  explicit TargetDir(const std::string& root, bool keep_special_modes = false);
+
+  // The mode a file of `mode` gets here.
+  std::uint32_t mode_for(std::uint32_t mode) const {
+    return mode & (keep_special_ ? 07777u : 0777u);
+  }
 
   const std::string& root() const { return root_; }
   std::string full(std::string_view path) const { return root_ + "/" + std::string(path); }
@@ -40,11 +47,13 @@ class TargetDir {
   void symlink(std::string_view path, const std::string& target);
   void set_times_and_mode(std::string_view path, std::int64_t mtime_ns, std::uint32_t mode,
                           bool is_link);
-  // The same through an open file, before it is renamed into place.
-  static void set_times_and_mode(const Fd& file, std::int64_t mtime_ns, std::uint32_t mode);
+  // The same through an open file, before it is renamed into place; and its mode alone.
+  void set_times_and_mode(const Fd& file, std::int64_t mtime_ns, std::uint32_t mode) const;
+  void set_mode(const Fd& file, std::uint32_t mode) const;
 
  private:
   std::string root_;
+  bool keep_special_ = false;
   Fd root_fd_;
   // The last parent opened: files of one directory follow each other in an archive.
   std::string cached_path_;

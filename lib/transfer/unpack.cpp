@@ -106,7 +106,8 @@ void plan_file(Shared& s, std::size_t entry, UnpackJob& job, std::vector<std::by
 
   if (auto st = s.planning.stat(path);
       st && S_ISREG(st->st_mode) && static_cast<std::uint64_t>(st->st_size) == e.meta.size) {
-    bool same_meta = mtime_of(*st) == e.meta.mtime_ns && (st->st_mode & 07777) == e.meta.mode;
+    bool same_meta = mtime_of(*st) == e.meta.mtime_ns &&
+                     (st->st_mode & 07777) == s.planning.mode_for(e.meta.mode);
     // Recorded as done by an earlier attempt and untouched since: trusted without reading.
     if (s.done.count(entry) && same_meta) {
       job.skip = true;
@@ -310,9 +311,7 @@ class Consumer {
                                      "': content hash mismatch (every chunk matched its own "
                                      "checksum: the index is damaged); not written");
     }
-    if (::fchmod(file_.get(), static_cast<mode_t>(e.meta.mode)) != 0) {
-      throw_io("set the mode of", file_.name(), errno);
-    }
+    s_.target.set_mode(file_, e.meta.mode);
     if (s_.options.sync) file_.datasync();
     file_.close();
     s_.target.rename(e.meta.path, tmp_);
@@ -367,10 +366,10 @@ Summary unpack(const std::string& archive_path, const std::string& directory,
   check_entries(archive);
   const auto& entries = archive.index().entries;
 
-  TargetDir target(directory);
+  TargetDir target(directory, options.preserve_special_modes);
   auto journal_path = target.root() + "/.nubo-unpack-" + hex64(archive.id()) + ".journal";
   auto journal = Journal::open(journal_path, "nubo unpack 1\n" + hex64(archive.id()));
-  TargetDir planning(directory);
+  TargetDir planning(directory, options.preserve_special_modes);
   Shared shared{archive, target, planning, journal, options, {}, {}};
   if (!options.resume) journal.reset();
   if (options.resume) {

@@ -47,8 +47,8 @@ struct ServeProcess {
   std::string port;
   ServeProcess(const TempDir& t, const std::string& dest) {
     auto out = t / "serve.out";
-    pid = spawn({"serve", "--listen", "127.0.0.1:0", "--dest", dest, "--token-file", t / "token",
-                 "--timeout", "5"},
+    pid = spawn({"serve", "--listen", "127.0.0.1:0", "--dest", dest, "--mkdir", "--token-file",
+                 t / "token", "--timeout", "5"},
                 out, t / "serve.log");
     for (int i = 0; i < 500 && port.empty(); ++i) {  // at most 5 s
       std::this_thread::sleep_for(std::chrono::milliseconds(10));

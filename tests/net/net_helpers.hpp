@@ -2,6 +2,7 @@
 // speaks the protocol by hand (to send what a well-behaved sender never would).
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 #include "../transfer/helpers.hpp"
@@ -13,7 +14,9 @@ namespace nubo_test {
 
 inline const std::string kToken = "test-token-0123456789abcdef";
 
+// The destination is created: serve refuses a missing one unless told to --mkdir.
 inline nubo::net::ServeOptions serve_options(const std::string& dest, double timeout = 5) {
+  std::filesystem::create_directories(dest);
   nubo::net::ServeOptions o;
   o.listen = "127.0.0.1:0";
   o.dest = dest;

@@ -137,6 +137,25 @@ class SendServe(unittest.TestCase):
             net.Server("", token=TOKEN)
         self.assertEqual(e.exception.status, Status.INVALID_ARGUMENT)
 
+    def test_encryption_options_and_missing_dest(self) -> None:
+        with net.Server(self.dest, token=TOKEN, sync=False, require_encryption=True,
+                        handshake_timeout=5) as server:
+            with self.assertRaises(NuboError) as e:
+                net.send(self.tree, server.address, token=TOKEN, encrypt=False)
+            self.assertIn("only encrypted connections", str(e.exception))
+            with self.assertRaises(NuboError) as e:
+                net.send(self.tree, server.address, token=TOKEN, ca_file=self.root / "no-ca.pem")
+            self.assertIn("no-ca.pem", str(e.exception))
+            net.send(self.tree, f"{server.address}/ok", token=TOKEN)
+            self.assertTrue((self.dest / "ok" / "tree" / "big.bin").is_file())
+        missing = self.root / "missing" / "dest"
+        with self.assertRaises(NuboError) as e:
+            net.Server(missing, token=TOKEN)
+        self.assertEqual(e.exception.status, Status.NOT_FOUND)
+        self.assertIn("--mkdir", str(e.exception))
+        with net.Server(missing, token=TOKEN, mkdir=True, preserve_special_modes=True):
+            self.assertTrue(missing.is_dir())
+
     def test_package_exports_net(self) -> None:
         self.assertIs(nubo.net, net)
 

@@ -167,3 +167,28 @@ TEST_CASE("sizes that would make the reader allocate gigabytes are refused") {
   nubo_test::write_file(dir / "empty", "");
   CHECK_THROWS_WITH(xfer::list(dir / "empty"), Catch::Contains("too short"));
 }
+
+TEST_CASE("unpack drops setuid, setgid and sticky bits unless told to keep them") {
+  TempDir t;
+  nubo_test::write_file(t / "src/tool", "#!/bin/sh\n");
+  nubo_test::make_dirs(t / "src/shared");
+  REQUIRE(::chmod((t / "src/tool").c_str(), 06755) == 0);
+  REQUIRE(::chmod((t / "src/shared").c_str(), 01777) == 0);
+  xfer::pack({t / "src"}, t / "a.nubo", {});
+  auto mode = [](const std::string& path) {
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    return st.st_mode & 07777;
+  };
+  xfer::unpack(t / "a.nubo", t / "plain", {});
+  CHECK(mode(t / "plain/src/tool") == 0755);
+  CHECK(mode(t / "plain/src/shared") == 0777);
+  // A second run trusts what it finds: the dropped bits are not a difference to redo.
+  auto again = xfer::unpack(t / "a.nubo", t / "plain", {});
+  CHECK(again.bytes_skipped == again.bytes);
+  xfer::UnpackOptions keep;
+  keep.preserve_special_modes = true;
+  xfer::unpack(t / "a.nubo", t / "kept", keep);
+  CHECK(mode(t / "kept/src/tool") == 06755);
+  CHECK(mode(t / "kept/src/shared") == 01777);
+}

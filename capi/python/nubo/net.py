@@ -66,6 +66,9 @@ class nubo_net_send_options(_Sized):
         ("timeout_seconds", c_double),
         ("progress", PROGRESS_CALLBACK),
         ("progress_user", c_void_p),
+        ("encrypt", c_int),
+        ("ca_file", c_char_p),
+        ("server_name", c_char_p),
     ]
 
 
@@ -100,6 +103,14 @@ class nubo_net_server_options(_Sized):
         ("timeout_seconds", c_double),
         ("max_connections", c_int),
         ("sync", c_int),
+        ("cert_file", c_char_p),
+        ("key_file", c_char_p),
+        ("require_encryption", c_int),
+        ("handshake_seconds", c_double),
+        ("max_pending", c_int),
+        ("max_pending_per_address", c_int),
+        ("mkdir", c_int),
+        ("preserve_special_modes", c_int),
     ]
 
 
@@ -236,10 +247,14 @@ def send(sources: Union[StrPath, Iterable[StrPath]], destination: str, *,
          token: Optional[str] = None, codec: Union[str, Codec] = "auto", level: int = 0,
          chunk_size: Optional[int] = None, threads: int = 0, memory_limit: Optional[int] = None,
          streams: Optional[int] = None, rate: float = 0, timeout: Optional[float] = None,
-         progress: Optional[SendProgressFn] = None) -> SendSummary:
+         progress: Optional[SendProgressFn] = None, encrypt: bool = True,
+         ca_file: Optional[StrPath] = None, server_name: Optional[str] = None) -> SendSummary:
     """Sends files and directories to the server at destination, "HOST:PORT[/SUBDIR]"; resumes
-    an interrupted send of the same sources. rate: wire bytes/s (0: unlimited). Raises NuboError
-    (UNAVAILABLE: unreachable or cut, call again; INVALID_ARGUMENT: refused token; CANCELLED)."""
+    an interrupted send of the same sources. rate: wire bytes/s (0: unlimited). Every connection
+    is TLS 1.3, keyed from the token, or with ca_file the server's certificate is checked against
+    that CA and server_name (default: the host); encrypt=False sends in the clear (trusted links
+    only). Raises NuboError (UNAVAILABLE: unreachable or cut, call again; INVALID_ARGUMENT:
+    refused token; CANCELLED)."""
     if isinstance(sources, (str, bytes, os.PathLike)):
         sources = [sources]  # type: ignore[list-item]
     encoded = [_path(s) for s in sources]  # type: ignore[union-attr]
@@ -256,6 +271,9 @@ def send(sources: Union[StrPath, Iterable[StrPath]], destination: str, *,
     if timeout is not None:
         o.timeout_seconds = timeout
     o.token = _token(token)
+    o.encrypt = int(encrypt)
+    o.ca_file = _path(ca_file) if ca_file else None
+    o.server_name = server_name.encode() if server_name else None
     cb = _Callback(progress)
     o.progress = cb.c
     array = (c_char_p * max(len(encoded), 1))(*encoded)
@@ -274,11 +292,17 @@ def send(sources: Union[StrPath, Iterable[StrPath]], destination: str, *,
 class Server:
     """A receiving server, listening from construction until stop() (or the end of a with
     block). listen "ADDR:PORT"; the default "127.0.0.1:0" picks a free loopback port (see
-    .port). Every write lands below dest."""
+    .port). Every write lands below dest, which must exist unless mkdir. Clients get TLS
+    keyed from the token, or cert_file/key_file when given; require_encryption refuses clients
+    in the clear. handshake_timeout bounds how long a client may take to authenticate;
+    setuid, setgid and sticky bits are dropped unless preserve_special_modes."""
 
     def __init__(self, dest: StrPath, *, listen: Optional[str] = None,
                  token: Optional[str] = None, timeout: Optional[float] = None,
-                 max_connections: Optional[int] = None, sync: bool = True) -> None:
+                 max_connections: Optional[int] = None, sync: bool = True,
+                 cert_file: Optional[StrPath] = None, key_file: Optional[StrPath] = None,
+                 require_encryption: bool = False, handshake_timeout: Optional[float] = None,
+                 mkdir: bool = False, preserve_special_modes: bool = False) -> None:
         self._lib = _lib.lib()
         self._handle: Optional["ctypes._Pointer[nubo_net_server]"] = None
         o = nubo_net_server_options()
@@ -291,6 +315,13 @@ class Server:
         if max_connections is not None:
             o.max_connections = max_connections
         o.sync = int(sync)
+        o.cert_file = _path(cert_file) if cert_file else None
+        o.key_file = _path(key_file) if key_file else None
+        o.require_encryption = int(require_encryption)
+        if handshake_timeout is not None:
+            o.handshake_seconds = handshake_timeout
+        o.mkdir = int(mkdir)
+        o.preserve_special_modes = int(preserve_special_modes)
         handle = ServerPtr()
         _lib.check(self._lib.nubo_net_server_start(ctypes.byref(o), ctypes.byref(handle)))
         self._handle = handle

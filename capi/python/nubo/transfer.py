@@ -92,6 +92,7 @@ class nubo_unpack_options(_Sized):
         ("sync", c_int),
         ("progress", PROGRESS_CALLBACK),
         ("progress_user", c_void_p),
+        ("preserve_special_modes", c_int),
     ]
 
 
@@ -308,12 +309,15 @@ def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
 
 def unpack(archive: StrPath, directory: StrPath, *, threads: int = 0,
            memory_limit: Optional[int] = None, resume: bool = True, sync: bool = True,
-           progress: Optional[ProgressFn] = None) -> Summary:
-    """Unpacks `archive` into `directory`; resumes an interrupted unpack."""
+           progress: Optional[ProgressFn] = None,
+           preserve_special_modes: bool = False) -> Summary:
+    """Unpacks `archive` into `directory`; resumes an interrupted unpack. setuid, setgid and
+    sticky bits are dropped unless preserve_special_modes."""
     lib = _lib.lib()
     o = nubo_unpack_options()
     _lib.check(lib.nubo_unpack_options_init(ctypes.byref(o), ctypes.sizeof(o)))
     o.threads, o.resume, o.sync = threads, int(resume), int(sync)
+    o.preserve_special_modes = int(preserve_special_modes)
     if memory_limit is not None:
         o.memory_limit = memory_limit
     cb = _Callback(progress)

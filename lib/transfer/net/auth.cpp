@@ -1,5 +1,10 @@
 #include "transfer/net/auth.hpp"
 
+#include <sys/socket.h>
+
+#include <array>
+#include <chrono>
+
 #include <cstring>
 
 #include "nubo/error.hpp"
@@ -35,6 +40,34 @@ void send_error(Socket& s, Errc code, const std::string& text) noexcept {
     s.write_message(MsgType::error, encode_error({static_cast<std::uint16_t>(code), text}));
   } catch (...) {
   }
+}
+
+std::optional<Error> read_refusal(Socket& s) noexcept {
+  if (s.encrypted()) return std::nullopt;
+  try {
+    s.set_timeout(1);
+    auto m = s.read_message(kMaxControl);
+    expect(m, MsgType::error, s.peer());
+  } catch (const Error& e) {
+    if (std::string(e.what()).find(" refused: ") != std::string::npos) return e;
+  } catch (...) {
+  }
+  return std::nullopt;
+}
+
+void refuse(Socket& s, Errc code, const std::string& text) noexcept {
+  send_error(s, code, text);
+  try {
+    ::shutdown(s.fd(), SHUT_WR);
+    std::array<std::byte, 4096> sink;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (std::chrono::steady_clock::now() < until && s.readable(100)) {
+      const auto n = ::recv(s.fd(), sink.data(), sink.size(), 0);
+      if (n <= 0) break;
+    }
+  } catch (...) {
+  }
+  s.close();
 }
 
 void expect(const Socket::Message& m, MsgType expected, const std::string& peer) {

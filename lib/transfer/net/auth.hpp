@@ -7,6 +7,7 @@
 // handshake replayed later fails. Both MACs are compared in constant time.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "common/crypto.hpp"
@@ -43,6 +44,15 @@ void server_welcome(Socket& s, const std::string& token, const Accepted& a,
 
 // Sends an error message, ignoring failures (the connection is being given up).
 void send_error(Socket& s, Errc code, const std::string& text) noexcept;
+
+// The error a server sent in the clear before refusing a connection (busy, encryption
+// required), when that is what is waiting on `s`; nullopt otherwise.
+std::optional<Error> read_refusal(Socket& s) noexcept;
+
+// Ends a connection being refused without losing the reason on the way: the error message, the
+// end of writing, then what the peer still sends is read (for up to 2 s) before closing, so
+// that the kernel does not answer it with a reset that drops the message.
+void refuse(Socket& s, Errc code, const std::string& text) noexcept;
 
 // Throws the Error an error message carries; otherwise checks the message is `expected`.
 void expect(const Socket::Message& m, MsgType expected, const std::string& peer);

@@ -10,6 +10,8 @@
 #include <optional>
 #include <thread>
 
+#include "common/log.hpp"
+#include "common/tls.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
 #include "transfer/auto_codec.hpp"
@@ -71,6 +73,22 @@ void run_stream(Socket& s, SendQueue& queue, RateLimiter& limiter, LinkMeter& me
   decode_u64(reply.payload, "stream_done message");
 }
 
+// A connection to the server, encrypted unless the options say otherwise. A refusal the server
+// sent before the handshake (busy, encryption required) is shown as the server's reason.
+Socket open_stream(const Endpoint& endpoint, const SendOptions& options,
+                   const std::shared_ptr<tls::Context>& tls) {
+  auto s = Socket::connect(endpoint, options.timeout_seconds);
+  if (tls) {
+    try {
+      s.start_tls(*tls, endpoint.host);
+    } catch (const Error&) {
+      if (auto refusal = read_refusal(s)) throw *refusal;
+      throw;
+    }
+  }
+  return s;
+}
+
 }  // namespace
 
 SendSummary send(const std::vector<std::string>& sources, const std::string& destination,
@@ -93,9 +111,21 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
                   "destination subdirectory '" + endpoint.subdir + "': the path " + p);
   }
   auto walk = walk_sources(sources, {});
+  std::shared_ptr<tls::Context> tls;
+  if (options.encrypt) {
+    tls::Options t;
+    t.token = token;
+    t.ca_file = options.ca_file;
+    t.server_name = options.server_name;
+    tls = tls::Context::client(t);
+  } else {
+    log::warn("sending to " + destination +
+              " without encryption (--no-encryption): anyone on the path can read and alter "
+              "what is sent; use it on trusted links only");
+  }
 
   // The manifest, and what the receiver already has.
-  auto control = Socket::connect(endpoint, options.timeout_seconds);
+  auto control = open_stream(endpoint, options, tls);
   auto session = client_handshake(control, token, Role::control, {});
   std::vector<format::EntryMeta> metas;
   for (const auto& e : walk.entries) metas.push_back(e.meta);
@@ -151,7 +181,7 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
 
   std::vector<Socket> streams;
   for (int i = 0; i < options.streams; ++i) {
-    streams.push_back(Socket::connect(endpoint, options.timeout_seconds));
+    streams.push_back(open_stream(endpoint, options, tls));
     client_handshake(streams.back(), token, Role::data, session);
   }
 

@@ -4,14 +4,17 @@
 // token, garbage, a huge length, silence) ends that connection with a logged reason and nothing
 // else: the others go on.
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <list>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "common/env.hpp"
 #include "common/log.hpp"
+#include "common/tls.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
 #include "transfer/codec.hpp"
@@ -25,30 +28,125 @@ namespace nubo::net {
 using namespace nubo::transfer;
 using namespace nubo::transfer::net;
 
+// Refusals linger (refuse() in auth.hpp) on threads of their own, at most this many at once;
+// beyond it a refused connection is closed after its message without lingering.
+constexpr int kMaxLingering = 16;
+
+// The address of a peer "ADDR:PORT" or "[V6]:PORT", without the port.
+std::string address_of(const std::string& peer) {
+  auto colon = peer.rfind(':');
+  return colon == std::string::npos ? peer : peer.substr(0, colon);
+}
+
 struct Server::Impl {
   ServeOptions options;
   std::string token;
+  std::shared_ptr<tls::Context> tls;
   std::unique_ptr<Listener> listener;
   std::thread acceptor;
   std::atomic<bool> stopping{false};
+  std::atomic<int> lingering{0};
 
   std::mutex mutex;
   struct Conn {
     std::thread thread;
     int fd = -1;
     bool finished = false;
+    bool authenticated = false;
+    bool evicted = false;              // dropped to make room: its thread is on its way out
+    std::string address;               // the peer's, for the per-address budget
+    std::optional<SessionId> session;  // the send it serves, once authenticated
   };
-  std::map<std::uint64_t, Conn> conns;
+  std::map<std::uint64_t, Conn> conns;  // by id, in the order accepted
   std::uint64_t next_conn = 0;
-  std::map<SessionId, std::shared_ptr<Session>> sessions;
+  struct Send {
+    std::shared_ptr<Session> session;
+    std::string address;  // the sender's
+  };
+  std::map<SessionId, Send> sessions;
   ServerStats stats;
 
   void accept_loop();
   void serve(std::uint64_t id, Socket s);
+  // Makes room for a new unauthenticated connection from `address`; false when that address
+  // already has its share pending. Under the mutex.
+  bool admit_pending(const std::string& address);
+  // Counts an authenticated connection; false when max_connections are in use.
+  bool admit_authenticated(std::uint64_t id);
+  void refuse_later(Socket s, Errc code, const std::string& text);
   void run_control(Socket& s, const std::shared_ptr<Session>& session);
   void run_data(Socket& s, const std::shared_ptr<Session>& session);
   void reap();
+  // A new send of the same files (`job`) from `address` finds the journal held by another of
+  // this server's sessions: one from the same address is a rerun after a cut link, and takes
+  // over (the old one's connections are closed); one from elsewhere is waited for, and the new
+  // sender is told for how long.
+  void journal_held(std::uint64_t job, const std::string& address, const SessionId& self);
 };
+
+void Server::Impl::journal_held(std::uint64_t job, const std::string& address,
+                                const SessionId& self) {
+  std::lock_guard lock(mutex);
+  for (const auto& [id, send] : sessions) {
+    if (id == self || send.session->job() != job) continue;
+    if (send.address != address) {
+      const auto idle = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                      send.session->last_activity())
+                            .count();
+      const int wait = static_cast<int>(std::max(options.timeout_seconds - idle, 1.0) + 0.5);
+      throw Error(Errc::unavailable, "the same files are being sent to this destination from " +
+                                         send.address + "; that send is given up after " +
+                                         std::to_string(static_cast<int>(options.timeout_seconds)) +
+                                         " s of silence: wait about " + std::to_string(wait) +
+                                         " s and run it again");
+    }
+    log::info("a new send of the same files from " + address +
+              " takes over from the interrupted one");
+    for (const auto& [_, c] : conns)
+      if (c.session == id && c.fd >= 0) ::shutdown(c.fd, SHUT_RDWR);
+  }
+}
+
+void Server::Impl::refuse_later(Socket s, Errc code, const std::string& text) {
+  if (lingering.fetch_add(1) >= kMaxLingering) {
+    --lingering;
+    send_error(s, code, text);
+    return;
+  }
+  std::thread([this, sock = std::move(s), code, text]() mutable {
+    refuse(sock, code, text);
+    --lingering;
+  }).detach();
+}
+
+bool Server::Impl::admit_pending(const std::string& address) {
+  std::vector<std::uint64_t> pending;  // oldest first
+  int from_address = 0;
+  for (const auto& [id, c] : conns) {
+    if (c.finished || c.authenticated || c.evicted) continue;
+    pending.push_back(id);
+    if (c.address == address) ++from_address;
+  }
+  if (from_address >= options.max_pending_per_address) return false;
+  // The oldest unauthenticated connection makes way: a flood of idle connections only ever
+  // evicts itself, and a real client finishes its handshake in milliseconds.
+  for (std::size_t i = 0; i + static_cast<std::size_t>(options.max_pending) <= pending.size();
+       ++i) {
+    auto& c = conns[pending[i]];
+    if (c.fd >= 0) ::shutdown(c.fd, SHUT_RDWR);
+    c.evicted = true;
+  }
+  return true;
+}
+
+bool Server::Impl::admit_authenticated(std::uint64_t id) {
+  std::lock_guard lock(mutex);
+  int in_use = 0;
+  for (const auto& [_, c] : conns) in_use += c.authenticated && !c.finished;
+  if (in_use >= options.max_connections) return false;
+  conns[id].authenticated = true;
+  return true;
+}
 
 void Server::Impl::reap() {
   std::list<std::thread> done;
@@ -71,18 +169,24 @@ void Server::Impl::accept_loop() {
     Socket s = listener->accept(500, options.timeout_seconds);
     reap();
     if (!s) continue;
-    std::lock_guard lock(mutex);
+    std::unique_lock lock(mutex);
     ++stats.connections;
-    if (conns.size() >= static_cast<std::size_t>(options.max_connections)) {
+    const std::string address = address_of(s.peer());
+    if (!admit_pending(address)) {
       ++stats.refused;
+      lock.unlock();
       log::warn("refused connection from " + s.peer() + ": " +
-                std::to_string(options.max_connections) + " connections already");
-      send_error(s, Errc::unavailable, "server busy: too many connections; try again later");
+                std::to_string(options.max_pending_per_address) +
+                " connections from that address are still authenticating");
+      refuse_later(std::move(s), Errc::unavailable,
+                   "server busy: too many connections from your address are still "
+                   "authenticating; try again later");
       continue;
     }
     auto id = next_conn++;
     auto& c = conns[id];
     c.fd = s.fd();
+    c.address = address;
     c.thread =
         std::thread([this, id, sock = std::move(s)]() mutable { serve(id, std::move(sock)); });
   }
@@ -94,18 +198,51 @@ void Server::Impl::serve(std::uint64_t id, Socket s) {
   SessionId session_id{};
   bool control = false;
   try {
+    // The handshake, TLS and the token, within its deadline however the client paces it.
+    s.set_deadline(std::chrono::steady_clock::now() +
+                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(options.handshake_seconds)));
+    if (std::to_integer<unsigned char>(s.peek_byte()) == tls::kHandshakeRecord) {
+      s.start_tls(*tls);
+    } else if (options.require_encryption) {
+      throw Error(Errc::invalid_argument,
+                  "this server accepts only encrypted connections (TLS): send without "
+                  "--no-encryption");
+    } else {
+      log::warn("connection from " + peer +
+                " is not encrypted (--no-encryption): what it sends can be read and altered "
+                "on the way");
+    }
     auto a = server_handshake(s, token);
+    if (!admit_authenticated(id)) {
+      log::warn("refused connection from " + peer + ": " + std::to_string(options.max_connections) +
+                " connections already");
+      throw Error(Errc::unavailable, "server busy: " + std::to_string(options.max_connections) +
+                                         " connections already; try again later");
+    }
+    s.set_deadline(std::nullopt);
     control = a.hello.role == Role::control;
     if (control) {
       random_bytes(session_id);
-      session = std::make_shared<Session>(options.dest, options.sync, options.timeout_seconds);
+      SessionConfig config;
+      config.dest = options.dest;
+      config.sync = options.sync;
+      config.timeout_seconds = options.timeout_seconds;
+      config.keep_special_modes = options.preserve_special_modes;
+      const std::string address = address_of(peer);
+      config.journal_held = [this, address, session_id](std::uint64_t job) {
+        journal_held(job, address, session_id);
+      };
+      session = std::make_shared<Session>(std::move(config));
       std::lock_guard lock(mutex);
-      sessions[session_id] = session;
+      sessions[session_id] = {session, address};
+      conns[id].session = session_id;
     } else {
       std::lock_guard lock(mutex);
       auto it = sessions.find(a.hello.session);
-      if (it != sessions.end()) session = it->second;
+      if (it != sessions.end()) session = it->second.session;
       session_id = a.hello.session;
+      if (session) conns[id].session = session_id;
     }
     if (!session) {
       send_error(s, Errc::not_found, "no such session (it ended)");
@@ -124,8 +261,16 @@ void Server::Impl::serve(std::uint64_t id, Socket s) {
       std::lock_guard lock(mutex);
       ++stats.refused;
     }
-    // Tell the peer why, unless the connection itself is what failed.
-    if (e.code() == Errc::corrupt || e.code() == Errc::not_found) send_error(s, e.code(), e.what());
+    // Tell the peer why (a full disk, a busy destination, a refused entry): the sender shows
+    // the receiver's reason rather than a reset. A peer that went silent is not written to; on
+    // a connection that broke the write fails quietly.
+    // Before authentication the peer's bytes may still be unread: a lingering close lets the
+    // reason arrive instead of a reset.
+    if (e.code() != Errc::timeout && !session) {
+      refuse(s, e.code(), e.what());
+    } else if (e.code() != Errc::timeout) {
+      send_error(s, e.code(), e.what());
+    }
   } catch (const std::exception& e) {
     log::error("connection from " + peer + ": " + e.what());
   }
@@ -238,8 +383,25 @@ Server::Server(const ServeOptions& options) : impl_(std::make_unique<Impl>()) {
   if (options.dest.empty()) throw Error(Errc::invalid_argument, "no destination directory given");
   if (options.max_connections < 1 || options.max_connections > 4096)
     throw Error(Errc::invalid_argument, "max_connections must be 1 to 4096");
+  if (!(options.handshake_seconds > 0 && options.handshake_seconds <= 3600))
+    throw Error(Errc::invalid_argument, "handshake_seconds must be in (0, 3600]");
+  if (options.max_pending < 1 || options.max_pending_per_address < 1)
+    throw Error(Errc::invalid_argument, "max_pending and max_pending_per_address must be >= 1");
   i.token = resolve_token(options.token);
-  TargetDir check(options.dest);  // creates DEST, and fails early if it cannot
+  tls::Options t;
+  t.token = i.token;
+  t.cert_file = options.cert_file;
+  t.key_file = options.key_file;
+  i.tls = tls::Context::server(t);
+  struct stat st {};
+  if (::stat(options.dest.c_str(), &st) != 0) {
+    if (!options.mkdir)
+      throw Error(Errc::not_found, "the destination " + options.dest +
+                                       " does not exist: create it, or pass --mkdir");
+  } else if (!S_ISDIR(st.st_mode)) {
+    throw Error(Errc::invalid_argument, "the destination " + options.dest + " is not a directory");
+  }
+  TargetDir check(options.dest);  // creates DEST (with mkdir), and fails early if it cannot
   i.listener = std::make_unique<Listener>(parse_endpoint(options.listen, false), 128);
   log::info("nubo-xfer serve: listening on " + address() + ", writing below " + options.dest);
   i.acceptor = std::thread([&i] { i.accept_loop(); });

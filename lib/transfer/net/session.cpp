@@ -61,8 +61,7 @@ void pwrite_full(int fd, Bytes data, std::uint64_t offset, const std::string& wh
 
 }  // namespace
 
-Session::Session(const std::string& dest, bool sync, double timeout_seconds)
-    : dest_(dest), sync_(sync), timeout_seconds_(timeout_seconds) {
+Session::Session(SessionConfig config) : config_(std::move(config)) {
   last_commit_ = last_activity_ = Clock::now();
 }
 
@@ -119,7 +118,7 @@ std::vector<FileStatus> Session::plan() {
     throw Error(Errc::corrupt, "the manifest has " + std::to_string(entries_.size()) +
                                    " entries, the begin message announced " +
                                    std::to_string(entry_count_));
-  target_ = std::make_unique<TargetDir>(dest_);
+  target_ = std::make_unique<TargetDir>(config_.dest, config_.keep_special_modes);
   // The subdirectory and the directories, before anything else (a link in the way is refused).
   if (!subdir_.empty()) {
     std::string at;
@@ -135,17 +134,22 @@ std::vector<FileStatus> Session::plan() {
     if (e.kind == format::EntryKind::file) target_->parent(full(e), true);
   }
 
-  auto journal_path = dest_ + "/" + std::string(kJournalPrefix) + hex64(id_) + ".journal";
-  // The same send, interrupted a moment ago, may still be letting go of the journal (its data
-  // streams finishing the chunks they hold): wait a little before calling it a concurrent send.
+  auto journal_path = config_.dest + "/" + std::string(kJournalPrefix) + hex64(id_) + ".journal";
+  job_ = id_;
+  // The same send, interrupted a moment ago, may still hold the journal: its connections dead
+  // but not yet timed out, or its data streams finishing the chunks they hold. The server ends
+  // it (or says why not), and it lets go within moments.
   for (int attempt = 0;; ++attempt) {
     try {
       journal_ = Journal::open(journal_path, "nubo recv 1\n" + hex64(id_));
       break;
     } catch (const Error& e) {
       if (e.code() != Errc::unavailable) throw;
+      if (attempt == 0 && config_.journal_held) config_.journal_held(id_);
       if (attempt >= 50)
-        throw Error(Errc::unavailable, "another send of the same files is in progress");
+        throw Error(Errc::unavailable,
+                    "another send of the same files to this destination is in progress (" +
+                        std::string(e.what()) + "); wait for it to finish, then run it again");
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
@@ -326,7 +330,7 @@ void Session::finalize(File& f) {
       }
       fd = f.fd.get();
     }
-    if (sync_ && ::fdatasync(fd) != 0) throw_io("fdatasync", f.fd.name(), errno);
+    if (config_.sync && ::fdatasync(fd) != 0) throw_io("fdatasync", f.fd.name(), errno);
     // Read back what is on disk, skipping holes (a sparse file's zeros are not read).
     FileHasher h;
     std::vector<std::byte> buffer(
@@ -361,8 +365,7 @@ void Session::finalize(File& f) {
   std::lock_guard lock(mutex_);
   try {
     if (ok) {
-      if (::fchmod(f.fd.get(), static_cast<mode_t>(e.mode)) != 0)
-        throw_io("set the mode of", f.fd.name(), errno);
+      target_->set_mode(f.fd, e.mode);
       f.fd.close();
       target_->rename(path, tmp);
       // The time last: it marks the file as complete and verified (see plan()).
@@ -407,11 +410,11 @@ void Session::maybe_commit_locked(bool force) {
   if (!force && pending_records_ < kCommitBatch && now - last_commit_ < kCommitEvery) return;
   // The data first, then the records that describe it.
   for (auto* f : dirty_) {
-    if (sync_ && f->fd) f->fd.datasync();
+    if (config_.sync && f->fd) f->fd.datasync();
     f->dirty = false;
   }
   dirty_.clear();
-  journal_.commit(sync_);
+  journal_.commit(config_.sync);
   pending_records_ = 0;
   last_commit_ = now;
 }
@@ -443,7 +446,7 @@ Result Session::finish() {
   }
   maybe_commit_locked(true);
   if (r.failed == 0) {
-    if (sync_) sync_parent_dir(journal_.path());
+    if (config_.sync) sync_parent_dir(journal_.path());
     journal_.remove();
   }
   finished_ = true;

@@ -12,9 +12,11 @@
 // mtime) and is skipped.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -45,10 +47,20 @@ struct SessionTotals {
   std::uint64_t files = 0, bytes = 0;
 };
 
+struct SessionConfig {
+  std::string dest;
+  bool sync = true;
+  double timeout_seconds = 30;      // how long a bundle member waits for its source to arrive
+  bool keep_special_modes = false;  // else setuid, setgid and sticky bits are dropped
+  // Called when the journal of this send's files is held by another send of the same files (a
+  // rerun after a cut link, while the dead connection still holds it): ends that one, or throws
+  // the reason this one must wait and for how long.
+  std::function<void(std::uint64_t job)> journal_held;
+};
+
 class Session {
  public:
-  // `timeout_seconds` bounds how long a bundle member waits for its source to arrive.
-  Session(const std::string& dest, bool sync, double timeout_seconds);
+  explicit Session(SessionConfig config);
   ~Session();
 
   // The control stream, in order: begin, add_entries (any number of times), plan, finish.
@@ -74,6 +86,9 @@ class Session {
   // The last time a data stream made progress: the control stream waits as long as data flows.
   std::chrono::steady_clock::time_point last_activity() const;
   SessionTotals totals() const;
+  // The identity of the files sent (a hash of the manifest), once planned; 0 before. Read
+  // without the session's lock, for the server's bookkeeping.
+  std::uint64_t job() const { return job_.load(); }
 
  private:
   struct File {
@@ -111,8 +126,8 @@ class Session {
   void maybe_commit_locked(bool force);
   std::string full(const format::EntryMeta& e) const;
 
-  std::string dest_;
-  bool sync_;
+  SessionConfig config_;
+  std::atomic<std::uint64_t> job_{0};
   std::uint32_t chunk_size_ = 0;
   std::uint64_t entry_count_ = 0, manifest_bytes_ = 0;
   std::string subdir_;
@@ -120,7 +135,6 @@ class Session {
   std::vector<format::EntryMeta> entries_;
   std::set<std::string> paths_;
 
-  double timeout_seconds_;
   mutable std::mutex mutex_;
   std::condition_variable settled_;  // a file was finalized or rejected, or the send ended
   bool planned_ = false, finished_ = false, ended_ = false;

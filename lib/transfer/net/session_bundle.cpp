@@ -146,7 +146,7 @@ Bytes Session::content_of_source(File& source, const Hash128& hash, StreamState&
     std::unique_lock lock(mutex_);
     auto deadline = std::chrono::steady_clock::now() +
                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                        std::chrono::duration<double>(timeout_seconds_));
+                        std::chrono::duration<double>(config_.timeout_seconds));
     if (!settled_.wait_until(lock, deadline, [&] {
           return source.finalized || source.complete || source.failed || ended_;
         }))
@@ -158,7 +158,8 @@ Bytes Session::content_of_source(File& source, const Hash128& hash, StreamState&
       return {};
     }
   }
-  if (!stream.target) stream.target = std::make_unique<TargetDir>(dest_);
+  if (!stream.target)
+    stream.target = std::make_unique<TargetDir>(config_.dest, config_.keep_special_modes);
   try {
     auto fd = stream.target->open_read(full(e));
     stream.copy.resize(e.size);
@@ -192,7 +193,8 @@ void Session::settle_locked(const std::vector<File*>& members,
 
 void Session::write_members(const std::vector<File*>& members, const std::vector<Bytes>& contents,
                             StreamState& stream, std::vector<std::string>& problems) {
-  if (!stream.target) stream.target = std::make_unique<TargetDir>(dest_);
+  if (!stream.target)
+    stream.target = std::make_unique<TargetDir>(config_.dest, config_.keep_special_modes);
   auto& dir = *stream.target;
   std::vector<Fd> open(std::min(kSyncGroup, members.size()));
   for (std::size_t first = 0; first < members.size(); first += kSyncGroup) {
@@ -205,8 +207,8 @@ void Session::write_members(const std::vector<File*>& members, const std::vector
         fd.pwrite_all(contents[i], 0);
         fd.truncate(e.size);  // a stale temporary file of an earlier attempt may be longer
         // The mtime before the rename: the name appears complete, or not at all (see plan()).
-        TargetDir::set_times_and_mode(fd, e.mtime_ns, e.mode);
-        if (sync_ && e.size > 0)
+        dir.set_times_and_mode(fd, e.mtime_ns, e.mode);
+        if (config_.sync && e.size > 0)
           ::sync_file_range(fd.get(), 0, static_cast<off_t>(e.size), SYNC_FILE_RANGE_WRITE);
         open[i - first] = std::move(fd);
       } catch (const Error& err) {
@@ -217,7 +219,7 @@ void Session::write_members(const std::vector<File*>& members, const std::vector
       auto& fd = open[i - first];
       if (!fd) continue;
       try {
-        if (sync_) fd.datasync();
+        if (config_.sync) fd.datasync();
         fd.close();
         auto path = full(entries_[members[i]->entry]);
         dir.rename(path, temp_name(paths::leaf(path)));

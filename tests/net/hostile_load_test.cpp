@@ -1,0 +1,205 @@
+// A server under hostile load and in awkward states: idle unauthenticated connections from many
+// addresses, a client dripping its handshake, a full server, a rerun after a cut link, a
+// destination that does not exist, and setuid bits in what arrives.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
+
+#include "net_helpers.hpp"
+#include "proxy.hpp"
+#include "transfer/net/wire.hpp"
+
+namespace net = nubo::net;
+namespace tn = nubo::transfer::net;
+using nubo_test::Proxy;
+using nubo_test::TempDir;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const nubo::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::uint32_t mode_of(const std::string& path) {
+  struct stat st {};
+  REQUIRE(::lstat(path.c_str(), &st) == 0);
+  return st.st_mode & 07777;
+}
+
+// Waits until the server closed `fd`, for at most `limit`; false if it stayed open.
+bool closed_within(int fd, std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  char b;
+  while (std::chrono::steady_clock::now() < until) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) > 0) {
+      auto n = ::recv(fd, &b, 1, MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("idle unauthenticated connections from many addresses do not starve a send",
+          "[net][hostile]") {
+  TempDir t;
+  nubo_test::write_file(t / "src/a", nubo_test::text_bytes(1 << 20, 3));
+  net::Server server(nubo_test::serve_options(t / "dst", 30));
+  std::vector<int> idle;
+  for (int i = 0; i < 200; ++i)
+    idle.push_back(nubo_test::connect_from("127.0.0." + std::to_string(2 + i / 4), server.port()));
+  // A legitimate sender finds room, and its data streams too.
+  auto s = net::send({t / "src"}, nubo_test::dest_of(server), nubo_test::send_options(4));
+  CHECK(s.files == 1);
+  CHECK(nubo_test::same_tree(t / "src", t / "dst/src"));
+  // The flood evicted only itself: at most the pending budget of it is still open.
+  int open = 0;
+  for (int fd : idle) open += !closed_within(fd, std::chrono::milliseconds(1));
+  CHECK(open <= 16);
+  for (int fd : idle) ::close(fd);
+}
+
+TEST_CASE("more connections than an address may have pending are refused with a reason",
+          "[net][hostile]") {
+  TempDir t;
+  auto so = nubo_test::serve_options(t / "dst", 30);
+  so.max_pending_per_address = 2;
+  net::Server server(so);
+  int a = nubo_test::connect_from("127.0.0.9", server.port());
+  int b = nubo_test::connect_from("127.0.0.9", server.port());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // both admitted as pending
+  auto other_address = tn::Socket::connect({"127.0.0.1", server.port(), ""}, 5);
+  int c = nubo_test::connect_from("127.0.0.9", server.port());
+  tn::Socket refused(nubo::tcp::Socket(c, "127.0.0.9", 5));
+  auto m = refused.read_message(tn::kMaxControl);
+  CHECK(m.type == tn::MsgType::error);
+  CHECK(contains(tn::decode_error(m.payload).text, "still authenticating"));
+  ::close(a);
+  ::close(b);
+}
+
+TEST_CASE("a client dripping its handshake is dropped at the handshake deadline",
+          "[net][hostile]") {
+  TempDir t;
+  auto so = nubo_test::serve_options(t / "dst", 30);  // the idle timeout alone would wait 30 s
+  so.handshake_seconds = 1;
+  net::Server server(so);
+  int fd = nubo_test::connect_from("127.0.0.1", server.port());
+  auto frame = tn::frame(tn::MsgType::hello, tn::encode_hello({}));
+  bool dropped = false;
+  // One byte every 200 ms keeps a socket's idle timeout from ever firing; 10 s at most.
+  for (std::size_t i = 0; i < 50 && !dropped; ++i) {
+    if (::send(fd, &frame[i % frame.size()], 1, MSG_NOSIGNAL) != 1) dropped = true;
+    dropped = dropped || closed_within(fd, std::chrono::milliseconds(200));
+  }
+  CHECK(dropped);
+  ::close(fd);
+  CHECK(server.stats().refused >= 1);
+}
+
+TEST_CASE("a full server tells the sender it is busy", "[net][hostile]") {
+  TempDir t;
+  nubo_test::write_file(t / "src/a", "hello");
+  auto so = nubo_test::serve_options(t / "dst", 30);
+  so.max_connections = 2;  // a send of one stream: its control and its data connection
+  net::Server server(so);
+  std::vector<tn::Socket> held;
+  for (int i = 0; i < 2; ++i) {
+    held.push_back(nubo_test::raw_connect(server));
+    tn::client_handshake(held.back(), nubo_test::kToken, tn::Role::control, {});
+  }
+  auto why = error_of(
+      [&] { net::send({t / "src"}, nubo_test::dest_of(server), nubo_test::send_options(1)); });
+  CHECK(contains(why, "server busy"));
+  held.clear();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  net::send({t / "src"}, nubo_test::dest_of(server), nubo_test::send_options(1));
+  CHECK(nubo_test::read_file(t / "dst/src/a") == "hello");
+}
+
+TEST_CASE("a rerun after a dead link takes over from the same sender, and others are told to wait",
+          "[net][hostile]") {
+  TempDir t;
+  nubo_test::write_file(t / "src/big", nubo_test::random_bytes(4 << 20, 11));
+  // A long timeout: without the takeover the rerun would be refused for all of it.
+  net::Server server(nubo_test::serve_options(t / "dst", 120));
+  auto o = nubo_test::send_options(1);
+  o.codec = nubo::transfer::Codec::none;
+  o.chunk_size = 64 << 10;
+  o.timeout_seconds = 1;
+  auto dead_link = [&](const std::string& source) {
+    auto proxy = std::make_unique<Proxy>(server.port(),
+                                         Proxy::Attack{.source = source, .freeze_after = 1 << 20});
+    CHECK(error_of([&] { net::send({t / "src"}, proxy->address(), o); }) != "no error");
+    CHECK(proxy->frozen());
+    return proxy;  // the server still holds its connections open
+  };
+  {
+    auto frozen = dead_link("127.0.0.7");
+    // From another address: told to wait, and for how long.
+    auto why = error_of([&] { net::send({t / "src"}, nubo_test::dest_of(server), o); });
+    CHECK(contains(why, "from 127.0.0.7"));
+    CHECK(contains(why, "wait about"));
+  }
+  auto frozen = dead_link("127.0.0.1");
+  o.timeout_seconds = 10;
+  auto s = net::send({t / "src"}, nubo_test::dest_of(server), o);
+  CHECK(nubo_test::same_tree(t / "src", t / "dst/src"));
+  CHECK(s.bytes_resumed > 0);  // what the dead send had verified was kept
+}
+
+TEST_CASE("a destination that does not exist is an error naming it, unless mkdir",
+          "[net][hostile]") {
+  TempDir t;
+  auto so = nubo_test::serve_options(t / "x");
+  so.dest = t / "typo/deeper";
+  auto why = error_of([&] { net::Server s(so); });
+  CHECK(contains(why, t / "typo/deeper"));
+  CHECK(contains(why, "--mkdir"));
+  struct stat st {};
+  CHECK(::stat((t / "typo").c_str(), &st) != 0);  // nothing was created
+  so.mkdir = true;
+  net::Server s(so);
+  CHECK(::stat((t / "typo/deeper").c_str(), &st) == 0);
+  nubo_test::write_file(t / "file", "x");
+  so.dest = t / "file";
+  CHECK(contains(error_of([&] { net::Server f(so); }), "not a directory"));
+}
+
+TEST_CASE("setuid, setgid and sticky bits are dropped unless preserved", "[net][hostile]") {
+  TempDir t;
+  nubo_test::write_file(t / "src/tool", "#!/bin/sh\n");
+  nubo_test::write_file(t / "src/big-tool", nubo_test::random_bytes(300000, 5));
+  nubo_test::make_dirs(t / "src/shared");
+  REQUIRE(::chmod((t / "src/tool").c_str(), 06755) == 0);
+  REQUIRE(::chmod((t / "src/big-tool").c_str(), 04750) == 0);
+  REQUIRE(::chmod((t / "src/shared").c_str(), 01777) == 0);
+  {
+    net::Server server(nubo_test::serve_options(t / "dst"));
+    net::send({t / "src"}, nubo_test::dest_of(server), nubo_test::send_options());
+    CHECK(mode_of(t / "dst/src/tool") == 0755);
+    CHECK(mode_of(t / "dst/src/big-tool") == 0750);
+    CHECK(mode_of(t / "dst/src/shared") == 0777);
+  }
+  auto so = nubo_test::serve_options(t / "kept");
+  so.preserve_special_modes = true;
+  net::Server server(so);
+  net::send({t / "src"}, nubo_test::dest_of(server), nubo_test::send_options());
+  CHECK(mode_of(t / "kept/src/tool") == 06755);
+  CHECK(mode_of(t / "kept/src/big-tool") == 04750);
+  CHECK(mode_of(t / "kept/src/shared") == 01777);
+}
