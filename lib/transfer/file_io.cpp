@@ -58,17 +58,35 @@ void Fd::pread_exact(MutableBytes out, std::uint64_t offset, std::string_view wh
   }
 }
 
-void Fd::pwrite_all(Bytes data, std::uint64_t offset) const {
+void pwrite_all(int fd, Bytes data, std::uint64_t offset, const std::string& name) {
   std::size_t done = 0;
   while (done < data.size()) {
     auto n =
-        ::pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
+        ::pwrite(fd, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw_io("write at offset " + std::to_string(offset + done), name_, errno);
+      throw_io("write at offset " + std::to_string(offset + done), name, errno);
     }
     done += static_cast<std::size_t>(n);
   }
+}
+
+void Fd::pwrite_all(Bytes data, std::uint64_t offset) const {
+  transfer::pwrite_all(fd_, data, offset, name_);
+}
+
+bool DataMap::hole(int fd, std::uint64_t offset, std::uint64_t size) {
+  if (!known_ || offset > data_from_) {
+    auto d = ::lseek(fd, static_cast<off_t>(offset), SEEK_DATA);
+    // ENXIO: no data after offset (a trailing hole); any other failure: no hole support.
+    if (d < 0) {
+      data_from_ = errno == ENXIO ? UINT64_MAX : offset;
+    } else {
+      data_from_ = static_cast<std::uint64_t>(d);
+    }
+    known_ = true;
+  }
+  return data_from_ >= offset + size;
 }
 
 void Fd::write_all(Bytes data) const {

@@ -49,6 +49,29 @@ class Fd {
   std::string name_;
 };
 
+// A stat's modification time in nanoseconds, as archives and the protocol record it.
+inline std::int64_t mtime_ns(const struct stat& st) {
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+// pwrite of all of `data` at `offset` on a descriptor not owned here; `name` for messages.
+void pwrite_all(int fd, Bytes data, std::uint64_t offset, const std::string& name);
+
+// Where a file's data lies, for skipping the holes of sparse files: SEEK_DATA says where the
+// next data starts, and one answer serves every range up to there. Ranges are asked in
+// increasing order of offset; reset() for another file.
+class DataMap {
+ public:
+  void reset() { known_ = false; }
+  // Whether [offset, offset + size) of `fd` is all hole. A file system without hole support
+  // answers false.
+  bool hole(int fd, std::uint64_t offset, std::uint64_t size);
+
+ private:
+  std::uint64_t data_from_ = 0;
+  bool known_ = false;
+};
+
 Fd open_read(const std::string& path);
 // O_WRONLY|O_CREAT (no truncation): the caller decides what to keep.
 Fd open_write(const std::string& path, int mode = 0644);

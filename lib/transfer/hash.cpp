@@ -1,15 +1,53 @@
 #include "transfer/hash.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #define XXH_INLINE_ALL  // inlined: one copy, with the state's layout known to this file
 #include <xxhash.h>
 
+#include "transfer/file_io.hpp"
+
 namespace nubo::transfer {
 
 std::uint64_t hash64(Bytes data) {
   return XXH3_64bits(data.data(), data.size());
+}
+
+std::string hex64(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+Hash128 hash_on_disk(int fd, std::uint64_t size, const std::string& name) {
+  FileHasher h;
+  std::vector<std::byte> buffer(std::min<std::uint64_t>(4 << 20, std::max<std::uint64_t>(size, 1)));
+  std::uint64_t at = 0;
+  while (at < size) {
+    auto data = ::lseek(fd, static_cast<off_t>(at), SEEK_DATA);
+    if (data < 0 || static_cast<std::uint64_t>(data) >= size) {
+      h.update_zeros(size - at);
+      break;
+    }
+    h.update_zeros(static_cast<std::uint64_t>(data) - at);
+    at = static_cast<std::uint64_t>(data);
+    auto hole = ::lseek(fd, static_cast<off_t>(at), SEEK_HOLE);
+    auto stop = hole < 0 ? size : std::min<std::uint64_t>(size, static_cast<std::uint64_t>(hole));
+    while (at < stop) {
+      auto want = std::min<std::uint64_t>(buffer.size(), stop - at);
+      auto n = ::pread(fd, buffer.data(), want, static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw_io("read back", name, n < 0 ? errno : EIO);
+      h.update({buffer.data(), static_cast<std::size_t>(n)});
+      at += static_cast<std::uint64_t>(n);
+    }
+  }
+  return h.digest();
 }
 
 namespace {

@@ -15,6 +15,8 @@
 namespace nubo::transfer {
 
 std::uint64_t hash64(Bytes data);
+// A 64-bit hash as 16 lowercase hex digits: the names of journals and long temporary files.
+std::string hex64(std::uint64_t v);
 
 // XXH3-128 in its canonical (big-endian) byte order, as stored in the archive.
 struct Hash128 {
@@ -26,6 +28,12 @@ struct Hash128 {
 // XXH3-128 of a whole content at once: what a FileHasher fed the same bytes gives, without its
 // state (small files are hashed by the thousand).
 Hash128 hash128(Bytes data);
+
+class FileHasher;
+// XXH3-128 of the first `size` bytes of the file open as `fd` (`name` for messages), reading
+// only its data: holes count as zeros without being read. What a file on disk holds is
+// checked this way before it is renamed into place.
+Hash128 hash_on_disk(int fd, std::uint64_t size, const std::string& name);
 
 // Streaming XXH3-128 of one file's content, fed in order.
 class FileHasher {

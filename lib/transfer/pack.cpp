@@ -139,29 +139,12 @@ class Producer {
     if (fd < 0 && errno == EPERM) fd = ::open(s.source_path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw_io("open", s.source_path, errno);
     file_ = Fd(fd, s.source_path);
-    data_from_ = 0;
-    data_known_ = false;
+    data_.reset();
     ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   }
 
-  // Whether [offset, offset+size) is all hole: SEEK_DATA says where the next data starts. One
-  // lseek answers for every chunk up to there.
-  bool in_hole(std::uint64_t offset, std::uint32_t size) {
-    if (!data_known_ || offset > data_from_) {
-      auto d = ::lseek(file_.get(), static_cast<off_t>(offset), SEEK_DATA);
-      if (d < 0) {
-        // ENXIO: no data after offset (a trailing hole); anything else: holes unsupported.
-        data_from_ = errno == ENXIO ? UINT64_MAX : offset;
-      } else {
-        data_from_ = static_cast<std::uint64_t>(d);
-      }
-      data_known_ = true;
-    }
-    return data_from_ >= offset + size;
-  }
-
   void read_chunk(PackJob& job) {
-    job.hole = in_hole(job.offset, job.raw_size);
+    job.hole = data_.hole(file_.get(), job.offset, job.raw_size);
     if (job.hole) return;
     job.raw.resize(std::max<std::size_t>(job.raw.size(), job.raw_size));
     auto t0 = Clock::now();
@@ -178,8 +161,7 @@ class Producer {
   void check_unchanged() {
     const auto& s = sources_[next_];
     auto st = file_.stat();
-    auto mtime = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-    if (static_cast<std::uint64_t>(st.st_size) != s.meta.size || mtime != s.meta.mtime_ns) {
+    if (static_cast<std::uint64_t>(st.st_size) != s.meta.size || mtime_ns(st) != s.meta.mtime_ns) {
       log::warn(s.source_path +
                 " changed while it was being packed: the archive holds the "
                 "bytes read, which may mix old and new content");
@@ -193,8 +175,7 @@ class Producer {
   Stage stage_ = Stage::entry;
   std::uint64_t chunk_ = 0;
   Fd file_;
-  std::uint64_t data_from_ = 0;
-  bool data_known_ = false;
+  DataMap data_;
   FileHasher hasher_;
 };
 

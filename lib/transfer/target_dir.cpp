@@ -37,17 +37,25 @@ Times mtime_only(std::int64_t mtime_ns) {
 }
 }  // namespace
 
+bool is_temp_name(std::string_view leaf) {
+  return leaf.starts_with(".nubo-part-") || (leaf.starts_with(".") && leaf.ends_with(".nubo-part"));
+}
+
+void TargetDir::place(Fd& file, std::string_view path, std::string_view tmp, std::int64_t mtime_ns,
+                      std::uint32_t mode, bool sync) {
+  set_mode(file, mode);
+  if (sync) file.datasync();
+  file.close();
+  rename(path, tmp);
+  set_times_and_mode(path, mtime_ns, mode, false);
+}
+
 std::string temp_name(std::string_view leaf) {
   std::string name = ".";
   name += leaf;
   name += ".nubo-part";
   if (name.size() <= 255) return name;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%016llx",
-                static_cast<unsigned long long>(hash64(as_bytes(leaf))));
-  std::string hashed = ".nubo-part-";
-  hashed += buf;
-  return hashed;
+  return ".nubo-part-" + hex64(hash64(as_bytes(leaf)));
 }
 
 TargetDir::TargetDir(const std::string& root, bool keep_special_modes)

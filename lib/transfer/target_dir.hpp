@@ -50,6 +50,11 @@ class TargetDir {
   // The same through an open file, before it is renamed into place; and its mode alone.
   void set_times_and_mode(const Fd& file, std::int64_t mtime_ns, std::uint32_t mode) const;
   void set_mode(const Fd& file, std::uint32_t mode) const;
+  // Puts a verified file in place: its mode, then (with `sync`) its data made durable, closed,
+  // renamed from `tmp` to `path`, and its time set last. The time marks a file as complete: a
+  // rerun trusts a file whose size and time match what was sent.
+  void place(Fd& file, std::string_view path, std::string_view tmp, std::int64_t mtime_ns,
+             std::uint32_t mode, bool sync);
 
  private:
   std::string root_;
@@ -63,5 +68,8 @@ class TargetDir {
 // The temporary name of a file being unpacked, in the same directory as its final name so that
 // the rename is atomic: ".<name>.nubo-part", or a hashed name when that would be too long.
 std::string temp_name(std::string_view leaf);
+// Whether `leaf` is such a temporary name: an entry called so is refused, since writing the
+// entry it belongs to would overwrite it.
+bool is_temp_name(std::string_view leaf);
 
 }  // namespace nubo::transfer

@@ -44,10 +44,6 @@ std::uint64_t checkpoint_interval(std::uint64_t size, std::uint64_t chunk_size) 
 }
 constexpr std::size_t kDoneBatch = 256;
 
-std::int64_t mtime_of(const struct stat& st) {
-  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-}
-
 // Refuses, before anything is written, entries that unpack could not place safely: links that
 // lead out of the target, and entries below a path that is not a directory in the archive.
 void check_entries(const ArchiveFile& a) {
@@ -58,6 +54,15 @@ void check_entries(const ArchiveFile& a) {
     if (e.meta.kind != format::EntryKind::file) a.check_entry_record(i);
     if (e.meta.kind == format::EntryKind::symlink)
       paths::check_link(e.meta.path, e.meta.link_target);
+    // A file is written under its temporary name first: an entry of that name beside it would
+    // be overwritten by it.
+    if (e.meta.kind == format::EntryKind::file) {
+      auto tmp = paths::join(paths::parent(e.meta.path), temp_name(paths::leaf(e.meta.path)));
+      if (kinds.count(tmp))
+        throw Error(Errc::corrupt, a.path() + ": entry '" + tmp +
+                                       "' has the temporary name unpack gives '" + e.meta.path +
+                                       "' while writing it; refused");
+    }
     for (auto dir = paths::parent(e.meta.path); !dir.empty(); dir = paths::parent(dir)) {
       auto it = kinds.find(dir);
       if (it != kinds.end() && it->second != format::EntryKind::directory) {
@@ -106,7 +111,7 @@ void plan_file(Shared& s, std::size_t entry, UnpackJob& job, std::vector<std::by
 
   if (auto st = s.planning.stat(path);
       st && S_ISREG(st->st_mode) && static_cast<std::uint64_t>(st->st_size) == e.meta.size) {
-    bool same_meta = mtime_of(*st) == e.meta.mtime_ns &&
+    bool same_meta = mtime_ns(*st) == e.meta.mtime_ns &&
                      (st->st_mode & 07777) == s.planning.mode_for(e.meta.mode);
     // Recorded as done by an earlier attempt and untouched since: trusted without reading.
     if (s.done.count(entry) && same_meta) {
@@ -311,12 +316,7 @@ class Consumer {
                                      "': content hash mismatch (every chunk matched its own "
                                      "checksum: the index is damaged); not written");
     }
-    s_.target.set_mode(file_, e.meta.mode);
-    if (s_.options.sync) file_.datasync();
-    file_.close();
-    s_.target.rename(e.meta.path, tmp_);
-    // The time last: renaming does not change it, and it marks the file as ours and complete.
-    s_.target.set_times_and_mode(e.meta.path, e.meta.mtime_ns, e.meta.mode, false);
+    s_.target.place(file_, e.meta.path, tmp_, e.meta.mtime_ns, e.meta.mode, s_.options.sync);
     std::vector<std::byte> payload;
     ByteWriter(payload).put<std::uint32_t>(static_cast<std::uint32_t>(current_));
     s_.journal.append(kFileDone, payload);
@@ -348,12 +348,6 @@ class Consumer {
   std::uint64_t chunks_written_ = 0, since_checkpoint_ = 0, interval_ = 0;
   std::size_t pending_done_ = 0;
 };
-
-std::string hex64(std::uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 }  // namespace
 

@@ -126,7 +126,7 @@ std::optional<EntryMeta> stat_entry(const std::string& source_path,
   EntryMeta m;
   m.path = archive_path;
   m.mode = static_cast<std::uint32_t>(st.st_mode & 07777);
-  m.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  m.mtime_ns = mtime_ns(st);
   if (S_ISREG(st.st_mode)) {
     m.kind = EntryKind::file;
     m.size = static_cast<std::uint64_t>(st.st_size);

@@ -192,3 +192,15 @@ TEST_CASE("unpack drops setuid, setgid and sticky bits unless told to keep them"
   CHECK(mode(t / "kept/src/tool") == 06755);
   CHECK(mode(t / "kept/src/shared") == 01777);
 }
+
+TEST_CASE("an entry named as another entry's temporary file is refused, not overwritten") {
+  TempDir dir;
+  craft(dir / "tmp.nubo", {{fmt::EntryKind::directory, "d", ""},
+                           {fmt::EntryKind::file, "d/.x.nubo-part", "the user's own file"},
+                           {fmt::EntryKind::file, "d/x", "another"}});
+  expect_refused(dir / "tmp.nubo", dir / "out", "d/.x.nubo-part");
+  // Such a name alone is an ordinary file.
+  craft(dir / "alone.nubo", {{fmt::EntryKind::file, ".y.nubo-part", "kept"}});
+  xfer::unpack(dir / "alone.nubo", dir / "out2", {});
+  CHECK(nubo_test::read_file(dir / "out2/.y.nubo-part") == "kept");
+}

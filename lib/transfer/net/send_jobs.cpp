@@ -128,6 +128,7 @@ bool Producer::large_step(SendJob& job) {
     current_ = &files_[next_large_];
     next_large_ = next_of_kind(next_large_ + 1, false);
     fd_ = open_read(current_->source->source_path);
+    data_.reset();
     hasher_.reset();
     k_ = 0;
     range_ = 0;
@@ -152,8 +153,7 @@ bool Producer::large_file_step(SendJob& job) {
   large_done_ += n;
   auto offset = k * chunk_size_;
   // A chunk wholly inside a hole of a sparse file is zeros: not read.
-  auto data = ::lseek(fd_.get(), static_cast<off_t>(offset), SEEK_DATA);
-  bool hole = data < 0 ? errno == ENXIO : static_cast<std::uint64_t>(data) >= offset + n;
+  const bool hole = data_.hole(fd_.get(), offset, n);
   if (hole) {
     hasher_.update_zeros(n);
   } else {

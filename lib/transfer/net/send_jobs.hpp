@@ -77,6 +77,7 @@ class Producer {
   std::size_t range_ = 0;
   std::uint64_t k_ = 0;
   Fd fd_;
+  DataMap data_;  // the holes of fd_
   FileHasher hasher_;
   // The open bundle.
   std::vector<std::byte> bundle_raw_;

@@ -29,34 +29,12 @@ constexpr std::size_t kCommitBatch = 8;
 constexpr auto kCommitEvery = std::chrono::milliseconds(250);
 constexpr std::string_view kJournalPrefix = ".nubo-recv-";
 
-std::int64_t mtime_of(const struct stat& st) {
-  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-}
-
-std::string hex64(std::uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 std::vector<std::byte> entry_chunk(std::uint32_t entry, std::uint64_t chunk) {
   std::vector<std::byte> p;
   ByteWriter w(p);
   w.put<std::uint32_t>(entry);
   w.put<std::uint64_t>(chunk);
   return p;
-}
-
-// pwrite of all of `data` on a descriptor the File owns (Fd would close it).
-void pwrite_full(int fd, Bytes data, std::uint64_t offset, const std::string& what) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    auto n =
-        ::pwrite(fd, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw_io("write", what, n < 0 ? errno : EIO);
-    done += static_cast<std::size_t>(n);
-  }
 }
 
 }  // namespace
@@ -92,7 +70,7 @@ void Session::add_entries(std::vector<format::EntryMeta> entries) {
     paths::check_entry(e.path);
     auto f = full(e);
     auto leaf = paths::leaf(f);
-    if (leaf.size() >= 10 && leaf.substr(leaf.size() - 10) == ".nubo-part")
+    if (is_temp_name(leaf))
       throw Error(Errc::corrupt, "entry '" + e.path + "': a temporary file's name; refused");
     if (paths::parent(f).empty() && leaf.starts_with(kJournalPrefix))
       throw Error(Errc::corrupt, "entry '" + e.path + "': a journal's name; refused");
@@ -174,7 +152,7 @@ std::vector<FileStatus> Session::plan() {
     auto path = full(e);
     if (auto st = target_->stat(path); st && S_ISREG(st->st_mode) &&
                                        static_cast<std::uint64_t>(st->st_size) == e.size &&
-                                       mtime_of(*st) == e.mtime_ns) {
+                                       mtime_ns(*st) == e.mtime_ns) {
       f->complete = s.complete = true;
     } else if (auto it = journaled.find(i); it != journaled.end()) {
       auto tmp = target_->stat(paths::join(paths::parent(path), temp_name(paths::leaf(path))));
@@ -270,7 +248,7 @@ void Session::chunk(const ChunkMeta& meta, Bytes payload, StreamState& stream) {
                 (!f->resumed ||
                  ::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                              static_cast<off_t>(offset), static_cast<off_t>(raw.size())) == 0);
-    if (!hole) pwrite_full(fd, raw, offset, name);
+    if (!hole) pwrite_all(fd, raw, offset, name);
   } catch (...) {
     std::lock_guard lock(mutex_);
     f->writing.erase(meta.index);
@@ -332,31 +310,7 @@ void Session::finalize(File& f) {
     }
     if (config_.sync && ::fdatasync(fd) != 0) throw_io("fdatasync", f.fd.name(), errno);
     // Read back what is on disk, skipping holes (a sparse file's zeros are not read).
-    FileHasher h;
-    std::vector<std::byte> buffer(
-        std::min<std::uint64_t>(4 << 20, std::max<std::uint64_t>(e.size, 1)));
-    std::uint64_t at = 0;
-    while (at < e.size) {
-      auto data = ::lseek(fd, static_cast<off_t>(at), SEEK_DATA);
-      if (data < 0 || static_cast<std::uint64_t>(data) >= e.size) {
-        h.update_zeros(e.size - at);
-        break;
-      }
-      h.update_zeros(static_cast<std::uint64_t>(data) - at);
-      at = static_cast<std::uint64_t>(data);
-      auto hole = ::lseek(fd, static_cast<off_t>(at), SEEK_HOLE);
-      auto stop =
-          hole < 0 ? e.size : std::min<std::uint64_t>(e.size, static_cast<std::uint64_t>(hole));
-      while (at < stop) {
-        auto want = std::min<std::uint64_t>(buffer.size(), stop - at);
-        auto n = ::pread(fd, buffer.data(), want, static_cast<off_t>(at));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) throw_io("read back", f.fd.name(), n < 0 ? errno : EIO);
-        h.update({buffer.data(), static_cast<std::size_t>(n)});
-        at += static_cast<std::uint64_t>(n);
-      }
-    }
-    ok = h.digest() == *f.end;
+    ok = hash_on_disk(fd, e.size, f.fd.name()) == *f.end;
     if (!ok) problem = "content hash mismatch (the source changed while it was sent?); not written";
   } catch (const Error& err) {
     problem = err.what();
@@ -365,11 +319,8 @@ void Session::finalize(File& f) {
   std::lock_guard lock(mutex_);
   try {
     if (ok) {
-      target_->set_mode(f.fd, e.mode);
-      f.fd.close();
-      target_->rename(path, tmp);
-      // The time last: it marks the file as complete and verified (see plan()).
-      target_->set_times_and_mode(path, e.mtime_ns, e.mode, false);
+      // Made durable before it was read back (above).
+      target_->place(f.fd, path, tmp, e.mtime_ns, e.mode, false);
       journal_.append(kFileDone, entry_chunk(f.entry, 0));
       ++pending_records_;
       f.finalized = true;
