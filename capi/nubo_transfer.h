@@ -50,7 +50,7 @@ typedef int (*nubo_progress_callback)(const nubo_transfer_progress* progress, vo
 
 typedef struct nubo_pack_options {
   uint32_t struct_size;
-  nubo_codec codec;      /* default NUBO_CODEC_AUTO */
+  nubo_codec codec;      /* default NUBO_CODEC_ZSTD (level 3): small and the same on every run */
   int level;             /* 0: the codec's default (zstd 3, lz4 1); AUTO: highest zstd level */
   uint64_t chunk_size;   /* default 4 MiB; 4 KiB .. 64 MiB */
   int threads;           /* compression threads; 0 (default): every core */

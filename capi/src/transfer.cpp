@@ -39,7 +39,7 @@ using nubo::capi::to_codec;
 nubo_pack_options default_pack() {
   nubo_pack_options o{};
   o.struct_size = sizeof o;
-  o.codec = NUBO_CODEC_AUTO;
+  o.codec = NUBO_CODEC_ZSTD;
   o.chunk_size = xfer::kDefaultChunkSize;
   o.memory_limit = xfer::kDefaultMemory;
   o.resume = 1;

@@ -185,13 +185,15 @@ int main(int argc, char** argv) {
   Common common;
 
   std::vector<std::string> sources;
-  std::string output, codec = "auto", chunk_size = "4M", target_rate = "0";
+  std::string output, codec, chunk_size = "4M", target_rate = "0";
   int level = 0;
   bool no_resume = false, no_sync = false;
   auto* pack = app.add_subcommand("pack", "pack files and directories into an archive");
   pack->add_option("sources", sources, "files and directories to pack")->required();
   pack->add_option("-o,--output", output, "the archive to write, e.g. data.nubo")->required();
-  pack->add_option("--codec", codec, "auto (default), zstd, lz4 or none");
+  pack->add_option("--codec", codec,
+                   "zstd (default; auto with --target-rate), auto (per chunk, for speed), lz4 "
+                   "or none");
   pack->add_option("--level", level,
                    "codec level (zstd 1-22, default 3; lz4 1-12; auto: highest zstd level)");
   pack->add_option("--chunk-size", chunk_size, "bytes per chunk, 4K to 64M (default 4M)");
@@ -243,6 +245,8 @@ int main(int argc, char** argv) {
     if (net->parsed()) return nubo_xfer::run_net_command(*net);
     if (pack->parsed()) {
       xfer::PackOptions o;
+      // zstd unless a rate to keep up with is given: then auto trades ratio for speed.
+      if (codec.empty()) codec = target_rate != "0" ? "auto" : "zstd";
       o.codec = xfer::parse_codec(codec);
       o.level = level;
       o.chunk_size = nubo_xfer::parse_size(chunk_size, "--chunk-size");

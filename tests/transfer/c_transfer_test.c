@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
 
   /* Options: init, defaults, bad sizes. */
   CHECK(nubo_pack_options_init(&po, sizeof po) == NUBO_OK);
-  CHECK(po.codec == NUBO_CODEC_AUTO && po.chunk_size == 4u << 20 && po.resume && po.sync);
+  CHECK(po.codec == NUBO_CODEC_ZSTD && po.chunk_size == 4u << 20 && po.resume && po.sync);
   CHECK(nubo_pack_options_init(&po, 0) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK(nubo_pack_options_init(NULL, sizeof po) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK(nubo_unpack_options_init(&uo, sizeof uo) == NUBO_OK);

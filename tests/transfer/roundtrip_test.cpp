@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <thread>
 
 #include "helpers.hpp"
 #include "nubo/error.hpp"
@@ -192,4 +194,28 @@ TEST_CASE("bad options are refused with a message naming them") {
                     Catch::Contains("zstd level 40"));
   CHECK_THROWS_WITH(xfer::pack({}, a, {}), Catch::Contains("no source"));
   CHECK_THROWS_WITH(xfer::parse_codec("gzip"), Catch::Contains("auto, zstd, lz4 or none"));
+}
+
+TEST_CASE("the default pack compresses with zstd and gives the same archive on a busy machine") {
+  TempDir dir;
+  make_tree(dir / "src", kChunk);
+  xfer::PackOptions o;
+  o.chunk_size = kChunk;
+  CHECK(o.codec == xfer::Codec::zstd);
+  auto idle = xfer::pack({dir / "src"}, dir / "idle.nubo", o);
+  // Both cores busy with something else while the second pack runs.
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> load;
+  for (int i = 0; i < 2; ++i)
+    load.emplace_back([&] {
+      volatile std::uint64_t x = 0;
+      while (!stop) x = x * 6364136223846793005ull + 1;
+    });
+  auto busy = xfer::pack({dir / "src"}, dir / "busy.nubo", o);
+  stop = true;
+  for (auto& t : load) t.join();
+  CHECK(busy.bytes_stored == idle.bytes_stored);
+  CHECK(busy.chunks_zstd == idle.chunks_zstd);
+  CHECK(idle.chunks_zstd > 0);
+  CHECK(idle.bytes_stored < idle.bytes);
 }

@@ -281,7 +281,7 @@ def _codec(codec: Union[str, Codec]) -> int:
 
 
 def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
-         codec: Union[str, Codec] = "auto", level: int = 0, chunk_size: Optional[int] = None,
+         codec: Union[str, Codec] = "zstd", level: int = 0, chunk_size: Optional[int] = None,
          threads: int = 0, memory_limit: Optional[int] = None, target_rate: float = 0,
          resume: bool = True, sync: bool = True,
          progress: Optional[ProgressFn] = None) -> Summary:
