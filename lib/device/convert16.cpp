@@ -1,5 +1,6 @@
 #include "device/convert16.hpp"
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstdint>
@@ -51,7 +52,11 @@ __attribute__((target("avx,f16c"))) void narrow_f16c(const float* src, void* dst
 }
 
 bool has_f16c() {
-  static const bool yes = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  // F16C from CPUID itself: clang's __builtin_cpu_supports does not know the name "f16c".
+  static const bool yes = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+  }();
   return yes;
 }
 
