@@ -9,8 +9,10 @@
 //   nubo-xfer send SRC... HOST:PORT     send files to a serve, resumably
 //
 // Interrupted (Ctrl-C, kill -9, power loss), pack and unpack resume when run again with the same
-// arguments. Exit status: 0 done, 1 error, 2 bad usage, 3 damaged or refused archive,
-// 130 interrupted (run the same command again to resume).
+// arguments. Exit status, as rclone splits them: 0 done, 1 error (fatal: retrying will not
+// help), 2 bad usage, 3 damaged or refused data, 5 temporary (the peer was unreachable, busy or
+// the connection was lost: run the same command again), 130 interrupted (run it again to
+// resume).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -25,6 +27,7 @@
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
 #include "progress_bar.hpp"
+#include "selection.hpp"
 #include "units.hpp"
 
 namespace {
@@ -35,6 +38,7 @@ using nubo_xfer::ProgressBar;
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitCorrupt = 3;
+constexpr int kExitRetry = 5;
 constexpr int kExitInterrupted = 130;
 
 // The first interrupt stops the work at its next step (a send first delivers what it has
@@ -187,10 +191,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> sources;
   std::string output, codec, chunk_size = "4M", target_rate = "0";
   int level = 0;
-  bool no_resume = false, no_sync = false;
+  bool no_resume = false, no_sync = false, force = false;
   auto* pack = app.add_subcommand("pack", "pack files and directories into an archive");
   pack->add_option("sources", sources, "files and directories to pack")->required();
-  pack->add_option("-o,--output", output, "the archive to write, e.g. data.nubo")->required();
+  pack->add_option("-o,--output", output, "the archive to write, e.g. data.nubo (-: stdout)")
+      ->required();
   pack->add_option("--codec", codec,
                    "zstd (default; auto with --target-rate), auto (per chunk, for speed), lz4 "
                    "or none");
@@ -201,6 +206,9 @@ int main(int argc, char** argv) {
                    "bytes/s the output can take, for auto, e.g. 100M (default: measured)");
   pack->add_flag("--no-resume", no_resume, "start over instead of resuming an interrupted pack");
   pack->add_flag("--no-sync", no_sync, "skip fdatasync (faster, not safe against power loss)");
+  pack->add_flag("-f,--force", force, "overwrite an existing archive");
+  nubo_xfer::Selection selection;
+  nubo_xfer::add_selection(pack, selection);
   add_common(pack, common, true);
 
   std::string archive, directory = ".";
@@ -243,7 +251,16 @@ int main(int argc, char** argv) {
   try {
     std::uint64_t memory = nubo_xfer::parse_size(common.memory, "--memory");
     if (net->parsed()) return nubo_xfer::run_net_command(*net);
-    if (pack->parsed()) {
+    if (pack->parsed() && selection.dry_run) {
+      return nubo_xfer::dry_run(sources, selection, "pack", common.json);
+    } else if (pack->parsed()) {
+      if (output == "-" && (common.json || (!force && ::isatty(STDOUT_FILENO))))
+        throw nubo::Error(nubo::Errc::invalid_argument,
+                          common.json ? "-o - writes the archive to stdout: --json cannot go there"
+                                      : "not writing an archive to a terminal (-f to force)");
+      if (output != "-" && !force && ::access(output.c_str(), F_OK) == 0)
+        throw nubo::Error(nubo::Errc::invalid_argument,
+                          output + " already exists: pass -f to overwrite it");
       xfer::PackOptions o;
       // zstd unless a rate to keep up with is given: then auto trades ratio for speed.
       if (codec.empty()) codec = target_rate != "0" ? "auto" : "zstd";
@@ -255,6 +272,8 @@ int main(int argc, char** argv) {
       o.memory_limit = memory;
       o.resume = !no_resume;
       o.sync = !no_sync;
+      o.exclude = selection.exclude;
+      o.include = selection.include;
       bar.emplace("packed", common.quiet);
       o.progress = [&](const xfer::Progress& p) { return (*bar)(p); };
       auto s = xfer::pack(sources, output, o);
@@ -299,7 +318,16 @@ int main(int argc, char** argv) {
       return kExitInterrupted;
     }
     std::fprintf(stderr, "nubo-xfer: %s\n", e.what());
-    if (e.code() == nubo::Errc::invalid_argument) return kExitUsage;
-    return e.code() == nubo::Errc::corrupt ? kExitCorrupt : kExitError;
+    switch (e.code()) {
+      case nubo::Errc::invalid_argument:
+        return kExitUsage;
+      case nubo::Errc::corrupt:
+        return kExitCorrupt;
+      case nubo::Errc::unavailable:
+      case nubo::Errc::timeout:
+        return kExitRetry;
+      default:
+        return kExitError;
+    }
   }
 }

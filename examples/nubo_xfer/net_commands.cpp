@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "nubo/cost.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
 #include "progress_bar.hpp"
@@ -37,6 +38,7 @@ std::unique_ptr<NetCommands> add_net_commands(CLI::App& app) {
   n->send->add_option("--server-name", n->server_name,
                       "the name the server's certificate must carry (default: HOST)");
   n->send->add_flag("--json", n->json, "print a JSON summary on stdout");
+  add_selection(n->send, n->selection);
   n->send->add_flag("--quiet,-q", n->quiet, "no progress display");
   n->serve = app.add_subcommand("serve", "receive what nubo-xfer send sends, below DEST");
   n->serve->add_option("--listen", n->listen,
@@ -51,22 +53,30 @@ std::unique_ptr<NetCommands> add_net_commands(CLI::App& app) {
                      "refuse senders that use --no-encryption");
   n->serve->add_option("--cert", n->cert_file, "TLS certificate chain (PEM), with --key");
   n->serve->add_option("--key", n->key_file, "TLS private key (PEM) of --cert");
-  n->serve
-      ->add_option("--handshake-timeout", n->handshake_timeout,
-                   "seconds a client has to authenticate (default 10)")
-      ->check(CLI::Range(0.1, 3600.0));
+  n->serve->add_option("--handshake-timeout", n->handshake_timeout,
+                       "how long a client has to authenticate, e.g. 10s (default)");
+  n->serve->add_flag("--json", n->json, "print a JSON summary of what was served at the end");
+  n->serve->add_flag("--quiet,-q", n->quiet, "no start and end lines (warnings still show)");
   n->serve->add_flag("--preserve-special-modes", n->preserve_special_modes,
                      "keep setuid, setgid and sticky bits (dropped by default)");
   for (auto* c : {n->send, n->serve}) {
     c->add_option("--token-file", n->token_file,
                   "file holding the shared secret (default: NUBO_TOKEN)");
-    c->add_option("--timeout", n->timeout, "seconds a silent peer is given (default 30)")
-        ->check(CLI::Range(0.1, 86400.0));
+    c->add_option("--timeout", n->timeout, "how long a silent peer is given, e.g. 30s (default)");
   }
   return n;
 }
 
 namespace {
+
+// A duration with its unit ("30s", "2m", "1h"; a plain number is seconds), within (0, 1 day].
+double duration(const std::string& text, const char* option) {
+  const double s = nubo::cost::parse_duration(text, option);
+  if (!(s > 0 && s <= 86400))
+    throw nubo::Error(nubo::Errc::invalid_argument,
+                      std::string(option) + " " + text + " is out of range: use 0.1s to 1d");
+  return s;
+}
 
 std::atomic<bool> stop_serving{false};
 void on_stop(int) {
@@ -78,26 +88,40 @@ int run_serve(NetCommands& n) {
   o.listen = n.listen;
   o.dest = n.dest;
   if (!n.token_file.empty()) o.token = nubo::net::read_token_file(n.token_file);
-  o.timeout_seconds = n.timeout;
+  o.timeout_seconds = duration(n.timeout, "--timeout");
   o.max_connections = n.max_connections;
   o.sync = !n.no_sync;
   o.mkdir = n.mkdir;
   o.require_encryption = n.require_encryption;
   o.cert_file = n.cert_file;
   o.key_file = n.key_file;
-  o.handshake_seconds = n.handshake_timeout;
+  o.handshake_seconds = duration(n.handshake_timeout, "--handshake-timeout");
   o.preserve_special_modes = n.preserve_special_modes;
   nubo::net::Server server(o);
   std::signal(SIGINT, on_stop);
   std::signal(SIGTERM, on_stop);
-  std::fprintf(stderr, "nubo-xfer: serving on %s, writing below %s\n", server.address().c_str(),
-               n.dest.c_str());
+  if (!n.quiet && !n.json)
+    std::fprintf(stderr, "nubo-xfer: serving on %s, writing below %s\n", server.address().c_str(),
+                 n.dest.c_str());
   // The port on stdout, for scripts that let the system pick one (--listen 127.0.0.1:0).
   std::printf("%u\n", static_cast<unsigned>(server.port()));
   std::fflush(stdout);
   while (!stop_serving) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   server.stop();
   auto s = server.stats();
+  if (n.json) {
+    std::cout << nlohmann::json{{"operation", "served"},
+                                {"address", server.address()},
+                                {"connections", s.connections},
+                                {"refused", s.refused},
+                                {"sessions", s.sessions},
+                                {"files", s.files},
+                                {"bytes", s.bytes}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+  if (n.quiet) return 0;
   std::fprintf(stderr, "nubo-xfer: served %llu sends, %llu files, %s; refused %llu connections\n",
                static_cast<unsigned long long>(s.sessions),
                static_cast<unsigned long long>(s.files),
@@ -109,6 +133,7 @@ int run_serve(NetCommands& n) {
 int run_send(NetCommands& n) {
   auto destination = n.sources.back();
   n.sources.pop_back();
+  if (n.selection.dry_run) return dry_run(n.sources, n.selection, "send", n.json);
   nubo::net::SendOptions o;
   o.codec = nubo::transfer::parse_codec(n.codec);
   o.level = n.level;
@@ -117,10 +142,12 @@ int run_send(NetCommands& n) {
   o.memory_limit = parse_size(n.memory, "--memory");
   o.threads = n.threads;
   o.streams = n.streams;
-  o.timeout_seconds = n.timeout;
+  o.timeout_seconds = duration(n.timeout, "--timeout");
   o.encrypt = !n.no_encryption;
   o.ca_file = n.ca_file;
   o.server_name = n.server_name;
+  o.exclude = n.selection.exclude;
+  o.include = n.selection.include;
   if (!n.token_file.empty()) o.token = nubo::net::read_token_file(n.token_file);
   ProgressBar bar("sent", n.quiet);
   o.progress = [&](const nubo::net::SendProgress& p) { return bar(p); };

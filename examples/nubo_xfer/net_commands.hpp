@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "selection.hpp"
+
 namespace nubo_xfer {
 
 struct NetCommands {
@@ -15,9 +17,10 @@ struct NetCommands {
   std::string codec = "auto", chunk_size = "4M", rate = "0", memory = "64M", token_file,
               listen = "127.0.0.1:7878", dest, ca_file, server_name, cert_file, key_file;
   int level = 0, threads = 0, streams = 4, max_connections = 64;
-  double timeout = 30, handshake_timeout = 10;
+  std::string timeout = "30s", handshake_timeout = "10s";
   bool json = false, quiet = false, no_sync = false, no_encryption = false, mkdir = false,
        require_encryption = false, preserve_special_modes = false;
+  Selection selection;  // send: --exclude, --include, --dry-run
   bool parsed() const { return send->parsed() || serve->parsed(); }
 };
 

@@ -54,6 +54,7 @@ struct SendOptions {
   bool encrypt = true;
   std::string ca_file;
   std::string server_name;
+  std::vector<std::string> exclude, include;  // as PackOptions's
   SendProgressFn progress;
 };
 

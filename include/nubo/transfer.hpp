@@ -62,6 +62,9 @@ struct PackOptions {
   double target_rate = 0;  // bytes/s the output can take (automatic); 0: measure the writes
   bool resume = true;      // continue an interrupted pack of the same sources into `archive`
   bool sync = true;        // fdatasync at checkpoints and before the final rename
+  // Left out, as rsync's --exclude and --include (docs/transfer.md, "Filters"): an entry
+  // matching an exclude pattern, unless it matches an include pattern.
+  std::vector<std::string> exclude, include;
   ProgressFn progress;
 };
 
@@ -126,6 +129,12 @@ struct Entry {
 
 // The entries of `archive`, from its index (cheap: the data is not read).
 NUBO_API std::vector<Entry> list(const std::string& archive);
+
+// What pack and send would take from `sources` with these filters, in the order they take it,
+// without reading any content (--dry-run). Errors as pack's for the sources and the patterns.
+NUBO_API std::vector<Entry> select(const std::vector<std::string>& sources,
+                                   const std::vector<std::string>& exclude = {},
+                                   const std::vector<std::string>& include = {});
 
 // Random access to the files of an archive: any byte range of any file, each chunk read
 // verified against its checksum. Several threads may use one Reader at once.

@@ -24,6 +24,16 @@ ArchiveWriter ArchiveWriter::create(Fd fd, std::uint32_t chunk_size) {
   return w;
 }
 
+ArchiveWriter ArchiveWriter::stream(Fd fd, std::uint32_t chunk_size) {
+  Header h;
+  h.chunk_size = chunk_size;
+  auto head = encode_header(h);
+  fd.write_all(head);
+  ArchiveWriter w(std::move(fd), chunk_size);
+  w.offset_ = head.size();
+  return w;
+}
+
 ArchiveWriter ArchiveWriter::resume(Fd fd, std::uint32_t chunk_size, std::uint64_t offset,
                                     Index index) {
   fd.truncate(offset);

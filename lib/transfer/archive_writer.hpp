@@ -18,6 +18,9 @@ class ArchiveWriter {
  public:
   // Writes a fresh header at offset 0 of `fd` (truncating it) and starts after it.
   static ArchiveWriter create(Fd fd, std::uint32_t chunk_size);
+  // Writes to a stream (a pipe, stdout) from its current position: the format only appends, so
+  // nothing needs to seek; nothing can be resumed either.
+  static ArchiveWriter stream(Fd fd, std::uint32_t chunk_size);
   // Continues a partial archive: `fd` is cut at `offset`, the end of its verified records, and
   // `index` describes them.
   static ArchiveWriter resume(Fd fd, std::uint32_t chunk_size, std::uint64_t offset,

@@ -218,7 +218,8 @@ void compress_job(PackJob& job, const PackOptions& options, AutoCodec* auto_code
 // Writes jobs into the archive in order; owns the file hash and the checkpoints.
 class Consumer {
  public:
-  Consumer(ArchiveWriter& writer, Journal& journal, const std::vector<SourceEntry>& sources,
+  // `journal` null: a stream, where checkpoints only flush (nothing can resume it).
+  Consumer(ArchiveWriter& writer, Journal* journal, const std::vector<SourceEntry>& sources,
            ProgressTracker& progress, Summary& summary, AutoCodec* auto_codec, bool sync,
            PackResume& resume, std::uint64_t interval)
       : interval_(interval),
@@ -287,6 +288,9 @@ class Consumer {
   // Records that everything written so far is durable. Only at a job boundary (consistent()).
   void checkpoint() {
     writer_.flush();
+    last_offset_ = writer_.offset();
+    logical_since_ = 0;
+    if (!journal_) return;
     if (sync_) writer_.fd().datasync();
     PackCheckpoint c;
     c.archive_offset = writer_.offset();
@@ -296,10 +300,8 @@ class Consumer {
       c.open_chunks = writer_.index().entries.back().chunk_count;
       c.hash_state = hasher_.save();
     }
-    journal_.append(kPackCheckpoint, encode_checkpoint(c));
-    journal_.commit(sync_);
-    last_offset_ = writer_.offset();
-    logical_since_ = 0;
+    journal_->append(kPackCheckpoint, encode_checkpoint(c));
+    journal_->commit(sync_);
   }
 
   bool consistent() const { return consistent_; }
@@ -307,7 +309,7 @@ class Consumer {
  private:
   std::uint64_t interval_;
   ArchiveWriter& writer_;
-  Journal& journal_;
+  Journal* journal_;
   const std::vector<SourceEntry>& sources_;
   ProgressTracker& progress_;
   Summary& summary_;
@@ -331,6 +333,36 @@ std::string absolute(const std::string& path) {
   return out;
 }
 
+// Runs the pipeline from `resume` to the end of the sources into `writer`, then writes the
+// index; `journal` null for a stream. Returns the archive's size.
+std::uint64_t pack_into(ArchiveWriter& writer, Journal* journal, const WalkResult& walk,
+                        PackResume& resume, Summary& summary, const PackOptions& options,
+                        const Resources& resources, AutoCodec* auto_codec) {
+  const auto chunk_size = writer.chunk_size();
+  ProgressTracker progress(options.progress, walk.bytes, walk.entries.size());
+  progress.add_skipped(resume.skipped_bytes);
+  for (std::size_t i = 0; i < resume.next_entry; ++i) progress.file_done();
+  progress.report(true);
+
+  Producer producer(walk.entries, chunk_size, resume, auto_codec);
+  Consumer consumer(writer, journal, walk.entries, progress, summary, auto_codec, options.sync,
+                    resume, checkpoint_interval(walk.bytes, chunk_size));
+  PipelineStages<PackJob> stages;
+  stages.produce = [&](PackJob& job) { return producer(job); };
+  stages.work = [&](PackJob& job) { compress_job(job, options, auto_codec); };
+  stages.consume = [&](PackJob& job) { consumer(job); };
+  try {
+    run_pipeline(resources.slots, resources.workers, stages);
+  } catch (const Error& e) {
+    // A cancelled pack keeps its work: the consumer stopped between two jobs.
+    if (e.code() == Errc::cancelled && consumer.consistent()) consumer.checkpoint();
+    throw;
+  }
+  auto size = writer.finish();
+  progress.finish();
+  return size;
+}
+
 }  // namespace
 
 Summary pack(const std::vector<std::string>& sources, const std::string& archive,
@@ -350,10 +382,26 @@ Summary pack(const std::vector<std::string>& sources, const std::string& archive
   } else {
     fixed_setting(options.codec, options.level);  // checks the level
   }
+  AutoCodec* chooser = auto_codec ? &*auto_codec : nullptr;
+  const PathFilter filter(options.exclude, options.include);
+  Summary summary;
+
+  if (archive == "-") {  // to stdout, as zstd -o -: one pass, nothing to resume
+    auto walk = walk_sources(sources, {}, filter);
+    const int fd = ::dup(STDOUT_FILENO);
+    if (fd < 0) throw_io("duplicate", "stdout", errno);
+    auto writer = ArchiveWriter::stream(Fd(fd, "stdout"), chunk_size);
+    PackResume none;
+    summary.bytes_stored =
+        pack_into(writer, nullptr, walk, none, summary, options, resources, chooser);
+    writer.close();
+    summary.seconds = seconds_since(started);
+    return summary;
+  }
 
   const auto part_path = archive + ".part";
   const auto journal_path = archive + ".journal";
-  auto walk = walk_sources(sources, {archive, part_path, journal_path});
+  auto walk = walk_sources(sources, {archive, part_path, journal_path}, filter);
 
   // The job's identity: the same sources into the same archive with the same chunk size. The
   // codec may differ between attempts: each chunk records its own.
@@ -362,6 +410,8 @@ Summary pack(const std::vector<std::string>& sources, const std::string& archive
     identity += '\n';
     identity += absolute(s);
   }
+  for (const auto& p : options.exclude) identity += "\nexclude " + p;
+  for (const auto& p : options.include) identity += "\ninclude " + p;
   auto journal = Journal::open(journal_path, identity);
 
   auto part = open_write(part_path);
@@ -369,7 +419,6 @@ Summary pack(const std::vector<std::string>& sources, const std::string& archive
   if (options.resume && !journal.discarded_other()) {
     resume = scan_partial(part, journal, walk.entries, chunk_size);
   }
-  Summary summary;
   std::optional<ArchiveWriter> writer;
   if (resume.fresh || resume.offset <= format::kHeaderSize) {
     writer.emplace(ArchiveWriter::create(std::move(part), chunk_size));
@@ -388,37 +437,14 @@ Summary pack(const std::vector<std::string>& sources, const std::string& archive
         ArchiveWriter::resume(std::move(part), chunk_size, resume.offset, std::move(resume.index)));
   }
 
-  ProgressTracker progress(options.progress, walk.bytes, walk.entries.size());
-  progress.add_skipped(resume.skipped_bytes);
-  for (std::size_t i = 0; i < resume.next_entry; ++i) progress.file_done();
-  progress.report(true);
-
-  Producer producer(walk.entries, chunk_size, resume, auto_codec ? &*auto_codec : nullptr);
-  Consumer consumer(*writer, journal, walk.entries, progress, summary,
-                    auto_codec ? &*auto_codec : nullptr, options.sync, resume,
-                    checkpoint_interval(walk.bytes, chunk_size));
-  PipelineStages<PackJob> stages;
-  stages.produce = [&](PackJob& job) { return producer(job); };
-  stages.work = [&](PackJob& job) {
-    compress_job(job, options, auto_codec ? &*auto_codec : nullptr);
-  };
-  stages.consume = [&](PackJob& job) { consumer(job); };
-  try {
-    run_pipeline(resources.slots, resources.workers, stages);
-  } catch (const Error& e) {
-    // A cancelled pack keeps its work: the consumer stopped between two jobs.
-    if (e.code() == Errc::cancelled && consumer.consistent()) consumer.checkpoint();
-    throw;
-  }
-
-  summary.bytes_stored = writer->finish();
+  summary.bytes_stored =
+      pack_into(*writer, &journal, walk, resume, summary, options, resources, chooser);
   if (options.sync) writer->fd().datasync();
   writer->close();
   rename_file(part_path, archive);
   if (options.sync) sync_parent_dir(archive);
   journal.remove();
   summary.seconds = seconds_since(started);
-  progress.finish();
   return summary;
 }
 

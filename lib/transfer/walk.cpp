@@ -45,7 +45,7 @@ struct FileId {
 
 class Walker {
  public:
-  explicit Walker(const std::vector<std::string>& skip) {
+  Walker(const std::vector<std::string>& skip, const PathFilter& filter) : filter_(filter) {
     // Skipped files are recognised by their directory's identity and their name, so that they
     // are skipped whichever way the source path reaches them.
     for (const auto& s : skip) {
@@ -64,7 +64,7 @@ class Walker {
       return;
     }
     auto meta = stat_entry(source_path, archive_path);
-    if (!meta) return;
+    if (!meta || left_out(*meta)) return;
     push(source_path, *meta);
     if (meta->kind == EntryKind::directory) add_children(source_path, archive_path);
   }
@@ -104,12 +104,17 @@ class Walker {
     for (const auto& name : names) {
       auto child = dir == "/" ? "/" + name : dir + "/" + name;
       auto meta = stat_entry(child, paths::join(archive_dir, name));
-      if (!meta) continue;
+      if (!meta || left_out(*meta)) continue;
       push(child, *meta);
       if (meta->kind == EntryKind::directory) add_children(child, meta->path);
     }
   }
 
+  bool left_out(const EntryMeta& meta) const {
+    return !filter_.empty() && filter_.excluded(meta.path, meta.kind == EntryKind::directory);
+  }
+
+  const PathFilter& filter_;
   std::map<FileId, std::set<std::string>> skip_;
   std::map<std::string, std::string> origin_;  // archive path -> source, for duplicates
 };
@@ -145,9 +150,9 @@ std::optional<EntryMeta> stat_entry(const std::string& source_path,
 }
 
 WalkResult walk_sources(const std::vector<std::string>& sources,
-                        const std::vector<std::string>& skip) {
+                        const std::vector<std::string>& skip, const PathFilter& filter) {
   if (sources.empty()) throw Error(Errc::invalid_argument, "no source to pack");
-  Walker walker(skip);
+  Walker walker(skip, filter);
   for (const auto& source : sources) {
     if (source.empty()) throw Error(Errc::invalid_argument, "an empty source path");
     // The name in the archive is the source's last component: "data/" and "/x/data" give

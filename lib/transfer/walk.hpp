@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "transfer/filter.hpp"
 #include "transfer/format.hpp"
 
 namespace nubo::transfer {
@@ -22,9 +23,9 @@ struct WalkResult {
 };
 
 // `skip` names files never to pack, typically the archive being written and its companions
-// when the archive lies inside a source directory.
+// when the archive lies inside a source directory; `filter` leaves out what the user excluded.
 WalkResult walk_sources(const std::vector<std::string>& sources,
-                        const std::vector<std::string>& skip);
+                        const std::vector<std::string>& skip, const PathFilter& filter = {});
 
 // Metadata of one path on this machine (lstat), under the archive name `archive_path`; nullopt
 // for kinds that are not packed (sockets, devices, FIFOs).

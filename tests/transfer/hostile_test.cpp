@@ -9,6 +9,7 @@
 #include "nubo/transfer.hpp"
 #include "transfer/archive_writer.hpp"
 #include "transfer/bytes.hpp"
+#include "transfer/filter.hpp"
 #include "transfer/format.hpp"
 #include "transfer/hash.hpp"
 
@@ -203,4 +204,20 @@ TEST_CASE("an entry named as another entry's temporary file is refused, not over
   craft(dir / "alone.nubo", {{fmt::EntryKind::file, ".y.nubo-part", "kept"}});
   xfer::unpack(dir / "alone.nubo", dir / "out2", {});
   CHECK(nubo_test::read_file(dir / "out2/.y.nubo-part") == "kept");
+}
+
+TEST_CASE("filters match names at any depth, paths, anchored paths and directories only") {
+  xfer::PathFilter f({"*.tmp", "logs/", "/src/build", "cache/*.bin"}, {"keep.tmp"});
+  CHECK(f.excluded("a.tmp", false));
+  CHECK(f.excluded("src/deep/b.tmp", false));
+  CHECK(!f.excluded("src/deep/keep.tmp", false));  // included back
+  CHECK(f.excluded("src/logs", true));
+  CHECK(!f.excluded("src/logs", false));  // a file called logs is not a directory
+  CHECK(f.excluded("src/build", true));
+  CHECK(!f.excluded("other/src/build", true));     // anchored at the top
+  CHECK(f.excluded("x/cache/w.bin", false));       // a path pattern at any depth
+  CHECK(!f.excluded("x/cache/sub/w.bin", false));  // '*' does not cross '/'
+  CHECK(!xfer::PathFilter().excluded("anything", false));
+  CHECK_THROWS_WITH(xfer::PathFilter({"a[b"}, {}), Catch::Contains("'a[b'"));
+  CHECK_THROWS_WITH(xfer::PathFilter({}, {""}), Catch::Contains("--include pattern"));
 }

@@ -110,7 +110,7 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
       throw Error(Errc::invalid_argument,
                   "destination subdirectory '" + endpoint.subdir + "': the path " + p);
   }
-  auto walk = walk_sources(sources, {});
+  auto walk = walk_sources(sources, {}, PathFilter(options.exclude, options.include));
   std::shared_ptr<tls::Context> tls;
   if (options.encrypt) {
     tls::Options t;
