@@ -19,17 +19,36 @@ std::string problem(std::string_view path) {
   return {};
 }
 
+std::string shown(std::string_view path) {
+  std::string out;
+  out.reserve(path.size());
+  for (char c : path) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 || b == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[b >> 4];
+      out += hex[b & 15];
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 void check_entry(std::string_view path) {
   auto p = problem(path);
   if (!p.empty()) {
-    throw Error(Errc::corrupt, "entry '" + std::string(path) + "': the path " + p + "; refused");
+    throw Error(Errc::corrupt, "entry '" + shown(path) + "': the path " + p + "; refused");
   }
 }
 
 void check_link(std::string_view path, std::string_view target) {
   auto refuse = [&](const std::string& why) {
-    throw Error(Errc::corrupt, "symlink '" + std::string(path) + "' -> '" + std::string(target) +
-                                   "': " + why + "; refused");
+    throw Error(Errc::corrupt,
+                "symlink '" + shown(path) + "' -> '" + shown(target) + "': " + why + "; refused");
   };
   if (target.empty()) refuse("empty target");
   if (target.find('\0') != std::string_view::npos) refuse("the target contains a NUL byte");

@@ -12,6 +12,10 @@ namespace nubo::transfer::paths {
 // "has a '..' component", ...).
 std::string problem(std::string_view path);
 
+// `path` as an error message shows it: control bytes and NUL as \xNN, a backslash doubled, so
+// that a name holding a NUL is shown whole rather than cut at it.
+std::string shown(std::string_view path);
+
 // Throws Error(corrupt) "entry '<path>': <problem>; refused" when problem() is not empty.
 void check_entry(std::string_view path);
 

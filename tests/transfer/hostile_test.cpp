@@ -12,6 +12,7 @@
 #include "transfer/filter.hpp"
 #include "transfer/format.hpp"
 #include "transfer/hash.hpp"
+#include "transfer/paths.hpp"
 
 namespace xfer = nubo::transfer;
 namespace fmt = nubo::transfer::format;
@@ -220,4 +221,11 @@ TEST_CASE("filters match names at any depth, paths, anchored paths and directori
   CHECK(!xfer::PathFilter().excluded("anything", false));
   CHECK_THROWS_WITH(xfer::PathFilter({"a[b"}, {}), Catch::Contains("'a[b'"));
   CHECK_THROWS_WITH(xfer::PathFilter({}, {""}), Catch::Contains("--include pattern"));
+}
+
+TEST_CASE("a name holding a NUL or control bytes is shown whole, escaped, in the refusal") {
+  TempDir dir;
+  craft(dir / "nul.nubo", {{fmt::EntryKind::file, std::string("evil\0tail\n", 10), "x"}});
+  expect_refused(dir / "nul.nubo", dir / "out", "evil\\x00tail\\x0a");
+  CHECK(xfer::paths::shown("a\\b") == "a\\\\b");
 }
