@@ -203,3 +203,30 @@ TEST_CASE("setuid, setgid and sticky bits are dropped unless preserved", "[net][
   CHECK(mode_of(t / "kept/src/big-tool") == 04750);
   CHECK(mode_of(t / "kept/src/shared") == 01777);
 }
+
+TEST_CASE("a receiver whose disk fills tells the sender why", "[net][hostile]") {
+  TempDir t;
+  nubo_test::make_dirs(t / "small");
+  // A 1 MiB file system for the destination; it takes root (or CAP_SYS_ADMIN) to mount one.
+  const std::string mount = "mount -t tmpfs -o size=1m tmpfs '" + (t / "small") + "' 2>/dev/null";
+  if (std::system(mount.c_str()) != 0) {
+    WARN("cannot mount a small tmpfs here (not root?): the full-disk case is not tested");
+    return;
+  }
+  struct Unmount {
+    std::string path;
+    ~Unmount() {
+      const std::string cmd = "umount '" + path + "'";
+      if (std::system(cmd.c_str()) != 0) {
+      }
+    }
+  } unmount{t / "small"};
+  nubo_test::write_file(t / "src/big", nubo_test::random_bytes(6 << 20, 21));
+  net::Server server(nubo_test::serve_options(t / "small"));
+  auto o = nubo_test::send_options(2);
+  o.codec = nubo::transfer::Codec::none;
+  o.chunk_size = 256 << 10;
+  auto why = error_of([&] { net::send({t / "src"}, nubo_test::dest_of(server), o); });
+  CHECK(contains(why, "No space left on device"));
+  CHECK(contains(why, "refused"));  // the receiver's reason, not a reset
+}

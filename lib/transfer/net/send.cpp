@@ -64,6 +64,9 @@ void run_stream(Socket& s, SendQueue& queue, RateLimiter& limiter, LinkMeter& me
   while (queue.pop(m)) {
     write(m.head);
     write(m.body);
+    // The receiver says something on a data stream only when it gives up on it (a full disk,
+    // a refused chunk): its reason, rather than the reset that follows.
+    if (s.readable(0)) expect(s.read_message(kMaxControl), MsgType::stream_done, s.peer());
   }
   if (queue.failure()) return;
   auto end = frame(MsgType::stream_end, encode_u64(0));

@@ -264,13 +264,9 @@ void Server::Impl::serve(std::uint64_t id, Socket s) {
     // Tell the peer why (a full disk, a busy destination, a refused entry): the sender shows
     // the receiver's reason rather than a reset. A peer that went silent is not written to; on
     // a connection that broke the write fails quietly.
-    // Before authentication the peer's bytes may still be unread: a lingering close lets the
-    // reason arrive instead of a reset.
-    if (e.code() != Errc::timeout && !session) {
-      refuse(s, e.code(), e.what());
-    } else if (e.code() != Errc::timeout) {
-      send_error(s, e.code(), e.what());
-    }
+    // The peer's bytes may still be unread (before authentication, or a sender streaming
+    // chunks): a lingering close lets the reason arrive instead of a reset.
+    if (e.code() != Errc::timeout) refuse(s, e.code(), e.what());
   } catch (const std::exception& e) {
     log::error("connection from " + peer + ": " + e.what());
   }
