@@ -75,6 +75,11 @@ class Proxy {
     std::lock_guard lock(mutex_);
     return captured_;
   }
+  // What the sender sent on each connection, in the order they were accepted.
+  std::vector<std::string> connections() {
+    std::lock_guard lock(mutex_);
+    return connections_;
+  }
   bool frozen() const { return frozen_; }
   // Closes every connection (a frozen link stays open until then).
   void stop() {
@@ -100,12 +105,18 @@ class Proxy {
         ::close(client);
         continue;
       }
-      pipes_.emplace_back([this, client, server] { pipe(client, server); });
+      std::size_t index;
+      {
+        std::lock_guard lock(mutex_);
+        index = connections_.size();
+        connections_.emplace_back();
+      }
+      pipes_.emplace_back([this, client, server, index] { pipe(client, server, index); });
     }
   }
 
   // Forwards both ways until either side closes, the attack cuts the link, or the proxy stops.
-  void pipe(int client, int server) {
+  void pipe(int client, int server, std::size_t index) {
     std::vector<char> buf(64 * 1024);
     bool open = true;
     while (open && !stopping_) {
@@ -118,7 +129,7 @@ class Proxy {
           open = false;
           break;
         }
-        if (side == 0) n = tamper(buf.data(), static_cast<std::size_t>(n), open);
+        if (side == 0) n = tamper(buf.data(), static_cast<std::size_t>(n), index, open);
         if (n > 0 &&
             ::send(p[1 - side].fd, buf.data(), static_cast<std::size_t>(n), MSG_NOSIGNAL) != n)
           open = false;
@@ -129,10 +140,11 @@ class Proxy {
   }
 
   // Records client-to-server bytes and applies the attack; returns how many to forward.
-  long tamper(char* data, std::size_t n, bool& open) {
+  long tamper(char* data, std::size_t n, std::size_t index, bool& open) {
     std::lock_guard lock(mutex_);
     const auto start = static_cast<std::int64_t>(captured_.size());
     captured_.append(data, n);
+    connections_[index].append(data, n);
     const auto end = start + static_cast<std::int64_t>(n);
     if (attack_.flip_at >= start && attack_.flip_at < end) data[attack_.flip_at - start] ^= 0x20;
     if (attack_.freeze_after >= 0 && end >= attack_.freeze_after) frozen_ = true;
@@ -152,6 +164,7 @@ class Proxy {
   std::vector<std::thread> pipes_;  // touched by the acceptor only, joined after it
   std::mutex mutex_;
   std::string captured_;
+  std::vector<std::string> connections_;
 };
 
 }  // namespace nubo_test

@@ -3,6 +3,7 @@
 // CA and a name, and a token that does not match.
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <thread>
 
 #include "net_helpers.hpp"
 #include "proxy.hpp"
@@ -198,4 +199,33 @@ TEST_CASE("unusable certificate options are refused before listening", "[net][tl
   net::Server server(nubo_test::serve_options(t / "dst"));
   CHECK(contains(error_of([&] { net::send({t / "src"}, nubo_test::dest_of(server), o); }),
                  "no-such-ca.pem"));
+}
+
+TEST_CASE("a recorded session played back to the server is refused and writes nothing",
+          "[net][tls]") {
+  TempDir t;
+  make_marked_tree(t);
+  net::Server server(nubo_test::serve_options(t / "dst"));
+  std::vector<std::string> recorded;
+  {
+    Proxy proxy(server.port(), {});
+    net::send({t / "src"}, proxy.address() + "/first", plain_chunks(nubo_test::send_options(1)));
+    recorded = proxy.connections();
+  }
+  REQUIRE(recorded.size() == 2);  // the control connection and one data stream
+  const auto refused = server.stats().refused;
+  const auto sessions = server.stats().sessions;
+  // Every connection played back as it was recorded, in order: the server's fresh handshake
+  // values make the recorded Finished and records useless.
+  std::vector<int> fds;
+  for (const auto& bytes : recorded) {
+    int fd = nubo_test::connect_from("127.0.0.1", server.port());
+    ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    fds.push_back(fd);
+  }
+  for (int i = 0; i < 100 && server.stats().refused < refused + 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int fd : fds) ::close(fd);
+  CHECK(server.stats().refused >= refused + 2);
+  CHECK(server.stats().sessions == sessions);
 }
