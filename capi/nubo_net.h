@@ -70,6 +70,11 @@ typedef struct nubo_net_send_options {
   int encrypt;
   const char* ca_file;
   const char* server_name;
+  /* As nubo_pack_options's. */
+  const char* const* exclude;
+  size_t exclude_count;
+  const char* const* include;
+  size_t include_count;
 } nubo_net_send_options;
 
 /* What a send did. Set struct_size = sizeof before the call. */

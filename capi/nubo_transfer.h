@@ -60,6 +60,12 @@ typedef struct nubo_pack_options {
   int sync;              /* nonzero (default): fdatasync at checkpoints and at the end */
   nubo_progress_callback progress; /* NULL: none */
   void* progress_user;             /* passed back to progress unchanged */
+  /* Filters as rsync's --exclude/--include (docs/transfer.md): entries matching one of the
+   * exclude_count patterns are left out unless one of the include_count patterns matches. */
+  const char* const* exclude;
+  size_t exclude_count;
+  const char* const* include;
+  size_t include_count;
 } nubo_pack_options;
 
 typedef struct nubo_unpack_options {

@@ -118,13 +118,7 @@ NUBO_C_API nubo_status nubo_net_send(const char* const* sources, size_t source_c
       throw Error(Errc::invalid_argument, "source_count is 0: nothing to send");
     nubo::capi::require(sources, "sources");
     check_out(summary, "summary", "nubo_net_send_summary");
-    std::vector<std::string> list;
-    for (size_t i = 0; i < source_count; ++i) {
-      if (sources[i] == nullptr) {
-        throw Error(Errc::invalid_argument, "sources[" + std::to_string(i) + "] is NULL");
-      }
-      list.emplace_back(sources[i]);
-    }
+    auto list = nubo::capi::to_strings(sources, source_count, "sources");
     auto o = default_send();
     if (options) {
       o = nubo::capi::read_sized(*options, o, "options", "nubo_net_send_options_init()");
@@ -143,6 +137,8 @@ NUBO_C_API nubo_status nubo_net_send(const char* const* sources, size_t source_c
     s.encrypt = o.encrypt != 0;
     s.ca_file = text_or_empty(o.ca_file);
     s.server_name = text_or_empty(o.server_name);
+    s.exclude = nubo::capi::to_strings(o.exclude, o.exclude_count, "options->exclude");
+    s.include = nubo::capi::to_strings(o.include, o.include_count, "options->include");
     write_summary(net::send(list, destination, s), summary);
   });
 }

@@ -27,6 +27,20 @@ transfer::Codec to_codec(nubo_codec c) {
               "options->codec " + std::to_string(static_cast<int>(c)) + " is not a nubo_codec");
 }
 
+std::vector<std::string> to_strings(const char* const* items, size_t count, const char* what) {
+  if (count > 0 && items == nullptr)
+    throw Error(Errc::invalid_argument,
+                std::string(what) + " is NULL with a count of " + std::to_string(count));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < count; ++i) {
+    if (items[i] == nullptr)
+      throw Error(Errc::invalid_argument,
+                  std::string(what) + "[" + std::to_string(i) + "] is NULL");
+    out.emplace_back(items[i]);
+  }
+  return out;
+}
+
 }  // namespace nubo::capi
 
 namespace {
@@ -136,13 +150,7 @@ NUBO_C_API nubo_status nubo_pack(const char* const* sources, size_t source_count
       throw Error(Errc::invalid_argument, "source_count is 0: nothing to pack");
     nubo::capi::require(sources, "sources");
     check_summary(summary);
-    std::vector<std::string> list;
-    for (size_t i = 0; i < source_count; ++i) {
-      if (sources[i] == nullptr) {
-        throw Error(Errc::invalid_argument, "sources[" + std::to_string(i) + "] is NULL");
-      }
-      list.emplace_back(sources[i]);
-    }
+    auto list = nubo::capi::to_strings(sources, source_count, "sources");
     auto o = default_pack();
     if (options) o = nubo::capi::read_sized(*options, o, "options", "nubo_pack_options_init()");
     xfer::PackOptions p;
@@ -154,6 +162,8 @@ NUBO_C_API nubo_status nubo_pack(const char* const* sources, size_t source_count
     p.target_rate = o.target_rate;
     p.resume = o.resume != 0;
     p.sync = o.sync != 0;
+    p.exclude = nubo::capi::to_strings(o.exclude, o.exclude_count, "options->exclude");
+    p.include = nubo::capi::to_strings(o.include, o.include_count, "options->include");
     p.progress = wrap(o.progress, o.progress_user);
     write_summary(xfer::pack(list, archive, p), summary);
   });

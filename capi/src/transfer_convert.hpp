@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "nubo.h"
 #include "nubo/transfer.hpp"
@@ -10,6 +11,10 @@ namespace nubo::capi {
 
 // Throws Errc::invalid_argument naming options->codec for a value that is not a nubo_codec.
 transfer::Codec to_codec(nubo_codec c);
+
+// `count` C strings as a vector; Error(invalid_argument) naming `what` for a NULL array with a
+// count, or a NULL string in it.
+std::vector<std::string> to_strings(const char* const* items, size_t count, const char* what);
 
 // Fills the fields every C progress struct of a transfer begins with (nubo_transfer_progress,
 // nubo_net_progress). `file` holds the NUL-terminated current file and must outlive the call.

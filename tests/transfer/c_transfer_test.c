@@ -96,6 +96,17 @@ int main(int argc, char** argv) {
   CHECK(nubo_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK(strstr(nubo_last_error(), "options->codec") != NULL);
   po.codec = NUBO_CODEC_ZSTD;
+  po.exclude_count = 1; /* with no array */
+  CHECK(nubo_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(nubo_last_error(), "options->exclude is NULL") != NULL);
+  {
+    const char* bad[] = {"[unclosed"};
+    po.exclude = bad;
+    CHECK(nubo_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(nubo_last_error(), "'[unclosed'") != NULL);
+    po.exclude = NULL;
+    po.exclude_count = 0;
+  }
   po.chunk_size = 10;
   CHECK(nubo_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK(strstr(nubo_last_error(), "chunk size") != NULL);

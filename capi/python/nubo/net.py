@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Optional, Union
 from . import _lib
 from ._lib import _Sized, text
 from .errors import NuboError, Status
-from .transfer import Codec, _codec
+from .transfer import Codec, _codec, _patterns
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -69,6 +69,10 @@ class nubo_net_send_options(_Sized):
         ("encrypt", c_int),
         ("ca_file", c_char_p),
         ("server_name", c_char_p),
+        ("exclude", POINTER(c_char_p)),
+        ("exclude_count", c_size_t),
+        ("include", POINTER(c_char_p)),
+        ("include_count", c_size_t),
     ]
 
 
@@ -248,7 +252,8 @@ def send(sources: Union[StrPath, Iterable[StrPath]], destination: str, *,
          chunk_size: Optional[int] = None, threads: int = 0, memory_limit: Optional[int] = None,
          streams: Optional[int] = None, rate: float = 0, timeout: Optional[float] = None,
          progress: Optional[SendProgressFn] = None, encrypt: bool = True,
-         ca_file: Optional[StrPath] = None, server_name: Optional[str] = None) -> SendSummary:
+         ca_file: Optional[StrPath] = None, server_name: Optional[str] = None,
+         exclude: Iterable[str] = (), include: Iterable[str] = ()) -> SendSummary:
     """Sends files and directories to the server at destination, "HOST:PORT[/SUBDIR]"; resumes
     an interrupted send of the same sources. rate: wire bytes/s (0: unlimited). Every connection
     is TLS 1.3, keyed from the token, or with ca_file the server's certificate is checked against
@@ -274,6 +279,9 @@ def send(sources: Union[StrPath, Iterable[StrPath]], destination: str, *,
     o.encrypt = int(encrypt)
     o.ca_file = _path(ca_file) if ca_file else None
     o.server_name = server_name.encode() if server_name else None
+    excluded, o.exclude_count = _patterns(exclude)
+    included, o.include_count = _patterns(include)
+    o.exclude, o.include = excluded, included
     cb = _Callback(progress)
     o.progress = cb.c
     array = (c_char_p * max(len(encoded), 1))(*encoded)

@@ -80,7 +80,17 @@ class nubo_pack_options(_Sized):
         ("sync", c_int),
         ("progress", PROGRESS_CALLBACK),
         ("progress_user", c_void_p),
+        ("exclude", POINTER(c_char_p)),
+        ("exclude_count", c_size_t),
+        ("include", POINTER(c_char_p)),
+        ("include_count", c_size_t),
     ]
+
+
+def _patterns(patterns: Iterable[str]) -> "tuple[ctypes.Array[c_char_p], int]":
+    """A C array of patterns for the exclude/include fields (kept alive by the caller)."""
+    encoded = [p.encode() for p in patterns]
+    return (c_char_p * max(len(encoded), 1))(*encoded), len(encoded)
 
 
 class nubo_unpack_options(_Sized):
@@ -283,10 +293,11 @@ def _codec(codec: Union[str, Codec]) -> int:
 def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
          codec: Union[str, Codec] = "zstd", level: int = 0, chunk_size: Optional[int] = None,
          threads: int = 0, memory_limit: Optional[int] = None, target_rate: float = 0,
-         resume: bool = True, sync: bool = True,
-         progress: Optional[ProgressFn] = None) -> Summary:
+         resume: bool = True, sync: bool = True, progress: Optional[ProgressFn] = None,
+         exclude: Iterable[str] = (), include: Iterable[str] = ()) -> Summary:
     """Packs files and directories into `archive`; resumes an interrupted pack of the same
-    sources. Raises NuboError (CANCELLED when progress returned False)."""
+    sources. exclude/include: rsync's filter patterns (an excluded entry is kept when an
+    include pattern matches it). Raises NuboError (CANCELLED when progress returned False)."""
     if isinstance(sources, (str, bytes, os.PathLike)):
         sources = [sources]  # type: ignore[list-item]
     encoded = [_path(s) for s in sources]  # type: ignore[union-attr]
@@ -299,6 +310,9 @@ def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
     if memory_limit is not None:
         o.memory_limit = memory_limit
     o.target_rate, o.resume, o.sync = target_rate, int(resume), int(sync)
+    excluded, o.exclude_count = _patterns(exclude)
+    included, o.include_count = _patterns(include)
+    o.exclude, o.include = excluded, included
     cb = _Callback(progress)
     o.progress = cb.c
     array = (c_char_p * max(len(encoded), 1))(*encoded)

@@ -103,6 +103,26 @@ class TransferTest(unittest.TestCase):
             name, size = line.split()
             self.assertEqual(ctypes.sizeof(getattr(transfer, name)), int(size), name)
 
+    def test_filters_and_special_modes(self) -> None:
+        archive = self.dir / "filtered.nubo"
+        s = nubo.pack(self.src, archive, exclude=["*.bin", "empty"], include=["empty"],
+                      sync=False)
+        self.assertEqual(s.files, 2)  # a.txt and empty: b.bin left out, empty kept back
+        paths = [e.path for e in nubo.Archive(archive).entries]
+        self.assertNotIn("src/sub/b.bin", paths)
+        self.assertIn("src/empty", paths)
+        with self.assertRaises(nubo.NuboError) as cm:
+            nubo.pack(self.src, self.dir / "y.nubo", exclude=["[oops"])
+        self.assertIn("--exclude pattern", str(cm.exception))
+        os.chmod(self.src / "a.txt", 0o4755)
+        plain = nubo.pack(self.src, self.dir / "m.nubo", sync=False)
+        self.assertGreater(plain.files, 0)
+        nubo.unpack(self.dir / "m.nubo", self.dir / "dropped", sync=False)
+        self.assertEqual((self.dir / "dropped" / "src" / "a.txt").stat().st_mode & 0o7777, 0o755)
+        nubo.unpack(self.dir / "m.nubo", self.dir / "kept", sync=False,
+                    preserve_special_modes=True)
+        self.assertEqual((self.dir / "kept" / "src" / "a.txt").stat().st_mode & 0o7777, 0o4755)
+
     def test_errors(self) -> None:
         with self.assertRaises(nubo.NuboError) as cm:
             nubo.pack(self.src, self.dir / "x.nubo", codec="gzip")
