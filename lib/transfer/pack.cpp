@@ -15,6 +15,8 @@
 #include "nubo/transfer.hpp"
 #include "transfer/archive_writer.hpp"
 #include "transfer/auto_codec.hpp"
+#include "transfer/chunk_encoder.hpp"
+#include "transfer/file_chunks.hpp"
 #include "transfer/file_io.hpp"
 #include "transfer/journal.hpp"
 #include "transfer/options.hpp"
@@ -40,11 +42,6 @@ std::uint64_t checkpoint_interval(std::uint64_t total, std::uint64_t chunk_size)
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-bool all_zero(Bytes b) {
-  return b.empty() ||
-         (b[0] == std::byte{0} && std::memcmp(b.data(), b.data() + 1, b.size() - 1) == 0);
 }
 
 struct PackJob {
@@ -74,8 +71,7 @@ class Producer {
     if (resume.open) {
       stage_ = Stage::chunks;
       chunk_ = resume.next_chunk;
-      hasher_ = resume.hasher;
-      open_file();
+      file_.open(sources_[next_].source_path, resume.hasher);
     }
   }
 
@@ -90,8 +86,7 @@ class Producer {
           if (s.meta.kind == EntryKind::file) {
             stage_ = Stage::chunks;
             chunk_ = 0;
-            hasher_.reset();
-            open_file();
+            file_.open(s.source_path);
           } else {
             ++next_;
           }
@@ -107,22 +102,19 @@ class Producer {
           job.offset = offset;
           job.raw_size = static_cast<std::uint32_t>(
               std::min<std::uint64_t>(chunk_size_, s.meta.size - offset));
-          read_chunk(job);
-          if (job.hole) {
-            hasher_.update_zeros(job.raw_size);
-          } else {
-            hasher_.update({job.raw.data(), job.raw_size});
-          }
-          job.hash_state = hasher_;
+          const auto t0 = Clock::now();
+          job.hole = file_.read(offset, job.raw_size, job.raw);
+          if (auto_ && !job.hole) auto_->observe_input(job.raw_size, seconds_since(t0));
+          job.hash_state = file_.hasher();
           ++chunk_;
           return true;
         }
         case Stage::end:
           job.kind = PackJob::Kind::end;
           job.source = next_;
-          job.digest = hasher_.digest();
+          job.digest = file_.digest();
           check_unchanged();
-          file_ = Fd();
+          file_.close();
           stage_ = Stage::entry;
           ++next_;
           return true;
@@ -133,34 +125,9 @@ class Producer {
  private:
   enum class Stage { entry, chunks, end };
 
-  void open_file() {
-    const auto& s = sources_[next_];
-    int fd = ::open(s.source_path.c_str(), O_RDONLY | O_CLOEXEC | O_NOATIME);
-    if (fd < 0 && errno == EPERM) fd = ::open(s.source_path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw_io("open", s.source_path, errno);
-    file_ = Fd(fd, s.source_path);
-    data_.reset();
-    ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  }
-
-  void read_chunk(PackJob& job) {
-    job.hole = data_.hole(file_.get(), job.offset, job.raw_size);
-    if (job.hole) return;
-    job.raw.resize(std::max<std::size_t>(job.raw.size(), job.raw_size));
-    auto t0 = Clock::now();
-    auto n = file_.pread({job.raw.data(), job.raw_size}, job.offset);
-    if (auto_) auto_->observe_input(n, seconds_since(t0));
-    if (n != job.raw_size) {
-      throw Error(Errc::io, file_.name() + ": the file shrank while being packed (it ends at " +
-                                std::to_string(job.offset + n) + " bytes, not " +
-                                std::to_string(sources_[next_].meta.size) +
-                                "); run the pack again");
-    }
-  }
-
   void check_unchanged() {
     const auto& s = sources_[next_];
-    auto st = file_.stat();
+    auto st = file_.fd().stat();
     if (static_cast<std::uint64_t>(st.st_size) != s.meta.size || mtime_ns(st) != s.meta.mtime_ns) {
       log::warn(s.source_path +
                 " changed while it was being packed: the archive holds the "
@@ -174,45 +141,19 @@ class Producer {
   std::size_t next_ = 0;
   Stage stage_ = Stage::entry;
   std::uint64_t chunk_ = 0;
-  Fd file_;
-  DataMap data_;
-  FileHasher hasher_;
+  FileChunks file_;
 };
 
-// Hashes and compresses chunks; one per worker thread (its own codec contexts).
+// Encodes chunks (chunk_encoder.hpp); run by every worker thread.
 void compress_job(PackJob& job, const PackOptions& options, AutoCodec* auto_codec) {
   if (job.kind != PackJob::Kind::chunk) return;
-  thread_local Compressor compressor;
-  thread_local std::vector<std::byte> zeros;
-  job.stored_size = 0;
-  job.level = 0;
-  if (job.hole) {
-    if (zeros.size() < job.raw_size) zeros.resize(job.raw_size);
-    job.raw_hash = hash64({zeros.data(), job.raw_size});
-    job.codec = ChunkCodec::zero;
-    return;
-  }
-  Bytes raw{job.raw.data(), job.raw_size};
-  job.raw_hash = hash64(raw);
-  if (all_zero(raw)) {
-    job.codec = ChunkCodec::zero;
-    return;
-  }
-  AutoCodec::Choice choice;
-  if (auto_codec) {
-    choice = auto_codec->choose(raw, compressor);
-  } else {
-    choice.setting = fixed_setting(options.codec, options.level);
-  }
-  job.codec = ChunkCodec::none;
-  if (choice.setting.codec == ChunkCodec::none) return;
-  auto t0 = Clock::now();
-  job.stored_size = compressor.compress(choice.setting, raw, job.stored);
-  if (auto_codec) auto_codec->observe(choice, raw.size(), job.stored_size, seconds_since(t0));
-  if (job.stored_size > 0) {
-    job.codec = choice.setting.codec;
-    job.level = choice.setting.level;
-  }
+  Bytes raw{job.raw.data(), job.hole ? 0 : job.raw_size};
+  auto e = encode_chunk(raw, job.hole, job.raw_size, options.codec, options.level, auto_codec,
+                        job.stored);
+  job.codec = e.codec;
+  job.level = e.level;
+  job.raw_hash = e.raw_hash;
+  job.stored_size = e.stored_size;
 }
 
 // Writes jobs into the archive in order; owns the file hash and the checkpoints.

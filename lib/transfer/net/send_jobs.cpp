@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "transfer/options.hpp"
+#include "transfer/chunk_encoder.hpp"
 
 namespace nubo::transfer::net {
 namespace {
@@ -17,54 +17,25 @@ using Clock = std::chrono::steady_clock;
 // The contents remembered for copies: about 64 MB of memory at most, whatever the send.
 constexpr std::size_t kMaxCarried = 1 << 20;
 
-bool all_zero(Bytes b) {
-  for (auto x : b)
-    if (x != std::byte{0}) return false;
-  return true;
-}
-
 struct PayloadMeta {
   ChunkCodec codec = ChunkCodec::none;
   std::int8_t level = 0;
   std::uint64_t raw_hash = 0;
 };
 
-// The payload of a chunk or a bundle into job.out.body: zeros recognised (no payload), else
-// compressed with the codec chosen, else the raw bytes when compression does not pay.
+// The payload of a chunk or a bundle into job.out.body (chunk_encoder.hpp); the raw bytes
+// travel as they are when compression does not pay.
 PayloadMeta encode_payload(SendJob& job, const nubo::net::SendOptions& options,
                            AutoCodec* auto_codec) {
-  thread_local Compressor compressor;
-  thread_local std::vector<std::byte> zeros;
-  PayloadMeta meta;
   Bytes raw{job.raw.data(), job.hole ? 0 : job.raw_size};
-  if (job.hole || all_zero(raw)) {
-    if (zeros.size() < job.raw_size) zeros.resize(job.raw_size);
-    meta.codec = ChunkCodec::zero;
-    meta.raw_hash = hash64({zeros.data(), job.raw_size});
-    return meta;
-  }
-  meta.raw_hash = hash64(raw);
-  CodecSetting setting;
-  AutoCodec::Choice choice;
-  auto t0 = Clock::now();
-  if (auto_codec) {
-    choice = auto_codec->choose(raw, compressor);
-    setting = choice.setting;
-  } else {
-    setting = fixed_setting(options.codec, options.level);
-  }
-  std::size_t stored = 0;
-  if (setting.codec != ChunkCodec::none) stored = compressor.compress(setting, raw, job.out.body);
-  if (auto_codec)
-    auto_codec->observe(choice, raw.size(), stored,
-                        std::chrono::duration<double>(Clock::now() - t0).count());
-  if (stored == 0) {
-    job.out.body.swap(job.raw);  // the raw bytes travel as they are
+  auto e = encode_chunk(raw, job.hole, job.raw_size, options.codec, options.level, auto_codec,
+                        job.out.body);
+  PayloadMeta meta{e.codec, static_cast<std::int8_t>(e.level), e.raw_hash};
+  if (e.codec == ChunkCodec::none) {
+    job.out.body.swap(job.raw);
     job.out.body.resize(job.raw_size);
   } else {
-    meta.codec = setting.codec;
-    meta.level = static_cast<std::int8_t>(setting.level);
-    job.out.body.resize(stored);
+    job.out.body.resize(e.stored_size);
   }
   return meta;
 }
@@ -127,9 +98,7 @@ bool Producer::large_step(SendJob& job) {
     if (next_large_ == files_.size()) return false;
     current_ = &files_[next_large_];
     next_large_ = next_of_kind(next_large_ + 1, false);
-    fd_ = open_read(current_->source->source_path);
-    data_.reset();
-    hasher_.reset();
+    file_.open(current_->source->source_path);
     k_ = 0;
     range_ = 0;
   }
@@ -143,8 +112,8 @@ bool Producer::large_file_step(SendJob& job) {
   if (k_ >= chunks) {
     job.kind = SendJob::Kind::file_end;
     job.entry = plan.entry;
-    job.hash = hasher_.digest();
-    fd_ = Fd();
+    job.hash = file_.digest();
+    file_.close();
     current_ = nullptr;
     return true;
   }
@@ -153,14 +122,7 @@ bool Producer::large_file_step(SendJob& job) {
   large_done_ += n;
   auto offset = k * chunk_size_;
   // A chunk wholly inside a hole of a sparse file is zeros: not read.
-  const bool hole = data_.hole(fd_.get(), offset, n);
-  if (hole) {
-    hasher_.update_zeros(n);
-  } else {
-    job.raw.resize(n);
-    fd_.pread_exact(job.raw, offset, "'" + plan.source->source_path + "' (changed while sent?)");
-    hasher_.update(job.raw);
-  }
+  const bool hole = file_.read(offset, n, job.raw);
   while (range_ < plan.verified.size() &&
          plan.verified[range_].first + plan.verified[range_].second <= k)
     ++range_;

@@ -10,6 +10,7 @@
 
 #include "nubo/net.hpp"
 #include "transfer/auto_codec.hpp"
+#include "transfer/file_chunks.hpp"
 #include "transfer/file_io.hpp"
 #include "transfer/hash.hpp"
 #include "transfer/net/send_queue.hpp"
@@ -76,9 +77,7 @@ class Producer {
   const FilePlan* current_ = nullptr;
   std::size_t range_ = 0;
   std::uint64_t k_ = 0;
-  Fd fd_;
-  DataMap data_;  // the holes of fd_
-  FileHasher hasher_;
+  FileChunks file_;
   // The open bundle.
   std::vector<std::byte> bundle_raw_;
   std::vector<BundleMember> bundle_members_;
