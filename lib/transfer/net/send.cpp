@@ -1,8 +1,9 @@
-// nubo::net::send: walk the sources, tell the receiver what is coming, learn what it already
-// has, then run the archive pipeline (read and hash in order, compress on every core; the jobs
-// are send_jobs.hpp's: chunks of large files, bundles of small ones) and hand the messages to
-// the streams through a bounded queue. Chunks the receiver verified in an earlier attempt are
-// read (for the whole-file hash) but not sent; files it has complete are not read.
+// nubo::net::send: the receiver as a Sink (transfer/sink.hpp). plan() walks the manifest over
+// the control connection and learns what the receiver already has; the shared source reads what
+// is missing (chunks of large files, bundles of small ones) and encodes it on every core; put()
+// frames each job as a message and hands it to the streams through a bounded queue. Chunks the
+// receiver verified in an earlier attempt are read (for the whole-file hash) but not sent; files
+// it has complete are not read.
 #include <atomic>
 #include <chrono>
 #include <limits>
@@ -17,14 +18,13 @@
 #include "transfer/auto_codec.hpp"
 #include "transfer/net/auth.hpp"
 #include "transfer/net/rate.hpp"
-#include "transfer/net/send_jobs.hpp"
 #include "transfer/net/send_queue.hpp"
 #include "transfer/net/socket.hpp"
 #include "transfer/net/token.hpp"
 #include "transfer/options.hpp"
 #include "transfer/paths.hpp"
-#include "transfer/pipeline.hpp"
 #include "transfer/progress.hpp"
+#include "transfer/sink.hpp"
 #include "transfer/walk.hpp"
 
 namespace nubo::net {
@@ -92,6 +92,253 @@ Socket open_stream(const Endpoint& endpoint, const SendOptions& options,
   return s;
 }
 
+// The message for an encoded chunk or bundle job: the frame header and meta in `head`, the
+// payload (moved out of the job) in `body`.
+OutMsg frame_job(SourceJob& job) {
+  OutMsg out;
+  const auto& e = job.encoded;
+  if (e.codec == ChunkCodec::none) {
+    out.body.swap(job.raw);
+    out.body.resize(job.raw_size);
+  } else {
+    out.body.swap(job.stored);
+    out.body.resize(e.stored_size);
+  }
+  const auto stored = static_cast<std::uint32_t>(out.body.size());
+  const auto level = static_cast<std::int8_t>(e.level);
+  std::vector<std::byte> meta;
+  MsgType type;
+  if (job.kind == SourceJob::Kind::chunk) {
+    auto m =
+        encode_chunk_meta({job.entry, job.index, e.codec, level, job.raw_size, e.raw_hash, stored});
+    meta.assign(m.begin(), m.end());
+    type = MsgType::chunk;
+  } else {
+    BundleMeta b;
+    b.codec = e.codec;
+    b.level = level;
+    b.raw_size = job.raw_size;
+    b.raw_hash = e.raw_hash;
+    b.stored_size = stored;
+    b.members.swap(job.members);
+    meta = encode_bundle_head(b);
+    job.members.swap(b.members);
+    type = MsgType::bundle;
+  }
+  auto h = encode_frame_header(type, static_cast<std::uint32_t>(meta.size()) + stored);
+  out.head.assign(h.begin(), h.end());
+  append(out.head, meta);
+  return out;
+}
+
+// The receiver as a sink: the control connection for the manifest, the plan and the result;
+// `streams` data connections taking the messages from a shared queue.
+class NetSink : public Sink {
+ public:
+  NetSink(const Endpoint& endpoint, const SendOptions& options, std::string token,
+          std::shared_ptr<tls::Context> tls, std::uint32_t chunk_size, AutoCodec* auto_codec)
+      : endpoint_(endpoint),
+        options_(options),
+        token_(std::move(token)),
+        tls_(std::move(tls)),
+        chunk_size_(chunk_size),
+        auto_(auto_codec),
+        limiter_(options.rate),
+        queue_(2 * static_cast<std::size_t>(options.streams) + 2, [auto_codec](double fill) {
+          if (auto_codec) auto_codec->observe_backlog(fill);
+        }) {}
+
+  ~NetSink() override { stop_streams(); }
+
+  const SendSummary& summary() const { return summary_; }
+
+  std::vector<FilePlan> plan(const WalkResult& walk) override {
+    // The manifest, and what the receiver already has.
+    control_ = open_stream(endpoint_, options_, tls_);
+    const auto session = client_handshake(control_, token_, Role::control, {});
+    std::vector<format::EntryMeta> metas;
+    for (const auto& e : walk.entries) metas.push_back(e.meta);
+    control_.write_message(MsgType::begin,
+                           encode_begin({chunk_size_, metas.size(), endpoint_.subdir}));
+    for (const auto& batch : encode_entries(metas)) control_.write_message(MsgType::entries, batch);
+    control_.write_message(MsgType::entries_end, {});
+    std::map<std::uint32_t, FileStatus> status;
+    for (;;) {
+      auto m = control_.read_message(kMaxControl);
+      if (m.type == MsgType::status_end) break;
+      expect(m, MsgType::status, control_.peer());
+      for (auto& s : decode_status(m.payload, metas.size())) status[s.entry] = std::move(s);
+    }
+
+    summary_.streams = options_.streams;
+    std::vector<FilePlan> files;
+    for (std::uint32_t i = 0; i < walk.entries.size(); ++i) {
+      const auto& e = walk.entries[i];
+      switch (e.meta.kind) {
+        case format::EntryKind::directory:
+          ++summary_.directories;
+          continue;
+        case format::EntryKind::symlink:
+          ++summary_.symlinks;
+          continue;
+        case format::EntryKind::file:
+          break;
+      }
+      ++summary_.files;
+      summary_.bytes += e.meta.size;
+      auto it = status.find(i);
+      if (it != status.end() && it->second.complete) {
+        summary_.bytes_skipped += e.meta.size;
+        continue;
+      }
+      FilePlan plan;
+      plan.entry = i;
+      plan.source = &e;
+      if (it != status.end()) {
+        auto chunks = format::chunks_for(e.meta.size, chunk_size_);
+        for (auto [first, n] : it->second.verified) {
+          if (first >= chunks) continue;
+          n = std::min(n, chunks - first);
+          plan.verified.emplace_back(first, n);
+          for (auto k = first; k < first + n; ++k)
+            summary_.bytes_resumed += format::chunk_bytes(e.meta.size, chunk_size_, k);
+        }
+        std::sort(plan.verified.begin(), plan.verified.end());
+      }
+      files.push_back(std::move(plan));
+    }
+
+    for (int i = 0; i < options_.streams; ++i) {
+      streams_.push_back(open_stream(endpoint_, options_, tls_));
+      client_handshake(streams_.back(), token_, Role::data, session);
+    }
+    progress_.emplace(
+        [this](const Progress& p) {
+          if (!options_.progress) return true;
+          SendProgress sp;
+          static_cast<Progress&>(sp) = p;
+          sp.wire_bytes = meter_.bytes();
+          sp.link_rate = meter_.recent_rate();
+          sp.bytes_resumed = summary_.bytes_resumed;
+          return options_.progress(sp);
+        },
+        summary_.bytes, summary_.files);
+    progress_->add_skipped(summary_.bytes_skipped + summary_.bytes_resumed);
+    progress_->report(true);
+    for (auto& s : streams_) {
+      threads_.emplace_back([this, sp = &s] {
+        try {
+          // With a rate limit, the limiter, not the link, sets the pace: nothing to measure.
+          run_stream(*sp, queue_, limiter_, meter_, options_.rate > 0 ? nullptr : auto_,
+                     options_.streams);
+        } catch (...) {
+          queue_.fail(std::current_exception());
+        }
+        ++streams_done_;
+      });
+    }
+    return files;
+  }
+
+  SourceOptions source_options() const override {
+    SourceOptions o;
+    o.bundle_members = kMaxBundleMembers;
+    return o;
+  }
+
+  void put(SourceJob& job) override {
+    if (job.kind == SourceJob::Kind::file_end) {
+      queue_.push({frame(MsgType::file_end, encode_file_end({job.entry, job.hash})), {}});
+      progress_->file_done();
+      progress_->report();
+      return;
+    }
+    const auto codec = job.encoded.codec;
+    auto message = frame_job(job);
+    const auto stored = message.body.size();
+    queue_.push(std::move(message));
+    summary_.bytes_sent += job.raw_size + job.copied;
+    summary_.bytes_deduplicated += job.copied;
+    ++summary_.chunks_sent;
+    switch (codec) {
+      case ChunkCodec::none:
+        ++summary_.chunks_none;
+        break;
+      case ChunkCodec::lz4:
+        ++summary_.chunks_lz4;
+        break;
+      case ChunkCodec::zstd:
+        ++summary_.chunks_zstd;
+        break;
+      case ChunkCodec::zero:
+        ++summary_.chunks_zero;
+        break;
+    }
+    progress_->add_done(job.raw_size + job.copied);
+    progress_->add_written(stored);
+    if (job.kind == SourceJob::Kind::bundle)
+      for (std::size_t i = 0; i < job.members.size(); ++i) progress_->file_done();
+    progress_->report();
+  }
+
+  void finish() override {
+    queue_.close();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    if (auto failure = queue_.failure()) std::rethrow_exception(failure);
+    control_.write_message(MsgType::finish, {});
+    auto reply = control_.read_message(kMaxControl);
+    expect(reply, MsgType::result, control_.peer());
+    auto result = decode_result(reply.payload);
+    summary_.wire_bytes = meter_.bytes();
+    if (result.failed > 0)
+      throw Error(Errc::corrupt, std::to_string(result.failed) +
+                                     " file(s) did not arrive intact; " + result.text +
+                                     " (run the same send again)");
+    progress_->finish();
+  }
+
+  // Cancelled: nothing more is read, but the messages already queued still go out and the
+  // streams end normally, so the receiver verifies them and the next send does not repeat
+  // them. Bounded: after kCancelDrainSeconds the connections are cut. Failed: cut at once.
+  void abort(bool cancelled) noexcept override {
+    if (cancelled) {
+      queue_.close();
+      auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                         std::chrono::duration<double>(kCancelDrainSeconds));
+      while (streams_done_ < threads_.size() && Clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    } else {
+      queue_.fail(std::make_exception_ptr(Error(Errc::cancelled, "the send stopped")));
+    }
+    stop_streams();
+  }
+
+ private:
+  void stop_streams() noexcept {
+    for (auto& s : streams_) s.shutdown();
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+    threads_.clear();
+  }
+
+  Endpoint endpoint_;
+  const SendOptions& options_;
+  std::string token_;
+  std::shared_ptr<tls::Context> tls_;
+  std::uint32_t chunk_size_;
+  AutoCodec* auto_;
+  Socket control_;
+  std::vector<Socket> streams_;
+  std::vector<std::thread> threads_;
+  std::atomic<std::size_t> streams_done_{0};
+  RateLimiter limiter_;
+  LinkMeter meter_;
+  SendQueue queue_;
+  std::optional<ProgressTracker> progress_;
+  SendSummary summary_;
+};
+
 }  // namespace
 
 SendSummary send(const std::vector<std::string>& sources, const std::string& destination,
@@ -105,7 +352,10 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
   check_chunk_size(options.chunk_size);
   auto chunk_size = static_cast<std::uint32_t>(options.chunk_size);
   if (options.codec != Codec::automatic) fixed_setting(options.codec, options.level);
-  auto resources = plan_resources(options.threads, options.memory_limit, options.chunk_size);
+  Encoding encoding;
+  encoding.codec = options.codec;
+  encoding.level = options.level;
+  encoding.resources = plan_resources(options.threads, options.memory_limit, options.chunk_size);
   auto token = resolve_token(options.token);
   auto endpoint = parse_endpoint(destination, true);
   if (!endpoint.subdir.empty()) {
@@ -126,188 +376,17 @@ SendSummary send(const std::vector<std::string>& sources, const std::string& des
               " without encryption (--no-encryption): anyone on the path can read and alter "
               "what is sent; use it on trusted links only");
   }
-
-  // The manifest, and what the receiver already has.
-  auto control = open_stream(endpoint, options, tls);
-  auto session = client_handshake(control, token, Role::control, {});
-  std::vector<format::EntryMeta> metas;
-  for (const auto& e : walk.entries) metas.push_back(e.meta);
-  control.write_message(MsgType::begin, encode_begin({chunk_size, metas.size(), endpoint.subdir}));
-  for (const auto& batch : encode_entries(metas)) control.write_message(MsgType::entries, batch);
-  control.write_message(MsgType::entries_end, {});
-  std::map<std::uint32_t, FileStatus> status;
-  for (;;) {
-    auto m = control.read_message(kMaxControl);
-    if (m.type == MsgType::status_end) break;
-    expect(m, MsgType::status, control.peer());
-    for (auto& s : decode_status(m.payload, metas.size())) status[s.entry] = std::move(s);
-  }
-
-  SendSummary summary;
-  summary.streams = options.streams;
-  std::vector<FilePlan> files;
-  std::uint64_t resumed = 0;
-  for (std::uint32_t i = 0; i < walk.entries.size(); ++i) {
-    const auto& e = walk.entries[i];
-    switch (e.meta.kind) {
-      case format::EntryKind::directory:
-        ++summary.directories;
-        continue;
-      case format::EntryKind::symlink:
-        ++summary.symlinks;
-        continue;
-      case format::EntryKind::file:
-        break;
-    }
-    ++summary.files;
-    summary.bytes += e.meta.size;
-    auto it = status.find(i);
-    if (it != status.end() && it->second.complete) {
-      summary.bytes_skipped += e.meta.size;
-      continue;
-    }
-    FilePlan plan{i, &e, {}};
-    if (it != status.end()) {
-      auto chunks = format::chunks_for(e.meta.size, chunk_size);
-      for (auto [first, n] : it->second.verified) {
-        if (first >= chunks) continue;
-        n = std::min(n, chunks - first);
-        plan.verified.emplace_back(first, n);
-        for (auto k = first; k < first + n; ++k)
-          resumed += format::chunk_bytes(e.meta.size, chunk_size, k);
-      }
-      std::sort(plan.verified.begin(), plan.verified.end());
-    }
-    files.push_back(std::move(plan));
-  }
-  summary.bytes_resumed = resumed;
-
-  std::vector<Socket> streams;
-  for (int i = 0; i < options.streams; ++i) {
-    streams.push_back(open_stream(endpoint, options, tls));
-    client_handshake(streams.back(), token, Role::data, session);
-  }
-
   std::optional<AutoCodec> auto_codec;
-  if (options.codec == Codec::automatic)
+  if (options.codec == Codec::automatic) {
     // A socket's writes block once its buffers are full: they measure the link, not a cache.
-    auto_codec.emplace(static_cast<int>(resources.workers), auto_max_level(options.level),
+    auto_codec.emplace(static_cast<int>(encoding.resources.workers), auto_max_level(options.level),
                        options.rate, std::numeric_limits<double>::infinity());
-  AutoCodec* ac = auto_codec ? &*auto_codec : nullptr;
-
-  RateLimiter limiter(options.rate);
-  LinkMeter meter;
-  SendQueue queue(2 * static_cast<std::size_t>(options.streams) + 2, [ac](double fill) {
-    if (ac) ac->observe_backlog(fill);
-  });
-  ProgressTracker progress(
-      [&](const Progress& p) {
-        if (!options.progress) return true;
-        SendProgress sp;
-        static_cast<Progress&>(sp) = p;
-        sp.wire_bytes = meter.bytes();
-        sp.link_rate = meter.recent_rate();
-        sp.bytes_resumed = resumed;
-        return options.progress(sp);
-      },
-      summary.bytes, summary.files);
-  progress.add_skipped(summary.bytes_skipped + resumed);
-  progress.report(true);
-
-  std::vector<std::thread> threads;
-  std::atomic<std::size_t> streams_done{0};
-  for (auto& s : streams) {
-    threads.emplace_back([&, sp = &s] {
-      try {
-        run_stream(*sp, queue, limiter, meter, options.rate > 0 ? nullptr : ac, options.streams);
-      } catch (...) {
-        queue.fail(std::current_exception());
-      }
-      ++streams_done;
-    });
+    encoding.auto_codec = &*auto_codec;
   }
-  auto stop_streams = [&] {
-    for (auto& s : streams) s.shutdown();
-    for (auto& t : threads)
-      if (t.joinable()) t.join();
-  };
-  // Cancelled: nothing more is read, but the messages already queued still go out and the
-  // streams end normally, so the receiver verifies them and the next send does not repeat
-  // them. Bounded: after kCancelDrainSeconds the connections are cut.
-  auto drain_streams = [&] {
-    queue.close();
-    auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(kCancelDrainSeconds));
-    while (streams_done < threads.size() && Clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    stop_streams();
-  };
-
-  PipelineStages<SendJob> stages;
-  Producer producer(files, chunk_size);
-  stages.produce = [&](SendJob& job) { return producer(job); };
-  stages.work = [&](SendJob& job) { encode_job(job, options, ac); };
-  stages.consume = [&](SendJob& job) {
-    auto stored = job.out.body.size();
-    queue.push(std::move(job.out));
-    job.out = {};
-    if (job.kind == SendJob::Kind::file_end) {
-      progress.file_done();
-    } else {
-      summary.bytes_sent += job.raw_size + job.copied;
-      summary.bytes_deduplicated += job.copied;
-      ++summary.chunks_sent;
-      switch (job.codec) {
-        case ChunkCodec::none:
-          ++summary.chunks_none;
-          break;
-        case ChunkCodec::lz4:
-          ++summary.chunks_lz4;
-          break;
-        case ChunkCodec::zstd:
-          ++summary.chunks_zstd;
-          break;
-        case ChunkCodec::zero:
-          ++summary.chunks_zero;
-          break;
-      }
-      progress.add_done(job.raw_size + job.copied);
-      progress.add_written(stored);
-      if (job.kind == SendJob::Kind::bundle) {
-        for (std::size_t i = 0; i < job.members.size(); ++i) progress.file_done();
-      }
-    }
-    progress.report();
-  };
-  try {
-    run_pipeline(resources.slots, resources.workers, stages);
-  } catch (const Error& e) {
-    if (e.code() == Errc::cancelled) {
-      drain_streams();
-    } else {
-      queue.fail(std::current_exception());
-      stop_streams();
-    }
-    throw;
-  } catch (...) {
-    queue.fail(std::current_exception());
-    stop_streams();
-    throw;
-  }
-  queue.close();
-  for (auto& t : threads) t.join();
-  if (auto failure = queue.failure()) std::rethrow_exception(failure);
-
-  control.write_message(MsgType::finish, {});
-  auto reply = control.read_message(kMaxControl);
-  expect(reply, MsgType::result, control.peer());
-  auto result = decode_result(reply.payload);
-  summary.wire_bytes = meter.bytes();
+  NetSink sink(endpoint, options, token, tls, chunk_size, encoding.auto_codec);
+  run_transfer(walk, sink, chunk_size, encoding);
+  auto summary = sink.summary();
   summary.seconds = seconds_since(started);
-  if (result.failed > 0)
-    throw Error(Errc::corrupt, std::to_string(result.failed) + " file(s) did not arrive intact; " +
-                                   result.text + " (run the same send again)");
-  progress.finish();
   return summary;
 }
 

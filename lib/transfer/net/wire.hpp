@@ -13,6 +13,7 @@
 
 #include "common/crypto.hpp"
 #include "transfer/bytes.hpp"
+#include "transfer/chunk_source.hpp"
 #include "transfer/codec.hpp"
 #include "transfer/format.hpp"
 #include "transfer/hash.hpp"
@@ -150,12 +151,9 @@ ChunkMeta decode_chunk_meta(Bytes in, std::uint32_t chunk_size);
 // member's size is its manifest size. A member with a source has the content of that earlier
 // file of the send (an identical file, sent once) and none in the payload; the sizes of the
 // others add up to the raw size.
-constexpr std::uint32_t kNoSource = 0xffffffff;
-struct BundleMember {
-  std::uint32_t entry = 0;
-  Hash128 hash;                      // XXH3-128 of the member's content
-  std::uint32_t source = kNoSource;  // an entry below `entry` with the same content
-};
+// A bundle's members are made by the source (transfer/chunk_source.hpp).
+using transfer::BundleMember;
+using transfer::kNoSource;
 struct BundleMeta {
   ChunkCodec codec = ChunkCodec::none;
   std::int8_t level = 0;
