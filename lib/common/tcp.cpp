@@ -353,7 +353,8 @@ void Socket::write_all(std::span<const std::byte> data) {
 }
 
 bool Socket::readable(int ms) const {
-  if (ssl_ && SSL_pending(ssl_) > 0) return true;
+  // SSL_has_pending also counts raw records read ahead but not yet decrypted.
+  if (ssl_ && SSL_has_pending(ssl_)) return true;
   pollfd p{fd_, POLLIN, 0};
   return ::poll(&p, 1, ms) > 0;
 }

@@ -185,6 +185,10 @@ Context::Context(const Options& options, bool server) : server_(server), options
   SSL_CTX_set_min_proto_version(ctx_, TLS1_3_VERSION);
   SSL_CTX_set_max_proto_version(ctx_, TLS1_3_VERSION);
   SSL_CTX_set_ciphersuites(ctx_, kSuites);
+  // Read ahead: one recv fills OpenSSL's buffer with as many records as have arrived, instead of
+  // two system calls (header, then body) per 16 KiB record.
+  SSL_CTX_set_read_ahead(ctx_, 1);
+  SSL_CTX_set_default_read_buffer_len(ctx_, 256 << 10);
   // No session tickets: every connection is a full handshake with a fresh key exchange.
   SSL_CTX_set_options(ctx_, SSL_OP_NO_TICKET);
   SSL_CTX_set_num_tickets(ctx_, 0);
