@@ -25,7 +25,8 @@ std::string hex(const unsigned char* data, std::size_t n) {
 }
 
 std::string hmac(const std::string& key, std::string_view data) {
-  auto mac = crypto::hmac_sha256(key, {reinterpret_cast<const std::byte*>(data.data()), data.size()});
+  auto mac =
+      crypto::hmac_sha256(key, {reinterpret_cast<const std::byte*>(data.data()), data.size()});
   return {reinterpret_cast<const char*>(mac.data()), mac.size()};
 }
 
@@ -76,7 +77,8 @@ std::string uri_encode(std::string_view text, bool keep_slash) {
   static const char* digits = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
+        (keep_slash && c == '/')) {
       out += static_cast<char>(c);
     } else {
       out += '%';
@@ -120,8 +122,8 @@ std::string sign(SignInput& in, const Credentials& credentials) {
                                         "\n" + signed_headers + "\n" + in.payload_sha256;
   const std::string date = in.amz_date.substr(0, 8);
   const std::string scope = date + "/" + in.region + "/" + in.service + "/aws4_request";
-  const std::string to_sign = "AWS4-HMAC-SHA256\n" + in.amz_date + "\n" + scope + "\n" +
-                              sha256_hex(canonical_request);
+  const std::string to_sign =
+      "AWS4-HMAC-SHA256\n" + in.amz_date + "\n" + scope + "\n" + sha256_hex(canonical_request);
   auto key = hmac("AWS4" + credentials.secret_access_key, date);
   key = hmac(key, in.region);
   key = hmac(key, in.service);
@@ -129,8 +131,8 @@ std::string sign(SignInput& in, const Credentials& credentials) {
   const auto signature = hmac(key, to_sign);
   in.headers = headers;
   return "AWS4-HMAC-SHA256 Credential=" + credentials.access_key_id + "/" + scope +
-         ",SignedHeaders=" + signed_headers +
-         ",Signature=" + hex(reinterpret_cast<const unsigned char*>(signature.data()), signature.size());
+         ",SignedHeaders=" + signed_headers + ",Signature=" +
+         hex(reinterpret_cast<const unsigned char*>(signature.data()), signature.size());
 }
 
 }  // namespace nubo::s3

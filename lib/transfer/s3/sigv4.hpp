@@ -17,12 +17,12 @@ struct Credentials {
 };
 
 struct SignInput {
-  std::string method;        // "GET", "PUT", ...
-  std::string path;          // the URI path, already percent-encoded ("/bucket/key")
-  std::string query;         // "a=1&b=2" with names and values percent-encoded; any order
+  std::string method;  // "GET", "PUT", ...
+  std::string path;    // the URI path, already percent-encoded ("/bucket/key")
+  std::string query;   // "a=1&b=2" with names and values percent-encoded; any order
   std::map<std::string, std::string> headers;  // must hold "host"; names in any case
-  std::string payload_sha256;  // hex, or "UNSIGNED-PAYLOAD"
-  std::string amz_date;        // "20130524T000000Z"
+  std::string payload_sha256;                  // hex, or "UNSIGNED-PAYLOAD"
+  std::string amz_date;                        // "20130524T000000Z"
   std::string region;
   std::string service = "s3";
 };

@@ -1,0 +1,153 @@
+#include "transfer/s3/config.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "nubo/error.hpp"
+
+namespace nubo::s3 {
+namespace {
+
+// Profile files are small; a larger one is not a profile file.
+constexpr std::size_t kMaxFileBytes = 1 << 20;
+
+using Section = std::map<std::string, std::string>;
+using Sections = std::map<std::string, Section>;
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::string trim(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  const auto b = s.find_last_not_of(" \t\r");
+  return s.substr(a, b - a + 1);
+}
+
+// An INI file as the AWS CLI writes it; indented lines under "key =" belong to that key's block
+// ("s3 =" then "  addressing_style = path") and are stored as "key.sub". Missing: empty.
+Sections read_ini(const std::string& path) {
+  Sections out;
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return out;
+  std::stringstream buffer;
+  buffer << f.rdbuf();
+  const std::string text = buffer.str();
+  if (text.size() > kMaxFileBytes)
+    throw Error(Errc::invalid_argument, path + ": larger than 1 MiB; not an AWS profile file");
+  std::istringstream lines(text);
+  std::string line, section, block;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    const bool indented = !line.empty() && (line[0] == ' ' || line[0] == '\t');
+    const auto t = trim(line);
+    if (t.empty() || t[0] == '#' || t[0] == ';') continue;
+    if (t.front() == '[') {
+      if (t.back() != ']')
+        throw Error(Errc::invalid_argument,
+                    path + ":" + std::to_string(number) + ": a section header without its ']'");
+      section = trim(t.substr(1, t.size() - 2));
+      block.clear();
+      out[section];
+      continue;
+    }
+    const auto eq = t.find('=');
+    if (eq == std::string::npos || section.empty())
+      throw Error(Errc::invalid_argument, path + ":" + std::to_string(number) +
+                                              ": expected 'key = value' inside a [section]");
+    const auto key = trim(t.substr(0, eq));
+    const auto value = trim(t.substr(eq + 1));
+    if (indented && !block.empty()) {
+      out[section][block + "." + key] = value;
+    } else {
+      block = value.empty() ? key : "";
+      out[section][key] = value;
+    }
+  }
+  return out;
+}
+
+std::string home_file(const char* variable, const char* name) {
+  if (auto v = env(variable); !v.empty()) return v;
+  return env("HOME") + "/.aws/" + name;
+}
+
+}  // namespace
+
+Config load_config(const std::string& profile) {
+  Config c;
+  c.profile = !profile.empty()              ? profile
+              : !env("AWS_PROFILE").empty() ? env("AWS_PROFILE")
+                                            : "default";
+  const auto credentials_path = home_file("AWS_SHARED_CREDENTIALS_FILE", "credentials");
+  const auto config_path = home_file("AWS_CONFIG_FILE", "config");
+  const auto credentials_file = read_ini(credentials_path);
+  const auto config_file = read_ini(config_path);
+  const Section* from_credentials = nullptr;
+  const Section* from_config = nullptr;
+  if (auto it = credentials_file.find(c.profile); it != credentials_file.end())
+    from_credentials = &it->second;
+  const auto config_name = c.profile == "default" ? c.profile : "profile " + c.profile;
+  if (auto it = config_file.find(config_name); it != config_file.end()) from_config = &it->second;
+  const bool named = !profile.empty() || !env("AWS_PROFILE").empty();
+  if (named && c.profile != "default" && !from_credentials && !from_config)
+    throw Error(Errc::invalid_argument, "the AWS profile '" + c.profile + "' is in neither " +
+                                            credentials_path + " nor " + config_path);
+  // The profile's value for `key`: the credentials file first, as the CLI reads it.
+  auto from_files = [&](const std::string& key) {
+    for (const Section* s : {from_credentials, from_config}) {
+      if (!s) continue;
+      if (auto it = s->find(key); it != s->end() && !it->second.empty()) return it->second;
+    }
+    return std::string();
+  };
+
+  if (!env("AWS_ACCESS_KEY_ID").empty() || !env("AWS_SECRET_ACCESS_KEY").empty()) {
+    c.credentials = {env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY"),
+                     env("AWS_SESSION_TOKEN")};
+  } else {
+    c.credentials = {from_files("aws_access_key_id"), from_files("aws_secret_access_key"),
+                     from_files("aws_session_token")};
+  }
+  if (c.credentials.access_key_id.empty() || c.credentials.secret_access_key.empty())
+    throw Error(Errc::unavailable,
+                "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give the "
+                "profile '" +
+                    c.profile + "' aws_access_key_id and aws_secret_access_key in " +
+                    credentials_path);
+
+  for (const auto& v : {env("AWS_REGION"), env("AWS_DEFAULT_REGION"), from_files("region")}) {
+    if (!v.empty()) {
+      c.region = v;
+      break;
+    }
+  }
+  for (const auto& v :
+       {env("AWS_ENDPOINT_URL_S3"), env("AWS_ENDPOINT_URL"), from_files("endpoint_url")}) {
+    if (!v.empty()) {
+      c.endpoint = v;
+      break;
+    }
+  }
+  while (!c.endpoint.empty() && c.endpoint.back() == '/') c.endpoint.pop_back();
+  if (!c.endpoint.empty() && c.endpoint.rfind("http://", 0) != 0 &&
+      c.endpoint.rfind("https://", 0) != 0)
+    throw Error(Errc::invalid_argument,
+                "the S3 endpoint '" + c.endpoint + "' must start with http:// or https://");
+  // Addressing: as configured; "auto" (the default) is virtual-hosted on AWS and path-style on
+  // other endpoints, whose DNS rarely resolves bucket names.
+  const auto style = from_files("s3.addressing_style");
+  if (!style.empty() && style != "path" && style != "virtual" && style != "auto")
+    throw Error(Errc::invalid_argument, "s3 addressing_style '" + style + "' in the profile '" +
+                                            c.profile + "': use path, virtual or auto");
+  c.path_style = style == "path" || ((style.empty() || style == "auto") && !c.endpoint.empty());
+  if (c.endpoint.empty()) c.endpoint = "https://s3." + c.region + ".amazonaws.com";
+  return c;
+}
+
+}  // namespace nubo::s3

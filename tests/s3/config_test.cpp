@@ -1,0 +1,105 @@
+// The AWS CLI's configuration: the environment, profiles in the credentials and config files,
+// endpoints and addressing, and bad files named with their line.
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "../transfer/helpers.hpp"
+#include "nubo/error.hpp"
+#include "scoped_env.hpp"
+#include "transfer/s3/config.hpp"
+
+namespace s3 = nubo::s3;
+using nubo_test::ScopedEnv;
+using nubo_test::TempDir;
+
+namespace {
+
+// A clean environment with HOME in `t` and no AWS variable set.
+struct CleanAws {
+  explicit CleanAws(const TempDir& t) : home("HOME", t.path().c_str()) {}
+  ScopedEnv home;
+  ScopedEnv vars[11] = {{"AWS_ACCESS_KEY_ID", nullptr},   {"AWS_SECRET_ACCESS_KEY", nullptr},
+                        {"AWS_SESSION_TOKEN", nullptr},   {"AWS_REGION", nullptr},
+                        {"AWS_DEFAULT_REGION", nullptr},  {"AWS_ENDPOINT_URL", nullptr},
+                        {"AWS_ENDPOINT_URL_S3", nullptr}, {"AWS_PROFILE", nullptr},
+                        {"AWS_CONFIG_FILE", nullptr},     {"AWS_SHARED_CREDENTIALS_FILE", nullptr},
+                        {"AWS_CA_BUNDLE", nullptr}};
+};
+
+}  // namespace
+
+TEST_CASE("credentials and region come from the environment first", "[s3]") {
+  TempDir t;
+  CleanAws clean(t);
+  nubo_test::write_file(
+      t / ".aws/credentials",
+      "[default]\naws_access_key_id = FILEKEY\naws_secret_access_key = FILESECRET\n");
+  ScopedEnv key("AWS_ACCESS_KEY_ID", "ENVKEY"), secret("AWS_SECRET_ACCESS_KEY", "ENVSECRET"),
+      region("AWS_DEFAULT_REGION", "eu-west-1");
+  auto c = s3::load_config();
+  CHECK(c.credentials.access_key_id == "ENVKEY");
+  CHECK(c.credentials.secret_access_key == "ENVSECRET");
+  CHECK(c.region == "eu-west-1");
+  CHECK(c.endpoint == "https://s3.eu-west-1.amazonaws.com");
+  CHECK(!c.path_style);
+  ScopedEnv newer("AWS_REGION", "ap-south-1");
+  CHECK(s3::load_config().region == "ap-south-1");
+}
+
+TEST_CASE("profiles are read from the credentials and config files", "[s3]") {
+  TempDir t;
+  CleanAws clean(t);
+  nubo_test::write_file(t / ".aws/credentials",
+                        "# comment\n[default]\naws_access_key_id = DEFKEY\n"
+                        "aws_secret_access_key = DEFSECRET\n\n[lab]\n"
+                        "aws_access_key_id=LABKEY\naws_secret_access_key=LABSECRET\n"
+                        "aws_session_token = LABTOKEN\n");
+  nubo_test::write_file(t / ".aws/config",
+                        "[default]\nregion = us-west-2\n[profile lab]\nregion = eu-central-1\n"
+                        "endpoint_url = http://127.0.0.1:9000/\ns3 =\n"
+                        "    addressing_style = virtual\n");
+  auto d = s3::load_config();
+  CHECK(d.profile == "default");
+  CHECK(d.credentials.access_key_id == "DEFKEY");
+  CHECK(d.region == "us-west-2");
+  ScopedEnv profile("AWS_PROFILE", "lab");
+  auto lab = s3::load_config();
+  CHECK(lab.credentials.access_key_id == "LABKEY");
+  CHECK(lab.credentials.session_token == "LABTOKEN");
+  CHECK(lab.region == "eu-central-1");
+  CHECK(lab.endpoint == "http://127.0.0.1:9000");
+  CHECK(!lab.path_style);  // virtual, as the profile says
+  CHECK_THROWS_WITH(s3::load_config("missing"), Catch::Contains("'missing'"));
+}
+
+TEST_CASE("a custom endpoint is path-style unless told otherwise", "[s3]") {
+  TempDir t;
+  CleanAws clean(t);
+  ScopedEnv key("AWS_ACCESS_KEY_ID", "K"), secret("AWS_SECRET_ACCESS_KEY", "S"),
+      endpoint("AWS_ENDPOINT_URL", "http://127.0.0.1:5000");
+  auto c = s3::load_config();
+  CHECK(c.path_style);
+  CHECK(c.endpoint == "http://127.0.0.1:5000");
+  ScopedEnv s3_only("AWS_ENDPOINT_URL_S3", "https://storage.example");
+  CHECK(s3::load_config().endpoint == "https://storage.example");
+}
+
+TEST_CASE("missing credentials and bad files are clear errors", "[s3]") {
+  TempDir t;
+  CleanAws clean(t);
+  try {
+    s3::load_config();
+    FAIL("no credentials accepted");
+  } catch (const nubo::Error& e) {
+    CHECK(e.code() == nubo::Errc::unavailable);
+    CHECK_THAT(e.what(), Catch::Contains("AWS_ACCESS_KEY_ID"));
+  }
+  nubo_test::write_file(t / ".aws/credentials", "[default\naws_access_key_id = X\n");
+  CHECK_THROWS_WITH(s3::load_config(), Catch::Contains("credentials:1"));
+  nubo_test::write_file(t / ".aws/credentials", "aws_access_key_id = X\n");
+  CHECK_THROWS_WITH(s3::load_config(), Catch::Contains("inside a [section]"));
+  ScopedEnv key("AWS_ACCESS_KEY_ID", "K"), secret("AWS_SECRET_ACCESS_KEY", "S"),
+      endpoint("AWS_ENDPOINT_URL", "ftp://x");
+  nubo_test::write_file(t / ".aws/credentials", "");
+  CHECK_THROWS_WITH(s3::load_config(), Catch::Contains("http://"));
+}
