@@ -7,6 +7,7 @@
 #include "nubo/error.hpp"
 #include "scoped_env.hpp"
 #include "transfer/s3/config.hpp"
+#include "transfer/s3/copy.hpp"
 
 namespace s3 = nubo::s3;
 using nubo_test::ScopedEnv;
@@ -102,4 +103,32 @@ TEST_CASE("missing credentials and bad files are clear errors", "[s3]") {
       endpoint("AWS_ENDPOINT_URL", "ftp://x");
   nubo_test::write_file(t / ".aws/credentials", "");
   CHECK_THROWS_WITH(s3::load_config(), Catch::Contains("http://"));
+}
+
+TEST_CASE("s3:// URLs are parsed and bad ones named", "[s3]") {
+  auto u = s3::parse_s3_url("s3://my-bucket/a/b c.txt");
+  CHECK(u.bucket == "my-bucket");
+  CHECK(u.key == "a/b c.txt");
+  CHECK(s3::parse_s3_url("s3://bucket").key.empty());
+  CHECK(s3::is_s3_url("s3://x"));
+  CHECK(!s3::is_s3_url("/s3://x"));
+  CHECK_THROWS_WITH(s3::parse_s3_url("s3:///key"), Catch::Contains("names no bucket"));
+  CHECK_THROWS_WITH(s3::parse_s3_url("s3://Bad_Bucket/k"), Catch::Contains("'Bad_Bucket'"));
+  CHECK_THROWS_WITH(s3::parse_s3_url("http://b/k"), Catch::Contains("not an s3://"));
+  CHECK_THROWS(s3::parse_s3_url("s3://bucket/" + std::string(1100, 'k')));
+}
+
+TEST_CASE("XML answers are read within bounds, entities decoded", "[s3]") {
+  const std::string xml =
+      "<R><Code>NoSuchKey</Code><Key>a &amp; b &lt;c&gt;</Key><Key>two</Key><Key>unclosed";
+  CHECK(s3::xml_values(xml, "Code") == std::vector<std::string>{"NoSuchKey"});
+  CHECK(s3::xml_values(xml, "Key") == std::vector<std::string>{"a & b <c>", "two"});
+  CHECK(s3::xml_values(xml, "Key", 1).size() == 1);
+  CHECK(s3::xml_values("", "Key").empty());
+  CHECK(s3::md5_hex(nubo::transfer::as_bytes(std::string(""))) ==
+        "d41d8cd98f00b204e9800998ecf8427e");
+  CHECK(s3::md5_base64(nubo::transfer::as_bytes(std::string(""))) == "1B2M2Y8AsgTpgAmY7PhCfg==");
+  CHECK(s3::part_size_for(1) == 8u << 20);
+  CHECK(s3::part_size_for(100ull << 30) == 64u << 20);           // ~1600 parts
+  CHECK(s3::part_size_for(5ull << 40) >= (5ull << 40) / 10000);  // within 10,000 parts
 }

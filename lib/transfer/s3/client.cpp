@@ -1,0 +1,419 @@
+#include "transfer/s3/client.hpp"
+
+#include <openssl/evp.h>
+#include <openssl/md5.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <random>
+#include <thread>
+
+#include "common/log.hpp"
+#include "nubo/error.hpp"
+#include "transfer/s3/sigv4.hpp"
+
+namespace nubo::s3 {
+namespace {
+
+std::string decode_entities(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '&') {
+      out += s[i];
+      continue;
+    }
+    static const std::pair<std::string_view, char> kEntities[] = {
+        {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+    bool known = false;
+    for (const auto& [name, c] : kEntities) {
+      if (s.substr(i, name.size()) == name) {
+        out += c;
+        i += name.size() - 1;
+        known = true;
+        break;
+      }
+    }
+    if (!known) out += '&';
+  }
+  return out;
+}
+
+std::string unquote(std::string s) {
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+  return s;
+}
+
+bool retryable(long status, const std::string& code) {
+  return status >= 500 || status == 429 || code == "SlowDown" || code == "RequestTimeout" ||
+         code == "InternalError";
+}
+
+// Bucket names S3 accepts: 3-63 of [a-z0-9.-], starting and ending with a letter or digit.
+bool valid_bucket(std::string_view b) {
+  if (b.size() < 3 || b.size() > 63) return false;
+  for (char c : b)
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-'))
+      return false;
+  return std::isalnum(static_cast<unsigned char>(b.front())) &&
+         std::isalnum(static_cast<unsigned char>(b.back()));
+}
+
+}  // namespace
+
+bool is_s3_url(std::string_view text) {
+  return text.rfind("s3://", 0) == 0;
+}
+
+ObjectUrl parse_s3_url(std::string_view text) {
+  if (!is_s3_url(text))
+    throw Error(Errc::invalid_argument,
+                "'" + std::string(text) + "' is not an s3://BUCKET/KEY URL");
+  auto rest = text.substr(5);
+  const auto slash = rest.find('/');
+  ObjectUrl u;
+  u.bucket = std::string(rest.substr(0, slash));
+  if (slash != std::string_view::npos) u.key = std::string(rest.substr(slash + 1));
+  if (u.bucket.empty())
+    throw Error(Errc::invalid_argument, "'" + std::string(text) + "' names no bucket");
+  if (!valid_bucket(u.bucket))
+    throw Error(Errc::invalid_argument,
+                "'" + u.bucket +
+                    "' is not a bucket name S3 accepts: 3 to 63 lower-case letters, "
+                    "digits, '.' and '-'");
+  if (u.key.size() > 1024)
+    throw Error(Errc::invalid_argument, "the key of '" + std::string(text).substr(0, 80) +
+                                            "...' is longer than S3's 1024 bytes");
+  return u;
+}
+
+std::vector<std::string> xml_values(std::string_view xml, std::string_view tag, std::size_t limit) {
+  std::vector<std::string> out;
+  const std::string open = "<" + std::string(tag) + ">", close = "</" + std::string(tag) + ">";
+  for (std::size_t at = 0; out.size() < limit;) {
+    const auto a = xml.find(open, at);
+    if (a == std::string_view::npos) break;
+    const auto b = xml.find(close, a + open.size());
+    if (b == std::string_view::npos) break;
+    out.push_back(decode_entities(xml.substr(a + open.size(), b - a - open.size())));
+    at = b + close.size();
+  }
+  return out;
+}
+
+std::string md5_hex(transfer::Bytes data) {
+  unsigned char d[MD5_DIGEST_LENGTH];
+  unsigned int n = 0;
+  EVP_Digest(data.data(), data.size(), d, &n, EVP_md5(), nullptr);
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < n; ++i) {
+    out += digits[d[i] >> 4];
+    out += digits[d[i] & 15];
+  }
+  return out;
+}
+
+std::string md5_base64(transfer::Bytes data) {
+  unsigned char d[MD5_DIGEST_LENGTH];
+  unsigned int n = 0;
+  EVP_Digest(data.data(), data.size(), d, &n, EVP_md5(), nullptr);
+  unsigned char out[32];
+  const int len = EVP_EncodeBlock(out, d, static_cast<int>(n));
+  return {reinterpret_cast<const char*>(out), static_cast<std::size_t>(len)};
+}
+
+Client::Client(Config config, ClientOptions options)
+    : config_(std::move(config)), options_(std::move(options)) {}
+
+std::string Client::url_of(const ObjectUrl& url, std::string& host, std::string& path) const {
+  const auto scheme_end = config_.endpoint.find("://") + 3;
+  const std::string scheme = config_.endpoint.substr(0, scheme_end);
+  const std::string endpoint_host = config_.endpoint.substr(scheme_end);
+  const std::string key = uri_encode(url.key, true);
+  if (config_.path_style) {
+    host = endpoint_host;
+    path = "/" + url.bucket + (url.key.empty() && key.empty() ? "" : "/" + key);
+  } else {
+    host = url.bucket + "." + endpoint_host;
+    path = "/" + key;
+  }
+  return scheme + host + path;
+}
+
+HttpResponse Client::send(const Call& call) {
+  std::string host, path;
+  const std::string base = url_of(*call.url, host, path);
+  std::mt19937_64 rng(std::random_device{}());
+  for (int attempt = 0;; ++attempt) {
+    SignInput in;
+    in.method = call.method;
+    in.path = path;
+    in.query = call.query;
+    in.headers = call.headers;
+    in.headers["host"] = host;
+    in.payload_sha256 =
+        sha256_hex({reinterpret_cast<const char*>(call.body.data()), call.body.size()});
+    in.amz_date = amz_date(static_cast<long long>(std::time(nullptr)));
+    in.region = config_.region;
+    const auto authorization = sign(in, config_.credentials);
+    HttpRequest request;
+    request.method = call.method;
+    request.url = call.query.empty() ? base : base + "?" + call.query;
+    request.headers = in.headers;
+    request.headers.erase("host");  // libcurl sends it from the URL
+    request.headers["authorization"] = authorization;
+    request.body = call.body;
+    request.max_response = call.max_response;
+    request.timeout_seconds = options_.timeout_seconds;
+    std::string why;
+    try {
+      auto r = http(request);
+      if (r.status >= 200 && r.status < 300) return r;
+      const auto codes = xml_values(r.body, "Code", 1);
+      const std::string code = codes.empty() ? "" : codes[0];
+      if (!retryable(r.status, code) || attempt >= options_.retries) fail(call, r);
+      why = "HTTP " + std::to_string(r.status) + (code.empty() ? "" : " " + code);
+    } catch (const Error& e) {
+      if (e.code() != Errc::unavailable || attempt >= options_.retries) throw;
+      why = e.what();
+    }
+    // Exponential backoff with full jitter: 0.1 s, 0.2 s, ... at most 20 s.
+    const double cap = std::min(20.0, 0.1 * static_cast<double>(1 << std::min(attempt, 10)));
+    const double wait = std::uniform_real_distribution<double>(cap / 2, cap)(rng);
+    log::info(call.method + " " + call.url->text() + ": " + why + "; retrying in " +
+              std::to_string(wait).substr(0, 4) + " s");
+    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+  }
+}
+
+void Client::fail(const Call& call, const HttpResponse& r) const {
+  const auto codes = xml_values(r.body, "Code", 1);
+  const auto messages = xml_values(r.body, "Message", 1);
+  const std::string code = codes.empty() ? "HTTP " + std::to_string(r.status) : codes[0];
+  const std::string what = call.method + " " + call.url->text() + ": " + code +
+                           (messages.empty() ? "" : " (" + messages[0].substr(0, 300) + ")");
+  const std::string& key_id = config_.credentials.access_key_id;
+  if (code == "NoSuchBucket")
+    throw Error(Errc::not_found, what + ": the bucket '" + call.url->bucket +
+                                     "' does not exist at " + config_.endpoint +
+                                     "; check its name, the endpoint and the region, or create it");
+  if (code == "NoSuchKey" || (r.status == 404 && call.method == "HEAD"))
+    throw Error(Errc::not_found, what + ": no such object");
+  if (code == "NoSuchUpload") throw Error(Errc::not_found, what + ": the upload is gone");
+  if (code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch" || code == "InvalidToken" ||
+      code == "ExpiredToken")
+    throw Error(Errc::invalid_argument,
+                what + ": the server refused the credentials of key id " + key_id + " (profile '" +
+                    config_.profile +
+                    "'): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the profile's "
+                    "keys), and that a session token has not expired");
+  if (code == "AccessDenied" || r.status == 403) {
+    if (code == "RequestTimeTooSkewed")
+      throw Error(Errc::invalid_argument,
+                  what +
+                      ": this machine's clock differs from the server's by more than 15 "
+                      "minutes; set it right (timedatectl set-ntp true, or chrony)");
+    throw Error(Errc::invalid_argument,
+                what + ": key id " + key_id + " may not do this; grant it the permission (s3:" +
+                    (call.method == "GET" || call.method == "HEAD" ? "GetObject" : "PutObject") +
+                    " on this bucket) or use another profile");
+  }
+  if (code == "RequestTimeTooSkewed")
+    throw Error(Errc::invalid_argument,
+                what +
+                    ": this machine's clock differs from the server's by more than 15 "
+                    "minutes; set it right (timedatectl set-ntp true, or chrony)");
+  if (code == "AuthorizationHeaderMalformed" || code == "PermanentRedirect" || r.status == 301) {
+    const auto region = r.headers.count("x-amz-bucket-region") ? r.headers.at("x-amz-bucket-region")
+                                                               : std::string();
+    throw Error(Errc::invalid_argument, what + ": the bucket is in " +
+                                            (region.empty() ? "another region" : region) +
+                                            ", not " + config_.region + "; set AWS_REGION" +
+                                            (region.empty() ? "" : "=" + region));
+  }
+  if (code == "QuotaExceeded" || code == "EntityTooLarge" || r.status == 507)
+    throw Error(Errc::io, what +
+                              ": the storage quota is exhausted or the object too large; "
+                              "free space or raise the quota");
+  if (code == "BadDigest" || code == "InvalidDigest")
+    throw Error(Errc::corrupt, what + ": the data did not match its checksum on arrival");
+  throw Error(Errc::io, what);
+}
+
+void Client::create_bucket(const std::string& bucket) {
+  ObjectUrl url{bucket, ""};
+  Call c{"PUT", &url};
+  if (config_.region != "us-east-1") {
+    const std::string body = "<CreateBucketConfiguration><LocationConstraint>" + config_.region +
+                             "</LocationConstraint></CreateBucketConfiguration>";
+    c.body = transfer::as_bytes(body);
+    send(c);
+    return;
+  }
+  send(c);
+}
+
+void Client::put_object(const ObjectUrl& url, transfer::Bytes body, const Metadata& metadata) {
+  Call c{"PUT", &url};
+  c.body = body;
+  c.headers["content-md5"] = md5_base64(body);
+  for (const auto& [k, v] : metadata) c.headers["x-amz-meta-" + k] = v;
+  if (!options_.server_side_encryption.empty())
+    c.headers["x-amz-server-side-encryption"] = options_.server_side_encryption;
+  if (!options_.kms_key_id.empty())
+    c.headers["x-amz-server-side-encryption-aws-kms-key-id"] = options_.kms_key_id;
+  send(c);
+}
+
+std::optional<ObjectInfo> Client::head_object(const ObjectUrl& url) {
+  Call c{"HEAD", &url};
+  HttpResponse r;
+  try {
+    r = send(c);
+  } catch (const Error& e) {
+    if (e.code() == Errc::not_found &&
+        std::string(e.what()).find("no such object") != std::string::npos)
+      return std::nullopt;
+    throw;
+  }
+  ObjectInfo info;
+  const auto length = r.headers.find("content-length");
+  if (length == r.headers.end())
+    throw Error(Errc::corrupt, "HEAD " + url.text() + ": the server gave no Content-Length");
+  try {
+    info.size = std::stoull(length->second);
+  } catch (const std::exception&) {
+    throw Error(Errc::corrupt, "HEAD " + url.text() + ": Content-Length '" +
+                                   length->second.substr(0, 40) + "' is not a number");
+  }
+  if (auto e = r.headers.find("etag"); e != r.headers.end()) info.etag = unquote(e->second);
+  for (const auto& [k, v] : r.headers)
+    if (k.rfind("x-amz-meta-", 0) == 0) info.metadata[k.substr(11)] = v;
+  return info;
+}
+
+std::string Client::get_range(const ObjectUrl& url, std::uint64_t offset, std::uint64_t size) {
+  if (size == 0) return {};
+  Call c{"GET", &url};
+  c.headers["range"] = "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + size - 1);
+  c.max_response = static_cast<std::size_t>(size);
+  auto r = send(c);
+  if (r.body.size() != size)
+    throw Error(Errc::corrupt, "GET " + url.text() + " bytes " + std::to_string(offset) + "+" +
+                                   std::to_string(size) + ": the server sent " +
+                                   std::to_string(r.body.size()) + " bytes");
+  return std::move(r.body);
+}
+
+void Client::delete_object(const ObjectUrl& url) {
+  Call c{"DELETE", &url};
+  send(c);
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> Client::list_objects(const ObjectUrl& prefix,
+                                                                        std::size_t limit) {
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  const ObjectUrl bucket{prefix.bucket, ""};
+  std::string token;
+  for (;;) {
+    Call c{"GET", &bucket, "list-type=2&prefix=" + uri_encode(prefix.key, false)};
+    if (!token.empty()) c.query += "&continuation-token=" + uri_encode(token, false);
+    c.max_response = 16 << 20;
+    auto r = send(c);
+    for (const auto& xml : xml_values(r.body, "Contents", 1000)) {
+      auto keys = xml_values(xml, "Key", 1), sizes = xml_values(xml, "Size", 1);
+      if (keys.empty() || sizes.empty()) continue;
+      try {
+        out.emplace_back(keys[0], std::stoull(sizes[0]));
+      } catch (const std::exception&) {
+        throw Error(Errc::corrupt,
+                    "ListObjectsV2 " + prefix.text() + ": a size that is not a number");
+      }
+      if (out.size() >= limit) return out;
+    }
+    auto truncated = xml_values(r.body, "IsTruncated", 1);
+    auto next = xml_values(r.body, "NextContinuationToken", 1);
+    if (truncated.empty() || truncated[0] != "true" || next.empty() || next[0] == token) break;
+    token = next[0];
+  }
+  return out;
+}
+
+std::string Client::create_multipart(const ObjectUrl& url, const Metadata& metadata) {
+  Call c{"POST", &url, "uploads="};
+  for (const auto& [k, v] : metadata) c.headers["x-amz-meta-" + k] = v;
+  if (!options_.server_side_encryption.empty())
+    c.headers["x-amz-server-side-encryption"] = options_.server_side_encryption;
+  if (!options_.kms_key_id.empty())
+    c.headers["x-amz-server-side-encryption-aws-kms-key-id"] = options_.kms_key_id;
+  auto r = send(c);
+  auto ids = xml_values(r.body, "UploadId", 1);
+  if (ids.empty() || ids[0].empty() || ids[0].size() > 1024)
+    throw Error(Errc::corrupt, "POST " + url.text() + "?uploads: no UploadId in the answer");
+  return ids[0];
+}
+
+std::string Client::upload_part(const ObjectUrl& url, const std::string& upload_id, int number,
+                                transfer::Bytes data) {
+  Call c{"PUT", &url,
+         "partNumber=" + std::to_string(number) + "&uploadId=" + uri_encode(upload_id, false)};
+  c.body = data;
+  c.headers["content-md5"] = md5_base64(data);
+  auto r = send(c);
+  auto etag = r.headers.find("etag");
+  if (etag == r.headers.end())
+    throw Error(Errc::corrupt, "PUT " + url.text() + " part " + std::to_string(number) +
+                                   ": the server gave no ETag");
+  return unquote(etag->second);
+}
+
+std::vector<Part> Client::list_parts(const ObjectUrl& url, const std::string& upload_id) {
+  std::vector<Part> parts;
+  std::string marker;
+  for (int page = 0; page < 100; ++page) {  // 10,000 parts at most, 1,000 a page
+    Call c{"GET", &url, "uploadId=" + uri_encode(upload_id, false)};
+    if (!marker.empty()) c.query += "&part-number-marker=" + marker;
+    c.max_response = 4 << 20;
+    auto r = send(c);
+    for (const auto& xml : xml_values(r.body, "Part", 10000)) {
+      auto numbers = xml_values(xml, "PartNumber", 1), sizes = xml_values(xml, "Size", 1),
+           etags = xml_values(xml, "ETag", 1);
+      if (numbers.empty() || sizes.empty() || etags.empty()) continue;
+      try {
+        parts.push_back({std::stoi(numbers[0]), std::stoull(sizes[0]), unquote(etags[0])});
+      } catch (const std::exception&) {
+        throw Error(Errc::corrupt, "ListParts " + url.text() + ": a part that is not numbers");
+      }
+    }
+    auto truncated = xml_values(r.body, "IsTruncated", 1);
+    auto next = xml_values(r.body, "NextPartNumberMarker", 1);
+    if (truncated.empty() || truncated[0] != "true" || next.empty() || next[0] == marker) break;
+    marker = next[0];
+  }
+  return parts;
+}
+
+void Client::complete_multipart(const ObjectUrl& url, const std::string& upload_id,
+                                const std::vector<Part>& parts) {
+  std::string body = "<CompleteMultipartUpload>";
+  for (const auto& p : parts)
+    body += "<Part><PartNumber>" + std::to_string(p.number) + "</PartNumber><ETag>\"" + p.etag +
+            "\"</ETag></Part>";
+  body += "</CompleteMultipartUpload>";
+  Call c{"POST", &url, "uploadId=" + uri_encode(upload_id, false)};
+  c.body = transfer::as_bytes(body);
+  auto r = send(c);
+  // S3 may answer 200 with an error in the body.
+  if (auto codes = xml_values(r.body, "Code", 1); !codes.empty())
+    throw Error(Errc::io, "CompleteMultipartUpload " + url.text() + ": " + codes[0]);
+}
+
+void Client::abort_multipart(const ObjectUrl& url, const std::string& upload_id) {
+  Call c{"DELETE", &url, "uploadId=" + uri_encode(upload_id, false)};
+  send(c);
+}
+
+}  // namespace nubo::s3

@@ -1,0 +1,106 @@
+// An S3 client for what nubo stores: objects put whole or in parts (multipart uploads, each part
+// checked by the server against its Content-MD5), read by range, described by HEAD, and the
+// multipart bookkeeping a resumed upload needs (ListParts). Every request is signed (SigV4),
+// retried with exponential backoff and jitter on 5xx, 429 (SlowDown) and timeouts, and every
+// response read within a bound. Errors say what a person can do: wrong credentials name the key
+// id (never the secret), and a missing bucket, access denied, clock skew, a wrong region and a
+// quota each get their own advice.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "transfer/bytes.hpp"
+#include "transfer/s3/config.hpp"
+#include "transfer/s3/http.hpp"
+
+namespace nubo::s3 {
+
+// "s3://BUCKET/KEY": the key may be empty, or end with '/' (a prefix).
+struct ObjectUrl {
+  std::string bucket, key;
+  std::string text() const { return "s3://" + bucket + "/" + key; }
+};
+bool is_s3_url(std::string_view text);
+// Error(invalid_argument) naming what is wrong (no bucket, a bucket name S3 refuses).
+ObjectUrl parse_s3_url(std::string_view text);
+
+using Metadata = std::map<std::string, std::string>;  // x-amz-meta-NAME, names lower-case
+
+struct ObjectInfo {
+  std::uint64_t size = 0;
+  std::string etag;  // without quotes
+  Metadata metadata;
+};
+
+struct Part {
+  int number = 0;
+  std::uint64_t size = 0;
+  std::string etag;  // without quotes
+};
+
+struct ClientOptions {
+  int retries = 6;  // attempts after the first, for what may pass (5xx, 429, timeouts)
+  double timeout_seconds = 30;
+  // Server-side encryption passed through: "AES256" or "aws:kms" (with kms_key_id).
+  std::string server_side_encryption, kms_key_id;
+};
+
+class Client {
+ public:
+  explicit Client(Config config, ClientOptions options = {});
+  const Config& config() const { return config_; }
+
+  void create_bucket(const std::string& bucket);
+  void put_object(const ObjectUrl& url, transfer::Bytes body, const Metadata& metadata = {});
+  std::optional<ObjectInfo> head_object(const ObjectUrl& url);
+  // Bytes [offset, offset + size) of the object: exactly that many, or Error(corrupt).
+  std::string get_range(const ObjectUrl& url, std::uint64_t offset, std::uint64_t size);
+  void delete_object(const ObjectUrl& url);
+  // Every object under url.key as a prefix (ListObjectsV2, page by page), at most `limit`.
+  std::vector<std::pair<std::string, std::uint64_t>> list_objects(const ObjectUrl& prefix,
+                                                                  std::size_t limit = 10000000);
+
+  std::string create_multipart(const ObjectUrl& url, const Metadata& metadata);
+  // The part's ETag, once the server checked its Content-MD5.
+  std::string upload_part(const ObjectUrl& url, const std::string& upload_id, int number,
+                          transfer::Bytes data);
+  // Every part the server holds for the upload; Error(not_found) when the upload is gone.
+  std::vector<Part> list_parts(const ObjectUrl& url, const std::string& upload_id);
+  void complete_multipart(const ObjectUrl& url, const std::string& upload_id,
+                          const std::vector<Part>& parts);
+  void abort_multipart(const ObjectUrl& url, const std::string& upload_id);
+
+ private:
+  struct Call {
+    Call(std::string m, const ObjectUrl* u, std::string q = {})
+        : method(std::move(m)), url(u), query(std::move(q)) {}
+    std::string method;
+    const ObjectUrl* url = nullptr;
+    std::string query;  // encoded
+    std::map<std::string, std::string> headers;
+    transfer::Bytes body;
+    std::size_t max_response = 1 << 20;
+  };
+  // Signs and sends `call`, retrying what may pass; Error naming the server's code otherwise.
+  HttpResponse send(const Call& call);
+  std::string url_of(const ObjectUrl& url, std::string& host, std::string& path) const;
+  [[noreturn]] void fail(const Call& call, const HttpResponse& r) const;
+
+  Config config_;
+  ClientOptions options_;
+};
+
+// The MD5 of `data`, base64 (Content-MD5) and hex (an S3 part's ETag).
+std::string md5_base64(transfer::Bytes data);
+std::string md5_hex(transfer::Bytes data);
+
+// The text of every <tag>...</tag> in `xml`, entities decoded; at most `limit` of them.
+std::vector<std::string> xml_values(std::string_view xml, std::string_view tag,
+                                    std::size_t limit = 100000);
+
+}  // namespace nubo::s3

@@ -1,0 +1,338 @@
+#include "transfer/s3/copy.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "common/log.hpp"
+#include "nubo/error.hpp"
+#include "transfer/file_io.hpp"
+#include "transfer/hash.hpp"
+#include "transfer/journal.hpp"
+#include "transfer/paths.hpp"
+#include "transfer/target_dir.hpp"
+
+namespace nubo::s3 {
+namespace {
+
+using transfer::Fd;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::uint64_t kMinPart = 8 << 20, kMaxPart = 64 << 20;
+constexpr std::uint64_t kMaxParts = 10000;
+constexpr std::uint16_t kUploadId = 1;  // journal records
+constexpr std::uint16_t kPartDone = 2;
+const std::string kHashKey = "nubo-xxh3-128";
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Runs work(i) for i in [0, count) on `streams` threads; the calling thread reports progress
+// every 100 ms (false: cancel). The first failure stops the rest and is rethrown.
+void run_parts(std::size_t count, int streams, const std::function<void(std::size_t)>& work,
+               const std::function<bool()>& tick) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::exception_ptr failure;
+  std::mutex mutex;
+  std::vector<std::thread> threads;
+  std::atomic<int> running{0};
+  for (int t = 0; t < std::max(1, streams); ++t) {
+    ++running;
+    threads.emplace_back([&] {
+      for (;;) {
+        const auto i = next++;
+        if (i >= count || stop) break;
+        try {
+          work(i);
+        } catch (...) {
+          std::lock_guard lock(mutex);
+          if (!failure) failure = std::current_exception();
+          stop = true;
+        }
+      }
+      --running;
+    });
+  }
+  while (running > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!stop && tick && !tick()) {
+      std::lock_guard lock(mutex);
+      if (!failure) failure = std::make_exception_ptr(Error(Errc::cancelled, "cancelled"));
+      stop = true;
+    }
+  }
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+std::string cache_dir(const CopyOptions& options) {
+  if (!options.journal_dir.empty()) return options.journal_dir;
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  std::string base = xdg && *xdg ? xdg : std::string(home && *home ? home : "/tmp") + "/.cache";
+  return base + "/nubo/s3";
+}
+
+void make_dirs(const std::string& path) {
+  for (std::size_t at = 1; at != std::string::npos;) {
+    at = path.find('/', at + 1);
+    const auto part = path.substr(0, at);
+    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST)
+      transfer::throw_io("create the directory", part, errno);
+  }
+}
+
+struct Progress {
+  const CopyOptions& options;
+  std::uint64_t total;
+  std::atomic<std::uint64_t> done{0}, written{0};
+  Clock::time_point started = Clock::now();
+  bool tick() {
+    if (!options.progress) return true;
+    transfer::Progress p;
+    p.bytes_total = total;
+    p.bytes_done = done;
+    p.bytes_written = written;
+    p.elapsed_seconds = seconds_since(started);
+    p.rate = p.elapsed_seconds > 0 ? static_cast<double>(written) / p.elapsed_seconds : 0;
+    p.files_total = 1;
+    p.files_done = done == total ? 1 : 0;
+    return options.progress(p);
+  }
+};
+
+}  // namespace
+
+std::uint64_t part_size_for(std::uint64_t size) {
+  // About 1,000 parts: few requests, and little to redo after an interruption; beyond 64 GB
+  // the parts stay at 64 MiB until the 10,000-part limit makes them larger.
+  auto part = std::clamp<std::uint64_t>(size / 1000, kMinPart, kMaxPart);
+  part = std::max(part, (size + kMaxParts - 1) / kMaxParts);
+  return (part + (1 << 20) - 1) / (1 << 20) * (1 << 20);  // whole MiB
+}
+
+CopySummary upload_file(Client& client, const std::string& path, const ObjectUrl& url,
+                        const CopyOptions& options) {
+  const auto started = Clock::now();
+  if (url.key.empty() || url.key.back() == '/')
+    throw Error(Errc::invalid_argument, url.text() + " names no object: give the key");
+  auto file = transfer::open_read(path);
+  const auto st = file.stat();
+  if (!S_ISREG(st.st_mode)) throw Error(Errc::invalid_argument, path + " is not a file");
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  const auto hash = transfer::hash_on_disk(file.get(), size, path).hex();
+  const Metadata metadata{{kHashKey, hash}};
+  const auto part = options.part_size ? options.part_size : part_size_for(size);
+  CopySummary summary;
+  summary.bytes = size;
+  Progress progress{options, size};
+
+  if (size <= part) {  // one request
+    std::vector<std::byte> body(size);
+    file.pread_exact(body, 0, path + " (changed while read?)");
+    if (!progress.tick()) throw Error(Errc::cancelled, "cancelled");
+    client.put_object(url, body, metadata);
+    summary.bytes_sent = size;
+    summary.parts = 1;
+    progress.done = progress.written = size;
+    progress.tick();
+    summary.seconds = seconds_since(started);
+    return summary;
+  }
+
+  const auto count = (size + part - 1) / part;
+  if (count > kMaxParts)
+    throw Error(Errc::invalid_argument, path + ": " + std::to_string(count) + " parts of " +
+                                            std::to_string(part) +
+                                            " bytes exceed S3's 10,000; use a larger part size");
+  const auto dir = cache_dir(options);
+  make_dirs(dir);
+  const std::string identity = "nubo s3 upload 1\n" + url.text() + "\n" + std::to_string(size) +
+                               "\n" + std::to_string(transfer::mtime_ns(st)) + "\n" +
+                               std::to_string(part) + "\n" + hash;
+  auto journal = transfer::Journal::open(
+      dir + "/upload-" + transfer::hex64(transfer::hash64(transfer::as_bytes(identity))) +
+          ".journal",
+      identity);
+  std::string upload_id;
+  for (const auto& r : journal.loaded())
+    if (r.type == kUploadId)
+      upload_id.assign(reinterpret_cast<const char*>(r.payload.data()), r.payload.size());
+  std::vector<Part> held;
+  if (!upload_id.empty()) {
+    try {
+      held = client.list_parts(url, upload_id);
+      log::info("resuming the upload of " + path + " to " + url.text() + ": the server holds " +
+                std::to_string(held.size()) + " of " + std::to_string(count) + " parts");
+    } catch (const Error& e) {
+      if (e.code() != Errc::not_found) throw;
+      upload_id.clear();  // expired or aborted: start again
+    }
+  }
+  if (upload_id.empty()) {
+    upload_id = client.create_multipart(url, metadata);
+    journal.reset();
+    journal.append(kUploadId, transfer::as_bytes(upload_id));
+    journal.commit(true);
+  }
+  std::vector<Part> parts(count);
+  std::vector<const Part*> on_server(count, nullptr);
+  for (const auto& p : held)
+    if (p.number >= 1 && static_cast<std::uint64_t>(p.number) <= count)
+      on_server[static_cast<std::size_t>(p.number - 1)] = &p;
+  std::atomic<std::uint64_t> resumed{0};
+  auto work = [&](std::size_t i) {
+    const auto offset = i * part;
+    const auto n = std::min(part, size - offset);
+    thread_local std::vector<std::byte> buffer;
+    buffer.resize(n);
+    file.pread_exact(buffer, offset, path + " (changed while read?)");
+    const auto md5 = md5_hex(buffer);
+    const int number = static_cast<int>(i + 1);
+    if (const Part* p = on_server[i]; p && p->size == n && p->etag == md5) {
+      parts[i] = *p;
+      resumed += n;
+    } else {
+      parts[i] = {number, n, client.upload_part(url, upload_id, number, buffer)};
+      progress.written += n;
+    }
+    progress.done += n;
+  };
+  try {
+    run_parts(count, options.streams, work, [&] { return progress.tick(); });
+  } catch (const Error& e) {
+    if (e.code() == Errc::cancelled && !options.keep_partial) {
+      try {
+        client.abort_multipart(url, upload_id);
+        journal.remove();
+      } catch (const Error& abort_error) {
+        log::warn(std::string("aborting the cancelled upload: ") + abort_error.what());
+      }
+    }
+    throw;
+  }
+  client.complete_multipart(url, upload_id, parts);
+  journal.remove();
+  progress.tick();
+  summary.bytes_resumed = resumed;
+  summary.bytes_sent = size - resumed;
+  summary.parts = count;
+  summary.seconds = seconds_since(started);
+  return summary;
+}
+
+CopySummary download_file(Client& client, const ObjectUrl& url, const std::string& path,
+                          const CopyOptions& options) {
+  const auto started = Clock::now();
+  auto info = client.head_object(url);
+  if (!info) throw Error(Errc::not_found, url.text() + " does not exist");
+  const auto size = info->size;
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string leaf = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (leaf.empty()) throw Error(Errc::invalid_argument, "'" + path + "' names no file");
+  const std::string tmp = dir + "/" + transfer::temp_name(leaf);
+  const auto part = options.part_size ? options.part_size : part_size_for(size);
+  const auto count = std::max<std::uint64_t>(1, (size + part - 1) / part);
+  const std::string identity = "nubo s3 download 1\n" + url.text() + "\n" + info->etag + "\n" +
+                               std::to_string(size) + "\n" + std::to_string(part);
+  auto journal = transfer::Journal::open(
+      dir + "/.nubo-s3-" + transfer::hex64(transfer::hash64(transfer::as_bytes(leaf))) + ".journal",
+      identity);
+  std::vector<char> done(count, 0);
+  for (const auto& r : journal.loaded())
+    if (r.type == kPartDone && r.payload.size() == 8) {
+      const auto i = transfer::get_le<std::uint64_t>(r.payload.data());
+      if (i < count) done[i] = 1;
+    }
+  const int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) transfer::throw_io("open", tmp, errno);
+  Fd out(fd, tmp);
+  if (std::none_of(done.begin(), done.end(), [](char d) { return d; })) out.truncate(0);
+  out.truncate(size);
+  CopySummary summary;
+  summary.bytes = size;
+  Progress progress{options, size};
+  std::uint64_t resumed = 0;
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (done[i]) {
+      resumed += std::min(part, size - i * part);
+    } else {
+      todo.push_back(i);
+    }
+  }
+  progress.done = resumed;
+  std::mutex journal_mutex;
+  std::size_t since_commit = 0;
+  auto work = [&](std::size_t k) {
+    const auto i = todo[k];
+    const auto offset = i * part;
+    const auto n = std::min(part, size - offset);
+    const auto bytes = client.get_range(url, offset, n);
+    out.pwrite_all(transfer::as_bytes(bytes), offset);
+    progress.written += n;
+    progress.done += n;
+    std::lock_guard lock(journal_mutex);
+    std::vector<std::byte> record(8);
+    transfer::put_le<std::uint64_t>(record.data(), i);
+    journal.append(kPartDone, record);
+    // Records only after their data is durable: a journal never describes bytes not on disk.
+    if (++since_commit >= 4) {
+      if (options.sync) out.datasync();
+      journal.commit(options.sync);
+      since_commit = 0;
+    }
+  };
+  try {
+    run_parts(todo.size(), options.streams, work, [&] { return progress.tick(); });
+  } catch (...) {
+    try {
+      if (options.sync) out.datasync();
+      journal.commit(options.sync);
+    } catch (const Error& e) {
+      log::warn(std::string("keeping the download's progress: ") + e.what());
+    }
+    throw;
+  }
+  // The whole file, checked before it takes its name.
+  const auto got = transfer::hash_on_disk(out.get(), size, tmp).hex();
+  std::string expected = info->metadata.count(kHashKey) ? info->metadata.at(kHashKey) : "";
+  if (!expected.empty() && got != expected) {
+    out = Fd();
+    transfer::remove_file(tmp);
+    journal.remove();
+    throw Error(Errc::corrupt, url.text() +
+                                   ": the downloaded content does not match its "
+                                   "XXH3-128 (" +
+                                   expected.substr(0, 32) + "); nothing was written, run it again");
+  }
+  if (expected.empty())
+    log::warn(url.text() +
+              " carries no nubo checksum (not uploaded by nubo): only its size "
+              "was checked");
+  if (options.sync) out.datasync();
+  out.close();
+  transfer::rename_file(tmp, path);
+  if (options.sync) transfer::sync_parent_dir(path);
+  journal.remove();
+  progress.tick();
+  summary.bytes_resumed = resumed;
+  summary.bytes_sent = size - resumed;
+  summary.parts = count;
+  summary.seconds = seconds_since(started);
+  return summary;
+}
+
+}  // namespace nubo::s3

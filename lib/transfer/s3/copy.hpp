@@ -1,0 +1,47 @@
+// Files to and from S3 objects, each file one object, resumable after any interruption:
+//  - upload: objects of up to a part are one PUT; larger ones a multipart upload whose part
+//    size adapts (8 to 64 MiB, more only beyond 10,000 parts). A local journal remembers the
+//    upload id; run again, the same command asks the server which parts it holds (ListParts),
+//    keeps those whose ETag matches the local part's MD5, and sends only the rest. The object
+//    appears only at CompleteMultipartUpload, never half-written under its name. The file's
+//    XXH3-128 travels as metadata (x-amz-meta-nubo-xxh3-128).
+//  - download: parallel ranged GETs into a temporary file beside the destination, a journal of
+//    the parts written, then the whole file checked against that XXH3-128 (or a single-part
+//    object's MD5 ETag) before it is renamed into place.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "nubo/transfer.hpp"
+#include "transfer/s3/client.hpp"
+
+namespace nubo::s3 {
+
+struct CopyOptions {
+  int streams = 4;                // parts in flight
+  std::uint64_t part_size = 0;    // 0: adapted to the size (8 to 64 MiB)
+  bool keep_partial = false;      // a cancelled upload stays resumable instead of aborted
+  bool sync = true;               // download: fdatasync before the rename and journal commits
+  std::string journal_dir;        // upload journals; empty: $XDG_CACHE_HOME/nubo or ~/.cache/nubo
+  transfer::ProgressFn progress;  // bytes of the file; false cancels (Error(cancelled))
+};
+
+struct CopySummary {
+  std::uint64_t bytes = 0;          // the object's size
+  std::uint64_t bytes_sent = 0;     // moved this time
+  std::uint64_t bytes_resumed = 0;  // verified by an interrupted attempt, not moved again
+  std::uint64_t parts = 0;
+  double seconds = 0;
+};
+
+// The part size for an object of `size` bytes (see above).
+std::uint64_t part_size_for(std::uint64_t size);
+
+CopySummary upload_file(Client& client, const std::string& path, const ObjectUrl& url,
+                        const CopyOptions& options = {});
+CopySummary download_file(Client& client, const ObjectUrl& url, const std::string& path,
+                          const CopyOptions& options = {});
+
+}  // namespace nubo::s3

@@ -1,0 +1,131 @@
+#include "transfer/s3/http.hpp"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+#include "nubo/error.hpp"
+
+namespace nubo::s3 {
+namespace {
+
+struct Transfer {
+  const HttpRequest* request = nullptr;
+  HttpResponse* response = nullptr;
+  std::size_t sent = 0;
+  bool too_large = false;
+};
+
+std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const auto bytes = size * n;
+  if (t->response->body.size() + bytes > t->request->max_response) {
+    t->too_large = true;
+    return 0;  // stops the transfer
+  }
+  t->response->body.append(data, bytes);
+  return bytes;
+}
+
+std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const auto bytes = size * n;
+  std::string line(data, bytes);
+  const auto colon = line.find(':');
+  if (colon != std::string::npos && t->response->headers.size() < 256) {
+    std::string name = line.substr(0, colon);
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    auto value = line.substr(colon + 1);
+    const auto a = value.find_first_not_of(" \t");
+    const auto b = value.find_last_not_of(" \t\r\n");
+    t->response->headers[name] = a == std::string::npos ? "" : value.substr(a, b - a + 1);
+  }
+  return bytes;
+}
+
+std::size_t on_send(char* out, std::size_t size, std::size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const auto left = t->request->body.size() - t->sent;
+  const auto bytes = std::min(left, size * n);
+  std::memcpy(out, t->request->body.data() + t->sent, bytes);
+  t->sent += bytes;
+  return bytes;
+}
+
+// libcurl's global state, once per process.
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+struct EasyDeleter {
+  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+};
+
+// One handle per thread: libcurl keeps its connection open between requests to the same host.
+CURL* thread_handle() {
+  thread_local std::unique_ptr<CURL, EasyDeleter> handle;
+  if (!handle) {
+    global_init();
+    handle.reset(curl_easy_init());
+    if (!handle) throw Error(Errc::internal, "curl_easy_init failed");
+  }
+  curl_easy_reset(handle.get());
+  return handle.get();
+}
+
+}  // namespace
+
+HttpResponse http(const HttpRequest& request) {
+  CURL* c = thread_handle();
+  HttpResponse response;
+  Transfer t{&request, &response};
+  curl_slist* headers = nullptr;
+  for (const auto& [k, v] : request.headers)
+    headers = curl_slist_append(headers, (k + ": " + v).c_str());
+  // No "Expect: 100-continue" round trip before each part.
+  headers = curl_slist_append(headers, "Expect:");
+  std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> owned(headers, curl_slist_free_all);
+
+  curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.timeout_seconds * 1000));
+  // A transfer slower than 1 byte/s for the timeout is stalled.
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
+                   static_cast<long>(std::max(1.0, request.timeout_seconds)));
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+  if (request.method == "HEAD") {
+    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+  } else if (request.method == "PUT" || request.method == "POST") {
+    curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(c, CURLOPT_READFUNCTION, on_send);
+    curl_easy_setopt(c, CURLOPT_READDATA, &t);
+    curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    if (request.method == "POST") curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "POST");
+  } else if (request.method != "GET") {
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  }
+  const CURLcode rc = curl_easy_perform(c);
+  if (t.too_large)
+    throw Error(Errc::corrupt, request.method + " " + request.url +
+                                   ": the response is larger than " +
+                                   std::to_string(request.max_response) + " bytes");
+  if (rc != CURLE_OK)
+    throw Error(Errc::unavailable,
+                request.method + " " + request.url + ": " + curl_easy_strerror(rc));
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  return response;
+}
+
+}  // namespace nubo::s3
