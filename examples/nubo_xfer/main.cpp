@@ -7,6 +7,7 @@
 //   nubo-xfer cat ARCHIVE PATH          one file to stdout
 //   nubo-xfer serve --dest DIR          receive sends (docs/net.md)
 //   nubo-xfer send SRC... HOST:PORT     send files to a serve, resumably
+//   nubo-xfer cp SRC DST                files and trees to and from s3://BUCKET/KEY
 //
 // Interrupted (Ctrl-C, kill -9, power loss), pack and unpack resume when run again with the same
 // arguments. Exit status, as rclone splits them: 0 done, 1 error (fatal: retrying will not
@@ -23,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cp_command.hpp"
 #include "net_commands.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
@@ -238,6 +240,7 @@ int main(int argc, char** argv) {
   cat_cmd->add_option("path", path, "the file's path in the archive")->required();
 
   auto net = nubo_xfer::add_net_commands(app);  // send, serve (docs/net.md)
+  auto cp = nubo_xfer::add_cp_command(app);     // cp to and from object storage (docs/s3.md)
 
   try {
     app.parse(argc, argv);
@@ -251,6 +254,7 @@ int main(int argc, char** argv) {
   try {
     std::uint64_t memory = nubo_xfer::parse_size(common.memory, "--memory");
     if (net->parsed()) return nubo_xfer::run_net_command(*net);
+    if (cp->app->parsed()) return nubo_xfer::run_cp(*cp);
     if (pack->parsed() && selection.dry_run) {
       return nubo_xfer::dry_run(sources, selection, "pack", common.json);
     } else if (pack->parsed()) {

@@ -135,6 +135,7 @@ CopySummary upload_file(Client& client, const std::string& path, const ObjectUrl
   const Metadata metadata{{kHashKey, hash}};
   const auto part = options.part_size ? options.part_size : part_size_for(size);
   CopySummary summary;
+  summary.files = 1;
   summary.bytes = size;
   Progress progress{options, size};
 
@@ -262,6 +263,7 @@ CopySummary download_file(Client& client, const ObjectUrl& url, const std::strin
   if (std::none_of(done.begin(), done.end(), [](char d) { return d; })) out.truncate(0);
   out.truncate(size);
   CopySummary summary;
+  summary.files = 1;
   summary.bytes = size;
   Progress progress{options, size};
   std::uint64_t resumed = 0;

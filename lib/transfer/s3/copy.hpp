@@ -14,31 +14,17 @@
 #include <functional>
 #include <string>
 
+#include "nubo/s3.hpp"
 #include "nubo/transfer.hpp"
 #include "transfer/s3/client.hpp"
 
 namespace nubo::s3 {
 
-struct CopyOptions {
-  int streams = 4;                // parts in flight
-  std::uint64_t part_size = 0;    // 0: adapted to the size (8 to 64 MiB)
-  bool keep_partial = false;      // a cancelled upload stays resumable instead of aborted
-  bool sync = true;               // download: fdatasync before the rename and journal commits
-  std::string journal_dir;        // upload journals; empty: $XDG_CACHE_HOME/nubo or ~/.cache/nubo
-  transfer::ProgressFn progress;  // bytes of the file; false cancels (Error(cancelled))
-};
-
-struct CopySummary {
-  std::uint64_t bytes = 0;          // the object's size
-  std::uint64_t bytes_sent = 0;     // moved this time
-  std::uint64_t bytes_resumed = 0;  // verified by an interrupted attempt, not moved again
-  std::uint64_t parts = 0;
-  double seconds = 0;
-};
-
 // The part size for an object of `size` bytes (see above).
 std::uint64_t part_size_for(std::uint64_t size);
 
+// One file each way (nubo/s3.hpp's copy() walks trees with these). The progress callback sees
+// the file's bytes.
 CopySummary upload_file(Client& client, const std::string& path, const ObjectUrl& url,
                         const CopyOptions& options = {});
 CopySummary download_file(Client& client, const ObjectUrl& url, const std::string& path,

@@ -1,0 +1,76 @@
+#include "cp_command.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "nubo/s3.hpp"
+#include "progress_bar.hpp"
+#include "units.hpp"
+
+namespace nubo_xfer {
+
+std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
+  auto c = std::make_unique<CpCommand>();
+  c->app = app.add_subcommand(
+      "cp", "copy a file or a tree to or from object storage (s3://BUCKET/KEY), resumably");
+  c->app->add_option("from", c->from, "a local path or s3://BUCKET/KEY")->required();
+  c->app->add_option("to", c->to, "a local path or s3://BUCKET/KEY (or PREFIX/)")->required();
+  c->app->add_option("--streams", c->streams, "parts in flight (default 4)")
+      ->check(CLI::Range(1, 64));
+  c->app->add_option("--part-size", c->part_size, "bytes per part, 5M to 5G (default: adapted)");
+  c->app->add_flag("--keep-partial", c->keep_partial,
+                   "keep a cancelled upload resumable instead of aborting it");
+  c->app->add_option("--profile", c->profile, "the AWS profile (default: AWS_PROFILE, default)");
+  c->app->add_option("--sse", c->sse, "server-side encryption: AES256 or aws:kms");
+  c->app->add_option("--sse-kms-key-id", c->kms_key_id, "the KMS key for --sse aws:kms");
+  c->app->add_option("--exclude", c->selection.exclude, "leave out what matches (uploads)");
+  c->app->add_option("--include", c->selection.include, "keep what an --exclude would drop");
+  c->app->add_flag("--no-sync", c->no_sync, "skip fdatasync of downloads before their rename");
+  c->app->add_flag("--json", c->json, "print a JSON summary on stdout");
+  c->app->add_flag("--quiet,-q", c->quiet, "no progress display");
+  return c;
+}
+
+int run_cp(CpCommand& c) {
+  nubo::s3::CopyOptions o;
+  o.streams = c.streams;
+  o.part_size = parse_size(c.part_size, "--part-size");
+  o.keep_partial = c.keep_partial;
+  o.sync = !c.no_sync;
+  o.profile = c.profile;
+  o.server_side_encryption = c.sse;
+  o.kms_key_id = c.kms_key_id;
+  o.exclude = c.selection.exclude;
+  o.include = c.selection.include;
+  ProgressBar bar("copied", c.quiet || c.json);
+  o.progress = [&](const nubo::transfer::Progress& p) { return bar(p); };
+  nubo::s3::CopySummary s;
+  try {
+    s = nubo::s3::copy(c.from, c.to, o);
+  } catch (...) {
+    bar.finish();
+    throw;
+  }
+  bar.finish();
+  if (c.json) {
+    std::cout << nlohmann::json{{"operation", "copied"},
+                                {"files", s.files},
+                                {"bytes", s.bytes},
+                                {"bytes_sent", s.bytes_sent},
+                                {"bytes_resumed", s.bytes_resumed},
+                                {"parts", s.parts},
+                                {"seconds", s.seconds}}
+                     .dump(2)
+              << "\n";
+  } else if (!c.quiet) {
+    std::fprintf(stderr, "nubo-xfer: copied %llu files, %s in %.2f s (%s moved, %s resumed)\n",
+                 static_cast<unsigned long long>(s.files),
+                 format_bytes(static_cast<double>(s.bytes)).c_str(), s.seconds,
+                 format_bytes(static_cast<double>(s.bytes_sent)).c_str(),
+                 format_bytes(static_cast<double>(s.bytes_resumed)).c_str());
+  }
+  return 0;
+}
+
+}  // namespace nubo_xfer

@@ -1,0 +1,23 @@
+// nubo-xfer cp (docs/s3.md): files and trees to and from S3-compatible object storage.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+
+#include "selection.hpp"
+
+namespace nubo_xfer {
+
+struct CpCommand {
+  CLI::App* app = nullptr;
+  std::string from, to, part_size = "0", profile, sse, kms_key_id;
+  int streams = 4;
+  bool keep_partial = false, no_sync = false, json = false, quiet = false;
+  Selection selection;  // --exclude, --include (uploads)
+};
+
+std::unique_ptr<CpCommand> add_cp_command(CLI::App& app);
+int run_cp(CpCommand& c);
+
+}  // namespace nubo_xfer

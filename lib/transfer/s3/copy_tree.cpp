@@ -1,0 +1,144 @@
+// nubo::s3::copy: a file or a tree between this machine and S3, file by file with copy.hpp.
+#include <sys/stat.h>
+
+#include <chrono>
+
+#include "nubo/error.hpp"
+#include "nubo/s3.hpp"
+#include "transfer/file_io.hpp"
+#include "transfer/paths.hpp"
+#include "transfer/s3/copy.hpp"
+
+namespace nubo::s3 {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool is_directory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string leaf_of(const std::string& path) {
+  auto p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  const auto slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+void make_parents(const std::string& path) {
+  for (auto at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
+    const auto dir = path.substr(0, at);
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST && !is_directory(dir))
+      transfer::throw_io("create the directory", dir, errno);
+  }
+}
+
+// Adds one file's summary to the whole's, and shows the whole's progress to the caller.
+struct Totals {
+  CopySummary summary;
+  std::uint64_t total = 0;
+  std::uint64_t files_total = 0;
+  const CopyOptions& options;
+  CopyOptions for_file(const std::string& name) {
+    CopyOptions o = options;
+    if (!options.progress) return o;
+    const auto before = summary.bytes_sent + summary.bytes_resumed;
+    o.progress = [this, before, name](const transfer::Progress& p) {
+      transfer::Progress all = p;
+      all.bytes_total = total;
+      all.bytes_done = before + p.bytes_done;
+      all.files_total = files_total;
+      all.files_done = summary.files;
+      all.current_file = name;
+      return options.progress(all);
+    };
+    return o;
+  }
+  void add(const CopySummary& s) {
+    summary.files += s.files;
+    summary.bytes += s.bytes;
+    summary.bytes_sent += s.bytes_sent;
+    summary.bytes_resumed += s.bytes_resumed;
+    summary.parts += s.parts;
+  }
+};
+
+}  // namespace
+
+CopySummary copy(const std::string& from, const std::string& to, const CopyOptions& options) {
+  const auto started = Clock::now();
+  if (options.streams < 1 || options.streams > 64)
+    throw Error(Errc::invalid_argument,
+                "streams " + std::to_string(options.streams) + " is out of range: use 1 to 64");
+  if (options.part_size != 0 && (options.part_size < (5 << 20) || options.part_size > (5ull << 30)))
+    throw Error(Errc::invalid_argument, "the part size must be 5 MiB to 5 GiB (S3's limits)");
+  const bool up = is_s3_url(to), down = is_s3_url(from);
+  if (up == down)
+    throw Error(Errc::invalid_argument,
+                up ? "both '" + from + "' and '" + to + "' are s3:// URLs: one must be local"
+                   : "neither '" + from + "' nor '" + to + "' is an s3:// URL");
+  ClientOptions client_options;
+  client_options.server_side_encryption = options.server_side_encryption;
+  client_options.kms_key_id = options.kms_key_id;
+  if (!options.server_side_encryption.empty() && options.server_side_encryption != "AES256" &&
+      options.server_side_encryption != "aws:kms")
+    throw Error(
+        Errc::invalid_argument,
+        "server-side encryption '" + options.server_side_encryption + "': use AES256 or aws:kms");
+  Client client(load_config(options.profile), client_options);
+  Totals totals{{}, 0, 0, options};
+
+  if (up) {
+    auto url = parse_s3_url(to);
+    const bool prefix = url.key.empty() || url.key.back() == '/';
+    if (!is_directory(from)) {
+      if (prefix) url.key += leaf_of(from);
+      totals.total = 0;
+      totals.files_total = 1;
+      totals.add(upload_file(client, from, url, totals.for_file(from)));
+    } else {
+      if (!prefix)
+        throw Error(Errc::invalid_argument, "copying the directory " + from +
+                                                " needs a prefix: " + to + "/ (with its '/')");
+      std::vector<transfer::Entry> files;
+      for (auto& e : transfer::select({from}, options.exclude, options.include))
+        if (e.kind == transfer::EntryKind::file) files.push_back(std::move(e));
+      for (const auto& e : files) totals.total += e.size;
+      totals.files_total = files.size();
+      for (const auto& e : files) {
+        // The entry's path starts with the directory's own name, as in an archive ("." gives
+        // the contents without it).
+        const auto slash = e.path.find('/');
+        const auto local =
+            leaf_of(from) == "." ? from + "/" + e.path : from + "/" + e.path.substr(slash + 1);
+        totals.add(
+            upload_file(client, local, {url.bucket, url.key + e.path}, totals.for_file(e.path)));
+      }
+    }
+  } else {
+    const auto url = parse_s3_url(from);
+    const bool prefix = url.key.empty() || url.key.back() == '/';
+    if (!prefix) {
+      const auto path = is_directory(to) ? to + "/" + leaf_of(url.key) : to;
+      totals.files_total = 1;
+      totals.add(download_file(client, url, path, totals.for_file(url.key)));
+    } else {
+      auto objects = client.list_objects(url);
+      for (const auto& [key, size] : objects) totals.total += size;
+      totals.files_total = objects.size();
+      for (const auto& [key, size] : objects) {
+        const auto rest = key.substr(url.key.size());
+        if (rest.empty() || rest.back() == '/') continue;  // a "directory" marker
+        transfer::paths::check_entry(rest);                // no absolute paths, no '..'
+        const auto path = to + "/" + rest;
+        make_parents(path);
+        totals.add(download_file(client, {url.bucket, key}, path, totals.for_file(key)));
+      }
+    }
+  }
+  totals.summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  return totals.summary;
+}
+
+}  // namespace nubo::s3

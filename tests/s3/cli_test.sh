@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# nubo-xfer cp against the loopback S3 server (run by with_s3_server.py): a file and a tree up
+# and back, filters, a prefix download, and errors with their exit statuses.
+# Usage: cli_test.sh NUBO_XFER PYTHON_WITH_BOTO3
+set -euo pipefail
+xfer=$(realpath "$1")
+python=$2
+[ -n "${NUBO_S3_TEST_SERVER:-}" ] || { echo "cli_test: run me through with_s3_server.py" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "cli_test: $*" >&2; exit 1; }
+status() { set +e; "$@" >/dev/null 2>"$work/err"; local s=$?; set -e; echo $s; }
+"$python" -c "import boto3; boto3.client('s3', endpoint_url='$NUBO_S3_TEST_SERVER').create_bucket(Bucket='cli-bucket')"
+
+mkdir -p tree/sub
+head -c 9000000 /dev/urandom > tree/big.bin
+printf 'hello\n' > tree/sub/a.txt
+printf 'scratch\n' > tree/sub/b.tmp
+
+"$xfer" cp tree/big.bin s3://cli-bucket/files/ -q --part-size 5M
+"$xfer" cp s3://cli-bucket/files/big.bin back.bin -q
+cmp tree/big.bin back.bin || fail "a file did not come back identical"
+
+"$xfer" cp tree s3://cli-bucket/trees/ -q --exclude '*.tmp' --json > up.json
+grep -q '"files": 2' up.json || fail "tree upload summary: $(cat up.json)"
+mkdir out
+"$xfer" cp s3://cli-bucket/trees/ out -q
+cmp tree/big.bin out/tree/big.bin && cmp tree/sub/a.txt out/tree/sub/a.txt \
+  || fail "the tree did not come back identical"
+[ ! -e out/tree/sub/b.tmp ] || fail "--exclude was not applied"
+
+[ "$(status "$xfer" cp a b)" = 2 ] || fail "two local paths were accepted"
+[ "$(status "$xfer" cp s3://cli-bucket/nope x -q)" = 1 ] || fail "a missing object: $(cat err)"
+grep -q "does not exist" err || fail "a missing object's message: $(cat err)"
+[ "$(status "$xfer" cp x.txt s3://Bad_Bucket/k)" = 2 ] || fail "a bad bucket name was accepted"
+echo "cli_test: ok"
