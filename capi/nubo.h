@@ -234,6 +234,7 @@ NUBO_C_API nubo_status nubo_report_select(const nubo_report* report,
 #include "nubo_cost.h"
 #include "nubo_net.h"
 #include "nubo_parallel.h"
+#include "nubo_s3.h"
 #include "nubo_train.h"
 #include "nubo_transfer.h"
 

@@ -41,6 +41,16 @@ std::vector<std::string> to_strings(const char* const* items, size_t count, cons
   return out;
 }
 
+transfer::ProgressFn wrap_progress(nubo_progress_callback callback, void* user) {
+  if (callback == nullptr) return {};
+  return [callback, user, name = std::string()](const transfer::Progress& p) mutable {
+    name.assign(p.current_file);
+    nubo_transfer_progress c{};
+    copy_progress(p, name, c);
+    return callback(&c, user) != 0;
+  };
+}
+
 }  // namespace nubo::capi
 
 namespace {
@@ -78,16 +88,6 @@ nubo_verify_options default_verify() {
 }
 
 // The C callback as a ProgressFn; the current file is copied so that it is NUL-terminated.
-xfer::ProgressFn wrap(nubo_progress_callback callback, void* user) {
-  if (callback == nullptr) return {};
-  return [callback, user, name = std::string()](const xfer::Progress& p) mutable {
-    name.assign(p.current_file);
-    nubo_transfer_progress c{};
-    nubo::capi::copy_progress(p, name, c);
-    return callback(&c, user) != 0;
-  };
-}
-
 void write_summary(const xfer::Summary& s, nubo_transfer_summary* out) {
   if (out == nullptr) return;
   nubo_transfer_summary c{};
@@ -164,7 +164,7 @@ NUBO_C_API nubo_status nubo_pack(const char* const* sources, size_t source_count
     p.sync = o.sync != 0;
     p.exclude = nubo::capi::to_strings(o.exclude, o.exclude_count, "options->exclude");
     p.include = nubo::capi::to_strings(o.include, o.include_count, "options->include");
-    p.progress = wrap(o.progress, o.progress_user);
+    p.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
     write_summary(xfer::pack(list, archive, p), summary);
   });
 }
@@ -184,7 +184,7 @@ NUBO_C_API nubo_status nubo_unpack(const char* archive, const char* directory,
     u.resume = o.resume != 0;
     u.sync = o.sync != 0;
     u.preserve_special_modes = o.preserve_special_modes != 0;
-    u.progress = wrap(o.progress, o.progress_user);
+    u.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
     write_summary(xfer::unpack(archive, directory, u), summary);
   });
 }
@@ -199,7 +199,7 @@ NUBO_C_API nubo_status nubo_verify(const char* archive, const nubo_verify_option
     xfer::VerifyOptions v;
     v.threads = o.threads;
     v.memory_limit = o.memory_limit;
-    v.progress = wrap(o.progress, o.progress_user);
+    v.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
     write_summary(xfer::verify(archive, v), summary);
   });
 }

@@ -16,6 +16,10 @@ transfer::Codec to_codec(nubo_codec c);
 // count, or a NULL string in it.
 std::vector<std::string> to_strings(const char* const* items, size_t count, const char* what);
 
+// The C progress callback as a ProgressFn; the current file is copied so that it is
+// NUL-terminated. Empty for NULL.
+transfer::ProgressFn wrap_progress(nubo_progress_callback callback, void* user);
+
 // Fills the fields every C progress struct of a transfer begins with (nubo_transfer_progress,
 // nubo_net_progress). `file` holds the NUL-terminated current file and must outlive the call.
 template <class CProgress>

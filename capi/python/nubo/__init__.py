@@ -14,6 +14,7 @@ from __future__ import annotations
 from . import _lib, cost
 from . import train  # nubo.train.Trainer (docs/train.md)
 from . import net  # nubo.net.send(), nubo.net.Server (docs/net.md)
+from . import s3  # nubo.s3.copy() to and from object storage (docs/s3.md)
 from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, HostCpu, Link,
                       LinkKind, Severity, discover)
 from .errors import NuboError, Status

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""nubo.s3.copy() against the loopback S3 server (run by with_s3_server.py, with moto's venv
+python, PYTHONPATH=capi/python and NUBO_LIBRARY=<build>/libnubo_c.so)."""
+import os
+import tempfile
+import unittest
+from pathlib import Path
+
+import boto3
+
+from nubo import s3
+from nubo.errors import NuboError, Status
+
+
+class Copy(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls) -> None:
+        if not os.environ.get("NUBO_S3_TEST_SERVER"):
+            raise RuntimeError("run me through with_s3_server.py")
+        boto3.client("s3", endpoint_url=os.environ["AWS_ENDPOINT_URL"]).create_bucket(
+            Bucket="py-bucket")
+
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = Path(self.tmp.name)
+
+    def tearDown(self) -> None:
+        self.tmp.cleanup()
+
+    def test_tree_round_trip_with_progress_and_filters(self) -> None:
+        tree = self.dir / "tree"
+        (tree / "sub").mkdir(parents=True)
+        (tree / "big.bin").write_bytes(os.urandom(6_000_000))
+        (tree / "sub" / "a.txt").write_text("hello\n")
+        (tree / "sub" / "skip.tmp").write_text("x")
+        seen = []
+        up = s3.copy(tree, "s3://py-bucket/t/", exclude=["*.tmp"],
+                     progress=lambda p: seen.append(p.bytes_done) or True)
+        self.assertEqual(up.files, 2)
+        self.assertEqual(up.bytes_sent + up.bytes_resumed, up.bytes)
+        self.assertTrue(seen)
+        down = s3.copy("s3://py-bucket/t/", self.dir / "out", sync=False)
+        self.assertEqual(down.files, 2)
+        self.assertEqual((self.dir / "out" / "tree" / "big.bin").read_bytes(),
+                         (tree / "big.bin").read_bytes())
+        self.assertFalse((self.dir / "out" / "tree" / "sub" / "skip.tmp").exists())
+
+    def test_errors(self) -> None:
+        with self.assertRaises(NuboError) as e:
+            s3.copy(self.dir / "a", self.dir / "b")
+        self.assertEqual(e.exception.status, Status.INVALID_ARGUMENT)
+        with self.assertRaises(NuboError) as e:
+            s3.copy("s3://py-bucket/missing", self.dir / "m")
+        self.assertEqual(e.exception.status, Status.NOT_FOUND)
+        with self.assertRaises(NuboError) as e:
+            s3.copy(self.dir, "s3://py-bucket/x/", streams=0)
+        self.assertIn("streams", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
