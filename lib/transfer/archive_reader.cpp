@@ -31,13 +31,13 @@ auto with_context(const std::string& where, F&& f) {
 
 ArchiveFile ArchiveFile::open(const std::string& path) {
   ArchiveFile a;
-  a.fd_ = open_read(path);
-  a.size_ = a.fd_.size();
+  a.source_ = open_source(path);
+  a.size_ = a.source_->size();
   std::array<std::byte, kHeaderSize> head{};
   if (a.size_ < kHeaderSize) {
     corrupt_at(path, "only " + std::to_string(a.size_) + " bytes: too short to be a nubo archive");
   }
-  a.fd_.pread_exact(head, 0, "archive header");
+  a.source_->pread_exact(head, 0, "archive header");
   a.header_ = with_context(path, [&] { return decode_header(head); });
 
   // The trailer and the index; when either is missing or damaged, say where the data ends.
@@ -46,7 +46,7 @@ ArchiveFile ArchiveFile::open(const std::string& path) {
       throw Error(Errc::corrupt, "trailer: truncated (the archive has no index)");
     }
     std::array<std::byte, kTrailerSize> tail{};
-    a.fd_.pread_exact(tail, a.size_ - kTrailerSize, "trailer");
+    a.source_->pread_exact(tail, a.size_ - kTrailerSize, "trailer");
     a.trailer_ = decode_trailer(tail);
     const auto& t = a.trailer_;
     if (t.index_offset < kHeaderSize || t.index_size < kRecordHeaderSize ||
@@ -55,7 +55,7 @@ ArchiveFile ArchiveFile::open(const std::string& path) {
       throw Error(Errc::corrupt, "trailer: the index position does not fit the file");
     }
     std::array<std::byte, kRecordHeaderSize> rh{};
-    a.fd_.pread_exact(rh, t.index_offset, "index record");
+    a.source_->pread_exact(rh, t.index_offset, "index record");
     auto r = decode_record_header(rh, a.header_.chunk_size);
     if (r.type != RecordType::index || r.stored_size != t.index_size - kRecordHeaderSize) {
       throw Error(Errc::corrupt, "index: the trailer does not point at an index record");
@@ -66,13 +66,15 @@ ArchiveFile ArchiveFile::open(const std::string& path) {
     }
     // The size was checked against the file's real size: this allocation is backed by data.
     std::vector<std::byte> payload(r.stored_size);
-    a.fd_.pread_exact(payload, t.index_offset + kRecordHeaderSize, "index");
+    a.source_->pread_exact(payload, t.index_offset + kRecordHeaderSize, "index");
     if (hash64(payload) != r.hash) throw Error(Errc::corrupt, "index: checksum mismatch");
     a.id_ = r.hash;
     a.index_ = decode_index(payload, a.header_.chunk_size, kHeaderSize, t.index_offset);
   } catch (const Error& e) {
     if (e.code() != Errc::corrupt) throw;
-    corrupt_at(path, std::string(e.what()) + "; " + describe_damage(a.fd_, a.header_.chunk_size));
+    const Fd* file = a.source_->file();
+    corrupt_at(path, std::string(e.what()) +
+                         (file ? "; " + describe_damage(*file, a.header_.chunk_size) : ""));
   }
 
   std::set<std::string_view> seen;
@@ -89,7 +91,7 @@ std::string ArchiveFile::chunk_context(std::size_t entry, std::uint64_t k) const
   const auto& e = index_.entries[entry];
   const auto& c = chunk(entry, k);
   auto begin = k * header_.chunk_size;
-  return fd_.name() + ": file '" + e.meta.path + "' chunk " + std::to_string(k) + " of " +
+  return source_->name() + ": file '" + e.meta.path + "' chunk " + std::to_string(k) + " of " +
          std::to_string(e.chunk_count) + " (bytes " + std::to_string(begin) + ".." +
          std::to_string(begin + c.raw_size) + ", record at archive offset " +
          std::to_string(c.record_offset) + ")";
@@ -101,7 +103,7 @@ void ArchiveFile::read_chunk(std::size_t entry, std::uint64_t k,
   // Sizes come from the checked index: stored_size <= raw_size <= chunk size.
   record.resize(kRecordHeaderSize + c.stored_size);
   if (c.record_offset + record.size() > data_end() ||
-      fd_.pread(record, c.record_offset) != record.size()) {
+      source_->pread(record, c.record_offset) != record.size()) {
     corrupt_at(chunk_context(entry, k), "the record extends past the data");
   }
 }
@@ -144,7 +146,7 @@ std::vector<std::byte> read_meta_record(const ArchiveFile& a, std::size_t entry,
                                         const std::string& where) {
   std::array<std::byte, kRecordHeaderSize> rh{};
   if (at + rh.size() > a.data_end()) corrupt_at(where, "missing at offset " + std::to_string(at));
-  a.fd().pread_exact(rh, at, where);
+  a.source().pread_exact(rh, at, where);
   auto r = with_context(where + " at offset " + std::to_string(at),
                         [&] { return decode_record_header(rh, a.chunk_size()); });
   if (r.type != type || r.entry != entry || r.stored_size > max_payload ||
@@ -152,7 +154,7 @@ std::vector<std::byte> read_meta_record(const ArchiveFile& a, std::size_t entry,
     corrupt_at(where, "the record at offset " + std::to_string(at) + " does not match the index");
   }
   std::vector<std::byte> payload(r.stored_size);
-  a.fd().pread_exact(payload, at + rh.size(), where);
+  a.source().pread_exact(payload, at + rh.size(), where);
   if (hash64(payload) != r.hash) corrupt_at(where, "checksum mismatch");
   return payload;
 }
@@ -161,8 +163,8 @@ std::vector<std::byte> read_meta_record(const ArchiveFile& a, std::size_t entry,
 
 std::uint64_t ArchiveFile::check_entry_record(std::size_t entry) const {
   const auto& e = index_.entries[entry];
-  auto where = fd_.name() + ": " + std::string(entry_kind_name(e.meta.kind)) + " '" + e.meta.path +
-               "': entry record";
+  auto where = source_->name() + ": " + std::string(entry_kind_name(e.meta.kind)) + " '" +
+               e.meta.path + "': entry record";
   auto payload =
       read_meta_record(*this, entry, e.record_offset, RecordType::entry, kMaxEntryPayload, where);
   auto meta = with_context(where, [&] { return decode_entry(payload); });
@@ -181,7 +183,7 @@ std::uint64_t ArchiveFile::end_record_offset(std::size_t entry) const {
 
 std::uint64_t ArchiveFile::check_end_record(std::size_t entry) const {
   const auto& e = index_.entries[entry];
-  auto where = fd_.name() + ": file '" + e.meta.path + "': end record";
+  auto where = source_->name() + ": file '" + e.meta.path + "': end record";
   auto at = end_record_offset(entry);
   auto payload = read_meta_record(*this, entry, at, RecordType::end, kEndPayloadSize, where);
   auto end = with_context(where, [&] { return decode_end(payload); });

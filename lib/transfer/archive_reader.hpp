@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "transfer/byte_source.hpp"
 #include "transfer/codec.hpp"
 #include "transfer/file_io.hpp"
 #include "transfer/format.hpp"
@@ -19,10 +20,11 @@ class ArchiveFile {
   // Opens and checks the archive's header, trailer and index, and that every path in it is a
   // normalised relative path that appears once. A damaged or truncated archive throws
   // Error(corrupt) saying where (for a truncated one: after which file and chunk it ends).
+  // `path` is a local file or "s3://BUCKET/KEY" (byte_source.hpp).
   static ArchiveFile open(const std::string& path);
 
-  const std::string& path() const { return fd_.name(); }
-  const Fd& fd() const { return fd_; }
+  const std::string& path() const { return source_->name(); }
+  const ByteSource& source() const { return *source_; }
   std::uint32_t chunk_size() const { return header_.chunk_size; }
   const format::Index& index() const { return index_; }
   std::uint64_t size() const { return size_; }
@@ -52,7 +54,7 @@ class ArchiveFile {
   std::uint64_t end_record_offset(std::size_t entry) const;
 
  private:
-  Fd fd_;
+  std::shared_ptr<ByteSource> source_;
   format::Header header_;
   format::Trailer trailer_;
   format::Index index_;

@@ -30,6 +30,15 @@ cmp tree/big.bin out/tree/big.bin && cmp tree/sub/a.txt out/tree/sub/a.txt \
   || fail "the tree did not come back identical"
 [ ! -e out/tree/sub/b.tmp ] || fail "--exclude was not applied"
 
+# An archive in the bucket: listed, verified and unpacked where it is.
+"$xfer" pack tree -o tree.nubo -q
+"$xfer" cp tree.nubo s3://cli-bucket/archives/ -q
+"$xfer" list s3://cli-bucket/archives/tree.nubo | grep -q "tree/sub/a.txt" || fail "list of s3://"
+"$xfer" verify s3://cli-bucket/archives/tree.nubo -q
+"$xfer" unpack s3://cli-bucket/archives/tree.nubo -C unpacked -q
+cmp tree/big.bin unpacked/tree/big.bin || fail "unpack of s3://"
+[ "$("$xfer" cat s3://cli-bucket/archives/tree.nubo tree/sub/a.txt)" = hello ] || fail "cat of s3://"
+
 [ "$(status "$xfer" cp a b)" = 2 ] || fail "two local paths were accepted"
 [ "$(status "$xfer" cp s3://cli-bucket/nope x -q)" = 1 ] || fail "a missing object: $(cat err)"
 grep -q "does not exist" err || fail "a missing object's message: $(cat err)"

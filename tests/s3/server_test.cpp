@@ -6,7 +6,9 @@
 
 #include "../transfer/helpers.hpp"
 #include "nubo/error.hpp"
+#include "nubo/transfer.hpp"
 #include "scoped_env.hpp"
+#include "transfer/archive_reader.hpp"
 #include "transfer/s3/copy.hpp"
 
 namespace s3 = nubo::s3;
@@ -156,4 +158,42 @@ TEST_CASE("wrong credentials name the key id and the server's code", "[s3][serve
   auto c = s3::Client(s3::load_config());
   auto why = error_of([&] { c.put_object({bucket, "x"}, {}); });
   CHECK(why.find("s3cr3t!") == std::string::npos);
+}
+
+TEST_CASE("an archive in a bucket is listed, read at random, verified and unpacked in place",
+          "[s3][server]") {
+  TempDir t;
+  nubo_test::write_file(t / "src/big.bin", nubo_test::random_bytes(9 << 20, 4));
+  nubo_test::write_file(t / "src/notes/a.txt", nubo_test::text_bytes(50000, 5));
+  nubo::transfer::PackOptions po;
+  po.chunk_size = 1 << 20;
+  po.sync = false;
+  nubo::transfer::pack({t / "src"}, t / "a.nubo", po);
+  auto c = client();
+  s3::ObjectUrl url{fresh_bucket(), "archives/a.nubo"};
+  s3::upload_file(c, t / "a.nubo", url, small_parts());
+  const auto remote = url.text();
+
+  auto entries = nubo::transfer::list(remote);
+  REQUIRE(entries.size() == 4);
+  {
+    // Listing reads the header, the trailer and the index: a block or two, not the data.
+    auto archive = nubo::transfer::ArchiveFile::open(remote);
+    CHECK(archive.source().bytes_fetched() <= (2u << 20));
+    CHECK(archive.size() > (9u << 20));
+  }
+  CHECK(entries[1].path == "src/big.bin");
+  nubo::transfer::Reader reader(remote);
+  std::vector<std::byte> buffer(100);
+  REQUIRE(reader.read("src/notes/a.txt", 1000, buffer) == 100);
+  CHECK(std::string(reinterpret_cast<const char*>(buffer.data()), 100) ==
+        nubo_test::text_bytes(50000, 5).substr(1000, 100));
+  auto v = nubo::transfer::verify(remote);
+  CHECK(v.files == 2);
+  nubo::transfer::UnpackOptions uo;
+  uo.sync = false;
+  nubo::transfer::unpack(remote, t / "out", uo);
+  CHECK(nubo_test::same_tree(t / "src", t / "out/src"));
+  CHECK_THROWS_WITH(nubo::transfer::list("s3://" + url.bucket + "/archives/missing.nubo"),
+                    Catch::Contains("does not exist"));
 }

@@ -1,0 +1,35 @@
+// What an archive is read from: a local file, or an object in S3-compatible storage read by
+// ranges (s3/object_source.hpp). open_source chooses by the path's scheme, so that list, cat,
+// verify and unpack take "s3://BUCKET/KEY" wherever they take a path.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "transfer/bytes.hpp"
+#include "transfer/file_io.hpp"
+
+namespace nubo::transfer {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  virtual const std::string& name() const = 0;
+  virtual std::uint64_t size() const = 0;
+  // Up to out.size() bytes at `offset`; fewer only at the end. Safe from several threads.
+  virtual std::size_t pread(MutableBytes out, std::uint64_t offset) const = 0;
+  // The local file, when it is one (a damaged archive's records are walked only there).
+  virtual const Fd* file() const { return nullptr; }
+  // Bytes fetched from a remote store so far (0 for a local file).
+  virtual std::uint64_t bytes_fetched() const { return 0; }
+
+  // Exactly out.size() bytes, or Error(corrupt) naming `what` (the source is shorter).
+  void pread_exact(MutableBytes out, std::uint64_t offset, std::string_view what) const;
+};
+
+// The source `path` names: "s3://BUCKET/KEY" or a local file. Errors as opening it does.
+std::unique_ptr<ByteSource> open_source(const std::string& path);
+
+}  // namespace nubo::transfer

@@ -1,0 +1,88 @@
+#include "transfer/s3/object_source.hpp"
+
+#include <atomic>
+#include <cstring>
+#include <list>
+#include <mutex>
+
+#include "nubo/error.hpp"
+
+namespace nubo::s3 {
+namespace {
+
+constexpr std::uint64_t kBlock = 1 << 20;
+constexpr std::size_t kBlocksKept = 8;
+
+class ObjectSource : public transfer::ByteSource {
+ public:
+  ObjectSource(std::string name, ObjectUrl url, std::uint64_t size, Client client)
+      : name_(std::move(name)), url_(std::move(url)), size_(size), client_(std::move(client)) {}
+
+  const std::string& name() const override { return name_; }
+  std::uint64_t size() const override { return size_; }
+  std::uint64_t bytes_fetched() const override { return fetched_; }
+
+  std::size_t pread(transfer::MutableBytes out, std::uint64_t offset) const override {
+    if (offset >= size_) return 0;
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), size_ - offset));
+    if (n >= kBlock) {  // a chunk: straight from the server
+      const auto bytes = client_.get_range(url_, offset, n);
+      fetched_ += n;
+      std::memcpy(out.data(), bytes.data(), n);
+      return n;
+    }
+    for (std::size_t done = 0; done < n;)
+      done += copy_from_block(out.data() + done, offset + done, n - done);
+    return n;
+  }
+
+ private:
+  // Copies up to `want` bytes at `at` from the block holding it (fetched when not cached; the
+  // least recently used block makes room); returns how many.
+  std::size_t copy_from_block(std::byte* out, std::uint64_t at, std::size_t want) const {
+    const auto b = at / kBlock;
+    const auto in_block = static_cast<std::size_t>(at - b * kBlock);
+    auto copy = [&](const std::string& data) {
+      const auto take = std::min(want, data.size() - in_block);
+      std::memcpy(out, data.data() + in_block, take);
+      return take;
+    };
+    {
+      std::lock_guard lock(mutex_);
+      for (auto it = blocks_.begin(); it != blocks_.end(); ++it) {
+        if (it->first != b) continue;
+        blocks_.splice(blocks_.begin(), blocks_, it);
+        return copy(blocks_.front().second);
+      }
+    }
+    const auto start = b * kBlock;
+    auto data = client_.get_range(url_, start, std::min(kBlock, size_ - start));
+    fetched_ += data.size();
+    std::lock_guard lock(mutex_);
+    blocks_.emplace_front(b, std::move(data));
+    if (blocks_.size() > kBlocksKept) blocks_.pop_back();
+    return copy(blocks_.front().second);
+  }
+
+  std::string name_;
+  ObjectUrl url_;
+  std::uint64_t size_;
+  mutable Client client_;
+  mutable std::atomic<std::uint64_t> fetched_{0};
+  mutable std::mutex mutex_;
+  mutable std::list<std::pair<std::uint64_t, std::string>> blocks_;
+};
+
+}  // namespace
+
+std::unique_ptr<transfer::ByteSource> open_object_source(const std::string& url) {
+  auto u = parse_s3_url(url);
+  if (u.key.empty() || u.key.back() == '/')
+    throw Error(Errc::invalid_argument, url + " names no object: give the archive's key");
+  Client client(load_config());
+  auto info = client.head_object(u);
+  if (!info) throw Error(Errc::not_found, url + " does not exist");
+  return std::make_unique<ObjectSource>(url, u, info->size, std::move(client));
+}
+
+}  // namespace nubo::s3
