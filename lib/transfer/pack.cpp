@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <optional>
 
 #include "common/log.hpp"
@@ -17,6 +18,8 @@
 #include "transfer/options.hpp"
 #include "transfer/pack_resume.hpp"
 #include "transfer/progress.hpp"
+#include "transfer/s3/copy.hpp"
+#include "transfer/s3/streaming_upload.hpp"
 #include "transfer/sink.hpp"
 #include "transfer/summary.hpp"
 #include "transfer/walk.hpp"
@@ -69,6 +72,9 @@ class ArchiveSink : public Sink {
     return {archive_, part_path(), journal_path()};
   }
   const Summary& summary() const { return summary_; }
+  // Told, after each checkpoint, up to where the archive file will not change again (an
+  // upload that follows it, for pack -o s3://...).
+  void on_durable(std::function<void(std::uint64_t)> f) { on_durable_ = std::move(f); }
 
   std::vector<FilePlan> plan(const WalkResult& walk) override {
     walk_ = &walk;
@@ -245,6 +251,7 @@ class ArchiveSink : public Sink {
     }
     journal_->append(kPackCheckpoint, encode_checkpoint(c));
     journal_->commit(options_.sync);
+    if (on_durable_) on_durable_(c.archive_offset);
   }
 
   const std::vector<std::string>& sources_;
@@ -262,21 +269,16 @@ class ArchiveSink : public Sink {
   FileHasher hasher_;  // that file's hash after its last chunk written
   std::uint64_t interval_ = 0, last_offset_ = 0, logical_since_ = 0;
   bool consistent_ = true;
+  std::function<void(std::uint64_t)> on_durable_;
 };
 
-}  // namespace
-
-Summary pack(const std::vector<std::string>& sources, const std::string& archive,
-             const PackOptions& options) {
-  auto started = Clock::now();
-  if (archive.empty()) throw Error(Errc::invalid_argument, "no archive path given");
+// The encoding of a pack, its codec checked; `auto_codec` holds AutoCodec when chosen.
+Encoding pack_encoding(const PackOptions& options, std::optional<AutoCodec>& auto_codec) {
   check_chunk_size(options.chunk_size);
-  auto chunk_size = static_cast<std::uint32_t>(options.chunk_size);
   Encoding encoding;
   encoding.codec = options.codec;
   encoding.level = options.level;
-  encoding.resources = plan_resources(options.threads, options.memory_limit, chunk_size);
-  std::optional<AutoCodec> auto_codec;
+  encoding.resources = plan_resources(options.threads, options.memory_limit, options.chunk_size);
   if (options.codec == Codec::automatic) {
     if (options.target_rate < 0) {
       throw Error(Errc::invalid_argument, "target rate must be positive (or 0: measure it)");
@@ -287,6 +289,54 @@ Summary pack(const std::vector<std::string>& sources, const std::string& archive
   } else {
     fixed_setting(options.codec, options.level);  // checks the level
   }
+  return encoding;
+}
+
+// pack -o s3://BUCKET/KEY: the archive is made in a staging file of the cache (resumable as any
+// pack), and each part of it goes up as soon as a checkpoint makes it final, so that packing and
+// uploading overlap; the object appears when the last part is in.
+Summary pack_to_object(const std::vector<std::string>& sources, const std::string& archive,
+                       const PackOptions& options) {
+  auto started = Clock::now();
+  const auto url = s3::parse_s3_url(archive);
+  if (url.key.empty() || url.key.back() == '/')
+    throw Error(Errc::invalid_argument, archive + " names no object: give the archive's key");
+  std::optional<AutoCodec> auto_codec;
+  auto encoding = pack_encoding(options, auto_codec);
+  const auto staging = s3::cache_dir("") + "/pack-" + hex64(hash64(as_bytes(archive))) + ".nubo";
+  ArchiveSink sink(sources, staging, options, encoding.auto_codec);
+  auto walk = walk_sources(sources, {}, PathFilter(options.exclude, options.include));
+  // Parts are sized before the archive's size is known: its content, stored raw at worst, and
+  // a generous allowance for the records of many small files.
+  const auto estimate = walk.bytes + 512 * walk.entries.size() + (1 << 20);
+  const auto part = s3::part_size_for(estimate);
+  s3::StreamingUpload upload(s3::Client(s3::load_config()), url, staging + ".part", part,
+                             staging + ".upload.journal",
+                             "nubo pack upload 1\n" + archive + "\n" + std::to_string(part));
+  sink.on_durable([&](std::uint64_t offset) { upload.durable(offset); });
+  try {
+    run_transfer(walk, sink, static_cast<std::uint32_t>(options.chunk_size), encoding);
+  } catch (...) {
+    upload.stop(false);  // what is up stays up: the same pack resumes
+    throw;
+  }
+  Summary summary = sink.summary();
+  upload.finish(summary.bytes_stored, staging);
+  remove_file(staging);
+  summary.seconds = seconds_since(started);
+  return summary;
+}
+
+}  // namespace
+
+Summary pack(const std::vector<std::string>& sources, const std::string& archive,
+             const PackOptions& options) {
+  auto started = Clock::now();
+  if (archive.empty()) throw Error(Errc::invalid_argument, "no archive path given");
+  if (s3::is_s3_url(archive)) return pack_to_object(sources, archive, options);
+  auto chunk_size = static_cast<std::uint32_t>(options.chunk_size);
+  std::optional<AutoCodec> auto_codec;
+  auto encoding = pack_encoding(options, auto_codec);
   ArchiveSink sink(sources, archive, options, encoding.auto_codec);
   auto walk =
       walk_sources(sources, sink.companions(), PathFilter(options.exclude, options.include));

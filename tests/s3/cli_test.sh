@@ -38,6 +38,8 @@ cmp tree/big.bin out/tree/big.bin && cmp tree/sub/a.txt out/tree/sub/a.txt \
 "$xfer" unpack s3://cli-bucket/archives/tree.nubo -C unpacked -q
 cmp tree/big.bin unpacked/tree/big.bin || fail "unpack of s3://"
 [ "$("$xfer" cat s3://cli-bucket/archives/tree.nubo tree/sub/a.txt)" = hello ] || fail "cat of s3://"
+"$xfer" pack tree -o s3://cli-bucket/archives/direct.nubo -q
+"$xfer" list s3://cli-bucket/archives/direct.nubo | grep -q "tree/big.bin" || fail "pack -o s3://"
 
 [ "$(status "$xfer" cp a b)" = 2 ] || fail "two local paths were accepted"
 [ "$(status "$xfer" cp s3://cli-bucket/nope x -q)" = 1 ] || fail "a missing object: $(cat err)"

@@ -197,3 +197,33 @@ TEST_CASE("an archive in a bucket is listed, read at random, verified and unpack
   CHECK_THROWS_WITH(nubo::transfer::list("s3://" + url.bucket + "/archives/missing.nubo"),
                     Catch::Contains("does not exist"));
 }
+
+TEST_CASE("pack writes an archive to a bucket as it packs, and resumes after a cancel",
+          "[s3][server]") {
+  TempDir t;
+  nubo_test::write_file(t / "src/weights.bin", nubo_test::random_bytes(22 << 20, 6));
+  nubo_test::write_file(t / "src/config.json", "{\"layers\": 12}");
+  ScopedEnv cache("XDG_CACHE_HOME", (t / "cache").c_str());
+  auto c = client();
+  const s3::ObjectUrl url{fresh_bucket(), "ckpt/step-100.nubo"};
+  nubo::transfer::PackOptions po;
+  po.chunk_size = 1 << 20;
+  po.sync = false;
+  po.threads = 2;
+  po.level = 19;  // slow enough to be cancelled half way
+  po.progress = [](const nubo::transfer::Progress& p) { return p.bytes_done < (12 << 20); };
+  CHECK_THROWS_WITH(nubo::transfer::pack({t / "src"}, url.text(), po),
+                    Catch::Contains("cancelled"));
+  CHECK(!c.head_object(url));  // no half archive under its name
+  po.progress = {};
+  po.level = 0;
+  auto s = nubo::transfer::pack({t / "src"}, url.text(), po);
+  auto info = c.head_object(url);
+  REQUIRE(info);
+  CHECK(info->size == s.bytes_stored);
+  nubo::transfer::UnpackOptions uo;
+  uo.sync = false;
+  nubo::transfer::unpack(url.text(), t / "out", uo);
+  CHECK(nubo_test::same_tree(t / "src", t / "out/src"));
+  CHECK(nubo_test::tree(t / "cache/nubo/s3", false).empty());  // staging and journals gone
+}

@@ -76,14 +76,6 @@ void run_parts(std::size_t count, int streams, const std::function<void(std::siz
   if (failure) std::rethrow_exception(failure);
 }
 
-std::string cache_dir(const CopyOptions& options) {
-  if (!options.journal_dir.empty()) return options.journal_dir;
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  std::string base = xdg && *xdg ? xdg : std::string(home && *home ? home : "/tmp") + "/.cache";
-  return base + "/nubo/s3";
-}
-
 void make_dirs(const std::string& path) {
   for (std::size_t at = 1; at != std::string::npos;) {
     at = path.find('/', at + 1);
@@ -113,6 +105,19 @@ struct Progress {
 };
 
 }  // namespace
+
+std::string cache_dir(const std::string& override) {
+  std::string dir = override;
+  if (dir.empty()) {
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    dir =
+        (xdg && *xdg ? std::string(xdg) : std::string(home && *home ? home : "/tmp") + "/.cache") +
+        "/nubo/s3";
+  }
+  make_dirs(dir);
+  return dir;
+}
 
 std::uint64_t part_size_for(std::uint64_t size) {
   // About 1,000 parts: few requests, and little to redo after an interruption; beyond 64 GB
@@ -157,8 +162,7 @@ CopySummary upload_file(Client& client, const std::string& path, const ObjectUrl
     throw Error(Errc::invalid_argument, path + ": " + std::to_string(count) + " parts of " +
                                             std::to_string(part) +
                                             " bytes exceed S3's 10,000; use a larger part size");
-  const auto dir = cache_dir(options);
-  make_dirs(dir);
+  const auto dir = cache_dir(options.journal_dir);
   const std::string identity = "nubo s3 upload 1\n" + url.text() + "\n" + std::to_string(size) +
                                "\n" + std::to_string(transfer::mtime_ns(st)) + "\n" +
                                std::to_string(part) + "\n" + hash;

@@ -20,6 +20,10 @@
 
 namespace nubo::s3 {
 
+// Where upload journals and staged archives live: `override`, else $XDG_CACHE_HOME/nubo/s3 or
+// ~/.cache/nubo/s3; created when missing.
+std::string cache_dir(const std::string& override);
+
 // The part size for an object of `size` bytes (see above).
 std::uint64_t part_size_for(std::uint64_t size);
 
