@@ -2,6 +2,9 @@
 // (state1.bin: SGD velocity or Adam m; state2.bin: Adam v), raw little-endian fp32 in the
 // parameters' order. transfer::pack writes "<path>.part" and renames it when complete, so a
 // checkpoint is either whole or absent; every chunk is checksummed, so damage is found on load.
+// A checkpoint directory may be "s3://BUCKET/PREFIX/": each checkpoint is then an archive object
+// (pack -o s3://..., which appears only once whole), followed by a small "latest" object naming
+// it; resume lists the prefix and takes the newest that verifies, and pruning deletes objects.
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +17,7 @@
 #include "nubo/transfer.hpp"
 #include "nubo/version.h"
 #include "train/trainer_impl.hpp"
+#include "transfer/s3/client.hpp"
 
 namespace nubo {
 namespace fs = std::filesystem;
@@ -49,6 +53,43 @@ std::vector<float> read_floats(const transfer::Reader& r, const std::string& arc
   return v;
 }
 
+bool is_checkpoint_name(const std::string& n) {
+  return n.starts_with("ckpt-") && n.ends_with(".nubo");
+}
+
+// "s3://B/P" as the prefix URL "s3://B/P/".
+s3::ObjectUrl prefix_of(const std::string& dir) {
+  auto url = s3::parse_s3_url(dir);
+  if (!url.key.empty() && url.key.back() != '/') url.key += '/';
+  return url;
+}
+
+// The checkpoints under an s3:// checkpoint directory, as full URLs, oldest first.
+std::vector<std::string> remote_checkpoints(s3::Client& client, const s3::ObjectUrl& prefix) {
+  std::vector<std::string> all;
+  for (const auto& [key, size] : client.list_objects(prefix)) {
+    const auto name = key.substr(prefix.key.size());
+    if (name.find('/') == std::string::npos && is_checkpoint_name(name))
+      all.push_back("s3://" + prefix.bucket + "/" + key);
+  }
+  std::sort(all.begin(), all.end());  // zero-padded step numbers
+  return all;
+}
+
+// After a checkpoint object is in place: the "latest" object names it, and only the newest
+// `keep` checkpoints of the directory `dir` stay (when `path` is one of them).
+void point_and_prune(const std::string& path, const std::string& dir, int keep) {
+  if (dir.empty() || !s3::is_s3_url(dir)) return;
+  const auto prefix = prefix_of(dir);
+  if (path.rfind(prefix.text(), 0) != 0) return;  // saved elsewhere: not fit()'s
+  s3::Client client(s3::load_config());
+  const auto name = path.substr(prefix.text().size());
+  client.put_object({prefix.bucket, prefix.key + "latest"}, transfer::as_bytes(name + "\n"));
+  const auto all = remote_checkpoints(client, prefix);
+  for (std::size_t i = 0; i + static_cast<std::size_t>(keep) < all.size(); ++i)
+    client.delete_object(s3::parse_s3_url(all[i]));
+}
+
 }  // namespace
 
 std::string DataParallelTrainer::checkpoint_path(std::uint64_t step) const {
@@ -56,6 +97,8 @@ std::string DataParallelTrainer::checkpoint_path(std::uint64_t step) const {
     throw Error(Errc::invalid_argument, "checkpoint_path: no checkpoint_dir was set");
   char name[64];
   std::snprintf(name, sizeof name, "ckpt-%010llu.nubo", static_cast<unsigned long long>(step));
+  if (s3::is_s3_url(impl_->opt.checkpoint_dir))
+    return prefix_of(impl_->opt.checkpoint_dir).text() + name;
   return (fs::path(impl_->opt.checkpoint_dir) / name).string();
 }
 
@@ -63,9 +106,12 @@ void DataParallelTrainer::save(const std::string& path) {
   Impl& m = *impl_;
   auto t0 = std::chrono::steady_clock::now();
   if (m.holds_rank0()) {
+    const bool remote = s3::is_s3_url(path);
     const fs::path target(path);
-    if (target.has_parent_path()) fs::create_directories(target.parent_path());
-    const fs::path staging = path + ".staging-" + std::to_string(::getpid());
+    if (!remote && target.has_parent_path()) fs::create_directories(target.parent_path());
+    const fs::path staging =
+        remote ? fs::temp_directory_path() / ("nubo-checkpoint-" + std::to_string(::getpid()))
+               : fs::path(path + ".staging-" + std::to_string(::getpid()));
     fs::remove_all(staging);
     fs::create_directories(staging);
     nlohmann::json meta = {
@@ -95,16 +141,20 @@ void DataParallelTrainer::save(const std::string& path) {
     po.codec = transfer::Codec::zstd;
     po.resume = false;
     po.threads = 1;
-    transfer::pack({(staging / ".").string()}, path, po);
+    const auto packed = transfer::pack({(staging / ".").string()}, path, po);
     fs::remove_all(staging);
-    fs::remove(path + ".journal");
-    m.checkpoint_bytes = static_cast<double>(fs::file_size(path));
+    m.checkpoint_bytes = static_cast<double>(packed.bytes_stored);
+    if (remote) {
+      point_and_prune(path, m.opt.checkpoint_dir, m.opt.checkpoint_keep);
+    } else {
+      fs::remove(path + ".journal");
+    }
     // Keep the newest checkpoint_keep of fit()'s checkpoints.
-    if (!m.opt.checkpoint_dir.empty() && target.parent_path() == fs::path(m.opt.checkpoint_dir)) {
+    if (!remote && !m.opt.checkpoint_dir.empty() &&
+        target.parent_path() == fs::path(m.opt.checkpoint_dir)) {
       std::vector<fs::path> all;
       for (const auto& e : fs::directory_iterator(m.opt.checkpoint_dir)) {
-        auto n = e.path().filename().string();
-        if (n.starts_with("ckpt-") && n.ends_with(".nubo")) all.push_back(e.path());
+        if (is_checkpoint_name(e.path().filename().string())) all.push_back(e.path());
       }
       std::sort(all.begin(), all.end());
       const auto keep = static_cast<std::size_t>(m.opt.checkpoint_keep);
@@ -120,7 +170,8 @@ void DataParallelTrainer::save(const std::string& path) {
 void DataParallelTrainer::load(const std::string& path) {
   Impl& m = *impl_;
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw Error(Errc::not_found, path + ": no such checkpoint");
+  if (!s3::is_s3_url(path) && !fs::is_regular_file(path, ec))
+    throw Error(Errc::not_found, path + ": no such checkpoint");
   transfer::Reader r(path);
   const transfer::Entry* e = r.find("meta.json");
   if (!e || e->size > (1u << 20))
@@ -186,23 +237,26 @@ void DataParallelTrainer::load(const std::string& path) {
 std::string DataParallelTrainer::resume_latest() {
   const std::string& dir = impl_->opt.checkpoint_dir;
   if (dir.empty()) throw Error(Errc::invalid_argument, "resume: no checkpoint_dir was set");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return "";
-  std::vector<fs::path> all;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    auto n = e.path().filename().string();
-    if (n.starts_with("ckpt-") && n.ends_with(".nubo")) all.push_back(e.path());
+  std::vector<std::string> all;
+  if (s3::is_s3_url(dir)) {
+    s3::Client client(s3::load_config());
+    all = remote_checkpoints(client, prefix_of(dir));
+  } else {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return "";
+    for (const auto& e : fs::directory_iterator(dir))
+      if (is_checkpoint_name(e.path().filename().string())) all.push_back(e.path().string());
+    std::sort(all.begin(), all.end());  // zero-padded step numbers
   }
-  std::sort(all.rbegin(), all.rend());  // zero-padded step numbers: newest first
-  for (const auto& p : all) {
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {  // newest first
     try {
-      transfer::verify(p.string());
-      load(p.string());
-      return p.string();
+      transfer::verify(*it);
+      load(*it);
+      return *it;
     } catch (const Error& x) {
       // Another model's checkpoint is the caller's mistake, not damage: say so.
       if (x.code() == Errc::invalid_argument) throw;
-      log::warn("resume: checkpoint " + p.string() + " is unusable (" + x.what() +
+      log::warn("resume: checkpoint " + *it + " is unusable (" + x.what() +
                 "); falling back to the previous one");
     }
   }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
+#include "../train/helpers.hpp"
 #include "../transfer/helpers.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
@@ -226,4 +227,32 @@ TEST_CASE("pack writes an archive to a bucket as it packs, and resumes after a c
   nubo::transfer::unpack(url.text(), t / "out", uo);
   CHECK(nubo_test::same_tree(t / "src", t / "out/src"));
   CHECK(nubo_test::tree(t / "cache/nubo/s3", false).empty());  // staging and journals gone
+}
+
+TEST_CASE("the trainer checkpoints to a bucket, prunes there, and resumes from it exactly",
+          "[s3][server]") {
+  TempDir t;
+  ScopedEnv cache("XDG_CACHE_HOME", (t / "cache").c_str());
+  const auto bucket = fresh_bucket();
+  auto data = train_test::synthetic(256);
+  auto team = train_test::cpu_team(1);
+  auto o = train_test::small_options();
+  o.checkpoint_dir = "s3://" + bucket + "/run1";
+  o.checkpoint_every = 2;
+  nubo::DataParallelTrainer a(team, o, data);
+  a.fit(2);  // 8 steps: checkpoints at 2, 4, 6, 8; the newest 3 are kept
+  auto c = client();
+  CHECK(c.head_object(s3::parse_s3_url(a.checkpoint_path(8))));
+  CHECK(!c.head_object(s3::parse_s3_url(a.checkpoint_path(2))));
+  CHECK(a.checkpoint_path(8) == "s3://" + bucket + "/run1/ckpt-0000000008.nubo");
+  CHECK(c.get_range({bucket, "run1/latest"}, 0, 21) == "ckpt-0000000008.nubo\n");
+  std::vector<double> expect;
+  for (int i = 0; i < 4; ++i) expect.push_back(a.step().loss);
+
+  nubo::DataParallelTrainer b(team, o, data);
+  CHECK(b.resume_latest() == a.checkpoint_path(8));
+  std::vector<double> got;
+  for (int i = 0; i < 4; ++i) got.push_back(b.step().loss);
+  CHECK(got == expect);
+  CHECK(a.parameters() == b.parameters());
 }
