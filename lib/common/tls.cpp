@@ -178,6 +178,17 @@ std::string last_error(const std::string& fallback) {
 }
 
 Context::Context(const Options& options, bool server) : server_(server), options_(options) {
+  // A constructor that throws runs no destructor: the context is freed here then.
+  try {
+    configure(options, server);
+  } catch (...) {
+    SSL_CTX_free(ctx_);
+    ctx_ = nullptr;
+    throw;
+  }
+}
+
+void Context::configure(const Options& options, bool server) {
   ERR_clear_error();
   ctx_ = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
   if (!ctx_) throw Error(Errc::internal, "TLS: " + last_error("SSL_CTX_new failed"));

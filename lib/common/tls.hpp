@@ -45,6 +45,7 @@ class Context {
 
  private:
   Context(const Options& options, bool server);
+  void configure(const Options& options, bool server);
   SSL_CTX* ctx_ = nullptr;
   bool server_ = false;
   Options options_;
