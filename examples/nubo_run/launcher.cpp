@@ -63,7 +63,26 @@ std::string how_it_ended(int status) {
 }
 
 bool failed(int status) {
-  return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  return !(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == kExitResume));
+}
+
+bool resumable(int status) {
+  return WIFEXITED(status) && WEXITSTATUS(status) == kExitResume;
+}
+
+// The handlers and their pipe, once per process (a job may be launched several times).
+bool install_signal_handlers() {
+  static bool ok = [] {
+    if (::pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return false;
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) ::sigaction(s, &sa, nullptr);
+    ::signal(SIGPIPE, SIG_IGN);
+    return true;
+  }();
+  return ok;
 }
 
 struct Stream {
@@ -198,17 +217,29 @@ void drain(Stream& s) {
 
 }  // namespace
 
-int launch(const LaunchSpec& spec) {
-  if (::pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-    say(std::string("cannot create a pipe: ") + std::strerror(errno));
-    return 1;
+int pause_for(std::chrono::milliseconds how_long) {
+  if (!install_signal_handlers()) {
+    ::usleep(static_cast<useconds_t>(how_long.count() * 1000));
+    return 0;
   }
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) ::sigaction(s, &sa, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
+  const auto until = Clock::now() + how_long;
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    if (left <= 0) return 0;
+    pollfd p{g_signal_pipe[0], POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+    unsigned char sig = 0;
+    while (::read(g_signal_pipe[0], &sig, 1) == 1)
+      if (sig != SIGCHLD) return sig;
+  }
+}
+
+Outcome launch(const LaunchSpec& spec) {
+  if (!install_signal_handlers()) {
+    say(std::string("cannot create a pipe: ") + std::strerror(errno));
+    return {1, 0};
+  }
 
   std::vector<Proc> procs;
   procs.reserve(static_cast<std::size_t>(spec.nproc));
@@ -224,7 +255,7 @@ int launch(const LaunchSpec& spec) {
       procs.pop_back();
       signal_all(procs, SIGKILL);
       for (auto& p : procs) ::waitpid(p.pid, nullptr, 0);
-      return 127;
+      return {127, 0};
     }
   }
 
@@ -289,7 +320,7 @@ int launch(const LaunchSpec& spec) {
     if (::poll(fds.data(), fds.size(), wait_ms) < 0 && errno != EINTR) {
       say(std::string("poll failed: ") + std::strerror(errno));
       signal_all(procs, SIGKILL);
-      return 1;
+      return {1, stop_signal};
     }
     for (std::size_t i = 1; i < fds.size(); ++i) {
       if (fds[i].revents) drain(*streams[i]);
@@ -334,14 +365,25 @@ int launch(const LaunchSpec& spec) {
   if (first_failure) {
     const auto& p = procs[*first_failure];
     say("the job failed: rank " + std::to_string(p.rank) + " " + how_it_ended(*p.status));
-    if (WIFEXITED(*p.status)) return WEXITSTATUS(*p.status);
-    return 128 + WTERMSIG(*p.status);
+    if (WIFEXITED(*p.status)) return {WEXITSTATUS(*p.status), stop_signal};
+    return {128 + WTERMSIG(*p.status), stop_signal};
   }
-  if (stop_signal != 0) return 128 + stop_signal;
+  const bool all_resumable = std::all_of(
+      procs.begin(), procs.end(), [](const Proc& p) { return p.status && resumable(*p.status); });
+  const bool any_resumable = std::any_of(
+      procs.begin(), procs.end(), [](const Proc& p) { return p.status && resumable(*p.status); });
+  if (stop_signal != 0) {
+    // Stopped, and every process saved its state: "saved, resume me", not "killed".
+    if (all_resumable) {
+      say("every process saved its state and stopped (status 75): run the job again to resume");
+      return {kExitResume, stop_signal};
+    }
+    return {128 + stop_signal, stop_signal};
+  }
   for (auto& p : procs) {
-    if (p.status && failed(*p.status)) return 1;  // a failure after a stop; already reported
+    if (p.status && failed(*p.status)) return {1, 0};  // a failure after a stop; already reported
   }
-  return 0;
+  return {any_resumable ? kExitResume : 0, 0};
 }
 
 int free_port() {

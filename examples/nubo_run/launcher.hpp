@@ -24,10 +24,23 @@ struct LaunchSpec {
   std::chrono::milliseconds grace{5000};
 };
 
-// Runs the job to its end and returns nubo-run's exit status: 0 when every process exited 0;
-// else the first failure's exit status, or 128 + its signal; 128 + the signal nubo-run was
-// stopped with. Explains failures on stderr, naming the rank.
-int launch(const LaunchSpec& spec);
+// The status a process exits with when it saved its state on SIGTERM and wants to be resumed
+// (sysexits' EX_TEMPFAIL); nubo-train uses it. It is a clean stop, not a failure.
+constexpr int kExitResume = 75;
+
+struct Outcome {
+  int status = 0;       // nubo-run's exit status for this run of the job (below)
+  int stop_signal = 0;  // the signal nubo-run was stopped with, if any: no restart then
+};
+
+// Runs the job to its end. The status: 0 when every process exited 0; 75 when they stopped
+// cleanly to be resumed (each exited 0 or 75, at least one 75; after SIGTERM to nubo-run, all
+// of them 75); else the first failure's exit status, or 128 + its signal; 128 + the signal
+// nubo-run was stopped with. Explains failures on stderr, naming the rank.
+Outcome launch(const LaunchSpec& spec);
+
+// Waits `how_long`, or less when nubo-run gets a signal: returns it (0 when none came).
+int pause_for(std::chrono::milliseconds how_long);
 
 // A loopback TCP port nobody listens on now (for MASTER_PORT on a single node).
 int free_port();

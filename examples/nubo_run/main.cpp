@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   int nproc = 0, nnodes = 1, node_rank = 0, master_port = 29500;
   std::string rendezvous, job_id, master_addr;
   double grace = 5.0;
+  int max_restarts = 0;
   bool cpu_bind = false;
   std::vector<std::string> command;
   app.add_option("--nproc,-n", nproc,
@@ -81,6 +82,10 @@ int main(int argc, char** argv) {
                  "Seconds the other processes get to finish after one fails, before SIGTERM "
                  "(and again before SIGKILL)")
       ->check(CLI::Range(0.0, 3600.0));
+  app.add_option("--max-restarts", max_restarts,
+                 "When a process fails, stop them all and start the job again, up to N times "
+                 "(backoff 1 s, 2 s, 4 s ... 30 s); each attempt sees NUBO_RESTART_COUNT")
+      ->check(CLI::Range(0, 1000));
   app.add_flag("--cpu-bind", cpu_bind,
                "Pin each process's host workers to cores of their own (NUBO_CPU_BIND=1), "
                "NUMA-aware");
@@ -91,7 +96,8 @@ int main(int argc, char** argv) {
       "NUBO_WORLD_SIZE (nnodes * nproc), NUBO_LOCAL_WORLD_SIZE and NUBO_RENDEZVOUS; torchrun's "
       "RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT; and, "
       "unless set, OMP_NUM_THREADS and OPENBLAS_NUM_THREADS = usable CPUs / nproc. Exit "
-      "status: 0 when all succeed; else the failed rank's exit status, or 128 + its signal.");
+      "status: 0 when all succeed; 75 when they saved their state and stopped to be resumed "
+      "(after SIGTERM, all of them); else the failed rank's exit status, or 128 + its signal.");
   CLI11_PARSE(app, argc, argv);
 
   auto fail = [](const std::string& m) {
@@ -203,7 +209,40 @@ int main(int argc, char** argv) {
                nnodes * nproc, threads_text.c_str(), transport.empty() ? "" : "; ",
                transport.c_str());
 
-  const int status = nubo::run::launch(spec);
+  if (max_restarts > 0 && nnodes > 1)
+    return fail(
+        "--max-restarts restarts the processes of one node; a job on several nodes is "
+        "restarted by its scheduler (or torchrun's elastic agent)");
+  // Each attempt meets at a rendezvous of its own, so that nothing an earlier attempt left
+  // there is taken for this one's.
+  const std::string base_rendezvous = spec.rendezvous;
+  const auto base_env = spec.extra_env;
+  int status = 0;
+  for (int attempt = 0;; ++attempt) {
+    spec.extra_env = base_env;
+    spec.extra_env.emplace_back("NUBO_RESTART_COUNT", std::to_string(attempt));
+    spec.extra_env.emplace_back("TORCHELASTIC_RESTART_COUNT", std::to_string(attempt));
+    if (attempt > 0 && base_rendezvous.rfind("tcp://", 0) != 0)
+      spec.rendezvous = base_rendezvous + "/attempt-" + std::to_string(attempt);
+    const auto outcome = nubo::run::launch(spec);
+    status = outcome.status;
+    if (status == 0 || status == nubo::run::kExitResume || outcome.stop_signal != 0) break;
+    if (attempt >= max_restarts) {
+      if (max_restarts > 0)
+        std::fprintf(stderr, "nubo-run: the job failed %d times (attempts 1 to %d); giving up\n",
+                     attempt + 1, attempt + 1);
+      break;
+    }
+    const int backoff = std::min(30, 1 << std::min(attempt, 5));
+    std::fprintf(stderr,
+                 "nubo-run: attempt %d of %d failed; starting the job again in %d s "
+                 "(NUBO_RESTART_COUNT=%d)\n",
+                 attempt + 1, max_restarts + 1, backoff, attempt + 1);
+    if (const int sig = nubo::run::pause_for(std::chrono::seconds(backoff))) {
+      status = 128 + sig;
+      break;
+    }
+  }
   if (!made_dir.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(made_dir, ec);

@@ -2,11 +2,11 @@
 // with checkpoints that survive spot interruptions (docs/train.md).
 //
 //   nubo-train --epochs 10 --hidden 256,128                 # all GPUs, else the CPU
-//   nubo-train --devices cpu:2 --checkpoint ckpt --resume    # continue after an interruption
+//   nubo-train --devices cpu:2 --checkpoint ckpt             # continues from ckpt when there
 //   nubo-run --nproc 2 nubo-train --devices cpu              # two processes
 //
 // Exit status: 0 done, 1 error, 2 bad usage, 75 stopped by SIGTERM after checkpointing (run
-// again with --resume to continue).
+// the same command again to continue).
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
   std::size_t batch = 128, subset = 0;
   double lr = 0.05, bucket_mb = 25;
   std::uint64_t seed = 1;
-  bool resume = false, autotune = false, quiet = false;
+  bool resume = false, fresh = false, autotune = false, quiet = false;
   app.add_option("--devices", devices,
                  "cpu, cpu:N, sim:N or cuda:I[,J...] (default: all GPUs, else cpu)");
   app.add_option("--epochs", epochs, "Epochs in all (a resumed run continues to this many)")
@@ -90,7 +90,10 @@ int main(int argc, char** argv) {
   app.add_option("--checkpoint", checkpoint_dir, "Directory for checkpoints");
   app.add_option("--checkpoint-every", checkpoint_every,
                  "Checkpoint every N steps, or every duration (30s, 10m)");
-  app.add_flag("--resume", resume, "Continue from the newest good checkpoint in --checkpoint");
+  app.add_flag("--resume", resume,
+               "Continue from the newest good checkpoint in --checkpoint (the default with "
+               "--checkpoint)");
+  app.add_flag("--fresh", fresh, "Start afresh even when --checkpoint holds checkpoints");
   app.add_option("--profile", profile_path, "Write the run's profile (JSON) here");
   app.add_option("--instance", instance, "Show the live cost of this cloud instance");
   app.add_option("--pricing", pricing, "on-demand, spot, reserved-1y or reserved-3y");
@@ -106,6 +109,10 @@ int main(int argc, char** argv) {
     const bool leader = nubo::JobSpec::from_env().rank == 0;
     if (resume && checkpoint_dir.empty())
       throw nubo::Error(nubo::Errc::invalid_argument, "--resume needs --checkpoint DIR");
+    if (resume && fresh)
+      throw nubo::Error(nubo::Errc::invalid_argument, "--resume and --fresh contradict each other");
+    // A restarted job needs no other flag: with checkpoints, it continues from the newest.
+    resume = !checkpoint_dir.empty() && !fresh;
     std::shared_ptr<nubo::InMemoryDataset> train = nubo::load_fashion_mnist("train", data_dir);
     if (subset > 0) train = train->head(subset);
     nubo::TrainerOptions o;
@@ -185,7 +192,7 @@ int main(int argc, char** argv) {
     }
     if (r == nubo::FitResult::stopped) {
       if (leader)
-        std::printf("stopped at step %llu (SIGTERM)%s; run again with --resume to continue\n",
+        std::printf("stopped at step %llu (SIGTERM)%s; run the same command again to continue\n",
                     static_cast<unsigned long long>(trainer.steps_done()),
                     checkpoint_dir.empty() ? "" : ", checkpoint written");
       std::fflush(stdout);

@@ -190,6 +190,44 @@ TEST_CASE("nubo-run passes SIGTERM on to every process") {
                       Catch::Contains("passing signal 15 (SIGTERM) on"));
 }
 
+TEST_CASE("processes that saved their state on SIGTERM make nubo-run exit 75, not 143") {
+  Run run({"--nproc", "2", "--", "sh", "-c",
+           "trap 'echo saved; exit 75' TERM; echo ready; while true; do sleep 0.05; done"});
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto out = run.output();
+    if (out.find("[0] ready") != std::string::npos && out.find("[1] ready") != std::string::npos)
+      break;
+    std::this_thread::sleep_for(10ms);
+  }
+  run.child->signal(SIGTERM);
+  CHECK(run.finish() == 75);
+  INFO(run.output());
+  CHECK_THAT(run.output(), Catch::Contains("run the job again to resume"));
+  // Stopping on their own with 75 is a clean stop too, not a failure.
+  Run own({"--nproc", "2", "--max-restarts", "3", "--", "sh", "-c", "exit 75"});
+  CHECK(own.finish() == 75);
+  CHECK_THAT(own.output(), !Catch::Contains("attempt 1"));
+}
+
+TEST_CASE("nubo-run --max-restarts starts a failed job again, telling it which attempt it is") {
+  Run run({"--nproc", "2", "--max-restarts", "2", "--grace", "0.2", "--", "sh", "-c",
+           "echo attempt $NUBO_RESTART_COUNT $TORCHELASTIC_RESTART_COUNT; "
+           "[ \"$NUBO_RESTART_COUNT\" -ge 1 ] || exit 3"});
+  CHECK(run.finish() == 0);
+  const auto out = run.output();
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("[1] attempt 0 0") && Catch::Contains("[1] attempt 1 1") &&
+                      Catch::Contains("attempt 1 of 3 failed") && !Catch::Contains("attempt 2 2"));
+  Run always({"--nproc", "1", "--max-restarts", "1", "--", "sh", "-c", "exit 3"});
+  CHECK(always.finish() == 3);
+  CHECK_THAT(always.output(), Catch::Contains("failed 2 times"));
+  Run nodes({"--nproc", "1", "--nnodes", "2", "--master-addr", "127.0.0.1", "--max-restarts", "1",
+             "--", "true"});
+  CHECK(nodes.finish() == 2);
+  CHECK_THAT(nodes.output(), Catch::Contains("--max-restarts"));
+}
+
 TEST_CASE("nubo-run rejects bad flags with a reason") {
   const std::pair<std::vector<std::string>, const char*> cases[] = {
       {{"--nproc", "2", "--nnodes", "2", "--node-rank", "2", "--", "true"},

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# nubo-train as a user runs it: SIGTERM mid-epoch (exit 75 after a checkpoint) then --resume to
-# the end; and a two-process run under nubo-run. Needs Debian's dataset-fashion-mnist.
-# Usage: cli_test.sh NUBO_TRAIN NUBO_RUN WORKDIR
+# nubo-train as a user runs it: SIGTERM mid-epoch (exit 75 after a checkpoint), then the same
+# command continues to the end (resume is the default with --checkpoint; --fresh starts over);
+# two processes under nubo-run; and nubo-run --max-restarts bringing a job whose rank was
+# SIGKILLed to the same final parameters as an uninterrupted run. Needs dataset-fashion-mnist.
+# Usage: cli_test.sh NUBO_TRAIN NUBO_RUN WORKDIR NUBO_XFER
 set -euo pipefail
-train=$1 run=$2 work=$3
+train=$1 run=$2 work=$3 xfer=$4
 if [ ! -e /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
   echo "dataset-fashion-mnist is not installed: skipped"; exit 0
 fi
@@ -22,9 +24,9 @@ set +e; wait "$pid"; status=$?; set -e
 grep -q "stopped at step" "$work/first.log" || fail "no 'stopped at step' line"
 ls "$work"/ckpt/ckpt-*.nubo >/dev/null || fail "no checkpoint after SIGTERM"
 
-# 2. Resume to the end of the epoch.
+# 2. The same command again continues to the end of the epoch (no --resume needed).
 "$train" --devices cpu:2 --subset 30000 --batch 8 --epochs 1 --checkpoint "$work/ckpt" \
-  --hidden 64 --resume --quiet >"$work/resume.log" 2>&1 || fail "resume failed"
+  --hidden 64 --quiet >"$work/resume.log" 2>&1 || fail "resume failed"
 grep -q "resumed from .*ckpt-" "$work/resume.log" || fail "did not resume from the checkpoint"
 grep -q "test accuracy" "$work/resume.log" || fail "no final line after resuming"
 
@@ -35,10 +37,41 @@ printf 'garbage' | dd of="$work/ckpt/ckpt-9999999999.nubo" bs=1 seek=100 conv=no
 "$train" --devices cpu --subset 30000 --batch 8 --epochs 1 --checkpoint "$work/ckpt" \
   --hidden 64 --resume --quiet >"$work/fallback.log" 2>&1 || fail "fallback resume failed"
 grep -q "falling back" "$work/fallback.log" || fail "no warning about the corrupt checkpoint"
+"$train" --devices cpu --subset 2000 --batch 8 --epochs 1 --checkpoint "$work/ckpt" \
+  --hidden 64 --fresh --quiet >"$work/fresh.log" 2>&1 || fail "--fresh failed"
+! grep -q "resumed from" "$work/fresh.log" || fail "--fresh resumed"
 
 # 4. Two processes under nubo-run, with a profile.
 "$run" --nproc 2 -- "$train" --devices cpu --subset 2000 --epochs 1 --profile "$work/p.json" \
   >"$work/run.log" 2>&1 || fail "nubo-run --nproc 2 failed"
 grep -q "test accuracy" "$work/run.log" || fail "no final line under nubo-run"
 grep -q '"count": *2' "$work/p.json" || fail "the profile does not count 2 devices"
+
+# 5. Restarts: one rank SIGKILLed after the first checkpoint; --max-restarts starts the job
+# again, it continues from the newest checkpoint, and ends with the parameters of a run that was
+# never interrupted (the same seed). The final checkpoint's params.bin is compared.
+job=(--devices cpu --subset 3000 --batch 16 --epochs 2 --hidden 32 --checkpoint-every 40 --quiet)
+params() { "$xfer" cat "$(ls "$1"/ckpt-*.nubo | sort | tail -1)" params.bin | sha256sum; }
+"$run" --nproc 2 -- "$train" "${job[@]}" --checkpoint "$work/whole" >"$work/whole.log" 2>&1 \
+  || fail "the uninterrupted two-process run failed"
+"$run" --nproc 2 --max-restarts 2 --grace 1 -- "$train" "${job[@]}" --checkpoint "$work/cut" \
+  >"$work/cut.log" 2>&1 &
+runpid=$!
+for _ in $(seq 1 600); do ls "$work"/cut/ckpt-*.nubo >/dev/null 2>&1 && break; sleep 0.05; done
+victim=$(pgrep -P "$runpid" | tail -1)
+[ -n "$victim" ] && kill -KILL "$victim"
+set +e; wait "$runpid"; status=$?; set -e
+[ "$status" -eq 0 ] || fail "the restarted job exited $status"
+grep -q "attempt 1 of 3 failed" "$work/cut.log" || fail "no restart line"
+grep -q "resumed from" "$work/cut.log" || fail "the restarted job did not resume"
+[ "$(params "$work/whole")" = "$(params "$work/cut")" ] \
+  || fail "the restarted job's parameters differ from the uninterrupted run's"
+
+# 6. Killed at every attempt: it gives up and says how many attempts it made.
+set +e
+"$run" --nproc 1 --max-restarts 1 -- sh -c 'kill -KILL $$' >"$work/giveup.log" 2>&1
+status=$?
+set -e
+[ "$status" -ne 0 ] || fail "a job killed at every attempt succeeded"
+grep -q "failed 2 times" "$work/giveup.log" || fail "no give-up line"
 echo "ok"
