@@ -8,6 +8,7 @@
 // Exit status: 0 done, 1 error, 2 bad usage, 75 stopped by SIGTERM after checkpointing (run
 // the same command again to continue).
 #include <CLI/CLI.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include "nubo/interruption.hpp"
 
 #include "devices.hpp"
 #include "nubo/cost.hpp"
@@ -145,6 +147,21 @@ int main(int argc, char** argv) {
     nubo::DataParallelTrainer trainer(team, o, train);
     g_trainer = &trainer;
     std::signal(SIGTERM, on_sigterm);
+    // A spot machine's notice comes before its SIGTERM (2 minutes on AWS, 30 s on GCP): the
+    // final checkpoint starts at once.
+    std::atomic<bool> noticed{false};
+    std::chrono::steady_clock::time_point noticed_at;
+    nubo::InterruptionWatcher watcher([&](const nubo::InterruptionNotice& n) {
+      noticed_at = std::chrono::steady_clock::now();
+      noticed = true;
+      std::fprintf(
+          stderr, "nubo-train: interruption notice from %s (%s%s): checkpointing now\n",
+          n.cloud.c_str(), n.action.c_str(),
+          n.seconds_left >= 0
+              ? (", " + std::to_string(static_cast<long>(n.seconds_left)) + " s left").c_str()
+              : "");
+      trainer.request_stop();
+    });
     if (resume) {
       std::string from = trainer.resume_latest();
       if (leader)
@@ -191,9 +208,14 @@ int main(int argc, char** argv) {
       if (!f) throw nubo::Error(nubo::Errc::io, profile_path + ": cannot write the profile");
     }
     if (r == nubo::FitResult::stopped) {
+      if (leader && noticed)
+        std::printf(
+            "checkpoint durable %.2f s after the interruption notice\n",
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - noticed_at).count());
       if (leader)
-        std::printf("stopped at step %llu (SIGTERM)%s; run the same command again to continue\n",
+        std::printf("stopped at step %llu (%s)%s; run the same command again to continue\n",
                     static_cast<unsigned long long>(trainer.steps_done()),
+                    noticed ? "interruption notice" : "SIGTERM",
                     checkpoint_dir.empty() ? "" : ", checkpoint written");
       std::fflush(stdout);
       return kExitStopped;

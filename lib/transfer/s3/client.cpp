@@ -143,7 +143,7 @@ std::string Client::url_of(const ObjectUrl& url, std::string& host, std::string&
   return scheme + host + path;
 }
 
-HttpResponse Client::send(const Call& call) {
+http::Response Client::send(const Call& call) {
   std::string host, path;
   const std::string base = url_of(*call.url, host, path);
   std::mt19937_64 rng(std::random_device{}());
@@ -159,7 +159,7 @@ HttpResponse Client::send(const Call& call) {
     in.amz_date = amz_date(static_cast<long long>(std::time(nullptr)));
     in.region = config_.region;
     const auto authorization = sign(in, config_.credentials);
-    HttpRequest request;
+    http::Request request;
     request.method = call.method;
     request.url = call.query.empty() ? base : base + "?" + call.query;
     request.headers = in.headers;
@@ -170,7 +170,7 @@ HttpResponse Client::send(const Call& call) {
     request.timeout_seconds = options_.timeout_seconds;
     std::string why;
     try {
-      auto r = http(request);
+      auto r = http::request(request);
       if (r.status >= 200 && r.status < 300) return r;
       const auto codes = xml_values(r.body, "Code", 1);
       const std::string code = codes.empty() ? "" : codes[0];
@@ -189,7 +189,7 @@ HttpResponse Client::send(const Call& call) {
   }
 }
 
-void Client::fail(const Call& call, const HttpResponse& r) const {
+void Client::fail(const Call& call, const http::Response& r) const {
   const auto codes = xml_values(r.body, "Code", 1);
   const auto messages = xml_values(r.body, "Message", 1);
   const std::string code = codes.empty() ? "HTTP " + std::to_string(r.status) : codes[0];
@@ -270,7 +270,7 @@ void Client::put_object(const ObjectUrl& url, transfer::Bytes body, const Metada
 
 std::optional<ObjectInfo> Client::head_object(const ObjectUrl& url) {
   Call c{"HEAD", &url};
-  HttpResponse r;
+  http::Response r;
   try {
     r = send(c);
   } catch (const Error& e) {

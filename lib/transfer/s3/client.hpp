@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
+#include "common/http.hpp"
 #include "transfer/bytes.hpp"
 #include "transfer/s3/config.hpp"
-#include "transfer/s3/http.hpp"
 
 namespace nubo::s3 {
 
@@ -87,9 +87,9 @@ class Client {
     std::size_t max_response = 1 << 20;
   };
   // Signs and sends `call`, retrying what may pass; Error naming the server's code otherwise.
-  HttpResponse send(const Call& call);
+  http::Response send(const Call& call);
   std::string url_of(const ObjectUrl& url, std::string& host, std::string& path) const;
-  [[noreturn]] void fail(const Call& call, const HttpResponse& r) const;
+  [[noreturn]] void fail(const Call& call, const http::Response& r) const;
 
   Config config_;
   ClientOptions options_;

@@ -1,4 +1,4 @@
-#include "transfer/s3/http.hpp"
+#include "common/http.hpp"
 
 #include <curl/curl.h>
 
@@ -10,12 +10,12 @@
 
 #include "nubo/error.hpp"
 
-namespace nubo::s3 {
+namespace nubo::http {
 namespace {
 
 struct Transfer {
-  const HttpRequest* request = nullptr;
-  HttpResponse* response = nullptr;
+  const Request* request = nullptr;
+  Response* response = nullptr;
   std::size_t sent = 0;
   bool too_large = false;
 };
@@ -81,9 +81,9 @@ CURL* thread_handle() {
 
 }  // namespace
 
-HttpResponse http(const HttpRequest& request) {
+Response request(const Request& request) {
   CURL* c = thread_handle();
-  HttpResponse response;
+  Response response;
   Transfer t{&request, &response};
   curl_slist* headers = nullptr;
   for (const auto& [k, v] : request.headers)
@@ -101,6 +101,8 @@ HttpResponse http(const HttpRequest& request) {
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
                    static_cast<long>(std::max(1.0, request.timeout_seconds)));
+  if (request.total_seconds > 0)
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(request.total_seconds * 1000));
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
@@ -128,4 +130,4 @@ HttpResponse http(const HttpRequest& request) {
   return response;
 }
 
-}  // namespace nubo::s3
+}  // namespace nubo::http

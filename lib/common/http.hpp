@@ -1,26 +1,29 @@
-// HTTP requests over libcurl, for the S3 client: one connection reused per thread (keep-alive),
-// timeouts on connecting and on a stalled transfer, and a bound on every response body so that
-// a broken or hostile server cannot make the client allocate without limit.
+// HTTP requests over libcurl, for the S3 client and the cloud metadata watcher: one connection
+// reused per thread (keep-alive), timeouts on connecting and on a stalled transfer, and a bound
+// on every response body so that a broken or hostile server cannot make the client allocate
+// without limit.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
 
-#include "transfer/bytes.hpp"
+#include <cstddef>
+#include <span>
 
-namespace nubo::s3 {
+namespace nubo::http {
 
-struct HttpRequest {
+struct Request {
   std::string method;  // GET, PUT, POST, HEAD, DELETE
   std::string url;
   std::map<std::string, std::string> headers;
-  transfer::Bytes body;
+  std::span<const std::byte> body;
   std::size_t max_response = 16 << 20;  // bytes of body accepted
   double timeout_seconds = 30;          // connect, and the longest stall of a transfer
+  double total_seconds = 0;             // the whole request at most; 0: no limit
 };
 
-struct HttpResponse {
+struct Response {
   long status = 0;
   std::map<std::string, std::string> headers;  // names lower-case
   std::string body;
@@ -28,6 +31,6 @@ struct HttpResponse {
 
 // Error(unavailable) for a connection or transfer that fails or stalls (retryable), and
 // Error(corrupt) for a response body over max_response.
-HttpResponse http(const HttpRequest& request);
+Response request(const Request& request);
 
-}  // namespace nubo::s3
+}  // namespace nubo::http
