@@ -227,6 +227,7 @@ TEST_CASE("a receiver whose disk fills tells the sender why", "[net][hostile]") 
   o.codec = nubo::transfer::Codec::none;
   o.chunk_size = 256 << 10;
   auto why = error_of([&] { net::send({t / "src"}, nubo_test::dest_of(server), o); });
+  INFO(why);
   CHECK(contains(why, "No space left on device"));
   CHECK(contains(why, "refused"));  // the receiver's reason, not a reset
 }

@@ -213,8 +213,12 @@ TEST_CASE("a recorded session played back to the server is refused and writes no
     recorded = proxy.connections();
   }
   REQUIRE(recorded.size() == 2);  // the control connection and one data stream
+  // The server counts the send once its control connection has answered; wait for that.
+  for (int i = 0; i < 200 && server.stats().sessions < 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   const auto refused = server.stats().refused;
   const auto sessions = server.stats().sessions;
+  REQUIRE(sessions == 1);
   // Every connection played back as it was recorded, in order: the server's fresh handshake
   // values make the recorded Finished and records useless.
   std::vector<int> fds;

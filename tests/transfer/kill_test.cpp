@@ -80,11 +80,12 @@ TEST_CASE("pack and unpack killed with SIGKILL at random points resume to identi
   TempDir dir;
   make_source(dir / "src");
   auto log = dir / "log";
-  // Slow enough to be killed in the middle: strong compression on one thread.
+  // Slow enough to be killed in the middle: strong compression on one thread. -f: a kill may
+  // land after the archive took its name, and the same command must then still succeed.
   std::vector<std::string> pack_args = {"pack",         dir / "src", "-o",        dir / "a.nubo",
                                         "--codec",      "zstd",      "--level",   "12",
                                         "--chunk-size", "128K",      "--threads", "1",
-                                        "--memory",     "2M",        "--quiet"};
+                                        "--memory",     "2M",        "--quiet",   "-f"};
   auto ref_args = pack_args;
   ref_args[3] = dir / "ref.nubo";
   auto t0 = Clock::now();

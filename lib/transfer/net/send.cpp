@@ -247,6 +247,14 @@ class NetSink : public Sink {
   }
 
   void put(SourceJob& job) override {
+    try {
+      push(job);
+    } catch (const Error& e) {
+      throw_receiver_reason(e);
+    }
+  }
+
+  void push(SourceJob& job) {
     if (job.kind == SourceJob::Kind::file_end) {
       queue_.push({frame(MsgType::file_end, encode_file_end({job.entry, job.hash})), {}});
       progress_->file_done();
@@ -285,7 +293,13 @@ class NetSink : public Sink {
     queue_.close();
     for (auto& t : threads_) t.join();
     threads_.clear();
-    if (auto failure = queue_.failure()) std::rethrow_exception(failure);
+    if (auto failure = queue_.failure()) {
+      try {
+        std::rethrow_exception(failure);
+      } catch (const Error& e) {
+        throw_receiver_reason(e);
+      }
+    }
     control_.write_message(MsgType::finish, {});
     auto reply = control_.read_message(kMaxControl);
     expect(reply, MsgType::result, control_.peer());
@@ -315,6 +329,20 @@ class NetSink : public Sink {
   }
 
  private:
+  // A lost data stream may be the receiver giving up (a full disk): its control stream then
+  // says why, and that reason replaces the reset. Anything else is rethrown as it is.
+  [[noreturn]] void throw_receiver_reason(const Error& e) {
+    if (e.code() == Errc::unavailable) {
+      try {
+        control_.set_timeout(2);
+        expect(control_.read_message(kMaxControl), MsgType::result, control_.peer());
+      } catch (const Error& reason) {
+        if (std::string(reason.what()).find(" refused: ") != std::string::npos) throw reason;
+      }
+    }
+    throw e;
+  }
+
   void stop_streams() noexcept {
     for (auto& s : streams_) s.shutdown();
     for (auto& t : threads_)

@@ -264,6 +264,8 @@ void Server::Impl::serve(std::uint64_t id, Socket s) {
     // Tell the peer why (a full disk, a busy destination, a refused entry): the sender shows
     // the receiver's reason rather than a reset. A peer that went silent is not written to; on
     // a connection that broke the write fails quietly.
+    // The receiver's own failure on a data stream ends the send: its control stream says why.
+    if (session && !control && e.code() == Errc::io) session->fail(e.what());
     // The peer's bytes may still be unread (before authentication, or a sender streaming
     // chunks): a lingering close lets the reason arrive instead of a reset.
     if (e.code() != Errc::timeout) refuse(s, e.code(), e.what());
@@ -293,6 +295,7 @@ void Server::Impl::run_control(Socket& s, const std::shared_ptr<Session>& sessio
     // While data flows on the other streams the control stream may be silent for long.
     while (!s.readable(200)) {
       if (stopping) throw Error(Errc::cancelled, "server stopping");
+      if (auto why = session->failure()) throw Error(Errc::io, *why);
       auto idle = std::chrono::steady_clock::now() - session->last_activity();
       if (idle > std::chrono::duration<double>(options.timeout_seconds))
         throw Error(Errc::timeout, "peer stalled: nothing for " +

@@ -404,6 +404,16 @@ Result Session::finish() {
   return r;
 }
 
+void Session::fail(const std::string& why) {
+  std::lock_guard lock(mutex_);
+  if (!fatal_) fatal_ = why;
+}
+
+std::optional<std::string> Session::failure() const {
+  std::lock_guard lock(mutex_);
+  return fatal_;
+}
+
 void Session::close() noexcept {
   std::lock_guard lock(mutex_);
   try {

@@ -83,6 +83,11 @@ class Session {
   void bundle(const BundleMeta& meta, Bytes payload, StreamState& stream);
   void file_end(const FileEnd& end);
 
+  // A data stream failed for a reason of the receiver's (a full disk, permission denied): the
+  // control stream tells the sender, whichever stream the sender notices first.
+  void fail(const std::string& why);
+  std::optional<std::string> failure() const;
+
   // The last time a data stream made progress: the control stream waits as long as data flows.
   std::chrono::steady_clock::time_point last_activity() const;
   SessionTotals totals() const;
@@ -148,6 +153,7 @@ class Session {
   SessionTotals totals_;
   std::uint32_t failed_ = 0;
   std::string first_failure_;
+  std::optional<std::string> fatal_;  // fail()'s reason
 };
 
 }  // namespace nubo::transfer::net
