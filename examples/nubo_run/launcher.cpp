@@ -217,6 +217,10 @@ void drain(Stream& s) {
 
 }  // namespace
 
+void deliver_signal(int sig) {
+  if (install_signal_handlers()) on_signal(sig);
+}
+
 int pause_for(std::chrono::milliseconds how_long) {
   if (!install_signal_handlers()) {
     ::usleep(static_cast<useconds_t>(how_long.count() * 1000));

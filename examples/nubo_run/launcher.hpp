@@ -39,6 +39,10 @@ struct Outcome {
 // nubo-run was stopped with. Explains failures on stderr, naming the rank.
 Outcome launch(const LaunchSpec& spec);
 
+// Acts as if nubo-run had received `sig` (passes it on to the processes, and stops restarts):
+// for an interruption notice, from any thread.
+void deliver_signal(int sig);
+
 // Waits `how_long`, or less when nubo-run gets a signal: returns it (0 when none came).
 int pause_for(std::chrono::milliseconds how_long);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -20,6 +21,7 @@
 
 #include "launcher.hpp"
 #include "nubo/error.hpp"
+#include "nubo/interruption.hpp"
 #include "nubo/nubo.hpp"
 
 namespace {
@@ -217,6 +219,13 @@ int main(int argc, char** argv) {
   // there is taken for this one's.
   const std::string base_rendezvous = spec.rendezvous;
   const auto base_env = spec.extra_env;
+  // A spot machine's interruption notice: the processes get SIGTERM at once (to checkpoint and
+  // exit 75), before the machine's own SIGTERM.
+  nubo::InterruptionWatcher watcher([](const nubo::InterruptionNotice& n) {
+    std::fprintf(stderr, "nubo-run: interruption notice from %s (%s): stopping the job\n",
+                 n.cloud.c_str(), n.action.c_str());
+    nubo::run::deliver_signal(SIGTERM);
+  });
   int status = 0;
   for (int attempt = 0;; ++attempt) {
     spec.extra_env = base_env;

@@ -4,7 +4,10 @@
 runs. nubo-train must checkpoint at once and exit 75 before any SIGTERM. With no service
 answering, the watcher is off and training runs to its end.
 
-Usage: notice_test.py NUBO_TRAIN WORKDIR   (skipped without dataset-fashion-mnist)
+nubo-run gets the same notice and passes SIGTERM on at once: processes that save and exit 75
+make it exit 75.
+
+Usage: notice_test.py NUBO_TRAIN WORKDIR NUBO_RUN   (skipped without dataset-fashion-mnist)
 """
 import json
 import os
@@ -76,11 +79,23 @@ def run_train(train: str, work: str, url: str, epochs: str) -> subprocess.Comple
 
 
 def main() -> int:
-    train, work = sys.argv[1], sys.argv[2]
-    if not os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
-        print("dataset-fashion-mnist is not installed: skipped")
-        return 0
+    train, work, run = sys.argv[1], sys.argv[2], sys.argv[3]
     shutil.rmtree(work, ignore_errors=True)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler("aws", 0.5, time.time()))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    r = subprocess.run([run, "-n", "2", "--", "sh", "-c",
+                        "trap 'echo saved; exit 75' TERM; while true; do sleep 0.1; done"],
+                       env=dict(os.environ, NUBO_METADATA_URL=f"http://127.0.0.1:"
+                                f"{server.server_address[1]}"),
+                       capture_output=True, text=True, timeout=120)
+    server.shutdown()
+    out = r.stdout + r.stderr
+    if r.returncode != 75 or "interruption notice from aws" not in out or "[1] saved" not in out:
+        print(f"nubo-run: exit {r.returncode}, expected 75 after the notice\n{out}")
+        return 1
+    if not os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
+        print("dataset-fashion-mnist is not installed: nubo-train's part skipped")
+        return 0
     for provider in ("aws", "gcp", "azure"):
         server = ThreadingHTTPServer(("127.0.0.1", 0),
                                      make_handler(provider, 0.5, time.time()))
