@@ -67,7 +67,6 @@ void refuse(Socket& s, Errc code, const std::string& text) noexcept {
     }
   } catch (...) {
   }
-  s.close();
 }
 
 void expect(const Socket::Message& m, MsgType expected, const std::string& peer) {

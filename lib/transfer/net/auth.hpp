@@ -50,8 +50,9 @@ void send_error(Socket& s, Errc code, const std::string& text) noexcept;
 std::optional<Error> read_refusal(Socket& s) noexcept;
 
 // Ends a connection being refused without losing the reason on the way: the error message, the
-// end of writing, then what the peer still sends is read (for up to 2 s) before closing, so
-// that the kernel does not answer it with a reset that drops the message.
+// end of writing, then what the peer still sends is read (for up to 2 s), so that closing (the
+// caller's part, once it forgot the descriptor) does not answer it with a reset that drops the
+// message.
 void refuse(Socket& s, Errc code, const std::string& text) noexcept;
 
 // Throws the Error an error message carries; otherwise checks the message is `expected`.

@@ -7,9 +7,11 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <list>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "common/env.hpp"
@@ -45,7 +47,11 @@ struct Server::Impl {
   std::unique_ptr<Listener> listener;
   std::thread acceptor;
   std::atomic<bool> stopping{false};
-  std::atomic<int> lingering{0};
+  // Refusals lingering on threads of their own (refuse_later): stop() ends them and waits.
+  std::mutex linger_mutex;
+  std::condition_variable linger_done;
+  std::set<int> linger_fds;
+  int lingering = 0;
 
   std::mutex mutex;
   struct Conn {
@@ -108,14 +114,23 @@ void Server::Impl::journal_held(std::uint64_t job, const std::string& address,
 }
 
 void Server::Impl::refuse_later(Socket s, Errc code, const std::string& text) {
-  if (lingering.fetch_add(1) >= kMaxLingering) {
-    --lingering;
-    send_error(s, code, text);
-    return;
+  {
+    std::lock_guard lock(linger_mutex);
+    if (stopping || lingering >= kMaxLingering) {
+      send_error(s, code, text);
+      return;
+    }
+    ++lingering;
+    linger_fds.insert(s.fd());
   }
   std::thread([this, sock = std::move(s), code, text]() mutable {
     refuse(sock, code, text);
+    // Forgotten before it is closed, so that stop() never shuts down a reused descriptor.
+    std::lock_guard lock(linger_mutex);
+    linger_fds.erase(sock.fd());
+    sock.close();
     --lingering;
+    linger_done.notify_all();
   }).detach();
 }
 
@@ -415,6 +430,12 @@ void Server::stop() {
   if (i.stopping.exchange(true)) return;
   i.listener->stop();
   if (i.acceptor.joinable()) i.acceptor.join();
+  {
+    // The lingering refusals end now, and are waited for: their threads use this server.
+    std::unique_lock lock(i.linger_mutex);
+    for (int fd : i.linger_fds) ::shutdown(fd, SHUT_RDWR);
+    i.linger_done.wait(lock, [&i] { return i.lingering == 0; });
+  }
   {
     std::lock_guard lock(i.mutex);
     for (auto& [_, c] : i.conns)

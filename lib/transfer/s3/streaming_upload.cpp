@@ -106,7 +106,14 @@ void StreamingUpload::run() {
 }
 
 void StreamingUpload::send_part(int number, std::uint64_t size) {
-  if (!file_) file_ = transfer::open_read(path_);
+  if (!file_) {
+    std::string path;
+    {
+      std::lock_guard lock(mutex_);
+      path = path_;
+    }
+    file_ = transfer::open_read(path);
+  }
   std::vector<std::byte> buffer(size);
   file_.pread_exact(buffer, static_cast<std::uint64_t>(number - 1) * part_size_,
                     path_ + " (changed while uploaded?)");
