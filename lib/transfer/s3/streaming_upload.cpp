@@ -116,7 +116,7 @@ void StreamingUpload::send_part(int number, std::uint64_t size) {
   }
   std::vector<std::byte> buffer(size);
   file_.pread_exact(buffer, static_cast<std::uint64_t>(number - 1) * part_size_,
-                    path_ + " (changed while uploaded?)");
+                    file_.name() + " (changed while uploaded?)");
   const auto md5 = md5_hex(buffer);
   Part part;
   if (auto it = held_.find(number);
