@@ -58,7 +58,7 @@ params() { "$xfer" cat "$(ls "$1"/ckpt-*.nubo | sort | tail -1)" params.bin | sh
   >"$work/cut.log" 2>&1 &
 runpid=$!
 for _ in $(seq 1 600); do ls "$work"/cut/ckpt-*.nubo >/dev/null 2>&1 && break; sleep 0.05; done
-victim=$(pgrep -P "$runpid" | tail -1)
+victim=$(awk '{print $NF}' "/proc/$runpid/task/$runpid/children")  # nubo-run's last rank
 [ -n "$victim" ] && kill -KILL "$victim"
 set +e; wait "$runpid"; status=$?; set -e
 [ "$status" -eq 0 ] || fail "the restarted job exited $status"
