@@ -65,6 +65,9 @@ typedef struct nubo_train_options {
      and when cancelled), keeping the newest three. */
   const char* checkpoint_dir;
   uint64_t checkpoint_every;
+  /* Nonzero: refuse to load a checkpoint written by another team (device kind or worker count);
+     0 (default): load it and say so in one line. */
+  int strict_resume;
 } nubo_train_options;
 
 NUBO_C_API nubo_status nubo_train_options_init(nubo_train_options* options, size_t struct_size);

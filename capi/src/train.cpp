@@ -199,6 +199,7 @@ NUBO_C_API nubo_status nubo_trainer_create(const nubo_train_options* options, nu
     t.autotune = o.autotune != 0;
     if (o.checkpoint_dir != nullptr) t.checkpoint_dir = o.checkpoint_dir;
     t.checkpoint_every = o.checkpoint_every;
+    t.strict_resume = o.strict_resume != 0;
 
     nubo::Team* team = nullptr;
     if (o.team != nullptr) {

@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
   std::size_t batch = 128, subset = 0;
   double lr = 0.05, bucket_mb = 25;
   std::uint64_t seed = 1;
-  bool resume = false, fresh = false, autotune = false, quiet = false;
+  bool resume = false, fresh = false, strict_resume = false, autotune = false, quiet = false;
   app.add_option("--devices", devices,
                  "cpu, cpu:N, sim:N or cuda:I[,J...] (default: all GPUs, else cpu)");
   app.add_option("--epochs", epochs, "Epochs in all (a resumed run continues to this many)")
@@ -96,6 +96,8 @@ int main(int argc, char** argv) {
                "Continue from the newest good checkpoint in --checkpoint (the default with "
                "--checkpoint)");
   app.add_flag("--fresh", fresh, "Start afresh even when --checkpoint holds checkpoints");
+  app.add_flag("--strict-resume", strict_resume,
+               "Refuse a checkpoint written by another team (device kind or worker count)");
   app.add_option("--profile", profile_path, "Write the run's profile (JSON) here");
   app.add_option("--instance", instance, "Show the live cost of this cloud instance");
   app.add_option("--pricing", pricing, "on-demand, spot, reserved-1y or reserved-3y");
@@ -130,6 +132,7 @@ int main(int argc, char** argv) {
     o.bucket_bytes = static_cast<std::size_t>(bucket_mb * 1024 * 1024);
     o.autotune = autotune;
     o.checkpoint_dir = checkpoint_dir;
+    o.strict_resume = strict_resume;
     if (!checkpoint_every.empty()) {
       if (checkpoint_every.find_first_not_of("0123456789") == std::string::npos)
         o.checkpoint_every = std::stoull(checkpoint_every);

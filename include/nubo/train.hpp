@@ -61,6 +61,10 @@ struct TrainerOptions {
   std::uint64_t checkpoint_every = 0;
   double checkpoint_seconds = 0;
   int checkpoint_keep = 3;
+  // A checkpoint records the team that wrote it (device kind and worker count). Resuming on
+  // another team is allowed (the state is replicated) and said in one line; with
+  // strict_resume it is refused, for runs that must repeat exactly.
+  bool strict_resume = false;
 };
 
 struct TrainProgress {

@@ -53,6 +53,17 @@ std::vector<float> read_floats(const transfer::Reader& r, const std::string& arc
   return v;
 }
 
+// The team a checkpoint was written by: its device kind and worker count ("sim x 4").
+nlohmann::json team_of(Team& team) {
+  return {{"kind", std::string(backend_name(team.worker(0).device().backend))},
+          {"workers", team.size()}};
+}
+
+std::string team_text(const nlohmann::json& t) {
+  return std::to_string(t.value("workers", 0)) + " " + t.value("kind", std::string("?")) +
+         " worker(s)";
+}
+
 bool is_checkpoint_name(const std::string& n) {
   return n.starts_with("ckpt-") && n.ends_with(".nubo");
 }
@@ -128,6 +139,7 @@ void DataParallelTrainer::save(const std::string& path) {
         {"position", m.position},
         {"rng_state", m.epoch_rng_state},
         {"dataset", {{"name", m.train->name()}, {"rows", m.train->size()}}},
+        {"team", team_of(m.team)},
     };
     std::string text = meta.dump(1);
     write_file(staging / "meta.json", text.data(), text.size());
@@ -214,6 +226,16 @@ void DataParallelTrainer::load(const std::string& path) {
                     " training rows and a global batch of " + std::to_string(batch) +
                     "; this trainer has " + std::to_string(m.train->size()) + " and " +
                     std::to_string(m.opt.global_batch) + " (resuming exactly needs the same)");
+  // Another team: the replicated state resumes as it is, but the run is no longer the exact
+  // repeat of one on the writer's team (the reduction order differs).
+  if (meta.contains("team") && meta["team"].is_object() && meta["team"] != team_of(m.team)) {
+    const std::string line = path + ": written by " + team_text(meta["team"]) + ", resuming on " +
+                             team_text(team_of(m.team));
+    if (m.opt.strict_resume)
+      throw Error(Errc::invalid_argument,
+                  line + "; refused (strict_resume: resume on the same team for an exact repeat)");
+    log::warn(line + " (the run continues, not bit for bit as on the original team)");
+  }
   const std::size_t states = m.replicas.at(0)->optimizer_states();
   std::vector<std::vector<float>> values;
   const char* names[] = {"params.bin", "state1.bin", "state2.bin"};

@@ -202,3 +202,33 @@ TEST_CASE("the profile follows the schema the cost model reads", "[train]") {
   CHECK(p.allreduce_bytes == static_cast<double>(t.parameter_count() * 4));
   CHECK(p.dataset_samples == 256);
 }
+
+TEST_CASE("a checkpoint records its team: another team resumes with a line, or is refused",
+          "[train]") {
+  auto dir = temp_dir("team");
+  auto data = synthetic(256);
+  auto o = small_options();
+  auto two = cpu_team(2);
+  nubo::DataParallelTrainer a(two, o, data);
+  for (int i = 0; i < 3; ++i) a.step();
+  a.save((dir / "c.nubo").string());
+  auto one = cpu_team(1);
+  nubo::DataParallelTrainer b(one, o, data);
+  b.load((dir / "c.nubo").string());  // allowed: the state is replicated
+  CHECK(b.steps_done() == 3);
+  CHECK(b.parameters() == a.parameters());
+  o.strict_resume = true;
+  nubo::DataParallelTrainer strict(one, o, data);
+  try {
+    strict.load((dir / "c.nubo").string());
+    FAIL("strict_resume loaded another team's checkpoint");
+  } catch (const nubo::Error& e) {
+    CHECK(e.code() == nubo::Errc::invalid_argument);
+    CHECK_THAT(e.what(), Catch::Contains("written by 2 host worker(s)") &&
+                             Catch::Contains("resuming on 1 host worker(s)"));
+  }
+  nubo::DataParallelTrainer same(two, o, data);  // the same team is fine
+  same.load((dir / "c.nubo").string());
+  CHECK(same.steps_done() == 3);
+  std::filesystem::remove_all(dir);
+}

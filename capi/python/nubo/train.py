@@ -65,6 +65,7 @@ class nubo_train_options(_Sized):
         ("subset", c_size_t),
         ("checkpoint_dir", c_char_p),
         ("checkpoint_every", c_uint64),
+        ("strict_resume", c_int),
     ]
 
 
@@ -154,7 +155,8 @@ class Trainer:
                  seed: int = 1, bucket_bytes: int = 25 << 20, autotune: bool = False,
                  devices: Optional[str] = None, team: Optional[Team] = None,
                  dataset_dir: Optional[StrPath] = None, subset: int = 0,
-                 checkpoint_dir: Optional[StrPath] = None, checkpoint_every: int = 0) -> None:
+                 checkpoint_dir: Optional[StrPath] = None, checkpoint_every: int = 0,
+                 strict_resume: bool = False) -> None:
         self._handle: Optional[ctypes._Pointer] = None  # type: ignore[name-defined]
         o = nubo_train_options()
         _lib.check(_lib.lib().nubo_train_options_init(ctypes.byref(o), ctypes.sizeof(o)))
@@ -173,6 +175,7 @@ class Trainer:
         o.lr, o.momentum, o.batch, o.epochs, o.seed = lr, momentum, batch, epochs, seed
         o.bucket_bytes, o.autotune, o.subset = bucket_bytes, int(autotune), subset
         o.checkpoint_every = checkpoint_every
+        o.strict_resume = int(strict_resume)
         if devices is not None:
             o.devices = devices.encode()
         if team is not None:
