@@ -8,6 +8,7 @@
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
 #include "transfer/archive_reader.hpp"
+#include "transfer/entries.hpp"
 
 namespace nubo::transfer {
 
@@ -46,13 +47,7 @@ std::vector<Entry> to_entries(const ArchiveFile& a) {
   out.reserve(a.index().entries.size());
   for (std::size_t i = 0; i < a.index().entries.size(); ++i) {
     const auto& e = a.index().entries[i];
-    Entry x;
-    x.path = e.meta.path;
-    x.kind = static_cast<EntryKind>(e.meta.kind);
-    x.size = e.meta.size;
-    x.mode = e.meta.mode;
-    x.mtime_ns = e.meta.mtime_ns;
-    x.link_target = e.meta.link_target;
+    Entry x = entry_of(e.meta);
     if (e.meta.kind == format::EntryKind::file) x.hash = e.hash.hex();
     x.chunks = e.chunk_count;
     for (std::uint64_t k = 0; k < e.chunk_count; ++k) x.stored_size += a.chunk(i, k).stored_size;

@@ -8,29 +8,19 @@
 #include <chrono>
 #include <thread>
 
+#include "error_of.hpp"
 #include "net_helpers.hpp"
 #include "proxy.hpp"
 #include "transfer/net/wire.hpp"
 
 namespace net = nubo::net;
 namespace tn = nubo::transfer::net;
+using nubo_test::contains;
+using nubo_test::error_of;
 using nubo_test::Proxy;
 using nubo_test::TempDir;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const nubo::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 std::uint32_t mode_of(const std::string& path) {
   struct stat st {};

@@ -5,11 +5,14 @@
 #include <cstdlib>
 #include <thread>
 
+#include "error_of.hpp"
 #include "net_helpers.hpp"
 #include "proxy.hpp"
 
 namespace net = nubo::net;
 namespace xfer = nubo::transfer;
+using nubo_test::contains;
+using nubo_test::error_of;
 using nubo_test::Proxy;
 using nubo_test::TempDir;
 
@@ -29,20 +32,6 @@ net::SendOptions plain_chunks(net::SendOptions o) {
   o.codec = xfer::Codec::none;
   o.chunk_size = 64 << 10;
   return o;
-}
-
-std::string error_of(const std::function<void()>& f, nubo::Errc* code = nullptr) {
-  try {
-    f();
-  } catch (const nubo::Error& e) {
-    if (code) *code = e.code();
-    return e.what();
-  }
-  return "no error";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 // A CA, and a certificate it signed for `name` (also valid for 127.0.0.1), made with the

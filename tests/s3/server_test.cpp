@@ -6,6 +6,7 @@
 
 #include "../train/helpers.hpp"
 #include "../transfer/helpers.hpp"
+#include "error_of.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
 #include "scoped_env.hpp"
@@ -13,6 +14,7 @@
 #include "transfer/s3/copy.hpp"
 
 namespace s3 = nubo::s3;
+using nubo_test::error_of;
 using nubo_test::ScopedEnv;
 using nubo_test::TempDir;
 
@@ -28,16 +30,6 @@ std::string fresh_bucket() {
   auto name = "nubo-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++);
   client().create_bucket(name);
   return name;
-}
-
-std::string error_of(const std::function<void()>& f, nubo::Errc* code = nullptr) {
-  try {
-    f();
-  } catch (const nubo::Error& e) {
-    if (code) *code = e.code();
-    return e.what();
-  }
-  return "no error";
 }
 
 s3::CopyOptions small_parts() {

@@ -19,7 +19,7 @@ from typing import Iterable, Optional, Union
 
 from . import _lib
 from ._lib import _Sized
-from .transfer import PROGRESS_CALLBACK, ProgressFn, _Callback, _patterns
+from .transfer import PROGRESS_CALLBACK, ProgressFn, _Callback, _path, _patterns
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -72,10 +72,6 @@ class CopySummary:
     seconds: float
 
 
-def _text(p: Union[StrPath, str]) -> bytes:
-    return os.fsencode(os.fspath(p))
-
-
 def copy(source: StrPath, destination: StrPath, *, streams: int = 4, part_size: int = 0,
          keep_partial: bool = False, sync: bool = True, profile: Optional[str] = None,
          server_side_encryption: Optional[str] = None, kms_key_id: Optional[str] = None,
@@ -97,7 +93,7 @@ def copy(source: StrPath, destination: StrPath, *, streams: int = 4, part_size: 
     cb = _Callback(progress)
     o.progress = cb.c
     s = nubo_s3_copy_summary()
-    cb.check(lib.nubo_s3_copy(_text(source), _text(destination), ctypes.byref(o),
+    cb.check(lib.nubo_s3_copy(_path(source), _path(destination), ctypes.byref(o),
                               ctypes.byref(s)))
     return CopySummary(files=s.files, bytes=s.bytes, bytes_sent=s.bytes_sent,
                        bytes_resumed=s.bytes_resumed, parts=s.parts, seconds=s.seconds)

@@ -104,6 +104,16 @@ struct Progress {
   }
 };
 
+// A file's summary once every part is in: what was moved, what an earlier attempt had.
+CopySummary finished(CopySummary summary, std::uint64_t resumed, std::uint64_t parts,
+                     Clock::time_point started) {
+  summary.bytes_resumed = resumed;
+  summary.bytes_sent = summary.bytes - resumed;
+  summary.parts = parts;
+  summary.seconds = seconds_since(started);
+  return summary;
+}
+
 }  // namespace
 
 std::string cache_dir(const std::string& override) {
@@ -230,11 +240,7 @@ CopySummary upload_file(Client& client, const std::string& path, const ObjectUrl
   client.complete_multipart(url, upload_id, parts);
   journal.remove();
   progress.tick();
-  summary.bytes_resumed = resumed;
-  summary.bytes_sent = size - resumed;
-  summary.parts = count;
-  summary.seconds = seconds_since(started);
-  return summary;
+  return finished(summary, resumed, count, started);
 }
 
 CopySummary download_file(Client& client, const ObjectUrl& url, const std::string& path,
@@ -334,11 +340,7 @@ CopySummary download_file(Client& client, const ObjectUrl& url, const std::strin
   if (options.sync) transfer::sync_parent_dir(path);
   journal.remove();
   progress.tick();
-  summary.bytes_resumed = resumed;
-  summary.bytes_sent = size - resumed;
-  summary.parts = count;
-  summary.seconds = seconds_since(started);
-  return summary;
+  return finished(summary, resumed, count, started);
 }
 
 }  // namespace nubo::s3
