@@ -3,20 +3,22 @@
 # instead, on the same data in the same run: `zstd -T0 -3` and `zstd -d`, `lz4` and `lz4 -d`,
 # and `cp` (the floor for incompressible data). Corpora (issue 3):
 #   linux    the Linux 6.1 source tar from Debian's linux-source-6.1 (~1.3 GB of text)
+#   linuxtree the files of its first 256 MiB, as a source tree (~17,000 files, most of them small)
 #   random   incompressible bytes (512 MiB from /dev/urandom)
 #   fmnist   Fashion-MNIST (dataset-fashion-mnist), its four IDX files decompressed (~55 MB)
 # Inputs and outputs in tmpfs (BENCH_DIR, default /dev/shm/...): what is compared is the tools'
 # work, not the disk's writeback, which on a shared VM varies more than the tools do. Best of RUNS interleaved runs (default 5). nubo runs with
 # --no-sync, like the CLI tools, which do not fsync either; one row shows the cost of sync.
-# Writes benchmarks/results/transfer.md.
-#   benchmarks/bench_transfer.sh [BUILD_DIR]     env: RUNS, BENCH_DIR, CORPORA="linux random fmnist"
+# Writes benchmarks/results/transfer.md (OUT= another file).
+#   benchmarks/bench_transfer.sh [BUILD_DIR]     env: RUNS, BENCH_DIR, OUT,
+#                                                CORPORA="linux random fmnist" (or linuxtree)
 set -euo pipefail
 build=${1:-build}
 runs=${RUNS:-5}
 work=${BENCH_DIR:-/dev/shm/nubo-bench-transfer}
 corpora=${CORPORA:-linux random fmnist}
 here=$(cd "$(dirname "$0")" && pwd)
-out="$here/results/transfer.md"
+out=${OUT:-$here/results/transfer.md}
 xfer="$(cd "$build" && pwd)/bin/nubo-xfer"
 [ -x "$xfer" ] || { echo "bench_transfer: $xfer not built" >&2; exit 1; }
 
@@ -38,6 +40,14 @@ prepare() {  # the input file or directory of corpus $1
     linux)
       [ -s "$work/linux.tar" ] || xz -dc /usr/src/linux-source-6.1.tar.xz >"$work/linux.tar"
       echo "$work/linux.tar" ;;
+    linuxtree)
+      if [ ! -d "$work/linuxtree" ]; then
+        mkdir -p "$work/linuxtree"
+        # The tar cut at 256 MiB (tar stops at the cut, keeping the file it cuts partly).
+        xz -dc /usr/src/linux-source-6.1.tar.xz | head -c $((256 << 20)) |
+          tar -x -C "$work/linuxtree" 2>/dev/null || true
+      fi
+      echo "$work/linuxtree" ;;
     random)
       [ -s "$work/random.bin" ] || head -c $((512 << 20)) /dev/urandom >"$work/random.bin"
       echo "$work/random.bin" ;;

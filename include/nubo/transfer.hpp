@@ -121,9 +121,12 @@ struct Entry {
   std::uint64_t size = 0;  // files: content bytes
   std::uint32_t mode = 0;  // permission bits
   std::int64_t mtime_ns = 0;
-  std::string link_target;        // symlinks
-  std::string hash;               // files: XXH3-128 of the content, 32 hex digits
-  std::uint64_t stored_size = 0;  // files: compressed bytes in the archive
+  std::string link_target;  // symlinks
+  std::string hash;         // files: XXH3-128 of the content, 32 hex digits
+  // files: compressed bytes in the archive. A small file is stored in a bundle with others
+  // (compressed together): it has 0 chunks of its own, and its stored size is its share of the
+  // bundle's, in proportion to its size.
+  std::uint64_t stored_size = 0;
   std::uint64_t chunks = 0;
 };
 

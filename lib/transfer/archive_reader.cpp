@@ -60,16 +60,26 @@ ArchiveFile ArchiveFile::open(const std::string& path) {
     if (r.type != RecordType::index || r.stored_size != t.index_size - kRecordHeaderSize) {
       throw Error(Errc::corrupt, "index: the trailer does not point at an index record");
     }
-    if (r.stored_size > kMaxIndexSize) {
+    if (r.raw_size > kMaxIndexSize) {
       throw Error(Errc::corrupt,
-                  "index: " + std::to_string(r.stored_size) + " bytes is beyond the 1 GiB limit");
+                  "index: " + std::to_string(r.raw_size) + " bytes is beyond the 1 GiB limit");
     }
-    // The size was checked against the file's real size: this allocation is backed by data.
+    // The stored size was checked against the file's real size: this allocation is backed by
+    // data. The decoded one is bounded by the format's limit.
     std::vector<std::byte> payload(r.stored_size);
     a.source_->pread_exact(payload, t.index_offset + kRecordHeaderSize, "index");
+    if (payload_check(payload) != r.payload_check) {
+      throw Error(Errc::corrupt, "index: payload checksum mismatch");
+    }
+    if (r.codec != ChunkCodec::none) {
+      std::vector<std::byte> decoded(r.raw_size);
+      Decompressor().decompress(r.codec, payload, decoded);
+      payload = std::move(decoded);
+    }
     if (hash64(payload) != r.hash) throw Error(Errc::corrupt, "index: checksum mismatch");
     a.id_ = r.hash;
-    a.index_ = decode_index(payload, a.header_.chunk_size, kHeaderSize, t.index_offset);
+    a.index_ = decode_index(payload, a.header_.version_major, a.header_.chunk_size, kHeaderSize,
+                            t.index_offset);
   } catch (const Error& e) {
     if (e.code() != Errc::corrupt) throw;
     const Fd* file = a.source_->file();
@@ -97,15 +107,66 @@ std::string ArchiveFile::chunk_context(std::size_t entry, std::uint64_t k) const
          std::to_string(c.record_offset) + ")";
 }
 
-void ArchiveFile::read_chunk(std::size_t entry, std::uint64_t k,
-                             std::vector<std::byte>& record) const {
-  const auto& c = chunk(entry, k);
+void ArchiveFile::read_record(const IndexChunk& c, const std::string& where,
+                              std::vector<std::byte>& record) const {
   // Sizes come from the checked index: stored_size <= raw_size <= chunk size.
   record.resize(kRecordHeaderSize + c.stored_size);
   if (c.record_offset + record.size() > data_end() ||
       source_->pread(record, c.record_offset) != record.size()) {
-    corrupt_at(chunk_context(entry, k), "the record extends past the data");
+    corrupt_at(where, "the record extends past the data");
   }
+}
+
+void ArchiveFile::read_chunk(std::size_t entry, std::uint64_t k,
+                             std::vector<std::byte>& record) const {
+  read_record(chunk(entry, k), chunk_context(entry, k), record);
+}
+
+void ArchiveFile::read_bundle(std::size_t entry, std::vector<std::byte>& record) const {
+  read_record(index_.chunks[index_.entries[entry].first_chunk], bundle_context(entry), record);
+}
+
+std::pair<std::size_t, std::size_t> ArchiveFile::bundle_members(std::size_t entry) const {
+  const auto& c = index_.chunks[index_.entries[entry].first_chunk];
+  auto end = std::size_t{c.owner};
+  while (end < index_.entries.size() && index_.entries[end].bundled &&
+         index_.entries[end].first_chunk == index_.entries[entry].first_chunk)
+    ++end;
+  return {c.owner, end};
+}
+
+std::string ArchiveFile::bundle_context(std::size_t entry) const {
+  auto [first, end] = bundle_members(entry);
+  const auto& c = index_.chunks[index_.entries[entry].first_chunk];
+  return source_->name() + ": bundle of entries '" + index_.entries[first].meta.path + "'..'" +
+         index_.entries[end - 1].meta.path + "' (record at archive offset " +
+         std::to_string(c.record_offset) + ")";
+}
+
+Bytes ArchiveFile::decode_bundle(std::size_t entry, Bytes record, std::vector<std::byte>& raw,
+                                 Decompressor& decompressor) const {
+  const auto& c = index_.chunks[index_.entries[entry].first_chunk];
+  auto [first, end] = bundle_members(entry);
+  auto where = bundle_context(entry);
+  auto r = with_context(where, [&] { return decode_record_header(record, header_.chunk_size); });
+  if (r.type != RecordType::bundle || r.entry != first || r.raw_size != c.raw_size ||
+      r.stored_size != c.stored_size || r.codec != c.codec || r.hash != c.raw_hash) {
+    corrupt_at(where, "the record does not match the index");
+  }
+  auto out = decode_payload(c, r, record, raw, decompressor, where);
+  // The entry records it carries must be the index's, and the contents must tile the bytes
+  // before them in member order.
+  auto metas = with_context(where, [&] { return decode_bundle_table(out, r.offset); });
+  if (metas.size() != end - first) corrupt_at(where, "its entry records do not match the index");
+  std::uint64_t at = 0;
+  for (std::size_t i = 0; i < metas.size(); ++i) {
+    const auto& e = index_.entries[first + i];
+    if (!(metas[i] == e.meta) || (e.meta.kind == EntryKind::file && e.bundle_offset != at))
+      corrupt_at(where, "its entry record of '" + metas[i].path + "' does not match the index");
+    at += e.meta.size;
+  }
+  if (at != r.offset) corrupt_at(where, "its contents do not end where its entry records start");
+  return out;
 }
 
 Bytes ArchiveFile::decode_chunk(std::size_t entry, std::uint64_t k, Bytes record,
@@ -118,6 +179,12 @@ Bytes ArchiveFile::decode_chunk(std::size_t entry, std::uint64_t k, Bytes record
       r.hash != c.raw_hash) {
     corrupt_at(where, "the record does not match the index");
   }
+  return decode_payload(c, r, record, raw, decompressor, where);
+}
+
+Bytes ArchiveFile::decode_payload(const IndexChunk& c, const RecordHeader& r, Bytes record,
+                                  std::vector<std::byte>& raw, Decompressor& decompressor,
+                                  const std::string& where) const {
   auto payload = record.subspan(kRecordHeaderSize);
   Bytes out;
   if (c.codec == ChunkCodec::none) {
@@ -202,6 +269,7 @@ std::string describe_damage(const Fd& fd, std::uint32_t chunk_size) {
   }
   std::uint64_t at = kHeaderSize;
   std::string last_file;
+  std::uint64_t last_bundle = 0;
   std::uint64_t file_chunks = 0, chunks_seen = 0, file_size = 0;
   bool in_file = false;
   std::array<std::byte, kRecordHeaderSize> rh{};
@@ -221,6 +289,7 @@ std::string describe_damage(const Fd& fd, std::uint32_t chunk_size) {
       try {
         auto e = decode_entry(payload);
         last_file = e.path;
+        last_bundle = 0;
         in_file = e.kind == EntryKind::file;
         file_size = e.size;
         file_chunks = chunks_for(e.size, chunk_size);
@@ -232,6 +301,9 @@ std::string describe_damage(const Fd& fd, std::uint32_t chunk_size) {
       ++chunks_seen;
     } else if (r.type == RecordType::end) {
       in_file = false;
+    } else if (r.type == RecordType::bundle) {
+      in_file = false;
+      last_bundle = r.entry + 1;  // 0: none
     } else if (r.type == RecordType::index) {
       return "the data records are whole up to the index at offset " + std::to_string(at);
     }
@@ -242,6 +314,8 @@ std::string describe_damage(const Fd& fd, std::uint32_t chunk_size) {
     where += ", inside file '" + last_file + "' (" + std::to_string(file_size) +
              " bytes) at chunk " + std::to_string(chunks_seen) + " of " +
              std::to_string(file_chunks);
+  } else if (last_bundle > 0) {
+    where += ", after the bundle of entries from number " + std::to_string(last_bundle - 1);
   } else if (!last_file.empty()) {
     where += ", after entry '" + last_file + "'";
   }

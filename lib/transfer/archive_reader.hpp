@@ -46,14 +46,38 @@ class ArchiveFile {
   Bytes decode_chunk(std::size_t entry, std::uint64_t k, Bytes record, std::vector<std::byte>& raw,
                      Decompressor& decompressor) const;
 
+  // The bundle holding entry `entry` (a bundled one, format.hpp): its record, read (I/O only),
+  // then decoded and checked: its XXH3-64, and its entry records against the index's entries
+  // from its first member on. Returns its raw bytes (in `raw`, or in `record` when stored raw).
+  void read_bundle(std::size_t entry, std::vector<std::byte>& record) const;
+  Bytes decode_bundle(std::size_t entry, Bytes record, std::vector<std::byte>& raw,
+                      Decompressor& decompressor) const;
+  // A bundled file's content within its decoded bundle.
+  Bytes bundled_content(std::size_t entry, Bytes bundle) const {
+    const auto& e = index_.entries[entry];
+    return bundle.subspan(e.bundle_offset, static_cast<std::size_t>(e.meta.size));
+  }
+  // The entries of the bundle that holds `entry`: [first, end).
+  std::pair<std::size_t, std::size_t> bundle_members(std::size_t entry) const;
+  // "<archive>: bundle of entries '<first>'..'<last>' (record at archive offset <o>)"
+  std::string bundle_context(std::size_t entry) const;
+
   // The records the index repeats: each entry's entry record, and each file's end record after
-  // its last chunk. Checked against the index; each returns the offset just past the record.
+  // its last chunk (entries not bundled). Checked against the index; each returns the offset
+  // just past the record.
   std::uint64_t check_entry_record(std::size_t entry) const;
   std::uint64_t check_end_record(std::size_t entry) const;
   // Where file `entry`'s end record must be: right after its last chunk (or its entry record).
   std::uint64_t end_record_offset(std::size_t entry) const;
 
  private:
+  void read_record(const format::IndexChunk& c, const std::string& where,
+                   std::vector<std::byte>& record) const;
+  // Checks a chunk or bundle record's payload against `c`, decodes it and checks its XXH3-64.
+  Bytes decode_payload(const format::IndexChunk& c, const format::RecordHeader& r, Bytes record,
+                       std::vector<std::byte>& raw, Decompressor& decompressor,
+                       const std::string& where) const;
+
   std::shared_ptr<ByteSource> source_;
   format::Header header_;
   format::Trailer trailer_;

@@ -119,14 +119,48 @@ void ArchiveWriter::end_file(std::uint32_t entry, const Hash128& hash) {
   put(r, payload);
 }
 
-void ArchiveWriter::truncate_to_entry(std::uint32_t entry) {
-  flush();
-  const auto& e = index_.entries.at(entry);
-  offset_ = e.record_offset;
-  index_.chunks.resize(e.first_chunk);
-  index_.entries.resize(entry);
-  fd_.truncate(offset_);
-  fd_.seek(offset_);
+void ArchiveWriter::add_bundle(const std::vector<EntryMeta>& members,
+                               const std::vector<Hash128>& hashes, ChunkCodec codec, int level,
+                               std::uint32_t raw_size, std::uint32_t table_offset,
+                               std::uint64_t raw_hash, Bytes payload) {
+  if (index_.entries.size() + members.size() > UINT32_MAX) {
+    throw Error(Errc::invalid_argument, "an archive holds at most 4294967295 entries");
+  }
+  IndexChunk c;
+  c.record_offset = offset_;
+  c.raw_size = raw_size;
+  c.stored_size = static_cast<std::uint32_t>(payload.size());
+  c.raw_hash = raw_hash;
+  c.codec = codec;
+  c.level = static_cast<std::int8_t>(level);
+  c.bundle = true;
+  c.owner = static_cast<std::uint32_t>(index_.entries.size());
+  std::uint32_t at = 0;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    IndexEntry e;
+    e.meta = members[i];
+    e.record_offset = offset_;
+    e.first_chunk = index_.chunks.size();
+    e.bundled = true;
+    if (e.meta.kind == EntryKind::file) {
+      e.hash = hashes[i];
+      e.bundle_offset = at;
+      at += static_cast<std::uint32_t>(e.meta.size);
+    }
+    index_.entries.push_back(std::move(e));
+  }
+  index_.chunks.push_back(c);
+  RecordHeader r;
+  r.type = RecordType::bundle;
+  r.codec = codec;
+  r.level = c.level;
+  r.entry = c.owner;
+  r.raw_size = raw_size;
+  r.offset = table_offset;
+  r.stored_size = c.stored_size;
+  r.hash = raw_hash;
+  auto check = static_cast<std::uint32_t>(raw_hash);
+  put(r, payload, codec == ChunkCodec::none ? &check : nullptr);
 }
 
 void ArchiveWriter::flush() {
@@ -136,8 +170,8 @@ void ArchiveWriter::flush() {
 }
 
 std::uint64_t ArchiveWriter::finish() {
-  auto payload = encode_index(index_);
-  if (payload.size() > kMaxIndexSize) {
+  auto index = encode_index(index_);
+  if (index.size() > kMaxIndexSize) {
     throw Error(Errc::invalid_argument,
                 "the index would exceed 1 GiB: too many files or chunks for one archive; "
                 "use a larger chunk size or several archives");
@@ -146,8 +180,16 @@ std::uint64_t ArchiveWriter::finish() {
   t.index_offset = offset_;
   RecordHeader r;
   r.type = RecordType::index;
-  r.raw_size = r.stored_size = static_cast<std::uint32_t>(payload.size());
-  r.hash = hash64(payload);
+  r.raw_size = static_cast<std::uint32_t>(index.size());
+  r.hash = hash64(index);
+  // Paths and sizes compress well: as stored raw, the index of many small files would be a
+  // tenth of what zstd makes of their contents.
+  std::vector<std::byte> compressed;
+  Compressor compressor;
+  auto n = compressor.compress(CodecSetting{ChunkCodec::zstd, 3}, index, compressed);
+  r.codec = n > 0 ? ChunkCodec::zstd : ChunkCodec::none;
+  Bytes payload = n > 0 ? Bytes{compressed.data(), n} : Bytes{index};
+  r.stored_size = static_cast<std::uint32_t>(payload.size());
   put(r, payload);
   t.index_size = offset_ - t.index_offset;
   auto tail = encode_trailer(t);

@@ -36,8 +36,11 @@ class ArchiveWriter {
   void add_chunk(std::uint32_t entry, std::uint64_t file_offset, ChunkCodec codec, int level,
                  std::uint32_t raw_size, std::uint64_t raw_hash, Bytes payload);
   void end_file(std::uint32_t entry, const Hash128& hash);
-  // Drops entry `entry` and everything after it (its source changed: it is packed again).
-  void truncate_to_entry(std::uint32_t entry);
+  // A bundle (format.hpp): `members` are the entries whose records end its raw bytes, from
+  // `table_offset`, and `hashes` their contents' XXH3-128, in the same order.
+  void add_bundle(const std::vector<format::EntryMeta>& members, const std::vector<Hash128>& hashes,
+                  ChunkCodec codec, int level, std::uint32_t raw_size, std::uint32_t table_offset,
+                  std::uint64_t raw_hash, Bytes payload);
 
   void flush();  // hands buffered records to the kernel
   // Writes the index and the trailer, flushes; returns the archive's size.

@@ -31,9 +31,12 @@ ChunkSource::ChunkSource(const std::vector<FilePlan>& files, std::uint32_t chunk
 }
 
 bool ChunkSource::small(const FilePlan& plan) const {
-  return options_.bundle_members > 0 && plan.source->meta.kind == format::EntryKind::file &&
-         plan.source->meta.size <= chunk_size_ && plan.verified.empty() && plan.first_chunk == 0 &&
-         !options_.entry_records;
+  const auto& meta = plan.source->meta;
+  if (options_.bundle_members == 0 || !plan.verified.empty() || plan.first_chunk > 0 ||
+      plan.record_written)
+    return false;
+  if (options_.archive_bundles) return format::bundled_in_archive(meta, chunk_size_);
+  return meta.kind == format::EntryKind::file && meta.size <= chunk_size_;
 }
 
 std::size_t ChunkSource::next_of_kind(std::size_t from, bool want_small) const {
@@ -52,21 +55,29 @@ bool ChunkSource::operator()(SourceJob& job) {
     };
     bool small_turn = small_left && (!large_left || progress(small_done_, large_total_) <=
                                                         progress(large_done_, small_total_));
+    // In plan order: the open bundle is taken before the large entry that follows it.
+    if (options_.archive_bundles)
+      small_turn = !current_ && (!bundle_members_.empty() || next_small_ < next_large_);
     if (small_turn ? small_step(job) : large_step(job)) return true;
   }
 }
 
 bool ChunkSource::small_step(SourceJob& job) {
+  // Archive bundles stop at the next large entry; others take every small file.
+  const auto end = options_.archive_bundles ? next_large_ : files_.size();
   for (;;) {
-    if (next_small_ == files_.size()) {
+    if (next_small_ >= end) {
       if (bundle_members_.empty()) return false;
       take_bundle(job);
       return true;
     }
     const auto& plan = files_[next_small_];
     auto size = plan.source->meta.size;
-    if (!bundle_members_.empty() && (bundle_raw_.size() + size > chunk_size_ ||
-                                     bundle_members_.size() == options_.bundle_members)) {
+    auto added =
+        options_.archive_bundles ? size + format::encoded_entry_size(plan.source->meta) : size;
+    if (!bundle_members_.empty() &&
+        (bundle_raw_.size() + bundle_table_.size() + added > chunk_size_ ||
+         bundle_members_.size() == options_.bundle_members)) {
       take_bundle(job);  // this file opens the next one
       return true;
     }
@@ -163,7 +174,10 @@ void ChunkSource::add_to_bundle(const FilePlan& plan) {
     fd.pread_exact(content, 0, "'" + plan.source->source_path + "' (changed while read?)");
   }
   BundleMember member{plan.entry, hash128(content), kNoSource};
-  if (size > 0) {
+  if (options_.archive_bundles) {
+    ByteWriter w(bundle_table_);
+    format::encode_entry_to(w, plan.source->meta);
+  } else if (size > 0) {
     if (auto it = carried_.find(member.hash); it != carried_.end()) {
       member.source = it->second;
       bundle_raw_.resize(at);
@@ -177,6 +191,9 @@ void ChunkSource::add_to_bundle(const FilePlan& plan) {
 
 void ChunkSource::take_bundle(SourceJob& job) {
   job.kind = SourceJob::Kind::bundle;
+  job.table_offset = static_cast<std::uint32_t>(bundle_raw_.size());
+  append(bundle_raw_, bundle_table_);
+  bundle_table_.clear();
   job.raw_size = static_cast<std::uint32_t>(bundle_raw_.size());
   job.hole = false;
   job.copied = bundle_copied_;

@@ -50,6 +50,7 @@ struct SourceJob {
   std::uint64_t index = 0;            // chunk
   std::uint32_t raw_size = 0;         // chunk, bundle: the bytes in the payload
   std::uint64_t copied = 0;           // bundle: bytes of members copied from a source
+  std::uint32_t table_offset = 0;     // archive bundle: where the entry records start in raw
   bool hole = false;                  // chunk: wholly in a hole of a sparse file, not read
   std::vector<std::byte> raw;         // chunk, bundle: the bytes read
   std::vector<std::byte> stored;      // chunk, bundle: the compressed payload (encode())
@@ -63,6 +64,10 @@ struct SourceOptions {
   // Files of at most one chunk travel in bundles of at most this many (0: no bundles, every
   // file in chunks). Bundled and chunked files are read side by side (see ChunkSource).
   std::uint32_t bundle_members = 0;
+  // Bundles as the archive stores them (format::bundled_in_archive): in plan order, a bundle
+  // closed before each entry that is not bundled; directories and links bundled too; each
+  // bundle's raw bytes end with its members' entry records; no references between members.
+  bool archive_bundles = false;
   bool entry_records = false;   // an entry job for every planned entry, before its chunks
   bool hash_snapshots = false;  // chunk jobs carry the file's hash state (for checkpoints)
 };
@@ -71,7 +76,7 @@ struct SourceOptions {
 // entry record, chunks and end contiguous. With bundles, small files and large ones are read as
 // two sequences, each in plan order, taking turns so that both are at the same fraction of
 // their bytes: the two kinds often differ (sources and text beside weights or archives), and
-// interleaved, compressing one overlaps sending the other.
+// interleaved, compressing one overlaps sending the other. Archive bundles keep plan order.
 class ChunkSource {
  public:
   ChunkSource(const std::vector<FilePlan>& files, std::uint32_t chunk_size, SourceOptions options,
@@ -104,6 +109,7 @@ class ChunkSource {
   // The open bundle.
   std::vector<std::byte> bundle_raw_;
   std::vector<BundleMember> bundle_members_;
+  std::vector<std::byte> bundle_table_;  // archive bundles: the members' entry records
   std::uint64_t bundle_copied_ = 0;
   // The content of every small file put in a bundle so far (up to a bound), by its hash.
   struct HashKey {

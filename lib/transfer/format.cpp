@@ -56,11 +56,11 @@ Header decode_header(Bytes in) {
   Header h;
   h.version_major = get_le<std::uint16_t>(in.data() + 8);
   h.version_minor = get_le<std::uint16_t>(in.data() + 10);
-  if (h.version_major != kVersionMajor) {
+  if (h.version_major < kOldestMajor || h.version_major > kVersionMajor) {
     throw Error(Errc::unsupported, "archive header: format version " +
                                        std::to_string(h.version_major) + "." +
                                        std::to_string(h.version_minor) +
-                                       " is not supported: this nubo reads version 1.x");
+                                       " is not supported: this nubo reads versions 1.x and 2.x");
   }
   if (!sealed(in)) corrupt("archive header: checksum mismatch");
   if (get_le<std::uint32_t>(in.data() + 12) != kHeaderSize) corrupt("archive header: bad size");
@@ -96,7 +96,7 @@ RecordHeader decode_record_header(Bytes in, std::uint32_t chunk_size) {
   RecordHeader r;
   auto type = std::to_integer<std::uint8_t>(in[4]);
   auto codec = std::to_integer<std::uint8_t>(in[5]);
-  if (type < 1 || type > 4) corrupt("record header: unknown record type " + std::to_string(type));
+  if (type < 1 || type > 5) corrupt("record header: unknown record type " + std::to_string(type));
   if (!valid_chunk_codec(codec)) corrupt("record header: unknown codec " + std::to_string(codec));
   r.type = static_cast<RecordType>(type);
   r.codec = static_cast<ChunkCodec>(codec);
@@ -107,22 +107,34 @@ RecordHeader decode_record_header(Bytes in, std::uint32_t chunk_size) {
   r.stored_size = get_le<std::uint32_t>(in.data() + 24);
   r.payload_check = get_le<std::uint32_t>(in.data() + 28);
   r.hash = get_le<std::uint64_t>(in.data() + 32);
+  const std::string kind = r.type == RecordType::bundle ? "bundle record" : "chunk record";
   switch (r.type) {
     case RecordType::chunk:
+    case RecordType::bundle:
       if (r.raw_size == 0 || r.raw_size > chunk_size) {
-        corrupt("chunk record: raw size " + std::to_string(r.raw_size) + " is outside 1.." +
+        corrupt(kind + ": raw size " + std::to_string(r.raw_size) + " is outside 1.." +
                 std::to_string(chunk_size));
       }
       if (r.stored_size > max_stored_size(r.codec, r.raw_size)) {
-        corrupt("chunk record: stored size " + std::to_string(r.stored_size) + " exceeds what a " +
+        corrupt(kind + ": stored size " + std::to_string(r.stored_size) + " exceeds what a " +
                 std::string(chunk_codec_name(r.codec)) + " chunk of " + std::to_string(r.raw_size) +
                 " bytes may have");
       }
-      if (r.offset % chunk_size != 0) corrupt("chunk record: offset not on a chunk boundary");
+      if (r.type == RecordType::chunk && r.offset % chunk_size != 0)
+        corrupt("chunk record: offset not on a chunk boundary");
+      if (r.type == RecordType::bundle && r.offset + 32 > r.raw_size)
+        corrupt("bundle record: its entry records would start past its end");
+      break;
+    case RecordType::index:
+      // Version 2 compresses the index (zstd); the raw size is then its decoded size.
+      if ((r.codec != ChunkCodec::none && r.codec != ChunkCodec::zstd) || r.offset != 0 ||
+          r.stored_size > r.raw_size ||
+          (r.codec == ChunkCodec::none && r.raw_size != r.stored_size)) {
+        corrupt("index record: inconsistent fields");
+      }
       break;
     case RecordType::entry:
     case RecordType::end:
-    case RecordType::index:
       if (r.codec != ChunkCodec::none || r.raw_size != r.stored_size || r.offset != 0) {
         corrupt("record header: inconsistent fields for a non-chunk record");
       }
@@ -210,6 +222,15 @@ EntryMeta decode_entry(Bytes in) {
   return e;
 }
 
+std::vector<EntryMeta> decode_bundle_table(Bytes raw, std::uint64_t table_offset) {
+  if (table_offset >= raw.size()) corrupt("bundle: no entry records");
+  ByteReader r(raw.subspan(static_cast<std::size_t>(table_offset)), "bundle entry record");
+  std::vector<EntryMeta> out;
+  // Each record takes at least 33 bytes of what is left: bounded by the bundle.
+  while (r.remaining() > 0) out.push_back(decode_entry_from(r));
+  return out;
+}
+
 std::vector<std::byte> encode_end(const EndPayload& e) {
   std::vector<std::byte> out;
   ByteWriter w(out);
@@ -239,6 +260,9 @@ std::vector<std::byte> encode_index(const Index& index) {
     w.put<std::uint64_t>(e.first_chunk);
     w.put<std::uint64_t>(e.chunk_count);
     w.put_bytes(e.hash.bytes);
+    w.put<std::uint32_t>(e.bundle_offset);
+    w.put<std::uint8_t>(e.bundled ? 1 : 0);
+    w.put_zeros(3);
     encode_entry_to(w, e.meta);
   }
   for (const auto& c : index.chunks) {
@@ -248,21 +272,23 @@ std::vector<std::byte> encode_index(const Index& index) {
     w.put<std::uint64_t>(c.raw_hash);
     w.put<std::uint8_t>(static_cast<std::uint8_t>(c.codec));
     w.put<std::int8_t>(c.level);
-    w.put_zeros(6);
+    w.put<std::uint8_t>(c.bundle ? 1 : 0);
+    w.put_zeros(5);
   }
   return out;
 }
 
-Index decode_index(Bytes in, std::uint32_t chunk_size, std::uint64_t data_begin,
-                   std::uint64_t data_end) {
+Index decode_index(Bytes in, std::uint16_t version_major, std::uint32_t chunk_size,
+                   std::uint64_t data_begin, std::uint64_t data_end) {
   ByteReader r(in, "index");
+  const bool v2 = version_major >= 2;
   auto entry_count = r.get<std::uint64_t>();
   auto chunk_count = r.get<std::uint64_t>();
-  // Each entry takes at least 72 bytes and each chunk 32: counts that do not fit the payload are
-  // refused before anything is reserved for them.
-  constexpr std::uint64_t kMinEntry = 24 + 16 + 32 + 1;
-  if (entry_count > r.remaining() / kMinEntry ||
-      chunk_count > (r.remaining() - entry_count * kMinEntry) / kIndexChunkSize) {
+  // Each entry takes at least 73 bytes (81 in version 2) and each chunk 32: counts that do not
+  // fit the payload are refused before anything is reserved for them.
+  const std::uint64_t min_entry = 24 + 16 + (v2 ? 8 : 0) + 32 + 1;
+  if (entry_count > r.remaining() / min_entry ||
+      chunk_count > (r.remaining() - entry_count * min_entry) / kIndexChunkSize) {
     corrupt("index: " + std::to_string(entry_count) + " entries and " +
             std::to_string(chunk_count) + " chunks cannot fit in " + std::to_string(in.size()) +
             " bytes");
@@ -270,23 +296,42 @@ Index decode_index(Bytes in, std::uint32_t chunk_size, std::uint64_t data_begin,
   Index index;
   index.entries.resize(entry_count);
   std::uint64_t next_chunk = 0;
-  std::uint64_t previous_offset = 0;
   for (std::uint64_t i = 0; i < entry_count; ++i) {
     auto& e = index.entries[i];
+    const IndexEntry* previous = i > 0 ? &index.entries[i - 1] : nullptr;
     e.record_offset = r.get<std::uint64_t>();
     e.first_chunk = r.get<std::uint64_t>();
     e.chunk_count = r.get<std::uint64_t>();
     std::memcpy(e.hash.bytes.data(), r.take(16).data(), 16);
+    if (v2) {
+      e.bundle_offset = r.get<std::uint32_t>();
+      auto flags = r.get<std::uint8_t>();
+      if (flags > 1) corrupt("index: entry " + std::to_string(i) + ": unknown flags");
+      e.bundled = flags == 1;
+      r.skip(3);
+    }
     e.meta = decode_entry_from(r);
     auto where = "index: entry " + std::to_string(i) + " '" + e.meta.path + "'";
+    // A bundle's members are consecutive entries that share its record.
+    const bool joins_bundle =
+        e.bundled && previous && previous->bundled && previous->first_chunk == e.first_chunk;
     if (e.record_offset < data_begin || e.record_offset >= data_end ||
-        (i > 0 && e.record_offset <= previous_offset)) {
+        (previous && (joins_bundle ? e.record_offset != previous->record_offset
+                                   : e.record_offset <= previous->record_offset))) {
       corrupt(where + ": record offset " + std::to_string(e.record_offset) + " out of place");
     }
-    previous_offset = e.record_offset;
+    if (e.bundled) {
+      if (e.chunk_count != 0 || (!joins_bundle && e.first_chunk != next_chunk) ||
+          e.first_chunk >= chunk_count ||
+          (e.meta.kind != EntryKind::file && e.bundle_offset != 0)) {
+        corrupt(where + ": its place in a bundle is out of range");
+      }
+      if (!joins_bundle) ++next_chunk;
+      continue;
+    }
     auto expected = e.meta.kind == EntryKind::file ? chunks_for(e.meta.size, chunk_size) : 0;
     if (e.chunk_count != expected || e.first_chunk != next_chunk ||
-        e.chunk_count > chunk_count - next_chunk) {
+        e.chunk_count > chunk_count - next_chunk || e.bundle_offset != 0) {
       corrupt(where + ": chunk list does not match its size");
     }
     next_chunk += e.chunk_count;
@@ -302,20 +347,37 @@ Index decode_index(Bytes in, std::uint32_t chunk_size, std::uint64_t data_begin,
     if (!valid_chunk_codec(codec)) corrupt("index: unknown codec " + std::to_string(codec));
     c.codec = static_cast<ChunkCodec>(codec);
     c.level = r.get<std::int8_t>();
-    r.skip(6);
+    auto kind = r.get<std::uint8_t>();
+    if (kind > 1) corrupt("index: unknown chunk kind " + std::to_string(kind));
+    c.bundle = kind == 1;
+    r.skip(5);
   }
   if (r.remaining() != 0) corrupt("index: trailing bytes");
   // Each chunk's sizes follow from its file's size; its record must lie in the data region.
   for (std::uint64_t i = 0; i < entry_count; ++i) {
     const auto& e = index.entries[i];
+    if (e.bundled) {
+      auto& c = index.chunks[e.first_chunk];
+      if (!c.bundle || c.record_offset != e.record_offset || c.raw_size > chunk_size ||
+          c.stored_size > max_stored_size(c.codec, c.raw_size) ||
+          e.bundle_offset + e.meta.size > c.raw_size) {
+        corrupt("index: '" + e.meta.path + "': its bundle's sizes or offset are out of range");
+      }
+      if (i == 0 || index.entries[i - 1].first_chunk != e.first_chunk ||
+          !index.entries[i - 1].bundled) {
+        c.owner = static_cast<std::uint32_t>(i);
+      }
+      continue;
+    }
     for (std::uint64_t k = 0; k < e.chunk_count; ++k) {
-      const auto& c = index.chunks[e.first_chunk + k];
+      auto& c = index.chunks[e.first_chunk + k];
       auto want = chunk_bytes(e.meta.size, chunk_size, k);
-      if (c.raw_size != want || c.stored_size > max_stored_size(c.codec, c.raw_size) ||
+      if (c.bundle || c.raw_size != want || c.stored_size > max_stored_size(c.codec, c.raw_size) ||
           c.record_offset <= e.record_offset || c.record_offset >= data_end) {
         corrupt("index: file '" + e.meta.path + "' chunk " + std::to_string(k) +
                 ": sizes or offset out of range");
       }
+      c.owner = static_cast<std::uint32_t>(i);
     }
   }
   return index;

@@ -1,13 +1,16 @@
-// The archive format, version 1 (docs/archive-format.md is the specification):
+// The archive format, version 2 (docs/archive-format.md is the specification; version 1 is still
+// read):
 //
 //   header (64 bytes) | record... | index record | trailer (32 bytes)
 //
-// Every record is a 48-byte header, checksummed, followed by its payload. A file is an entry
-// record, one chunk record per chunk (each chunk compressed on its own, with the XXH3-64 of its
-// raw bytes), and an end record with the XXH3-128 of the whole content. Directories and symlinks
-// are an entry record alone. The index repeats every entry and chunk, so listing and random
-// access read only the trailer and the index; the records make the archive readable in one pass
-// (resume, the network stream) and let `verify` check every byte.
+// Every record is a 48-byte header, checksummed, followed by its payload. A large file is an
+// entry record, one chunk record per chunk (each chunk compressed on its own, with the XXH3-64 of
+// its raw bytes), and an end record with the XXH3-128 of the whole content. Small files,
+// directories and symlinks travel in bundles: one record holding the contents of several entries
+// and then their entry records, compressed together, as tar | zstd would. The index (compressed)
+// repeats every entry and chunk, so listing and random access read only the trailer and the
+// index; the records make the archive readable in one pass (resume) and let `verify` check every
+// byte.
 //
 // This file only encodes and decodes; it does no I/O. Decoders check every field against the
 // limits below and throw Error(corrupt) with a message naming what was wrong; callers prefix the
@@ -25,8 +28,9 @@
 
 namespace nubo::transfer::format {
 
-constexpr std::uint16_t kVersionMajor = 1;
+constexpr std::uint16_t kVersionMajor = 2;
 constexpr std::uint16_t kVersionMinor = 0;
+constexpr std::uint16_t kOldestMajor = 1;  // version 1: no bundles, the index stored raw
 
 constexpr std::size_t kHeaderSize = 64;
 constexpr std::size_t kRecordHeaderSize = 48;
@@ -47,20 +51,24 @@ struct Header {
 std::array<std::byte, kHeaderSize> encode_header(const Header& h);
 Header decode_header(Bytes in);  // throws corrupt or unsupported (a newer major version)
 
-enum class RecordType : std::uint8_t { entry = 1, chunk = 2, end = 3, index = 4 };
+enum class RecordType : std::uint8_t { entry = 1, chunk = 2, end = 3, index = 4, bundle = 5 };
 
 struct RecordHeader {
   RecordType type = RecordType::entry;
   ChunkCodec codec = ChunkCodec::none;  // chunks only
   std::int8_t level = 0;                // chunks only: the codec level used (informational)
   std::uint32_t entry = 0;              // the entry the record belongs to (0 for the index)
-  std::uint32_t raw_size = 0;           // chunks: raw bytes; others: the payload size
-  std::uint64_t offset = 0;             // chunks: where the raw bytes go in the file
-  std::uint32_t stored_size = 0;        // payload bytes after this header
+  // chunks, bundles: raw bytes; the index: its decoded size; others: the payload size
+  std::uint32_t raw_size = 0;
+  // chunks: where the raw bytes go in the file; bundles: where the members' entry records start
+  // in the raw bytes (after their contents)
+  std::uint64_t offset = 0;
+  std::uint32_t stored_size = 0;  // payload bytes after this header
   // The low 32 bits of the XXH3-64 of the payload as stored: a damaged payload is caught before
   // it is decoded, including damage a decoder would not notice (bits a frame does not use).
   std::uint32_t payload_check = 0;
-  std::uint64_t hash = 0;  // chunks: XXH3-64 of the raw bytes; others: of the payload
+  std::uint64_t hash = 0;  // chunks, bundles, the index: XXH3-64 of the raw bytes; others: of the
+                           // payload
 };
 inline std::uint32_t payload_check(Bytes payload) {
   return static_cast<std::uint32_t>(hash64(payload));
@@ -86,6 +94,20 @@ std::vector<std::byte> encode_entry(const EntryMeta& e);
 EntryMeta decode_entry(Bytes in);  // checks lengths and kind; path safety is paths.hpp's job
 void encode_entry_to(ByteWriter& w, const EntryMeta& e);
 EntryMeta decode_entry_from(ByteReader& r);
+// The bytes encode_entry makes for `e`.
+inline std::size_t encoded_entry_size(const EntryMeta& e) {
+  return 32 + e.path.size() + e.link_target.size();
+}
+
+// A bundle's raw bytes: the contents of its files, in member order, then the members' entry
+// records (encode_entry), starting at the record header's `offset`. An entry is bundled when it
+// is a directory or a symlink, or a file whose content and entry record together take at most
+// half a chunk: a bundle holds one such entry at least, and any number up to a chunk's bytes.
+inline bool bundled_in_archive(const EntryMeta& e, std::uint32_t chunk_size) {
+  return e.kind != EntryKind::file || e.size + encoded_entry_size(e) <= chunk_size / 2;
+}
+// The entry records of a bundle's raw bytes after `table_offset`; throws corrupt.
+std::vector<EntryMeta> decode_bundle_table(Bytes raw, std::uint64_t table_offset);
 
 // The end record of a file: its content hash and how many chunks it had.
 struct EndPayload {
@@ -104,15 +126,20 @@ struct IndexChunk {
   std::uint64_t raw_hash = 0;
   ChunkCodec codec = ChunkCodec::none;
   std::int8_t level = 0;
+  bool bundle = false;      // a bundle record, not a file's chunk
+  std::uint32_t owner = 0;  // the file it belongs to; a bundle's first member (not stored)
 };
 constexpr std::size_t kIndexChunkSize = 32;
 
 struct IndexEntry {
   EntryMeta meta;
-  std::uint64_t record_offset = 0;  // its entry record
-  std::uint64_t first_chunk = 0;    // files: position of its first chunk in Index::chunks
-  std::uint64_t chunk_count = 0;
-  Hash128 hash;  // files: XXH3-128 of the content
+  std::uint64_t record_offset = 0;  // its entry record; bundled: its bundle's record
+  std::uint64_t first_chunk = 0;    // files: position of its first chunk in Index::chunks;
+                                    // bundled: of its bundle
+  std::uint64_t chunk_count = 0;    // bundled: 0 (its bytes lie in the bundle)
+  Hash128 hash;                     // files: XXH3-128 of the content
+  bool bundled = false;
+  std::uint32_t bundle_offset = 0;  // bundled: where its content starts in the bundle's bytes
 };
 
 struct Index {
@@ -130,10 +157,12 @@ inline std::uint64_t chunk_bytes(std::uint64_t size, std::uint32_t chunk_size, s
 }
 
 std::vector<std::byte> encode_index(const Index& index);
-// Checks that counts fit the payload (no allocation beyond it), that each file has the chunk
-// count and sizes its size implies, and that every offset lies in [data_begin, data_end).
-Index decode_index(Bytes in, std::uint32_t chunk_size, std::uint64_t data_begin,
-                   std::uint64_t data_end);
+// Decodes the (decoded) index of an archive of format `version_major`. Checks that counts fit
+// the payload (no allocation beyond it), that each file has the chunk count and sizes its size
+// implies, that a bundle's members are consecutive entries, and that every offset lies in
+// [data_begin, data_end).
+Index decode_index(Bytes in, std::uint16_t version_major, std::uint32_t chunk_size,
+                   std::uint64_t data_begin, std::uint64_t data_end);
 
 struct Trailer {
   std::uint64_t index_offset = 0;  // the index record's header

@@ -127,6 +127,8 @@ class ArchiveSink : public Sink {
     SourceOptions o;
     o.entry_records = true;
     o.hash_snapshots = true;
+    o.bundle_members = UINT32_MAX;  // bounded by the chunk size alone
+    o.archive_bundles = true;
     return o;
   }
 
@@ -167,12 +169,38 @@ class ArchiveSink : public Sink {
         progress_->file_done();
         break;
       case SourceJob::Kind::bundle:
-        throw Error(Errc::internal, "the archive does not take bundles");
+        put_bundle(job);
+        break;
     }
     consistent_ = true;
     if (writer_->offset() - last_offset_ >= kCheckpointBytes || logical_since_ >= interval_)
       checkpoint();
     progress_->report();
+  }
+
+  void put_bundle(const SourceJob& job) {
+    const auto& e = job.encoded;
+    Bytes payload = e.codec == ChunkCodec::none ? Bytes{job.raw.data(), job.raw_size}
+                                                : Bytes{job.stored.data(), e.stored_size};
+    members_.clear();
+    hashes_.clear();
+    for (const auto& m : job.members) {
+      const auto& meta = walk_->entries[m.entry].meta;
+      members_.push_back(meta);
+      hashes_.push_back(m.hash);
+      count_entry(summary_, meta.kind);
+      summary_.bytes += meta.size;
+      progress_->file_done();
+    }
+    auto t0 = Clock::now();
+    writer_->add_bundle(members_, hashes_, e.codec, e.level, job.raw_size, job.table_offset,
+                        e.raw_hash, payload);
+    if (auto_) auto_->observe_output(payload.size(), seconds_since(t0));
+    count_chunk(summary_, e.codec);
+    progress_->set_current(members_.back().path);
+    progress_->add_done(job.table_offset);  // the members' content
+    progress_->add_written(format::kRecordHeaderSize + payload.size());
+    logical_since_ += job.raw_size;
   }
 
   void finish() override {
@@ -267,6 +295,8 @@ class ArchiveSink : public Sink {
   std::uint32_t entry_ = 0;
   bool open_ = false;  // a file's entry record is written, its end record not yet
   FileHasher hasher_;  // that file's hash after its last chunk written
+  std::vector<format::EntryMeta> members_;  // the bundle being written (kept for its capacity)
+  std::vector<Hash128> hashes_;
   std::uint64_t interval_ = 0, last_offset_ = 0, logical_since_ = 0;
   bool consistent_ = true;
   std::function<void(std::uint64_t)> on_durable_;

@@ -165,10 +165,77 @@ class Scanner {
         done_bytes_ = 0;
         break;
       }
+      case RecordType::bundle:
+        if (open_ || r.entry != index_.entries.size() || !take_bundle(at, r)) return false;
+        break;
       case RecordType::index:
         return false;  // a finished archive is never resumed into
     }
     at = end;
+    return true;
+  }
+
+  // A bundle is always decoded: its entry records are inside. Each member must still be the
+  // source it was.
+  bool take_bundle(std::uint64_t at, const RecordHeader& r) {
+    std::vector<std::byte> stored(r.stored_size), raw(r.raw_size);
+    part_.pread_exact(stored, at + kRecordHeaderSize, "bundle");
+    if (payload_check(stored) != r.payload_check) return false;
+    try {
+      if (r.codec == ChunkCodec::none) {
+        raw = stored;
+      } else {
+        decompressor_.decompress(r.codec, stored, raw);
+      }
+    } catch (const Error&) {
+      return false;
+    }
+    if (hash64(raw) != r.hash) return false;
+    std::vector<EntryMeta> members;
+    try {
+      members = decode_bundle_table(raw, r.offset);
+    } catch (const Error&) {
+      return false;
+    }
+    const auto first = index_.entries.size();
+    if (members.size() > sources_.size() - first) return false;
+    std::uint64_t content = 0;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const auto& now = sources_[first + i].meta;
+      auto why = difference(members[i], now);
+      if (!why.empty()) {
+        log::warn("packing '" + now.path + "' again: " + why + " since the interrupted attempt");
+        return false;
+      }
+      content += members[i].size;
+    }
+    if (content != r.offset) return false;
+    IndexChunk c;
+    c.record_offset = at;
+    c.raw_size = r.raw_size;
+    c.stored_size = r.stored_size;
+    c.raw_hash = r.hash;
+    c.codec = r.codec;
+    c.level = r.level;
+    c.bundle = true;
+    c.owner = static_cast<std::uint32_t>(first);
+    std::uint32_t offset = 0;
+    for (auto& meta : members) {
+      IndexEntry e;
+      e.record_offset = at;
+      e.first_chunk = index_.chunks.size();
+      e.bundled = true;
+      if (meta.kind == EntryKind::file) {
+        e.bundle_offset = offset;
+        e.hash = hash128({raw.data() + offset, static_cast<std::size_t>(meta.size)});
+        offset += static_cast<std::uint32_t>(meta.size);
+      }
+      complete_bytes_ += meta.size;
+      e.meta = std::move(meta);
+      index_.entries.push_back(std::move(e));
+    }
+    index_.chunks.push_back(c);
+    done_bytes_ = 0;
     return true;
   }
 

@@ -51,6 +51,10 @@ std::vector<Entry> to_entries(const ArchiveFile& a) {
     if (e.meta.kind == format::EntryKind::file) x.hash = e.hash.hex();
     x.chunks = e.chunk_count;
     for (std::uint64_t k = 0; k < e.chunk_count; ++k) x.stored_size += a.chunk(i, k).stored_size;
+    if (e.bundled) {
+      const auto& c = a.index().chunks[e.first_chunk];
+      x.stored_size = c.stored_size * e.meta.size / c.raw_size;
+    }
     out.push_back(std::move(x));
   }
   return out;
@@ -66,12 +70,12 @@ struct Reader::Impl {
   ArchiveFile archive;
   std::vector<Entry> entries;
   std::unordered_map<std::string_view, std::size_t> by_path;
-  // The last chunk decoded: reads in small pieces, in order, decode each chunk once.
+  // The last chunk or bundle decoded (by its place in the chunk table): reads in small pieces,
+  // in order, decode each once.
   mutable std::mutex mutex;
   mutable Decompressor decompressor;
   mutable std::vector<std::byte> record, chunk;
-  mutable std::size_t cached_entry = SIZE_MAX;
-  mutable std::uint64_t cached_chunk = 0;
+  mutable std::uint64_t cached = UINT64_MAX;
 };
 
 Reader::Reader(const std::string& archive) : impl_(std::make_unique<Impl>()) {
@@ -116,18 +120,26 @@ std::size_t Reader::read(std::string_view path, std::uint64_t offset,
   auto want = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), e.size - offset));
   std::lock_guard lock(impl_->mutex);
   std::size_t done = 0;
+  const auto& ie = a.index().entries[entry];
   while (done < want) {
     auto at = offset + done;
-    auto k = at / a.chunk_size();
-    if (impl_->cached_entry != entry || impl_->cached_chunk != k) {
-      impl_->cached_entry = SIZE_MAX;
-      a.read_chunk(entry, k, impl_->record);
-      auto data = a.decode_chunk(entry, k, impl_->record, impl_->chunk, impl_->decompressor);
+    // A bundled file lies at its offset in its bundle; a chunked one's bytes are chunk-aligned.
+    auto k = ie.bundled ? 0 : at / a.chunk_size();
+    if (impl_->cached != ie.first_chunk + k) {
+      impl_->cached = UINT64_MAX;
+      Bytes data;
+      if (ie.bundled) {
+        a.read_bundle(entry, impl_->record);
+        data = a.decode_bundle(entry, impl_->record, impl_->chunk, impl_->decompressor);
+      } else {
+        a.read_chunk(entry, k, impl_->record);
+        data = a.decode_chunk(entry, k, impl_->record, impl_->chunk, impl_->decompressor);
+      }
       if (data.data() != impl_->chunk.data()) impl_->chunk.assign(data.begin(), data.end());
-      impl_->cached_entry = entry;
-      impl_->cached_chunk = k;
+      impl_->cached = ie.first_chunk + k;
     }
-    auto in_chunk = static_cast<std::size_t>(at - k * a.chunk_size());
+    auto in_chunk =
+        static_cast<std::size_t>(ie.bundled ? ie.bundle_offset + at : at - k * a.chunk_size());
     auto n = std::min(want - done, impl_->chunk.size() - in_chunk);
     std::copy_n(impl_->chunk.data() + in_chunk, n, out.data() + done);
     done += n;

@@ -51,7 +51,8 @@ void check_entries(const ArchiveFile& a) {
   for (const auto& e : a.index().entries) kinds.emplace(e.meta.path, e.meta.kind);
   for (std::size_t i = 0; i < a.index().entries.size(); ++i) {
     const auto& e = a.index().entries[i];
-    if (e.meta.kind != format::EntryKind::file) a.check_entry_record(i);
+    // A bundled entry's record is checked when its bundle is decoded, before any use.
+    if (e.meta.kind != format::EntryKind::file && !e.bundled) a.check_entry_record(i);
     if (e.meta.kind == format::EntryKind::symlink)
       paths::check_link(e.meta.path, e.meta.link_target);
     // A file is written under its temporary name first: an entry of that name beside it would
@@ -75,8 +76,9 @@ void check_entries(const ArchiveFile& a) {
 }
 
 struct UnpackJob {
-  enum class Kind { begin, chunk, end } kind = Kind::begin;
+  enum class Kind { begin, chunk, end, bundle } kind = Kind::begin;
   std::size_t entry = 0;
+  std::size_t bundle_end = 0;  // bundle: its members are [entry, bundle_end)
   std::uint64_t chunk = 0;
   std::vector<std::byte> record, raw;
   Bytes data;  // chunk: its decoded bytes (in raw, or in record for a raw chunk)
@@ -85,6 +87,9 @@ struct UnpackJob {
   bool fix_metadata = false;      // complete, but its mode or time differ
   std::uint64_t start_chunk = 0;  // chunks already verified in the temporary file
   FileHasher hasher;              // the content hash of those chunks
+  // bundle: per member, whether it is complete already (skip) and whether only its metadata
+  // must be set
+  std::vector<std::pair<bool, bool>> members;
 };
 
 struct Shared {
@@ -179,6 +184,10 @@ class Producer {
     for (;;) {
       if (entry_ >= entries.size()) return false;
       const auto& e = entries[entry_];
+      if (e.bundled) {
+        bundle(job);
+        return true;
+      }
       if (e.meta.kind != format::EntryKind::file) {
         ++entry_;
         continue;
@@ -217,6 +226,22 @@ class Producer {
   }
 
  private:
+  // The bundle that starts at entry_, read, with each member file planned (it holds
+  // directories and links too: read all the same, so that damage anywhere is noticed).
+  void bundle(UnpackJob& job) {
+    job.kind = UnpackJob::Kind::bundle;
+    job.entry = entry_;
+    job.bundle_end = s_.archive.bundle_members(entry_).second;
+    job.members.clear();
+    for (auto i = job.entry; i < job.bundle_end; ++i) {
+      bool file = s_.archive.index().entries[i].meta.kind == format::EntryKind::file;
+      if (file) plan_file(s_, i, job, buffer_);
+      job.members.emplace_back(file && job.skip, file && job.fix_metadata);
+    }
+    s_.archive.read_bundle(entry_, job.record);
+    entry_ = job.bundle_end;
+  }
+
   enum class Stage { begin, chunks, end };
   Shared& s_;
   std::size_t entry_ = 0;
@@ -257,6 +282,9 @@ class Consumer {
       }
       case UnpackJob::Kind::end:
         end(job, e);
+        break;
+      case UnpackJob::Kind::bundle:
+        bundle(job);
         break;
     }
     progress_.report();
@@ -321,6 +349,44 @@ class Consumer {
     ByteWriter(payload).put<std::uint32_t>(static_cast<std::uint32_t>(current_));
     s_.journal.append(kFileDone, payload);
     if (++pending_done_ >= kDoneBatch) commit();
+  }
+
+  // Each member file not complete already is written whole, verified and put in place.
+  void bundle(UnpackJob& job) {
+    const auto& a = s_.archive;
+    for (auto i = job.entry; i < job.bundle_end; ++i) {
+      const auto& e = a.index().entries[i];
+      if (e.meta.kind != format::EntryKind::file) continue;
+      auto [skip, fix_metadata] = job.members[i - job.entry];
+      progress_.set_current(e.meta.path);
+      count_entry(summary_, format::EntryKind::file);
+      summary_.bytes += e.meta.size;
+      progress_.add_done(e.meta.size);
+      progress_.file_done();
+      if (skip) {
+        if (fix_metadata)
+          s_.target.set_times_and_mode(e.meta.path, e.meta.mtime_ns, e.meta.mode, false);
+        summary_.bytes_skipped += e.meta.size;
+        continue;
+      }
+      auto content = a.bundled_content(i, job.data);
+      if (hash128(content) != e.hash) {
+        throw Error(Errc::corrupt, a.path() + ": file '" + e.meta.path +
+                                       "': content hash mismatch (its bundle matched its own "
+                                       "checksum: the index is damaged); not written");
+      }
+      auto tmp = temp_name(paths::leaf(e.meta.path));
+      auto file = s_.target.open_file(e.meta.path, tmp, true);
+      file.truncate(0);
+      if (!content.empty()) file.pwrite_all(content, 0);
+      s_.target.place(file, e.meta.path, tmp, e.meta.mtime_ns, e.meta.mode, s_.options.sync);
+      std::vector<std::byte> payload;
+      ByteWriter(payload).put<std::uint32_t>(static_cast<std::uint32_t>(i));
+      s_.journal.append(kFileDone, payload);
+      if (++pending_done_ >= kDoneBatch) commit();
+    }
+    count_chunk(summary_, a.index().chunks[a.index().entries[job.entry].first_chunk].codec);
+    progress_.add_written(job.record.size());
   }
 
   void checkpoint(std::size_t entry) {
@@ -395,9 +461,11 @@ Summary unpack(const std::string& archive_path, const std::string& directory,
   PipelineStages<UnpackJob> stages;
   stages.produce = [&](UnpackJob& job) { return producer(job); };
   stages.work = [&](UnpackJob& job) {
-    if (job.kind != UnpackJob::Kind::chunk) return;
     thread_local Decompressor decompressor;
-    job.data = archive.decode_chunk(job.entry, job.chunk, job.record, job.raw, decompressor);
+    if (job.kind == UnpackJob::Kind::chunk)
+      job.data = archive.decode_chunk(job.entry, job.chunk, job.record, job.raw, decompressor);
+    if (job.kind == UnpackJob::Kind::bundle)
+      job.data = archive.decode_bundle(job.entry, job.record, job.raw, decompressor);
   };
   stages.consume = [&](UnpackJob& job) { consumer(job); };
   try {

@@ -1,7 +1,8 @@
 // nubo::transfer::verify: every byte of an archive checked, nothing written. The records must
-// tile the data region exactly as the index says (entry, chunks, end record for each file, with
-// nothing between them); every record header's checksum, every chunk's XXH3-64 after decoding,
-// and every file's XXH3-128 must match.
+// tile the data region exactly as the index says (entry, chunks, end record for each file not
+// bundled, a bundle record for each bundle, with nothing between them); every record header's
+// checksum, every chunk's and bundle's XXH3-64 after decoding, every bundle's entry records, and
+// every file's XXH3-128 must match.
 #include <chrono>
 
 #include "nubo/error.hpp"
@@ -19,6 +20,8 @@ using format::EntryKind;
 
 struct VerifyJob {
   bool is_chunk = false;
+  bool is_bundle = false;  // the bundle holding entries [entry, bundle_end)
+  std::size_t bundle_end = 0;
   bool file_end = false;  // the last job of a file: its hash is compared after it
   std::size_t entry = 0;
   std::uint64_t chunk = 0;
@@ -43,7 +46,20 @@ class Producer {
       }
       const auto& e = entries[entry_];
       job.entry = entry_;
-      job.is_chunk = job.file_end = false;
+      job.is_chunk = job.is_bundle = job.file_end = false;
+      if (e.bundled) {
+        const auto& c = a_.index().chunks[e.first_chunk];
+        if (c.record_offset != expected_) {
+          throw Error(Errc::corrupt, a_.bundle_context(entry_) + ": the previous record ends at " +
+                                         std::to_string(expected_));
+        }
+        job.is_bundle = true;
+        job.bundle_end = a_.bundle_members(entry_).second;
+        a_.read_bundle(entry_, job.record);
+        expected_ += job.record.size();
+        entry_ = job.bundle_end;
+        return true;
+      }
       if (!started_) {
         check_entry_record(e);
         started_ = true;
@@ -130,11 +146,32 @@ Summary verify(const std::string& archive_path, const VerifyOptions& options) {
   PipelineStages<VerifyJob> stages;
   stages.produce = [&](VerifyJob& job) { return producer(job); };
   stages.work = [&](VerifyJob& job) {
-    if (!job.is_chunk) return;
     thread_local Decompressor decompressor;
-    job.data = archive.decode_chunk(job.entry, job.chunk, job.record, job.raw, decompressor);
+    if (job.is_chunk)
+      job.data = archive.decode_chunk(job.entry, job.chunk, job.record, job.raw, decompressor);
+    if (job.is_bundle)
+      job.data = archive.decode_bundle(job.entry, job.record, job.raw, decompressor);
   };
   stages.consume = [&](VerifyJob& job) {
+    if (job.is_bundle) {
+      for (auto i = job.entry; i < job.bundle_end; ++i) {
+        const auto& e = entries[i];
+        progress.set_current(e.meta.path);
+        count_entry(summary, e.meta.kind);
+        summary.bytes += e.meta.size;
+        if (e.meta.kind == format::EntryKind::file &&
+            hash128(archive.bundled_content(i, job.data)) != e.hash) {
+          throw Error(Errc::corrupt,
+                      archive.path() + ": file '" + e.meta.path + "': content hash mismatch");
+        }
+        progress.add_done(e.meta.size);
+        progress.file_done();
+      }
+      count_chunk(summary, archive.index().chunks[entries[job.entry].first_chunk].codec);
+      progress.add_written(job.record.size());
+      progress.report();
+      return;
+    }
     const auto& e = entries[job.entry];
     if (hashing != job.entry) {
       hashing = job.entry;

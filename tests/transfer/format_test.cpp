@@ -43,11 +43,11 @@ TEST_CASE("headers, records and trailers round-trip and reject any changed byte"
 
 TEST_CASE("a newer major version is unsupported, not corrupt") {
   Header h;
-  h.version_major = 2;
+  h.version_major = kVersionMajor + 1;
   auto head = encode_header(h);
   try {
     decode_header(head);
-    FAIL("accepted version 2");
+    FAIL("accepted a newer version");
   } catch (const nubo::Error& e) {
     CHECK(e.code() == nubo::Errc::unsupported);
   }
@@ -72,7 +72,8 @@ TEST_CASE("an index whose counts cannot fit its bytes is refused") {
   auto payload = encode_index(idx);
   // Claim 2^40 entries in a 16-byte payload.
   payload[5] = std::byte{1};
-  CHECK_THROWS_WITH(decode_index(payload, 4 << 20, 64, 1000), Catch::Contains("cannot fit"));
+  CHECK_THROWS_WITH(decode_index(payload, kVersionMajor, 4 << 20, 64, 1000),
+                    Catch::Contains("cannot fit"));
 }
 
 TEST_CASE("an index round-trips and checks chunk counts against sizes") {
@@ -92,12 +93,12 @@ TEST_CASE("an index round-trips and checks chunk counts against sizes") {
     idx.chunks.push_back(c);
   }
   auto payload = encode_index(idx);
-  auto back = decode_index(payload, 4096, 64, 100000);
+  auto back = decode_index(payload, kVersionMajor, 4096, 64, 100000);
   REQUIRE(back.entries.size() == 1);
   CHECK(back.entries[0].meta.path == "a/b.bin");
   CHECK(back.chunks[2].raw_size == 10000 - 8192);
   idx.entries[0].meta.size = 20000;  // would need 5 chunks
-  CHECK_THROWS_AS(decode_index(encode_index(idx), 4096, 64, 100000), nubo::Error);
+  CHECK_THROWS_AS(decode_index(encode_index(idx), kVersionMajor, 4096, 64, 100000), nubo::Error);
 }
 
 TEST_CASE("archive paths must be relative and normalised") {

@@ -127,20 +127,33 @@ TEST_CASE("sizes that would make the reader allocate gigabytes are refused") {
     w.put<std::uint64_t>(1ull << 40);
     w.put<std::uint64_t>(1ull << 40);
     w.put_zeros(64);
-    auto archive = xfer::open_write(dir / "h2.nubo");
-    auto head = fmt::encode_header({});
-    archive.pwrite_all(head, 0);
     fmt::RecordHeader r;
     r.type = fmt::RecordType::index;
     r.raw_size = r.stored_size = static_cast<std::uint32_t>(payload.size());
     r.hash = xfer::hash64(payload);
-    auto rh = fmt::encode_record_header(r);
-    archive.pwrite_all(rh, 64);
-    archive.pwrite_all(payload, 64 + rh.size());
-    auto tail = fmt::encode_trailer({64, rh.size() + payload.size()});
-    archive.pwrite_all(tail, 64 + rh.size() + payload.size());
-    archive.close();
+    r.payload_check = fmt::payload_check(payload);
+    auto write = [&](const std::string& path, const fmt::RecordHeader& record) {
+      auto archive = xfer::open_write(path);
+      auto head = fmt::encode_header({});
+      archive.pwrite_all(head, 0);
+      auto rh = fmt::encode_record_header(record);
+      archive.pwrite_all(rh, 64);
+      archive.pwrite_all(payload, 64 + rh.size());
+      auto tail = fmt::encode_trailer({64, rh.size() + payload.size()});
+      archive.pwrite_all(tail, 64 + rh.size() + payload.size());
+      archive.close();
+    };
+    write(dir / "h2.nubo", r);
     CHECK_THROWS_WITH(xfer::list(dir / "h2.nubo"), Catch::Contains("cannot fit"));
+    // The same bytes declared a compressed index of 3 GiB: refused before it is decoded.
+    r.codec = xfer::ChunkCodec::zstd;
+    r.raw_size = 3u << 30;
+    write(dir / "h2z.nubo", r);
+    CHECK_THROWS_WITH(xfer::list(dir / "h2z.nubo"), Catch::Contains("1 GiB limit"));
+    // ... or of 1 MiB that its bytes do not decode to.
+    r.raw_size = 1 << 20;
+    write(dir / "h2y.nubo", r);
+    CHECK_THROWS_AS(xfer::list(dir / "h2y.nubo"), nubo::Error);
   }
   // 3. A chunk record claiming 4 GiB raw: refused by its header before any buffer is sized.
   {
@@ -161,7 +174,8 @@ TEST_CASE("sizes that would make the reader allocate gigabytes are refused") {
     e.chunk_count = 1;
     idx.entries.push_back(e);
     idx.chunks.push_back({});
-    CHECK_THROWS_AS(fmt::decode_index(fmt::encode_index(idx), 4096, 64, 1000), nubo::Error);
+    CHECK_THROWS_AS(fmt::decode_index(fmt::encode_index(idx), fmt::kVersionMajor, 4096, 64, 1000),
+                    nubo::Error);
   }
   // 5. Not an archive at all, or empty.
   nubo_test::write_file(dir / "junk", std::string(1000, 'j'));
