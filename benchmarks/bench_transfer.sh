@@ -18,6 +18,7 @@ runs=${RUNS:-5}
 work=${BENCH_DIR:-/dev/shm/nubo-bench-transfer}
 corpora=${CORPORA:-linux random fmnist}
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/corpus.sh"
 out=${OUT:-$here/results/transfer.md}
 xfer="$(cd "$build" && pwd)/bin/nubo-xfer"
 [ -x "$xfer" ] || { echo "bench_transfer: $xfer not built" >&2; exit 1; }
@@ -41,12 +42,7 @@ prepare() {  # the input file or directory of corpus $1
       [ -s "$work/linux.tar" ] || xz -dc /usr/src/linux-source-6.1.tar.xz >"$work/linux.tar"
       echo "$work/linux.tar" ;;
     linuxtree)
-      if [ ! -d "$work/linuxtree" ]; then
-        mkdir -p "$work/linuxtree"
-        # The tar cut at 256 MiB (tar stops at the cut, keeping the file it cuts partly).
-        xz -dc /usr/src/linux-source-6.1.tar.xz | head -c $((256 << 20)) |
-          tar -x -C "$work/linuxtree" 2>/dev/null || true
-      fi
+      linux_tree "$work/linuxtree"
       echo "$work/linuxtree" ;;
     random)
       [ -s "$work/random.bin" ] || head -c $((512 << 20)) /dev/urandom >"$work/random.bin"
@@ -108,11 +104,13 @@ for corpus in $corpora; do
   bytes=$(size_of "$src")
   name=$(basename "$src")
   cat "$src" >/dev/null 2>&1 || find "$src" -type f -exec cat {} + >/dev/null
-  # Single-file tools take the file itself, or a tar of the directory (made outside the timing).
-  one="$src"
+  # Single-file tools take the file itself, or a directory through tar in the same pipeline
+  # (tar -c | zstd to pack, zstd -d | tar -x to unpack), as a user would run them.
+  read_one="cat '$src'"
+  write_one="cat >'$work/u.out'"
   if [ -d "$src" ]; then
-    tar -cf "$work/$corpus.tar" -C "$(dirname "$src")" "$name"
-    one="$work/$corpus.tar"
+    read_one="tar -cf - -C '$(dirname "$src")' '$name'"
+    write_one="(mkdir -p '$work/u' && tar -xf - -C '$work/u')"
   fi
   cp_cmd="cp '$src' '$work/o.cp'"
   [ -d "$src" ] && cp_cmd="cp -r '$src' '$work/o.cp'"
@@ -120,9 +118,9 @@ for corpus in $corpora; do
   times=()
   run_cases "$corpus" "$bytes" \
     "pack|nubo-xfer pack --codec zstd --level 3|$work/o.nubo|'$xfer' pack '$src' -o '$work/o.nubo' --codec zstd --level 3 --no-sync -q" \
-    "pack|zstd -T0 -3|$work/o.zst|zstd -T0 -3 -q -f '$one' -o '$work/o.zst'" \
+    "pack|zstd -T0 -3|$work/o.zst|$read_one | zstd -T0 -3 -q -f -o '$work/o.zst'" \
     "pack|nubo-xfer pack --codec lz4|$work/o.nubo|'$xfer' pack '$src' -o '$work/o.nubo' --codec lz4 --no-sync -q" \
-    "pack|lz4 -1|$work/o.lz4|lz4 -1 -q -f '$one' '$work/o.lz4'" \
+    "pack|lz4 -1|$work/o.lz4|$read_one | lz4 -1 -q -f - '$work/o.lz4'" \
     "pack|nubo-xfer pack --codec auto|$work/o.nubo|'$xfer' pack '$src' -o '$work/o.nubo' --codec auto --no-sync -q" \
     "pack|nubo-xfer pack --codec auto --target-rate 100M|$work/o.nubo|'$xfer' pack '$src' -o '$work/o.nubo' --codec auto --target-rate 100M --no-sync -q" \
     "pack|nubo-xfer pack --codec none|$work/o.nubo|'$xfer' pack '$src' -o '$work/o.nubo' --codec none --no-sync -q" \
@@ -130,21 +128,21 @@ for corpus in $corpora; do
     "pack|cp|$work/o.cp|$cp_cmd"
 
   # Unpack inputs, made once, outside the timing.
-  "$xfer" pack "$src" -o "$work/in.nubo" --codec zstd --level 3 --no-sync -q
-  zstd -T0 -3 -q -f "$one" -o "$work/in.zst"
-  lz4 -1 -q -f "$one" "$work/in.lz4"
+  "$xfer" pack "$src" -o "$work/in.nubo" --codec zstd --level 3 --no-sync -q -f
+  eval "$read_one" | zstd -T0 -3 -q -f -o "$work/in.zst"
+  eval "$read_one" | lz4 -1 -q -f - "$work/in.lz4"
   PREPARE_UNPACK=":"
   run_cases "$corpus" "$bytes" \
     "unpack|nubo-xfer unpack (zstd-3 archive)|$work/in.nubo|'$xfer' unpack '$work/in.nubo' -C '$work/u' --no-sync -q" \
-    "unpack|zstd -d|$work/in.zst|zstd -d -q -f '$work/in.zst' -o '$work/u.out'" \
-    "unpack|lz4 -d|$work/in.lz4|lz4 -d -q -f '$work/in.lz4' '$work/u.out'" \
+    "unpack|zstd -d|$work/in.zst|zstd -d -q -c '$work/in.zst' | $write_one" \
+    "unpack|lz4 -d|$work/in.lz4|lz4 -d -q -c '$work/in.lz4' | $write_one" \
     "unpack|nubo-xfer verify (zstd-3 archive, writes nothing)|$work/in.nubo|'$xfer' verify '$work/in.nubo' -q"
   "$xfer" unpack "$work/in.nubo" -C "$work/u" --no-sync -q
   if [ -d "$src" ]; then diff -r "$src" "$work/u/$name" >/dev/null; else cmp -s "$src" "$work/u/$name"; fi ||
     { echo "bench_transfer: unpacked $corpus differs from the source" >&2; exit 1; }
 
   targets+=("$corpus|${times[nubo-xfer pack --codec zstd --level 3]}|${times[zstd -T0 -3]}|${sizes[nubo-xfer pack --codec zstd --level 3]}|${sizes[zstd -T0 -3]}|${times[nubo-xfer unpack (zstd-3 archive)]}|${times[zstd -d]}|${times[nubo-xfer pack --codec auto]}|${times[cp]}")
-  rm -f "$work"/in.* "$work/$corpus.tar"
+  rm -f "$work"/in.*
   clean_outputs
 done
 
@@ -158,7 +156,7 @@ done
   echo "Best of $runs interleaved runs, inputs and outputs in tmpfs ($work); nubo with --no-sync like"
   echo "the CLI tools (the \"(sync)\" row includes its fdatasync checkpoints). MB/s are of the"
   echo "original data (10^6 bytes/s); ratio is output size / original size. Directories go to the"
-  echo "single-file tools as a tar made outside the timing. nubo's archive also holds an XXH3-64"
+  echo "single-file tools through tar in the same pipeline. nubo's archive also holds an XXH3-64"
   echo "per chunk and an XXH3-128 per file, and unpack verifies both. Load average at the start:"
   echo "$load (the machine is shared; interleaving spreads any disturbance over all tools)."
   echo
