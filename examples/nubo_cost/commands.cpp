@@ -352,13 +352,9 @@ int run(const CheckpointCommand& c) {
   const double restart = parse_duration(c.restart, "--restart");
   const double write_s = size / rate;
   const double work = c.work.empty() ? 0 : parse_duration(c.work, "--work");
-  auto cp = checkpoint_plan(work, write_s, mtbi, restart);
   // Without --work the interval still follows; the expected figures need the job's length.
-  const double daly = write_s < 2 * mtbi
-                          ? cp.young_interval_s * (1 + std::sqrt(write_s / (2 * mtbi)) / 3 +
-                                                   write_s / (2 * mtbi) / 9) -
-                                write_s
-                          : mtbi;
+  auto cp = checkpoint_plan(work, write_s, mtbi, restart);
+  const double daly = cp.daly_interval_s;
   if (c.json) {
     nlohmann::json j = {{"write_s", write_s},
                         {"mtbi_s", mtbi},
