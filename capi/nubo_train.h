@@ -68,6 +68,14 @@ typedef struct nubo_train_options {
   /* Nonzero: refuse to load a checkpoint written by another team (device kind or worker count);
      0 (default): load it and say so in one line. */
   int strict_resume;
+  /* 0 (default): fit's periodic checkpoints are copied in memory and written in the background
+     while training goes on (the final one is written before fit returns); nonzero: training
+     stops while each is written. */
+  int sync_checkpoints;
+  /* Nonzero: the checkpoint interval follows Daly's formula from the measured write time and
+     mtbi_s, the mean time between interruptions in seconds (> 0); checkpoint_every is then 0. */
+  int checkpoint_auto;
+  double mtbi_s;
 } nubo_train_options;
 
 NUBO_C_API nubo_status nubo_train_options_init(nubo_train_options* options, size_t struct_size);
@@ -85,7 +93,8 @@ typedef struct nubo_train_progress {
   double samples_per_s;
   double eta_s; /* -1: not known yet */
   double elapsed_s;
-  int checkpointed; /* nonzero: a checkpoint was written after this step */
+  int checkpointed;             /* nonzero: a checkpoint was taken after this step */
+  double checkpoint_interval_s; /* in force (checkpoint_auto: Daly's); 0: none by time */
 } nubo_train_progress;
 
 /* Return nonzero to go on, 0 to stop after this step. */

@@ -136,6 +136,7 @@ nubo_train_progress to_c(const nubo::TrainProgress& p) {
   c.eta_s = p.eta_s;
   c.elapsed_s = p.elapsed_s;
   c.checkpointed = p.checkpointed ? 1 : 0;
+  c.checkpoint_interval_s = p.checkpoint_interval_s;
   return c;
 }
 
@@ -200,6 +201,9 @@ NUBO_C_API nubo_status nubo_trainer_create(const nubo_train_options* options, nu
     if (o.checkpoint_dir != nullptr) t.checkpoint_dir = o.checkpoint_dir;
     t.checkpoint_every = o.checkpoint_every;
     t.strict_resume = o.strict_resume != 0;
+    t.async_checkpoints = o.sync_checkpoints == 0;
+    t.checkpoint_auto = o.checkpoint_auto != 0;
+    t.mtbi_s = o.mtbi_s;
 
     nubo::Team* team = nullptr;
     if (o.team != nullptr) {

@@ -67,14 +67,15 @@ std::string eta_text(double s) {
 
 int main(int argc, char** argv) {
   CLI::App app{"nubo-train: data-parallel MLP training on Fashion-MNIST"};
-  std::string devices, hidden = "256,128", checkpoint_dir, checkpoint_every, profile_path, instance,
-                       pricing = "on-demand", data_dir = nubo::kFashionMnistDir, optimizer = "sgd",
-                       schedule = "cosine";
+  std::string devices, hidden = "256,128", checkpoint_dir, checkpoint_every, mtbi, profile_path,
+                       instance, pricing = "on-demand", data_dir = nubo::kFashionMnistDir,
+                       optimizer = "sgd", schedule = "cosine";
   int epochs = 10;
   std::size_t batch = 128, subset = 0;
   double lr = 0.05, bucket_mb = 25;
   std::uint64_t seed = 1;
-  bool resume = false, fresh = false, strict_resume = false, autotune = false, quiet = false;
+  bool resume = false, fresh = false, strict_resume = false, autotune = false, quiet = false,
+       sync_checkpoints = false;
   app.add_option("--devices", devices,
                  "cpu, cpu:N, sim:N or cuda:I[,J...] (default: all GPUs, else cpu)");
   app.add_option("--epochs", epochs, "Epochs in all (a resumed run continues to this many)")
@@ -91,11 +92,18 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "Seed of the initial parameters and the shuffle");
   app.add_option("--checkpoint", checkpoint_dir, "Directory for checkpoints");
   app.add_option("--checkpoint-every", checkpoint_every,
-                 "Checkpoint every N steps, or every duration (30s, 10m)");
+                 "Checkpoint every N steps, every duration (30s, 10m), or auto: Daly's interval "
+                 "from the measured write time and --mtbi");
+  app.add_option("--mtbi", mtbi,
+                 "Mean time between interruptions for --checkpoint-every auto (default: the "
+                 "--instance provider's spot figure, else the catalog's default provider's)");
   app.add_flag("--resume", resume,
                "Continue from the newest good checkpoint in --checkpoint (the default with "
                "--checkpoint)");
   app.add_flag("--fresh", fresh, "Start afresh even when --checkpoint holds checkpoints");
+  app.add_flag("--sync-checkpoints", sync_checkpoints,
+               "Stop training while each checkpoint is written (by default it is copied in "
+               "memory and written in the background)");
   app.add_flag("--strict-resume", strict_resume,
                "Refuse a checkpoint written by another team (device kind or worker count)");
   app.add_option("--profile", profile_path, "Write the run's profile (JSON) here");
@@ -133,7 +141,22 @@ int main(int argc, char** argv) {
     o.autotune = autotune;
     o.checkpoint_dir = checkpoint_dir;
     o.strict_resume = strict_resume;
-    if (!checkpoint_every.empty()) {
+    o.async_checkpoints = !sync_checkpoints;
+    if (!mtbi.empty() && checkpoint_every != "auto")
+      throw nubo::Error(nubo::Errc::invalid_argument, "--mtbi goes with --checkpoint-every auto");
+    if (checkpoint_every == "auto") {
+      o.checkpoint_auto = true;
+      if (!mtbi.empty()) {
+        o.mtbi_s = nubo::cost::parse_duration(mtbi, "--mtbi");
+      } else {
+        const auto catalog = nubo::cost::Catalog::builtin();
+        o.mtbi_s =
+            catalog.provider(instance.empty() ? "" : catalog.get(instance).provider).spot_mtbi_h *
+            3600;
+      }
+      if (!(o.mtbi_s > 0))
+        throw nubo::Error(nubo::Errc::invalid_argument, "--mtbi: must be longer than 0");
+    } else if (!checkpoint_every.empty()) {
       if (checkpoint_every.find_first_not_of("0123456789") == std::string::npos)
         o.checkpoint_every = std::stoull(checkpoint_every);
       else
@@ -182,8 +205,21 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
 
     auto last_print = std::chrono::steady_clock::now() - std::chrono::hours(1);
+    double shown_interval = 0;
     auto progress = [&](const nubo::TrainProgress& p) {
       auto now = std::chrono::steady_clock::now();
+      // --checkpoint-every auto: each interval the trainer plans, once, with what it rests on.
+      if (leader && o.checkpoint_auto && p.checkpoint_interval_s != shown_interval) {
+        shown_interval = p.checkpoint_interval_s;
+        const auto prof = trainer.profile();
+        std::printf(
+            "checkpoint interval %s (Daly: %s to write one, an interruption every %s on "
+            "average; expected waste %.1f%%)\n",
+            nubo::cost::format_duration(shown_interval).c_str(),
+            nubo::cost::format_duration(prof.checkpoint_time_s).c_str(),
+            nubo::cost::format_duration(o.mtbi_s).c_str(), prof.checkpoint_expected_waste * 100);
+        std::fflush(stdout);
+      }
       bool epoch_end = p.step % p.steps_per_epoch == 0;
       if (!leader || quiet || (!epoch_end && now - last_print < std::chrono::seconds(2)))
         return true;
@@ -225,6 +261,9 @@ int main(int argc, char** argv) {
     }
     auto e = trainer.evaluate(*test);
     if (leader) {
+      if (const auto prof = trainer.profile(); !checkpoint_dir.empty() && !quiet)
+        std::printf("checkpoints: %.3f s to write each, training stalled %.4f s per checkpoint\n",
+                    prof.checkpoint_time_s, prof.checkpoint_stall_s);
       std::printf("test accuracy %.4f  test loss %.4f  wall time %.1f s\n", e.accuracy, e.loss,
                   wall);
       if (meter) std::printf("cost: %s\n", meter->line().c_str());

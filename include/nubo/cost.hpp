@@ -161,6 +161,13 @@ struct NUBO_API Profile {
   double allreduce_bytes = 0;       // bytes all-reduced per step (per worker)
   double samples_per_s = 0;
   double checkpoint_time_s = 0;  // mean time to write one checkpoint
+  // Mean training time one periodic checkpoint stopped the run for: its write when synchronous;
+  // the snapshot of the state (and any wait for the write before) when written in the background.
+  double checkpoint_stall_s = 0;
+  // The interval the run checkpointed at (seconds; 0: not by time), and, when it was chosen by
+  // Daly's formula, the expected fraction of the work lost to checkpoints and interruptions.
+  double checkpoint_interval_s = 0;
+  double checkpoint_expected_waste = 0;
   double checkpoint_bytes = 0;
   double dataset_samples = 0;  // one epoch
   double dataset_bytes = 0;

@@ -65,6 +65,19 @@ struct TrainerOptions {
   // another team is allowed (the state is replicated) and said in one line; with
   // strict_resume it is refused, for runs that must repeat exactly.
   bool strict_resume = false;
+  // fit()'s periodic checkpoints are copied in memory at a step boundary and written by a
+  // background thread while training goes on (at most one write in flight; the stall is the
+  // copy). The final checkpoint (the end, or a stop) waits for the write in flight and is
+  // written before fit() returns. false: every checkpoint stops training while it is written.
+  bool async_checkpoints = true;
+  // The interval chosen for the run (nubo-train --checkpoint-every auto): Daly's optimum, the
+  // function nubo-cost checkpoint uses (cost::checkpoint_plan), from the measured time to write
+  // a checkpoint (delta) and mtbi_s, the mean time between interruptions. The first checkpoint
+  // follows the first step, to measure delta; the interval is planned again whenever a write's
+  // delta differs by more than 25% from the one it was planned with. Needs checkpoint_dir and
+  // mtbi_s > 0, and replaces checkpoint_every and checkpoint_seconds (leave them 0).
+  bool checkpoint_auto = false;
+  double mtbi_s = 0;
 };
 
 struct TrainProgress {
@@ -76,9 +89,13 @@ struct TrainProgress {
   double loss = 0;                // mean training loss of the last step
   double accuracy = 0;            // training accuracy of the last step
   double samples_per_s = 0;
-  double eta_s = -1;          // -1: not known yet
-  double elapsed_s = 0;       // in this fit() call
-  bool checkpointed = false;  // a checkpoint was written after this step
+  double eta_s = -1;     // -1: not known yet
+  double elapsed_s = 0;  // in this fit() call
+  // A checkpoint was taken after this step: written, or (async_checkpoints) being written in
+  // the background, and written before fit() returns.
+  bool checkpointed = false;
+  // The checkpoint interval in force in seconds (checkpoint_auto: Daly's; 0: none by time).
+  double checkpoint_interval_s = 0;
 };
 // Called after each step on the calling thread. Return false to stop: fit() then finishes the
 // step, writes a checkpoint (when a checkpoint_dir is set) and returns FitResult::stopped.

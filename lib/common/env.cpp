@@ -118,6 +118,16 @@ std::optional<Job> job() {
   return j;
 }
 
+double checkpoint_delay_s() {
+  auto v = non_empty("NUBO_CHECKPOINT_DELAY");
+  if (!v) return 0;
+  try {
+    return text::parse_double(*v, "NUBO_CHECKPOINT_DELAY", 0.0, 3600.0);
+  } catch (const Error&) {
+    bad_value("NUBO_CHECKPOINT_DELAY", *v, "a number of seconds in [0, 3600], e.g. 0.5");
+  }
+}
+
 std::optional<std::chrono::milliseconds> timeout() {
   auto v = non_empty("NUBO_TIMEOUT");
   if (!v) return std::nullopt;

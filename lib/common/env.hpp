@@ -54,6 +54,9 @@ std::optional<Job> job();
 // NUBO_TIMEOUT: seconds (e.g. 60 or 2.5, in (0, 86400]) a collective waits for its peers;
 // nullopt when unset or empty.
 std::optional<std::chrono::milliseconds> timeout();
+// NUBO_CHECKPOINT_DELAY: seconds added to every checkpoint write (rehearses a slow store, and
+// lets tests give the write time they need); 0 when unset.
+double checkpoint_delay_s();
 
 // NUBO_ADDRESS: the host name or address at which this process's peers on other hosts reach it
 // (Gloo's TCP transport); nullopt when unset or empty.

@@ -119,6 +119,8 @@ Workload Workload::from_profile(const Profile& profile, double epochs) {
   w.profile = profile;
   w.epochs = epochs;
   w.dtype = profile.dtype;
+  // The interval that ran is the one priced (on-demand and reserved; spot plans its own).
+  w.checkpoint_interval_s = profile.checkpoint_interval_s;
   return w;
 }
 

@@ -111,6 +111,9 @@ Profile Profile::parse(std::string_view json, const std::string& source) {
   p.allreduce_bytes = r.number("per_step.allreduce_bytes", 0, kBig, true);
   p.samples_per_s = r.number("samples_per_s", 0, 1e15, true);
   p.checkpoint_time_s = r.number("checkpoint.time_s", 0, 1e9, false);
+  p.checkpoint_stall_s = r.number("checkpoint.stall_s", 0, 1e9, false);
+  p.checkpoint_interval_s = r.number("checkpoint.interval_s", 0, 1e9, false);
+  p.checkpoint_expected_waste = r.number("checkpoint.expected_waste", 0, 1e6, false);
   p.checkpoint_bytes = r.number("checkpoint.bytes", 0, kBig, false);
   p.dataset_samples = r.number("dataset.samples", 1, 1e15, true);
   p.dataset_bytes = r.number("dataset.bytes", 0, kBig, false);
@@ -149,7 +152,12 @@ std::string Profile::to_json() const {
         {"communication_s", communication_time_s},
         {"allreduce_bytes", allreduce_bytes}}},
       {"samples_per_s", samples_per_s},
-      {"checkpoint", {{"time_s", checkpoint_time_s}, {"bytes", checkpoint_bytes}}},
+      {"checkpoint",
+       {{"time_s", checkpoint_time_s},
+        {"stall_s", checkpoint_stall_s},
+        {"interval_s", checkpoint_interval_s},
+        {"expected_waste", checkpoint_expected_waste},
+        {"bytes", checkpoint_bytes}}},
       {"dataset", {{"samples", dataset_samples}, {"bytes", dataset_bytes}}},
       {"model", {{"parameter_bytes", parameter_bytes}}},
       {"memory_per_device_bytes", memory_per_device_bytes},

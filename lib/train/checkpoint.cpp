@@ -11,7 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
+#include "common/env.hpp"
 #include "common/log.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
@@ -64,6 +66,12 @@ std::string team_text(const nlohmann::json& t) {
          " worker(s)";
 }
 
+std::string waste_text(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100);
+  return buf;
+}
+
 bool is_checkpoint_name(const std::string& n) {
   return n.starts_with("ckpt-") && n.ends_with(".nubo");
 }
@@ -113,69 +121,137 @@ std::string DataParallelTrainer::checkpoint_path(std::uint64_t step) const {
   return (fs::path(impl_->opt.checkpoint_dir) / name).string();
 }
 
+CheckpointSnapshot DataParallelTrainer::Impl::snapshot(const std::string& path) const {
+  CheckpointSnapshot snap;
+  snap.path = path;
+  nlohmann::json meta = {
+      {"format", kFormat},
+      {"nubo_version", std::to_string(NUBO_VERSION_MAJOR) + "." +
+                           std::to_string(NUBO_VERSION_MINOR) + "." +
+                           std::to_string(NUBO_VERSION_PATCH)},
+      {"layers", layout.widths},
+      {"optimizer", opt.optimizer == Optimizer::adam ? "adam" : "sgd"},
+      {"global_batch", opt.global_batch},
+      {"seed", opt.seed},
+      {"step", step},
+      {"epoch", epoch},
+      {"position", position},
+      {"rng_state", epoch_rng_state},
+      {"dataset", {{"name", train->name()}, {"rows", train->size()}}},
+      {"team", team_of(team)},
+  };
+  snap.meta = meta.dump(1);
+  const auto& r = *replicas.at(0);
+  for (int which = 0; which <= static_cast<int>(r.optimizer_states()); ++which)
+    snap.values.push_back(r.read(which));
+  snap.delay_s = env::checkpoint_delay_s();
+  return snap;
+}
+
+CheckpointWrite write_checkpoint(const CheckpointSnapshot& snap, const TrainerOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (snap.delay_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(snap.delay_s));
+  const auto& path = snap.path;
+  const bool remote = s3::is_s3_url(path);
+  const fs::path target(path);
+  if (!remote && target.has_parent_path()) fs::create_directories(target.parent_path());
+  const fs::path staging =
+      remote ? fs::temp_directory_path() / ("nubo-checkpoint-" + std::to_string(::getpid()))
+             : fs::path(path + ".staging-" + std::to_string(::getpid()));
+  fs::remove_all(staging);
+  fs::create_directories(staging);
+  write_file(staging / "meta.json", snap.meta.data(), snap.meta.size());
+  const char* names[] = {"params.bin", "state1.bin", "state2.bin"};
+  for (std::size_t i = 0; i < snap.values.size(); ++i)
+    write_file(staging / names[i], snap.values[i].data(), snap.values[i].size() * sizeof(float));
+  transfer::PackOptions po;
+  po.codec = transfer::Codec::zstd;
+  po.resume = false;
+  po.threads = 1;
+  const auto packed = transfer::pack({(staging / ".").string()}, path, po);
+  fs::remove_all(staging);
+  if (remote) {
+    point_and_prune(path, opt.checkpoint_dir, opt.checkpoint_keep);
+  } else {
+    fs::remove(path + ".journal");
+  }
+  // Keep the newest checkpoint_keep of fit()'s checkpoints. What a writer killed mid-write left
+  // (a staging directory, a partial archive and its journal) belongs to an older step than this
+  // one, whose write completed: it goes too.
+  if (!remote && !opt.checkpoint_dir.empty() &&
+      target.parent_path() == fs::path(opt.checkpoint_dir)) {
+    std::vector<fs::path> all;
+    const auto done = target.filename().string();
+    for (const auto& e : fs::directory_iterator(opt.checkpoint_dir)) {
+      const auto name = e.path().filename().string();
+      if (is_checkpoint_name(name)) {
+        all.push_back(e.path());
+      } else if (name.starts_with("ckpt-") && name < done &&
+                 (name.ends_with(".nubo.part") || name.ends_with(".nubo.journal") ||
+                  name.find(".nubo.staging-") != std::string::npos)) {
+        fs::remove_all(e.path());
+      }
+    }
+    std::sort(all.begin(), all.end());
+    const auto keep = static_cast<std::size_t>(opt.checkpoint_keep);
+    for (std::size_t i = 0; i + keep < all.size(); ++i) fs::remove(all[i]);
+  }
+  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+          static_cast<double>(packed.bytes_stored)};
+}
+
+void DataParallelTrainer::Impl::count_checkpoint(const CheckpointWrite& w) {
+  write_s += w.seconds;
+  checkpoint_bytes = w.bytes;
+  ++checkpoints;
+  if (opt.checkpoint_auto) plan_interval(w.seconds);
+}
+
+void DataParallelTrainer::Impl::plan_interval(double delta) {
+  if (planned_delta_s > 0 && std::abs(delta - planned_delta_s) <= 0.25 * planned_delta_s) return;
+  // The waste is Daly's for a long run (a thousand intervals): a fraction of the work.
+  const double interval = cost::checkpoint_plan(0, delta, opt.mtbi_s, 0).daly_interval_s;
+  const auto cp = cost::checkpoint_plan(1000 * interval, delta, opt.mtbi_s, 0);
+  log::info("checkpoint interval " + cost::format_duration(interval) +
+            " (Daly: " + cost::format_duration(delta) + " to write one, an interruption every " +
+            cost::format_duration(opt.mtbi_s) + " on average; expected waste " +
+            waste_text(cp.overhead_fraction()) + ")");
+  planned_interval_s = interval;
+  planned_delta_s = delta;
+  expected_waste = cp.overhead_fraction();
+}
+
+void DataParallelTrainer::Impl::reap_background_write() {
+  if (background_write.valid() &&
+      background_write.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+    finish_background_write();
+}
+
+void DataParallelTrainer::Impl::finish_background_write() {
+  if (!background_write.valid()) return;
+  auto write = std::move(background_write);
+  count_checkpoint(write.get());  // rethrows the write's error
+}
+
+void DataParallelTrainer::Impl::save_in_background(const std::string& path) {
+  if (holds_rank0()) {
+    finish_background_write();  // at most one in flight
+    auto snap = std::make_shared<const CheckpointSnapshot>(snapshot(path));
+    ++taken;
+    background_write =
+        std::async(std::launch::async, [snap, o = opt] { return write_checkpoint(*snap, o); });
+  }
+  last_checkpoint = std::chrono::steady_clock::now();
+}
+
 void DataParallelTrainer::save(const std::string& path) {
   Impl& m = *impl_;
-  auto t0 = std::chrono::steady_clock::now();
   if (m.holds_rank0()) {
-    const bool remote = s3::is_s3_url(path);
-    const fs::path target(path);
-    if (!remote && target.has_parent_path()) fs::create_directories(target.parent_path());
-    const fs::path staging =
-        remote ? fs::temp_directory_path() / ("nubo-checkpoint-" + std::to_string(::getpid()))
-               : fs::path(path + ".staging-" + std::to_string(::getpid()));
-    fs::remove_all(staging);
-    fs::create_directories(staging);
-    nlohmann::json meta = {
-        {"format", kFormat},
-        {"nubo_version", std::to_string(NUBO_VERSION_MAJOR) + "." +
-                             std::to_string(NUBO_VERSION_MINOR) + "." +
-                             std::to_string(NUBO_VERSION_PATCH)},
-        {"layers", m.layout.widths},
-        {"optimizer", m.opt.optimizer == Optimizer::adam ? "adam" : "sgd"},
-        {"global_batch", m.opt.global_batch},
-        {"seed", m.opt.seed},
-        {"step", m.step},
-        {"epoch", m.epoch},
-        {"position", m.position},
-        {"rng_state", m.epoch_rng_state},
-        {"dataset", {{"name", m.train->name()}, {"rows", m.train->size()}}},
-        {"team", team_of(m.team)},
-    };
-    std::string text = meta.dump(1);
-    write_file(staging / "meta.json", text.data(), text.size());
-    const auto& r = *m.replicas.at(0);
-    for (int which = 0; which <= static_cast<int>(r.optimizer_states()); ++which) {
-      auto v = r.read(which);
-      const char* names[] = {"params.bin", "state1.bin", "state2.bin"};
-      write_file(staging / names[which], v.data(), v.size() * sizeof(float));
-    }
-    transfer::PackOptions po;
-    po.codec = transfer::Codec::zstd;
-    po.resume = false;
-    po.threads = 1;
-    const auto packed = transfer::pack({(staging / ".").string()}, path, po);
-    fs::remove_all(staging);
-    m.checkpoint_bytes = static_cast<double>(packed.bytes_stored);
-    if (remote) {
-      point_and_prune(path, m.opt.checkpoint_dir, m.opt.checkpoint_keep);
-    } else {
-      fs::remove(path + ".journal");
-    }
-    // Keep the newest checkpoint_keep of fit()'s checkpoints.
-    if (!remote && !m.opt.checkpoint_dir.empty() &&
-        target.parent_path() == fs::path(m.opt.checkpoint_dir)) {
-      std::vector<fs::path> all;
-      for (const auto& e : fs::directory_iterator(m.opt.checkpoint_dir)) {
-        if (is_checkpoint_name(e.path().filename().string())) all.push_back(e.path());
-      }
-      std::sort(all.begin(), all.end());
-      const auto keep = static_cast<std::size_t>(m.opt.checkpoint_keep);
-      for (std::size_t i = 0; i + keep < all.size(); ++i) fs::remove(all[i]);
-    }
+    m.finish_background_write();  // an older checkpoint never lands after this one
+    ++m.taken;
+    m.count_checkpoint(write_checkpoint(m.snapshot(path), m.opt));
   }
   if (!m.single_process()) m.team.run([](Worker& w) { w.barrier(); });
-  m.checkpoint_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ++m.checkpoints;
   m.last_checkpoint = std::chrono::steady_clock::now();
 }
 

@@ -31,7 +31,11 @@ cost::Profile DataParallelTrainer::profile() const {
   }
   p.allreduce_bytes = static_cast<double>(m.layout.total * sizeof(float));
   p.samples_per_s = m.wall_s > 0 ? static_cast<double>(m.measured_samples) / m.wall_s : 0;
-  p.checkpoint_time_s = m.checkpoints ? m.checkpoint_s / static_cast<double>(m.checkpoints) : 0;
+  const double checkpoints = static_cast<double>(m.checkpoints);
+  p.checkpoint_time_s = m.checkpoints ? m.write_s / checkpoints : 0;
+  p.checkpoint_stall_s = m.stalls ? m.stall_s / static_cast<double>(m.stalls) : 0;
+  p.checkpoint_interval_s = m.checkpoint_interval_s();
+  p.checkpoint_expected_waste = m.expected_waste;
   p.checkpoint_bytes = m.checkpoint_bytes;
   p.dataset_samples = static_cast<double>(m.train->size());
   p.dataset_bytes = static_cast<double>(m.train->bytes_on_disk());

@@ -37,6 +37,13 @@ void check_options(const TrainerOptions& o, const Dataset* data) {
   if (!(o.weight_decay >= 0)) bad("weight_decay must not be negative");
   if (o.checkpoint_seconds < 0) bad("checkpoint_seconds must not be negative");
   if (o.checkpoint_keep < 1) bad("checkpoint_keep must be at least 1");
+  if (o.checkpoint_auto) {
+    if (o.checkpoint_dir.empty()) bad("checkpoint_auto needs a checkpoint_dir");
+    if (!(o.mtbi_s > 0) || !std::isfinite(o.mtbi_s))
+      bad("checkpoint_auto needs mtbi_s, the mean time between interruptions, above 0");
+    if (o.checkpoint_every > 0 || o.checkpoint_seconds > 0)
+      bad("checkpoint_auto chooses the interval: leave checkpoint_every and checkpoint_seconds 0");
+  }
 }
 
 // PyTorch's nn.Linear default: U(-1/sqrt(in), 1/sqrt(in)) for weights and biases, from its own
@@ -159,7 +166,14 @@ DataParallelTrainer::DataParallelTrainer(Team& team, const TrainerOptions& optio
   if (options.autotune && env::autotune_enabled()) impl_->autotune();
 }
 
-DataParallelTrainer::~DataParallelTrainer() = default;
+DataParallelTrainer::~DataParallelTrainer() {
+  // fit() waits for its writes; one left in flight here was abandoned by an exception.
+  try {
+    impl_->finish_background_write();
+  } catch (const std::exception& e) {
+    log::warn(std::string("a checkpoint written in the background failed: ") + e.what());
+  }
+}
 
 StepStats DataParallelTrainer::step() {
   auto s = impl_->run_step(0.0f, false);
@@ -180,8 +194,11 @@ FitResult DataParallelTrainer::fit(int epochs, const TrainProgressFn& progress) 
   auto t0 = Clock::now();
   m.last_checkpoint = t0;
   while (m.step < total) {
-    bool time_due = checkpointing && m.opt.checkpoint_seconds > 0 &&
-                    since(m.last_checkpoint) >= m.opt.checkpoint_seconds;
+    m.reap_background_write();  // a write that ended gives its delta to the plan at once
+    const double interval = m.checkpoint_interval_s();
+    bool time_due = checkpointing && interval > 0 && since(m.last_checkpoint) >= interval;
+    // Auto, before any delta is known: a checkpoint after the first step measures one.
+    if (m.opt.checkpoint_auto && interval == 0 && m.taken == 0) time_due = true;
     auto s = m.run_step(m.stop.load() ? 1.0f : 0.0f, time_due);
     TrainProgress p;
     p.epoch = m.epoch;
@@ -189,6 +206,7 @@ FitResult DataParallelTrainer::fit(int epochs, const TrainProgressFn& progress) 
     p.step = m.step;
     p.steps_per_epoch = spe;
     p.total_steps = total;
+    p.checkpoint_interval_s = m.checkpoint_interval_s();
     p.loss = s[train::kCount] > 0 ? s[train::kLossSum] / s[train::kCount] : 0.0;
     p.accuracy = s[train::kCount] > 0 ? s[train::kCorrect] / s[train::kCount] : 0.0;
     p.elapsed_s = since(t0);
@@ -203,7 +221,18 @@ FitResult DataParallelTrainer::fit(int epochs, const TrainProgressFn& progress) 
         checkpointing && ((m.opt.checkpoint_every > 0 && m.step % m.opt.checkpoint_every == 0) ||
                           s[train::kCheckpointDue] > 0 || stopping || m.step == total);
     if (due) {
-      save(checkpoint_path(m.step));
+      // The last one is written before fit() returns; a stop's too, after the one in flight.
+      if (stopping || m.step == total) {
+        save(checkpoint_path(m.step));
+      } else {
+        const auto c0 = Clock::now();
+        if (m.opt.async_checkpoints)
+          m.save_in_background(checkpoint_path(m.step));
+        else
+          save(checkpoint_path(m.step));
+        m.stall_s += since(c0);
+        ++m.stalls;
+      }
       p.checkpointed = true;
     }
     // A stop request is honoured once: the flag is cleared on the way out, so a later fit()
@@ -212,15 +241,18 @@ FitResult DataParallelTrainer::fit(int epochs, const TrainProgressFn& progress) 
       m.stop = true;
       if (m.single_process()) {
         if (checkpointing && !due) save(checkpoint_path(m.step));
+        m.finish_background_write();
         m.stop = false;
         return FitResult::stopped;
       }
     }
     if (stopping) {
+      m.finish_background_write();
       m.stop = false;
       return FitResult::stopped;
     }
   }
+  m.finish_background_write();
   return FitResult::finished;
 }
 

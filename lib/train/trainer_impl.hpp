@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <random>
 #include <string>
@@ -15,6 +16,21 @@
 #include "train/replica.hpp"
 
 namespace nubo {
+
+// A checkpoint's content, copied from the trainer at a step boundary: what a background write
+// works from while training goes on.
+struct CheckpointSnapshot {
+  std::string path;
+  std::string meta;                        // meta.json
+  std::vector<std::vector<float>> values;  // params, then the optimizer's states
+  double delay_s = 0;                      // NUBO_CHECKPOINT_DELAY: added to the write
+};
+struct CheckpointWrite {
+  double seconds = 0;  // the write, staging to rename
+  double bytes = 0;    // the archive's size
+};
+// Writes the checkpoint atomically and prunes fit()'s older ones (checkpoint.cpp).
+CheckpointWrite write_checkpoint(const CheckpointSnapshot& snap, const TrainerOptions& opt);
 
 struct DataParallelTrainer::Impl {
   Impl(Team& t, const TrainerOptions& o, std::shared_ptr<const Dataset> d);
@@ -43,8 +59,31 @@ struct DataParallelTrainer::Impl {
   train::StepTimes times;
   double wall_s = 0;
   std::uint64_t measured_steps = 0, measured_samples = 0;
-  std::uint64_t checkpoints = 0;
-  double checkpoint_s = 0, checkpoint_bytes = 0;
+  std::uint64_t checkpoints = 0;  // written
+  std::uint64_t taken = 0;        // snapshots taken (written or being written)
+  // checkpoint_auto: the interval in force, the delta it was planned with, and Daly's expected
+  // waste for it (the fraction of the work lost to checkpoints, rework and restarts).
+  double planned_interval_s = 0, planned_delta_s = 0, expected_waste = 0;
+  // Seconds spent writing checkpoints (δ, summed), and the training time fit()'s periodic ones
+  // stopped it for (`stalls` of them): the whole write when synchronous; the snapshot copy and
+  // any wait for the write before when not. The final checkpoint stalls nothing: training ends.
+  double write_s = 0, stall_s = 0, checkpoint_bytes = 0;
+  std::uint64_t stalls = 0;
+  // fit()'s checkpoint being written in the background (async_checkpoints): at most one.
+  std::future<CheckpointWrite> background_write;
+
+  CheckpointSnapshot snapshot(const std::string& path) const;  // rank 0's holder only
+  void count_checkpoint(const CheckpointWrite& w);
+  // Waits for the background write, if any; rethrows its error.
+  void finish_background_write();
+  void reap_background_write();  // the same, only when it has ended
+  // checkpoint_auto: plans the interval again from a write of `delta` seconds when it drifted.
+  void plan_interval(double delta);
+  double checkpoint_interval_s() const {
+    return opt.checkpoint_auto ? planned_interval_s : opt.checkpoint_seconds;
+  }
+  // Takes a snapshot and writes it in the background (after the write in flight, if any).
+  void save_in_background(const std::string& path);
 
   std::uint64_t steps_per_epoch() const;
   void start_epoch(int e);  // draws epoch e's shuffle from rng

@@ -30,11 +30,13 @@ TEST_CASE("the sample profile reads, and predicts a run on other machines") {
 
 TEST_CASE("a profile survives a round trip through JSON") {
   auto p = Profile::load(cost_test::data_path("sample_profile.json"));
+  p.checkpoint_stall_s = 0.125;
   auto q = Profile::parse(p.to_json(), "round trip");
   CHECK(q.device_model == p.device_model);
   CHECK(q.compute_time_s == p.compute_time_s);
   CHECK(q.allreduce_bytes == p.allreduce_bytes);
   CHECK(q.checkpoint_time_s == p.checkpoint_time_s);
+  CHECK(q.checkpoint_stall_s == p.checkpoint_stall_s);
   CHECK(q.device_peak_tflops == p.device_peak_tflops);
   // The host fields, which only host workers' profiles have.
   CHECK(q.host_threads == 0);

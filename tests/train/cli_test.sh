@@ -74,4 +74,39 @@ status=$?
 set -e
 [ "$status" -ne 0 ] || fail "a job killed at every attempt succeeded"
 grep -q "failed 2 times" "$work/giveup.log" || fail "no give-up line"
+# 7. SIGKILL while a checkpoint is being written in the background (the default): the previous
+# checkpoint stays good, and the same command resumes from it and finishes.
+wide=(--devices cpu --subset 2000 --batch 16 --epochs 1 --hidden 1024,1024 --checkpoint-every 10)
+"$train" "${wide[@]}" --checkpoint "$work/async" >"$work/async.log" 2>&1 &
+pid=$!
+writing() { compgen -G "$work/async/*.staging-*" >/dev/null || compgen -G "$work/async/*.part" >/dev/null; }
+for _ in $(seq 1 1500); do
+  compgen -G "$work/async/ckpt-*.nubo" >/dev/null && writing && break
+  sleep 0.02
+done
+kill -KILL "$pid"
+set +e; wait "$pid"; set -e
+writing || fail "the kill did not land during a background write"
+good=$(ls "$work"/async/ckpt-*.nubo | sort | tail -1)
+"$xfer" verify "$good" -q || fail "the checkpoint before the killed write is damaged"
+"$train" "${wide[@]}" --checkpoint "$work/async" --quiet >"$work/async-resume.log" 2>&1 \
+  || fail "the resume after a kill mid-write failed"
+grep -q "resumed from $good" "$work/async-resume.log" || fail "did not resume from $good"
+! writing || fail "the killed write's leftovers were not cleared"
+
+# 8. --checkpoint-every auto: the interval Daly's formula gives, said in a line; --mtbi alone
+# and a bad --mtbi are refused.
+"$train" --devices cpu --subset 2000 --batch 64 --epochs 1 --hidden 32 --checkpoint "$work/auto" \
+  --checkpoint-every auto --mtbi 1h >"$work/auto.log" 2>&1 || fail "--checkpoint-every auto failed"
+grep -q "^checkpoint interval .*(Daly: .*an interruption every 60 min" "$work/auto.log" \
+  || fail "no checkpoint interval line"
+for bad in "--mtbi 1h" "--checkpoint-every auto --mtbi 0" "--checkpoint-every auto --mtbi soon"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$train" --devices cpu --subset 100 --epochs 1 --checkpoint "$work/auto" $bad >"$work/bad.log" 2>&1
+  status=$?
+  set -e
+  [ "$status" -ne 0 ] && grep -q -- "--mtbi" "$work/bad.log" || fail "'$bad' was not refused"
+done
+
 echo "ok"

@@ -58,9 +58,26 @@ def main() -> int:
         except nubo.NuboError as x:
             assert x.status == nubo.Status.INVALID_ARGUMENT, x
 
+    # Checkpoints at Daly's interval: the first after the first step, then the planned one.
+    auto_dir = os.path.join(work, "py-auto")
+    seen = []
+    with small(checkpoint_dir=auto_dir, checkpoint_every="auto", mtbi_s=3600) as t:
+        t.fit(progress=lambda p: seen.append(p) or True)
+        checkpoint = t.profile()["checkpoint"]
+    assert seen[0].checkpointed and seen[0].checkpoint_interval_s == 0, seen[0]
+    assert checkpoint["interval_s"] > 0 and checkpoint["time_s"] > 0, checkpoint
+    assert any(f.startswith("ckpt-") for f in os.listdir(auto_dir)), os.listdir(auto_dir)
+    try:
+        small(checkpoint_dir=auto_dir, checkpoint_every="sometimes")
+        raise AssertionError("checkpoint_every='sometimes' was accepted")
+    except ValueError:
+        pass
+
     for bad, status in ((dict(dataset_dir="/nonexistent"), nubo.Status.NOT_FOUND),
                         (dict(devices="gpu:3"), nubo.Status.INVALID_ARGUMENT),
-                        (dict(layers=(100, 10)), nubo.Status.INVALID_ARGUMENT)):
+                        (dict(layers=(100, 10)), nubo.Status.INVALID_ARGUMENT),
+                        (dict(checkpoint_dir=auto_dir, checkpoint_every="auto"),
+                         nubo.Status.INVALID_ARGUMENT)):
         try:
             small(**bad)
             raise AssertionError(f"{bad} was accepted")

@@ -2,9 +2,12 @@
 // exact, checkpoints are checked, and bad options get clear errors.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <map>
 
 #include "helpers.hpp"
 #include "nubo/error.hpp"
+#include "nubo/transfer.hpp"
+#include "scoped_env.hpp"
 
 using namespace train_test;
 
@@ -231,4 +234,130 @@ TEST_CASE("a checkpoint records its team: another team resumes with a line, or i
   same.load((dir / "c.nubo").string());
   CHECK(same.steps_done() == 3);
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// Trains `epochs` epochs with a checkpoint every `every` steps into `dir`; returns the
+// parameters and, by step, each checkpoint's params.bin.
+struct CheckpointedRun {
+  std::vector<float> parameters;
+  std::map<std::string, std::vector<std::byte>> params_by_file;
+  nubo::cost::Profile profile;
+};
+CheckpointedRun run_with_checkpoints(bool async, const std::filesystem::path& dir, int epochs,
+                                     std::vector<std::size_t> layers = {20, 32, 16, 4}) {
+  auto data = synthetic(512);
+  auto team = cpu_team(2);
+  auto o = small_options();
+  o.layers = std::move(layers);
+  o.checkpoint_dir = dir.string();
+  o.checkpoint_every = 3;
+  o.checkpoint_keep = 100;
+  o.async_checkpoints = async;
+  nubo::DataParallelTrainer t(team, o, data);
+  t.fit(epochs);
+  CheckpointedRun run{t.parameters(), {}, t.profile()};
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    nubo::transfer::Reader r(e.path().string());
+    run.params_by_file[e.path().filename().string()] =
+        r.read("params.bin", 0, static_cast<std::size_t>(r.find("params.bin")->size));
+  }
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("asynchronous checkpoints hold what synchronous ones hold, and resume exactly",
+          "[train]") {
+  auto dir = temp_dir("async");
+  auto sync = run_with_checkpoints(false, dir / "sync", 3);
+  auto async = run_with_checkpoints(true, dir / "async", 3);
+  CHECK(async.parameters == sync.parameters);
+  REQUIRE(async.params_by_file.size() == 8);  // 24 steps: every 3rd
+  CHECK(async.params_by_file == sync.params_by_file);
+
+  // Resumed from a checkpoint written in the background: the uninterrupted run's result.
+  auto data = synthetic(512);
+  auto team = cpu_team(2);
+  auto o = small_options();
+  o.checkpoint_dir = (dir / "async").string();
+  nubo::DataParallelTrainer t(team, o, data);
+  t.load((dir / "async/ckpt-0000000012.nubo").string());
+  t.fit(3);
+  CHECK(t.parameters() == sync.parameters);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("an asynchronous checkpoint stalls training for its copy only", "[train]") {
+  // Big enough (about 5 MB of state) that writing it costs far more than copying it.
+  auto dir = temp_dir("stall");
+  const std::vector<std::size_t> wide = {20, 1024, 1024, 4};
+  auto sync = run_with_checkpoints(false, dir / "sync", 2, wide);
+  auto async = run_with_checkpoints(true, dir / "async", 2, wide);
+  INFO("stall per checkpoint: synchronous "
+       << sync.profile.checkpoint_stall_s << " s, asynchronous " << async.profile.checkpoint_stall_s
+       << " s");
+  CHECK(async.profile.checkpoint_stall_s < sync.profile.checkpoint_stall_s);
+  CHECK(async.profile.checkpoint_time_s > 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE(
+    "checkpoint_auto follows Daly for the measured write time and plans again when it "
+    "changes",
+    "[train]") {
+  // The write takes the injected delay and a little more (in memory, where the write itself is
+  // quick): 0.5 s, then 0.15 s.
+  nubo_test::ScopedEnv delay("NUBO_CHECKPOINT_DELAY", "0.5");
+  const bool shm = std::filesystem::is_directory("/dev/shm");
+  auto dir = shm ? std::filesystem::path("/dev/shm/nubo-train-auto-" + std::to_string(::getpid()))
+                 : temp_dir("auto");
+  auto data = synthetic(512);
+  auto team = cpu_team(1);
+  auto o = small_options();
+  o.checkpoint_dir = dir.string();
+  o.checkpoint_auto = true;
+  o.mtbi_s = 2.0;
+  nubo::DataParallelTrainer t(team, o, data);
+  const double slow = nubo::cost::checkpoint_plan(0, 0.5, 2.0, 0).daly_interval_s;   // ~1.10 s
+  const double fast = nubo::cost::checkpoint_plan(0, 0.15, 2.0, 0).daly_interval_s;  // ~0.68 s
+  double first = -1, before = 0, after = 0;
+  int slow_checkpoints = 0;
+  const auto start = std::chrono::steady_clock::now();
+  t.fit(1000000, [&](const nubo::TrainProgress& p) {
+    if (first < 0) first = p.checkpoint_interval_s;
+    // Two checkpoints at the slow interval, then the store gets faster.
+    if (before == 0 && p.checkpointed && p.checkpoint_interval_s > 0 && ++slow_checkpoints == 2) {
+      before = p.checkpoint_interval_s;
+      ::setenv("NUBO_CHECKPOINT_DELAY", "0.15", 1);
+    }
+    if (before > 0 && p.checkpoint_interval_s < 0.85 * before) {
+      after = p.checkpoint_interval_s;
+      return false;
+    }
+    return std::chrono::steady_clock::now() - start < std::chrono::seconds(30);
+  });
+  INFO("planned " << before << " s then " << after << " s; Daly: " << slow << " s, " << fast
+                  << " s");
+  CHECK(first == 0);  // before the first write: none yet
+  CHECK(before == Approx(slow).epsilon(0.05));
+  CHECK(after == Approx(fast).epsilon(0.15));  // the write's own time weighs more here
+  auto profile = t.profile();
+  CHECK(profile.checkpoint_interval_s == after);
+  CHECK(profile.checkpoint_expected_waste > 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("checkpoint_auto without a mean time between interruptions is refused", "[train]") {
+  auto data = synthetic(64);
+  auto team = cpu_team(1);
+  auto o = small_options();
+  o.checkpoint_auto = true;
+  o.checkpoint_dir = "/tmp/nubo-unused";
+  CHECK_THROWS_WITH(nubo::DataParallelTrainer(team, o, data), Catch::Contains("mtbi_s"));
+  o.mtbi_s = 3600;
+  o.checkpoint_every = 10;
+  CHECK_THROWS_WITH(nubo::DataParallelTrainer(team, o, data),
+                    Catch::Contains("leave checkpoint_every"));
 }

@@ -66,6 +66,9 @@ class nubo_train_options(_Sized):
         ("checkpoint_dir", c_char_p),
         ("checkpoint_every", c_uint64),
         ("strict_resume", c_int),
+        ("sync_checkpoints", c_int),
+        ("checkpoint_auto", c_int),
+        ("mtbi_s", c_double),
     ]
 
 
@@ -83,6 +86,7 @@ class nubo_train_progress(_Sized):
         ("eta_s", c_double),
         ("elapsed_s", c_double),
         ("checkpointed", c_int),
+        ("checkpoint_interval_s", c_double),
     ]
 
 
@@ -125,6 +129,7 @@ class TrainProgress:
     eta_s: Optional[float]  # None: not known yet
     elapsed_s: float
     checkpointed: bool
+    checkpoint_interval_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -147,7 +152,10 @@ class Trainer:
     `layers` gives every width (input first, classes last); otherwise `hidden` gives the hidden
     ones between the data's 784 inputs and 10 classes. `team` (a nubo.Team, which must outlive
     the trainer) overrides `devices` ("cpu", "cpu:N", "sim:N", "cuda:I[,J...]"). `subset` uses
-    the first N rows of the train and test sets."""
+    the first N rows of the train and test sets. Checkpoints are written in the background
+    while training goes on unless `sync_checkpoints`. `checkpoint_every="auto"` sets the
+    interval by Daly's formula from the measured write time and `mtbi_s`, the mean time between
+    interruptions."""
 
     def __init__(self, *, layers: Optional[Sequence[int]] = None,
                  hidden: Optional[Sequence[int]] = None, optimizer: Union[Optimizer, str] = "sgd",
@@ -155,8 +163,9 @@ class Trainer:
                  seed: int = 1, bucket_bytes: int = 25 << 20, autotune: bool = False,
                  devices: Optional[str] = None, team: Optional[Team] = None,
                  dataset_dir: Optional[StrPath] = None, subset: int = 0,
-                 checkpoint_dir: Optional[StrPath] = None, checkpoint_every: int = 0,
-                 strict_resume: bool = False) -> None:
+                 checkpoint_dir: Optional[StrPath] = None,
+                 checkpoint_every: Union[int, str] = 0, mtbi_s: float = 0,
+                 strict_resume: bool = False, sync_checkpoints: bool = False) -> None:
         self._handle: Optional[ctypes._Pointer] = None  # type: ignore[name-defined]
         o = nubo_train_options()
         _lib.check(_lib.lib().nubo_train_options_init(ctypes.byref(o), ctypes.sizeof(o)))
@@ -174,8 +183,14 @@ class Trainer:
         o.optimizer = int(optimizer)
         o.lr, o.momentum, o.batch, o.epochs, o.seed = lr, momentum, batch, epochs, seed
         o.bucket_bytes, o.autotune, o.subset = bucket_bytes, int(autotune), subset
-        o.checkpoint_every = checkpoint_every
+        if checkpoint_every == "auto":
+            o.checkpoint_auto, o.mtbi_s = 1, mtbi_s
+        elif isinstance(checkpoint_every, str):
+            raise ValueError(f"checkpoint_every {checkpoint_every!r}: a number of steps or 'auto'")
+        else:
+            o.checkpoint_every = checkpoint_every
         o.strict_resume = int(strict_resume)
+        o.sync_checkpoints = int(sync_checkpoints)
         if devices is not None:
             o.devices = devices.encode()
         if team is not None:
@@ -207,7 +222,8 @@ class Trainer:
                     steps_per_epoch=c.steps_per_epoch, total_steps=c.total_steps, loss=c.loss,
                     accuracy=c.accuracy, samples_per_s=c.samples_per_s,
                     eta_s=None if c.eta_s < 0 else c.eta_s, elapsed_s=c.elapsed_s,
-                    checkpointed=bool(c.checkpointed)))
+                    checkpointed=bool(c.checkpointed),
+                    checkpoint_interval_s=c.checkpoint_interval_s))
                 return 0 if keep_going is False else 1
             except BaseException as e:  # noqa: BLE001 - re-raised after the call
                 error.append(e)
