@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 # 784-4096-2304-10 is 12.67 M (101 MB). Checkpoints every N steps, far enough apart that a
 # background write ends before the next one starts.
 declare -A hidden=([1MB]=160 [100MB]=4096,2304)
-declare -A every=([1MB]=40 [100MB]=12)
+declare -A every=([1MB]=40 [100MB]=20)
 declare -A steps_rows=([1MB]=25600 [100MB]=6400)
 for r in $(seq 1 "$rounds"); do
   for size in 1MB 100MB; do

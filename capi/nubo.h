@@ -232,6 +232,7 @@ NUBO_C_API nubo_status nubo_report_select(const nubo_report* report,
  * includes nubo.h for the common types.
  */
 #include "nubo_cost.h"
+#include "nubo_interruption.h"
 #include "nubo_net.h"
 #include "nubo_parallel.h"
 #include "nubo_s3.h"

@@ -76,6 +76,9 @@ typedef struct nubo_train_options {
      mtbi_s, the mean time between interruptions in seconds (> 0); checkpoint_every is then 0. */
   int checkpoint_auto;
   double mtbi_s;
+  /* 0 (default): with a checkpoint_dir, the trainer continues from the newest checkpoint there
+     that verifies (nubo_trainer_resumed_from names it); nonzero: it starts afresh. */
+  int fresh;
 } nubo_train_options;
 
 NUBO_C_API nubo_status nubo_train_options_init(nubo_train_options* options, size_t struct_size);
@@ -131,8 +134,16 @@ NUBO_C_API nubo_status nubo_trainer_evaluate(nubo_trainer* trainer, nubo_train_e
    leaves the trainer unchanged then. */
 NUBO_C_API nubo_status nubo_trainer_save(nubo_trainer* trainer, const char* path);
 NUBO_C_API nubo_status nubo_trainer_load(nubo_trainer* trainer, const char* path);
+/* Asks fit to stop after the step in progress: it checkpoints (with a checkpoint_dir) and
+   returns NUBO_ERR_CANCELLED. Async-signal-safe, callable from any thread (an interruption
+   watcher's callback, a signal handler); NULL is ignored. */
+NUBO_C_API void nubo_trainer_request_stop(nubo_trainer* trainer);
 /* Steps done so far; 0 for NULL. */
 NUBO_C_API uint64_t nubo_trainer_steps_done(const nubo_trainer* trainer);
+/* The checkpoint the trainer continued from when it was created ("" if none), NUL-terminated,
+   with the needed-size protocol of nubo_trainer_profile_json. */
+NUBO_C_API nubo_status nubo_trainer_resumed_from(const nubo_trainer* trainer, char* buf,
+                                                 size_t capacity, size_t* needed);
 /*
  * The run's profile as JSON (docs/profile.schema.json; what nubo-cost plan --profile reads),
  * NUL-terminated, into buf of capacity bytes, with the needed-size protocol of

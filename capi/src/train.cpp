@@ -204,6 +204,7 @@ NUBO_C_API nubo_status nubo_trainer_create(const nubo_train_options* options, nu
     t.async_checkpoints = o.sync_checkpoints == 0;
     t.checkpoint_auto = o.checkpoint_auto != 0;
     t.mtbi_s = o.mtbi_s;
+    t.fresh = o.fresh != 0;
 
     nubo::Team* team = nullptr;
     if (o.team != nullptr) {
@@ -234,9 +235,11 @@ NUBO_C_API nubo_status nubo_trainer_fit(nubo_trainer* trainer,
       };
     }
     if (h.trainer->fit(h.epochs, fn) == nubo::FitResult::stopped) {
-      throw Error(Errc::cancelled, "the progress callback stopped training after step " +
-                                       std::to_string(h.trainer->steps_done()) +
-                                       ": call nubo_trainer_fit again to continue");
+      throw Error(Errc::cancelled,
+                  "training stopped (the progress callback, or a stop request) "
+                  "after step " +
+                      std::to_string(h.trainer->steps_done()) +
+                      ": call nubo_trainer_fit again to continue");
     }
   });
 }
@@ -281,6 +284,19 @@ NUBO_C_API nubo_status nubo_trainer_load(nubo_trainer* trainer, const char* path
 NUBO_C_API uint64_t nubo_trainer_steps_done(const nubo_trainer* trainer) {
   if (trainer == nullptr) return 0;
   return reinterpret_cast<const TrainerHandle*>(trainer)->trainer->steps_done();
+}
+
+NUBO_C_API void nubo_trainer_request_stop(nubo_trainer* trainer) {
+  auto* h = reinterpret_cast<TrainerHandle*>(trainer);
+  if (h != nullptr && h->trainer) h->trainer->request_stop();
+}
+
+NUBO_C_API nubo_status nubo_trainer_resumed_from(const nubo_trainer* trainer, char* buf,
+                                                 size_t capacity, size_t* needed) {
+  return guard("nubo_trainer_resumed_from", [&] {
+    const TrainerHandle& h = require_trainer(trainer);
+    nubo::capi::copy_text_out(h.trainer->resumed_from(), "the path", buf, capacity, needed);
+  });
 }
 
 NUBO_C_API nubo_status nubo_trainer_profile_json(const nubo_trainer* trainer, char* buf,

@@ -141,6 +141,7 @@ int main(int argc, char** argv) {
     o.autotune = autotune;
     o.checkpoint_dir = checkpoint_dir;
     o.strict_resume = strict_resume;
+    o.fresh = !resume;
     o.async_checkpoints = !sync_checkpoints;
     if (!mtbi.empty() && checkpoint_every != "auto")
       throw nubo::Error(nubo::Errc::invalid_argument, "--mtbi goes with --checkpoint-every auto");
@@ -188,13 +189,12 @@ int main(int argc, char** argv) {
               : "");
       trainer.request_stop();
     });
-    if (resume) {
-      std::string from = trainer.resume_latest();
-      if (leader)
-        std::printf("%s\n", from.empty() ? "no checkpoint to resume from: starting afresh"
-                                         : ("resumed from " + from + " at step " +
-                                            std::to_string(trainer.steps_done()))
-                                               .c_str());
+    if (resume && leader) {
+      const auto& from = trainer.resumed_from();
+      std::printf("%s\n", from.empty() ? "no checkpoint to resume from: starting afresh"
+                                       : ("resumed from " + from + " at step " +
+                                          std::to_string(trainer.steps_done()))
+                                             .c_str());
     }
     if (leader) {
       std::printf("%d worker(s) on %s, %zu parameters, %zu bucket(s), %zu training rows\n",

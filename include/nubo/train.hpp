@@ -61,6 +61,10 @@ struct TrainerOptions {
   std::uint64_t checkpoint_every = 0;
   double checkpoint_seconds = 0;
   int checkpoint_keep = 3;
+  // With a checkpoint_dir, a new trainer continues from the newest checkpoint there that
+  // verifies (resume_latest; resumed_from() names it), so that a restarted job needs nothing
+  // else; fresh starts afresh instead (the checkpoints there are left as they are).
+  bool fresh = false;
   // A checkpoint records the team that wrote it (device kind and worker count). Resuming on
   // another team is allowed (the state is replicated) and said in one line; with
   // strict_resume it is refused, for runs that must repeat exactly.
@@ -139,6 +143,9 @@ class NUBO_API DataParallelTrainer {
   // In checkpoint_dir: the newest checkpoint that loads; a damaged newer one is skipped with a
   // warning. Returns its path, or "" when there is none.
   std::string resume_latest();
+  // The checkpoint the trainer continued from when it was made ("" if none: fresh, no
+  // checkpoint_dir, or none there).
+  const std::string& resumed_from() const;
   // Where fit() writes the checkpoint after `step` steps.
   std::string checkpoint_path(std::uint64_t step) const;
 

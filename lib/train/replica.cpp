@@ -226,6 +226,11 @@ std::vector<float> Replica::read(int which) const {
   return b.to_vector();
 }
 
+void Replica::read(int which, std::span<float> out) const {
+  const Buffer<float>& b = which == 0 ? params_ : which == 1 ? state1_ : state2_;
+  b.read(out);
+}
+
 void Replica::write(int which, std::span<const float> values) {
   Buffer<float>& b = which == 0 ? params_ : which == 1 ? state1_ : state2_;
   b.write(values);

@@ -49,6 +49,7 @@ class Replica {
 
   // Host copies of the flat vectors (parameters; optimizer state 1 and 2).
   std::vector<float> read(int which) const;
+  void read(int which, std::span<float> out) const;  // out holds exactly the vector
   void write(int which, std::span<const float> values);
   std::size_t optimizer_states() const;  // 1 (SGD velocity) or 2 (Adam m, v)
   int rank() const { return rank_; }

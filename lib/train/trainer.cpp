@@ -164,6 +164,11 @@ DataParallelTrainer::DataParallelTrainer(Team& team, const TrainerOptions& optio
                                          std::shared_ptr<const Dataset> train)
     : impl_(std::make_unique<Impl>(team, options, std::move(train))) {
   if (options.autotune && env::autotune_enabled()) impl_->autotune();
+  if (!options.checkpoint_dir.empty() && !options.fresh) impl_->resumed_from = resume_latest();
+}
+
+const std::string& DataParallelTrainer::resumed_from() const {
+  return impl_->resumed_from;
 }
 
 DataParallelTrainer::~DataParallelTrainer() {

@@ -53,6 +53,7 @@ struct DataParallelTrainer::Impl {
   std::uint64_t step = 0;
 
   std::atomic<bool> stop{false};
+  std::string resumed_from;  // the checkpoint the trainer was made from
   std::chrono::steady_clock::time_point last_checkpoint = std::chrono::steady_clock::now();
 
   // Measurements for the profile (worker local 0), over the steps of this process.
@@ -72,7 +73,10 @@ struct DataParallelTrainer::Impl {
   // fit()'s checkpoint being written in the background (async_checkpoints): at most one.
   std::future<CheckpointWrite> background_write;
 
-  CheckpointSnapshot snapshot(const std::string& path) const;  // rank 0's holder only
+  // The checkpoint's content, into `snap` (rank 0's holder only).
+  void snapshot(const std::string& path, CheckpointSnapshot& snap) const;
+  // The background write's snapshot, reused by the next one once that write is done.
+  std::shared_ptr<CheckpointSnapshot> spare_snapshot;
   void count_checkpoint(const CheckpointWrite& w);
   // Waits for the background write, if any; rethrows its error.
   void finish_background_write();

@@ -153,6 +153,32 @@ int main(int argc, char** argv) {
     nubo_trainer_free(t);
   }
   remove(path);
+  {
+    /* With a checkpoint directory: fit writes there; a new trainer on it continues from the
+       newest checkpoint (its path from nubo_trainer_resumed_from) unless fresh. */
+    char dir[1024], from[1100];
+    size_t needed = 0;
+    snprintf(dir, sizeof dir, "%s/c-ckpt", work);
+    options(&o, layers);
+    o.checkpoint_dir = dir;
+    o.fresh = 1;
+    CHECK(nubo_trainer_create(&o, &t) == NUBO_OK);
+    if (t != NULL) {
+      CHECK(nubo_trainer_fit(t, NULL, NULL) == NUBO_OK);
+      CHECK(nubo_trainer_resumed_from(t, from, sizeof from, &needed) == NUBO_OK && from[0] == 0);
+      nubo_trainer_free(t);
+    }
+    o.fresh = 0;
+    o.epochs = 2;
+    CHECK(nubo_trainer_create(&o, &t) == NUBO_OK);
+    if (t != NULL) {
+      CHECK(nubo_trainer_steps_done(t) == 8);
+      CHECK(nubo_trainer_resumed_from(t, NULL, 0, &needed) == NUBO_ERR_INVALID_ARGUMENT);
+      CHECK(nubo_trainer_resumed_from(t, from, sizeof from, &needed) == NUBO_OK &&
+            strstr(from, "/c-ckpt/ckpt-0000000008.nubo") != NULL && strlen(from) + 1 == needed);
+      nubo_trainer_free(t);
+    }
+  }
 
   if (failures != 0) {
     fprintf(stderr, "%d checks failed\n", failures);

@@ -2,11 +2,18 @@
 evaluate, the profile, save/load, cancellation and errors. Run by CTest (train:python)."""
 
 import os
+import shutil
 import sys
 import tempfile
+import threading
+import time
+from http.server import ThreadingHTTPServer
 
 import nubo
+from nubo.interruption import Watcher
 from nubo.train import Trainer
+
+from notice_test import make_handler  # the loopback metadata service, as the clouds answer
 
 
 def small(**kw):
@@ -60,6 +67,7 @@ def main() -> int:
 
     # Checkpoints at Daly's interval: the first after the first step, then the planned one.
     auto_dir = os.path.join(work, "py-auto")
+    shutil.rmtree(auto_dir, ignore_errors=True)  # left by an earlier run of this test
     seen = []
     with small(checkpoint_dir=auto_dir, checkpoint_every="auto", mtbi_s=3600) as t:
         t.fit(progress=lambda p: seen.append(p) or True)
@@ -67,11 +75,46 @@ def main() -> int:
     assert seen[0].checkpointed and seen[0].checkpoint_interval_s == 0, seen[0]
     assert checkpoint["interval_s"] > 0 and checkpoint["time_s"] > 0, checkpoint
     assert any(f.startswith("ckpt-") for f in os.listdir(auto_dir)), os.listdir(auto_dir)
+    # A trainer made on that directory continues from its newest checkpoint, unless fresh.
+    with small(checkpoint_dir=auto_dir, epochs=2) as t:
+        assert t.resumed_from and t.resumed_from.endswith("ckpt-0000000008.nubo"), t.resumed_from
+        assert t.steps_done == 8
+    with small(checkpoint_dir=auto_dir, fresh=True) as t:
+        assert t.resumed_from is None and t.steps_done == 0
     try:
         small(checkpoint_dir=auto_dir, checkpoint_every="sometimes")
         raise AssertionError("checkpoint_every='sometimes' was accepted")
     except ValueError:
         pass
+
+    # An interruption notice (GCP's format, half a second in) stops fit from the watcher's
+    # thread, with a checkpoint; with no metadata service the watcher is off.
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler("gcp", 0.5, time.time()))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    os.environ["NUBO_METADATA_URL"] = f"http://127.0.0.1:{server.server_address[1]}"
+    notices = []
+    notice_dir = os.path.join(work, "py-notice")
+    with small(checkpoint_dir=notice_dir, epochs=1000, batch=8, fresh=True) as t:
+        with Watcher(lambda n: (notices.append(n), t.request_stop()), poll_seconds=0.1) as w:
+            assert w.cloud == "gcp", w.cloud
+            try:
+                t.fit()
+                raise AssertionError("the notice did not stop training")
+            except nubo.NuboError as x:
+                assert x.status == nubo.Status.CANCELLED, x
+        assert notices and notices[0].cloud == "gcp" and notices[0].action, notices
+        assert t.steps_done < 1000 * 64 and os.path.exists(
+            os.path.join(notice_dir, f"ckpt-{t.steps_done:010d}.nubo")), os.listdir(notice_dir)
+    server.shutdown()
+    os.environ["NUBO_METADATA_URL"] = "http://127.0.0.1:1"  # nothing listens there
+    with Watcher(lambda n: None) as w:
+        assert w.cloud == "", w.cloud
+    del os.environ["NUBO_METADATA_URL"]
+    try:
+        Watcher(lambda n: None, poll_seconds=0)
+        raise AssertionError("poll_seconds=0 was accepted")
+    except nubo.NuboError as x:
+        assert x.status == nubo.Status.INVALID_ARGUMENT, x
 
     for bad, status in ((dict(dataset_dir="/nonexistent"), nubo.Status.NOT_FOUND),
                         (dict(devices="gpu:3"), nubo.Status.INVALID_ARGUMENT),

@@ -134,6 +134,10 @@ TEST_CASE("checkpoints of another model, damaged ones, and the fallback", "[trai
   SECTION("another model") {
     auto o2 = o;
     o2.layers = {20, 8, 4};
+    // Made on that directory, it would continue from its checkpoints: refused, naming both.
+    CHECK_THROWS_WITH(nubo::DataParallelTrainer(team, o2, data),
+                      Catch::Contains("20-32-16-4") && Catch::Contains("20-8-4"));
+    o2.fresh = true;
     nubo::DataParallelTrainer other(team, o2, data);
     try {
       other.load(t.checkpoint_path(8));
@@ -150,7 +154,8 @@ TEST_CASE("checkpoints of another model, damaged ones, and the fallback", "[trai
       const char junk[64] = {};
       f.write(junk, sizeof junk);
     }
-    nubo::DataParallelTrainer r(team, o, data);
+    nubo::DataParallelTrainer r(team, o, data);  // continues from the newest good one
+    CHECK(r.resumed_from() == t.checkpoint_path(6));
     CHECK(r.resume_latest() == t.checkpoint_path(6));
     CHECK(r.steps_done() == 6);
     try {

@@ -15,6 +15,7 @@ from . import _lib, cost
 from . import train  # nubo.train.Trainer (docs/train.md)
 from . import net  # nubo.net.send(), nubo.net.Server (docs/net.md)
 from . import s3  # nubo.s3.copy() to and from object storage (docs/s3.md)
+from . import interruption  # nubo.interruption.Watcher: spot notices (docs/train.md)
 from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, HostCpu, Link,
                       LinkKind, Severity, discover)
 from .errors import NuboError, Status
@@ -31,7 +32,7 @@ __all__ = [
     "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "list_archive", "pack",
     "unpack", "verify",
     "Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker",
-    "cost", "train",
+    "cost", "interruption", "train",
 ]
 
 

@@ -69,6 +69,7 @@ class nubo_train_options(_Sized):
         ("sync_checkpoints", c_int),
         ("checkpoint_auto", c_int),
         ("mtbi_s", c_double),
+        ("fresh", c_int),
     ]
 
 
@@ -111,7 +112,10 @@ _lib.register({
     "nubo_trainer_save": (_status, [TrainerPtr, c_char_p]),
     "nubo_trainer_load": (_status, [TrainerPtr, c_char_p]),
     "nubo_trainer_steps_done": (c_uint64, [TrainerPtr]),
+    "nubo_trainer_request_stop": (None, [TrainerPtr]),
     "nubo_trainer_profile_json": (_status, [TrainerPtr, c_void_p, c_size_t,
+                                            POINTER(c_size_t)]),
+    "nubo_trainer_resumed_from": (_status, [TrainerPtr, c_void_p, c_size_t,
                                             POINTER(c_size_t)]),
 })
 
@@ -155,7 +159,8 @@ class Trainer:
     the first N rows of the train and test sets. Checkpoints are written in the background
     while training goes on unless `sync_checkpoints`. `checkpoint_every="auto"` sets the
     interval by Daly's formula from the measured write time and `mtbi_s`, the mean time between
-    interruptions."""
+    interruptions. With a `checkpoint_dir`, the trainer continues from the newest checkpoint
+    there that verifies (`resumed_from`) unless `fresh`."""
 
     def __init__(self, *, layers: Optional[Sequence[int]] = None,
                  hidden: Optional[Sequence[int]] = None, optimizer: Union[Optimizer, str] = "sgd",
@@ -164,7 +169,7 @@ class Trainer:
                  devices: Optional[str] = None, team: Optional[Team] = None,
                  dataset_dir: Optional[StrPath] = None, subset: int = 0,
                  checkpoint_dir: Optional[StrPath] = None,
-                 checkpoint_every: Union[int, str] = 0, mtbi_s: float = 0,
+                 checkpoint_every: Union[int, str] = 0, mtbi_s: float = 0, fresh: bool = False,
                  strict_resume: bool = False, sync_checkpoints: bool = False) -> None:
         self._handle: Optional[ctypes._Pointer] = None  # type: ignore[name-defined]
         o = nubo_train_options()
@@ -191,6 +196,7 @@ class Trainer:
             o.checkpoint_every = checkpoint_every
         o.strict_resume = int(strict_resume)
         o.sync_checkpoints = int(sync_checkpoints)
+        o.fresh = int(fresh)
         if devices is not None:
             o.devices = devices.encode()
         if team is not None:
@@ -250,6 +256,18 @@ class Trainer:
     @property
     def steps_done(self) -> int:
         return int(_lib.lib().nubo_trainer_steps_done(self._h()))
+
+    def request_stop(self) -> None:
+        """Asks fit() to stop after the step in progress, with a checkpoint (from any thread: a
+        nubo.interruption.Watcher's callback, a signal handler)."""
+        if self._handle is not None:
+            _lib.lib().nubo_trainer_request_stop(self._handle)
+
+    @property
+    def resumed_from(self) -> Optional[str]:
+        """The checkpoint the trainer continued from when it was made, or None."""
+        path = _lib.read_text(_lib.lib().nubo_trainer_resumed_from, self._h())
+        return path or None
 
     def profile_json(self) -> str:
         """The run's profile (docs/profile.schema.json), as nubo-cost plan --profile reads it."""

@@ -1,0 +1,97 @@
+"""Spot interruption notices: nubo.interruption.Watcher (docs/train.md, "Spot interruptions").
+
+    >>> from nubo.interruption import Watcher
+    >>> from nubo.train import Trainer
+    >>> with Trainer(checkpoint_dir="ckpt") as t, Watcher(lambda n: t.request_stop()) as w:
+    ...     print(w.cloud or "no metadata service: the watcher is off")
+    ...     t.fit()   # a notice stops it after the step in progress, with a checkpoint
+
+The watcher polls the instance metadata service of the cloud it runs on (AWS IMDSv2, GCP,
+Azure; NUBO_METADATA_URL names another) and calls back once, from a thread of its own, before
+the machine is taken away. It is off when no service answers within 100 ms.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_size_t, c_uint32
+from ctypes import c_void_p
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+from . import _lib
+
+
+class nubo_interruption_notice(Structure):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("cloud", c_char_p),
+        ("action", c_char_p),
+        ("detail", c_char_p),
+        ("seconds_left", c_double),
+    ]
+
+
+class nubo_interruption_watcher(Structure):
+    pass
+
+
+WatcherPtr = POINTER(nubo_interruption_watcher)
+NOTICE_CALLBACK = CFUNCTYPE(None, POINTER(nubo_interruption_notice), c_void_p)
+
+_lib.register({
+    "nubo_interruption_watcher_create": (c_int, [NOTICE_CALLBACK, c_void_p, c_double,
+                                                 POINTER(WatcherPtr)]),
+    "nubo_interruption_watcher_free": (None, [WatcherPtr]),
+    "nubo_interruption_watcher_cloud": (c_int, [WatcherPtr, c_void_p, c_size_t,
+                                                POINTER(c_size_t)]),
+})
+
+
+@dataclass(frozen=True)
+class Notice:
+    cloud: str                     # "aws", "gcp" or "azure"
+    action: str                    # "terminate", "stop", "preempt", ...
+    detail: str                    # the provider's own words
+    seconds_left: Optional[float]  # until the machine goes; None: not said
+
+
+class Watcher:
+    """Calls `on_notice(Notice)` once when the machine is about to be taken away. An exception
+    from it is printed, not raised (it runs on the watcher's thread)."""
+
+    def __init__(self, on_notice: Callable[[Notice], Any], poll_seconds: float = 2.0) -> None:
+        def call(c: Any, _user: Any) -> None:
+            n = c.contents
+            on_notice(Notice(cloud=n.cloud.decode(), action=n.action.decode(),
+                             detail=n.detail.decode(errors="replace"),
+                             seconds_left=None if n.seconds_left < 0 else n.seconds_left))
+
+        self._callback = NOTICE_CALLBACK(call)  # kept alive as long as the watcher
+        self._handle: Optional[ctypes._Pointer] = None  # type: ignore[name-defined]
+        handle = WatcherPtr()
+        _lib.check(_lib.lib().nubo_interruption_watcher_create(
+            self._callback, None, float(poll_seconds), ctypes.byref(handle)))
+        self._handle = handle
+
+    @property
+    def cloud(self) -> str:
+        """The cloud found ("aws", "gcp", "azure"), or "" when the watcher is off."""
+        if self._handle is None:
+            raise ValueError("the watcher is closed")
+        return _lib.read_text(_lib.lib().nubo_interruption_watcher_cloud, self._handle)
+
+    def close(self) -> None:
+        """Stops polling (waits for the watcher's thread)."""
+        if self._handle is not None:
+            _lib.lib().nubo_interruption_watcher_free(self._handle)
+            self._handle = None
+
+    def __enter__(self) -> "Watcher":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
