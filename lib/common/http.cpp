@@ -123,9 +123,13 @@ Response request(const Request& request) {
     throw Error(Errc::corrupt, request.method + " " + request.url +
                                    ": the response is larger than " +
                                    std::to_string(request.max_response) + " bytes");
-  if (rc != CURLE_OK)
-    throw Error(Errc::unavailable,
-                request.method + " " + request.url + ": " + curl_easy_strerror(rc));
+  if (rc != CURLE_OK) {
+    std::string why = curl_easy_strerror(rc);
+    if (rc == CURLE_OPERATION_TIMEDOUT)
+      why +=
+          " (no progress for " + std::to_string(static_cast<int>(request.timeout_seconds)) + " s)";
+    throw Error(Errc::unavailable, request.method + " " + request.url + ": " + why);
+  }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   return response;
 }

@@ -19,12 +19,13 @@ namespace {
 struct CleanAws {
   explicit CleanAws(const TempDir& t) : home("HOME", t.path().c_str()) {}
   ScopedEnv home;
-  ScopedEnv vars[11] = {{"AWS_ACCESS_KEY_ID", nullptr},   {"AWS_SECRET_ACCESS_KEY", nullptr},
+  ScopedEnv vars[13] = {{"AWS_ACCESS_KEY_ID", nullptr},   {"AWS_SECRET_ACCESS_KEY", nullptr},
                         {"AWS_SESSION_TOKEN", nullptr},   {"AWS_REGION", nullptr},
                         {"AWS_DEFAULT_REGION", nullptr},  {"AWS_ENDPOINT_URL", nullptr},
                         {"AWS_ENDPOINT_URL_S3", nullptr}, {"AWS_PROFILE", nullptr},
                         {"AWS_CONFIG_FILE", nullptr},     {"AWS_SHARED_CREDENTIALS_FILE", nullptr},
-                        {"AWS_CA_BUNDLE", nullptr}};
+                        {"AWS_CA_BUNDLE", nullptr},       {"AWS_MAX_ATTEMPTS", nullptr},
+                        {"NUBO_S3_TIMEOUT", nullptr}};
 };
 
 }  // namespace
@@ -131,4 +132,34 @@ TEST_CASE("XML answers are read within bounds, entities decoded", "[s3]") {
   CHECK(s3::part_size_for(1) == 8u << 20);
   CHECK(s3::part_size_for(100ull << 30) == 64u << 20);           // ~1600 parts
   CHECK(s3::part_size_for(5ull << 40) >= (5ull << 40) / 10000);  // within 10,000 parts
+}
+
+TEST_CASE("attempts and the stall timeout are read as the AWS CLI reads them, and checked",
+          "[s3]") {
+  TempDir t;
+  CleanAws clean(t);
+  nubo_test::write_file(t / ".aws/credentials",
+                        "[default]\naws_access_key_id = K\naws_secret_access_key = S\n");
+  nubo_test::write_file(t / ".aws/config", "[default]\nmax_attempts = 4\n");
+  auto c = s3::load_config();
+  CHECK(c.max_attempts == 4);
+  CHECK(c.timeout_seconds == 0);
+  {
+    ScopedEnv attempts("AWS_MAX_ATTEMPTS", "2"), timeout("NUBO_S3_TIMEOUT", "2.5");
+    c = s3::load_config();
+    CHECK(c.max_attempts == 2);  // the environment wins
+    CHECK(c.timeout_seconds == 2.5);
+  }
+  for (const char* bad : {"0", "2.5", "many", "101"}) {
+    ScopedEnv attempts("AWS_MAX_ATTEMPTS", bad);
+    INFO(bad);
+    CHECK_THROWS_WITH(s3::load_config(), Catch::Contains("AWS_MAX_ATTEMPTS"));
+  }
+  for (const char* bad : {"0", "-1", "soon", "4000"}) {
+    ScopedEnv timeout("NUBO_S3_TIMEOUT", bad);
+    INFO(bad);
+    CHECK_THROWS_WITH(s3::load_config(), Catch::Contains("NUBO_S3_TIMEOUT"));
+  }
+  nubo_test::write_file(t / ".aws/config", "[default]\nmax_attempts = lots\n");
+  CHECK_THROWS_WITH(s3::load_config(), Catch::Contains("max_attempts in the profile 'default'"));
 }

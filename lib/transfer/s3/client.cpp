@@ -126,7 +126,10 @@ std::string md5_base64(transfer::Bytes data) {
 }
 
 Client::Client(Config config, ClientOptions options)
-    : config_(std::move(config)), options_(std::move(options)) {}
+    : config_(std::move(config)), options_(std::move(options)) {
+  if (config_.max_attempts > 0) options_.retries = config_.max_attempts - 1;
+  if (config_.timeout_seconds > 0) options_.timeout_seconds = config_.timeout_seconds;
+}
 
 std::string Client::url_of(const ObjectUrl& url, std::string& host, std::string& path) const {
   const auto scheme_end = config_.endpoint.find("://") + 3;
@@ -174,12 +177,22 @@ http::Response Client::send(const Call& call) {
       if (r.status >= 200 && r.status < 300) return r;
       const auto codes = xml_values(r.body, "Code", 1);
       const std::string code = codes.empty() ? "" : codes[0];
-      if (!retryable(r.status, code) || attempt >= options_.retries) fail(call, r);
+      if (!retryable(r.status, code)) fail(call, r);
       why = "HTTP " + std::to_string(r.status) + (code.empty() ? "" : " " + code);
+      if (attempt >= options_.retries) {
+        const auto messages = xml_values(r.body, "Message", 1);
+        if (!messages.empty()) why += " (" + messages[0].substr(0, 300) + ")";
+      }
     } catch (const Error& e) {
-      if (e.code() != Errc::unavailable || attempt >= options_.retries) throw;
+      if (e.code() != Errc::unavailable) throw;
       why = e.what();
     }
+    if (attempt >= options_.retries)
+      throw Error(Errc::unavailable,
+                  call.method + " " + call.url->text() + ": " + why + ", still after " +
+                      std::to_string(attempt + 1) +
+                      " attempts (AWS_MAX_ATTEMPTS): the server is overloaded or unreachable; "
+                      "run the same command again later");
     // Exponential backoff with full jitter: 0.1 s, 0.2 s, ... at most 20 s.
     const double cap = std::min(20.0, 0.1 * static_cast<double>(1 << std::min(attempt, 10)));
     const double wait = std::uniform_real_distribution<double>(cap / 2, cap)(rng);
@@ -323,9 +336,23 @@ std::vector<std::pair<std::string, std::uint64_t>> Client::list_objects(const Ob
     if (!token.empty()) c.query += "&continuation-token=" + uri_encode(token, false);
     c.max_response = 16 << 20;
     auto r = send(c);
-    for (const auto& xml : xml_values(r.body, "Contents", 1000)) {
+    // A listing cut short or not XML at all would read as "no objects": refused instead.
+    const auto contents = xml_values(r.body, "Contents", 1000);
+    std::size_t opened = 0;
+    for (auto at = r.body.find("<Contents>"); at != std::string::npos && opened <= contents.size();
+         at = r.body.find("<Contents>", at + 1))
+      ++opened;
+    if (r.body.find("<ListBucketResult") == std::string::npos ||
+        r.body.find("</ListBucketResult>") == std::string::npos || opened != contents.size())
+      throw Error(Errc::corrupt, "ListObjectsV2 " + prefix.text() +
+                                     ": the answer is not a whole ListBucketResult (" +
+                                     std::to_string(r.body.size()) +
+                                     " bytes of malformed XML): a broken endpoint?");
+    for (const auto& xml : contents) {
       auto keys = xml_values(xml, "Key", 1), sizes = xml_values(xml, "Size", 1);
-      if (keys.empty() || sizes.empty()) continue;
+      if (keys.empty() || sizes.empty())
+        throw Error(Errc::corrupt,
+                    "ListObjectsV2 " + prefix.text() + ": an entry without a Key or a Size");
       try {
         out.emplace_back(keys[0], std::stoull(sizes[0]));
       } catch (const std::exception&) {

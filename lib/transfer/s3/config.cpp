@@ -1,10 +1,12 @@
 #include "transfer/s3/config.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "common/text.hpp"
 #include "nubo/error.hpp"
 
 namespace nubo::s3 {
@@ -146,6 +148,23 @@ Config load_config(const std::string& profile) {
     throw Error(Errc::invalid_argument, "s3 addressing_style '" + style + "' in the profile '" +
                                             c.profile + "': use path, virtual or auto");
   c.path_style = style == "path" || ((style.empty() || style == "auto") && !c.endpoint.empty());
+  const bool attempts_from_env = !env("AWS_MAX_ATTEMPTS").empty();
+  if (const auto v = attempts_from_env ? env("AWS_MAX_ATTEMPTS") : from_files("max_attempts");
+      !v.empty()) {
+    const std::string where =
+        attempts_from_env ? "AWS_MAX_ATTEMPTS" : "max_attempts in the profile '" + c.profile + "'";
+    const double n = text::parse_double(v, where, 1, 100);
+    if (n != std::floor(n))
+      throw Error(Errc::invalid_argument,
+                  where + " '" + v + "': a whole number of attempts, 1..100");
+    c.max_attempts = static_cast<int>(n);
+  }
+  if (const auto v = env("NUBO_S3_TIMEOUT"); !v.empty()) {
+    c.timeout_seconds = text::parse_double(v, "NUBO_S3_TIMEOUT", 0, 3600);
+    if (!(c.timeout_seconds > 0))
+      throw Error(Errc::invalid_argument,
+                  "NUBO_S3_TIMEOUT '" + v + "': a number of seconds above 0, at most 3600");
+  }
   if (c.endpoint.empty()) c.endpoint = "https://s3." + c.region + ".amazonaws.com";
   return c;
 }

@@ -4,7 +4,8 @@
 //  - then the profile in ~/.aws/credentials ([NAME]) and ~/.aws/config ([profile NAME], or
 //    [default]), or the files AWS_SHARED_CREDENTIALS_FILE and AWS_CONFIG_FILE name: keys
 //    aws_access_key_id, aws_secret_access_key, aws_session_token, region, endpoint_url, and
-//    the "s3 =" block's addressing_style (path, virtual or auto).
+//    the "s3 =" block's addressing_style (path, virtual or auto);
+//  - AWS_MAX_ATTEMPTS (else the profile's max_attempts), and NUBO_S3_TIMEOUT.
 // Keys in the environment win over the files, as with the CLI.
 #pragma once
 
@@ -21,6 +22,12 @@ struct Config {
   // "http(s)://host[:port]" without a trailing '/'; AWS's regional endpoint when not set.
   std::string endpoint;
   bool path_style = false;  // https://host/bucket/key, else https://bucket.host/key
+  // Attempts per request, the first included (AWS_MAX_ATTEMPTS, else the profile's
+  // max_attempts, as the AWS CLI reads them); 0: the client's default.
+  int max_attempts = 0;
+  // The longest a connection or a transfer may stall, in seconds (NUBO_S3_TIMEOUT); 0: the
+  // client's default.
+  double timeout_seconds = 0;
 };
 
 // Error(invalid_argument) for a named profile that no file has, or a file that is not what it

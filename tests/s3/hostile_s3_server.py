@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""A broken or hostile S3 endpoint on loopback, for the client's bad-input tests. The bucket
+names the misbehaviour (path-style requests: /BUCKET/KEY):
+
+  truncated    objects declare 1000 bytes and send 10, then close
+  shortrange   a ranged GET answers 200 with 7 bytes, whatever was asked
+  huge         every answer declares 10 GB and streams zeros until the client hangs up
+  badxml       ListObjectsV2 answers XML that is not XML
+  unavailable  every request: 503 SlowDown
+  slow         headers, then one byte every 2 s (slowloris)
+
+Prints its port on stdout, then serves until killed.
+Usage: hostile_s3_server.py
+"""
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args) -> None:  # quiet
+        pass
+
+    def bucket(self) -> str:
+        return self.path.lstrip("/").split("/", 1)[0].split("?", 1)[0]
+
+    def head(self, status: int, length: int, content_type: str = "application/octet-stream"):
+        self.send_response(status)
+        self.send_header("Content-Length", str(length))
+        self.send_header("Content-Type", content_type)
+        self.send_header("ETag", '"0123456789abcdef0123456789abcdef"')
+        self.send_header("Last-Modified", "Wed, 02 Dec 2026 12:00:00 GMT")
+        self.end_headers()
+
+    def serve(self, with_body: bool) -> None:
+        b = self.bucket()
+        if self.headers.get("Content-Length"):  # a body sent with the request: drop it
+            self.rfile.read(int(self.headers["Content-Length"]))
+        if b == "truncated":
+            self.head(200, 1000)
+            if with_body:
+                self.wfile.write(b"0123456789")
+            self.close_connection = True
+        elif b == "shortrange":
+            self.head(200, 7 if with_body else 1 << 20)
+            if with_body:
+                self.wfile.write(b"7 bytes")
+        elif b == "huge":
+            self.head(200, 10 << 30)
+            chunk = bytes(1 << 20)
+            try:
+                while with_body:
+                    self.wfile.write(chunk)
+            except OSError:
+                pass
+            self.close_connection = True
+        elif b == "badxml" and "list-type=2" in self.path:
+            body = b"<?xml version='1.0'?><ListBucketResult><Contents><Key>a</Key><Size>12"
+            self.head(200, len(body), "application/xml")
+            if with_body:
+                self.wfile.write(body)
+        elif b == "unavailable":
+            body = b"<Error><Code>SlowDown</Code><Message>Please reduce your rate</Message></Error>"
+            self.head(503, len(body), "application/xml")
+            if with_body:
+                self.wfile.write(body)
+        elif b == "slow":
+            self.head(200, 1000)
+            try:
+                for _ in range(500):
+                    if not with_body:
+                        break
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(2)
+            except OSError:
+                pass
+            self.close_connection = True
+        else:
+            body = b"<Error><Code>NoSuchKey</Code><Message>nothing here</Message></Error>"
+            self.head(404, len(body), "application/xml")
+            if with_body:
+                self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        self.serve(True)
+
+    def do_HEAD(self) -> None:
+        self.serve(False)
+
+    def do_PUT(self) -> None:
+        self.serve(True)
+
+    def do_POST(self) -> None:
+        self.serve(True)
+
+
+def main() -> int:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

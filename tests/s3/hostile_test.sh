@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# nubo-xfer against a broken or hostile S3 endpoint (hostile_s3_server.py): truncated bodies, a
+# wrong length, 10 GB declared, XML that is not XML, endless 503s and a slowloris. Each ends in
+# a clear error within a bounded time (AWS_MAX_ATTEMPTS and NUBO_S3_TIMEOUT keep it short), and
+# nothing lands under the destination's name.
+# Usage: hostile_test.sh NUBO_XFER PYTHON
+set -euo pipefail
+xfer=$(realpath "$1")
+python=$2
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+server_pid=
+trap 'kill $server_pid 2>/dev/null || true; rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "hostile_test: $*" >&2; [ -f err ] && cat err >&2; exit 1; }
+
+"$python" "$here/hostile_s3_server.py" > port &
+server_pid=$!
+for _ in $(seq 100); do [ -s port ] && break; sleep 0.05; done
+export AWS_ENDPOINT_URL="http://127.0.0.1:$(head -n1 port)"
+export AWS_ACCESS_KEY_ID=AKIDHOSTILE AWS_SECRET_ACCESS_KEY=secret AWS_REGION=us-east-1
+export AWS_MAX_ATTEMPTS=3 NUBO_S3_TIMEOUT=2
+unset AWS_PROFILE
+
+# expect WHAT SECONDS COMMAND...: fails (not 0), within SECONDS, with WHAT in its message.
+expect() {
+  local what=$1 limit=$2 start end status
+  shift 2
+  start=$(date +%s)
+  set +e
+  timeout 120 "$@" >/dev/null 2>err
+  status=$?
+  set -e
+  end=$(date +%s)
+  [ "$status" -ne 0 ] || fail "'$*' succeeded against a hostile server"
+  [ "$status" -ne 124 ] || fail "'$*' hung"
+  [ $((end - start)) -le "$limit" ] || fail "'$*' took $((end - start)) s (bound $limit s)"
+  grep -qi -- "$what" err || fail "'$*': the message does not say '$what'"
+}
+
+expect "truncated\|transfer closed\|partial" 30 "$xfer" cp s3://truncated/object.bin got.bin -q
+[ ! -e got.bin ] || fail "a truncated download landed"
+expect "bytes" 30 "$xfer" cp s3://shortrange/object.bin got.bin -q
+[ ! -e got.bin ] || fail "a short download landed"
+expect "limit\|too large\|bytes" 60 "$xfer" list s3://huge/a.nubo
+expect "xml\|list" 30 "$xfer" cp s3://badxml/prefix/ tree -q
+expect "503" 30 "$xfer" cp s3://unavailable/object.bin got.bin -q
+grep -q "after 3 attempts" err || fail "the 503s' error does not say how often it tried"
+expect "stall\|timed out\|timeout" 30 "$xfer" cp s3://slow/object.bin got.bin -q
+[ ! -e got.bin ] || fail "a slowloris download landed"
+# Bad knobs are refused, naming them.
+expect "AWS_MAX_ATTEMPTS" 10 env AWS_MAX_ATTEMPTS=zero "$xfer" cp s3://unavailable/x got.bin -q
+expect "NUBO_S3_TIMEOUT" 10 env NUBO_S3_TIMEOUT=-1 "$xfer" cp s3://unavailable/x got.bin -q
+echo "hostile_test: ok"
