@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -86,7 +88,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 3600.0));
   app.add_option("--max-restarts", max_restarts,
                  "When a process fails, stop them all and start the job again, up to N times "
-                 "(backoff 1 s, 2 s, 4 s ... 30 s); each attempt sees NUBO_RESTART_COUNT")
+                 "(backoff 1 s, 2 s, 4 s ... 30 s while attempts fail within 10 s of their start, "
+                 "else 1 s); each attempt sees NUBO_RESTART_COUNT")
       ->check(CLI::Range(0, 1000));
   app.add_flag("--cpu-bind", cpu_bind,
                "Pin each process's host workers to cores of their own (NUBO_CPU_BIND=1), "
@@ -227,14 +230,22 @@ int main(int argc, char** argv) {
     nubo::run::deliver_signal(SIGTERM);
   });
   int status = 0;
+  // The backoff doubles with each failure in a row of attempts that failed soon after they
+  // started (a crash loop); an attempt that ran for a while (a spot machine lost mid-run)
+  // starts it over at 1 s, so that a long job reclaimed now and then restarts at once.
+  constexpr auto kRanWell = std::chrono::seconds(10);
+  int quick_failures = 0;
   for (int attempt = 0;; ++attempt) {
     spec.extra_env = base_env;
     spec.extra_env.emplace_back("NUBO_RESTART_COUNT", std::to_string(attempt));
     spec.extra_env.emplace_back("TORCHELASTIC_RESTART_COUNT", std::to_string(attempt));
     if (attempt > 0 && base_rendezvous.rfind("tcp://", 0) != 0)
       spec.rendezvous = base_rendezvous + "/attempt-" + std::to_string(attempt);
+    const auto started = std::chrono::steady_clock::now();
     const auto outcome = nubo::run::launch(spec);
     status = outcome.status;
+    quick_failures =
+        std::chrono::steady_clock::now() - started >= kRanWell ? 0 : quick_failures + 1;
     if (status == 0 || status == nubo::run::kExitResume || outcome.stop_signal != 0) break;
     if (attempt >= max_restarts) {
       if (max_restarts > 0)
@@ -242,7 +253,7 @@ int main(int argc, char** argv) {
                      attempt + 1, attempt + 1);
       break;
     }
-    const int backoff = std::min(30, 1 << std::min(attempt, 5));
+    const int backoff = std::min(30, 1 << std::clamp(quick_failures - 1, 0, 5));
     std::fprintf(stderr,
                  "nubo-run: attempt %d of %d failed; starting the job again in %d s "
                  "(NUBO_RESTART_COUNT=%d)\n",
