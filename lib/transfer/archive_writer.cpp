@@ -82,24 +82,17 @@ std::uint32_t ArchiveWriter::add_entry(const EntryMeta& meta) {
 void ArchiveWriter::add_chunk(std::uint32_t entry, std::uint64_t file_offset, ChunkCodec codec,
                               int level, std::uint32_t raw_size, std::uint64_t raw_hash,
                               Bytes payload) {
-  IndexChunk c;
-  c.record_offset = offset_;
-  c.raw_size = raw_size;
-  c.stored_size = static_cast<std::uint32_t>(payload.size());
-  c.raw_hash = raw_hash;
-  c.codec = codec;
-  c.level = static_cast<std::int8_t>(level);
-  index_.chunks.push_back(c);
-  index_.entries[entry].chunk_count++;
   RecordHeader r;
   r.type = RecordType::chunk;
   r.codec = codec;
-  r.level = c.level;
+  r.level = static_cast<std::int8_t>(level);
   r.entry = entry;
   r.raw_size = raw_size;
   r.offset = file_offset;
-  r.stored_size = c.stored_size;
+  r.stored_size = static_cast<std::uint32_t>(payload.size());
   r.hash = raw_hash;
+  index_.chunks.push_back(index_chunk(r, offset_));
+  index_.entries[entry].chunk_count++;
   // A raw chunk's payload is its raw bytes: the check is the low half of the hash already made,
   // which saves hashing every incompressible byte twice.
   auto check = static_cast<std::uint32_t>(raw_hash);
@@ -126,15 +119,17 @@ void ArchiveWriter::add_bundle(const std::vector<EntryMeta>& members,
   if (index_.entries.size() + members.size() > UINT32_MAX) {
     throw Error(Errc::invalid_argument, "an archive holds at most 4294967295 entries");
   }
-  IndexChunk c;
-  c.record_offset = offset_;
-  c.raw_size = raw_size;
-  c.stored_size = static_cast<std::uint32_t>(payload.size());
-  c.raw_hash = raw_hash;
-  c.codec = codec;
-  c.level = static_cast<std::int8_t>(level);
-  c.bundle = true;
-  c.owner = static_cast<std::uint32_t>(index_.entries.size());
+  RecordHeader r;
+  r.type = RecordType::bundle;
+  r.codec = codec;
+  r.level = static_cast<std::int8_t>(level);
+  r.entry = static_cast<std::uint32_t>(index_.entries.size());  // its first member
+  r.raw_size = raw_size;
+  r.offset = table_offset;
+  r.stored_size = static_cast<std::uint32_t>(payload.size());
+  r.hash = raw_hash;
+  IndexChunk c = index_chunk(r, offset_);
+  c.owner = r.entry;
   std::uint32_t at = 0;
   for (std::size_t i = 0; i < members.size(); ++i) {
     IndexEntry e;
@@ -150,15 +145,6 @@ void ArchiveWriter::add_bundle(const std::vector<EntryMeta>& members,
     index_.entries.push_back(std::move(e));
   }
   index_.chunks.push_back(c);
-  RecordHeader r;
-  r.type = RecordType::bundle;
-  r.codec = codec;
-  r.level = c.level;
-  r.entry = c.owner;
-  r.raw_size = raw_size;
-  r.offset = table_offset;
-  r.stored_size = c.stored_size;
-  r.hash = raw_hash;
   auto check = static_cast<std::uint32_t>(raw_hash);
   put(r, payload, codec == ChunkCodec::none ? &check : nullptr);
 }

@@ -130,6 +130,18 @@ struct IndexChunk {
   std::uint32_t owner = 0;  // the file it belongs to; a bundle's first member (not stored)
 };
 constexpr std::size_t kIndexChunkSize = 32;
+// The index's record of the chunk or bundle whose header is `r`, at `record_offset`.
+inline IndexChunk index_chunk(const RecordHeader& r, std::uint64_t record_offset) {
+  IndexChunk c;
+  c.record_offset = record_offset;
+  c.raw_size = r.raw_size;
+  c.stored_size = r.stored_size;
+  c.raw_hash = r.hash;
+  c.codec = r.codec;
+  c.level = r.level;
+  c.bundle = r.type == RecordType::bundle;
+  return c;
+}
 
 struct IndexEntry {
   EntryMeta meta;

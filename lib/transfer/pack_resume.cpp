@@ -126,25 +126,11 @@ class Scanner {
           return false;
         }
         if (verify) {
-          std::vector<std::byte> stored(r.stored_size), raw(r.raw_size);
-          part_.pread_exact(stored, at + kRecordHeaderSize, "chunk");
-          if (payload_check(stored) != r.payload_check) return false;
-          try {
-            decompressor_.decompress(r.codec, stored, raw);
-          } catch (const Error&) {
-            return false;
-          }
-          if (hash64(raw) != r.hash) return false;
+          std::vector<std::byte> raw;
+          if (!read_verified(at, r, raw)) return false;
           if (hasher_valid_) hasher_.update(raw);
         }
-        IndexChunk c;
-        c.record_offset = at;
-        c.raw_size = r.raw_size;
-        c.stored_size = r.stored_size;
-        c.raw_hash = r.hash;
-        c.codec = r.codec;
-        c.level = r.level;
-        index_.chunks.push_back(c);
+        index_.chunks.push_back(index_chunk(r, at));
         e.chunk_count++;
         done_bytes_ += r.raw_size;
         break;
@@ -175,22 +161,26 @@ class Scanner {
     return true;
   }
 
-  // A bundle is always decoded: its entry records are inside. Each member must still be the
-  // source it was.
-  bool take_bundle(std::uint64_t at, const RecordHeader& r) {
-    std::vector<std::byte> stored(r.stored_size), raw(r.raw_size);
-    part_.pread_exact(stored, at + kRecordHeaderSize, "bundle");
+  // The raw bytes of the chunk or bundle record at `at`, its payload check and its XXH3-64
+  // matched; false for a damaged or torn one.
+  bool read_verified(std::uint64_t at, const RecordHeader& r, std::vector<std::byte>& raw) {
+    std::vector<std::byte> stored(r.stored_size);
+    raw.resize(r.raw_size);
+    part_.pread_exact(stored, at + kRecordHeaderSize, "chunk");
     if (payload_check(stored) != r.payload_check) return false;
     try {
-      if (r.codec == ChunkCodec::none) {
-        raw = stored;
-      } else {
-        decompressor_.decompress(r.codec, stored, raw);
-      }
+      decompressor_.decompress(r.codec, stored, raw);
     } catch (const Error&) {
       return false;
     }
-    if (hash64(raw) != r.hash) return false;
+    return hash64(raw) == r.hash;
+  }
+
+  // A bundle is always decoded: its entry records are inside. Each member must still be the
+  // source it was.
+  bool take_bundle(std::uint64_t at, const RecordHeader& r) {
+    std::vector<std::byte> raw;
+    if (!read_verified(at, r, raw)) return false;
     std::vector<EntryMeta> members;
     try {
       members = decode_bundle_table(raw, r.offset);
@@ -210,14 +200,7 @@ class Scanner {
       content += members[i].size;
     }
     if (content != r.offset) return false;
-    IndexChunk c;
-    c.record_offset = at;
-    c.raw_size = r.raw_size;
-    c.stored_size = r.stored_size;
-    c.raw_hash = r.hash;
-    c.codec = r.codec;
-    c.level = r.level;
-    c.bundle = true;
+    IndexChunk c = index_chunk(r, at);
     c.owner = static_cast<std::uint32_t>(first);
     std::uint32_t offset = 0;
     for (auto& meta : members) {
