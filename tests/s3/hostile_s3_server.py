@@ -8,13 +8,27 @@ names the misbehaviour (path-style requests: /BUCKET/KEY):
   badxml       ListObjectsV2 answers XML that is not XML
   unavailable  every request: 503 SlowDown
   slow         headers, then one byte every 2 s (slowloris)
+  altered      objects whose bytes are not those their ETag describes, as another client (not
+               nubo) would have uploaded them: `single` (put whole), `multi` (2 parts of 6
+               bytes); `intact` is a 2-part object whose ETag matches
 
 Prints its port on stdout, then serves until killed.
 Usage: hostile_s3_server.py
 """
+import hashlib
+import re
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+BODY = b"hello, world"
+md5 = hashlib.md5
+ALTERED = {  # key: (ETag, part size or 0 for an object put whole)
+    "single": (md5(b"HELLO, WORLD").hexdigest(), 0),
+    "multi": (md5(md5(b"hello,").digest() + md5(b"WORLD!").digest()).hexdigest() + "-2", 6),
+    "intact": (md5(md5(BODY[:6]).digest() + md5(BODY[6:]).digest()).hexdigest() + "-2", 6),
+}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -34,11 +48,41 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Last-Modified", "Wed, 02 Dec 2026 12:00:00 GMT")
         self.end_headers()
 
+    def altered(self, with_body: bool) -> None:
+        key = self.path.split("?", 1)[0].rsplit("/", 1)[-1]
+        etag, part = ALTERED.get(key, ("", 0))
+        if not etag:
+            return self.not_found(with_body)
+        body, status = BODY, 200
+        m = re.search(r"partNumber=(\d+)", self.path)
+        r = re.fullmatch(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+        if m and part:
+            n = int(m.group(1))
+            body, status = BODY[(n - 1) * part:n * part], 206
+        elif r:
+            body, status = BODY[int(r.group(1)):int(r.group(2)) + 1], 206
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("ETag", f'"{etag}"')
+        if part:
+            self.send_header("x-amz-mp-parts-count", str(len(BODY) // part))
+        self.end_headers()
+        if with_body:
+            self.wfile.write(body)
+
+    def not_found(self, with_body: bool) -> None:
+        body = b"<Error><Code>NoSuchKey</Code><Message>nothing here</Message></Error>"
+        self.head(404, len(body), "application/xml")
+        if with_body:
+            self.wfile.write(body)
+
     def serve(self, with_body: bool) -> None:
         b = self.bucket()
         if self.headers.get("Content-Length"):  # a body sent with the request: drop it
             self.rfile.read(int(self.headers["Content-Length"]))
-        if b == "truncated":
+        if b == "altered":
+            self.altered(with_body)
+        elif b == "truncated":
             self.head(200, 1000)
             if with_body:
                 self.wfile.write(b"0123456789")
@@ -79,10 +123,7 @@ class Handler(BaseHTTPRequestHandler):
                 pass
             self.close_connection = True
         else:
-            body = b"<Error><Code>NoSuchKey</Code><Message>nothing here</Message></Error>"
-            self.head(404, len(body), "application/xml")
-            if with_body:
-                self.wfile.write(body)
+            self.not_found(with_body)
 
     def do_GET(self) -> None:
         self.serve(True)

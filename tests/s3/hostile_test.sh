@@ -48,6 +48,15 @@ expect "503" 30 "$xfer" cp s3://unavailable/object.bin got.bin -q
 grep -q "after 3 attempts" err || fail "the 503s' error does not say how often it tried"
 expect "stall\|timed out\|timeout" 30 "$xfer" cp s3://slow/object.bin got.bin -q
 [ ! -e got.bin ] || fail "a slowloris download landed"
+# Objects another client uploaded are checked against their ETag (whole, and multipart from the
+# parts' MD5s): altered bytes are refused and nothing lands; intact ones land with no warning.
+expect "does not match its ETag" 30 "$xfer" cp s3://altered/single got.bin -q
+[ ! -e got.bin ] || fail "an object that does not match its ETag landed"
+expect "does not match its ETag" 30 "$xfer" cp s3://altered/multi got.bin -q
+[ ! -e got.bin ] || fail "a multipart object that does not match its ETag landed"
+"$xfer" cp s3://altered/intact got.bin -q 2>err || fail "an intact multipart object was refused"
+[ "$(cat got.bin)" = "hello, world" ] || fail "the intact object came back as '$(cat got.bin)'"
+! grep -q "only its size" err || fail "an intact multipart object was not checked: $(cat err)"
 # Bad knobs are refused, naming them.
 expect "AWS_MAX_ATTEMPTS" 10 env AWS_MAX_ATTEMPTS=zero "$xfer" cp s3://unavailable/x got.bin -q
 expect "NUBO_S3_TIMEOUT" 10 env NUBO_S3_TIMEOUT=-1 "$xfer" cp s3://unavailable/x got.bin -q

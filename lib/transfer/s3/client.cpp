@@ -282,7 +282,15 @@ void Client::put_object(const ObjectUrl& url, transfer::Bytes body, const Metada
 }
 
 std::optional<ObjectInfo> Client::head_object(const ObjectUrl& url) {
-  Call c{"HEAD", &url};
+  return head(url, {});
+}
+
+std::optional<ObjectInfo> Client::head_part(const ObjectUrl& url, int number) {
+  return head(url, "partNumber=" + std::to_string(number));
+}
+
+std::optional<ObjectInfo> Client::head(const ObjectUrl& url, const std::string& query) {
+  Call c{"HEAD", &url, query};
   http::Response r;
   try {
     r = send(c);
@@ -293,16 +301,32 @@ std::optional<ObjectInfo> Client::head_object(const ObjectUrl& url) {
     throw;
   }
   ObjectInfo info;
+  const auto number = [&](const char* header, const std::string& text) {
+    try {
+      std::size_t used = 0;
+      const auto v = std::stoull(text, &used);
+      if (used != text.size()) throw std::invalid_argument(text);
+      return v;
+    } catch (const std::exception&) {
+      throw Error(Errc::corrupt, "HEAD " + url.text() + ": " + header + " '" + text.substr(0, 40) +
+                                     "' is not a number");
+    }
+  };
   const auto length = r.headers.find("content-length");
   if (length == r.headers.end())
     throw Error(Errc::corrupt, "HEAD " + url.text() + ": the server gave no Content-Length");
-  try {
-    info.size = std::stoull(length->second);
-  } catch (const std::exception&) {
-    throw Error(Errc::corrupt, "HEAD " + url.text() + ": Content-Length '" +
-                                   length->second.substr(0, 40) + "' is not a number");
-  }
+  info.size = number("Content-Length", length->second);
   if (auto e = r.headers.find("etag"); e != r.headers.end()) info.etag = unquote(e->second);
+  if (auto e = r.headers.find("x-amz-server-side-encryption"); e != r.headers.end())
+    info.server_side_encryption = e->second;
+  info.customer_key = r.headers.count("x-amz-server-side-encryption-customer-algorithm") != 0;
+  if (auto e = r.headers.find("x-amz-mp-parts-count"); e != r.headers.end()) {
+    const auto parts = number("x-amz-mp-parts-count", e->second);
+    if (parts > 10000)
+      throw Error(Errc::corrupt, "HEAD " + url.text() + ": " + std::to_string(parts) +
+                                     " parts is beyond S3's 10,000");
+    info.parts = static_cast<int>(parts);
+  }
   for (const auto& [k, v] : r.headers)
     if (k.rfind("x-amz-meta-", 0) == 0) info.metadata[k.substr(11)] = v;
   return info;

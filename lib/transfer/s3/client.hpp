@@ -32,9 +32,12 @@ ObjectUrl parse_s3_url(std::string_view text);
 using Metadata = std::map<std::string, std::string>;  // x-amz-meta-NAME, names lower-case
 
 struct ObjectInfo {
-  std::uint64_t size = 0;
-  std::string etag;  // without quotes
+  std::uint64_t size = 0;  // of the object, or of the part asked for
+  std::string etag;        // without quotes
   Metadata metadata;
+  std::string server_side_encryption;  // x-amz-server-side-encryption: "AES256", "aws:kms"
+  bool customer_key = false;           // SSE-C: the ETag is not the content's MD5
+  int parts = 0;                       // x-amz-mp-parts-count (asked for a part; 0: not told)
 };
 
 struct Part {
@@ -58,6 +61,8 @@ class Client {
   void create_bucket(const std::string& bucket);
   void put_object(const ObjectUrl& url, transfer::Bytes body, const Metadata& metadata = {});
   std::optional<ObjectInfo> head_object(const ObjectUrl& url);
+  // HEAD of part `number` (1-based) of the object: its size, and how many parts the object has.
+  std::optional<ObjectInfo> head_part(const ObjectUrl& url, int number);
   // Bytes [offset, offset + size) of the object: exactly that many, or Error(corrupt).
   std::string get_range(const ObjectUrl& url, std::uint64_t offset, std::uint64_t size);
   void delete_object(const ObjectUrl& url);
@@ -88,6 +93,7 @@ class Client {
   };
   // Signs and sends `call`, retrying what may pass; Error naming the server's code otherwise.
   http::Response send(const Call& call);
+  std::optional<ObjectInfo> head(const ObjectUrl& url, const std::string& query);
   std::string url_of(const ObjectUrl& url, std::string& host, std::string& path) const;
   [[noreturn]] void fail(const Call& call, const http::Response& r) const;
 

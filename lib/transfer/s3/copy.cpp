@@ -1,4 +1,5 @@
 #include "transfer/s3/copy.hpp"
+#include "transfer/s3/etag_check.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -318,22 +319,27 @@ CopySummary download_file(Client& client, const ObjectUrl& url, const std::strin
     }
     throw;
   }
-  // The whole file, checked before it takes its name.
-  const auto got = transfer::hash_on_disk(out.get(), size, tmp).hex();
-  std::string expected = info->metadata.count(kHashKey) ? info->metadata.at(kHashKey) : "";
-  if (!expected.empty() && got != expected) {
+  // The whole file, checked before it takes its name: against the XXH3-128 nubo stored with
+  // it, or, for an object another client uploaded, against its ETag.
+  const auto refuse = [&](const std::string& expected, const std::string& got) {
     out = Fd();
     transfer::remove_file(tmp);
     journal.remove();
-    throw Error(Errc::corrupt, url.text() +
-                                   ": the downloaded content does not match its "
-                                   "XXH3-128 (" +
-                                   expected.substr(0, 32) + "); nothing was written, run it again");
+    throw Error(Errc::corrupt, url.text() + ": the downloaded content does not match its " +
+                                   expected + " (" + got +
+                                   " downloaded); nothing was written, run it again");
+  };
+  if (const auto stored = info->metadata.find(kHashKey); stored != info->metadata.end()) {
+    const auto got = transfer::hash_on_disk(out.get(), size, tmp).hex();
+    if (got != stored->second) refuse("XXH3-128 " + stored->second.substr(0, 32), got);
+  } else {
+    const auto verdict = check_etag(client, url, *info, out);
+    if (verdict.result == EtagVerdict::Result::mismatched)
+      refuse("ETag " + info->etag, verdict.detail);
+    if (verdict.result == EtagVerdict::Result::not_checkable)
+      log::warn(url.text() + " carries no nubo checksum and " + verdict.detail +
+                ": only its size was checked");
   }
-  if (expected.empty())
-    log::warn(url.text() +
-              " carries no nubo checksum (not uploaded by nubo): only its size "
-              "was checked");
   if (options.sync) out.datasync();
   out.close();
   transfer::rename_file(tmp, path);

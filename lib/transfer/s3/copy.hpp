@@ -6,8 +6,8 @@
 //    appears only at CompleteMultipartUpload, never half-written under its name. The file's
 //    XXH3-128 travels as metadata (x-amz-meta-nubo-xxh3-128).
 //  - download: parallel ranged GETs into a temporary file beside the destination, a journal of
-//    the parts written, then the whole file checked against that XXH3-128 (or a single-part
-//    object's MD5 ETag) before it is renamed into place.
+//    the parts written, then the whole file checked against that XXH3-128 (or, for an object
+//    another client uploaded, its ETag: etag_check.hpp) before it is renamed into place.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,148 @@
+#include "transfer/s3/etag_check.hpp"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "nubo/error.hpp"
+
+namespace nubo::s3 {
+
+namespace {
+
+using Result = EtagVerdict::Result;
+constexpr std::size_t kMd5Size = 16;
+
+EtagVerdict verdict(Result r, std::string detail) {
+  return {r, std::move(detail)};
+}
+
+bool is_md5_hex(const std::string& s) {
+  return s.size() == 2 * kMd5Size && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+std::string hex(const unsigned char* d, std::size_t n) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) {
+    out += digits[d[i] >> 4];
+    out += digits[d[i] & 15];
+  }
+  return out;
+}
+
+// The MD5 of bytes [offset, offset + size) of `file`, appended to `digests`.
+void md5_of_range(const transfer::Fd& file, std::uint64_t offset, std::uint64_t size,
+                  std::vector<unsigned char>& buffer, std::vector<unsigned char>& digests) {
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_md5(), nullptr) != 1)
+    throw Error(Errc::unavailable, "MD5 is not available from libcrypto");
+  for (std::uint64_t done = 0; done < size;) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), size - done));
+    file.pread_exact(transfer::MutableBytes(reinterpret_cast<std::byte*>(buffer.data()), n),
+                     offset + done, "downloaded bytes");
+    EVP_DigestUpdate(ctx.get(), buffer.data(), n);
+    done += n;
+  }
+  unsigned char d[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(ctx.get(), d, &len);
+  digests.insert(digests.end(), d, d + len);
+}
+
+// The sizes of the object's `count` parts: uniform as every common client makes them (all but
+// the last the size of the first), else asked part by part.
+std::optional<std::vector<std::uint64_t>> part_sizes(Client& client, const ObjectUrl& url,
+                                                     std::uint64_t size, int count,
+                                                     std::string& why_not) {
+  const auto first = client.head_part(url, 1);
+  if (!first) {
+    why_not = "the object disappeared while it was checked";
+    return std::nullopt;
+  }
+  if (first->parts != 0 && first->parts != count) {
+    why_not = "the server reports " + std::to_string(first->parts) + " parts, its ETag " +
+              std::to_string(count);
+    return std::nullopt;
+  }
+  const auto p = first->size;
+  if (p == 0 || (count > 1 && p >= size)) {
+    why_not = "the server does not report the object's part sizes";
+    return std::nullopt;
+  }
+  std::vector<std::uint64_t> sizes(static_cast<std::size_t>(count), p);
+  const auto before_last = p * static_cast<std::uint64_t>(count - 1);
+  if (before_last < size && size - before_last <= p) {
+    sizes.back() = size - before_last;
+    return sizes;
+  }
+  std::uint64_t total = p;
+  for (int k = 2; k <= count; ++k) {
+    const auto part = client.head_part(url, k);
+    if (!part) {
+      why_not = "the object disappeared while it was checked";
+      return std::nullopt;
+    }
+    sizes[static_cast<std::size_t>(k - 1)] = part->size;
+    total += part->size;
+  }
+  if (total != size) {
+    why_not = "its parts' sizes add up to " + std::to_string(total) + " bytes, not " +
+              std::to_string(size);
+    return std::nullopt;
+  }
+  return sizes;
+}
+
+}  // namespace
+
+EtagVerdict check_etag(Client& client, const ObjectUrl& url, const ObjectInfo& info,
+                       const transfer::Fd& file) {
+  if (info.server_side_encryption == "aws:kms" || info.server_side_encryption == "aws:kms:dsse" ||
+      info.customer_key)
+    return verdict(Result::not_checkable, "its ETag is not an MD5 under SSE-KMS or SSE-C");
+  auto etag = info.etag;
+  std::transform(etag.begin(), etag.end(), etag.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const auto dash = etag.find('-');
+  const auto md5 = etag.substr(0, dash);
+  if (!is_md5_hex(md5))
+    return verdict(Result::not_checkable,
+                   "its ETag '" + info.etag.substr(0, 80) + "' is not an MD5");
+  std::vector<unsigned char> buffer(1 << 20), digests;
+  if (dash == std::string::npos) {
+    md5_of_range(file, 0, info.size, buffer, digests);
+    const auto got = hex(digests.data(), kMd5Size);
+    return got == md5 ? verdict(Result::matched, {}) : verdict(Result::mismatched, got);
+  }
+  const auto count_text = etag.substr(dash + 1);
+  int count = 0;
+  try {
+    std::size_t used = 0;
+    count = std::stoi(count_text, &used);
+    if (used != count_text.size()) count = 0;
+  } catch (const std::exception&) {
+    count = 0;
+  }
+  if (count < 1 || count > 10000)
+    return verdict(Result::not_checkable, "its ETag '" + info.etag.substr(0, 80) +
+                                              "' names no part count from 1 to 10,000");
+  std::string why_not;
+  const auto sizes = part_sizes(client, url, info.size, count, why_not);
+  if (!sizes) return verdict(Result::not_checkable, why_not);
+  std::uint64_t offset = 0;
+  for (const auto n : *sizes) {
+    md5_of_range(file, offset, n, buffer, digests);
+    offset += n;
+  }
+  unsigned char d[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(digests.data(), digests.size(), d, &len, EVP_md5(), nullptr);
+  const auto got = hex(d, len) + "-" + std::to_string(count);
+  return got == etag ? verdict(Result::matched, {}) : verdict(Result::mismatched, got);
+}
+
+}  // namespace nubo::s3
