@@ -103,6 +103,9 @@ typedef struct nubo_transfer_summary {
   uint64_t chunks_zero;
   double seconds;
   int resumed; /* nonzero: an interrupted attempt was continued */
+  /* Bytes moved over the network: uploaded by a pack to s3://, fetched from s3:// by unpack and
+   * verify; 0 for local archives. */
+  uint64_t bytes_transferred;
 } nubo_transfer_summary;
 
 NUBO_C_API nubo_status nubo_pack_options_init(nubo_pack_options* options, size_t struct_size);

@@ -104,6 +104,7 @@ void write_summary(const xfer::Summary& s, nubo_transfer_summary* out) {
   c.chunks_zero = s.chunks_zero;
   c.seconds = s.seconds;
   c.resumed = s.resumed ? 1 : 0;
+  c.bytes_transferred = s.bytes_transferred;
   nubo::capi::write_sized(c, out, "summary", "nubo_transfer_summary");
 }
 

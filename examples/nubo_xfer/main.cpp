@@ -87,7 +87,8 @@ nlohmann::json summary_json(const std::string& operation, const xfer::Summary& s
             {"zero", s.chunks_zero}}},
           {"seconds", s.seconds},
           {"rate", s.seconds > 0 ? static_cast<double>(s.bytes) / s.seconds : 0},
-          {"resumed", s.resumed}};
+          {"resumed", s.resumed},
+          {"bytes_transferred", s.bytes_transferred}};
 }
 
 void report(const std::string& operation, const xfer::Summary& s, const Common& c) {
@@ -107,6 +108,11 @@ void report(const std::string& operation, const xfer::Summary& s, const Common& 
   if (s.bytes_skipped > 0) {
     std::fprintf(stderr, ", %s already done",
                  nubo_xfer::format_bytes(static_cast<double>(s.bytes_skipped)).c_str());
+  }
+  if (s.bytes_transferred > 0) {
+    std::fprintf(stderr, ", %s %s the network",
+                 nubo_xfer::format_bytes(static_cast<double>(s.bytes_transferred)).c_str(),
+                 operation == "packed" ? "over" : "fetched over");
   }
   std::fprintf(stderr, "\n");
 }
@@ -129,8 +135,17 @@ std::string time_string(std::int64_t ns) {
   return buf;
 }
 
-int list(const std::string& archive, bool long_format, const Common& c) {
-  auto entries = xfer::list(archive);
+// -v of list and cat: what reading the archive cost, on stderr (s3:// archives are read by range).
+void report_fetched(const xfer::Reader& reader, const std::string& archive) {
+  std::fprintf(stderr, "nubo-xfer: read %s of %s over the network\n",
+               nubo_xfer::format_bytes(static_cast<double>(reader.bytes_fetched())).c_str(),
+               archive.c_str());
+}
+
+int list(const std::string& archive, bool long_format, bool verbose, const Common& c) {
+  xfer::Reader reader(archive);
+  const auto& entries = reader.entries();
+  if (verbose) report_fetched(reader, archive);
   if (c.json) {
     auto out = nlohmann::json::array();
     for (const auto& e : entries) {
@@ -160,7 +175,7 @@ int list(const std::string& archive, bool long_format, const Common& c) {
   return 0;
 }
 
-int cat(const std::string& archive, const std::string& path) {
+int cat(const std::string& archive, const std::string& path, bool verbose) {
   xfer::Reader reader(archive);
   const auto* e = reader.find(path);
   if (!e) throw nubo::Error(nubo::Errc::not_found, archive + ": no entry '" + path + "'");
@@ -180,6 +195,7 @@ int cat(const std::string& archive, const std::string& path) {
     }
     at += n;
   }
+  if (verbose) report_fetched(reader, archive);
   return 0;
 }
 
@@ -228,6 +244,8 @@ int main(int argc, char** argv) {
   auto* list_cmd = app.add_subcommand("list", "list the entries of an archive");
   list_cmd->add_option("archive", archive, "the archive")->required();
   list_cmd->add_flag("-l,--long", long_format, "mode, size, stored size, time, path");
+  bool verbose = false;
+  list_cmd->add_flag("-v,--verbose", verbose, "say on stderr how many bytes were read");
   add_common(list_cmd, common, false);
 
   auto* verify = app.add_subcommand("verify", "check every checksum of an archive");
@@ -238,6 +256,7 @@ int main(int argc, char** argv) {
   auto* cat_cmd = app.add_subcommand("cat", "write one file of an archive to stdout");
   cat_cmd->add_option("archive", archive, "the archive")->required();
   cat_cmd->add_option("path", path, "the file's path in the archive")->required();
+  cat_cmd->add_flag("-v,--verbose", verbose, "say on stderr how many bytes were read");
 
   auto net = nubo_xfer::add_net_commands(app);  // send, serve (docs/net.md)
   auto cp = nubo_xfer::add_cp_command(app);     // cp to and from object storage (docs/s3.md)
@@ -307,9 +326,9 @@ int main(int argc, char** argv) {
       if (!common.json && !common.quiet)
         std::fprintf(stderr, "nubo-xfer: %s is intact\n", archive.c_str());
     } else if (list_cmd->parsed()) {
-      return list(archive, long_format, common);
+      return list(archive, long_format, verbose, common);
     } else if (cat_cmd->parsed()) {
-      return cat(archive, path);
+      return cat(archive, path, verbose);
     }
     return 0;
   } catch (const std::invalid_argument& e) {  // a bad size on the command line

@@ -93,6 +93,9 @@ struct Summary {
   std::uint64_t chunks_none = 0, chunks_lz4 = 0, chunks_zstd = 0, chunks_zero = 0;
   double seconds = 0;
   bool resumed = false;  // an interrupted attempt was continued
+  // Bytes moved over the network: uploaded by pack -o s3://..., fetched from s3://... by unpack
+  // and verify. 0 for local archives.
+  std::uint64_t bytes_transferred = 0;
 };
 
 // Packs `sources` (files, directories recursively, symlinks as links) into `archive`. A
@@ -158,6 +161,8 @@ class NUBO_API Reader {
   std::size_t read(std::string_view path, std::uint64_t offset, std::span<std::byte> out) const;
   // The same into a new buffer of at most `size` bytes.
   std::vector<std::byte> read(std::string_view path, std::uint64_t offset, std::size_t size) const;
+  // Bytes fetched so far from the store an s3:// archive lives in (0 for a local archive).
+  std::uint64_t bytes_fetched() const;
 
  private:
   struct Impl;

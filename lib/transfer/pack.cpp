@@ -352,6 +352,7 @@ Summary pack_to_object(const std::vector<std::string>& sources, const std::strin
   }
   Summary summary = sink.summary();
   upload.finish(summary.bytes_stored, staging);
+  summary.bytes_transferred = upload.bytes_sent();
   remove_file(staging);
   summary.seconds = seconds_since(started);
   return summary;

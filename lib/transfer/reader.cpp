@@ -94,6 +94,10 @@ const std::vector<Entry>& Reader::entries() const {
   return impl_->entries;
 }
 
+std::uint64_t Reader::bytes_fetched() const {
+  return impl_->archive.source().bytes_fetched();
+}
+
 std::uint32_t Reader::chunk_size() const {
   return impl_->archive.chunk_size();
 }

@@ -491,6 +491,7 @@ Summary unpack(const std::string& archive_path, const std::string& directory,
   if (options.sync) sync_parent_dir(journal_path);
   journal.remove();
   summary.bytes_stored = archive.size();
+  summary.bytes_transferred = archive.source().bytes_fetched();
   summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   progress.finish();
   return summary;

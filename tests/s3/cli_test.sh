@@ -38,8 +38,22 @@ cmp tree/big.bin out/tree/big.bin && cmp tree/sub/a.txt out/tree/sub/a.txt \
 "$xfer" unpack s3://cli-bucket/archives/tree.nubo -C unpacked -q
 cmp tree/big.bin unpacked/tree/big.bin || fail "unpack of s3://"
 [ "$("$xfer" cat s3://cli-bucket/archives/tree.nubo tree/sub/a.txt)" = hello ] || fail "cat of s3://"
-"$xfer" pack tree -o s3://cli-bucket/archives/direct.nubo -q
+"$xfer" pack tree -o s3://cli-bucket/archives/direct.nubo -q --json > packed.json
 "$xfer" list s3://cli-bucket/archives/direct.nubo | grep -q "tree/big.bin" || fail "pack -o s3://"
+# Summaries count the bytes moved over the network: a pack uploads the whole archive, unpack
+# and verify fetch it, and cat of a small file reads the index and its bundle (in 1 MiB blocks:
+# 2 MiB at most here), not the 9 MB.
+json_field() { "$python" -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$@"; }
+stored=$(json_field packed.json bytes_stored)
+[ "$(json_field packed.json bytes_transferred)" = "$stored" ] || fail "pack's bytes sent: $(cat packed.json)"
+"$xfer" verify s3://cli-bucket/archives/direct.nubo -q --json > verified.json
+[ "$(json_field verified.json bytes_transferred)" -ge "$stored" ] || fail "verify's bytes fetched"
+"$xfer" cat -v s3://cli-bucket/archives/direct.nubo tree/sub/a.txt >/dev/null 2>cat.err
+grep -q "read .* over the network" cat.err || fail "cat -v: $(cat cat.err)"
+grep -Eq "read ([0-9.]+ (B|KiB)|[01]\.[0-9]+ MiB|2\.00 MiB) " cat.err ||
+  fail "cat of a small file read too much: $(cat cat.err)"
+"$xfer" pack tree -o local.nubo -q --json > local.json
+[ "$(json_field local.json bytes_transferred)" = 0 ] || fail "a local pack counted network bytes"
 
 [ "$(status "$xfer" cp a b)" = 2 ] || fail "two local paths were accepted"
 [ "$(status "$xfer" cp s3://cli-bucket/nope x -q)" = 1 ] || fail "a missing object: $(cat err)"

@@ -132,6 +132,7 @@ class nubo_transfer_summary(_Sized):
         ("chunks_zero", c_uint64),
         ("seconds", c_double),
         ("resumed", c_int),
+        ("bytes_transferred", c_uint64),
     ]
 
 
@@ -216,6 +217,7 @@ class Summary:
     chunks_zero: int
     seconds: float
     resumed: bool
+    bytes_transferred: int  # over the network: uploaded to, or fetched from, s3://
 
     @property
     def ratio(self) -> float:
@@ -277,7 +279,7 @@ def _summary(s: nubo_transfer_summary) -> Summary:
                    bytes_stored=s.bytes_stored, bytes_skipped=s.bytes_skipped, chunks=s.chunks,
                    chunks_none=s.chunks_none, chunks_lz4=s.chunks_lz4,
                    chunks_zstd=s.chunks_zstd, chunks_zero=s.chunks_zero, seconds=s.seconds,
-                   resumed=bool(s.resumed))
+                   resumed=bool(s.resumed), bytes_transferred=s.bytes_transferred)
 
 
 def _codec(codec: Union[str, Codec]) -> int:
