@@ -3,6 +3,7 @@
 // cancel, downloads resumed and verified, and the errors a person can act on.
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <filesystem>
 
 #include "../train/helpers.hpp"
 #include "../transfer/helpers.hpp"
@@ -181,11 +182,16 @@ TEST_CASE("an archive in a bucket is listed, read at random, verified and unpack
   REQUIRE(reader.read("src/notes/a.txt", 1000, buffer) == 100);
   CHECK(std::string(reinterpret_cast<const char*>(buffer.data()), 100) ==
         nubo_test::text_bytes(50000, 5).substr(1000, 100));
+  // A small file's read costs its bundle, not the 9 MiB file's chunks.
+  CHECK(reader.bytes_fetched() <= (3u << 20));
   auto v = nubo::transfer::verify(remote);
   CHECK(v.files == 2);
+  CHECK(v.bytes_transferred >= std::filesystem::file_size(t / "a.nubo"));
   nubo::transfer::UnpackOptions uo;
   uo.sync = false;
-  nubo::transfer::unpack(remote, t / "out", uo);
+  auto u = nubo::transfer::unpack(remote, t / "out", uo);
+  CHECK(u.bytes_transferred >= std::filesystem::file_size(t / "a.nubo"));
+  CHECK(nubo::transfer::verify(t / "a.nubo").bytes_transferred == 0);
   CHECK(nubo_test::same_tree(t / "src", t / "out/src"));
   CHECK_THROWS_WITH(nubo::transfer::list("s3://" + url.bucket + "/archives/missing.nubo"),
                     Catch::Contains("does not exist"));
