@@ -260,6 +260,29 @@ std::uint64_t ArchiveFile::check_end_record(std::size_t entry) const {
   return at + kRecordHeaderSize + payload.size();
 }
 
+void ReadAhead::reading(std::uint64_t position) {
+  const auto& chunks = archive_.index().chunks;
+  const auto bytes = [&](std::uint64_t p) { return kRecordHeaderSize + chunks[p].stored_size; };
+  // Announced records up to this one are read now (or were passed over): no longer ahead.
+  for (; consumed_ <= position && consumed_ < next_; ++consumed_) ahead_ -= bytes(consumed_);
+  consumed_ = std::max(consumed_, position + 1);
+  next_ = std::max(next_, position + 1);
+  // Records that follow each other (the small entry and end records of a large file may lie
+  // between) are announced together, up to kWindow: one request rather than several.
+  while (next_ < chunks.size() && ahead_ < kBytes) {
+    const auto start = chunks[next_].record_offset;
+    auto end = start + bytes(next_);
+    ahead_ += bytes(next_);
+    for (++next_; next_ < chunks.size() && ahead_ < kBytes; ++next_) {
+      const auto at = chunks[next_].record_offset;
+      if (at < end || at - end > kGap || at + bytes(next_) - start > kWindow) break;
+      end = at + bytes(next_);
+      ahead_ += bytes(next_);
+    }
+    archive_.source().will_need(start, end - start);
+  }
+}
+
 std::string describe_damage(const Fd& fd, std::uint32_t chunk_size) {
   std::uint64_t size = 0;
   try {

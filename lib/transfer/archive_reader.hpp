@@ -86,6 +86,30 @@ class ArchiveFile {
   std::uint64_t id_ = 0;
 };
 
+// For a reader that goes through the chunk table in order (unpack, verify): before it reads a
+// chunk or bundle record, the records after it are announced to the source (will_need), up to
+// kBytes ahead, in windows of up to kWindow, so that a remote archive is fetched in a few large
+// requests in flight at once rather than one round trip per record. Used from one thread.
+class ReadAhead {
+ public:
+  static constexpr std::uint64_t kBytes = 64 << 20;
+  static constexpr std::uint64_t kWindow = 16 << 20;
+  static constexpr std::uint64_t kGap = 64 << 10;  // bytes between records a window spans
+  explicit ReadAhead(const ArchiveFile& archive) : archive_(archive) {}
+  void chunk(std::size_t entry, std::uint64_t k) {
+    reading(archive_.index().entries[entry].first_chunk + k);
+  }
+  void bundle(std::size_t entry) { reading(archive_.index().entries[entry].first_chunk); }
+
+ private:
+  void reading(std::uint64_t position);
+
+  const ArchiveFile& archive_;
+  std::uint64_t next_ = 0;      // the first position not announced yet
+  std::uint64_t consumed_ = 0;  // positions before it are read or passed over
+  std::uint64_t ahead_ = 0;     // bytes of the records announced and not read yet
+};
+
 // Where a damaged archive stops making sense: walks the records from the start and describes
 // the last one that is whole ("the archive ends inside file 'x' chunk 3 of 5"). For messages.
 std::string describe_damage(const Fd& fd, std::uint32_t chunk_size);

@@ -24,6 +24,11 @@ class ByteSource {
   virtual const Fd* file() const { return nullptr; }
   // Bytes fetched from a remote store so far (0 for a local file).
   virtual std::uint64_t bytes_fetched() const { return 0; }
+  // Bytes [offset, offset + size) will be read soon, in order, by preads inside that range: a
+  // remote source starts fetching them now, several ranges at once (posix_fadvise's WILLNEED,
+  // for a store where each read is a round trip), and forgets a range once a read lies past it.
+  // A local file ignores it.
+  virtual void will_need(std::uint64_t /*offset*/, std::uint64_t /*size*/) const {}
 
   // Exactly out.size() bytes, or Error(corrupt) naming `what` (the source is shorter).
   void pread_exact(MutableBytes out, std::uint64_t offset, std::string_view what) const;

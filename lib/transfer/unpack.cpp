@@ -177,7 +177,10 @@ void plan_file(Shared& s, std::size_t entry, UnpackJob& job, std::vector<std::by
 
 class Producer {
  public:
-  explicit Producer(Shared& s) : s_(s) {}
+  // Reads ahead when the whole archive is to be read (not a resume, which skips what was done).
+  explicit Producer(Shared& s) : s_(s) {
+    if (s.done.empty() && s.checkpoints.empty()) ahead_.emplace(s.archive);
+  }
 
   bool operator()(UnpackJob& job) {
     const auto& entries = s_.archive.index().entries;
@@ -212,6 +215,7 @@ class Producer {
           job.kind = UnpackJob::Kind::chunk;
           job.entry = entry_;
           job.chunk = chunk_;
+          if (ahead_) ahead_->chunk(entry_, chunk_);
           s_.archive.read_chunk(entry_, chunk_, job.record);
           ++chunk_;
           return true;
@@ -238,6 +242,7 @@ class Producer {
       if (file) plan_file(s_, i, job, buffer_);
       job.members.emplace_back(file && job.skip, file && job.fix_metadata);
     }
+    if (ahead_) ahead_->bundle(entry_);
     s_.archive.read_bundle(entry_, job.record);
     entry_ = job.bundle_end;
   }
@@ -248,6 +253,7 @@ class Producer {
   std::uint64_t chunk_ = 0;
   Stage stage_ = Stage::begin;
   std::vector<std::byte> buffer_;
+  std::optional<ReadAhead> ahead_;
 };
 
 class Consumer {

@@ -31,7 +31,7 @@ struct VerifyJob {
 
 class Producer {
  public:
-  explicit Producer(const ArchiveFile& a) : a_(a), expected_(format::kHeaderSize) {}
+  explicit Producer(const ArchiveFile& a) : a_(a), ahead_(a), expected_(format::kHeaderSize) {}
 
   bool operator()(VerifyJob& job) {
     const auto& entries = a_.index().entries;
@@ -55,6 +55,7 @@ class Producer {
         }
         job.is_bundle = true;
         job.bundle_end = a_.bundle_members(entry_).second;
+        ahead_.bundle(entry_);
         a_.read_bundle(entry_, job.record);
         expected_ += job.record.size();
         entry_ = job.bundle_end;
@@ -82,6 +83,7 @@ class Producer {
         }
         job.is_chunk = true;
         job.chunk = chunk_;
+        ahead_.chunk(entry_, chunk_);
         a_.read_chunk(entry_, chunk_, job.record);
         expected_ += job.record.size();
         ++chunk_;
@@ -121,6 +123,7 @@ class Producer {
   }
 
   const ArchiveFile& a_;
+  ReadAhead ahead_;
   std::uint64_t expected_;
   std::size_t entry_ = 0;
   std::uint64_t chunk_ = 0;

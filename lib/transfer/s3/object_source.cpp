@@ -2,8 +2,11 @@
 
 #include <atomic>
 #include <cstring>
+#include <future>
 #include <list>
+#include <map>
 #include <mutex>
+#include <vector>
 
 #include "nubo/error.hpp"
 
@@ -22,9 +25,28 @@ class ObjectSource : public transfer::ByteSource {
   std::uint64_t size() const override { return size_; }
   std::uint64_t bytes_fetched() const override { return fetched_; }
 
+  // Each announced range is fetched by a thread of its own; ReadAhead bounds how many bytes are
+  // announced and not read (and so how many requests are in flight).
+  void will_need(std::uint64_t offset, std::uint64_t size) const override {
+    if (size == 0 || offset >= size_) return;
+    size = std::min(size, size_ - offset);
+    std::lock_guard lock(mutex_);
+    if (ahead_.count(offset)) return;
+    ahead_.emplace(offset, Ahead{size, std::async(std::launch::async, [this, offset, size] {
+                                         auto data = client_.get_range(url_, offset, size);
+                                         fetched_ += data.size();
+                                         return data;
+                                       }).share()});
+  }
+
   std::size_t pread(transfer::MutableBytes out, std::uint64_t offset) const override {
     if (offset >= size_) return 0;
     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), size_ - offset));
+    if (auto [base, announced] = announced_range(offset, n); announced.valid()) {
+      const auto& data = announced.get();  // a failed fetch throws here, where it was needed
+      std::memcpy(out.data(), data.data() + (offset - base), n);
+      return n;
+    }
     if (n >= kBlock) {  // a chunk: straight from the server
       const auto bytes = client_.get_range(url_, offset, n);
       fetched_ += n;
@@ -37,6 +59,35 @@ class ObjectSource : public transfer::ByteSource {
   }
 
  private:
+  struct Ahead {
+    std::uint64_t size;
+    std::shared_future<std::string> data;
+  };
+
+  // The announced range holding bytes [offset, offset + n) (its start and its fetch), or an
+  // invalid future. Ranges that end before `offset` were passed by the reader, which reads in
+  // order: forgotten.
+  std::pair<std::uint64_t, std::shared_future<std::string>> announced_range(std::uint64_t offset,
+                                                                            std::size_t n) const {
+    std::vector<std::shared_future<std::string>> passed;  // waited for after the lock is released
+    std::pair<std::uint64_t, std::shared_future<std::string>> found;
+    std::lock_guard lock(mutex_);
+    auto it = ahead_.upper_bound(offset);
+    if (it == ahead_.begin()) return found;
+    --it;
+    if (offset + n > it->first + it->second.size) return found;
+    found = {it->first, it->second.data};
+    for (auto p = ahead_.begin(); p != it;) {
+      if (p->first + p->second.size <= offset) {
+        passed.push_back(std::move(p->second.data));
+        p = ahead_.erase(p);
+      } else {
+        ++p;
+      }
+    }
+    return found;
+  }
+
   // Copies up to `want` bytes at `at` from the block holding it (fetched when not cached; the
   // least recently used block makes room); returns how many.
   std::size_t copy_from_block(std::byte* out, std::uint64_t at, std::size_t want) const {
@@ -71,6 +122,8 @@ class ObjectSource : public transfer::ByteSource {
   mutable std::atomic<std::uint64_t> fetched_{0};
   mutable std::mutex mutex_;
   mutable std::list<std::pair<std::uint64_t, std::string>> blocks_;
+  // Declared last, so destroyed first: the fetches in flight finish while the client is alive.
+  mutable std::map<std::uint64_t, Ahead> ahead_;
 };
 
 }  // namespace

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Object storage on a loopback S3 server (moto's, as the tests use): nubo-xfer against the tools
+# a user would pick instead, on the same corpus in the same run.
+#   1. Upload: `nubo-xfer pack DIR -o s3://...` against `rclone copy` and `aws s3 cp` of the
+#      corpus's tar (made beforehand, outside their time), and the stored bytes against
+#      `zstd -3` of that tar.
+#   2. Download: `nubo-xfer unpack s3://... -C DIR` (every file verified) against `rclone copy`
+#      of the tar.zst back then `zstd -d | tar -x`, and `aws s3 cp ... - | zstd -d | tar -x`.
+#   3. Resume: a pack to s3:// cancelled when half of the bytes are done (the Python binding's
+#      progress callback returns False at 50%), then the same pack again: the bytes the resumed
+#      run uploads against a full run's.
+#   4. `cat -v` of one small file: the bytes read against the index and one chunk.
+# Corpus (in tmpfs, BENCH_DIR): the Linux tree of corpus.sh (256 MiB of linux-source-6.1, about
+# 31,500 files), Fashion-MNIST decompressed (55 MB) and RANDOM_MB of random bytes (default 128),
+# about 440 MB. Medians of RUNS interleaved runs (default 3). The server is Python and the
+# machine has 2 shared cores: both ends compete for them, as they would not against a real
+# store, so the absolute rates are the loopback server's, and the ratios what compares.
+# Writes benchmarks/results/s3.md.
+#   benchmarks/bench_s3.sh [BUILD_DIR]        env: RUNS, BENCH_DIR, RANDOM_MB
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+if [ -z "${NUBO_S3_TEST_SERVER:-}" ]; then  # start the loopback server, then run again inside
+  [ -x "$build/s3-venv/bin/python" ] || cmake --build "$build" --target s3_test_server >/dev/null
+  exec python3 "$repo/tests/s3/with_s3_server.py" "$build/s3-venv/bin/python" "$0" "$build"
+fi
+runs=${RUNS:-3}
+work=${BENCH_DIR:-/dev/shm/nubo-bench-s3}
+source "$here/corpus.sh"
+out="$here/results/s3.md"
+xfer="$build/bin/nubo-xfer"
+libc="$build/lib/libnubo_c.so"
+[ -x "$xfer" ] || { echo "bench_s3: $xfer not built" >&2; exit 1; }
+
+# The peers and the corpus are Debian packages.
+need=()
+for p in awscli rclone zstd linux-source-6.1 dataset-fashion-mnist; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+done
+if ((${#need[@]})); then
+  if [ "$(id -u)" -ne 0 ]; then echo "bench_s3: install ${need[*]}" >&2; exit 1; fi
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    --no-install-recommends "${need[@]}" >/dev/null
+fi
+aws() { /usr/bin/aws --endpoint-url "$NUBO_S3_TEST_SERVER" "$@"; }
+export RCLONE_S3_PROVIDER=Other RCLONE_S3_ENDPOINT=$NUBO_S3_TEST_SERVER RCLONE_S3_ENV_AUTH=true
+export RCLONE_CONFIG=/dev/null
+
+mkdir -p "$work"
+corpus="$work/corpus"
+if [ ! -d "$corpus" ]; then
+  mkdir -p "$corpus.tmp"
+  linux_tree "$work/linuxtree"
+  cp -a "$work/linuxtree" "$corpus.tmp/linux"
+  mkdir -p "$corpus.tmp/fmnist"
+  for f in /usr/share/datasets/fashion-mnist/*.gz; do
+    gzip -dc "$f" >"$corpus.tmp/fmnist/$(basename "$f" .gz)"
+  done
+  head -c $((${RANDOM_MB:-128} << 20)) /dev/urandom >"$corpus.tmp/random.bin"
+  mv "$corpus.tmp" "$corpus"
+fi
+bytes=$(du -sb --apparent-size "$corpus" | cut -f1)
+tar -cf "$work/corpus.tar" -C "$work" corpus
+zstd -T0 -3 -q -f "$work/corpus.tar" -o "$work/corpus.tar.zst"
+zst_bytes=$(stat -c %s "$work/corpus.tar.zst")
+aws s3 mb s3://bench >/dev/null
+aws s3 cp "$work/corpus.tar.zst" s3://bench/zst/corpus.tar.zst --only-show-errors
+rclone copy "$work/corpus.tar.zst" :s3:bench/rclone-zst/ 2>/dev/null
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+timed() {  # command... -> ms
+  local t0 t1
+  sync
+  t0=$(now_ms)
+  "$@" >/dev/null 2>"$work/err" || { echo "bench_s3: failed: $*" >&2; cat "$work/err" >&2; exit 1; }
+  t1=$(now_ms)
+  echo $((t1 - t0))
+}
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}'; }
+ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+mbs() { python3 -c "print(f'{$bytes / ($1 / 1000) / 1e6:.0f}')"; }
+
+nubo_up() { "$xfer" pack "$corpus" -o s3://bench/nubo/corpus.nubo -q --no-sync -f; }
+rclone_up() { rclone copy "$work/corpus.tar" :s3:bench/rclone/; }
+aws_up() { aws s3 cp "$work/corpus.tar" s3://bench/aws/corpus.tar --only-show-errors; }
+nubo_down() { rm -rf "$work/down" && "$xfer" unpack s3://bench/nubo/corpus.nubo -C "$work/down" -q --no-sync; }
+rclone_down() {
+  rm -rf "$work/down" "$work/dl" && mkdir -p "$work/down" &&
+    rclone copy :s3:bench/rclone-zst/corpus.tar.zst "$work/dl/" &&
+    zstd -d -q -c "$work/dl/corpus.tar.zst" | tar -x -C "$work/down"
+}
+aws_down() {
+  rm -rf "$work/down" && mkdir -p "$work/down" &&
+    aws s3 cp s3://bench/zst/corpus.tar.zst - | zstd -d -q | tar -x -C "$work/down"
+}
+
+declare -A t
+for r in $(seq "$runs"); do
+  for c in nubo_up rclone_up aws_up nubo_down rclone_down aws_down; do
+    t[$c]+="$(timed "$c") "
+    echo "bench_s3: run $r $c: ${t[$c]}" >&2
+  done
+  [ "$r" = 1 ] && diff -r "$corpus" "$work/down/corpus" >/dev/null
+done
+"$xfer" unpack s3://bench/nubo/corpus.nubo -C "$work/check" -q --no-sync
+diff -r "$corpus" "$work/check/corpus" >/dev/null || { echo "bench_s3: unpacked corpus differs" >&2; exit 1; }
+rm -rf "$work/check" "$work/down" "$work/dl"
+for c in "${!t[@]}"; do t[$c]=$(median ${t[$c]}); done
+nubo_bytes=$("$xfer" pack "$corpus" -o "$work/local.nubo" -q --no-sync -f --json |
+  python3 -c "import json,sys; print(json.load(sys.stdin)['bytes_stored'])")
+rm -f "$work/local.nubo"
+
+# Resume after an interruption at 50%.
+resume=$(PYTHONPATH="$repo/capi/python" NUBO_LIBRARY="$libc" python3 - "$corpus" <<'EOF'
+import sys
+from nubo import transfer
+from nubo.errors import NuboError
+src = sys.argv[1]
+full = transfer.pack(src, "s3://bench/resume/full.nubo", sync=False)
+try:
+    transfer.pack(src, "s3://bench/resume/cut.nubo", sync=False,
+                  progress=lambda p: p.fraction < 0.5)
+    raise SystemExit("the pack was not cancelled")
+except NuboError:
+    pass
+again = transfer.pack(src, "s3://bench/resume/cut.nubo", sync=False)
+print(full.bytes_transferred, again.bytes_transferred, int(again.resumed))
+EOF
+)
+read -r full_sent res_sent res_resumed <<<"$resume"
+
+# cat of one small file from the archive in the bucket.
+small=corpus/linux/linux-source-6.1/README
+"$xfer" cat -v s3://bench/nubo/corpus.nubo "$small" 2>"$work/cat.err" >/dev/null
+cat_read=$(sed -n 's/.*read \(.*\) of s3.*/\1/p' "$work/cat.err")
+index_bytes=$("$xfer" list -v s3://bench/nubo/corpus.nubo 2>&1 >/dev/null | sed -n 's/.*read \(.*\) of s3.*/\1/p')
+
+faster_up=$((t[rclone_up] < t[aws_up] ? t[rclone_up] : t[aws_up]))
+faster_down=$((t[rclone_down] < t[aws_down] ? t[rclone_down] : t[aws_down]))
+up_ratio=$(ratio "${t[nubo_up]}" "$faster_up")
+down_ratio=$(ratio "${t[nubo_down]}" "$faster_down")
+size_ratio=$(python3 -c "print(f'{$nubo_bytes / $zst_bytes:.3f}')")
+res_ratio=$(python3 -c "print(f'{$res_sent / $full_sent:.2f}')")
+verdict() { python3 -c "print('met' if $1 else 'NOT met')"; }
+{
+  echo "# Object storage: nubo-xfer against rclone and the AWS CLI (loopback S3 server)"
+  echo
+  echo "Command: \`RUNS=$runs benchmarks/bench_s3.sh $1\`, $(date -u +%Y-%m-%d), $(nproc) cores"
+  echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), load before the run"
+  echo "$(cut -d' ' -f1-3 /proc/loadavg). Server: moto $("$build/s3-venv/bin/python" -c \
+    'import moto; print(moto.__version__)') on 127.0.0.1; $(/usr/bin/aws --version 2>&1 | cut -d' ' -f1);"
+  echo "$(rclone version | head -1). Corpus: $bytes bytes (the Linux tree of corpus.sh, Fashion-MNIST,"
+  echo "${RANDOM_MB:-128} MiB random). Medians of $runs interleaved runs."
+  echo
+  echo "| operation | tool | ms | MB/s of the corpus | nubo's time over it |"
+  echo "|---|---|---:|---:|---:|"
+  echo "| upload | nubo-xfer pack -o s3:// (zstd) | ${t[nubo_up]} | $(mbs "${t[nubo_up]}") | |"
+  echo "| upload | rclone copy (tar) | ${t[rclone_up]} | $(mbs "${t[rclone_up]}") | $(ratio "${t[nubo_up]}" "${t[rclone_up]}") |"
+  echo "| upload | aws s3 cp (tar) | ${t[aws_up]} | $(mbs "${t[aws_up]}") | $(ratio "${t[nubo_up]}" "${t[aws_up]}") |"
+  echo "| download | nubo-xfer unpack s3:// (verified) | ${t[nubo_down]} | $(mbs "${t[nubo_down]}") | |"
+  echo "| download | rclone copy (tar.zst), zstd -d \\| tar -x | ${t[rclone_down]} | $(mbs "${t[rclone_down]}") | $(ratio "${t[nubo_down]}" "${t[rclone_down]}") |"
+  echo "| download | aws s3 cp (tar.zst) - \\| zstd -d \\| tar -x | ${t[aws_down]} | $(mbs "${t[aws_down]}") | $(ratio "${t[nubo_down]}" "${t[aws_down]}") |"
+  echo
+  echo "| measure | nubo | peer | ratio | target |"
+  echo "|---|---:|---:|---:|---|"
+  echo "| upload time, against the faster peer | ${t[nubo_up]} ms | $faster_up ms | $up_ratio | <= 0.5: $(verdict "$up_ratio <= 0.5") |"
+  echo "| stored bytes, against zstd -3 of the tar | $nubo_bytes | $zst_bytes | $size_ratio | <= 1.03: $(verdict "$size_ratio <= 1.03") |"
+  echo "| download time, against the faster peer | ${t[nubo_down]} ms | $faster_down ms | $down_ratio | <= 0.5: $(verdict "$down_ratio <= 0.5") |"
+  echo "| bytes uploaded by a pack resumed at 50%, against a full pack's | $res_sent | $full_sent | $res_ratio | <= 0.55: $(verdict "$res_ratio <= 0.55") |"
+  echo
+  echo "- The resumed pack continued an interrupted one: resumed=$res_resumed."
+  echo "- \`cat -v\` of \`$small\` read $cat_read; \`list -v\` (header, trailer and index) read"
+  echo "  $index_bytes. Small reads go through 1 MiB blocks, chunks are fetched whole (4 MiB)."
+} >"$out"
+cat "$out"
