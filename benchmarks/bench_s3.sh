@@ -6,9 +6,9 @@
 #      `zstd -3` of that tar.
 #   2. Download: `nubo-xfer unpack s3://... -C DIR` (every file verified) against `rclone copy`
 #      of the tar.zst back then `zstd -d | tar -x`, and `aws s3 cp ... - | zstd -d | tar -x`.
-#   3. Resume: a pack to s3:// cancelled when half of the bytes are done (the Python binding's
-#      progress callback returns False at 50%), then the same pack again: the bytes the resumed
-#      run uploads against a full run's.
+#   3. Resume: a pack to s3:// cancelled when half of the archive's bytes are written (the
+#      Python binding's progress callback returns False then), then the same pack again: the
+#      bytes the resumed run uploads against a full run's.
 #   4. `cat -v` of one small file: the bytes read against the index and one chunk.
 # Corpus (in tmpfs, BENCH_DIR): the Linux tree of corpus.sh (256 MiB of linux-source-6.1, about
 # 31,500 files), Fashion-MNIST decompressed (55 MB) and RANDOM_MB of random bytes (default 128),
@@ -82,7 +82,8 @@ ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
 mbs() { python3 -c "print(f'{$bytes / ($1 / 1000) / 1e6:.0f}')"; }
 
 nubo_up() { "$xfer" pack "$corpus" -o s3://bench/nubo/corpus.nubo -q --no-sync -f; }
-rclone_up() { rclone copy "$work/corpus.tar" :s3:bench/rclone/; }
+# A new key each run: rclone copy skips an object that is already there.
+rclone_up() { rclone copyto "$work/corpus.tar" ":s3:bench/rclone/corpus-$((++uploads)).tar"; }
 aws_up() { aws s3 cp "$work/corpus.tar" s3://bench/aws/corpus.tar --only-show-errors; }
 nubo_down() { rm -rf "$work/down" && "$xfer" unpack s3://bench/nubo/corpus.nubo -C "$work/down" -q --no-sync; }
 rclone_down() {
@@ -96,9 +97,11 @@ aws_down() {
 }
 
 declare -A t
+uploads=0
 for r in $(seq "$runs"); do
   for c in nubo_up rclone_up aws_up nubo_down rclone_down aws_down; do
-    t[$c]+="$(timed "$c") "
+    timed "$c" >"$work/ms"
+    t[$c]+="$(cat "$work/ms") "
     echo "bench_s3: run $r $c: ${t[$c]}" >&2
   done
   [ "$r" = 1 ] && diff -r "$corpus" "$work/down/corpus" >/dev/null
@@ -120,7 +123,7 @@ src = sys.argv[1]
 full = transfer.pack(src, "s3://bench/resume/full.nubo", sync=False)
 try:
     transfer.pack(src, "s3://bench/resume/cut.nubo", sync=False,
-                  progress=lambda p: p.fraction < 0.5)
+                  progress=lambda p: p.bytes_written < full.bytes_stored / 2)
     raise SystemExit("the pack was not cancelled")
 except NuboError:
     pass

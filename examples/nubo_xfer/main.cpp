@@ -142,8 +142,9 @@ void report_fetched(const xfer::Reader& reader, const std::string& archive) {
                archive.c_str());
 }
 
-int list(const std::string& archive, bool long_format, bool verbose, const Common& c) {
-  xfer::Reader reader(archive);
+int list(const std::string& archive, const std::string& key_file, bool long_format, bool verbose,
+         const Common& c) {
+  xfer::Reader reader(archive, key_file);
   const auto& entries = reader.entries();
   if (verbose) report_fetched(reader, archive);
   if (c.json) {
@@ -175,8 +176,9 @@ int list(const std::string& archive, bool long_format, bool verbose, const Commo
   return 0;
 }
 
-int cat(const std::string& archive, const std::string& path, bool verbose) {
-  xfer::Reader reader(archive);
+int cat(const std::string& archive, const std::string& key_file, const std::string& path,
+        bool verbose) {
+  xfer::Reader reader(archive, key_file);
   const auto* e = reader.find(path);
   if (!e) throw nubo::Error(nubo::Errc::not_found, archive + ": no entry '" + path + "'");
   std::vector<std::byte> buffer(reader.chunk_size());
@@ -225,6 +227,9 @@ int main(int argc, char** argv) {
   pack->add_flag("--no-resume", no_resume, "start over instead of resuming an interrupted pack");
   pack->add_flag("--no-sync", no_sync, "skip fdatasync (faster, not safe against power loss)");
   pack->add_flag("-f,--force", force, "overwrite an existing archive");
+  std::string key_file;
+  pack->add_option("--encrypt", key_file,
+                   "encrypt with the key in this file (AES-256-GCM; nubo-xfer keygen makes one)");
   nubo_xfer::Selection selection;
   nubo_xfer::add_selection(pack, selection);
   add_common(pack, common, true);
@@ -238,6 +243,8 @@ int main(int argc, char** argv) {
   bool preserve_special_modes = false;
   unpack->add_flag("--preserve-special-modes", preserve_special_modes,
                    "keep setuid, setgid and sticky bits (dropped by default)");
+  const char* key_help = "the key file of an encrypted archive";
+  unpack->add_option("--key", key_file, key_help);
   add_common(unpack, common, true);
 
   bool long_format = false;
@@ -246,10 +253,12 @@ int main(int argc, char** argv) {
   list_cmd->add_flag("-l,--long", long_format, "mode, size, stored size, time, path");
   bool verbose = false;
   list_cmd->add_flag("-v,--verbose", verbose, "say on stderr how many bytes were read");
+  list_cmd->add_option("--key", key_file, key_help);
   add_common(list_cmd, common, false);
 
   auto* verify = app.add_subcommand("verify", "check every checksum of an archive");
   verify->add_option("archive", archive, "the archive")->required();
+  verify->add_option("--key", key_file, key_help);
   add_common(verify, common, true);
 
   std::string path;
@@ -257,6 +266,12 @@ int main(int argc, char** argv) {
   cat_cmd->add_option("archive", archive, "the archive")->required();
   cat_cmd->add_option("path", path, "the file's path in the archive")->required();
   cat_cmd->add_flag("-v,--verbose", verbose, "say on stderr how many bytes were read");
+  cat_cmd->add_option("--key", key_file, key_help);
+
+  std::string new_key;
+  auto* keygen = app.add_subcommand("keygen", "write a new random key file for --encrypt");
+  keygen->add_option("file", new_key, "the key file to create (never replaced)")->required();
+  keygen->add_flag("--quiet,-q", common.quiet, "no reminder to keep a copy");
 
   auto net = nubo_xfer::add_net_commands(app);  // send, serve (docs/net.md)
   auto cp = nubo_xfer::add_cp_command(app);     // cp to and from object storage (docs/s3.md)
@@ -297,6 +312,7 @@ int main(int argc, char** argv) {
       o.sync = !no_sync;
       o.exclude = selection.exclude;
       o.include = selection.include;
+      o.key_file = key_file;
       bar.emplace("packed", common.quiet);
       o.progress = [&](const xfer::Progress& p) { return (*bar)(p); };
       auto s = xfer::pack(sources, output, o);
@@ -309,6 +325,7 @@ int main(int argc, char** argv) {
       o.resume = !no_resume;
       o.sync = !no_sync;
       o.preserve_special_modes = preserve_special_modes;
+      o.key_file = key_file;
       bar.emplace("unpacked", common.quiet);
       o.progress = [&](const xfer::Progress& p) { return (*bar)(p); };
       auto s = xfer::unpack(archive, directory, o);
@@ -318,6 +335,7 @@ int main(int argc, char** argv) {
       xfer::VerifyOptions o;
       o.threads = common.threads;
       o.memory_limit = memory;
+      o.key_file = key_file;
       bar.emplace("verified", common.quiet);
       o.progress = [&](const xfer::Progress& p) { return (*bar)(p); };
       auto s = xfer::verify(archive, o);
@@ -326,9 +344,16 @@ int main(int argc, char** argv) {
       if (!common.json && !common.quiet)
         std::fprintf(stderr, "nubo-xfer: %s is intact\n", archive.c_str());
     } else if (list_cmd->parsed()) {
-      return list(archive, long_format, verbose, common);
+      return list(archive, key_file, long_format, verbose, common);
     } else if (cat_cmd->parsed()) {
-      return cat(archive, path, verbose);
+      return cat(archive, key_file, path, verbose);
+    } else if (keygen->parsed()) {
+      xfer::keygen(new_key);
+      if (!common.quiet)
+        std::fprintf(stderr,
+                     "nubo-xfer: wrote a new key to %s: keep a copy; without it the "
+                     "archives encrypted with it cannot be read\n",
+                     new_key.c_str());
     }
     return 0;
   } catch (const std::invalid_argument& e) {  // a bad size on the command line

@@ -66,7 +66,15 @@ struct PackOptions {
   // matching an exclude pattern, unless it matches an include pattern.
   std::vector<std::string> exclude, include;
   ProgressFn progress;
+  // Encrypt with the key in this file (made by keygen): every record sealed with AES-256-GCM
+  // under a data key of the archive's own, which the key wraps (docs/archive-format.md,
+  // "Encryption"). Empty: not encrypted.
+  std::string key_file;
 };
+
+// Writes a fresh random key to `path` (64 hexadecimal digits, mode 0600) for key_file. Never
+// replaces an existing file: Error(invalid_argument).
+NUBO_API void keygen(const std::string& path);
 
 struct UnpackOptions {
   int threads = 0;
@@ -76,12 +84,14 @@ struct UnpackOptions {
   // Keep setuid, setgid and sticky bits (dropped by default, as tar does for other users).
   bool preserve_special_modes = false;
   ProgressFn progress;
+  std::string key_file;  // the key of an encrypted archive (the one it was packed with)
 };
 
 struct VerifyOptions {
   int threads = 0;
   std::uint64_t memory_limit = kDefaultMemory;
   ProgressFn progress;
+  std::string key_file;  // the key of an encrypted archive
 };
 
 struct Summary {
@@ -133,8 +143,9 @@ struct Entry {
   std::uint64_t chunks = 0;
 };
 
-// The entries of `archive`, from its index (cheap: the data is not read).
-NUBO_API std::vector<Entry> list(const std::string& archive);
+// The entries of `archive`, from its index (cheap: the data is not read). An encrypted archive's
+// names are sealed: it needs `key_file`.
+NUBO_API std::vector<Entry> list(const std::string& archive, const std::string& key_file = {});
 
 // What pack and send would take from `sources` with these filters, in the order they take it,
 // without reading any content (--dry-run). Errors as pack's for the sources and the patterns.
@@ -146,7 +157,7 @@ NUBO_API std::vector<Entry> select(const std::vector<std::string>& sources,
 // verified against its checksum. Several threads may use one Reader at once.
 class NUBO_API Reader {
  public:
-  explicit Reader(const std::string& archive);
+  explicit Reader(const std::string& archive, const std::string& key_file = {});
   ~Reader();
   Reader(Reader&&) noexcept;
   Reader& operator=(Reader&&) noexcept;

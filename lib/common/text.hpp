@@ -23,6 +23,9 @@ double parse_double(std::string_view s, std::string_view what, double min, doubl
 // "a, b and c" style listing for messages.
 std::string join(const std::vector<std::string>& items, std::string_view sep);
 
+// Bytes as lower-case hexadecimal, two digits each (digests, ids, keys).
+std::string hex(const void* data, std::size_t size);
+
 // Bytes as "80.0 GiB", "512 MiB".
 std::string human_bytes(std::uint64_t bytes);
 

@@ -24,13 +24,7 @@ constexpr const char* kPrefix = "nubo-";
 std::string random_hex() {
   std::array<std::byte, 8> bytes;
   crypto::random_bytes(bytes);
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (std::byte b : bytes) {
-    out.push_back(kDigits[std::to_integer<unsigned>(b) >> 4]);
-    out.push_back(kDigits[std::to_integer<unsigned>(b) & 15]);
-  }
-  return out;
+  return text::hex(bytes.data(), bytes.size());
 }
 
 [[noreturn]] void fail(const std::string& what, int err) {

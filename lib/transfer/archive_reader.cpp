@@ -29,34 +29,41 @@ auto with_context(const std::string& where, F&& f) {
 
 }  // namespace
 
-ArchiveFile ArchiveFile::open(const std::string& path) {
+ArchiveFile ArchiveFile::open(const std::string& path, const Key* key) {
   ArchiveFile a;
   a.source_ = open_source(path);
   a.size_ = a.source_->size();
-  std::array<std::byte, kHeaderSize> head{};
   if (a.size_ < kHeaderSize) {
     corrupt_at(path, "only " + std::to_string(a.size_) + " bytes: too short to be a nubo archive");
   }
+  std::vector<std::byte> head(std::min<std::uint64_t>(a.size_, kMaxHeaderSize));
   a.source_->pread_exact(head, 0, "archive header");
   a.header_ = with_context(path, [&] { return decode_header(head); });
+  if (a.header_.key) {
+    if (!key)
+      throw Error(Errc::invalid_argument, path + " is encrypted: give its key file (--key), key " +
+                                              key_id_text(a.header_.key->key_id));
+    a.cipher_.emplace(ArchiveCipher::unwrap(*key, *a.header_.key, path));
+  }
+  const auto begin = a.data_begin();
 
   // The trailer and the index; when either is missing or damaged, say where the data ends.
   try {
-    if (a.size_ < kHeaderSize + kRecordHeaderSize + kTrailerSize) {
+    if (a.size_ < begin + kRecordHeaderSize + kTrailerSize) {
       throw Error(Errc::corrupt, "trailer: truncated (the archive has no index)");
     }
     std::array<std::byte, kTrailerSize> tail{};
     a.source_->pread_exact(tail, a.size_ - kTrailerSize, "trailer");
     a.trailer_ = decode_trailer(tail);
     const auto& t = a.trailer_;
-    if (t.index_offset < kHeaderSize || t.index_size < kRecordHeaderSize ||
+    if (t.index_offset < begin || t.index_size < kRecordHeaderSize ||
         t.index_offset > a.size_ - kTrailerSize ||
         t.index_size != a.size_ - kTrailerSize - t.index_offset) {
       throw Error(Errc::corrupt, "trailer: the index position does not fit the file");
     }
     std::array<std::byte, kRecordHeaderSize> rh{};
     a.source_->pread_exact(rh, t.index_offset, "index record");
-    auto r = decode_record_header(rh, a.header_.chunk_size);
+    auto r = a.record_header(rh, t.index_offset);
     if (r.type != RecordType::index || r.stored_size != t.index_size - kRecordHeaderSize) {
       throw Error(Errc::corrupt, "index: the trailer does not point at an index record");
     }
@@ -71,20 +78,22 @@ ArchiveFile ArchiveFile::open(const std::string& path) {
     if (payload_check(payload) != r.payload_check) {
       throw Error(Errc::corrupt, "index: payload checksum mismatch");
     }
+    std::vector<std::byte> opened;
+    auto stored = a.open_payload(r, t.index_offset, payload, opened, "index");
+    std::vector<std::byte> decoded(stored.begin(), stored.end());
     if (r.codec != ChunkCodec::none) {
-      std::vector<std::byte> decoded(r.raw_size);
-      Decompressor().decompress(r.codec, payload, decoded);
-      payload = std::move(decoded);
+      decoded.resize(r.raw_size);
+      Decompressor().decompress(r.codec, stored, decoded);
     }
-    if (hash64(payload) != r.hash) throw Error(Errc::corrupt, "index: checksum mismatch");
+    if (hash64(decoded) != r.hash) throw Error(Errc::corrupt, "index: checksum mismatch");
     a.id_ = r.hash;
-    a.index_ = decode_index(payload, a.header_.version_major, a.header_.chunk_size, kHeaderSize,
-                            t.index_offset);
+    a.index_ = decode_index(decoded, a.header_.version_major, a.header_.chunk_size, begin,
+                            t.index_offset, a.header_.seal_overhead());
   } catch (const Error& e) {
     if (e.code() != Errc::corrupt) throw;
     const Fd* file = a.source_->file();
-    corrupt_at(path, std::string(e.what()) +
-                         (file ? "; " + describe_damage(*file, a.header_.chunk_size) : ""));
+    corrupt_at(path,
+               std::string(e.what()) + (file ? "; " + describe_damage(*file, a.header_) : ""));
   }
 
   std::set<std::string_view> seen;
@@ -95,6 +104,22 @@ ArchiveFile ArchiveFile::open(const std::string& path) {
     }
   }
   return a;
+}
+
+RecordHeader ArchiveFile::record_header(Bytes bytes, std::uint64_t record_offset) const {
+  auto r = decode_record_header(bytes, header_.chunk_size, header_.seal_overhead());
+  if (cipher_) r.hash = cipher_->mask(r.hash, record_offset);
+  return r;
+}
+
+Bytes ArchiveFile::open_payload(const RecordHeader& r, std::uint64_t record_offset, Bytes stored,
+                                std::vector<std::byte>& out, const std::string& where) const {
+  if (!cipher_ || stored.empty()) return stored;
+  if (!cipher_->open(r, record_offset, stored, out))
+    corrupt_at(where,
+               "does not authenticate under the archive's key: the record was altered, "
+               "moved, or copied from another archive");
+  return out;
 }
 
 std::string ArchiveFile::chunk_context(std::size_t entry, std::uint64_t k) const {
@@ -148,7 +173,7 @@ Bytes ArchiveFile::decode_bundle(std::size_t entry, Bytes record, std::vector<st
   const auto& c = index_.chunks[index_.entries[entry].first_chunk];
   auto [first, end] = bundle_members(entry);
   auto where = bundle_context(entry);
-  auto r = with_context(where, [&] { return decode_record_header(record, header_.chunk_size); });
+  auto r = with_context(where, [&] { return record_header(record, c.record_offset); });
   if (r.type != RecordType::bundle || r.entry != first || r.raw_size != c.raw_size ||
       r.stored_size != c.stored_size || r.codec != c.codec || r.hash != c.raw_hash) {
     corrupt_at(where, "the record does not match the index");
@@ -173,7 +198,7 @@ Bytes ArchiveFile::decode_chunk(std::size_t entry, std::uint64_t k, Bytes record
                                 std::vector<std::byte>& raw, Decompressor& decompressor) const {
   const auto& c = chunk(entry, k);
   auto where = chunk_context(entry, k);
-  auto r = with_context(where, [&] { return decode_record_header(record, header_.chunk_size); });
+  auto r = with_context(where, [&] { return record_header(record, c.record_offset); });
   if (r.type != RecordType::chunk || r.entry != entry || r.offset != k * header_.chunk_size ||
       r.raw_size != c.raw_size || r.stored_size != c.stored_size || r.codec != c.codec ||
       r.hash != c.raw_hash) {
@@ -187,7 +212,7 @@ Bytes ArchiveFile::decode_payload(const IndexChunk& c, const RecordHeader& r, By
                                   const std::string& where) const {
   auto payload = record.subspan(kRecordHeaderSize);
   Bytes out;
-  if (c.codec == ChunkCodec::none) {
+  if (c.codec == ChunkCodec::none && !cipher_) {
     // The payload is the raw bytes: its payload check is the low half of their hash.
     if (payload.size() != c.raw_size || static_cast<std::uint32_t>(c.raw_hash) != r.payload_check) {
       corrupt_at(where, "raw payload does not match its record");
@@ -197,9 +222,16 @@ Bytes ArchiveFile::decode_payload(const IndexChunk& c, const RecordHeader& r, By
     if (payload_check(payload) != r.payload_check) {
       corrupt_at(where, "payload checksum mismatch: the stored bytes are damaged");
     }
-    raw.resize(c.raw_size);
-    with_context(where, [&] { decompressor.decompress(c.codec, payload, raw); });
-    out = raw;
+    if (c.codec == ChunkCodec::none) {  // sealed raw bytes: opened straight into `raw`
+      out = open_payload(r, c.record_offset, payload, raw, where);
+      if (out.size() != c.raw_size) corrupt_at(where, "raw payload does not match its record");
+    } else {
+      thread_local std::vector<std::byte> opened;
+      auto stored = open_payload(r, c.record_offset, payload, opened, where);
+      raw.resize(c.raw_size);
+      with_context(where, [&] { decompressor.decompress(c.codec, stored, raw); });
+      out = raw;
+    }
   }
   if (hash64(out) != c.raw_hash) corrupt_at(where, "checksum mismatch: the data is corrupt");
   return out;
@@ -215,15 +247,16 @@ std::vector<std::byte> read_meta_record(const ArchiveFile& a, std::size_t entry,
   if (at + rh.size() > a.data_end()) corrupt_at(where, "missing at offset " + std::to_string(at));
   a.source().pread_exact(rh, at, where);
   auto r = with_context(where + " at offset " + std::to_string(at),
-                        [&] { return decode_record_header(rh, a.chunk_size()); });
-  if (r.type != type || r.entry != entry || r.stored_size > max_payload ||
+                        [&] { return a.record_header(rh, at); });
+  if (r.type != type || r.entry != entry || r.raw_size > max_payload ||
       at + rh.size() + r.stored_size > a.data_end()) {
     corrupt_at(where, "the record at offset " + std::to_string(at) + " does not match the index");
   }
-  std::vector<std::byte> payload(r.stored_size);
-  a.source().pread_exact(payload, at + rh.size(), where);
+  std::vector<std::byte> stored(r.stored_size), opened;
+  a.source().pread_exact(stored, at + rh.size(), where);
+  auto payload = a.open_payload(r, at, stored, opened, where);
   if (hash64(payload) != r.hash) corrupt_at(where, "checksum mismatch");
-  return payload;
+  return {payload.begin(), payload.end()};
 }
 
 }  // namespace
@@ -236,13 +269,14 @@ std::uint64_t ArchiveFile::check_entry_record(std::size_t entry) const {
       read_meta_record(*this, entry, e.record_offset, RecordType::entry, kMaxEntryPayload, where);
   auto meta = with_context(where, [&] { return decode_entry(payload); });
   if (!(meta == e.meta)) corrupt_at(where, "differs from the index");
-  return e.record_offset + kRecordHeaderSize + payload.size();
+  return e.record_offset + kRecordHeaderSize + payload.size() + header_.seal_overhead();
 }
 
 std::uint64_t ArchiveFile::end_record_offset(std::size_t entry) const {
   const auto& e = index_.entries[entry];
   if (e.chunk_count == 0) {
-    return e.record_offset + kRecordHeaderSize + encode_entry(e.meta).size();
+    return e.record_offset + kRecordHeaderSize + encode_entry(e.meta).size() +
+           header_.seal_overhead();
   }
   const auto& last = chunk(entry, e.chunk_count - 1);
   return last.record_offset + kRecordHeaderSize + last.stored_size;
@@ -257,7 +291,7 @@ std::uint64_t ArchiveFile::check_end_record(std::size_t entry) const {
   if (end.hash != e.hash || end.chunks != e.chunk_count || end.size != e.meta.size) {
     corrupt_at(where, "differs from the index");
   }
-  return at + kRecordHeaderSize + payload.size();
+  return at + kRecordHeaderSize + payload.size() + header_.seal_overhead();
 }
 
 void ReadAhead::reading(std::uint64_t position) {
@@ -283,14 +317,15 @@ void ReadAhead::reading(std::uint64_t position) {
   }
 }
 
-std::string describe_damage(const Fd& fd, std::uint32_t chunk_size) {
+std::string describe_damage(const Fd& fd, const Header& header) {
+  const auto chunk_size = header.chunk_size;
   std::uint64_t size = 0;
   try {
     size = fd.size();
   } catch (const Error&) {
     return "the archive cannot be read";
   }
-  std::uint64_t at = kHeaderSize;
+  std::uint64_t at = header.size();
   std::string last_file;
   std::uint64_t last_bundle = 0;
   std::uint64_t file_chunks = 0, chunks_seen = 0, file_size = 0;
@@ -301,12 +336,12 @@ std::string describe_damage(const Fd& fd, std::uint32_t chunk_size) {
     if (fd.pread(rh, at) != rh.size()) break;
     RecordHeader r;
     try {
-      r = decode_record_header(rh, chunk_size);
+      r = decode_record_header(rh, chunk_size, header.seal_overhead());
     } catch (const Error&) {
       break;
     }
     if (at + kRecordHeaderSize + r.stored_size > size) break;
-    if (r.type == RecordType::entry) {
+    if (r.type == RecordType::entry && !header.key) {
       std::vector<std::byte> payload(r.stored_size);
       if (fd.pread(payload, at + kRecordHeaderSize) != payload.size()) break;
       try {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "transfer/archive_cipher.hpp"
 #include "transfer/byte_source.hpp"
 #include "transfer/codec.hpp"
 #include "transfer/file_io.hpp"
@@ -20,15 +21,19 @@ class ArchiveFile {
   // Opens and checks the archive's header, trailer and index, and that every path in it is a
   // normalised relative path that appears once. A damaged or truncated archive throws
   // Error(corrupt) saying where (for a truncated one: after which file and chunk it ends).
-  // `path` is a local file or "s3://BUCKET/KEY" (byte_source.hpp).
-  static ArchiveFile open(const std::string& path);
+  // `path` is a local file or "s3://BUCKET/KEY" (byte_source.hpp). An encrypted archive needs
+  // its key (the key-encryption key it was packed with): without it, Error(invalid_argument)
+  // naming the key id the archive asks for.
+  static ArchiveFile open(const std::string& path, const Key* key = nullptr);
 
   const std::string& path() const { return source_->name(); }
   const ByteSource& source() const { return *source_; }
   std::uint32_t chunk_size() const { return header_.chunk_size; }
   const format::Index& index() const { return index_; }
   std::uint64_t size() const { return size_; }
+  std::uint64_t data_begin() const { return header_.size(); }
   std::uint64_t data_end() const { return trailer_.index_offset; }
+  const format::Header& header() const { return header_; }
   // XXH3-64 of the index: identifies the archive's content (unpack's journal uses it).
   std::uint64_t id() const { return id_; }
 
@@ -70,6 +75,15 @@ class ArchiveFile {
   // Where file `entry`'s end record must be: right after its last chunk (or its entry record).
   std::uint64_t end_record_offset(std::size_t entry) const;
 
+  // The record header in `bytes`, of the record at `record_offset`: checked (format.hpp), its
+  // hash field unmasked in an encrypted archive.
+  format::RecordHeader record_header(Bytes bytes, std::uint64_t record_offset) const;
+  // The payload of record `r` at `record_offset` as it was before it was sealed: `stored`
+  // itself, or, encrypted, opened into `out`; Error(corrupt) at `where` when it does not
+  // authenticate.
+  Bytes open_payload(const format::RecordHeader& r, std::uint64_t record_offset, Bytes stored,
+                     std::vector<std::byte>& out, const std::string& where) const;
+
  private:
   void read_record(const format::IndexChunk& c, const std::string& where,
                    std::vector<std::byte>& record) const;
@@ -84,6 +98,7 @@ class ArchiveFile {
   format::Index index_;
   std::uint64_t size_ = 0;
   std::uint64_t id_ = 0;
+  std::optional<ArchiveCipher> cipher_;
 };
 
 // For a reader that goes through the chunk table in order (unpack, verify): before it reads a
@@ -112,6 +127,7 @@ class ReadAhead {
 
 // Where a damaged archive stops making sense: walks the records from the start and describes
 // the last one that is whole ("the archive ends inside file 'x' chunk 3 of 5"). For messages.
-std::string describe_damage(const Fd& fd, std::uint32_t chunk_size);
+// In an encrypted archive the names are sealed: it says where, not inside which file.
+std::string describe_damage(const Fd& fd, const format::Header& header);
 
 }  // namespace nubo::transfer

@@ -12,40 +12,61 @@ namespace {
 constexpr std::size_t kBufferSize = 1 << 20;
 }  // namespace
 
-ArchiveWriter ArchiveWriter::create(Fd fd, std::uint32_t chunk_size) {
-  fd.truncate(0);
+std::vector<std::byte> ArchiveWriter::header(std::uint32_t chunk_size,
+                                             const std::optional<Encryption>& encryption) {
   Header h;
   h.chunk_size = chunk_size;
-  auto head = encode_header(h);
+  if (encryption) {
+    h.version_minor = kEncryptedMinor;
+    h.key = encryption->block;
+  }
+  return encode_header(h);
+}
+
+ArchiveWriter ArchiveWriter::create(Fd fd, std::uint32_t chunk_size,
+                                    std::optional<Encryption> encryption) {
+  fd.truncate(0);
+  auto head = header(chunk_size, encryption);
   fd.pwrite_all(head, 0);
   fd.seek(head.size());
   ArchiveWriter w(std::move(fd), chunk_size);
   w.offset_ = head.size();
+  if (encryption) w.cipher_.emplace(std::move(encryption->cipher));
   return w;
 }
 
-ArchiveWriter ArchiveWriter::stream(Fd fd, std::uint32_t chunk_size) {
-  Header h;
-  h.chunk_size = chunk_size;
-  auto head = encode_header(h);
+ArchiveWriter ArchiveWriter::stream(Fd fd, std::uint32_t chunk_size,
+                                    std::optional<Encryption> encryption) {
+  auto head = header(chunk_size, encryption);
   fd.write_all(head);
   ArchiveWriter w(std::move(fd), chunk_size);
   w.offset_ = head.size();
+  if (encryption) w.cipher_.emplace(std::move(encryption->cipher));
   return w;
 }
 
 ArchiveWriter ArchiveWriter::resume(Fd fd, std::uint32_t chunk_size, std::uint64_t offset,
-                                    Index index) {
+                                    Index index, std::optional<ArchiveCipher> cipher) {
   fd.truncate(offset);
   fd.seek(offset);
   ArchiveWriter w(std::move(fd), chunk_size);
   w.offset_ = offset;
   w.index_ = std::move(index);
+  w.cipher_ = std::move(cipher);
   return w;
 }
 
 void ArchiveWriter::put(const RecordHeader& record, Bytes payload, const std::uint32_t* check) {
   auto r = record;
+  if (cipher_) {
+    if (!payload.empty()) {
+      cipher_->seal(r, offset_, payload, sealed_);
+      payload = sealed_;
+    }
+    r.hash = cipher_->mask(r.hash, offset_);
+    check = nullptr;  // the check is of the sealed bytes
+  }
+  r.stored_size = static_cast<std::uint32_t>(payload.size());
   r.payload_check = check ? *check : payload_check(payload);
   auto head = encode_record_header(r);
   if (buffer_.size() + head.size() + payload.size() <= kBufferSize) {
@@ -73,7 +94,7 @@ std::uint32_t ArchiveWriter::add_entry(const EntryMeta& meta) {
   RecordHeader r;
   r.type = RecordType::entry;
   r.entry = number;
-  r.raw_size = r.stored_size = static_cast<std::uint32_t>(payload.size());
+  r.raw_size = static_cast<std::uint32_t>(payload.size());
   r.hash = hash64(payload);
   put(r, payload);
   return number;
@@ -89,7 +110,7 @@ void ArchiveWriter::add_chunk(std::uint32_t entry, std::uint64_t file_offset, Ch
   r.entry = entry;
   r.raw_size = raw_size;
   r.offset = file_offset;
-  r.stored_size = static_cast<std::uint32_t>(payload.size());
+  r.stored_size = stored_size(payload.size());
   r.hash = raw_hash;
   index_.chunks.push_back(index_chunk(r, offset_));
   index_.entries[entry].chunk_count++;
@@ -107,7 +128,7 @@ void ArchiveWriter::end_file(std::uint32_t entry, const Hash128& hash) {
   RecordHeader r;
   r.type = RecordType::end;
   r.entry = entry;
-  r.raw_size = r.stored_size = static_cast<std::uint32_t>(payload.size());
+  r.raw_size = static_cast<std::uint32_t>(payload.size());
   r.hash = hash64(payload);
   put(r, payload);
 }
@@ -126,7 +147,7 @@ void ArchiveWriter::add_bundle(const std::vector<EntryMeta>& members,
   r.entry = static_cast<std::uint32_t>(index_.entries.size());  // its first member
   r.raw_size = raw_size;
   r.offset = table_offset;
-  r.stored_size = static_cast<std::uint32_t>(payload.size());
+  r.stored_size = stored_size(payload.size());
   r.hash = raw_hash;
   IndexChunk c = index_chunk(r, offset_);
   c.owner = r.entry;
@@ -175,7 +196,6 @@ std::uint64_t ArchiveWriter::finish() {
   auto n = compressor.compress(CodecSetting{ChunkCodec::zstd, 3}, index, compressed);
   r.codec = n > 0 ? ChunkCodec::zstd : ChunkCodec::none;
   Bytes payload = n > 0 ? Bytes{compressed.data(), n} : Bytes{index};
-  r.stored_size = static_cast<std::uint32_t>(payload.size());
   put(r, payload);
   t.index_size = offset_ - t.index_offset;
   auto tail = encode_trailer(t);

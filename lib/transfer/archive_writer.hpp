@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "transfer/archive_cipher.hpp"
 #include "transfer/codec.hpp"
 #include "transfer/file_io.hpp"
 #include "transfer/format.hpp"
@@ -14,17 +16,27 @@
 
 namespace nubo::transfer {
 
+// An archive encrypted (archive_cipher.hpp): its cipher and the key block of its header.
+struct Encryption {
+  ArchiveCipher cipher;
+  format::KeyBlock block;
+};
+
 class ArchiveWriter {
  public:
-  // Writes a fresh header at offset 0 of `fd` (truncating it) and starts after it.
-  static ArchiveWriter create(Fd fd, std::uint32_t chunk_size);
+  // Writes a fresh header at offset 0 of `fd` (truncating it) and starts after it; with
+  // `encryption`, an encrypted archive (format 2.1) whose every payload is sealed.
+  static ArchiveWriter create(Fd fd, std::uint32_t chunk_size,
+                              std::optional<Encryption> encryption = std::nullopt);
   // Writes to a stream (a pipe, stdout) from its current position: the format only appends, so
   // nothing needs to seek; nothing can be resumed either.
-  static ArchiveWriter stream(Fd fd, std::uint32_t chunk_size);
+  static ArchiveWriter stream(Fd fd, std::uint32_t chunk_size,
+                              std::optional<Encryption> encryption = std::nullopt);
   // Continues a partial archive: `fd` is cut at `offset`, the end of its verified records, and
-  // `index` describes them.
+  // `index` describes them; `cipher` is the partial archive's, when it is encrypted.
   static ArchiveWriter resume(Fd fd, std::uint32_t chunk_size, std::uint64_t offset,
-                              format::Index index);
+                              format::Index index,
+                              std::optional<ArchiveCipher> cipher = std::nullopt);
 
   std::uint32_t chunk_size() const { return chunk_size_; }
   std::uint64_t offset() const { return offset_; }  // where the next record goes
@@ -49,15 +61,24 @@ class ArchiveWriter {
 
  private:
   ArchiveWriter(Fd fd, std::uint32_t chunk_size) : fd_(std::move(fd)), chunk_size_(chunk_size) {}
+  static std::vector<std::byte> header(std::uint32_t chunk_size,
+                                       const std::optional<Encryption>& encryption);
   // `payload_check` (format.hpp) is computed here unless given (a raw chunk's is its hash's).
+  // Encrypted, the payload is sealed and the hash masked here.
   void put(const format::RecordHeader& r, Bytes payload,
            const std::uint32_t* payload_check = nullptr);
+  // The stored size of a payload of `n` bytes: sealed ones are longer.
+  std::uint32_t stored_size(std::size_t n) const {
+    return static_cast<std::uint32_t>(cipher_ && n > 0 ? n + format::kSealOverhead : n);
+  }
 
   Fd fd_;
   std::uint32_t chunk_size_;
   std::uint64_t offset_ = 0;  // logical end, buffer included
   std::vector<std::byte> buffer_;
   format::Index index_;
+  std::optional<ArchiveCipher> cipher_;
+  std::vector<std::byte> sealed_;  // the payload being written, sealed
 };
 
 }  // namespace nubo::transfer

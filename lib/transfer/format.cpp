@@ -27,6 +27,14 @@ void put_magic(std::byte* out, const std::array<unsigned char, N>& magic) {
 }
 
 // The checksum of a fixed-size structure: XXH3-64 of everything before its last 8 bytes.
+constexpr std::uint32_t kFlagEncrypted = 1;
+
+// The most a chunk or bundle's payload may take: encrypted, sealing adds to all but zero chunks
+// (which have no payload).
+std::uint64_t max_stored(ChunkCodec codec, std::uint32_t raw_size, std::uint32_t seal_overhead) {
+  return max_stored_size(codec, raw_size) + (codec == ChunkCodec::zero ? 0 : seal_overhead);
+}
+
 template <std::size_t N>
 void seal(std::array<std::byte, N>& out) {
   put_le<std::uint64_t>(out.data() + N - 8, hash64({out.data(), N - 8}));
@@ -37,36 +45,69 @@ bool sealed(Bytes in) {
 
 }  // namespace
 
-std::array<std::byte, kHeaderSize> encode_header(const Header& h) {
+std::vector<std::byte> encode_header(const Header& h) {
   std::array<std::byte, kHeaderSize> out{};
   put_magic(out.data(), kMagic);
   put_le<std::uint16_t>(out.data() + 8, h.version_major);
   put_le<std::uint16_t>(out.data() + 10, h.version_minor);
-  put_le<std::uint32_t>(out.data() + 12, kHeaderSize);
+  put_le<std::uint32_t>(out.data() + 12, static_cast<std::uint32_t>(h.size()));
   put_le<std::uint32_t>(out.data() + 16, h.chunk_size);
-  put_le<std::uint32_t>(out.data() + 20, 0);  // flags
+  put_le<std::uint32_t>(out.data() + 20, h.key ? kFlagEncrypted : 0);
   seal(out);
-  return out;
+  std::vector<std::byte> bytes(out.begin(), out.end());
+  if (h.key) {
+    std::array<std::byte, kKeyBlockSize> block{};
+    auto* p = block.data();
+    for (Bytes field : {Bytes(h.key->archive_id), Bytes(h.key->key_id), Bytes(h.key->nonce),
+                        Bytes(h.key->wrapped)}) {
+      std::memcpy(p, field.data(), field.size());
+      p += field.size();
+    }
+    seal(block);
+    bytes.insert(bytes.end(), block.begin(), block.end());
+  }
+  return bytes;
 }
 
 Header decode_header(Bytes in) {
   if (in.size() < kHeaderSize) corrupt("archive header: truncated (the file is too short)");
-  in = in.first(kHeaderSize);
-  if (!has_magic(in, kMagic)) corrupt("archive header: bad magic number (not a nubo archive)");
+  auto head = in.first(kHeaderSize);
+  if (!has_magic(head, kMagic)) corrupt("archive header: bad magic number (not a nubo archive)");
   Header h;
-  h.version_major = get_le<std::uint16_t>(in.data() + 8);
-  h.version_minor = get_le<std::uint16_t>(in.data() + 10);
+  h.version_major = get_le<std::uint16_t>(head.data() + 8);
+  h.version_minor = get_le<std::uint16_t>(head.data() + 10);
   if (h.version_major < kOldestMajor || h.version_major > kVersionMajor) {
     throw Error(Errc::unsupported, "archive header: format version " +
                                        std::to_string(h.version_major) + "." +
                                        std::to_string(h.version_minor) +
                                        " is not supported: this nubo reads versions 1.x and 2.x");
   }
-  if (!sealed(in)) corrupt("archive header: checksum mismatch");
-  if (get_le<std::uint32_t>(in.data() + 12) != kHeaderSize) corrupt("archive header: bad size");
-  h.chunk_size = get_le<std::uint32_t>(in.data() + 16);
+  if (!sealed(head)) corrupt("archive header: checksum mismatch");
+  const auto flags = get_le<std::uint32_t>(head.data() + 20);
+  const auto known = h.version_major >= 2 ? kFlagEncrypted : 0u;
+  if ((flags & ~known) != 0) {
+    throw Error(Errc::unsupported, "archive header: flags " + std::to_string(flags) +
+                                       " are not understood by this nubo (a newer one made it)");
+  }
+  const auto size = get_le<std::uint32_t>(head.data() + 12);
+  const bool encrypted = (flags & kFlagEncrypted) != 0;
+  if (size != (encrypted ? kMaxHeaderSize : kHeaderSize)) corrupt("archive header: bad size");
+  h.chunk_size = get_le<std::uint32_t>(head.data() + 16);
   if (h.chunk_size < kMinChunkSize || h.chunk_size > kMaxChunkSize) {
     corrupt("archive header: chunk size " + std::to_string(h.chunk_size) + " out of range");
+  }
+  if (encrypted) {
+    if (in.size() < kMaxHeaderSize) corrupt("archive header: the key block is truncated");
+    auto block = in.subspan(kHeaderSize, kKeyBlockSize);
+    if (!sealed(block)) corrupt("archive header: key block checksum mismatch");
+    KeyBlock k;
+    const auto* p = block.data();
+    for (auto field : {std::span<std::byte>(k.archive_id), std::span<std::byte>(k.key_id),
+                       std::span<std::byte>(k.nonce), std::span<std::byte>(k.wrapped)}) {
+      std::memcpy(field.data(), p, field.size());
+      p += field.size();
+    }
+    h.key = k;
   }
   return h;
 }
@@ -88,7 +129,7 @@ std::array<std::byte, kRecordHeaderSize> encode_record_header(const RecordHeader
   return out;
 }
 
-RecordHeader decode_record_header(Bytes in, std::uint32_t chunk_size) {
+RecordHeader decode_record_header(Bytes in, std::uint32_t chunk_size, std::uint32_t seal_overhead) {
   if (in.size() < kRecordHeaderSize) corrupt("record header: truncated");
   in = in.first(kRecordHeaderSize);
   if (!has_magic(in, kRecordMagic)) corrupt("record header: bad magic");
@@ -115,7 +156,7 @@ RecordHeader decode_record_header(Bytes in, std::uint32_t chunk_size) {
         corrupt(kind + ": raw size " + std::to_string(r.raw_size) + " is outside 1.." +
                 std::to_string(chunk_size));
       }
-      if (r.stored_size > max_stored_size(r.codec, r.raw_size)) {
+      if (r.stored_size > max_stored(r.codec, r.raw_size, seal_overhead)) {
         corrupt(kind + ": stored size " + std::to_string(r.stored_size) + " exceeds what a " +
                 std::string(chunk_codec_name(r.codec)) + " chunk of " + std::to_string(r.raw_size) +
                 " bytes may have");
@@ -128,22 +169,23 @@ RecordHeader decode_record_header(Bytes in, std::uint32_t chunk_size) {
     case RecordType::index:
       // Version 2 compresses the index (zstd); the raw size is then its decoded size.
       if ((r.codec != ChunkCodec::none && r.codec != ChunkCodec::zstd) || r.offset != 0 ||
-          r.stored_size > r.raw_size ||
-          (r.codec == ChunkCodec::none && r.raw_size != r.stored_size)) {
+          r.stored_size > r.raw_size + seal_overhead ||
+          (r.codec == ChunkCodec::none && r.raw_size + seal_overhead != r.stored_size)) {
         corrupt("index record: inconsistent fields");
       }
       break;
     case RecordType::entry:
     case RecordType::end:
-      if (r.codec != ChunkCodec::none || r.raw_size != r.stored_size || r.offset != 0) {
+      if (r.codec != ChunkCodec::none || r.raw_size + seal_overhead != r.stored_size ||
+          r.offset != 0) {
         corrupt("record header: inconsistent fields for a non-chunk record");
       }
-      if (r.type == RecordType::entry && r.stored_size > kMaxEntryPayload) {
+      if (r.type == RecordType::entry && r.raw_size > kMaxEntryPayload) {
         corrupt("entry record: payload of " + std::to_string(r.stored_size) +
                 " bytes is too large");
       }
-      if (r.type == RecordType::end && r.stored_size != kEndPayloadSize) {
-        corrupt("end record: payload size " + std::to_string(r.stored_size));
+      if (r.type == RecordType::end && r.raw_size != kEndPayloadSize) {
+        corrupt("end record: payload size " + std::to_string(r.raw_size));
       }
       break;
   }
@@ -279,7 +321,7 @@ std::vector<std::byte> encode_index(const Index& index) {
 }
 
 Index decode_index(Bytes in, std::uint16_t version_major, std::uint32_t chunk_size,
-                   std::uint64_t data_begin, std::uint64_t data_end) {
+                   std::uint64_t data_begin, std::uint64_t data_end, std::uint32_t seal_overhead) {
   ByteReader r(in, "index");
   const bool v2 = version_major >= 2;
   auto entry_count = r.get<std::uint64_t>();
@@ -359,7 +401,7 @@ Index decode_index(Bytes in, std::uint16_t version_major, std::uint32_t chunk_si
     if (e.bundled) {
       auto& c = index.chunks[e.first_chunk];
       if (!c.bundle || c.record_offset != e.record_offset || c.raw_size > chunk_size ||
-          c.stored_size > max_stored_size(c.codec, c.raw_size) ||
+          c.stored_size > max_stored(c.codec, c.raw_size, seal_overhead) ||
           e.bundle_offset + e.meta.size > c.raw_size) {
         corrupt("index: '" + e.meta.path + "': its bundle's sizes or offset are out of range");
       }
@@ -372,7 +414,8 @@ Index decode_index(Bytes in, std::uint16_t version_major, std::uint32_t chunk_si
     for (std::uint64_t k = 0; k < e.chunk_count; ++k) {
       auto& c = index.chunks[e.first_chunk + k];
       auto want = chunk_bytes(e.meta.size, chunk_size, k);
-      if (c.bundle || c.raw_size != want || c.stored_size > max_stored_size(c.codec, c.raw_size) ||
+      if (c.bundle || c.raw_size != want ||
+          c.stored_size > max_stored(c.codec, c.raw_size, seal_overhead) ||
           c.record_offset <= e.record_offset || c.record_offset >= data_end) {
         corrupt("index: file '" + e.meta.path + "' chunk " + std::to_string(k) +
                 ": sizes or offset out of range");

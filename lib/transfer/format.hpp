@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,14 @@ namespace nubo::transfer::format {
 
 constexpr std::uint16_t kVersionMajor = 2;
 constexpr std::uint16_t kVersionMinor = 0;
-constexpr std::uint16_t kOldestMajor = 1;  // version 1: no bundles, the index stored raw
+constexpr std::uint16_t kEncryptedMinor = 1;  // 2.1: encrypted, the header carries a key block
+constexpr std::uint16_t kOldestMajor = 1;     // version 1: no bundles, the index stored raw
 
 constexpr std::size_t kHeaderSize = 64;
+constexpr std::size_t kKeyBlockSize = 104;
+constexpr std::size_t kMaxHeaderSize = kHeaderSize + kKeyBlockSize;
+// What encryption adds to a record's payload: a 12-byte nonce before it, a 16-byte tag after.
+constexpr std::uint32_t kSealOverhead = 28;
 constexpr std::size_t kRecordHeaderSize = 48;
 constexpr std::size_t kTrailerSize = 32;
 
@@ -43,13 +49,29 @@ constexpr std::size_t kMaxPathLength = 4096;
 constexpr std::size_t kMaxEntryPayload = 64 + 2 * kMaxPathLength;
 constexpr std::uint64_t kMaxIndexSize = 1ull << 30;
 
+// An encrypted archive's key: its data key, wrapped (AES-256-GCM) by the key-encryption key the
+// user holds, and what names that key, so that a reader can say which key it needs.
+struct KeyBlock {
+  std::array<std::byte, 16> archive_id{};  // random: binds every record to this archive
+  std::array<std::byte, 16> key_id{};      // of the key-encryption key (archive_cipher.hpp)
+  std::array<std::byte, 12> nonce{};       // of the wrapping
+  std::array<std::byte, 48> wrapped{};     // the 32-byte data key, then the GCM tag
+  bool operator==(const KeyBlock&) const = default;
+};
+
 struct Header {
   std::uint16_t version_major = kVersionMajor;
   std::uint16_t version_minor = kVersionMinor;
   std::uint32_t chunk_size = 4 << 20;
+  std::optional<KeyBlock> key;  // encrypted archives (flag 1, version 2.1)
+  // Where the records begin: after the key block, when there is one.
+  std::uint64_t size() const { return key ? kMaxHeaderSize : kHeaderSize; }
+  std::uint32_t seal_overhead() const { return key ? kSealOverhead : 0; }
 };
-std::array<std::byte, kHeaderSize> encode_header(const Header& h);
-Header decode_header(Bytes in);  // throws corrupt or unsupported (a newer major version)
+std::vector<std::byte> encode_header(const Header& h);
+// `in` holds the archive's first kMaxHeaderSize bytes, or all of them when it is shorter.
+// Throws corrupt, or unsupported (a newer major version, or flags this version does not know).
+Header decode_header(Bytes in);
 
 enum class RecordType : std::uint8_t { entry = 1, chunk = 2, end = 3, index = 4, bundle = 5 };
 
@@ -75,8 +97,10 @@ inline std::uint32_t payload_check(Bytes payload) {
 }
 std::array<std::byte, kRecordHeaderSize> encode_record_header(const RecordHeader& r);
 // Checks the magic, the checksum and that the fields are consistent for the type, and that a
-// chunk is no larger than `chunk_size` (the archive's).
-RecordHeader decode_record_header(Bytes in, std::uint32_t chunk_size);
+// chunk is no larger than `chunk_size` (the archive's). In an encrypted archive every payload
+// is `seal_overhead` bytes longer than it would be (Header::seal_overhead).
+RecordHeader decode_record_header(Bytes in, std::uint32_t chunk_size,
+                                  std::uint32_t seal_overhead = 0);
 
 enum class EntryKind : std::uint8_t { file = 0, directory = 1, symlink = 2 };
 std::string_view entry_kind_name(EntryKind k);
@@ -173,8 +197,10 @@ std::vector<std::byte> encode_index(const Index& index);
 // the payload (no allocation beyond it), that each file has the chunk count and sizes its size
 // implies, that a bundle's members are consecutive entries, and that every offset lies in
 // [data_begin, data_end).
+// `seal_overhead`: as decode_record_header's, for an encrypted archive's stored sizes.
 Index decode_index(Bytes in, std::uint16_t version_major, std::uint32_t chunk_size,
-                   std::uint64_t data_begin, std::uint64_t data_end);
+                   std::uint64_t data_begin, std::uint64_t data_end,
+                   std::uint32_t seal_overhead = 0);
 
 struct Trailer {
   std::uint64_t index_offset = 0;  // the index record's header

@@ -10,6 +10,7 @@
 #define XXH_INLINE_ALL  // inlined: one copy, with the state's layout known to this file
 #include <xxhash.h>
 
+#include "common/text.hpp"
 #include "transfer/file_io.hpp"
 
 namespace nubo::transfer {
@@ -65,15 +66,7 @@ Hash128 hash128(Bytes data) {
 }
 
 std::string Hash128::hex() const {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  s.reserve(32);
-  for (auto b : bytes) {
-    auto v = std::to_integer<unsigned>(b);
-    s += digits[v >> 4];
-    s += digits[v & 15];
-  }
-  return s;
+  return text::hex(bytes.data(), bytes.size());
 }
 
 struct FileHasher::State {

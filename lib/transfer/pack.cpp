@@ -63,7 +63,8 @@ class ArchiveSink : public Sink {
         archive_(std::move(archive)),
         options_(options),
         auto_(auto_codec),
-        chunk_size_(static_cast<std::uint32_t>(options.chunk_size)) {}
+        chunk_size_(static_cast<std::uint32_t>(options.chunk_size)),
+        key_(key_from_file(options.key_file)) {}
 
   bool streaming() const { return archive_ == "-"; }
   // Files the walk must leave out: the archive and its companions, when inside a source.
@@ -82,20 +83,20 @@ class ArchiveSink : public Sink {
     if (streaming()) {
       const int fd = ::dup(STDOUT_FILENO);
       if (fd < 0) throw_io("duplicate", "stdout", errno);
-      writer_.emplace(ArchiveWriter::stream(Fd(fd, "stdout"), chunk_size_));
+      writer_.emplace(ArchiveWriter::stream(Fd(fd, "stdout"), chunk_size_, encryption()));
     } else {
       open_journal();
       auto part = open_write(part_path());
       if (options_.resume && !journal_->discarded_other())
-        resume = scan_partial(part, *journal_, walk.entries, chunk_size_);
-      if (resume.fresh || resume.offset <= format::kHeaderSize) {
-        writer_.emplace(ArchiveWriter::create(std::move(part), chunk_size_));
+        resume = scan_partial(part, *journal_, walk.entries, chunk_size_, key_ ? &*key_ : nullptr);
+      if (resume.fresh || !resume.index.entries.size()) {
+        writer_.emplace(ArchiveWriter::create(std::move(part), chunk_size_, encryption()));
         resume = PackResume{};
         journal_->reset();  // checkpoints of an earlier attempt say nothing about this one
       } else {
         resume_from(resume, walk);
         writer_.emplace(ArchiveWriter::resume(std::move(part), chunk_size_, resume.offset,
-                                              std::move(resume.index)));
+                                              std::move(resume.index), std::move(resume.cipher)));
       }
     }
     interval_ = checkpoint_interval(walk.bytes, chunk_size_);
@@ -228,6 +229,12 @@ class ArchiveSink : public Sink {
   }
 
  private:
+  // A fresh data key for a new archive, when encrypting.
+  std::optional<Encryption> encryption() const {
+    if (!key_) return std::nullopt;
+    auto [cipher, block] = ArchiveCipher::create(*key_);
+    return Encryption{std::move(cipher), block};
+  }
   std::string part_path() const { return archive_ + ".part"; }
   std::string journal_path() const { return archive_ + ".journal"; }
 
@@ -287,6 +294,7 @@ class ArchiveSink : public Sink {
   const PackOptions& options_;
   AutoCodec* auto_;
   std::uint32_t chunk_size_;
+  std::optional<Key> key_;  // encrypting
   const WalkResult* walk_ = nullptr;
   std::optional<Journal> journal_;
   std::optional<ArchiveWriter> writer_;

@@ -54,13 +54,19 @@ std::string difference(const EntryMeta& packed, const EntryMeta& now) {
 
 class Scanner {
  public:
-  Scanner(const Fd& part, const std::vector<SourceEntry>& sources, std::uint32_t chunk_size)
-      : part_(part), sources_(sources), chunk_size_(chunk_size), size_(part.size()) {}
+  Scanner(const Fd& part, const std::vector<SourceEntry>& sources, const Header& header,
+          std::optional<ArchiveCipher> cipher)
+      : part_(part),
+        sources_(sources),
+        header_(header),
+        chunk_size_(header.chunk_size),
+        size_(part.size()),
+        cipher_(std::move(cipher)) {}
 
   PackResume run(const std::optional<PackCheckpoint>& checkpoint) {
-    trusted_end_ = checkpoint ? checkpoint->archive_offset : kHeaderSize;
+    trusted_end_ = checkpoint ? checkpoint->archive_offset : header_.size();
     checkpoint_ = checkpoint;
-    std::uint64_t at = kHeaderSize;
+    std::uint64_t at = header_.size();
     bool applied = false;
     // Each step consumes one whole record (>= 48 bytes) or stops: bounded by the file's size.
     for (;;) {
@@ -81,19 +87,19 @@ class Scanner {
     if (part_.pread(rh, at) != rh.size()) return false;
     RecordHeader r;
     try {
-      r = decode_record_header(rh, chunk_size_);
+      r = decode_record_header(rh, chunk_size_, header_.seal_overhead());
     } catch (const Error&) {
       return false;
     }
+    if (cipher_) r.hash = cipher_->mask(r.hash, at);
     auto end = at + kRecordHeaderSize + r.stored_size;
     if (end > size_) return false;
     switch (r.type) {
       case RecordType::entry: {
         if (open_ || r.entry != index_.entries.size()) return false;
         if (index_.entries.size() >= sources_.size()) return false;
-        std::vector<std::byte> payload(r.stored_size);
-        part_.pread_exact(payload, at + kRecordHeaderSize, "entry record");
-        if (hash64(payload) != r.hash) return false;
+        std::vector<std::byte> payload;
+        if (!read_payload(at, r, payload) || hash64(payload) != r.hash) return false;
         EntryMeta meta;
         try {
           meta = decode_entry(payload);
@@ -139,9 +145,8 @@ class Scanner {
         if (!open_ || r.entry + 1 != index_.entries.size()) return false;
         auto& e = index_.entries.back();
         if (e.chunk_count != chunks_for(e.meta.size, chunk_size_)) return false;
-        std::vector<std::byte> payload(r.stored_size);
-        part_.pread_exact(payload, at + kRecordHeaderSize, "end record");
-        if (hash64(payload) != r.hash) return false;
+        std::vector<std::byte> payload;
+        if (!read_payload(at, r, payload) || hash64(payload) != r.hash) return false;
         auto end_payload = decode_end(payload);
         // Past the checkpoint the content hash is checked too; before it, the record is trusted.
         if (verify && (!hasher_valid_ || hasher_.digest() != end_payload.hash)) return false;
@@ -161,13 +166,25 @@ class Scanner {
     return true;
   }
 
+  // The payload of the record at `at` as it was before it was sealed (an encrypted archive's
+  // opened), its payload check matched; false for a damaged, torn or forged one.
+  bool read_payload(std::uint64_t at, const RecordHeader& r, std::vector<std::byte>& out) {
+    std::vector<std::byte> stored(r.stored_size);
+    part_.pread_exact(stored, at + kRecordHeaderSize, "record");
+    if (payload_check(stored) != r.payload_check) return false;
+    if (!cipher_ || stored.empty()) {
+      out = std::move(stored);
+      return true;
+    }
+    return cipher_->open(r, at, stored, out);
+  }
+
   // The raw bytes of the chunk or bundle record at `at`, its payload check and its XXH3-64
   // matched; false for a damaged or torn one.
   bool read_verified(std::uint64_t at, const RecordHeader& r, std::vector<std::byte>& raw) {
-    std::vector<std::byte> stored(r.stored_size);
+    std::vector<std::byte> stored;
+    if (!read_payload(at, r, stored)) return false;
     raw.resize(r.raw_size);
-    part_.pread_exact(stored, at + kRecordHeaderSize, "chunk");
-    if (payload_check(stored) != r.payload_check) return false;
     try {
       decompressor_.decompress(r.codec, stored, raw);
     } catch (const Error&) {
@@ -252,14 +269,17 @@ class Scanner {
     out.hasher = std::move(hasher_);
     out.skipped_bytes = complete_bytes_ + (open_ ? done_bytes_ : 0);
     out.index = std::move(index_);
+    out.cipher = std::move(cipher_);
     return out;
   }
 
   const Fd& part_;
   const std::vector<SourceEntry>& sources_;
+  Header header_;
   std::uint32_t chunk_size_;
   std::uint64_t size_;
-  std::uint64_t trusted_end_ = kHeaderSize;
+  std::optional<ArchiveCipher> cipher_;
+  std::uint64_t trusted_end_ = 0;
   std::optional<PackCheckpoint> checkpoint_;
   Index index_;
   bool open_ = false;
@@ -272,16 +292,26 @@ class Scanner {
 }  // namespace
 
 PackResume scan_partial(const Fd& part, const Journal& journal,
-                        const std::vector<SourceEntry>& sources, std::uint32_t chunk_size) {
+                        const std::vector<SourceEntry>& sources, std::uint32_t chunk_size,
+                        const Key* key) {
   PackResume fresh;
-  std::array<std::byte, kHeaderSize> head{};
-  if (part.pread(head, 0) != head.size()) return fresh;
+  std::vector<std::byte> head(kMaxHeaderSize);
+  head.resize(part.pread(head, 0));
+  Header header;
+  std::optional<ArchiveCipher> cipher;
   try {
-    if (decode_header(head).chunk_size != chunk_size) {
+    header = decode_header(head);
+    if (header.chunk_size != chunk_size) {
       log::warn(part.name() + " was made with another chunk size: starting over");
       return fresh;
     }
-  } catch (const Error&) {
+    if (header.key.has_value() != (key != nullptr)) {
+      log::warn(part.name() + (key ? " was not encrypted" : " was encrypted") + ": starting over");
+      return fresh;
+    }
+    if (key) cipher.emplace(ArchiveCipher::unwrap(*key, *header.key, part.name()));
+  } catch (const Error& e) {
+    if (key && header.key) log::warn(std::string(e.what()) + ": starting over");
     return fresh;
   }
   // The last checkpoint that lies within the file; an earlier one is as good, only slower.
@@ -290,9 +320,9 @@ PackResume scan_partial(const Fd& part, const Journal& journal,
   for (const auto& rec : journal.loaded()) {
     if (rec.type != kPackCheckpoint) continue;
     auto c = decode_checkpoint(rec.payload);
-    if (c && c->archive_offset >= kHeaderSize && c->archive_offset <= size) checkpoint = c;
+    if (c && c->archive_offset >= header.size() && c->archive_offset <= size) checkpoint = c;
   }
-  Scanner scanner(part, sources, chunk_size);
+  Scanner scanner(part, sources, header, std::move(cipher));
   return scanner.run(checkpoint);
 }
 

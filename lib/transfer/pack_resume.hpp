@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "transfer/archive_cipher.hpp"
 #include "transfer/file_io.hpp"
 #include "transfer/format.hpp"
 #include "transfer/hash.hpp"
@@ -39,9 +40,13 @@ struct PackResume {
   std::uint64_t next_chunk = 0;
   FileHasher hasher;  // next_entry's content hash so far, when open
   std::uint64_t skipped_bytes = 0;
+  std::optional<ArchiveCipher> cipher;  // the partial archive's, when it is encrypted
 };
 
+// `key`: the key the pack encrypts with (none: not encrypted). A partial archive encrypted
+// otherwise (or not at all, or with another key) is started over.
 PackResume scan_partial(const Fd& part, const Journal& journal,
-                        const std::vector<SourceEntry>& sources, std::uint32_t chunk_size);
+                        const std::vector<SourceEntry>& sources, std::uint32_t chunk_size,
+                        const Key* key);
 
 }  // namespace nubo::transfer

@@ -62,8 +62,9 @@ std::vector<Entry> to_entries(const ArchiveFile& a) {
 
 }  // namespace
 
-std::vector<Entry> list(const std::string& archive) {
-  return to_entries(ArchiveFile::open(archive));
+std::vector<Entry> list(const std::string& archive, const std::string& key_file) {
+  const auto key = key_from_file(key_file);
+  return to_entries(ArchiveFile::open(archive, key ? &*key : nullptr));
 }
 
 struct Reader::Impl {
@@ -78,8 +79,10 @@ struct Reader::Impl {
   mutable std::uint64_t cached = UINT64_MAX;
 };
 
-Reader::Reader(const std::string& archive) : impl_(std::make_unique<Impl>()) {
-  impl_->archive = ArchiveFile::open(archive);
+Reader::Reader(const std::string& archive, const std::string& key_file)
+    : impl_(std::make_unique<Impl>()) {
+  const auto key = key_from_file(key_file);
+  impl_->archive = ArchiveFile::open(archive, key ? &*key : nullptr);
   impl_->entries = to_entries(impl_->archive);
   for (std::size_t i = 0; i < impl_->entries.size(); ++i) {
     impl_->by_path.emplace(impl_->entries[i].path, i);

@@ -31,7 +31,7 @@ struct VerifyJob {
 
 class Producer {
  public:
-  explicit Producer(const ArchiveFile& a) : a_(a), ahead_(a), expected_(format::kHeaderSize) {}
+  explicit Producer(const ArchiveFile& a) : a_(a), ahead_(a), expected_(a.data_begin()) {}
 
   bool operator()(VerifyJob& job) {
     const auto& entries = a_.index().entries;
@@ -134,7 +134,8 @@ class Producer {
 
 Summary verify(const std::string& archive_path, const VerifyOptions& options) {
   auto started = std::chrono::steady_clock::now();
-  auto archive = ArchiveFile::open(archive_path);
+  const auto key = key_from_file(options.key_file);
+  auto archive = ArchiveFile::open(archive_path, key ? &*key : nullptr);
   auto resources = plan_resources(options.threads, options.memory_limit, archive.chunk_size());
   const auto& entries = archive.index().entries;
   std::uint64_t total = 0;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/log.hpp"
+#include "common/text.hpp"
 #include "nubo/error.hpp"
 #include "transfer/s3/sigv4.hpp"
 
@@ -107,13 +108,7 @@ std::string md5_hex(transfer::Bytes data) {
   unsigned char d[MD5_DIGEST_LENGTH];
   unsigned int n = 0;
   EVP_Digest(data.data(), data.size(), d, &n, EVP_md5(), nullptr);
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < n; ++i) {
-    out += digits[d[i] >> 4];
-    out += digits[d[i] & 15];
-  }
-  return out;
+  return text::hex(d, n);
 }
 
 std::string md5_base64(transfer::Bytes data) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/text.hpp"
 #include "nubo/error.hpp"
 
 namespace nubo::s3 {
@@ -22,16 +23,6 @@ EtagVerdict verdict(Result r, std::string detail) {
 
 bool is_md5_hex(const std::string& s) {
   return s.size() == 2 * kMd5Size && s.find_first_not_of("0123456789abcdef") == std::string::npos;
-}
-
-std::string hex(const unsigned char* d, std::size_t n) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < n; ++i) {
-    out += digits[d[i] >> 4];
-    out += digits[d[i] & 15];
-  }
-  return out;
 }
 
 // The MD5 of bytes [offset, offset + size) of `file`, appended to `digests`.
@@ -115,7 +106,7 @@ EtagVerdict check_etag(Client& client, const ObjectUrl& url, const ObjectInfo& i
   std::vector<unsigned char> buffer(1 << 20), digests;
   if (dash == std::string::npos) {
     md5_of_range(file, 0, info.size, buffer, digests);
-    const auto got = hex(digests.data(), kMd5Size);
+    const auto got = text::hex(digests.data(), kMd5Size);
     return got == md5 ? verdict(Result::matched, {}) : verdict(Result::mismatched, got);
   }
   const auto count_text = etag.substr(dash + 1);
@@ -141,7 +132,7 @@ EtagVerdict check_etag(Client& client, const ObjectUrl& url, const ObjectInfo& i
   unsigned char d[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_Digest(digests.data(), digests.size(), d, &len, EVP_md5(), nullptr);
-  const auto got = hex(d, len) + "-" + std::to_string(count);
+  const auto got = text::hex(d, len) + "-" + std::to_string(count);
   return got == etag ? verdict(Result::matched, {}) : verdict(Result::mismatched, got);
 }
 

@@ -13,17 +13,6 @@
 namespace nubo::s3 {
 namespace {
 
-std::string hex(const unsigned char* data, std::size_t n) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    out += digits[data[i] >> 4];
-    out += digits[data[i] & 15];
-  }
-  return out;
-}
-
 std::string hmac(const std::string& key, std::string_view data) {
   auto mac =
       crypto::hmac_sha256(key, {reinterpret_cast<const std::byte*>(data.data()), data.size()});
@@ -92,7 +81,7 @@ std::string uri_encode(std::string_view text, bool keep_slash) {
 std::string sha256_hex(std::string_view data) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  return hex(digest, sizeof digest);
+  return text::hex(digest, sizeof digest);
 }
 
 std::string amz_date(long long unix_seconds) {
@@ -131,8 +120,8 @@ std::string sign(SignInput& in, const Credentials& credentials) {
   const auto signature = hmac(key, to_sign);
   in.headers = headers;
   return "AWS4-HMAC-SHA256 Credential=" + credentials.access_key_id + "/" + scope +
-         ",SignedHeaders=" + signed_headers + ",Signature=" +
-         hex(reinterpret_cast<const unsigned char*>(signature.data()), signature.size());
+         ",SignedHeaders=" + signed_headers +
+         ",Signature=" + text::hex(signature.data(), signature.size());
 }
 
 }  // namespace nubo::s3
