@@ -66,6 +66,10 @@ typedef struct nubo_pack_options {
   size_t exclude_count;
   const char* const* include;
   size_t include_count;
+  /* Encrypt with the key in this file (nubo_transfer_keygen): AES-256-GCM under a data key of
+   * the archive's own that the key wraps (docs/archive-format.md). NULL (default): not
+   * encrypted. */
+  const char* key_file;
 } nubo_pack_options;
 
 typedef struct nubo_unpack_options {
@@ -77,6 +81,7 @@ typedef struct nubo_unpack_options {
   nubo_progress_callback progress;
   void* progress_user;
   int preserve_special_modes; /* nonzero: keep setuid, setgid and sticky bits (default 0) */
+  const char* key_file;       /* an encrypted archive's key file; NULL (default): none */
 } nubo_unpack_options;
 
 typedef struct nubo_verify_options {
@@ -85,6 +90,7 @@ typedef struct nubo_verify_options {
   uint64_t memory_limit;
   nubo_progress_callback progress;
   void* progress_user;
+  const char* key_file; /* an encrypted archive's key file; NULL (default): none */
 } nubo_verify_options;
 
 /* What an operation did. Set struct_size = sizeof before the call. */
@@ -107,6 +113,10 @@ typedef struct nubo_transfer_summary {
    * verify; 0 for local archives. */
   uint64_t bytes_transferred;
 } nubo_transfer_summary;
+
+/* Writes a fresh random key (64 hexadecimal digits, mode 0600) to `path` for key_file; never
+ * replaces an existing file (NUBO_ERR_INVALID_ARGUMENT). */
+NUBO_C_API nubo_status nubo_transfer_keygen(const char* path);
 
 NUBO_C_API nubo_status nubo_pack_options_init(nubo_pack_options* options, size_t struct_size);
 NUBO_C_API nubo_status nubo_unpack_options_init(nubo_unpack_options* options, size_t struct_size);
@@ -160,6 +170,10 @@ typedef struct nubo_archive_entry_info {
 
 /* Opens `path` and reads its index. On failure *out is NULL (NUBO_ERR_CORRUPT, _NOT_FOUND...). */
 NUBO_C_API nubo_status nubo_archive_open(const char* path, nubo_archive** out);
+/* The same for an encrypted archive: key_file is its key (NULL: none, as nubo_archive_open).
+ * Without the right key: NUBO_ERR_INVALID_ARGUMENT, the message naming the key it needs. */
+NUBO_C_API nubo_status nubo_archive_open_with_key(const char* path, const char* key_file,
+                                                  nubo_archive** out);
 NUBO_C_API void nubo_archive_free(nubo_archive* archive);
 /* Number of entries; 0 for NULL. */
 NUBO_C_API size_t nubo_archive_entry_count(const nubo_archive* archive);

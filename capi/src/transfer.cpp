@@ -166,6 +166,7 @@ NUBO_C_API nubo_status nubo_pack(const char* const* sources, size_t source_count
     p.exclude = nubo::capi::to_strings(o.exclude, o.exclude_count, "options->exclude");
     p.include = nubo::capi::to_strings(o.include, o.include_count, "options->include");
     p.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
+    p.key_file = o.key_file ? o.key_file : "";
     write_summary(xfer::pack(list, archive, p), summary);
   });
 }
@@ -186,6 +187,7 @@ NUBO_C_API nubo_status nubo_unpack(const char* archive, const char* directory,
     u.sync = o.sync != 0;
     u.preserve_special_modes = o.preserve_special_modes != 0;
     u.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
+    u.key_file = o.key_file ? o.key_file : "";
     write_summary(xfer::unpack(archive, directory, u), summary);
   });
 }
@@ -201,7 +203,15 @@ NUBO_C_API nubo_status nubo_verify(const char* archive, const nubo_verify_option
     v.threads = o.threads;
     v.memory_limit = o.memory_limit;
     v.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
+    v.key_file = o.key_file ? o.key_file : "";
     write_summary(xfer::verify(archive, v), summary);
+  });
+}
+
+NUBO_C_API nubo_status nubo_transfer_keygen(const char* path) {
+  return nubo::capi::guard("nubo_transfer_keygen", [&] {
+    nubo::capi::require(path, "path");
+    xfer::keygen(path);
   });
 }
 

@@ -9,17 +9,22 @@
 #include "sized_struct.hpp"
 
 struct nubo_archive {
-  explicit nubo_archive(const std::string& path) : reader(path) {}
+  nubo_archive(const std::string& path, const std::string& key_file) : reader(path, key_file) {}
   nubo::transfer::Reader reader;
 };
 
 extern "C" {
 
 NUBO_C_API nubo_status nubo_archive_open(const char* path, nubo_archive** out) {
+  return nubo_archive_open_with_key(path, nullptr, out);
+}
+
+NUBO_C_API nubo_status nubo_archive_open_with_key(const char* path, const char* key_file,
+                                                  nubo_archive** out) {
   return nubo::capi::guard("nubo_archive_open", [&] {
     *nubo::capi::require(out, "out") = nullptr;
     nubo::capi::require(path, "path");
-    *out = std::make_unique<nubo_archive>(path).release();
+    *out = std::make_unique<nubo_archive>(path, key_file ? key_file : "").release();
   });
 }
 

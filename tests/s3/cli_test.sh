@@ -52,6 +52,14 @@ stored=$(json_field packed.json bytes_stored)
 grep -q "read .* over the network" cat.err || fail "cat -v: $(cat cat.err)"
 grep -Eq "read ([0-9.]+ (B|KiB)|[01]\.[0-9]+ MiB|2\.00 MiB) " cat.err ||
   fail "cat of a small file read too much: $(cat cat.err)"
+# Encrypted in the bucket: what leaves the machine is sealed, and is read back with the key.
+"$xfer" keygen k.key -q
+"$xfer" pack tree -o s3://cli-bucket/archives/sealed.nubo --encrypt k.key -q
+[ "$("$xfer" cat s3://cli-bucket/archives/sealed.nubo tree/sub/a.txt --key k.key)" = hello ] \
+  || fail "cat --key of an encrypted s3:// archive"
+[ "$(status "$xfer" list s3://cli-bucket/archives/sealed.nubo)" = 2 ] || fail "list without the key"
+"$xfer" unpack s3://cli-bucket/archives/sealed.nubo -C sealed --key k.key -q
+cmp tree/big.bin sealed/tree/big.bin || fail "unpack --key of an encrypted s3:// archive"
 "$xfer" pack tree -o local.nubo -q --json > local.json
 [ "$(json_field local.json bytes_transferred)" = 0 ] || fail "a local pack counted network bytes"
 

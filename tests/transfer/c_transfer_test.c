@@ -31,7 +31,7 @@ static int cancel_at_once(const nubo_transfer_progress* p, void* user) {
 }
 
 int main(int argc, char** argv) {
-  char src[4096], archive[4096], out[4096], file[4096], cmd[8400];
+  char src[4096], archive[4096], out[4096], file[4096], key[4096], sealed[4096], cmd[8400];
   const char* sources[1];
   const char* data = "hello from C, hello from C, hello from C\n";
   FILE* f;
@@ -148,6 +148,28 @@ int main(int argc, char** argv) {
   snprintf(cmd, sizeof cmd, "cmp -s '%s/src/hello.txt' '%s/hello.txt'", out, src);
   CHECK(system(cmd) == 0);
   CHECK(nubo_unpack(archive, NULL, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+
+  /* Encrypted: a key made once, the archive readable with it only. */
+  snprintf(key, sizeof key, "%s/k.key", argv[1]);
+  snprintf(sealed, sizeof sealed, "%s/sealed.nubo", argv[1]);
+  CHECK(nubo_transfer_keygen(key) == NUBO_OK);
+  CHECK(nubo_transfer_keygen(key) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_keygen(NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_pack_options_init(&po, sizeof po) == NUBO_OK && po.key_file == NULL);
+  po.key_file = key;
+  po.sync = 0;
+  CHECK(nubo_pack(sources, 1, sealed, &po, NULL) == NUBO_OK);
+  CHECK(nubo_archive_open(sealed, &a) == NUBO_ERR_INVALID_ARGUMENT && a == NULL);
+  CHECK(strstr(nubo_last_error(), "is encrypted") != NULL);
+  CHECK(nubo_archive_open_with_key(sealed, key, &a) == NUBO_OK && nubo_archive_entry_count(a) == 2);
+  nubo_archive_free(a);
+  a = NULL;
+  CHECK(nubo_verify(sealed, &vo, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  vo.key_file = key;
+  CHECK(nubo_verify(sealed, &vo, NULL) == NUBO_OK);
+  uo.key_file = key;
+  snprintf(out, sizeof out, "%s/out-sealed", argv[1]);
+  CHECK(nubo_unpack(sealed, out, &uo, NULL) == NUBO_OK);
 
   /* A damaged archive is NUBO_ERR_CORRUPT. */
   f = fopen(archive, "r+b");

@@ -72,4 +72,21 @@ grep -q "src/sub/big.bin" sent.txt || fail "send --dry-run listing"
 kill -TERM $serve_pid
 wait $serve_pid
 tail -n +2 served.txt | grep -q '"sessions": 1' || fail "serve --json: $(cat served.txt)"
+
+# Encryption: keygen once; pack --encrypt; every reader takes --key, and refuses without it.
+"$xfer" keygen k.key -q
+[ "$(stat -c %a k.key)" = 600 ] || fail "keygen: mode $(stat -c %a k.key)"
+[ "$(status "$xfer" keygen k.key)" = 2 ] || fail "keygen replaced a key file"
+"$xfer" pack src -o sealed.nubo --encrypt k.key -q
+! grep -q "sub/big.bin" sealed.nubo || fail "an encrypted archive holds a name in the clear"
+[ "$(status "$xfer" list sealed.nubo)" = 2 ] || fail "list without the key"
+grep -q "is encrypted: give its key file (--key), key [0-9a-f]\{32\}" err \
+  || fail "list without the key: $(cat err)"
+"$xfer" list sealed.nubo --key k.key | grep -q "src/sub/big.bin" || fail "list --key"
+"$xfer" verify sealed.nubo --key k.key -q || fail "verify --key"
+[ "$("$xfer" cat sealed.nubo src/a.txt --key k.key)" = "$(cat src/a.txt)" ] || fail "cat --key"
+"$xfer" unpack sealed.nubo -C opened --key k.key -q
+cmp src/sub/big.bin opened/src/sub/big.bin || fail "unpack --key"
+[ "$(status "$xfer" pack src -o x.nubo --encrypt no-such.key)" = 1 ] || fail "a missing key file"
+grep -q "no-such.key' does not exist" err || fail "a missing key file's message: $(cat err)"
 echo "cli_test: ok"

@@ -15,7 +15,7 @@ import threading
 from ctypes import (POINTER, Structure, c_char_p, c_double, c_int, c_size_t, c_uint32, c_uint64,
                     c_void_p)
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from .errors import NuboError, Status
 
@@ -280,6 +280,16 @@ def library_path() -> str:
     lib()
     assert _loaded_from is not None
     return _loaded_from
+
+
+def path_bytes(p: "Union[str, os.PathLike[str]]") -> bytes:
+    """A path as the C ABI takes it."""
+    return os.fsencode(os.fspath(p))
+
+
+def optional_path_bytes(p: "Optional[Union[str, os.PathLike[str]]]") -> Optional[bytes]:
+    """A path as the C ABI takes it, or NULL for None."""
+    return None if p is None else path_bytes(p)
 
 
 def text(value: Optional[bytes]) -> str:

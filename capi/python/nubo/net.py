@@ -239,8 +239,7 @@ class _Callback:
         _lib.check(status)
 
 
-def _path(p: StrPath) -> bytes:
-    return os.fsencode(os.fspath(p))
+_path = _lib.path_bytes
 
 
 def _token(token: Optional[str]) -> Optional[bytes]:

@@ -146,8 +146,7 @@ class Evaluation:
 ProgressFn = Callable[[TrainProgress], Any]
 
 
-def _path(p: StrPath) -> bytes:
-    return os.fsencode(os.fspath(p))
+_path = _lib.path_bytes
 
 
 class Trainer:

@@ -84,6 +84,7 @@ class nubo_pack_options(_Sized):
         ("exclude_count", c_size_t),
         ("include", POINTER(c_char_p)),
         ("include_count", c_size_t),
+        ("key_file", c_char_p),
     ]
 
 
@@ -103,6 +104,7 @@ class nubo_unpack_options(_Sized):
         ("progress", PROGRESS_CALLBACK),
         ("progress_user", c_void_p),
         ("preserve_special_modes", c_int),
+        ("key_file", c_char_p),
     ]
 
 
@@ -113,6 +115,7 @@ class nubo_verify_options(_Sized):
         ("memory_limit", c_uint64),
         ("progress", PROGRESS_CALLBACK),
         ("progress_user", c_void_p),
+        ("key_file", c_char_p),
     ]
 
 
@@ -168,7 +171,8 @@ _lib.register({
                               POINTER(nubo_transfer_summary)]),
     "nubo_verify": (_status, [c_char_p, POINTER(nubo_verify_options),
                               POINTER(nubo_transfer_summary)]),
-    "nubo_archive_open": (_status, [c_char_p, POINTER(ArchivePtr)]),
+    "nubo_archive_open_with_key": (_status, [c_char_p, c_char_p, POINTER(ArchivePtr)]),
+    "nubo_transfer_keygen": (_status, [c_char_p]),
     "nubo_archive_free": (None, [ArchivePtr]),
     "nubo_archive_entry_count": (c_size_t, [ArchivePtr]),
     "nubo_archive_entry": (_status, [ArchivePtr, c_size_t, POINTER(nubo_archive_entry_info)]),
@@ -270,8 +274,8 @@ class _Callback:
         _lib.check(status)
 
 
-def _path(p: StrPath) -> bytes:
-    return os.fsencode(os.fspath(p))
+_path = _lib.path_bytes
+_optional_path = _lib.optional_path_bytes
 
 
 def _summary(s: nubo_transfer_summary) -> Summary:
@@ -296,10 +300,12 @@ def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
          codec: Union[str, Codec] = "zstd", level: int = 0, chunk_size: Optional[int] = None,
          threads: int = 0, memory_limit: Optional[int] = None, target_rate: float = 0,
          resume: bool = True, sync: bool = True, progress: Optional[ProgressFn] = None,
-         exclude: Iterable[str] = (), include: Iterable[str] = ()) -> Summary:
+         exclude: Iterable[str] = (), include: Iterable[str] = (),
+         key_file: Optional[StrPath] = None) -> Summary:
     """Packs files and directories into `archive`; resumes an interrupted pack of the same
     sources. exclude/include: rsync's filter patterns (an excluded entry is kept when an
-    include pattern matches it). Raises NuboError (CANCELLED when progress returned False)."""
+    include pattern matches it). key_file: encrypt with that key (keygen makes one). Raises
+    NuboError (CANCELLED when progress returned False)."""
     if isinstance(sources, (str, bytes, os.PathLike)):
         sources = [sources]  # type: ignore[list-item]
     encoded = [_path(s) for s in sources]  # type: ignore[union-attr]
@@ -315,6 +321,7 @@ def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
     excluded, o.exclude_count = _patterns(exclude)
     included, o.include_count = _patterns(include)
     o.exclude, o.include = excluded, included
+    o.key_file = _optional_path(key_file)
     cb = _Callback(progress)
     o.progress = cb.c
     array = (c_char_p * max(len(encoded), 1))(*encoded)
@@ -326,14 +333,16 @@ def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
 def unpack(archive: StrPath, directory: StrPath, *, threads: int = 0,
            memory_limit: Optional[int] = None, resume: bool = True, sync: bool = True,
            progress: Optional[ProgressFn] = None,
-           preserve_special_modes: bool = False) -> Summary:
+           preserve_special_modes: bool = False, key_file: Optional[StrPath] = None) -> Summary:
     """Unpacks `archive` into `directory`; resumes an interrupted unpack. setuid, setgid and
-    sticky bits are dropped unless preserve_special_modes."""
+    sticky bits are dropped unless preserve_special_modes. key_file: an encrypted archive's
+    key."""
     lib = _lib.lib()
     o = nubo_unpack_options()
     _lib.check(lib.nubo_unpack_options_init(ctypes.byref(o), ctypes.sizeof(o)))
     o.threads, o.resume, o.sync = threads, int(resume), int(sync)
     o.preserve_special_modes = int(preserve_special_modes)
+    o.key_file = _optional_path(key_file)
     if memory_limit is not None:
         o.memory_limit = memory_limit
     cb = _Callback(progress)
@@ -344,12 +353,14 @@ def unpack(archive: StrPath, directory: StrPath, *, threads: int = 0,
 
 
 def verify(archive: StrPath, *, threads: int = 0, memory_limit: Optional[int] = None,
-           progress: Optional[ProgressFn] = None) -> Summary:
-    """Checks every checksum of `archive`; raises NuboError (CORRUPT) naming the fault."""
+           progress: Optional[ProgressFn] = None, key_file: Optional[StrPath] = None) -> Summary:
+    """Checks every checksum of `archive`; raises NuboError (CORRUPT) naming the fault.
+    key_file: an encrypted archive's key."""
     lib = _lib.lib()
     o = nubo_verify_options()
     _lib.check(lib.nubo_verify_options_init(ctypes.byref(o), ctypes.sizeof(o)))
     o.threads = threads
+    o.key_file = _optional_path(key_file)
     if memory_limit is not None:
         o.memory_limit = memory_limit
     cb = _Callback(progress)
@@ -362,10 +373,11 @@ def verify(archive: StrPath, *, threads: int = 0, memory_limit: Optional[int] = 
 class Archive:
     """An open archive: its entries, and any byte range of any file (read verified)."""
 
-    def __init__(self, path: StrPath) -> None:
+    def __init__(self, path: StrPath, key_file: Optional[StrPath] = None) -> None:
         self._lib = _lib.lib()
         handle = ArchivePtr()
-        _lib.check(self._lib.nubo_archive_open(_path(path), ctypes.byref(handle)))
+        _lib.check(self._lib.nubo_archive_open_with_key(_path(path), _optional_path(key_file),
+                                                        ctypes.byref(handle)))
         self._handle: Optional["ctypes._Pointer[nubo_archive]"] = handle
         self.entries = [self._entry(i) for i in range(self._lib.nubo_archive_entry_count(handle))]
         self._by_path = {e.path: e for e in self.entries}
@@ -417,7 +429,13 @@ class Archive:
         return buf.raw[:got.value]
 
 
-def list_archive(path: StrPath) -> list[Entry]:
-    """The entries of an archive, from its index."""
-    with Archive(path) as a:
+def list_archive(path: StrPath, key_file: Optional[StrPath] = None) -> list[Entry]:
+    """The entries of an archive, from its index (an encrypted one's need its key_file)."""
+    with Archive(path, key_file) as a:
         return list(a.entries)
+
+
+def keygen(path: StrPath) -> None:
+    """Writes a fresh random key file (64 hexadecimal digits, mode 0600) for key_file; never
+    replaces an existing file (NuboError INVALID_ARGUMENT)."""
+    _lib.check(_lib.lib().nubo_transfer_keygen(_path(path)))

@@ -55,6 +55,29 @@ class TransferTest(unittest.TestCase):
                          (self.src / "sub" / "b.bin").read_bytes())
         self.assertEqual(os.readlink(out / "src" / "link"), "a.txt")
 
+    def test_encrypted_round_trip(self) -> None:
+        key, other = self.dir / "k.key", self.dir / "other.key"
+        nubo.keygen(key)
+        nubo.keygen(other)
+        with self.assertRaises(nubo.NuboError):
+            nubo.keygen(key)  # never replaced
+        archive = self.dir / "x.nubo"
+        nubo.pack(self.src, archive, codec="none", sync=False, key_file=key)
+        self.assertNotIn(b"tensor gradient", archive.read_bytes())
+        self.assertEqual(nubo.verify(archive, key_file=key).files, 3)
+        names = sorted(e.path for e in nubo.list_archive(archive, key_file=key))
+        self.assertIn("src/sub/b.bin", names)
+        with nubo.Archive(archive, key_file=key) as a:
+            self.assertEqual(a.read("src/a.txt", 0, 6), b"tensor")
+        for wrong in (None, other):
+            with self.assertRaises(nubo.NuboError) as caught:
+                nubo.list_archive(archive, key_file=wrong)
+            self.assertEqual(caught.exception.status, nubo.Status.INVALID_ARGUMENT)
+            self.assertIn("encrypted", str(caught.exception))
+        out = self.dir / "out"
+        nubo.unpack(archive, out, sync=False, key_file=key)
+        self.assertEqual((out / "src" / "a.txt").read_bytes(), (self.src / "a.txt").read_bytes())
+
     def test_archive_random_access(self) -> None:
         archive = self.dir / "x.nubo"
         nubo.pack([self.src], archive, codec="lz4", chunk_size=4096, sync=False)
