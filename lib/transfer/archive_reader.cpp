@@ -301,18 +301,26 @@ void ReadAhead::reading(std::uint64_t position) {
   for (; consumed_ <= position && consumed_ < next_; ++consumed_) ahead_ -= bytes(consumed_);
   consumed_ = std::max(consumed_, position + 1);
   next_ = std::max(next_, position + 1);
-  // Records that follow each other (the small entry and end records of a large file may lie
-  // between) are announced together, up to kWindow: one request rather than several.
-  while (next_ < chunks.size() && ahead_ < kBytes) {
-    const auto start = chunks[next_].record_offset;
-    auto end = start + bytes(next_);
+  // Records that follow each other are announced together, up to kWindow: one request rather
+  // than several. The small records between them (a large file's entry and end records, which
+  // unpack and verify read too) are in the window, and so are those right after its last one:
+  // every gap belongs to the window before it (the first window also takes the gap after the
+  // header). A window is announced once a whole one fits in kBytes, so that they stay large as
+  // the reader consumes them record by record.
+  while (next_ < chunks.size() && ahead_ + kWindow <= kBytes) {
+    auto start = chunks[next_].record_offset;
+    if (next_ == 0 && start >= archive_.data_begin() && start - archive_.data_begin() <= kGap)
+      start = archive_.data_begin();
+    auto end = chunks[next_].record_offset + bytes(next_);
     ahead_ += bytes(next_);
-    for (++next_; next_ < chunks.size() && ahead_ < kBytes; ++next_) {
+    for (++next_; next_ < chunks.size(); ++next_) {
       const auto at = chunks[next_].record_offset;
       if (at < end || at - end > kGap || at + bytes(next_) - start > kWindow) break;
       end = at + bytes(next_);
       ahead_ += bytes(next_);
     }
+    const auto after = next_ < chunks.size() ? chunks[next_].record_offset : archive_.data_end();
+    if (after >= end && after - end <= kGap) end = after;
     archive_.source().will_need(start, end - start);
   }
 }

@@ -200,9 +200,11 @@ class Producer {
           job.kind = UnpackJob::Kind::begin;
           job.entry = entry_;
           // The records the index repeats are checked too, so that unpack, like verify, notices
-          // damage anywhere (a file it skips included).
+          // damage anywhere (a file it skips included): the entry record here, the end record
+          // after the chunks, in the order they lie in the archive (which is the order a
+          // remote archive is fetched ahead in). A damaged end record stops the file before
+          // its end job, so before it could take its name.
           s_.archive.check_entry_record(entry_);
-          s_.archive.check_end_record(entry_);
           plan_file(s_, entry_, job, buffer_);
           chunk_ = job.skip ? e.chunk_count : job.start_chunk;
           stage_ = Stage::chunks;
@@ -220,6 +222,7 @@ class Producer {
           ++chunk_;
           return true;
         case Stage::end:
+          s_.archive.check_end_record(entry_);
           job.kind = UnpackJob::Kind::end;
           job.entry = entry_;
           stage_ = Stage::begin;
