@@ -31,6 +31,7 @@ typedef struct nubo_s3_copy_options {
   size_t include_count;
   nubo_progress_callback progress; /* NULL: none; returning 0 cancels */
   void* progress_user;
+  double rate; /* bytes/s over every part in flight together; 0 (default): unlimited */
 } nubo_s3_copy_options;
 
 /* What a copy did. Set struct_size = sizeof before the call. */

@@ -19,6 +19,8 @@ std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
   c->app->add_option("--streams", c->streams, "parts in flight (default 4)")
       ->check(CLI::Range(1, 64));
   c->app->add_option("--part-size", c->part_size, "bytes per part, 5M to 5G (default: adapted)");
+  c->app->add_option("--rate", c->rate,
+                     "bytes/s over all parts together, e.g. 100M (default: no limit)");
   c->app->add_flag("--keep-partial", c->keep_partial,
                    "keep a cancelled upload resumable instead of aborting it");
   c->app->add_option("--profile", c->profile, "the AWS profile (default: AWS_PROFILE, default)");
@@ -36,6 +38,7 @@ int run_cp(CpCommand& c) {
   nubo::s3::CopyOptions o;
   o.streams = c.streams;
   o.part_size = parse_size(c.part_size, "--part-size");
+  o.rate = static_cast<double>(parse_size(c.rate, "--rate"));
   o.keep_partial = c.keep_partial;
   o.sync = !c.no_sync;
   o.profile = c.profile;

@@ -26,6 +26,9 @@ struct CopyOptions {
   std::vector<std::string> exclude, include;  // uploads of a tree: as pack's filters
   std::string journal_dir;                    // where upload journals live; empty: ~/.cache/nubo/s3
   transfer::ProgressFn progress;  // called from one thread; false cancels (Error(cancelled))
+  // Bytes per second over every part in flight together (as rclone's --bwlimit, on average
+  // over the parts); 0: unlimited.
+  double rate = 0;
 };
 
 struct CopySummary {

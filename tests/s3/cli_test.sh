@@ -63,6 +63,13 @@ cmp tree/big.bin sealed/tree/big.bin || fail "unpack --key of an encrypted s3://
 "$xfer" pack tree -o local.nubo -q --json > local.json
 [ "$(json_field local.json bytes_transferred)" = 0 ] || fail "a local pack counted network bytes"
 
+# --rate: paced (not timed here: the loopback server sets the pace), and a bad one refused.
+"$xfer" cp tree/big.bin s3://cli-bucket/paced/ -q --rate 50M --part-size 5M
+"$xfer" cp s3://cli-bucket/paced/big.bin paced.bin -q --rate 50M
+cmp tree/big.bin paced.bin || fail "a paced copy did not come back identical"
+[ "$(status "$xfer" cp tree/big.bin s3://cli-bucket/paced/ --rate fast)" = 2 ] || fail "--rate fast"
+grep -q -- "--rate" err || fail "a bad --rate is not named: $(cat err)"
+
 [ "$(status "$xfer" cp a b)" = 2 ] || fail "two local paths were accepted"
 [ "$(status "$xfer" cp s3://cli-bucket/nope x -q)" = 1 ] || fail "a missing object: $(cat err)"
 grep -q "does not exist" err || fail "a missing object's message: $(cat err)"

@@ -40,6 +40,7 @@ class nubo_s3_copy_options(_Sized):
         ("include_count", c_size_t),
         ("progress", PROGRESS_CALLBACK),
         ("progress_user", c_void_p),
+        ("rate", c_double),
     ]
 
 
@@ -76,8 +77,9 @@ def copy(source: StrPath, destination: StrPath, *, streams: int = 4, part_size: 
          keep_partial: bool = False, sync: bool = True, profile: Optional[str] = None,
          server_side_encryption: Optional[str] = None, kms_key_id: Optional[str] = None,
          exclude: Iterable[str] = (), include: Iterable[str] = (),
-         progress: Optional[ProgressFn] = None) -> CopySummary:
+         progress: Optional[ProgressFn] = None, rate: float = 0) -> CopySummary:
     """Copies a file or a tree between a local path and s3://BUCKET/KEY (either way round).
+    rate: bytes per second over every part in flight (0: unlimited).
     Raises NuboError (INVALID_ARGUMENT: URLs, options, refused credentials; NOT_FOUND: a bucket
     or object; UNAVAILABLE: unreachable, call again to resume; CORRUPT; CANCELLED)."""
     lib = _lib.lib()
@@ -90,6 +92,7 @@ def copy(source: StrPath, destination: StrPath, *, streams: int = 4, part_size: 
     excluded, o.exclude_count = _patterns(exclude)
     included, o.include_count = _patterns(include)
     o.exclude, o.include = excluded, included
+    o.rate = rate
     cb = _Callback(progress)
     o.progress = cb.c
     s = nubo_s3_copy_summary()

@@ -12,39 +12,11 @@
 #include "common/log.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
+#include "transfer/s3/responses.hpp"
 #include "transfer/s3/sigv4.hpp"
 
 namespace nubo::s3 {
 namespace {
-
-std::string decode_entities(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '&') {
-      out += s[i];
-      continue;
-    }
-    static const std::pair<std::string_view, char> kEntities[] = {
-        {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
-    bool known = false;
-    for (const auto& [name, c] : kEntities) {
-      if (s.substr(i, name.size()) == name) {
-        out += c;
-        i += name.size() - 1;
-        known = true;
-        break;
-      }
-    }
-    if (!known) out += '&';
-  }
-  return out;
-}
-
-std::string unquote(std::string s) {
-  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
-  return s;
-}
 
 bool retryable(long status, const std::string& code) {
   return status >= 500 || status == 429 || code == "SlowDown" || code == "RequestTimeout" ||
@@ -90,20 +62,6 @@ ObjectUrl parse_s3_url(std::string_view text) {
   return u;
 }
 
-std::vector<std::string> xml_values(std::string_view xml, std::string_view tag, std::size_t limit) {
-  std::vector<std::string> out;
-  const std::string open = "<" + std::string(tag) + ">", close = "</" + std::string(tag) + ">";
-  for (std::size_t at = 0; out.size() < limit;) {
-    const auto a = xml.find(open, at);
-    if (a == std::string_view::npos) break;
-    const auto b = xml.find(close, a + open.size());
-    if (b == std::string_view::npos) break;
-    out.push_back(decode_entities(xml.substr(a + open.size(), b - a - open.size())));
-    at = b + close.size();
-  }
-  return out;
-}
-
 std::string md5_hex(transfer::Bytes data) {
   unsigned char d[MD5_DIGEST_LENGTH];
   unsigned int n = 0;
@@ -121,7 +79,9 @@ std::string md5_base64(transfer::Bytes data) {
 }
 
 Client::Client(Config config, ClientOptions options)
-    : config_(std::move(config)), options_(std::move(options)) {
+    : config_(std::move(config)),
+      options_(std::move(options)),
+      limiter_(std::make_shared<transfer::RateLimiter>(options_.rate)) {
   if (config_.max_attempts > 0) options_.retries = config_.max_attempts - 1;
   if (config_.timeout_seconds > 0) options_.timeout_seconds = config_.timeout_seconds;
 }
@@ -265,6 +225,7 @@ void Client::create_bucket(const std::string& bucket) {
 }
 
 void Client::put_object(const ObjectUrl& url, transfer::Bytes body, const Metadata& metadata) {
+  limiter_->acquire(body.size());
   Call c{"PUT", &url};
   c.body = body;
   c.headers["content-md5"] = md5_base64(body);
@@ -329,6 +290,7 @@ std::optional<ObjectInfo> Client::head(const ObjectUrl& url, const std::string& 
 
 std::string Client::get_range(const ObjectUrl& url, std::uint64_t offset, std::uint64_t size) {
   if (size == 0) return {};
+  limiter_->acquire(size);
   Call c{"GET", &url};
   c.headers["range"] = "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + size - 1);
   c.max_response = static_cast<std::size_t>(size);
@@ -355,35 +317,13 @@ std::vector<std::pair<std::string, std::uint64_t>> Client::list_objects(const Ob
     if (!token.empty()) c.query += "&continuation-token=" + uri_encode(token, false);
     c.max_response = 16 << 20;
     auto r = send(c);
-    // A listing cut short or not XML at all would read as "no objects": refused instead.
-    const auto contents = xml_values(r.body, "Contents", 1000);
-    std::size_t opened = 0;
-    for (auto at = r.body.find("<Contents>"); at != std::string::npos && opened <= contents.size();
-         at = r.body.find("<Contents>", at + 1))
-      ++opened;
-    if (r.body.find("<ListBucketResult") == std::string::npos ||
-        r.body.find("</ListBucketResult>") == std::string::npos || opened != contents.size())
-      throw Error(Errc::corrupt, "ListObjectsV2 " + prefix.text() +
-                                     ": the answer is not a whole ListBucketResult (" +
-                                     std::to_string(r.body.size()) +
-                                     " bytes of malformed XML): a broken endpoint?");
-    for (const auto& xml : contents) {
-      auto keys = xml_values(xml, "Key", 1), sizes = xml_values(xml, "Size", 1);
-      if (keys.empty() || sizes.empty())
-        throw Error(Errc::corrupt,
-                    "ListObjectsV2 " + prefix.text() + ": an entry without a Key or a Size");
-      try {
-        out.emplace_back(keys[0], std::stoull(sizes[0]));
-      } catch (const std::exception&) {
-        throw Error(Errc::corrupt,
-                    "ListObjectsV2 " + prefix.text() + ": a size that is not a number");
-      }
+    auto page = parse_list_objects(r.body, "ListObjectsV2 " + prefix.text());
+    for (auto& object : page.objects) {
+      out.push_back(std::move(object));
       if (out.size() >= limit) return out;
     }
-    auto truncated = xml_values(r.body, "IsTruncated", 1);
-    auto next = xml_values(r.body, "NextContinuationToken", 1);
-    if (truncated.empty() || truncated[0] != "true" || next.empty() || next[0] == token) break;
-    token = next[0];
+    if (!page.next || *page.next == token) break;
+    token = *page.next;
   }
   return out;
 }
@@ -396,14 +336,12 @@ std::string Client::create_multipart(const ObjectUrl& url, const Metadata& metad
   if (!options_.kms_key_id.empty())
     c.headers["x-amz-server-side-encryption-aws-kms-key-id"] = options_.kms_key_id;
   auto r = send(c);
-  auto ids = xml_values(r.body, "UploadId", 1);
-  if (ids.empty() || ids[0].empty() || ids[0].size() > 1024)
-    throw Error(Errc::corrupt, "POST " + url.text() + "?uploads: no UploadId in the answer");
-  return ids[0];
+  return parse_upload_id(r.body, "POST " + url.text() + "?uploads");
 }
 
 std::string Client::upload_part(const ObjectUrl& url, const std::string& upload_id, int number,
                                 transfer::Bytes data) {
+  limiter_->acquire(data.size());
   Call c{"PUT", &url,
          "partNumber=" + std::to_string(number) + "&uploadId=" + uri_encode(upload_id, false)};
   c.body = data;
@@ -419,25 +357,15 @@ std::string Client::upload_part(const ObjectUrl& url, const std::string& upload_
 std::vector<Part> Client::list_parts(const ObjectUrl& url, const std::string& upload_id) {
   std::vector<Part> parts;
   std::string marker;
-  for (int page = 0; page < 100; ++page) {  // 10,000 parts at most, 1,000 a page
+  for (int pages = 0; pages < 100; ++pages) {  // 10,000 parts at most, 1,000 a page
     Call c{"GET", &url, "uploadId=" + uri_encode(upload_id, false)};
     if (!marker.empty()) c.query += "&part-number-marker=" + marker;
     c.max_response = 4 << 20;
     auto r = send(c);
-    for (const auto& xml : xml_values(r.body, "Part", 10000)) {
-      auto numbers = xml_values(xml, "PartNumber", 1), sizes = xml_values(xml, "Size", 1),
-           etags = xml_values(xml, "ETag", 1);
-      if (numbers.empty() || sizes.empty() || etags.empty()) continue;
-      try {
-        parts.push_back({std::stoi(numbers[0]), std::stoull(sizes[0]), unquote(etags[0])});
-      } catch (const std::exception&) {
-        throw Error(Errc::corrupt, "ListParts " + url.text() + ": a part that is not numbers");
-      }
-    }
-    auto truncated = xml_values(r.body, "IsTruncated", 1);
-    auto next = xml_values(r.body, "NextPartNumberMarker", 1);
-    if (truncated.empty() || truncated[0] != "true" || next.empty() || next[0] == marker) break;
-    marker = next[0];
+    auto page = parse_list_parts(r.body, "ListParts " + url.text());
+    parts.insert(parts.end(), page.parts.begin(), page.parts.end());
+    if (!page.next || *page.next == marker) break;
+    marker = *page.next;
   }
   return parts;
 }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,7 +17,9 @@
 
 #include "common/http.hpp"
 #include "transfer/bytes.hpp"
+#include "transfer/rate.hpp"
 #include "transfer/s3/config.hpp"
+#include "transfer/s3/responses.hpp"
 
 namespace nubo::s3 {
 
@@ -40,17 +43,14 @@ struct ObjectInfo {
   int parts = 0;                       // x-amz-mp-parts-count (asked for a part; 0: not told)
 };
 
-struct Part {
-  int number = 0;
-  std::uint64_t size = 0;
-  std::string etag;  // without quotes
-};
-
 struct ClientOptions {
   int retries = 6;  // attempts after the first, for what may pass (5xx, 429, timeouts)
   double timeout_seconds = 30;
   // Server-side encryption passed through: "AES256" or "aws:kms" (with kms_key_id).
   std::string server_side_encryption, kms_key_id;
+  // Bytes per second of object data (bodies sent and ranges fetched) over every request of
+  // the client and its copies together; 0: unlimited.
+  double rate = 0;
 };
 
 class Client {
@@ -99,14 +99,11 @@ class Client {
 
   Config config_;
   ClientOptions options_;
+  std::shared_ptr<transfer::RateLimiter> limiter_;  // shared by the client's copies
 };
 
 // The MD5 of `data`, base64 (Content-MD5) and hex (an S3 part's ETag).
 std::string md5_base64(transfer::Bytes data);
 std::string md5_hex(transfer::Bytes data);
-
-// The text of every <tag>...</tag> in `xml`, entities decoded; at most `limit` of them.
-std::vector<std::string> xml_values(std::string_view xml, std::string_view tag,
-                                    std::size_t limit = 100000);
 
 }  // namespace nubo::s3

@@ -1,5 +1,6 @@
 // nubo::s3::copy: a file or a tree between this machine and S3, file by file with copy.hpp.
 #include <sys/stat.h>
+#include <cmath>
 
 #include <chrono>
 
@@ -81,6 +82,10 @@ CopySummary copy(const std::string& from, const std::string& to, const CopyOptio
   ClientOptions client_options;
   client_options.server_side_encryption = options.server_side_encryption;
   client_options.kms_key_id = options.kms_key_id;
+  if (!std::isfinite(options.rate) || options.rate < 0)
+    throw Error(Errc::invalid_argument, "rate " + std::to_string(options.rate) +
+                                            ": give bytes per second, or 0 for no limit");
+  client_options.rate = options.rate;
   if (!options.server_side_encryption.empty() && options.server_side_encryption != "AES256" &&
       options.server_side_encryption != "aws:kms")
     throw Error(

@@ -1,7 +1,9 @@
-// Pacing and measuring the wire, shared by every stream of a send.
+// Pacing and measuring the wire, shared by every stream of a send, and by the parts in flight of
+// an object storage copy (--rate).
 //
 // RateLimiter: a token bucket over all streams together. acquire(n) returns when n more bytes
-// may go out; a stream writes in slices so that several streams share the rate smoothly.
+// may go out; a stream writes in slices so that several streams share the rate smoothly (a copy
+// acquires part by part: its rate holds on average over the parts).
 // LinkMeter: wire bytes and the time streams spent writing them, from which the link's capacity
 // is estimated for codec `auto` (time inside writes, so capacity rather than pace), and the
 // recent rate for progress.
@@ -12,7 +14,7 @@
 #include <cstdint>
 #include <mutex>
 
-namespace nubo::transfer::net {
+namespace nubo::transfer {
 
 class RateLimiter {
  public:
@@ -40,4 +42,4 @@ class LinkMeter {
   double rate_ = 0;
 };
 
-}  // namespace nubo::transfer::net
+}  // namespace nubo::transfer

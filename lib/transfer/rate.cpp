@@ -1,9 +1,9 @@
-#include "transfer/net/rate.hpp"
+#include "transfer/rate.hpp"
 
 #include <algorithm>
 #include <thread>
 
-namespace nubo::transfer::net {
+namespace nubo::transfer {
 
 using Clock = std::chrono::steady_clock;
 
@@ -35,4 +35,4 @@ double LinkMeter::recent_rate() {
   return rate_;
 }
 
-}  // namespace nubo::transfer::net
+}  // namespace nubo::transfer
