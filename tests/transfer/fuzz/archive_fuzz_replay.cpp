@@ -2,6 +2,8 @@
 // target over valid archives of several shapes and over thousands of seeded mutations of them
 // (flipped bytes, truncations, spliced garbage, rewritten length fields), plus any files given
 // on the command line (a corpus directory's files, e.g. crashes found by the fuzzer).
+#include <sys/stat.h>
+
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -47,6 +49,16 @@ std::vector<std::string> seeds(const std::string& dir) {
     xfer::pack({src}, archive, o);
     out.push_back(read_all(archive));
   }
+  // And one encrypted with the key the target reads every input with (archive_fuzz.cpp).
+  write_all(dir + "/fuzz.key", std::string(64, 'a'));
+  ::chmod((dir + "/fuzz.key").c_str(), 0600);
+  xfer::PackOptions o;
+  o.chunk_size = 4096;
+  o.threads = 1;
+  o.sync = false;
+  o.key_file = dir + "/fuzz.key";
+  xfer::pack({src}, dir + "/sealed.nubo", o);
+  out.push_back(read_all(dir + "/sealed.nubo"));
   return out;
 }
 
