@@ -73,9 +73,14 @@ class ArchiveSink : public Sink {
     return {archive_, part_path(), journal_path()};
   }
   const Summary& summary() const { return summary_; }
-  // Told, after each checkpoint, up to where the archive file will not change again (an
-  // upload that follows it, for pack -o s3://...).
-  void on_durable(std::function<void(std::uint64_t)> f) { on_durable_ = std::move(f); }
+  // Told, after each checkpoint, up to where the archive file will not change again, and the
+  // file (an upload that follows it, for pack -o s3://..., reads it through that descriptor,
+  // which follows the rename at the end), with a checkpoint at least every `bytes` of archive
+  // output: the upload trails the pack by about that much.
+  void on_durable(std::function<void(std::uint64_t, const Fd&)> f, std::uint64_t bytes) {
+    on_durable_ = std::move(f);
+    checkpoint_bytes_ = std::min(checkpoint_bytes_, bytes);
+  }
 
   std::vector<FilePlan> plan(const WalkResult& walk) override {
     walk_ = &walk;
@@ -174,7 +179,7 @@ class ArchiveSink : public Sink {
         break;
     }
     consistent_ = true;
-    if (writer_->offset() - last_offset_ >= kCheckpointBytes || logical_since_ >= interval_)
+    if (writer_->offset() - last_offset_ >= checkpoint_bytes_ || logical_since_ >= interval_)
       checkpoint();
     progress_->report();
   }
@@ -286,7 +291,7 @@ class ArchiveSink : public Sink {
     }
     journal_->append(kPackCheckpoint, encode_checkpoint(c));
     journal_->commit(options_.sync);
-    if (on_durable_) on_durable_(c.archive_offset);
+    if (on_durable_) on_durable_(c.archive_offset, writer_->fd());
   }
 
   const std::vector<std::string>& sources_;
@@ -306,8 +311,9 @@ class ArchiveSink : public Sink {
   std::vector<format::EntryMeta> members_;  // the bundle being written (kept for its capacity)
   std::vector<Hash128> hashes_;
   std::uint64_t interval_ = 0, last_offset_ = 0, logical_since_ = 0;
+  std::uint64_t checkpoint_bytes_ = kCheckpointBytes;
   bool consistent_ = true;
-  std::function<void(std::uint64_t)> on_durable_;
+  std::function<void(std::uint64_t, const Fd&)> on_durable_;
 };
 
 // The encoding of a pack, its codec checked; `auto_codec` holds AutoCodec when chosen.
@@ -351,7 +357,10 @@ Summary pack_to_object(const std::vector<std::string>& sources, const std::strin
   s3::StreamingUpload upload(s3::Client(s3::load_config()), url, staging + ".part", part,
                              staging + ".upload.journal",
                              "nubo pack upload 1\n" + archive + "\n" + std::to_string(part));
-  sink.on_durable([&](std::uint64_t offset) { upload.durable(offset); });
+  // A checkpoint every part: a part goes up as soon as it is whole, and an interrupted pack
+  // has at most about a part written and not yet uploaded.
+  sink.on_durable([&](std::uint64_t offset, const Fd& file) { upload.durable(offset, file); },
+                  part);
   try {
     run_transfer(walk, sink, static_cast<std::uint32_t>(options.chunk_size), encoding);
   } catch (...) {

@@ -1,6 +1,9 @@
 #include "transfer/s3/streaming_upload.hpp"
 
+#include <fcntl.h>
+
 #include <algorithm>
+#include <cerrno>
 
 #include "common/log.hpp"
 #include "nubo/error.hpp"
@@ -42,9 +45,14 @@ StreamingUpload::~StreamingUpload() {
   stop(false);
 }
 
-void StreamingUpload::durable(std::uint64_t offset) {
+void StreamingUpload::durable(std::uint64_t offset, const transfer::Fd& file) {
   std::lock_guard lock(mutex_);
   if (failure_) std::rethrow_exception(failure_);
+  if (!file_) {
+    const int fd = ::fcntl(file.get(), F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) transfer::throw_io("duplicate the descriptor of", file.name(), errno);
+    file_ = transfer::Fd(fd, file.name());
+  }
   durable_ = std::max(durable_, offset);
   changed_.notify_all();
 }
@@ -106,13 +114,11 @@ void StreamingUpload::run() {
 }
 
 void StreamingUpload::send_part(int number, std::uint64_t size) {
-  if (!file_) {
-    std::string path;
-    {
-      std::lock_guard lock(mutex_);
-      path = path_;
-    }
-    file_ = transfer::open_read(path);
+  {
+    // Opened here only when no checkpoint handed its descriptor over (a file finished before
+    // its first checkpoint): then finish() has given its final name.
+    std::lock_guard lock(mutex_);
+    if (!file_) file_ = transfer::open_read(path_);
   }
   std::vector<std::byte> buffer(size);
   file_.pread_exact(buffer, static_cast<std::uint64_t>(number - 1) * part_size_,

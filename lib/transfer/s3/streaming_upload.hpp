@@ -32,8 +32,9 @@ class StreamingUpload {
   StreamingUpload(const StreamingUpload&) = delete;
   StreamingUpload& operator=(const StreamingUpload&) = delete;
 
-  // Bytes [0, offset) of the file will not change again.
-  void durable(std::uint64_t offset);
+  // Bytes [0, offset) of `file` (the growing file, open) will not change again. The upload
+  // reads through its own copy of the descriptor, so that the file may be renamed meanwhile.
+  void durable(std::uint64_t offset, const transfer::Fd& file);
   // The file is complete at `size` (now at `path`, when it was renamed): the remaining parts,
   // then CompleteMultipartUpload.
   void finish(std::uint64_t size, const std::string& path);
