@@ -11,11 +11,16 @@ names the misbehaviour (path-style requests: /BUCKET/KEY):
   altered      objects whose bytes are not those their ETag describes, as another client (not
                nubo) would have uploaded them: `single` (put whole), `multi` (2 parts of 6
                bytes); `intact` is a 2-part object whose ETag matches
+  signed       checks every request's Signature V4 as S3 does (written here from the
+               specification, independently of nubo's), for key id AKIDHOSTILE with secret
+               `secret`: a good signature gets the object "signed ok", a bad one 403
+               SignatureDoesNotMatch, another key id 403 InvalidAccessKeyId
 
 Prints its port on stdout, then serves until killed.
 Usage: hostile_s3_server.py
 """
 import hashlib
+import hmac
 import re
 import sys
 import time
@@ -29,6 +34,36 @@ ALTERED = {  # key: (ETag, part size or 0 for an object put whole)
     "multi": (md5(md5(b"hello,").digest() + md5(b"WORLD!").digest()).hexdigest() + "-2", 6),
     "intact": (md5(md5(BODY[:6]).digest() + md5(BODY[6:]).digest()).hexdigest() + "-2", 6),
 }
+
+
+KEYS = {"AKIDHOSTILE": "secret"}
+
+
+def sigv4_problem(method: str, target: str, headers) -> str:
+    """The S3 error code a request's Signature V4 earns, or "" when it is right."""
+    auth = headers.get("Authorization", "")
+    m = re.fullmatch(r"AWS4-HMAC-SHA256 Credential=([^/]+)/(\d{8})/([^/]+)/s3/aws4_request, *"
+                     r"SignedHeaders=([^,]+), *Signature=([0-9a-f]{64})", auth)
+    if not m:
+        return "AccessDenied"
+    key_id, day, region, signed, signature = m.groups()
+    if key_id not in KEYS:
+        return "InvalidAccessKeyId"
+    path, _, query = target.partition("?")
+    pairs = sorted(tuple((p.split("=", 1) + [""])[:2]) for p in query.split("&") if p)
+    canonical_query = "&".join(f"{k}={v}" for k, v in pairs)
+    names = signed.split(";")
+    canonical_headers = "".join(f"{n}:{' '.join(headers.get(n, '').split())}\n" for n in names)
+    canonical = "\n".join([method, path, canonical_query, canonical_headers, signed,
+                           headers.get("x-amz-content-sha256", "UNSIGNED-PAYLOAD")])
+    scope = f"{day}/{region}/s3/aws4_request"
+    to_sign = "\n".join(["AWS4-HMAC-SHA256", headers.get("x-amz-date", ""), scope,
+                         hashlib.sha256(canonical.encode()).hexdigest()])
+    key = ("AWS4" + KEYS[key_id]).encode()
+    for part in (day, region, "s3", "aws4_request"):
+        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+    expected = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
+    return "" if hmac.compare_digest(expected, signature) else "SignatureDoesNotMatch"
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -80,7 +115,17 @@ class Handler(BaseHTTPRequestHandler):
         b = self.bucket()
         if self.headers.get("Content-Length"):  # a body sent with the request: drop it
             self.rfile.read(int(self.headers["Content-Length"]))
-        if b == "altered":
+        if b == "signed":
+            problem = sigv4_problem(self.command, self.path, self.headers)
+            body = (f"<Error><Code>{problem}</Code><Message>refused</Message></Error>".encode()
+                    if problem else b"signed ok")
+            self.send_response(403 if problem else 200)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("ETag", f'"{md5(body).hexdigest()}"')
+            self.end_headers()
+            if with_body:
+                self.wfile.write(body)
+        elif b == "altered":
             self.altered(with_body)
         elif b == "truncated":
             self.head(200, 1000)

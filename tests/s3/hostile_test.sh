@@ -57,6 +57,21 @@ expect "does not match its ETag" 30 "$xfer" cp s3://altered/multi got.bin -q
 "$xfer" cp s3://altered/intact got.bin -q 2>err || fail "an intact multipart object was refused"
 [ "$(cat got.bin)" = "hello, world" ] || fail "the intact object came back as '$(cat got.bin)'"
 ! grep -q "only its size" err || fail "an intact multipart object was not checked: $(cat err)"
+# Signatures checked by a server written from the specification: nubo's are accepted, and
+# refused credentials are named by key id (never the secret) as a usage error (exit 2).
+"$xfer" cp s3://signed/object.bin got.bin -q 2>err || fail "a good signature was refused"
+[ "$(cat got.bin)" = "signed ok" ] || fail "the signed object came back as '$(cat got.bin)'"
+rm -f got.bin
+for wrong in "AWS_SECRET_ACCESS_KEY=not-the-secret" "AWS_ACCESS_KEY_ID=AKIDUNKNOWN"; do
+  set +e
+  env "$wrong" timeout 60 "$xfer" cp s3://signed/object.bin got.bin -q 2>err
+  status=$?
+  set -e
+  [ "$status" = 2 ] || fail "refused credentials ($wrong) exit $status"
+  grep -q "refused the credentials of key id" err || fail "refused credentials: $(cat err)"
+  ! grep -q "not-the-secret" err || fail "the secret appears in the message"
+  [ ! -e got.bin ] || fail "a refused download landed"
+done
 # Bad knobs are refused, naming them.
 expect "AWS_MAX_ATTEMPTS" 10 env AWS_MAX_ATTEMPTS=zero "$xfer" cp s3://unavailable/x got.bin -q
 expect "NUBO_S3_TIMEOUT" 10 env NUBO_S3_TIMEOUT=-1 "$xfer" cp s3://unavailable/x got.bin -q

@@ -184,6 +184,16 @@ void Client::fail(const Call& call, const http::Response& r) const {
                   what +
                       ": this machine's clock differs from the server's by more than 15 "
                       "minutes; set it right (timedatectl set-ntp true, or chrony)");
+    // A HEAD's answer has no body, so S3 cannot say which: wrong credentials or no permission.
+    if (codes.empty())
+      throw Error(Errc::invalid_argument,
+                  what +
+                      " with no reason given: either the server refused the credentials of "
+                      "key id " +
+                      key_id +
+                      " (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+                      "or the profile's keys), or that key may not read this object "
+                      "(s3:GetObject)");
     throw Error(Errc::invalid_argument,
                 what + ": key id " + key_id + " may not do this; grant it the permission (s3:" +
                     (call.method == "GET" || call.method == "HEAD" ? "GetObject" : "PutObject") +
