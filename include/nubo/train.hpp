@@ -63,7 +63,9 @@ struct TrainerOptions {
   int checkpoint_keep = 3;
   // With a checkpoint_dir, a new trainer continues from the newest checkpoint there that
   // verifies (resume_latest; resumed_from() names it), so that a restarted job needs nothing
-  // else; fresh starts afresh instead (the checkpoints there are left as they are).
+  // else; fresh starts afresh instead: an earlier run's checkpoints there are moved into
+  // checkpoint_dir/earlier-<UTC time>/ (an s3:// prefix holding some is refused), so that the
+  // new run's are neither pruned against them nor resumed past by them.
   bool fresh = false;
   // A checkpoint records the team that wrote it (device kind and worker count). Resuming on
   // another team is allowed (the state is replicated) and said in one line; with

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -338,6 +339,41 @@ void DataParallelTrainer::load(const std::string& path) {
     auto& rep = *m.replicas[static_cast<std::size_t>(w.local_rank())];
     for (std::size_t i = 0; i < values.size(); ++i) rep.write(static_cast<int>(i), values[i]);
   });
+}
+
+void DataParallelTrainer::Impl::set_aside_earlier_run() {
+  const std::string& dir = opt.checkpoint_dir;
+  if (!holds_rank0()) return;
+  if (s3::is_s3_url(dir)) {
+    s3::Client client(s3::load_config());
+    const auto prefix = prefix_of(dir);
+    const auto earlier = remote_checkpoints(client, prefix);
+    if (!earlier.empty())
+      throw Error(Errc::invalid_argument,
+                  "fresh: " + prefix.text() + " holds " + std::to_string(earlier.size()) +
+                      " checkpoints of an earlier run (the newest " + earlier.back() +
+                      "); the new run's would be pruned against them: delete them, or give "
+                      "another prefix");
+    return;
+  }
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  std::vector<fs::path> earlier;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (is_checkpoint_name(e.path().filename().string())) earlier.push_back(e.path());
+  if (earlier.empty()) return;
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  auto aside = fs::path(dir) / (std::string("earlier-") + stamp);
+  for (int n = 2; fs::exists(aside); ++n)
+    aside = fs::path(dir) / (std::string("earlier-") + stamp + "-" + std::to_string(n));
+  fs::create_directory(aside);
+  for (const auto& p : earlier) fs::rename(p, aside / p.filename());
+  log::warn("fresh: " + std::to_string(earlier.size()) + " checkpoints of an earlier run in " +
+            dir + " were moved to " + aside.string());
 }
 
 std::string DataParallelTrainer::resume_latest() {

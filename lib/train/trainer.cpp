@@ -165,6 +165,7 @@ DataParallelTrainer::DataParallelTrainer(Team& team, const TrainerOptions& optio
     : impl_(std::make_unique<Impl>(team, options, std::move(train))) {
   if (options.autotune && env::autotune_enabled()) impl_->autotune();
   if (!options.checkpoint_dir.empty() && !options.fresh) impl_->resumed_from = resume_latest();
+  if (!options.checkpoint_dir.empty() && options.fresh) impl_->set_aside_earlier_run();
 }
 
 const std::string& DataParallelTrainer::resumed_from() const {

@@ -80,6 +80,10 @@ struct DataParallelTrainer::Impl {
   void count_checkpoint(const CheckpointWrite& w);
   // Waits for the background write, if any; rethrows its error.
   void finish_background_write();
+  // A fresh run in a checkpoint directory that holds an earlier run's checkpoints: they are
+  // moved into DIR/earlier-<UTC time>/ (a local directory) or refused (s3://), so that the new
+  // run's checkpoints are neither pruned against the old ones nor resumed past by them.
+  void set_aside_earlier_run();
   void reap_background_write();  // the same, only when it has ended
   // checkpoint_auto: plans the interval again from a write of `delta` seconds when it drifted.
   void plan_interval(double delta);

@@ -137,7 +137,7 @@ TEST_CASE("checkpoints of another model, damaged ones, and the fallback", "[trai
     // Made on that directory, it would continue from its checkpoints: refused, naming both.
     CHECK_THROWS_WITH(nubo::DataParallelTrainer(team, o2, data),
                       Catch::Contains("20-32-16-4") && Catch::Contains("20-8-4"));
-    o2.fresh = true;
+    o2.checkpoint_dir = (dir / "other").string();  // (fresh here would set run's aside)
     nubo::DataParallelTrainer other(team, o2, data);
     try {
       other.load(t.checkpoint_path(8));
@@ -351,6 +351,46 @@ TEST_CASE(
   auto profile = t.profile();
   CHECK(profile.checkpoint_interval_s == after);
   CHECK(profile.checkpoint_expected_waste > 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a fresh run sets an earlier run's checkpoints aside instead of being pruned by them",
+          "[train]") {
+  // The earlier run went further (higher steps) than the fresh one will: keep-N by step number
+  // deleted the fresh run's checkpoints as soon as they were written, and a resume took the old
+  // run's.
+  auto dir = temp_dir("fresh");
+  auto data = synthetic(512);
+  auto team = cpu_team(1);
+  auto o = small_options();
+  o.checkpoint_dir = dir.string();
+  o.checkpoint_every = 2;
+  {
+    nubo::DataParallelTrainer earlier(team, o, data);
+    earlier.fit(2);  // 16 steps: checkpoints 12, 14, 16 kept
+  }
+  o.fresh = true;
+  nubo::DataParallelTrainer fresh(team, o, data);
+  fresh.fit(1, [](const nubo::TrainProgress& p) { return p.step < 5; });
+  std::vector<std::string> here, aside;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.is_directory()) {
+      CHECK(e.path().filename().string().starts_with("earlier-"));
+      for (const auto& f : std::filesystem::directory_iterator(e.path()))
+        aside.push_back(f.path().filename().string());
+    } else {
+      here.push_back(e.path().filename().string());
+    }
+  }
+  std::sort(here.begin(), here.end());
+  std::sort(aside.begin(), aside.end());
+  CHECK(here == std::vector<std::string>{"ckpt-0000000002.nubo", "ckpt-0000000004.nubo",
+                                         "ckpt-0000000005.nubo"});
+  CHECK(aside == std::vector<std::string>{"ckpt-0000000012.nubo", "ckpt-0000000014.nubo",
+                                          "ckpt-0000000016.nubo"});
+  o.fresh = false;
+  nubo::DataParallelTrainer resumed(team, o, data);
+  CHECK(resumed.steps_done() == 5);
   std::filesystem::remove_all(dir);
 }
 
