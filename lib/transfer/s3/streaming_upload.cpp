@@ -46,7 +46,7 @@ StreamingUpload::~StreamingUpload() {
 }
 
 void StreamingUpload::durable(std::uint64_t offset, const transfer::Fd& file) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   if (failure_) std::rethrow_exception(failure_);
   if (!file_) {
     const int fd = ::fcntl(file.get(), F_DUPFD_CLOEXEC, 0);
@@ -55,6 +55,10 @@ void StreamingUpload::durable(std::uint64_t offset, const transfer::Fd& file) {
   }
   durable_ = std::max(durable_, offset);
   changed_.notify_all();
+  changed_.wait(lock, [&] {
+    return failure_ || stopping_ || durable_ <= uploaded_ + (kBacklogParts + 1) * part_size_;
+  });
+  if (failure_) std::rethrow_exception(failure_);
 }
 
 void StreamingUpload::finish(std::uint64_t size, const std::string& path) {
@@ -110,6 +114,7 @@ void StreamingUpload::run() {
   } catch (...) {
     std::lock_guard lock(mutex_);
     failure_ = std::current_exception();
+    changed_.notify_all();  // a writer waiting for the upload learns of it
   }
 }
 
@@ -135,6 +140,8 @@ void StreamingUpload::send_part(int number, std::uint64_t size) {
   }
   std::lock_guard lock(mutex_);
   parts_.push_back(part);
+  uploaded_ = static_cast<std::uint64_t>(number - 1) * part_size_ + size;
+  changed_.notify_all();
 }
 
 }  // namespace nubo::s3

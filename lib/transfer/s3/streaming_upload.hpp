@@ -34,12 +34,16 @@ class StreamingUpload {
 
   // Bytes [0, offset) of `file` (the growing file, open) will not change again. The upload
   // reads through its own copy of the descriptor, so that the file may be renamed meanwhile.
+  // Waits while more than kBacklogParts whole parts are final and not yet up: the writer is held
+  // to the upload's pace, so that an interruption leaves little written and not uploaded.
   void durable(std::uint64_t offset, const transfer::Fd& file);
   // The file is complete at `size` (now at `path`, when it was renamed): the remaining parts,
   // then CompleteMultipartUpload.
   void finish(std::uint64_t size, const std::string& path);
   // The job stopped: the uploader stops too; with `abort_upload` the server forgets the parts.
   void stop(bool abort_upload) noexcept;
+
+  static constexpr std::uint64_t kBacklogParts = 2;
 
   std::uint64_t bytes_sent() const { return sent_; }
   std::uint64_t bytes_resumed() const { return resumed_; }
@@ -60,6 +64,7 @@ class StreamingUpload {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::uint64_t durable_ = 0, final_size_ = 0;
+  std::uint64_t uploaded_ = 0;  // bytes [0, uploaded_) are up (parts go in order)
   bool finishing_ = false, stopping_ = false;
   int next_part_ = 1;
   std::exception_ptr failure_;
