@@ -32,7 +32,7 @@ __all__ = [
     "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "keygen", "list_archive",
     "pack", "unpack", "verify",
     "Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker",
-    "cost", "interruption", "train",
+    "cost", "interruption", "net", "s3", "train",
 ]
 
 

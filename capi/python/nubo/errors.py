@@ -25,13 +25,61 @@ class NuboError(Exception):
     """A failed nubo call: `status` says what kind of failure, the message what to do about it.
 
     The message is the library's own (nubo_last_error()), which names the bad value and the
-    accepted ones, so it is passed through unchanged.
+    accepted ones, so it is passed through unchanged. A NuboError is also the builtin exception
+    Python code already catches for its kind: ValueError (INVALID_ARGUMENT), FileNotFoundError
+    (NOT_FOUND), OSError (IO), TimeoutError (TIMEOUT), MemoryError (OUT_OF_MEMORY) and
+    NotImplementedError (UNSUPPORTED).
     """
+
+    def __new__(cls, status: Status, message: str = "") -> "NuboError":
+        if cls is NuboError:
+            cls = _BY_STATUS.get(Status(status), NuboError)
+        return super().__new__(cls)  # type: ignore[misc]
 
     def __init__(self, status: Status, message: str) -> None:
         super().__init__(message)
         self.status = Status(status)
         self.message = message
 
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self) -> tuple:
+        return NuboError, (self.status, self.message)
+
     def __repr__(self) -> str:
         return f"NuboError({self.status.name}, {self.message!r})"
+
+
+class _InvalidArgument(NuboError, ValueError):
+    pass
+
+
+class _NotFound(NuboError, FileNotFoundError):
+    pass
+
+
+class _IO(NuboError, OSError):
+    pass
+
+
+class _Timeout(NuboError, TimeoutError):
+    pass
+
+
+class _OutOfMemory(NuboError, MemoryError):
+    pass
+
+
+class _Unsupported(NuboError, NotImplementedError):
+    pass
+
+
+_BY_STATUS = {
+    Status.INVALID_ARGUMENT: _InvalidArgument,
+    Status.NOT_FOUND: _NotFound,
+    Status.IO: _IO,
+    Status.TIMEOUT: _Timeout,
+    Status.OUT_OF_MEMORY: _OutOfMemory,
+    Status.UNSUPPORTED: _Unsupported,
+}

@@ -162,6 +162,28 @@ class TransferTest(unittest.TestCase):
             nubo.Archive(self.dir / "missing.nubo")
         self.assertEqual(cm.exception.status, nubo.Status.NOT_FOUND)
 
+    def test_errors_are_the_builtin_exceptions_of_their_kind(self) -> None:
+        with self.assertRaises(FileNotFoundError) as missing:
+            nubo.Archive(self.dir / "missing.nubo")
+        self.assertIsInstance(missing.exception, nubo.NuboError)
+        self.assertIn("missing.nubo", str(missing.exception))
+        with self.assertRaises(ValueError):
+            nubo.pack(self.src, self.dir / "x.nubo", codec="gzip")
+        bad = self.dir / "bad.nubo"
+        bad.write_bytes(b"not an archive" * 100)
+        with self.assertRaises(nubo.NuboError) as corrupt:
+            nubo.verify(bad)
+        self.assertNotIsInstance(corrupt.exception, (ValueError, OSError))
+        e = nubo.NuboError(nubo.Status.TIMEOUT, "slow")
+        self.assertIsInstance(e, TimeoutError)
+        self.assertEqual((str(e), repr(e)), ("slow", "NuboError(TIMEOUT, 'slow')"))
+        import pickle
+        back = pickle.loads(pickle.dumps(e))
+        self.assertIsInstance(back, TimeoutError)
+        self.assertEqual((back.status, back.message), (e.status, e.message))
+        self.assertIn("net", nubo.__all__)
+        self.assertIn("s3", nubo.__all__)
+
 
 if __name__ == "__main__":
     unittest.main()
