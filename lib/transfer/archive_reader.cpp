@@ -80,10 +80,12 @@ ArchiveFile ArchiveFile::open(const std::string& path, const Key* key) {
     }
     std::vector<std::byte> opened;
     auto stored = a.open_payload(r, t.index_offset, payload, opened, "index");
-    std::vector<std::byte> decoded(stored.begin(), stored.end());
+    std::vector<std::byte> decoded;
     if (r.codec != ChunkCodec::none) {
       decoded.resize(r.raw_size);
       Decompressor().decompress(r.codec, stored, decoded);
+    } else {
+      decoded.assign(stored.begin(), stored.end());
     }
     if (hash64(decoded) != r.hash) throw Error(Errc::corrupt, "index: checksum mismatch");
     a.id_ = r.hash;

@@ -94,7 +94,7 @@ class ArchiveSink : public Sink {
       auto part = open_write(part_path());
       if (options_.resume && !journal_->discarded_other())
         resume = scan_partial(part, *journal_, walk.entries, chunk_size_, key_ ? &*key_ : nullptr);
-      if (resume.fresh || !resume.index.entries.size()) {
+      if (resume.fresh || resume.index.entries.empty()) {
         writer_.emplace(ArchiveWriter::create(std::move(part), chunk_size_, encryption()));
         resume = PackResume{};
         journal_->reset();  // checkpoints of an earlier attempt say nothing about this one

@@ -10,7 +10,8 @@ names the misbehaviour (path-style requests: /BUCKET/KEY):
   slow         headers, then one byte every 2 s (slowloris)
   altered      objects whose bytes are not those their ETag describes, as another client (not
                nubo) would have uploaded them: `single` (put whole), `multi` (2 parts of 6
-               bytes); `intact` is a 2-part object whose ETag matches
+               bytes); `intact` is a 2-part object whose ETag matches; `kms` is stored
+               with SSE-KMS, whose ETag is not an MD5 of the content
   signed       checks every request's Signature V4 as S3 does (written here from the
                specification, independently of nubo's), for key id AKIDHOSTILE with secret
                `secret`: a good signature gets the object "signed ok", a bad one 403
@@ -33,6 +34,7 @@ ALTERED = {  # key: (ETag, part size or 0 for an object put whole)
     "single": (md5(b"HELLO, WORLD").hexdigest(), 0),
     "multi": (md5(md5(b"hello,").digest() + md5(b"WORLD!").digest()).hexdigest() + "-2", 6),
     "intact": (md5(md5(BODY[:6]).digest() + md5(BODY[6:]).digest()).hexdigest() + "-2", 6),
+    "kms": ("0f1e2d3c4b5a69788796a5b4c3d2e1f0", 0),
 }
 
 
@@ -101,6 +103,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("ETag", f'"{etag}"')
         if part:
             self.send_header("x-amz-mp-parts-count", str(len(BODY) // part))
+        if key == "kms":
+            self.send_header("x-amz-server-side-encryption", "aws:kms")
         self.end_headers()
         if with_body:
             self.wfile.write(body)

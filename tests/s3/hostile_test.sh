@@ -57,6 +57,10 @@ expect "does not match its ETag" 30 "$xfer" cp s3://altered/multi got.bin -q
 "$xfer" cp s3://altered/intact got.bin -q 2>err || fail "an intact multipart object was refused"
 [ "$(cat got.bin)" = "hello, world" ] || fail "the intact object came back as '$(cat got.bin)'"
 ! grep -q "only its size" err || fail "an intact multipart object was not checked: $(cat err)"
+rm got.bin
+# Under SSE-KMS the ETag is no MD5: the object lands, and the warning says why it was not checked.
+"$xfer" cp s3://altered/kms got.bin -q 2>err || fail "an SSE-KMS object was refused: $(cat err)"
+grep -q "not an MD5 under SSE-KMS.*only its size was checked" err || fail "SSE-KMS: $(cat err)"
 # Signatures checked by a server written from the specification: nubo's are accepted, and
 # refused credentials are named by key id (never the secret) as a usage error (exit 2).
 "$xfer" cp s3://signed/object.bin got.bin -q 2>err || fail "a good signature was refused"
