@@ -32,6 +32,9 @@ typedef struct nubo_s3_copy_options {
   nubo_progress_callback progress; /* NULL: none; returning 0 cancels */
   void* progress_user;
   double rate; /* bytes/s over every part in flight together; 0 (default): unlimited */
+  /* Client-side encryption (docs/s3.md): uploads are encrypted with the key in this file
+     (nubo_transfer_keygen makes one); downloads of encrypted objects need it. NULL: none. */
+  const char* key_file;
 } nubo_s3_copy_options;
 
 /* What a copy did. Set struct_size = sizeof before the call. */

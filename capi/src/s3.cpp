@@ -59,6 +59,7 @@ NUBO_C_API nubo_status nubo_s3_copy(const char* from, const char* to,
     c.include = nubo::capi::to_strings(o.include, o.include_count, "options->include");
     c.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
     c.rate = o.rate;
+    c.key_file = text_or_empty(o.key_file);
     const auto s = nubo::s3::copy(from, to, c);
     if (summary == nullptr) return;
     nubo_s3_copy_summary out{};

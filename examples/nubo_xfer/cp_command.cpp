@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "nubo/error.hpp"
 #include "nubo/s3.hpp"
 #include "progress_bar.hpp"
 #include "units.hpp"
@@ -26,6 +27,9 @@ std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
   c->app->add_option("--profile", c->profile, "the AWS profile (default: AWS_PROFILE, default)");
   c->app->add_option("--sse", c->sse, "server-side encryption: AES256 or aws:kms");
   c->app->add_option("--sse-kms-key-id", c->kms_key_id, "the KMS key for --sse aws:kms");
+  c->app->add_option("--encrypt", c->encrypt,
+                     "encrypt uploads with the key in this file (nubo-xfer keygen makes one)");
+  c->app->add_option("--key", c->key, "the key file of encrypted objects (downloads)");
   c->app->add_option("--exclude", c->selection.exclude, "leave out what matches (uploads)");
   c->app->add_option("--include", c->selection.include, "keep what an --exclude would drop");
   c->app->add_flag("--no-sync", c->no_sync, "skip fdatasync of downloads before their rename");
@@ -44,6 +48,14 @@ int run_cp(CpCommand& c) {
   o.profile = c.profile;
   o.server_side_encryption = c.sse;
   o.kms_key_id = c.kms_key_id;
+  const bool download = c.from.rfind("s3://", 0) == 0;
+  if (download && !c.encrypt.empty())
+    throw nubo::Error(nubo::Errc::invalid_argument,
+                      "--encrypt is for uploads; a download of an encrypted object takes --key");
+  if (!download && !c.key.empty())
+    throw nubo::Error(nubo::Errc::invalid_argument,
+                      "--key is for downloads; an upload is encrypted with --encrypt KEYFILE");
+  o.key_file = download ? c.key : c.encrypt;
   o.exclude = c.selection.exclude;
   o.include = c.selection.include;
   ProgressBar bar("copied", c.quiet || c.json);

@@ -29,6 +29,9 @@ struct CopyOptions {
   // Bytes per second over every part in flight together (as rclone's --bwlimit, on average
   // over the parts); 0: unlimited.
   double rate = 0;
+  // Client-side encryption (docs/s3.md, "Encryption"): uploads are encrypted with the key in
+  // this file (transfer::keygen makes one); downloads of encrypted objects need it.
+  std::string key_file;
 };
 
 struct CopySummary {

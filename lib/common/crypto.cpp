@@ -2,7 +2,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
 
 #include <cstring>
@@ -12,15 +12,33 @@
 
 namespace nubo::crypto {
 
-Mac hmac_sha256(const std::string& key, std::span<const std::byte> data) {
+Mac hmac_sha256(const std::string& key, std::initializer_list<std::span<const std::byte>> parts) {
+  const auto fail = [] { throw Error(Errc::internal, "HMAC-SHA256 failed in libcrypto"); };
+  std::unique_ptr<EVP_MAC, decltype(&EVP_MAC_free)> mac(EVP_MAC_fetch(nullptr, "HMAC", nullptr),
+                                                        &EVP_MAC_free);
+  if (!mac) fail();
+  std::unique_ptr<EVP_MAC_CTX, decltype(&EVP_MAC_CTX_free)> ctx(EVP_MAC_CTX_new(mac.get()),
+                                                                &EVP_MAC_CTX_free);
+  char digest[] = "SHA256";
+  const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0),
+                               OSSL_PARAM_construct_end()};
+  if (!ctx || !EVP_MAC_init(ctx.get(), reinterpret_cast<const unsigned char*>(key.data()),
+                            key.size(), params))
+    fail();
+  for (auto part : parts)
+    if (!EVP_MAC_update(ctx.get(), reinterpret_cast<const unsigned char*>(part.data()),
+                        part.size()))
+      fail();
   Mac out{};
-  unsigned int len = 0;
-  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-            reinterpret_cast<const unsigned char*>(data.data()), data.size(),
-            reinterpret_cast<unsigned char*>(out.data()), &len) ||
+  std::size_t len = 0;
+  if (!EVP_MAC_final(ctx.get(), reinterpret_cast<unsigned char*>(out.data()), &len, out.size()) ||
       len != out.size())
-    throw Error(Errc::internal, "HMAC-SHA256 failed in libcrypto");
+    fail();
   return out;
+}
+
+Mac hmac_sha256(const std::string& key, std::span<const std::byte> data) {
+  return hmac_sha256(key, {data});
 }
 
 void random_bytes(std::span<std::byte> out) {

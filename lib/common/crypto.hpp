@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <initializer_list>
 #include <span>
 #include <string>
 
@@ -14,6 +15,8 @@ namespace nubo::crypto {
 using Mac = std::array<std::byte, 32>;
 
 Mac hmac_sha256(const std::string& key, std::span<const std::byte> data);
+// Of the parts one after the other, as if they were one message.
+Mac hmac_sha256(const std::string& key, std::initializer_list<std::span<const std::byte>> parts);
 // Error(unavailable) when libcrypto has no randomness to give.
 void random_bytes(std::span<std::byte> out);
 bool same_mac(const Mac& a, const Mac& b);  // constant time

@@ -102,6 +102,24 @@ std::string hex(const void* data, std::size_t size) {
   return out;
 }
 
+std::size_t unhex(std::string_view s, void* out, std::size_t size) {
+  const auto digit = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  if (s.size() != 2 * size) return std::string_view::npos;
+  auto* p = static_cast<unsigned char*>(out);
+  for (std::size_t i = 0; i < size; ++i) {
+    const int hi = digit(s[2 * i]), lo = digit(s[2 * i + 1]);
+    if (hi < 0) return 2 * i;
+    if (lo < 0) return 2 * i + 1;
+    p[i] = static_cast<unsigned char>(hi * 16 + lo);
+  }
+  return std::string_view::npos;
+}
+
 std::string human_bytes(std::uint64_t bytes) {
   static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   double v = static_cast<double>(bytes);

@@ -25,6 +25,10 @@ std::string join(const std::vector<std::string>& items, std::string_view sep);
 
 // Bytes as lower-case hexadecimal, two digits each (digests, ids, keys).
 std::string hex(const void* data, std::size_t size);
+// The bytes of `s`, which must hold 2 * `size` hexadecimal digits (either case), into `out`.
+// Returns the position of the first character that is not a hexadecimal digit, or npos when
+// every one is (std::string_view::npos too when the length is wrong: check it first).
+std::size_t unhex(std::string_view s, void* out, std::size_t size);
 
 // Bytes as "80.0 GiB", "512 MiB".
 std::string human_bytes(std::uint64_t bytes);

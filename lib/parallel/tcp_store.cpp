@@ -48,15 +48,9 @@ std::span<const std::byte> as_bytes(const std::string& s) {
   return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
 }
 
-std::vector<std::byte> concat(std::initializer_list<Bytes> parts) {
-  std::vector<std::byte> out;
-  for (Bytes p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-
 crypto::Mac proof(const std::string& token, const char* label, const Nonce& a, const Nonce& b) {
   const std::string l = label;
-  return crypto::hmac_sha256(token, concat({as_bytes(l), a, b}));
+  return crypto::hmac_sha256(token, {as_bytes(l), a, b});
 }
 
 void put_u16(std::vector<std::byte>& v, std::uint16_t x) {
@@ -110,7 +104,7 @@ class Channel {
     head.push_back(static_cast<std::byte>(from_client ? 'c' : 's'));
     put_u32(head, static_cast<std::uint32_t>(seq));
     put_u32(head, static_cast<std::uint32_t>(seq >> 32));
-    return crypto::hmac_sha256(key_, concat({head, message}));
+    return crypto::hmac_sha256(key_, {head, message});
   }
 
   tcp::Socket& socket_;

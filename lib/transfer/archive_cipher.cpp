@@ -20,13 +20,6 @@ namespace {
 constexpr std::size_t kMaxKeyFile = 4096;
 constexpr char kWrapLabel[] = "nubo archive key 1";
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::string as_key_string(const Key& k) {
   return {reinterpret_cast<const char*>(k.data()), k.size()};
 }
@@ -76,14 +69,10 @@ Key read_key_file(const std::string& path) {
                     "' is not a key: it must hold 64 hexadecimal digits (as "
                     "nubo-xfer keygen writes) or 32 raw bytes; it holds " +
                     std::to_string(bytes.size()) + " bytes");
-  for (std::size_t i = 0; i < key.size(); ++i) {
-    const int hi = hex_digit(text[2 * i]), lo = hex_digit(text[2 * i + 1]);
-    if (hi < 0 || lo < 0)
-      throw Error(Errc::invalid_argument, "key file '" + path + "': character " +
-                                              std::to_string(2 * i + (hi < 0 ? 1 : 2)) +
-                                              " is not a hexadecimal digit");
-    key[i] = static_cast<std::byte>(hi * 16 + lo);
-  }
+  if (const auto bad = text::unhex(text, key.data(), key.size()); bad != std::string::npos)
+    throw Error(Errc::invalid_argument, "key file '" + path + "': character " +
+                                            std::to_string(bad + 1) +
+                                            " is not a hexadecimal digit");
   return key;
 }
 
@@ -127,7 +116,7 @@ std::pair<ArchiveCipher, format::KeyBlock> ArchiveCipher::create(const Key& kek)
   b.key_id = key_id(kek);
   crypto::random_bytes(b.nonce);
   crypto::aes256_gcm_seal(kek, b.nonce, wrap_aad(b), c.data_key_, b.wrapped);
-  c.derive_mask_key();
+  c.derive_keys();
   return {std::move(c), b};
 }
 
@@ -141,13 +130,15 @@ ArchiveCipher ArchiveCipher::unwrap(const Key& kek, const format::KeyBlock& b,
   if (!crypto::aes256_gcm_open(kek, b.nonce, wrap_aad(b), b.wrapped, c.data_key_))
     throw Error(Errc::corrupt, name + ": the key block does not authenticate: it was altered");
   c.archive_id_ = b.archive_id;
-  c.derive_mask_key();
+  c.derive_keys();
   return c;
 }
 
-void ArchiveCipher::derive_mask_key() {
+void ArchiveCipher::derive_keys() {
   const auto mask = crypto::hmac_sha256(as_key_string(data_key_), as_bytes("nubo hash mask"));
   mask_key_.assign(reinterpret_cast<const char*>(mask.data()), mask.size());
+  const auto nonce = crypto::hmac_sha256(as_key_string(data_key_), as_bytes("nubo nonce"));
+  nonce_key_.assign(reinterpret_cast<const char*>(nonce.data()), nonce.size());
 }
 
 std::array<std::byte, 42> ArchiveCipher::associated_data(const format::RecordHeader& r,
@@ -164,13 +155,17 @@ std::array<std::byte, 42> ArchiveCipher::associated_data(const format::RecordHea
 }
 
 void ArchiveCipher::seal(const format::RecordHeader& r, std::uint64_t record_offset, Bytes payload,
-                         std::vector<std::byte>& out) const {
+                         std::vector<std::byte>& out, Nonce kind) const {
   out.resize(payload.size() + format::kSealOverhead);
+  const auto aad = associated_data(r, record_offset);
   crypto::GcmNonce nonce{};
-  crypto::random_bytes(nonce);
+  if (kind == Nonce::synthetic) {
+    std::memcpy(nonce.data(), crypto::hmac_sha256(nonce_key_, {aad, payload}).data(), nonce.size());
+  } else {
+    crypto::random_bytes(nonce);
+  }
   std::memcpy(out.data(), nonce.data(), nonce.size());
-  crypto::aes256_gcm_seal(data_key_, nonce, associated_data(r, record_offset), payload,
-                          std::span(out).subspan(nonce.size()));
+  crypto::aes256_gcm_seal(data_key_, nonce, aad, payload, std::span(out).subspan(nonce.size()));
 }
 
 bool ArchiveCipher::open(const format::RecordHeader& r, std::uint64_t record_offset, Bytes sealed,

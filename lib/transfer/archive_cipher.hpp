@@ -15,7 +15,11 @@
 // Why random nonces rather than nonces derived from the record's position: a resumed pack
 // rewrites the records after the first source that changed, at the same offsets, with other
 // content; a position-derived nonce would then repeat under the same key, which breaks GCM.
-// Random 96-bit nonces are safe far beyond the records an archive can hold.
+// Random 96-bit nonces are safe far beyond the records an archive can hold. Encrypted S3
+// objects (s3/object_cipher.hpp) need the opposite: a resumed upload must seal the same block
+// to the same bytes, so that the parts the server holds still match. They use synthetic
+// nonces, an HMAC of the associated data and the payload under a key derived from the data
+// key (as AES-GCM-SIV does): a nonce repeats only for the same plaintext in the same place.
 #pragma once
 
 #include <array>
@@ -59,9 +63,10 @@ class ArchiveCipher {
   static ArchiveCipher unwrap(const Key& kek, const format::KeyBlock& block,
                               const std::string& name);
 
+  enum class Nonce { random, synthetic };
   // `payload` sealed for record `r` at `record_offset` (out: payload + kSealOverhead bytes).
   void seal(const format::RecordHeader& r, std::uint64_t record_offset, Bytes payload,
-            std::vector<std::byte>& out) const;
+            std::vector<std::byte>& out, Nonce nonce = Nonce::random) const;
   // The payload of record `r` at `record_offset` from its sealed bytes; false when they do not
   // authenticate (`out` then holds nothing to use).
   bool open(const format::RecordHeader& r, std::uint64_t record_offset, Bytes sealed,
@@ -72,12 +77,12 @@ class ArchiveCipher {
 
  private:
   ArchiveCipher() = default;
-  void derive_mask_key();  // from the data key
+  void derive_keys();  // the mask and nonce keys, from the data key
   std::array<std::byte, 42> associated_data(const format::RecordHeader& r,
                                             std::uint64_t record_offset) const;
 
   Key data_key_{};
-  std::string mask_key_;
+  std::string mask_key_, nonce_key_;
   std::array<std::byte, 16> archive_id_{};
 };
 

@@ -45,6 +45,30 @@ bool sealed(Bytes in) {
 
 }  // namespace
 
+std::array<std::byte, kKeyBlockSize> encode_key_block(const KeyBlock& k) {
+  std::array<std::byte, kKeyBlockSize> block{};
+  auto* p = block.data();
+  for (Bytes field : {Bytes(k.archive_id), Bytes(k.key_id), Bytes(k.nonce), Bytes(k.wrapped)}) {
+    std::memcpy(p, field.data(), field.size());
+    p += field.size();
+  }
+  seal(block);
+  return block;
+}
+
+KeyBlock decode_key_block(Bytes block, const std::string& where) {
+  if (block.size() != kKeyBlockSize) corrupt(where + ": the key block is truncated");
+  if (!sealed(block)) corrupt(where + ": key block checksum mismatch");
+  KeyBlock k;
+  const auto* p = block.data();
+  for (auto field : {std::span<std::byte>(k.archive_id), std::span<std::byte>(k.key_id),
+                     std::span<std::byte>(k.nonce), std::span<std::byte>(k.wrapped)}) {
+    std::memcpy(field.data(), p, field.size());
+    p += field.size();
+  }
+  return k;
+}
+
 std::vector<std::byte> encode_header(const Header& h) {
   std::array<std::byte, kHeaderSize> out{};
   put_magic(out.data(), kMagic);
@@ -56,14 +80,7 @@ std::vector<std::byte> encode_header(const Header& h) {
   seal(out);
   std::vector<std::byte> bytes(out.begin(), out.end());
   if (h.key) {
-    std::array<std::byte, kKeyBlockSize> block{};
-    auto* p = block.data();
-    for (Bytes field : {Bytes(h.key->archive_id), Bytes(h.key->key_id), Bytes(h.key->nonce),
-                        Bytes(h.key->wrapped)}) {
-      std::memcpy(p, field.data(), field.size());
-      p += field.size();
-    }
-    seal(block);
+    const auto block = encode_key_block(*h.key);
     bytes.insert(bytes.end(), block.begin(), block.end());
   }
   return bytes;
@@ -98,16 +115,7 @@ Header decode_header(Bytes in) {
   }
   if (encrypted) {
     if (in.size() < kMaxHeaderSize) corrupt("archive header: the key block is truncated");
-    auto block = in.subspan(kHeaderSize, kKeyBlockSize);
-    if (!sealed(block)) corrupt("archive header: key block checksum mismatch");
-    KeyBlock k;
-    const auto* p = block.data();
-    for (auto field : {std::span<std::byte>(k.archive_id), std::span<std::byte>(k.key_id),
-                       std::span<std::byte>(k.nonce), std::span<std::byte>(k.wrapped)}) {
-      std::memcpy(field.data(), p, field.size());
-      p += field.size();
-    }
-    h.key = k;
+    h.key = decode_key_block(in.subspan(kHeaderSize, kKeyBlockSize), "archive header");
   }
   return h;
 }

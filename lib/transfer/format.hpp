@@ -59,6 +59,12 @@ struct KeyBlock {
   bool operator==(const KeyBlock&) const = default;
 };
 
+// The key block on its own (104 bytes, its last 8 an XXH3-64 of the rest): after the header of
+// an encrypted archive, and in the metadata of an encrypted object (s3/object_cipher.hpp).
+// decode_key_block throws corrupt, naming `where`, on a wrong size or checksum.
+std::array<std::byte, kKeyBlockSize> encode_key_block(const KeyBlock& k);
+KeyBlock decode_key_block(Bytes block, const std::string& where);
+
 struct Header {
   std::uint16_t version_major = kVersionMajor;
   std::uint16_t version_minor = kVersionMinor;

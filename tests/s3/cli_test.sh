@@ -60,6 +60,17 @@ grep -Eq "read ([0-9.]+ (B|KiB)|[01]\.[0-9]+ MiB|2\.00 MiB) " cat.err ||
 [ "$(status "$xfer" list s3://cli-bucket/archives/sealed.nubo)" = 2 ] || fail "list without the key"
 "$xfer" unpack s3://cli-bucket/archives/sealed.nubo -C sealed --key k.key -q
 cmp tree/big.bin sealed/tree/big.bin || fail "unpack --key of an encrypted s3:// archive"
+# Plain objects too: a tree up with --encrypt, back with --key; without it, exit 2 naming --key.
+"$xfer" cp tree s3://cli-bucket/sealed-tree/ -q --encrypt k.key --part-size 5M
+"$xfer" cp s3://cli-bucket/sealed-tree/ sealed-out -q --key k.key
+diff -r tree sealed-out/tree > /dev/null || fail "an encrypted tree did not come back identical"
+[ "$(status "$xfer" cp s3://cli-bucket/sealed-tree/tree/sub/a.txt x.txt)" = 2 ] \
+  || fail "an encrypted object was read without its key"
+grep -q -- "--key" err || fail "no key: $(cat err)"
+[ "$(status "$xfer" cp s3://cli-bucket/sealed-tree/tree/sub/a.txt x.txt --encrypt k.key)" = 2 ] \
+  || fail "--encrypt was accepted on a download"
+[ "$(status "$xfer" cp tree/sub/a.txt s3://cli-bucket/x --key k.key)" = 2 ] \
+  || fail "--key was accepted on an upload"
 "$xfer" pack tree -o local.nubo -q --json > local.json
 [ "$(json_field local.json bytes_transferred)" = 0 ] || fail "a local pack counted network bytes"
 

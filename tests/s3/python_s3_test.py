@@ -8,6 +8,7 @@ from pathlib import Path
 
 import boto3
 
+import nubo
 from nubo import s3
 from nubo.errors import NuboError, Status
 
@@ -44,6 +45,21 @@ class Copy(unittest.TestCase):
         self.assertEqual((self.dir / "out" / "tree" / "big.bin").read_bytes(),
                          (tree / "big.bin").read_bytes())
         self.assertFalse((self.dir / "out" / "tree" / "sub" / "skip.tmp").exists())
+
+    def test_encrypted_round_trip(self) -> None:
+        key = self.dir / "k.key"
+        nubo.keygen(key)
+        (self.dir / "secret.txt").write_text("a secret line\n")
+        s3.copy(self.dir / "secret.txt", "s3://py-bucket/sealed/", key_file=key)
+        body = boto3.client("s3", endpoint_url=os.environ["AWS_ENDPOINT_URL"]).get_object(
+            Bucket="py-bucket", Key="sealed/secret.txt")["Body"].read()
+        self.assertNotIn(b"secret", body)
+        s3.copy("s3://py-bucket/sealed/secret.txt", self.dir / "back.txt", key_file=key)
+        self.assertEqual((self.dir / "back.txt").read_text(), "a secret line\n")
+        with self.assertRaises(NuboError) as e:
+            s3.copy("s3://py-bucket/sealed/secret.txt", self.dir / "nokey.txt")
+        self.assertEqual(e.exception.status, Status.INVALID_ARGUMENT)
+        self.assertIn("--key", str(e.exception))
 
     def test_errors(self) -> None:
         with self.assertRaises(NuboError) as e:

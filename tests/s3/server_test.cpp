@@ -13,6 +13,7 @@
 #include "scoped_env.hpp"
 #include "transfer/archive_reader.hpp"
 #include "transfer/s3/copy.hpp"
+#include "transfer/s3/object_cipher.hpp"
 
 namespace s3 = nubo::s3;
 using nubo_test::error_of;
@@ -142,6 +143,86 @@ TEST_CASE("a cancelled download resumes, and one that does not verify lands noth
   auto why = error_of([&] { s3::download_file(c, lie, t / "lie", small_parts()); }, &code);
   CHECK(code == nubo::Errc::corrupt);
   CHECK(::stat((t / "lie").c_str(), &st) != 0);
+}
+
+TEST_CASE(
+    "encrypted objects: sealed on the server, resumed with the same parts, refused when "
+    "altered or without their key",
+    "[s3][server]") {
+  TempDir t;
+  nubo::transfer::keygen(t / "k.key");
+  nubo::transfer::keygen(t / "other.key");
+  const auto big = nubo_test::random_bytes((13 << 20) + 5, 5);
+  nubo_test::write_file(t / "big", big);
+  nubo_test::write_file(t / "small", "a secret line of text\n");
+  nubo_test::write_file(t / "empty", "");
+  auto c = client();
+  const auto bucket = fresh_bucket();
+  auto o = small_parts();
+  o.key_file = t / "k.key";
+  o.journal_dir = t / "journals";
+
+  // Small, empty and multipart objects come back identical with the key.
+  for (const char* name : {"small", "empty", "big"}) {
+    CAPTURE(name);
+    s3::ObjectUrl url{bucket, name};
+    s3::upload_file(c, t / name, url, o);
+    auto info = c.head_object(url);
+    REQUIRE(info);
+    CHECK(info->metadata.at("nubo-encryption") == "aes-256-gcm-1m-v1");
+    CHECK(info->metadata.count("nubo-xxh3-128") == 0);  // no plaintext checksum
+    const auto plain = nubo_test::read_file(t / name);
+    CHECK(info->size == s3::ObjectCipher::sealed_size(plain.size()));
+    if (!plain.empty())
+      CHECK(c.get_range(url, 0, info->size).find(plain.substr(0, 16)) == std::string::npos);
+    s3::download_file(c, url, t / (std::string(name) + ".back"), o);
+    CHECK(nubo_test::read_file(t / (std::string(name) + ".back")) == plain);
+  }
+
+  // Without the key, or with another, nothing is written and the message names the key.
+  auto no_key = small_parts();
+  nubo::Errc code{};
+  auto why = error_of([&] { s3::download_file(c, {bucket, "big"}, t / "nokey", no_key); }, &code);
+  CHECK(code == nubo::Errc::invalid_argument);
+  CHECK_THAT(why, Catch::Contains("is encrypted") && Catch::Contains("--key"));
+  no_key.key_file = t / "other.key";
+  CHECK_THROWS_WITH(s3::download_file(c, {bucket, "big"}, t / "nokey", no_key),
+                    Catch::Contains("encrypted with key"));
+  struct stat st {};
+  CHECK(::stat((t / "nokey").c_str(), &st) != 0);
+
+  // A cancelled encrypted upload resumes: its parts seal to the same bytes, so the server's
+  // parts match and are not sent again.
+  s3::ObjectUrl resumed{bucket, "resumed"};
+  auto r = o;
+  r.streams = 1;
+  r.keep_partial = true;
+  r.progress = [](const nubo::transfer::Progress& p) { return p.bytes_done < (5 << 20); };
+  CHECK_THROWS_WITH(s3::upload_file(c, t / "big", resumed, r), Catch::Contains("cancelled"));
+  r.progress = {};
+  auto again = s3::upload_file(c, t / "big", resumed, r);
+  CHECK(again.bytes_resumed >= (5 << 20));
+  s3::download_file(c, resumed, t / "resumed.back", o);
+  CHECK(nubo_test::read_file(t / "resumed.back") == big);
+
+  // The object's bytes altered on the server (its metadata kept): refused, naming the block,
+  // and nothing lands.
+  s3::ObjectUrl altered{bucket, "altered"};
+  auto info = c.head_object({bucket, "big"});
+  auto body = c.get_range({bucket, "big"}, 0, info->size);
+  body[s3::ObjectCipher::kSealedBlock + 9] ^= 1;
+  c.put_object(altered, nubo::transfer::as_bytes(body), info->metadata);
+  why = error_of([&] { s3::download_file(c, altered, t / "altered", o); }, &code);
+  CHECK(code == nubo::Errc::corrupt);
+  CHECK_THAT(why, Catch::Contains("block 1") && Catch::Contains("does not authenticate"));
+  CHECK(::stat((t / "altered").c_str(), &st) != 0);
+  // Another object's metadata (another data key) on these bytes.
+  auto small_info = c.head_object({bucket, "small"});
+  c.put_object(altered, nubo::transfer::as_bytes(c.get_range({bucket, "big"}, 0, info->size)),
+               small_info->metadata);
+  CHECK_THROWS_WITH(s3::download_file(c, altered, t / "altered", o),
+                    Catch::Contains("does not authenticate"));
+  CHECK(::stat((t / "altered").c_str(), &st) != 0);
 }
 
 TEST_CASE("wrong credentials name the key id and the server's code", "[s3][server]") {

@@ -41,6 +41,7 @@ class nubo_s3_copy_options(_Sized):
         ("progress", PROGRESS_CALLBACK),
         ("progress_user", c_void_p),
         ("rate", c_double),
+        ("key_file", c_char_p),
     ]
 
 
@@ -77,9 +78,12 @@ def copy(source: StrPath, destination: StrPath, *, streams: int = 4, part_size: 
          keep_partial: bool = False, sync: bool = True, profile: Optional[str] = None,
          server_side_encryption: Optional[str] = None, kms_key_id: Optional[str] = None,
          exclude: Iterable[str] = (), include: Iterable[str] = (),
-         progress: Optional[ProgressFn] = None, rate: float = 0) -> CopySummary:
+         progress: Optional[ProgressFn] = None, rate: float = 0,
+         key_file: Optional[StrPath] = None) -> CopySummary:
     """Copies a file or a tree between a local path and s3://BUCKET/KEY (either way round).
     rate: bytes per second over every part in flight (0: unlimited).
+    key_file: uploads are encrypted with this key (nubo.keygen makes one); downloads of
+    encrypted objects need it.
     Raises NuboError (INVALID_ARGUMENT: URLs, options, refused credentials; NOT_FOUND: a bucket
     or object; UNAVAILABLE: unreachable, call again to resume; CORRUPT; CANCELLED)."""
     lib = _lib.lib()
@@ -93,6 +97,7 @@ def copy(source: StrPath, destination: StrPath, *, streams: int = 4, part_size: 
     included, o.include_count = _patterns(include)
     o.exclude, o.include = excluded, included
     o.rate = rate
+    o.key_file = _path(key_file) if key_file else None
     cb = _Callback(progress)
     o.progress = cb.c
     s = nubo_s3_copy_summary()

@@ -1,5 +1,6 @@
 #include "transfer/s3/copy.hpp"
 #include "transfer/s3/etag_check.hpp"
+#include "transfer/s3/object_cipher.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 
 #include "common/log.hpp"
 #include "nubo/error.hpp"
+#include "transfer/archive_cipher.hpp"
 #include "transfer/file_io.hpp"
 #include "transfer/hash.hpp"
 #include "transfer/journal.hpp"
@@ -32,6 +34,7 @@ constexpr std::uint64_t kMinPart = 8 << 20, kMaxPart = 64 << 20;
 constexpr std::uint64_t kMaxParts = 10000;
 constexpr std::uint16_t kUploadId = 1;  // journal records
 constexpr std::uint16_t kPartDone = 2;
+constexpr std::uint16_t kKeyBlock = 3;  // an encrypted upload's data key, wrapped
 const std::string kHashKey = "nubo-xxh3-128";
 
 double seconds_since(Clock::time_point t) {
@@ -105,6 +108,13 @@ struct Progress {
   }
 };
 
+// An encrypted object's parts are whole sealed blocks.
+std::uint64_t part_size(std::uint64_t size, const CopyOptions& options, bool encrypted) {
+  const auto part = options.part_size ? options.part_size : part_size_for(size);
+  if (!encrypted) return part;
+  return (part + ObjectCipher::kBlock - 1) / ObjectCipher::kBlock * ObjectCipher::kBlock;
+}
+
 // A file's summary once every part is in: what was moved, what an earlier attempt had.
 CopySummary finished(CopySummary summary, std::uint64_t resumed, std::uint64_t parts,
                      Clock::time_point started) {
@@ -148,18 +158,30 @@ CopySummary upload_file(Client& client, const std::string& path, const ObjectUrl
   if (!S_ISREG(st.st_mode)) throw Error(Errc::invalid_argument, path + " is not a file");
   const auto size = static_cast<std::uint64_t>(st.st_size);
   const auto hash = transfer::hash_on_disk(file.get(), size, path).hex();
-  const Metadata metadata{{kHashKey, hash}};
-  const auto part = options.part_size ? options.part_size : part_size_for(size);
+  const auto kek = transfer::key_from_file(options.key_file);
+  std::optional<ObjectCipher> cipher;
+  const auto metadata = [&] {
+    return cipher ? cipher->metadata(hash) : Metadata{{kHashKey, hash}};
+  };
+  // What goes up for the file's bytes from `offset`: themselves, or sealed.
+  const auto body = [&](const std::vector<std::byte>& plain, std::uint64_t offset) {
+    if (!cipher) return transfer::Bytes(plain);
+    thread_local std::vector<std::byte> sealed;
+    cipher->seal(plain, offset / ObjectCipher::kBlock, size, sealed);
+    return transfer::Bytes(sealed);
+  };
+  const auto part = part_size(size, options, kek.has_value());
   CopySummary summary;
   summary.files = 1;
   summary.bytes = size;
   Progress progress{options, size};
 
   if (size <= part) {  // one request
-    std::vector<std::byte> body(size);
-    file.pread_exact(body, 0, path + " (changed while read?)");
+    std::vector<std::byte> plain(size);
+    file.pread_exact(plain, 0, path + " (changed while read?)");
     if (!progress.tick()) throw Error(Errc::cancelled, "cancelled");
-    client.put_object(url, body, metadata);
+    if (kek) cipher = ObjectCipher::create(*kek);
+    client.put_object(url, body(plain, 0), metadata());
     summary.bytes_sent = size;
     summary.parts = 1;
     progress.done = progress.written = size;
@@ -174,17 +196,22 @@ CopySummary upload_file(Client& client, const std::string& path, const ObjectUrl
                                             std::to_string(part) +
                                             " bytes exceed S3's 10,000; use a larger part size");
   const auto dir = cache_dir(options.journal_dir);
-  const std::string identity = "nubo s3 upload 1\n" + url.text() + "\n" + std::to_string(size) +
-                               "\n" + std::to_string(transfer::mtime_ns(st)) + "\n" +
-                               std::to_string(part) + "\n" + hash;
+  const std::string identity =
+      "nubo s3 upload 1\n" + url.text() + "\n" + std::to_string(size) + "\n" +
+      std::to_string(transfer::mtime_ns(st)) + "\n" + std::to_string(part) + "\n" + hash +
+      (kek ? "\nkey " + transfer::key_id_text(transfer::key_id(*kek)) : "");
   auto journal = transfer::Journal::open(
       dir + "/upload-" + transfer::hex64(transfer::hash64(transfer::as_bytes(identity))) +
           ".journal",
       identity);
   std::string upload_id;
-  for (const auto& r : journal.loaded())
+  for (const auto& r : journal.loaded()) {
     if (r.type == kUploadId)
       upload_id.assign(reinterpret_cast<const char*>(r.payload.data()), r.payload.size());
+    if (r.type == kKeyBlock && kek)
+      cipher = ObjectCipher::from_key_block(*kek, r.payload, "the upload journal of " + path);
+  }
+  if (kek && !cipher) upload_id.clear();  // its parts were sealed with a key now lost
   std::vector<Part> held;
   if (!upload_id.empty()) {
     try {
@@ -197,9 +224,11 @@ CopySummary upload_file(Client& client, const std::string& path, const ObjectUrl
     }
   }
   if (upload_id.empty()) {
-    upload_id = client.create_multipart(url, metadata);
+    if (kek) cipher = ObjectCipher::create(*kek);
+    upload_id = client.create_multipart(url, metadata());
     journal.reset();
     journal.append(kUploadId, transfer::as_bytes(upload_id));
+    if (cipher) journal.append(kKeyBlock, cipher->key_block());
     journal.commit(true);
   }
   std::vector<Part> parts(count);
@@ -214,13 +243,14 @@ CopySummary upload_file(Client& client, const std::string& path, const ObjectUrl
     thread_local std::vector<std::byte> buffer;
     buffer.resize(n);
     file.pread_exact(buffer, offset, path + " (changed while read?)");
-    const auto md5 = md5_hex(buffer);
+    const auto bytes = body(buffer, offset);
+    const auto md5 = md5_hex(bytes);
     const int number = static_cast<int>(i + 1);
-    if (const Part* p = on_server[i]; p && p->size == n && p->etag == md5) {
+    if (const Part* p = on_server[i]; p && p->size == bytes.size() && p->etag == md5) {
       parts[i] = *p;
       resumed += n;
     } else {
-      parts[i] = {number, n, client.upload_part(url, upload_id, number, buffer)};
+      parts[i] = {number, bytes.size(), client.upload_part(url, upload_id, number, bytes)};
       progress.written += n;
     }
     progress.done += n;
@@ -249,13 +279,15 @@ CopySummary download_file(Client& client, const ObjectUrl& url, const std::strin
   const auto started = Clock::now();
   auto info = client.head_object(url);
   if (!info) throw Error(Errc::not_found, url.text() + " does not exist");
-  const auto size = info->size;
+  const auto cipher = ObjectCipher::for_object(transfer::key_from_file(options.key_file),
+                                               info->metadata, url.text());
+  const auto size = cipher ? ObjectCipher::plain_size(info->size, url.text()) : info->size;
   const auto slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
   const std::string leaf = slash == std::string::npos ? path : path.substr(slash + 1);
   if (leaf.empty()) throw Error(Errc::invalid_argument, "'" + path + "' names no file");
   const std::string tmp = dir + "/" + transfer::temp_name(leaf);
-  const auto part = options.part_size ? options.part_size : part_size_for(size);
+  const auto part = part_size(size, options, cipher.has_value());
   const auto count = std::max<std::uint64_t>(1, (size + part - 1) / part);
   const std::string identity = "nubo s3 download 1\n" + url.text() + "\n" + info->etag + "\n" +
                                std::to_string(size) + "\n" + std::to_string(part);
@@ -293,8 +325,16 @@ CopySummary download_file(Client& client, const ObjectUrl& url, const std::strin
     const auto i = todo[k];
     const auto offset = i * part;
     const auto n = std::min(part, size - offset);
-    const auto bytes = client.get_range(url, offset, n);
-    out.pwrite_all(transfer::as_bytes(bytes), offset);
+    if (cipher) {
+      const auto [begin, end] = ObjectCipher::sealed_range(offset, n, size);
+      const auto sealed = client.get_range(url, begin, end - begin);
+      thread_local std::vector<std::byte> plain;
+      cipher->open(transfer::as_bytes(sealed), offset / ObjectCipher::kBlock, size, plain,
+                   url.text());
+      out.pwrite_all(plain, offset);
+    } else {
+      out.pwrite_all(transfer::as_bytes(client.get_range(url, offset, n)), offset);
+    }
     progress.written += n;
     progress.done += n;
     std::lock_guard lock(journal_mutex);
@@ -329,7 +369,11 @@ CopySummary download_file(Client& client, const ObjectUrl& url, const std::strin
                                    expected + " (" + got +
                                    " downloaded); nothing was written, run it again");
   };
-  if (const auto stored = info->metadata.find(kHashKey); stored != info->metadata.end()) {
+  if (cipher) {
+    const auto expected = cipher->plain_hash(info->metadata, url.text());
+    const auto got = transfer::hash_on_disk(out.get(), size, tmp).hex();
+    if (got != expected) refuse("sealed XXH3-128", got);
+  } else if (const auto stored = info->metadata.find(kHashKey); stored != info->metadata.end()) {
     const auto got = transfer::hash_on_disk(out.get(), size, tmp).hex();
     if (got != stored->second) refuse("XXH3-128 " + stored->second.substr(0, 32), got);
   } else {
