@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -49,6 +50,17 @@ bool set_in_env(const char* name) {
   return v && *v;
 }
 
+// A node count of --nnodes, 1 .. `most`: Error(invalid_argument) naming what is wrong.
+int node_count(const std::string& text, int most) {
+  int n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size() || n < 1 || n > most)
+    throw nubo::Error(nubo::Errc::invalid_argument,
+                      "--nnodes: '" + text + "' is not a node count from 1 to " +
+                          std::to_string(most) + " (give N, or MIN:MAX for an elastic job)");
+  return n;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,8 +68,8 @@ int main(int argc, char** argv) {
       "Starts the processes of a nubo job, prefixes their output with their rank, "
       "and stops them all when one fails.",
       "nubo-run"};
-  int nproc = 0, nnodes = 1, node_rank = 0, master_port = 29500;
-  std::string rendezvous, job_id, master_addr;
+  int nproc = 0, node_rank = 0, master_port = 29500;
+  std::string nnodes_text = "1", rendezvous, job_id, master_addr, rendezvous_timeout = "30s";
   double grace = 5.0;
   int max_restarts = 0;
   bool cpu_bind = false;
@@ -65,10 +77,14 @@ int main(int argc, char** argv) {
   app.add_option("--nproc,-n", nproc,
                  "Processes on this node (default: one per GPU of this machine, else 1)")
       ->check(CLI::Range(1, 4096));
-  app.add_option("--nnodes", nnodes, "Nodes in the job (each runs nubo-run)")
-      ->check(CLI::Range(1, 4096));
-  app.add_option("--node-rank", node_rank, "This node, 0 .. nnodes - 1")
+  app.add_option("--nnodes", nnodes_text,
+                 "Nodes in the job (each runs nubo-run): N, or MIN:MAX for an elastic job that "
+                 "goes on with fewer nodes (at least MIN) when some do not come back");
+  app.add_option("--node-rank", node_rank, "This node, 0 .. nnodes - 1 (MAX - 1 when elastic)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--rendezvous-timeout", rendezvous_timeout,
+                 "Elastic jobs: how long a round waits for more nodes once MIN have come, "
+                 "e.g. 30s (the default) or 2m");
   app.add_option("--master-addr", master_addr,
                  "Node 0's address: with --nnodes > 1, the processes meet at a store that rank 0 "
                  "hosts there (tcp://ADDR:PORT+1), with no shared folder");
@@ -102,13 +118,28 @@ int main(int argc, char** argv) {
       "RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT; and, "
       "unless set, OMP_NUM_THREADS and OPENBLAS_NUM_THREADS = usable CPUs / nproc. Exit "
       "status: 0 when all succeed; 75 when they saved their state and stopped to be resumed "
-      "(after SIGTERM, all of them); else the failed rank's exit status, or 128 + its signal.");
+      "(after SIGTERM, all of them); else the failed rank's exit status, or 128 + its signal. "
+      "Elastic jobs (--nnodes MIN:MAX) meet at a file:// or redis:// rendezvous before each "
+      "attempt and go on with the nodes that came (docs/parallel.md, \"Elastic jobs\").");
   CLI11_PARSE(app, argc, argv);
 
   auto fail = [](const std::string& m) {
     std::cerr << "nubo-run: " << m << "\n";
     return 2;
   };
+  int min_nodes = 1, nnodes = 1;
+  double last_call_s = 0;
+  try {
+    const auto colon = nnodes_text.find(':');
+    nnodes =
+        node_count(colon == std::string::npos ? nnodes_text : nnodes_text.substr(colon + 1), 4096);
+    min_nodes =
+        colon == std::string::npos ? nnodes : node_count(nnodes_text.substr(0, colon), nnodes);
+    last_call_s = nubo::cost::parse_duration(rendezvous_timeout, "--rendezvous-timeout");
+  } catch (const nubo::Error& e) {
+    return fail(e.what());
+  }
+  const bool elastic = min_nodes < nnodes || (max_restarts > 0 && nnodes > 1);
   if (node_rank >= nnodes) {
     return fail("--node-rank " + std::to_string(node_rank) + " is not below --nnodes " +
                 std::to_string(nnodes));
@@ -214,10 +245,21 @@ int main(int argc, char** argv) {
                nnodes * nproc, threads_text.c_str(), transport.empty() ? "" : "; ",
                transport.c_str());
 
-  if (max_restarts > 0 && nnodes > 1)
+  if (elastic && rendezvous.rfind("tcp://", 0) == 0)
     return fail(
-        "--max-restarts restarts the processes of one node; a job on several nodes is "
-        "restarted by its scheduler (or torchrun's elastic agent)");
+        "an elastic job (--nnodes MIN:MAX, or --max-restarts on several nodes) needs a "
+        "rendezvous that outlives every node: --rendezvous file:///shared/dir or "
+        "redis://host:6379, with --job-id; the store at --master-addr lives in rank 0's process");
+  nubo::ElasticOptions elastic_options;
+  elastic_options.min_nodes = min_nodes;
+  elastic_options.max_nodes = nnodes;
+  elastic_options.last_call = std::chrono::milliseconds(static_cast<long long>(last_call_s * 1000));
+  int stopped_by = 0;  // a signal that came while the nodes met
+  elastic_options.pause = [&](std::chrono::milliseconds d) {
+    stopped_by = nubo::run::pause_for(d);
+    return stopped_by == 0;
+  };
+  int round = -1;
   // Each attempt meets at a rendezvous of its own, so that nothing an earlier attempt left
   // there is taken for this one's.
   const std::string base_rendezvous = spec.rendezvous;
@@ -235,22 +277,44 @@ int main(int argc, char** argv) {
   // starts it over at 1 s, so that a long job reclaimed now and then restarts at once.
   constexpr auto kRanWell = std::chrono::seconds(10);
   int quick_failures = 0;
+  bool ended = false;  // for good: nodes still waiting to join are told to stop
   for (int attempt = 0;; ++attempt) {
     spec.extra_env = base_env;
     spec.extra_env.emplace_back("NUBO_RESTART_COUNT", std::to_string(attempt));
     spec.extra_env.emplace_back("TORCHELASTIC_RESTART_COUNT", std::to_string(attempt));
-    if (attempt > 0 && base_rendezvous.rfind("tcp://", 0) != 0)
+    if (elastic) {
+      // The nodes agree on who takes part in this attempt: each is a round of its own.
+      try {
+        const auto r = nubo::join_elastic_round(base_rendezvous, node_rank, round, elastic_options);
+        round = r.round;
+        spec.node_rank = r.node_index;
+        spec.world_size = r.nodes() * nproc;
+        spec.rendezvous = base_rendezvous + "/round-" + std::to_string(round);
+        std::fprintf(stderr, "nubo-run: round %d: %d of %d nodes; this node's ranks %d-%d of %d\n",
+                     round, r.nodes(), nnodes, r.node_index * nproc,
+                     r.node_index * nproc + nproc - 1, spec.world_size);
+      } catch (const nubo::Error& e) {
+        std::fprintf(stderr, "nubo-run: %s\n", e.what());
+        status = stopped_by ? 128 + stopped_by : e.code() == nubo::Errc::cancelled ? 0 : 1;
+        break;
+      }
+    } else if (attempt > 0 && base_rendezvous.rfind("tcp://", 0) != 0) {
       spec.rendezvous = base_rendezvous + "/attempt-" + std::to_string(attempt);
+    }
     const auto started = std::chrono::steady_clock::now();
     const auto outcome = nubo::run::launch(spec);
     status = outcome.status;
     quick_failures =
         std::chrono::steady_clock::now() - started >= kRanWell ? 0 : quick_failures + 1;
-    if (status == 0 || status == nubo::run::kExitResume || outcome.stop_signal != 0) break;
+    if (status == 0 || status == nubo::run::kExitResume || outcome.stop_signal != 0) {
+      ended = status == 0;
+      break;
+    }
     if (attempt >= max_restarts) {
       if (max_restarts > 0)
         std::fprintf(stderr, "nubo-run: the job failed %d times (attempts 1 to %d); giving up\n",
                      attempt + 1, attempt + 1);
+      ended = true;
       break;
     }
     const int backoff = std::min(30, 1 << std::clamp(quick_failures - 1, 0, 5));
@@ -261,6 +325,13 @@ int main(int argc, char** argv) {
     if (const int sig = nubo::run::pause_for(std::chrono::seconds(backoff))) {
       status = 128 + sig;
       break;
+    }
+  }
+  if (elastic && ended) {
+    try {
+      nubo::finish_elastic_job(base_rendezvous, status);
+    } catch (const nubo::Error& e) {
+      std::fprintf(stderr, "nubo-run: %s\n", e.what());
     }
   }
   if (!made_dir.empty()) {

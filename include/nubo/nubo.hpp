@@ -5,6 +5,7 @@
 #include "nubo/dataset.hpp"
 #include "nubo/device.hpp"
 #include "nubo/dtype.hpp"
+#include "nubo/elastic.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
 #include "nubo/parallel.hpp"

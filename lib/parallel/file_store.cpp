@@ -34,34 +34,28 @@ class FileStore final : public Store {
 
   void set(const std::string& key, std::string_view value) override {
     check_store_entry(key, value);
-    static std::atomic<unsigned> counter{0};
     const std::string final_path = path_of(key);
-    const std::string tmp = dir_ + "/.tmp." + std::to_string(::getpid()) + "." +
-                            std::to_string(counter.fetch_add(1)) + "." + file_name(key);
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) fail("cannot create", tmp, errno);
-    std::size_t done = 0;
-    while (done < value.size()) {
-      ssize_t n = ::write(fd, value.data() + done, value.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        int err = errno;
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        fail("cannot write", tmp, err);
-      }
-      done += static_cast<std::size_t>(n);
-    }
-    if (::close(fd) != 0) {
-      int err = errno;
-      ::unlink(tmp.c_str());
-      fail("cannot write", tmp, err);
-    }
+    const std::string tmp = write_temporary(key, value);
     if (::rename(tmp.c_str(), final_path.c_str()) != 0) {
       int err = errno;
       ::unlink(tmp.c_str());
       fail("cannot rename into", final_path, err);
     }
+  }
+
+  // link() fails with EEXIST when the key is there: atomic on every POSIX file system,
+  // NFS included, where O_EXCL was not always.
+  std::string set_if_absent(const std::string& key, std::string_view value) override {
+    check_store_entry(key, value);
+    const std::string final_path = path_of(key);
+    const std::string tmp = write_temporary(key, value);
+    const int linked = ::link(tmp.c_str(), final_path.c_str());
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    if (linked == 0) return std::string(value);
+    if (err != EEXIST) fail("cannot link into", final_path, err);
+    if (auto held = try_get(key)) return *held;
+    fail("cannot read", final_path, ENOENT);
   }
 
   std::optional<std::string> try_get(const std::string& key) override {
@@ -106,6 +100,33 @@ class FileStore final : public Store {
   std::string describe() const override { return url_; }
 
  private:
+  // `value` in a new file of the folder, whole and closed: a key takes it by rename or link.
+  std::string write_temporary(const std::string& key, std::string_view value) {
+    static std::atomic<unsigned> counter{0};
+    const std::string tmp = dir_ + "/.tmp." + std::to_string(::getpid()) + "." +
+                            std::to_string(counter.fetch_add(1)) + "." + file_name(key);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) fail("cannot create", tmp, errno);
+    std::size_t done = 0;
+    while (done < value.size()) {
+      ssize_t n = ::write(fd, value.data() + done, value.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        int err = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        fail("cannot write", tmp, err);
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    if (::close(fd) != 0) {
+      int err = errno;
+      ::unlink(tmp.c_str());
+      fail("cannot write", tmp, err);
+    }
+    return tmp;
+  }
+
   // '/' separates key parts; files live flat in the folder, so it becomes '='; the "k." prefix
   // keeps keys such as ".." or ".tmp" from naming anything special.
   static std::string file_name(const std::string& key) {

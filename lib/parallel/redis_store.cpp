@@ -48,6 +48,20 @@ class RedisStore final : public Store {
     if (r.get()->type == REDIS_REPLY_ERROR) server_error("SET", r.get());
   }
 
+  std::string set_if_absent(const std::string& key, std::string_view value) override {
+    check_store_entry(key, value);
+    const std::string full = prefix_ + key;
+    Reply r = command([&] {
+      return redisCommand(ctx_, "SET %b %b NX EX %d", full.data(), full.size(), value.data(),
+                          value.size(), kExpirySeconds);
+    });
+    if (r.get()->type == REDIS_REPLY_ERROR) server_error("SET NX", r.get());
+    if (r.get()->type != REDIS_REPLY_NIL) return std::string(value);
+    if (auto held = try_get(key)) return *held;
+    throw Error(Errc::unavailable, "Redis at " + url_ + " refused SET NX " + full +
+                                       " but holds no value for it (expired at once?)");
+  }
+
   std::optional<std::string> try_get(const std::string& key) override {
     check_store_key(key);
     const std::string full = prefix_ + key;

@@ -18,6 +18,9 @@ class PrefixedStore final : public Store {
   void set(const std::string& key, std::string_view value) override {
     base_->set(prefix_ + key, value);
   }
+  std::string set_if_absent(const std::string& key, std::string_view value) override {
+    return base_->set_if_absent(prefix_ + key, value);
+  }
   std::optional<std::string> try_get(const std::string& key) override {
     return base_->try_get(prefix_ + key);
   }

@@ -25,6 +25,10 @@ class Store {
   virtual ~Store() = default;
   // Sets key (1 to 256 of [A-Za-z0-9_.-/]) to value (at most kMaxStoreValue bytes), replacing it.
   virtual void set(const std::string& key, std::string_view value) = 0;
+  // Sets key to value unless it is set already, atomically (the compare-and-set that lets
+  // several processes agree on one value, e.g. who is in an elastic job's round): returns the
+  // value the key holds afterwards, `value` when this call set it.
+  virtual std::string set_if_absent(const std::string& key, std::string_view value) = 0;
   // The value, or nullopt when the key is not set yet.
   virtual std::optional<std::string> try_get(const std::string& key) = 0;
   // Where the store is, for messages: "file:///tmp/job" or "redis://host:6379/job".

@@ -39,7 +39,7 @@ constexpr std::size_t kMac = 32;
 constexpr std::size_t kMaxKey = 256;
 // What the server keeps in all: the rendezvous holds small records, never this much.
 constexpr std::size_t kMaxTotal = std::size_t{256} << 20;
-constexpr std::uint8_t kSet = 1, kGet = 2;
+constexpr std::uint8_t kSet = 1, kGet = 2, kSetIfAbsent = 3;
 constexpr std::uint8_t kOk = 0, kNotFound = 1, kRefused = 2;
 
 using Nonce = std::array<std::byte, kNonce>;
@@ -228,7 +228,10 @@ class Server {
     std::uint8_t status = kOk;
     {
       const std::lock_guard<std::mutex> lock(data_mutex_);
-      if (op == kSet) {
+      if (op == kSetIfAbsent && data_.count(key) != 0) {
+        found = data_[key];
+      } else if (op == kSet || op == kSetIfAbsent) {
+        if (op == kSetIfAbsent) found = value;
         const auto it = data_.find(key);
         const std::size_t old = it == data_.end() ? 0 : it->second.size() + key.size();
         if (total_ - old + key.size() + value.size() > kMaxTotal) {
@@ -293,6 +296,14 @@ class TcpStore final : public Store {
     check_store_entry(key, value);
     if (request(kSet, key, value).first == kRefused)
       throw Error(Errc::unavailable, "the rendezvous store " + url_ + " is full");
+  }
+
+  std::string set_if_absent(const std::string& key, std::string_view value) override {
+    check_store_entry(key, value);
+    auto [status, held] = request(kSetIfAbsent, key, value);
+    if (status == kRefused)
+      throw Error(Errc::unavailable, "the rendezvous store " + url_ + " is full");
+    return std::move(held);
   }
 
   std::optional<std::string> try_get(const std::string& key) override {

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <thread>
+#include <vector>
 
 #include "common/tcp.hpp"
 #include "nubo/error.hpp"
@@ -28,6 +30,18 @@ void exercise(parallel::Store& store) {
   CHECK_THROWS_WITH(store.set("bad key", "v"), Catch::Contains("is not valid"));
   CHECK_THROWS_WITH(store.set("big", std::string(parallel::kMaxStoreValue + 1, 'x')),
                     Catch::Contains("the limit is 1 MiB"));
+  // The first set_if_absent wins, whoever asks after it gets that value; set still replaces.
+  CHECK(store.set_if_absent("round/members", "0,1") == "0,1");
+  CHECK(store.set_if_absent("round/members", "1") == "0,1");
+  CHECK(store.get("round/members", 1s) == "0,1");
+  CHECK_THROWS_WITH(store.set_if_absent("bad key", "v"), Catch::Contains("is not valid"));
+  // Many threads race for one key: one value wins, and every one of them sees it.
+  std::vector<std::string> seen(8);
+  std::vector<std::thread> racers;
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    racers.emplace_back([&, i] { seen[i] = store.set_if_absent("race", std::to_string(i)); });
+  for (auto& t : racers) t.join();
+  for (const auto& s : seen) CHECK(s == seen[0]);
 }
 
 }  // namespace
