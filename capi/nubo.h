@@ -238,5 +238,6 @@ NUBO_C_API nubo_status nubo_report_select(const nubo_report* report,
 #include "nubo_s3.h"
 #include "nubo_train.h"
 #include "nubo_transfer.h"
+#include "nubo_units.h"
 
 #endif /* NUBO_H */

@@ -19,6 +19,13 @@ namespace nubo_cost {
 namespace {
 
 using namespace nubo::cost;
+using nubo::format_duration;
+using nubo::parse_duration;
+
+// A size for the cost model's fields, which are doubles.
+double parse_bytes(const std::string& text, const char* what) {
+  return static_cast<double>(nubo::parse_bytes(text, what));
+}
 using nubo::Errc;
 using nubo::Error;
 
@@ -345,7 +352,7 @@ int run(const PlanCommand& c) {
 
 int run(const CheckpointCommand& c) {
   const double size = parse_bytes(c.size, "--size");
-  const double rate = parse_bytes(c.write_rate, "--write-rate");
+  const double rate = nubo::parse_rate(c.write_rate, "--write-rate");
   if (rate <= 0) bad("--write-rate: must be more than 0 bytes per second");
   const double mtbi = parse_duration(c.mtbi, "--mtbi");
   if (mtbi <= 0) bad("--mtbi: must be longer than 0");

@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
         node_count(colon == std::string::npos ? nnodes_text : nnodes_text.substr(colon + 1), 4096);
     min_nodes =
         colon == std::string::npos ? nnodes : node_count(nnodes_text.substr(0, colon), nnodes);
-    last_call_s = nubo::cost::parse_duration(rendezvous_timeout, "--rendezvous-timeout");
+    last_call_s = nubo::parse_duration(rendezvous_timeout, "--rendezvous-timeout");
   } catch (const nubo::Error& e) {
     return fail(e.what());
   }

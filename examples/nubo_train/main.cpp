@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
     if (checkpoint_every == "auto") {
       o.checkpoint_auto = true;
       if (!mtbi.empty()) {
-        o.mtbi_s = nubo::cost::parse_duration(mtbi, "--mtbi");
+        o.mtbi_s = nubo::parse_duration(mtbi, "--mtbi");
       } else {
         const auto catalog = nubo::cost::Catalog::builtin();
         o.mtbi_s =
@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
       if (checkpoint_every.find_first_not_of("0123456789") == std::string::npos)
         o.checkpoint_every = std::stoull(checkpoint_every);
       else
-        o.checkpoint_seconds = nubo::cost::parse_duration(checkpoint_every, "--checkpoint-every");
+        o.checkpoint_seconds = nubo::parse_duration(checkpoint_every, "--checkpoint-every");
     }
     std::optional<nubo::cost::CostMeter> meter;
     if (!instance.empty())
@@ -215,9 +215,9 @@ int main(int argc, char** argv) {
         std::printf(
             "checkpoint interval %s (Daly: %s to write one, an interruption every %s on "
             "average; expected waste %.1f%%)\n",
-            nubo::cost::format_duration(shown_interval).c_str(),
-            nubo::cost::format_duration(prof.checkpoint_time_s).c_str(),
-            nubo::cost::format_duration(o.mtbi_s).c_str(), prof.checkpoint_expected_waste * 100);
+            nubo::format_duration(shown_interval).c_str(),
+            nubo::format_duration(prof.checkpoint_time_s).c_str(),
+            nubo::format_duration(o.mtbi_s).c_str(), prof.checkpoint_expected_waste * 100);
         std::fflush(stdout);
       }
       bool epoch_end = p.step % p.steps_per_epoch == 0;

@@ -6,8 +6,8 @@
 
 #include "nubo/error.hpp"
 #include "nubo/s3.hpp"
+#include "nubo/units.hpp"
 #include "progress_bar.hpp"
-#include "units.hpp"
 
 namespace nubo_xfer {
 
@@ -41,8 +41,8 @@ std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
 int run_cp(CpCommand& c) {
   nubo::s3::CopyOptions o;
   o.streams = c.streams;
-  o.part_size = parse_size(c.part_size, "--part-size");
-  o.rate = static_cast<double>(parse_size(c.rate, "--rate"));
+  o.part_size = nubo::parse_bytes(c.part_size, "--part-size");
+  o.rate = nubo::parse_rate(c.rate, "--rate");
   o.keep_partial = c.keep_partial;
   o.sync = !c.no_sync;
   o.profile = c.profile;
@@ -81,9 +81,9 @@ int run_cp(CpCommand& c) {
   } else if (!c.quiet) {
     std::fprintf(stderr, "nubo-xfer: copied %llu files, %s in %.2f s (%s moved, %s resumed)\n",
                  static_cast<unsigned long long>(s.files),
-                 format_bytes(static_cast<double>(s.bytes)).c_str(), s.seconds,
-                 format_bytes(static_cast<double>(s.bytes_sent)).c_str(),
-                 format_bytes(static_cast<double>(s.bytes_resumed)).c_str());
+                 nubo::format_bytes(static_cast<double>(s.bytes), 2).c_str(), s.seconds,
+                 nubo::format_bytes(static_cast<double>(s.bytes_sent), 2).c_str(),
+                 nubo::format_bytes(static_cast<double>(s.bytes_resumed), 2).c_str());
   }
   return 0;
 }

@@ -28,9 +28,9 @@
 #include "net_commands.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
+#include "nubo/units.hpp"
 #include "progress_bar.hpp"
 #include "selection.hpp"
-#include "units.hpp"
 
 namespace {
 
@@ -101,17 +101,17 @@ void report(const std::string& operation, const xfer::Summary& s, const Common& 
   std::fprintf(
       stderr, "nubo-xfer: %s %llu files, %s -> %s (ratio %.3f) in %.2f s, %s/s", operation.c_str(),
       static_cast<unsigned long long>(s.files),
-      nubo_xfer::format_bytes(static_cast<double>(s.bytes)).c_str(),
-      nubo_xfer::format_bytes(static_cast<double>(s.bytes_stored)).c_str(),
+      nubo::format_bytes(static_cast<double>(s.bytes), 2).c_str(),
+      nubo::format_bytes(static_cast<double>(s.bytes_stored), 2).c_str(),
       s.bytes ? static_cast<double>(s.bytes_stored) / static_cast<double>(s.bytes) : 0.0, s.seconds,
-      nubo_xfer::format_bytes(s.seconds > 0 ? static_cast<double>(moved) / s.seconds : 0).c_str());
+      nubo::format_bytes(s.seconds > 0 ? static_cast<double>(moved) / s.seconds : 0, 2).c_str());
   if (s.bytes_skipped > 0) {
     std::fprintf(stderr, ", %s already done",
-                 nubo_xfer::format_bytes(static_cast<double>(s.bytes_skipped)).c_str());
+                 nubo::format_bytes(static_cast<double>(s.bytes_skipped), 2).c_str());
   }
   if (s.bytes_transferred > 0) {
     std::fprintf(stderr, ", %s %s the network",
-                 nubo_xfer::format_bytes(static_cast<double>(s.bytes_transferred)).c_str(),
+                 nubo::format_bytes(static_cast<double>(s.bytes_transferred), 2).c_str(),
                  operation == "packed" ? "over" : "fetched over");
   }
   std::fprintf(stderr, "\n");
@@ -138,7 +138,7 @@ std::string time_string(std::int64_t ns) {
 // -v of list and cat: what reading the archive cost, on stderr (s3:// archives are read by range).
 void report_fetched(const xfer::Reader& reader, const std::string& archive) {
   std::fprintf(stderr, "nubo-xfer: read %s of %s over the network\n",
-               nubo_xfer::format_bytes(static_cast<double>(reader.bytes_fetched())).c_str(),
+               nubo::format_bytes(static_cast<double>(reader.bytes_fetched()), 2).c_str(),
                archive.c_str());
 }
 
@@ -286,7 +286,7 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_interrupt);
   std::optional<ProgressBar> bar;
   try {
-    std::uint64_t memory = nubo_xfer::parse_size(common.memory, "--memory");
+    std::uint64_t memory = nubo::parse_bytes(common.memory, "--memory");
     if (net->parsed()) return nubo_xfer::run_net_command(*net);
     if (cp->app->parsed()) return nubo_xfer::run_cp(*cp);
     if (pack->parsed() && selection.dry_run) {
@@ -304,8 +304,8 @@ int main(int argc, char** argv) {
       if (codec.empty()) codec = target_rate != "0" ? "auto" : "zstd";
       o.codec = xfer::parse_codec(codec);
       o.level = level;
-      o.chunk_size = nubo_xfer::parse_size(chunk_size, "--chunk-size");
-      o.target_rate = static_cast<double>(nubo_xfer::parse_size(target_rate, "--target-rate"));
+      o.chunk_size = nubo::parse_bytes(chunk_size, "--chunk-size");
+      o.target_rate = nubo::parse_rate(target_rate, "--target-rate");
       o.threads = common.threads;
       o.memory_limit = memory;
       o.resume = !no_resume;
@@ -356,9 +356,6 @@ int main(int argc, char** argv) {
                      new_key.c_str());
     }
     return 0;
-  } catch (const std::invalid_argument& e) {  // a bad size on the command line
-    std::fprintf(stderr, "nubo-xfer: %s\n", e.what());
-    return kExitUsage;
   } catch (const nubo::Error& e) {
     if (bar) bar->finish();
     if (e.code() == nubo::Errc::cancelled) {

@@ -11,8 +11,8 @@
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
+#include "nubo/units.hpp"
 #include "progress_bar.hpp"
-#include "units.hpp"
 
 namespace nubo_xfer {
 
@@ -71,7 +71,7 @@ namespace {
 
 // A duration with its unit ("30s", "2m", "1h"; a plain number is seconds), within (0, 1 day].
 double duration(const std::string& text, const char* option) {
-  const double s = nubo::cost::parse_duration(text, option);
+  const double s = nubo::parse_duration(text, option);
   if (!(s > 0 && s <= 86400))
     throw nubo::Error(nubo::Errc::invalid_argument,
                       std::string(option) + " " + text + " is out of range: use 0.1s to 1d");
@@ -125,7 +125,7 @@ int run_serve(NetCommands& n) {
   std::fprintf(stderr, "nubo-xfer: served %llu sends, %llu files, %s; refused %llu connections\n",
                static_cast<unsigned long long>(s.sessions),
                static_cast<unsigned long long>(s.files),
-               format_bytes(static_cast<double>(s.bytes)).c_str(),
+               nubo::format_bytes(static_cast<double>(s.bytes), 2).c_str(),
                static_cast<unsigned long long>(s.refused));
   return 0;
 }
@@ -137,9 +137,9 @@ int run_send(NetCommands& n) {
   nubo::net::SendOptions o;
   o.codec = nubo::transfer::parse_codec(n.codec);
   o.level = n.level;
-  o.chunk_size = parse_size(n.chunk_size, "--chunk-size");
-  o.rate = static_cast<double>(parse_size(n.rate, "--rate"));
-  o.memory_limit = parse_size(n.memory, "--memory");
+  o.chunk_size = nubo::parse_bytes(n.chunk_size, "--chunk-size");
+  o.rate = nubo::parse_rate(n.rate, "--rate");
+  o.memory_limit = nubo::parse_bytes(n.memory, "--memory");
   o.threads = n.threads;
   o.streams = n.streams;
   o.timeout_seconds = duration(n.timeout, "--timeout");
@@ -185,12 +185,13 @@ int run_send(NetCommands& n) {
         "nubo-xfer: sent %llu files in %.2f s: %s sent (%s copied from identical files, %s on "
         "the wire, %s/s), %s skipped (already there), %s resumed\n",
         static_cast<unsigned long long>(s.files), s.seconds,
-        format_bytes(static_cast<double>(s.bytes_sent)).c_str(),
-        format_bytes(static_cast<double>(s.bytes_deduplicated)).c_str(),
-        format_bytes(static_cast<double>(s.wire_bytes)).c_str(),
-        format_bytes(s.seconds > 0 ? static_cast<double>(s.wire_bytes) / s.seconds : 0).c_str(),
-        format_bytes(static_cast<double>(s.bytes_skipped)).c_str(),
-        format_bytes(static_cast<double>(s.bytes_resumed)).c_str());
+        nubo::format_bytes(static_cast<double>(s.bytes_sent), 2).c_str(),
+        nubo::format_bytes(static_cast<double>(s.bytes_deduplicated), 2).c_str(),
+        nubo::format_bytes(static_cast<double>(s.wire_bytes), 2).c_str(),
+        nubo::format_bytes(s.seconds > 0 ? static_cast<double>(s.wire_bytes) / s.seconds : 0, 2)
+            .c_str(),
+        nubo::format_bytes(static_cast<double>(s.bytes_skipped), 2).c_str(),
+        nubo::format_bytes(static_cast<double>(s.bytes_resumed), 2).c_str());
   }
   return 0;
 }

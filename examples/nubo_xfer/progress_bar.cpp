@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "units.hpp"
+#include "nubo/units.hpp"
 
 namespace nubo_xfer {
 
@@ -37,12 +37,12 @@ std::string ProgressBar::line(const nubo::transfer::Progress& p, bool with_file)
     ratio = r;
   }
   std::snprintf(buf, sizeof buf, "%12s %3d%% %12s/s %9s  ratio %s",
-                format_bytes(static_cast<double>(p.bytes_done)).c_str(), shown_percent_,
-                format_bytes(p.rate).c_str(), format_duration(p.eta_seconds).c_str(),
+                nubo::format_bytes(static_cast<double>(p.bytes_done), 2).c_str(), shown_percent_,
+                nubo::format_bytes(p.rate, 2).c_str(), nubo::format_clock(p.eta_seconds).c_str(),
                 ratio.c_str());
   std::string s = buf;
   if (p.bytes_skipped > 0)
-    s += "  (" + format_bytes(static_cast<double>(p.bytes_skipped)) + " resumed)";
+    s += "  (" + nubo::format_bytes(static_cast<double>(p.bytes_skipped), 2) + " resumed)";
   if (with_file && !p.current_file.empty()) s += "  " + std::string(p.current_file);
   return s;
 }

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nubo/transfer.hpp"
-#include "units.hpp"
+#include "nubo/units.hpp"
 
 namespace nubo_xfer {
 
@@ -43,7 +43,7 @@ int dry_run(const std::vector<std::string>& sources, const Selection& s, const c
   std::fprintf(stderr, "nubo-xfer: dry run: would %s %llu entries, %llu files, %s\n", verb,
                static_cast<unsigned long long>(entries.size()),
                static_cast<unsigned long long>(files),
-               format_bytes(static_cast<double>(bytes)).c_str());
+               nubo::format_bytes(static_cast<double>(bytes), 2).c_str());
   return 0;
 }
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "nubo/export.hpp"
+#include "nubo/units.hpp"
 
 namespace nubo::cost {
 
@@ -410,13 +411,7 @@ class NUBO_API CostMeter {
 
 // ---- Units --------------------------------------------------------------------------------
 
-// "90", "90s", "15m", "6h", "2d", "1w" -> seconds; `what` names the value in errors.
-NUBO_API double parse_duration(std::string_view text, std::string_view what);
-// "20G", "1.5T", "512M", "100" (bytes), "20GB", "20GiB" -> bytes (K/M/G/T/P: powers of 1000;
-// Ki/Mi/Gi/Ti: powers of 1024).
-NUBO_API double parse_bytes(std::string_view text, std::string_view what);
-// "1.5h", "90m" style output: "1.5 h", "45 min", "3.2 d".
-NUBO_API std::string format_duration(double seconds);
+// Sizes and durations: nubo/units.hpp (one reading for every tool).
 NUBO_API std::string format_money(double dollars);  // "$1,234.56", "$0.53"
 
 }  // namespace nubo::cost

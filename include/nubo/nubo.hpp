@@ -11,4 +11,5 @@
 #include "nubo/parallel.hpp"
 #include "nubo/train.hpp"
 #include "nubo/transfer.hpp"
+#include "nubo/units.hpp"
 #include "nubo/version.h"

@@ -30,7 +30,4 @@ std::string hex(const void* data, std::size_t size);
 // every one is (std::string_view::npos too when the length is wrong: check it first).
 std::size_t unhex(std::string_view s, void* out, std::size_t size);
 
-// Bytes as "80.0 GiB", "512 MiB".
-std::string human_bytes(std::uint64_t bytes);
-
 }  // namespace nubo::text

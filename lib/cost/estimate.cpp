@@ -3,10 +3,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "common/text.hpp"
 #include "cost/model.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
+#include "nubo/units.hpp"
 
 namespace nubo::cost {
 namespace detail {
@@ -93,8 +93,10 @@ Estimate make_estimate(const Catalog& catalog, const Workload& workload, const W
   e.memory_per_gpu_bytes = static_cast<double>(h.gpu->memory_bytes);
   e.memory_needed_bytes = m.memory_per_gpu;
   if (m.memory_per_gpu > e.memory_per_gpu_bytes)
-    e.notes.push_back("does not fit: needs " +
-                      text::human_bytes(static_cast<std::uint64_t>(m.memory_per_gpu)) + " per GPU");
+    e.notes.push_back(
+        "does not fit: needs " +
+        format_bytes(static_cast<double>(static_cast<std::uint64_t>(m.memory_per_gpu))) +
+        " per GPU");
 
   const RunTime rt = run_time(m, h, nodes, request.comm_efficiency);
   const Timing t = timing(m, h, rt, pricing, spot_mtbi_s(request, *h.provider),

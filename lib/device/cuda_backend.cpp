@@ -1,12 +1,12 @@
 #include "device/cuda_backend.hpp"
 
 #include "common/env.hpp"
-#include "common/text.hpp"
 #include "device/backend_checks.hpp"
 #include "device/cuda_backend_errors.hpp"
 #include "device/cuda_backend_plugin.hpp"
 #include "device/cuda_probe.hpp"
 #include "nubo/error.hpp"
+#include "nubo/units.hpp"
 
 namespace nubo::detail {
 namespace {
@@ -97,8 +97,9 @@ void* CudaBackend::allocate(std::size_t bytes) {
   if (api_->allocate(handle_, bytes, &p, &st) != NUBO_CUDA_CALL_OK) {
     if (errc_for(st) == Errc::out_of_memory)
       throw Error(Errc::out_of_memory,
-                  describe() + ": out of memory: asked for " + text::human_bytes(bytes) + " with " +
-                      text::human_bytes(in_use_.load()) +
+                  describe() + ": out of memory: asked for " +
+                      format_bytes(static_cast<double>(bytes)) + " with " +
+                      format_bytes(static_cast<double>(in_use_.load())) +
                       " held by nubo on this device; free buffers or use smaller batches (" +
                       describe_status(st) + ")");
     throw_cuda(st, describe());

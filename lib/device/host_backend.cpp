@@ -5,13 +5,13 @@
 #include <iterator>
 #include <new>
 
-#include "common/text.hpp"
 #include "device/backend_checks.hpp"
 #include "device/host_gemm.hpp"
 #include "device/openblas_copies.hpp"
 #include "kernels/math.hpp"
 #include "nubo/error.hpp"
 #include "nubo/half.hpp"
+#include "nubo/units.hpp"
 
 namespace nubo::detail {
 namespace {
@@ -52,15 +52,16 @@ void* HostBackend::allocate(std::size_t bytes) {
   const std::lock_guard<std::mutex> lock(mutex_);
   const std::size_t used = in_use_.load();
   if (limit_ != 0 && (bytes > limit_ || used > limit_ - bytes))
-    throw Error(Errc::out_of_memory,
-                describe() + ": out of memory: asked for " + text::human_bytes(bytes) + " with " +
-                    text::human_bytes(used) + " of " + text::human_bytes(limit_) +
-                    " in use; free buffers or use smaller batches");
+    throw Error(Errc::out_of_memory, describe() + ": out of memory: asked for " +
+                                         format_bytes(static_cast<double>(bytes)) + " with " +
+                                         format_bytes(static_cast<double>(used)) + " of " +
+                                         format_bytes(static_cast<double>(limit_)) +
+                                         " in use; free buffers or use smaller batches");
   // Zero bytes still get a distinct pointer, as malloc(0) may not.
   void* p = ::operator new(bytes == 0 ? 1 : bytes, kAlignment, std::nothrow);
   if (!p)
     throw Error(Errc::out_of_memory, describe() + ": the operating system refused " +
-                                         text::human_bytes(bytes) + " of memory");
+                                         format_bytes(static_cast<double>(bytes)) + " of memory");
   allocations_.emplace(static_cast<const char*>(p), bytes);
   in_use_ += bytes;
   return p;

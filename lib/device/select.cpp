@@ -10,6 +10,7 @@
 #include "device/gpu_catalog.hpp"
 #include "nubo/device.hpp"
 #include "nubo/error.hpp"
+#include "nubo/units.hpp"
 
 namespace nubo {
 namespace {
@@ -122,7 +123,8 @@ std::vector<Device> DeviceReport::select(const SelectRequest& req) const {
   for (const auto& d : devices) {
     std::string why;
     if (d.memory_total < req.min_memory)
-      why = text::human_bytes(d.memory_total) + " of memory < " + text::human_bytes(req.min_memory);
+      why = format_bytes(static_cast<double>(d.memory_total)) + " of memory < " +
+            format_bytes(static_cast<double>(req.min_memory));
     else if (std::pair(d.cc_major, d.cc_minor) < std::pair(req.min_cc_major, req.min_cc_minor))
       why = "compute capability " + std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) +
             " < " + std::to_string(req.min_cc_major) + "." + std::to_string(req.min_cc_minor);

@@ -1,5 +1,7 @@
 #include "parallel/local_group.hpp"
 
+#include "nubo/units.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -339,8 +341,8 @@ void LocalGroup::compute_with_remote(Lock& lock, int local, const Op& op, std::u
           staging_.assign(total * es, 0);
         } catch (const std::bad_alloc&) {
           fail_locked(Errc::out_of_memory,
-                      describe(op) + ": no host memory for its " + text::human_bytes(total * es) +
-                          " staging copy",
+                      describe(op) + ": no host memory for its " +
+                          format_bytes(static_cast<double>(total * es)) + " staging copy",
                       false);
         }
       }

@@ -15,6 +15,7 @@
 #include "common/process_alive.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
+#include "nubo/units.hpp"
 
 namespace nubo::parallel {
 namespace {
@@ -82,7 +83,8 @@ ShmSegment ShmSegment::create(std::size_t bytes) {
   ::close(fd);
   if (!data) {
     ::shm_unlink(("/" + name).c_str());
-    fail("cannot make the " + text::human_bytes(bytes) + " shared-memory segment /dev/shm/" + name,
+    fail("cannot make the " + format_bytes(static_cast<double>(bytes)) +
+             " shared-memory segment /dev/shm/" + name,
          err);
   }
   return ShmSegment(name, data, bytes);

@@ -216,9 +216,9 @@ void DataParallelTrainer::Impl::plan_interval(double delta) {
   // The waste is Daly's for a long run (a thousand intervals): a fraction of the work.
   const double interval = cost::checkpoint_plan(0, delta, opt.mtbi_s, 0).daly_interval_s;
   const auto cp = cost::checkpoint_plan(1000 * interval, delta, opt.mtbi_s, 0);
-  log::info("checkpoint interval " + cost::format_duration(interval) +
-            " (Daly: " + cost::format_duration(delta) + " to write one, an interruption every " +
-            cost::format_duration(opt.mtbi_s) + " on average; expected waste " +
+  log::info("checkpoint interval " + format_duration(interval) +
+            " (Daly: " + format_duration(delta) + " to write one, an interruption every " +
+            format_duration(opt.mtbi_s) + " on average; expected waste " +
             waste_text(cp.overhead_fraction()) + ")");
   planned_interval_s = interval;
   planned_delta_s = delta;

@@ -4,8 +4,8 @@
 #include <string>
 #include <thread>
 
-#include "common/text.hpp"
 #include "nubo/error.hpp"
+#include "nubo/units.hpp"
 #include "transfer/format.hpp"
 
 namespace nubo::transfer {
@@ -25,11 +25,11 @@ Resources plan_resources(int threads, std::uint64_t memory_limit, std::uint64_t 
                           : std::max(1u, std::thread::hardware_concurrency());
   auto per_slot = 2 * chunk_size;
   if (memory_limit / per_slot < 2) {
-    bad("memory limit " + text::human_bytes(memory_limit) + " is less than two chunks of " +
-        text::human_bytes(chunk_size) +
+    bad("memory limit " + format_bytes(static_cast<double>(memory_limit)) +
+        " is less than two chunks of " + format_bytes(static_cast<double>(chunk_size)) +
         " in flight (each needs twice its size): raise the "
         "memory limit to at least " +
-        text::human_bytes(2 * per_slot) + " or use a smaller chunk size");
+        format_bytes(static_cast<double>(2 * per_slot)) + " or use a smaller chunk size");
   }
   // Enough slots to keep every worker busy while the reader and the writer hold one each, and
   // never more than the memory allows.

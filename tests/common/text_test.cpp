@@ -36,8 +36,3 @@ TEST_CASE("split keeps empty fields; split_whitespace drops them") {
   REQUIRE(w.size() == 3);
   CHECK(w[2] == "c");
 }
-
-TEST_CASE("human_bytes uses binary units") {
-  CHECK(text::human_bytes(512) == "512 B");
-  CHECK(text::human_bytes(80ull << 30) == "80.0 GiB");
-}

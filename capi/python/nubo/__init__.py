@@ -16,6 +16,7 @@ from . import train  # nubo.train.Trainer (docs/train.md)
 from . import net  # nubo.net.send(), nubo.net.Server (docs/net.md)
 from . import s3  # nubo.s3.copy() to and from object storage (docs/s3.md)
 from . import interruption  # nubo.interruption.Watcher: spot notices (docs/train.md)
+from . import units  # nubo.units: sizes and durations as every tool reads them (docs/units.md)
 from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, HostCpu, Link,
                       LinkKind, Severity, discover)
 from .errors import NuboError, Status
@@ -32,7 +33,7 @@ __all__ = [
     "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "keygen", "list_archive",
     "pack", "unpack", "verify",
     "Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker",
-    "cost", "interruption", "net", "s3", "train",
+    "cost", "interruption", "net", "s3", "train", "units",
 ]
 
 

@@ -20,7 +20,7 @@ from ctypes import POINTER, c_char_p, c_double, c_int, c_size_t, c_uint, c_uint3
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Union
 
-from . import _lib
+from . import _lib, units
 from ._enum import OpenIntEnum
 from ._lib import text
 from .errors import NuboError, Status
@@ -189,34 +189,19 @@ _lib.register({
 
 # ---- Units ------------------------------------------------------------------------------
 
-_SECONDS = {"": 1, "s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
-
-
 def seconds(value: Seconds, name: str = "duration") -> float:
-    """3600 or "1h" (s, m, h, d, w) as seconds; NuboError for anything else."""
+    """3600 or "1h" (as nubo.units.parse_duration reads it) as seconds; NuboError for anything
+    else."""
     if isinstance(value, bool):
         raise TypeError(f"{name} must be a number of seconds or a string like '24h'")
     if isinstance(value, (int, float)):
-        number, unit = float(value), ""
-    elif isinstance(value, str):
-        stripped = value.strip()
-        i = len(stripped)
-        while i > 0 and stripped[i - 1].isalpha():
-            i -= 1
-        unit = stripped[i:].lower()
-        try:
-            number = float(stripped[:i])
-        except ValueError:
+        if not 0 <= value < float("inf"):
             raise NuboError(Status.INVALID_ARGUMENT,
-                            f"{name}: expected a number, got {value!r}") from None
-    else:
-        raise TypeError(f"{name} must be a number of seconds or a string like '24h'")
-    if unit not in _SECONDS:
-        raise NuboError(Status.INVALID_ARGUMENT,
-                        f"{name}: unknown unit {unit!r} in {value!r}: use s, m, h, d or w")
-    if not number >= 0:
-        raise NuboError(Status.INVALID_ARGUMENT, f"{name}: must be >= 0, got {value!r}")
-    return number * _SECONDS[unit]
+                            f"{name}: must be >= 0 and finite, got {value!r}")
+        return float(value)
+    if isinstance(value, str):
+        return units.parse_duration(value, name)
+    raise TypeError(f"{name} must be a number of seconds or a string like '24h'")
 
 
 def _pricing(value: Union[str, int, Pricing]) -> Pricing:

@@ -82,8 +82,8 @@ def copy(source: StrPath, destination: StrPath, *, streams: int = 4, part_size: 
          key_file: Optional[StrPath] = None) -> CopySummary:
     """Copies a file or a tree between a local path and s3://BUCKET/KEY (either way round).
     rate: bytes per second over every part in flight (0: unlimited).
-    key_file: uploads are encrypted with this key (nubo.keygen makes one); downloads of
-    encrypted objects need it.
+    key_file: uploads are encrypted with this key (nubo.keygen makes one); downloads
+    of encrypted objects need it.
     Raises NuboError (INVALID_ARGUMENT: URLs, options, refused credentials; NOT_FOUND: a bucket
     or object; UNAVAILABLE: unreachable, call again to resume; CORRUPT; CANCELLED)."""
     lib = _lib.lib()

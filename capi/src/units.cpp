@@ -1,0 +1,58 @@
+// nubo_units.h over nubo/units.hpp: the one reading of sizes and durations.
+#include "nubo/units.hpp"
+#include "guard.hpp"
+#include "nubo.h"
+#include "nubo/error.hpp"
+#include "text_out.hpp"
+
+namespace {
+
+const char* name_of(const char* what) {
+  return what != nullptr ? what : "value";
+}
+
+}  // namespace
+
+extern "C" {
+
+nubo_status nubo_units_parse_bytes(const char* text, const char* what, uint64_t* bytes) {
+  return nubo::capi::guard("nubo_units_parse_bytes", [&] {
+    nubo::capi::require(text, "text");
+    *nubo::capi::require(bytes, "bytes") = nubo::parse_bytes(text, name_of(what));
+  });
+}
+
+nubo_status nubo_units_parse_rate(const char* text, const char* what, double* bytes_per_second) {
+  return nubo::capi::guard("nubo_units_parse_rate", [&] {
+    nubo::capi::require(text, "text");
+    *nubo::capi::require(bytes_per_second, "bytes_per_second") =
+        nubo::parse_rate(text, name_of(what));
+  });
+}
+
+nubo_status nubo_units_parse_duration(const char* text, const char* what, double* seconds) {
+  return nubo::capi::guard("nubo_units_parse_duration", [&] {
+    nubo::capi::require(text, "text");
+    *nubo::capi::require(seconds, "seconds") = nubo::parse_duration(text, name_of(what));
+  });
+}
+
+nubo_status nubo_units_format_bytes(double bytes, int decimals, char* buf, size_t capacity,
+                                    size_t* needed) {
+  return nubo::capi::guard("nubo_units_format_bytes", [&] {
+    if (decimals < 0 || decimals > 6)
+      throw nubo::Error(nubo::Errc::invalid_argument,
+                        "decimals is " + std::to_string(decimals) + ": give 0 to 6");
+    nubo::capi::copy_text_out(nubo::format_bytes(bytes, decimals), "the size", buf, capacity,
+                              needed);
+  });
+}
+
+nubo_status nubo_units_format_duration(double seconds, char* buf, size_t capacity, size_t* needed) {
+  return nubo::capi::guard("nubo_units_format_duration", [&] {
+    nubo::capi::copy_text_out(nubo::format_duration(seconds), "the duration", buf, capacity,
+                              needed);
+  });
+}
+
+}  // extern "C"
