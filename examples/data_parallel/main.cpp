@@ -15,6 +15,7 @@
 #include <random>
 #include <vector>
 
+#include "cli.hpp"
 #include "nubo/nubo.hpp"
 
 namespace {
@@ -43,10 +44,11 @@ int main(int argc, char** argv) {
   std::size_t rows = 4096;
   float lr = 0.1f;
   app.add_option("--workers", workers, "CPU workers per process when there is no GPU")
-      ->check(CLI::Range(1, 64));
-  app.add_option("--epochs", epochs, "Gradient steps")->check(CLI::Range(1, 10000));
-  app.add_option("--rows", rows, "Rows in the global batch")->check(CLI::Range(1, 10000000));
-  CLI11_PARSE(app, argc, argv);
+      ->check(nubo_cli::Range(1, 64));
+  app.add_option("--epochs", epochs, "Gradient steps")->check(nubo_cli::Range(1, 10000));
+  app.add_option("--rows", rows, "Rows in the global batch")->check(nubo_cli::Range(1, 10000000));
+  nubo_cli::add_version(app, "nubo-data-parallel");
+  if (const int status = nubo_cli::parse(app, argc, argv); status >= 0) return status;
 
   try {
     // Alone: every GPU, else `workers` CPU workers. Under nubo-run with GPUs: the GPU of this

@@ -12,12 +12,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "cli.hpp"
 #include "commands.hpp"
 #include "nubo/error.hpp"
 
 namespace {
-
-constexpr int kExitBadFlags = 2;
 
 void catalog_flags(CLI::App* app, nubo_cost::CatalogFlags& f) {
   app->add_option("--catalog", f.catalogs, "a CSV or JSON catalog that adds or replaces rows")
@@ -50,28 +49,29 @@ int main(int argc, char** argv) {
   auto* profile = p->add_option("--profile", plan.profile, "a nubo-train profile (JSON)")
                       ->check(CLI::ExistingFile);
   flops->excludes(profile);
-  p->add_option("--epochs", plan.epochs, "passes over the data")->check(CLI::PositiveNumber);
+  p->add_option("--epochs", plan.epochs, "passes over the data")->check(nubo_cli::PositiveNumber);
   p->add_option("--dtype", plan.dtype, "fp32, tf32, fp16 or bf16 (analytic)");
   p->add_option("--mfu", plan.mfu, "achieved fraction of peak, default 0.4")
-      ->check(CLI::Range(1e-6, 1.0));
+      ->check(nubo_cli::Range(1e-6, 1.0));
   p->add_option("--batch", plan.batch, "global batch (samples per step)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(nubo_cli::NonNegativeNumber);
   p->add_option("--params-bytes", plan.params_bytes,
                 "gradient bytes all-reduced per step, e.g. 2G");
   p->add_option("--memory", plan.memory, "GPU memory one worker needs, e.g. 30G");
   p->add_option("--dataset", plan.dataset, "dataset size staged onto each node, e.g. 150G");
   p->add_option("--compression", plan.compression, "compressed / original size of the dataset")
-      ->check(CLI::Range(1e-6, 100.0));
+      ->check(nubo_cli::Range(1e-6, 100.0));
   p->add_option("--checkpoint-size", plan.checkpoint_size, "checkpoint size, e.g. 20G");
   p->add_option("--checkpoint-every", plan.checkpoint_every,
                 "on-demand checkpoint interval, e.g. 1h");
   p->add_option("--egress", plan.egress, "results downloaded afterwards, e.g. 500G");
   p->add_option("--keep-months", plan.keep_months, "months to keep data in object storage after")
-      ->check(CLI::Range(0.0, 1200.0));
+      ->check(nubo_cli::Range(0.0, 1200.0));
   p->add_option("--overlap", plan.overlap, "fraction of communication hidden behind compute")
-      ->check(CLI::Range(0.0, 1.0));
-  p->add_option("--deadline", plan.deadline, "finish within, e.g. 24h or 3d");
-  p->add_option("--budget", plan.budget, "spend at most, in $");
+      ->check(nubo_cli::Range(0.0, 1.0));
+  p->add_option("--deadline", plan.deadline, "finish within, e.g. 24h or 3d")
+      ->check(nubo_cli::PositiveDuration);
+  p->add_option("--budget", plan.budget, "spend at most, in $")->check(nubo_cli::PositiveNumber);
   p->add_option("--nodes", plan.nodes, "node counts to consider: N or MIN-MAX, default 1");
   p->add_flag("--spot", plan.spot, "consider spot prices too");
   p->add_flag("--reserved", plan.reserved, "consider 1- and 3-year reserved prices too");
@@ -79,9 +79,12 @@ int main(int argc, char** argv) {
                 "pricings: on-demand,spot,reserved-1y,reserved-3y or all");
   p->add_option("--rank", plan.rank, "rank by cost or time")
       ->check(CLI::IsMember({"cost", "time"}));
-  p->add_option("--limit", plan.limit, "plans to show, default 10 (0: all)");
-  p->add_option("--mtbi", plan.mtbi, "mean time between spot interruptions, e.g. 6h");
-  p->add_option("--restart", plan.restart, "time to resume after an interruption, e.g. 10m");
+  p->add_option("--limit", plan.limit, "plans to show, default 10 (0: all)")
+      ->check(nubo_cli::Range(0, 1e9));
+  p->add_option("--mtbi", plan.mtbi, "mean time between spot interruptions, e.g. 6h")
+      ->check(nubo_cli::PositiveDuration);
+  p->add_option("--restart", plan.restart, "time to resume after an interruption, e.g. 10m")
+      ->check(nubo_cli::Duration);
   p->add_option("--gpu", plan.gpu, "only GPU models containing this");
   p->add_option("--provider", plan.provider, "only this provider");
   p->add_option("--region", plan.region, "only this region");
@@ -92,29 +95,39 @@ int main(int argc, char** argv) {
 
   nubo_cost::CheckpointCommand ck;
   auto* k = app.add_subcommand("checkpoint", "the checkpoint interval for spot (Young/Daly)");
-  k->add_option("--size", ck.size, "checkpoint size, e.g. 20G")->required();
-  k->add_option("--write-rate", ck.write_rate, "write bandwidth per second, e.g. 1G")->required();
-  k->add_option("--mtbi", ck.mtbi, "mean time between interruptions, default 6h");
-  k->add_option("--restart", ck.restart, "time to resume after one, default 10m");
-  k->add_option("--work", ck.work, "the job's length without interruptions, e.g. 100h");
+  k->add_option("--size", ck.size, "checkpoint size, e.g. 20G")
+      ->required()
+      ->check(nubo_cli::PositiveSize);
+  k->add_option("--write-rate", ck.write_rate, "write bandwidth per second, e.g. 1G")
+      ->required()
+      ->check(nubo_cli::PositiveRate);
+  k->add_option("--mtbi", ck.mtbi, "mean time between interruptions, default 6h")
+      ->check(nubo_cli::PositiveDuration);
+  k->add_option("--restart", ck.restart, "time to resume after one, default 10m")
+      ->check(nubo_cli::Duration);
+  k->add_option("--work", ck.work, "the job's length without interruptions, e.g. 100h")
+      ->check(nubo_cli::PositiveDuration);
   k->add_flag("--json", ck.json, "print JSON");
 
   nubo_cost::OwnCommand own;
   auto* o = app.add_subcommand("own", "rent or own: the break-even utilisation");
   catalog_flags(o, own.catalog);
-  o->add_option("--price", own.price, "hardware price, $")->required()->check(CLI::PositiveNumber);
+  o->add_option("--price", own.price, "hardware price, $")
+      ->required()
+      ->check(nubo_cli::PositiveNumber);
   o->add_option("--power-kw", own.power_kw, "power draw, kW")
       ->required()
-      ->check(CLI::NonNegativeNumber);
-  o->add_option("--years", own.years, "years of use, default 3")->check(CLI::Range(0.01, 50.0));
+      ->check(nubo_cli::NonNegativeNumber);
+  o->add_option("--years", own.years, "years of use, default 3")
+      ->check(nubo_cli::Range(0.01, 50.0));
   o->add_option("--utilisation", own.utilisation, "fraction of hours in use, default 0.5")
-      ->check(CLI::Range(1e-6, 1.0));
+      ->check(nubo_cli::Range(1e-6, 1.0));
   o->add_option("--kwh", own.kwh, "electricity, $/kWh, default 0.12")
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(nubo_cli::Range(0.0, 100.0));
   o->add_option("--pue", own.pue, "facility power / IT power, default 1.5")
-      ->check(CLI::Range(1.0, 10.0));
+      ->check(nubo_cli::Range(1.0, 10.0));
   o->add_option("--maintenance", own.maintenance, "per year, fraction of the price, default 0")
-      ->check(CLI::Range(0.0, 0.99));
+      ->check(nubo_cli::Range(0.0, 0.99));
   o->add_option("--instance", own.instance, "the cloud instance to compare, default p4d.24xlarge");
   o->add_option("--pricing", own.pricing, "its pricing, default on-demand");
   o->add_flag("--json", own.json, "print JSON");
@@ -125,22 +138,18 @@ int main(int argc, char** argv) {
   sca->add_option("--profile", sc.profile, "a profile nubo-train wrote with host workers")
       ->required();
   sca->add_option("--workers", sc.workers, "worker counts to predict, default 1 2 4")
-      ->check(CLI::Range(1, 65536));
+      ->check(nubo_cli::Range(1, 65536));
   sca->add_option("--processes", sc.processes,
                   "processes the workers run in (default one; the same for every count)")
-      ->check(CLI::Range(1, 65536));
+      ->check(nubo_cli::Range(1, 65536));
   sca->add_option("--cpus", sc.cpus, "the host's CPUs, default the profile's")
-      ->check(CLI::Range(1, 65536));
+      ->check(nubo_cli::Range(1, 65536));
   sca->add_option("--link-gbps", sc.link_gbps, "all-reduce bus bandwidth, GB/s, default 10")
-      ->check(CLI::Range(0.001, 1e6));
+      ->check(nubo_cli::Range(0.001, 1e6));
   sca->add_flag("--json", sc.json, "print JSON");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // CLI11 prints the message (or the help); every malformed command line exits with 2.
-    return app.exit(e) == 0 ? 0 : kExitBadFlags;
-  }
+  nubo_cli::add_version(app, "nubo-cost");
+  if (const int status = nubo_cli::parse(app, argc, argv); status >= 0) return status;
   try {
     if (c->parsed()) return nubo_cost::run(cat);
     if (p->parsed()) return nubo_cost::run(plan);

@@ -22,6 +22,7 @@
 #include <iostream>
 #include <random>
 
+#include "cli.hpp"
 #include "launcher.hpp"
 #include "nubo/error.hpp"
 #include "nubo/interruption.hpp"
@@ -76,12 +77,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> command;
   app.add_option("--nproc,-n", nproc,
                  "Processes on this node (default: one per GPU of this machine, else 1)")
-      ->check(CLI::Range(1, 4096));
+      ->check(nubo_cli::Range(1, 4096));
   app.add_option("--nnodes", nnodes_text,
                  "Nodes in the job (each runs nubo-run): N, or MIN:MAX for an elastic job that "
                  "goes on with fewer nodes (at least MIN) when some do not come back");
   app.add_option("--node-rank", node_rank, "This node, 0 .. nnodes - 1 (MAX - 1 when elastic)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(nubo_cli::NonNegativeNumber);
   app.add_option("--rendezvous-timeout", rendezvous_timeout,
                  "Elastic jobs: how long a round waits for more nodes once MIN have come, "
                  "e.g. 30s (the default) or 2m");
@@ -91,7 +92,7 @@ int main(int argc, char** argv) {
   app.add_option("--master-port", master_port,
                  "MASTER_PORT for torch.distributed; nubo's own store listens on the next port "
                  "(default 29500 across nodes, a free port on one)")
-      ->check(CLI::Range(1, 65534));
+      ->check(nubo_cli::Range(1, 65534));
   app.add_option("--rendezvous", rendezvous,
                  "Where the processes meet instead: file:///shared/dir, tcp://host:port or "
                  "redis://host:port (default: a fresh temporary folder on one node)");
@@ -101,12 +102,12 @@ int main(int argc, char** argv) {
   app.add_option("--grace", grace,
                  "Seconds the other processes get to finish after one fails, before SIGTERM "
                  "(and again before SIGKILL)")
-      ->check(CLI::Range(0.0, 3600.0));
+      ->check(nubo_cli::Range(0.0, 3600.0));
   app.add_option("--max-restarts", max_restarts,
                  "When a process fails, stop them all and start the job again, up to N times "
                  "(backoff 1 s, 2 s, 4 s ... 30 s while attempts fail within 10 s of their start, "
                  "else 1 s); each attempt sees NUBO_RESTART_COUNT")
-      ->check(CLI::Range(0, 1000));
+      ->check(nubo_cli::Range(0, 1000));
   app.add_flag("--cpu-bind", cpu_bind,
                "Pin each process's host workers to cores of their own (NUBO_CPU_BIND=1), "
                "NUMA-aware");
@@ -121,7 +122,8 @@ int main(int argc, char** argv) {
       "(after SIGTERM, all of them); else the failed rank's exit status, or 128 + its signal. "
       "Elastic jobs (--nnodes MIN:MAX) meet at a file:// or redis:// rendezvous before each "
       "attempt and go on with the nodes that came (docs/parallel.md, \"Elastic jobs\").");
-  CLI11_PARSE(app, argc, argv);
+  nubo_cli::add_version(app, "nubo-run");
+  if (const int status = nubo_cli::parse(app, argc, argv); status >= 0) return status;
 
   auto fail = [](const std::string& m) {
     std::cerr << "nubo-run: " << m << "\n";

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli.hpp"
 #include "nubo/nubo.hpp"
 #include "table.hpp"
 
@@ -27,10 +28,11 @@ int main(int argc, char** argv) {
   app.add_option("--sim", sim, "simulated devices, e.g. 8xA100-SXM4-80GB (as NUBO_SIM_DEVICES)");
   app.add_flag("--no-cuda", no_cuda, "skip the CUDA probe");
   app.add_option("--select", select, "show the best-connected group of N GPUs (0: all)")
-      ->check(CLI::Range(0, 1024));
+      ->check(nubo_cli::Range(0, 1024));
   auto* topo = app.add_subcommand("topo", "print the GPU link matrix, like nvidia-smi topo -m");
   topo->fallthrough();  // options of nubo-smi work after "topo" too
-  CLI11_PARSE(app, argc, argv);
+  nubo_cli::add_version(app, "nubo-smi");
+  if (const int status = nubo_cli::parse(app, argc, argv); status >= 0) return status;
 
   try {
     nubo::DiscoverOptions options;

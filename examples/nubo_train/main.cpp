@@ -16,6 +16,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include "cli.hpp"
 #include "nubo/interruption.hpp"
 
 #include "devices.hpp"
@@ -79,10 +80,10 @@ int main(int argc, char** argv) {
   app.add_option("--devices", devices,
                  "cpu, cpu:N, sim:N or cuda:I[,J...] (default: all GPUs, else cpu)");
   app.add_option("--epochs", epochs, "Epochs in all (a resumed run continues to this many)")
-      ->check(CLI::Range(1, 100000));
+      ->check(nubo_cli::Range(1, 100000));
   app.add_option("--batch", batch, "Global batch: samples per step, all workers together")
-      ->check(CLI::Range(1, 1048576));
-  app.add_option("--lr", lr, "Learning rate")->check(CLI::PositiveNumber);
+      ->check(nubo_cli::Range(1, 1048576));
+  app.add_option("--lr", lr, "Learning rate")->check(nubo_cli::PositiveNumber);
   app.add_option("--optimizer", optimizer, "sgd (momentum 0.9) or adam")
       ->check(CLI::IsMember({"sgd", "adam"}));
   app.add_option("--schedule", schedule,
@@ -111,11 +112,13 @@ int main(int argc, char** argv) {
   app.add_option("--pricing", pricing, "on-demand, spot, reserved-1y or reserved-3y");
   app.add_option("--data", data_dir, "Fashion-MNIST directory (gzipped IDX files)");
   app.add_option("--subset", subset, "Train on the first N rows only (0: all)");
-  app.add_option("--bucket-mb", bucket_mb, "Gradient bucket size in MB (0: no buckets)")
-      ->check(CLI::Range(0.0, 4096.0));
+  app.add_option("--bucket-mb", bucket_mb,
+                 "Gradient bucket size in MiB (2^20 bytes; 0: no buckets)")
+      ->check(nubo_cli::Range(0.0, 4096.0));
   app.add_flag("--autotune", autotune, "Tune the bucket size (cached; NUBO_AUTOTUNE=0 disables)");
   app.add_flag("--quiet", quiet, "Only the final lines");
-  CLI11_PARSE(app, argc, argv);
+  nubo_cli::add_version(app, "nubo-train");
+  if (const int status = nubo_cli::parse(app, argc, argv); status >= 0) return status;
 
   try {
     const bool leader = nubo::JobSpec::from_env().rank == 0;

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli.hpp"
 #include "nubo/error.hpp"
 #include "nubo/s3.hpp"
 #include "nubo/units.hpp"
@@ -18,7 +19,7 @@ std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
   c->app->add_option("from", c->from, "a local path or s3://BUCKET/KEY")->required();
   c->app->add_option("to", c->to, "a local path or s3://BUCKET/KEY (or PREFIX/)")->required();
   c->app->add_option("--streams", c->streams, "parts in flight (default 4)")
-      ->check(CLI::Range(1, 64));
+      ->check(nubo_cli::Range(1, 64));
   c->app->add_option("--part-size", c->part_size, "bytes per part, 5M to 5G (default: adapted)");
   c->app->add_option("--rate", c->rate,
                      "bytes/s over all parts together, e.g. 100M (default: no limit)");

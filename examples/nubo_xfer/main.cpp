@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cli.hpp"
 #include "cp_command.hpp"
 #include "net_commands.hpp"
 #include "nubo/error.hpp"
@@ -38,7 +39,7 @@ namespace xfer = nubo::transfer;
 using nubo_xfer::ProgressBar;
 
 constexpr int kExitError = 1;
-constexpr int kExitUsage = 2;
+using nubo_cli::kExitUsage;
 constexpr int kExitCorrupt = 3;
 constexpr int kExitRetry = 5;
 constexpr int kExitInterrupted = 130;
@@ -61,7 +62,7 @@ struct Common {
 void add_common(CLI::App* cmd, Common& c, bool pipeline) {
   if (pipeline) {
     cmd->add_option("--threads", c.threads, "compression/decompression threads (0: every core)")
-        ->check(CLI::Range(0, 1024));
+        ->check(nubo_cli::Range(0, 1024));
     cmd->add_option("--memory", c.memory, "memory for buffers in flight, e.g. 64M (default)");
     cmd->add_flag("--quiet,-q", c.quiet, "no progress display");
   }
@@ -276,11 +277,8 @@ int main(int argc, char** argv) {
   auto net = nubo_xfer::add_net_commands(app);  // send, serve (docs/net.md)
   auto cp = nubo_xfer::add_cp_command(app);     // cp to and from object storage (docs/s3.md)
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kExitUsage;
-  }
+  nubo_cli::add_version(app, "nubo-xfer");
+  if (const int status = nubo_cli::parse(app, argc, argv); status >= 0) return status;
 
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cli.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
@@ -24,11 +25,11 @@ std::unique_ptr<NetCommands> add_net_commands(CLI::App& app) {
   n->send->add_option("--level", n->level, "codec level (zstd 1-22, lz4 1-12)");
   n->send->add_option("--chunk-size", n->chunk_size, "bytes per chunk, 4K to 64M (default 4M)");
   n->send->add_option("--streams", n->streams, "TCP connections in parallel (default 4)")
-      ->check(CLI::Range(1, 64));
+      ->check(nubo_cli::Range(1, 64));
   n->send->add_option("--rate", n->rate,
                       "wire bytes/s, all streams together, e.g. 100M (0: no limit)");
   n->send->add_option("--threads", n->threads, "compression threads (0: every core)")
-      ->check(CLI::Range(0, 1024));
+      ->check(nubo_cli::Range(0, 1024));
   n->send->add_option("--memory", n->memory, "memory for chunks in flight (default 64M)");
   n->send->add_flag("--no-encryption", n->no_encryption,
                     "send in the clear (trusted links only; TLS 1.3 is the default)");
@@ -45,7 +46,7 @@ std::unique_ptr<NetCommands> add_net_commands(CLI::App& app) {
                        "ADDR:PORT (default 127.0.0.1:7878; 0.0.0.0:PORT for every interface)");
   n->serve->add_option("--dest", n->dest, "the directory every write is confined to")->required();
   n->serve->add_option("--max-connections", n->max_connections, "connections at once (default 64)")
-      ->check(CLI::Range(1, 4096));
+      ->check(nubo_cli::Range(1, 4096));
   n->serve->add_flag("--no-sync", n->no_sync,
                      "skip fdatasync (faster, not safe against power loss)");
   n->serve->add_flag("--mkdir", n->mkdir, "create DEST when it does not exist");

@@ -70,8 +70,8 @@ expect 3 "No option meets the request." -- plan --flops 3e18 --deadline 1m
 expect 3 "past the 60 s deadline" -- plan --flops 3e18 --deadline 1m --explain
 
 # bad flags and files
-expect 1 "--deadline: '5x' has an unknown unit 'x'" -- plan --flops 3e18 --deadline 5x
-expect 1 "--budget: expected a number, got 'lots'" -- plan --flops 3e18 --budget lots
+expect 2 "--deadline: '5x' has an unknown unit 'x'" -- plan --flops 3e18 --deadline 5x
+expect 2 "--budget: 'lots' is not a finite number" -- plan --flops 3e18 --budget lots
 expect 1 "--nodes: 4-1 counts down" -- plan --flops 3e18 --nodes 4-1
 expect 1 "--nodes: expected N or MIN-MAX" -- plan --flops 3e18 --nodes 0
 expect 1 "describe the workload" -- plan --deadline 24h
@@ -93,7 +93,7 @@ expect 2 "The following argument was not expected: --bogus" -- catalog --bogus
 expect 0 "Young (1974): checkpoint every 15 min" -- checkpoint --size 20G --write-rate 1G --mtbi 6h
 expect 0 "overhead" -- checkpoint --size 20G --write-rate 1G --mtbi 6h --work 100h
 "$bin" checkpoint --size 20G --write-rate 1G --json | json_ok || fail "checkpoint --json is not JSON"
-expect 1 "--write-rate: '1Gbps' has an unknown unit" -- checkpoint --size 20G --write-rate 1Gbps
+expect 2 "--write-rate: '1Gbps' has an unknown unit" -- checkpoint --size 20G --write-rate 1Gbps
 
 # own: 250000 / (26280 x (32.77 - 1.17)) = 30%
 expect 0 "Break-even utilisation: 30%" -- own --price 250000 --power-kw 6.5 --years 3
