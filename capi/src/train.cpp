@@ -53,75 +53,6 @@ nubo_train_options defaults() {
   return o;
 }
 
-[[noreturn]] void bad_devices(const std::string& spec, const std::string& why) {
-  throw Error(Errc::invalid_argument, "options->devices '" + spec + "': " + why +
-                                          " (use cpu, cpu:N, sim:N or cuda:I[,J...])");
-}
-
-int count_of(const std::string& spec, const std::string& text) {
-  if (text.empty() || text.size() > 4 ||
-      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    bad_devices(spec, "'" + text + "' is not a number");
-  int n = std::stoi(text);
-  if (n < 1 || n > 256) bad_devices(spec, "the count must lie in 1 .. 256");
-  return n;
-}
-
-// "cpu", "cpu:N", "sim:N", "cuda:I[,J...]", as nubo-train's --devices.
-std::vector<nubo::Device> devices_of(const std::string& spec) {
-  const auto colon = spec.find(':');
-  const std::string kind = spec.substr(0, colon);
-  const std::string rest = colon == std::string::npos ? "" : spec.substr(colon + 1);
-  nubo::DiscoverOptions d;
-  if (kind == "cpu") {
-    d.probe_cuda = false;
-    d.sim_devices = "";
-    const int n = rest.empty() ? 1 : count_of(spec, rest);
-    return std::vector<nubo::Device>(static_cast<std::size_t>(n), nubo::discover(d).host_device());
-  }
-  if (kind == "sim") {
-    const int n = rest.empty() ? 1 : count_of(spec, rest);
-    d.probe_cuda = false;
-    // NUBO_SIM_DEVICES when set; otherwise enough simulated A100s.
-    auto report = nubo::discover(d);
-    std::vector<nubo::Device> out;
-    for (const auto& dev : report.devices)
-      if (dev.backend == nubo::Backend::sim && static_cast<int>(out.size()) < n) out.push_back(dev);
-    if (out.empty()) {
-      d.sim_devices = std::to_string(n) + "xA100-SXM4-80GB";
-      for (const auto& dev : nubo::discover(d).devices)
-        if (dev.backend == nubo::Backend::sim) out.push_back(dev);
-    }
-    if (static_cast<int>(out.size()) < n)
-      bad_devices(spec,
-                  "only " + std::to_string(out.size()) + " simulated GPUs (NUBO_SIM_DEVICES)");
-    return out;
-  }
-  if (kind == "cuda") {
-    if (rest.empty()) bad_devices(spec, "name the GPUs");
-    auto report = nubo::discover(d);
-    std::vector<nubo::Device> out;
-    std::size_t at = 0;
-    while (true) {
-      const std::size_t comma = rest.find(',', at);
-      const std::string item =
-          rest.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-      const int index = item == "0" ? 0 : count_of(spec, item);
-      bool found = false;
-      for (const auto& dev : report.devices)
-        if (dev.backend == nubo::Backend::cuda && dev.ordinal == index) {
-          out.push_back(dev);
-          found = true;
-        }
-      if (!found) bad_devices(spec, "there is no CUDA device " + item);
-      if (comma == std::string::npos) break;
-      at = comma + 1;
-    }
-    return out;
-  }
-  bad_devices(spec, "unknown kind '" + kind + "'");
-}
-
 nubo_train_progress to_c(const nubo::TrainProgress& p) {
   nubo_train_progress c{};
   c.struct_size = sizeof c;
@@ -210,8 +141,8 @@ NUBO_C_API nubo_status nubo_trainer_create(const nubo_train_options* options, nu
     if (o.team != nullptr) {
       team = &require_team(o.team).team;
     } else {
-      h->owned_team = std::make_unique<nubo::Team>(
-          nubo::Team::from_env(devices_of(o.devices != nullptr ? o.devices : "cpu")));
+      h->owned_team = std::make_unique<nubo::Team>(nubo::Team::from_env(
+          nubo::devices_from_spec(o.devices != nullptr ? o.devices : "cpu", "options->devices")));
       team = h->owned_team.get();
     }
     h->trainer = std::make_unique<nubo::DataParallelTrainer>(*team, t, h->train);

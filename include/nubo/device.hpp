@@ -125,4 +125,12 @@ struct DiscoverOptions {
 // option); every problem with the machine itself is a diagnosis in the report instead.
 NUBO_API DeviceReport discover(const DiscoverOptions& options = {});
 
+// The devices a spec names, as nubo-train's --devices and the trainers' `devices` read it:
+// "cpu" (one CPU worker), "cpu:N", "sim:N" (N simulated GPUs: NUBO_SIM_DEVICES' when set, else
+// N A100s), "cuda:I[,J...]"; "" is every usable GPU, else one CPU worker. It never changes the
+// environment. Error(invalid_argument) naming `what` and the spec when it is malformed or
+// names devices that are not there.
+NUBO_API std::vector<Device> devices_from_spec(const std::string& spec,
+                                               const std::string& what = "devices");
+
 }  // namespace nubo
