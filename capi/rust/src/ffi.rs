@@ -492,6 +492,167 @@ extern "C" {
     ) -> nubo_status;
 }
 
+// ---- nubo_transfer.h --------------------------------------------------------------------
+
+pub type nubo_codec = c_int;
+pub const NUBO_CODEC_AUTO: nubo_codec = 0;
+pub const NUBO_CODEC_NONE: nubo_codec = 1;
+pub const NUBO_CODEC_LZ4: nubo_codec = 2;
+pub const NUBO_CODEC_ZSTD: nubo_codec = 3;
+
+pub type nubo_entry_kind = c_int;
+pub const NUBO_ENTRY_FILE: nubo_entry_kind = 0;
+pub const NUBO_ENTRY_DIRECTORY: nubo_entry_kind = 1;
+pub const NUBO_ENTRY_SYMLINK: nubo_entry_kind = 2;
+
+pub type nubo_progress_callback = Option<
+    unsafe extern "C" fn(progress: *const nubo_transfer_progress, user: *mut c_void) -> c_int,
+>;
+
+sized_structs! {
+    pub struct nubo_transfer_progress {
+        pub struct_size: u32,
+        pub bytes_done: u64,
+        pub bytes_total: u64,
+        pub bytes_written: u64,
+        pub bytes_skipped: u64,
+        pub rate: f64,
+        pub eta_seconds: f64,
+        pub elapsed_seconds: f64,
+        pub current_file: *const c_char,
+        pub files_done: u64,
+        pub files_total: u64,
+    }
+
+    pub struct nubo_pack_options {
+        pub struct_size: u32,
+        pub codec: nubo_codec,
+        pub level: c_int,
+        pub chunk_size: u64,
+        pub threads: c_int,
+        pub memory_limit: u64,
+        pub target_rate: f64,
+        pub resume: c_int,
+        pub sync: c_int,
+        pub progress: nubo_progress_callback,
+        pub progress_user: *mut c_void,
+        pub exclude: *const *const c_char,
+        pub exclude_count: usize,
+        pub include: *const *const c_char,
+        pub include_count: usize,
+        pub key_file: *const c_char,
+    }
+
+    pub struct nubo_unpack_options {
+        pub struct_size: u32,
+        pub threads: c_int,
+        pub memory_limit: u64,
+        pub resume: c_int,
+        pub sync: c_int,
+        pub progress: nubo_progress_callback,
+        pub progress_user: *mut c_void,
+        pub preserve_special_modes: c_int,
+        pub key_file: *const c_char,
+    }
+
+    pub struct nubo_verify_options {
+        pub struct_size: u32,
+        pub threads: c_int,
+        pub memory_limit: u64,
+        pub progress: nubo_progress_callback,
+        pub progress_user: *mut c_void,
+        pub key_file: *const c_char,
+    }
+
+    pub struct nubo_transfer_summary {
+        pub struct_size: u32,
+        pub files: u64,
+        pub directories: u64,
+        pub symlinks: u64,
+        pub bytes: u64,
+        pub bytes_stored: u64,
+        pub bytes_skipped: u64,
+        pub chunks: u64,
+        pub chunks_none: u64,
+        pub chunks_lz4: u64,
+        pub chunks_zstd: u64,
+        pub chunks_zero: u64,
+        pub seconds: f64,
+        pub resumed: c_int,
+        pub bytes_transferred: u64,
+    }
+
+    pub struct nubo_archive_entry_info {
+        pub struct_size: u32,
+        pub kind: nubo_entry_kind,
+        pub path: *const c_char,
+        pub size: u64,
+        pub mode: u32,
+        pub mtime_ns: i64,
+        pub link_target: *const c_char,
+        pub hash: *const c_char,
+        pub stored_size: u64,
+        pub chunks: u64,
+    }
+}
+
+/// Opaque open archive.
+#[repr(C)]
+pub struct nubo_archive {
+    _private: [u8; 0],
+    _marker: PhantomData<(*mut u8, PhantomPinned)>,
+}
+
+extern "C" {
+    pub fn nubo_transfer_keygen(path: *const c_char) -> nubo_status;
+    pub fn nubo_pack_options_init(options: *mut nubo_pack_options, size: usize) -> nubo_status;
+    pub fn nubo_unpack_options_init(options: *mut nubo_unpack_options, size: usize) -> nubo_status;
+    pub fn nubo_verify_options_init(options: *mut nubo_verify_options, size: usize) -> nubo_status;
+    pub fn nubo_pack(
+        sources: *const *const c_char,
+        source_count: usize,
+        archive: *const c_char,
+        options: *const nubo_pack_options,
+        summary: *mut nubo_transfer_summary,
+    ) -> nubo_status;
+    pub fn nubo_unpack(
+        archive: *const c_char,
+        directory: *const c_char,
+        options: *const nubo_unpack_options,
+        summary: *mut nubo_transfer_summary,
+    ) -> nubo_status;
+    pub fn nubo_verify(
+        archive: *const c_char,
+        options: *const nubo_verify_options,
+        summary: *mut nubo_transfer_summary,
+    ) -> nubo_status;
+    pub fn nubo_archive_open_with_key(
+        path: *const c_char,
+        key_file: *const c_char,
+        out: *mut *mut nubo_archive,
+    ) -> nubo_status;
+    pub fn nubo_archive_free(archive: *mut nubo_archive);
+    pub fn nubo_archive_entry_count(archive: *const nubo_archive) -> usize;
+    pub fn nubo_archive_entry(
+        archive: *const nubo_archive,
+        index: usize,
+        out: *mut nubo_archive_entry_info,
+    ) -> nubo_status;
+    pub fn nubo_archive_find(
+        archive: *const nubo_archive,
+        path: *const c_char,
+        index: *mut usize,
+    ) -> nubo_status;
+    pub fn nubo_archive_read(
+        archive: *const nubo_archive,
+        path: *const c_char,
+        offset: u64,
+        buf: *mut c_void,
+        capacity: usize,
+        read: *mut usize,
+    ) -> nubo_status;
+}
+
 #[cfg(test)]
 mod tests {
     //! Compares the declarations above with the C compiler's view of nubo.h, printed by the
@@ -539,6 +700,43 @@ mod tests {
             $(map.insert(stringify!($c).to_string(), $c as i64);)*
             map
         }};
+    }
+
+    /// The transfer structs' sizes against C's (`c_transfer_test --layout`, which
+    /// $NUBO_TEST_TRANSFER_LAYOUT names); skipped without it.
+    #[test]
+    fn transfer_sizes_match_c() {
+        let program = match std::env::var_os("NUBO_TEST_TRANSFER_LAYOUT") {
+            Some(program) => program,
+            None => {
+                eprintln!("NUBO_TEST_TRANSFER_LAYOUT is not set: transfer layout check skipped");
+                return;
+            }
+        };
+        let output = std::process::Command::new(&program)
+            .arg("--layout")
+            .output()
+            .expect("run the transfer layout program");
+        assert!(output.status.success(), "{:?} failed", program);
+        let c: HashMap<String, usize> = String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .map(|(name, size)| (name.to_string(), size.parse().unwrap()))
+            .collect();
+        let rust = [
+            (
+                "nubo_transfer_progress",
+                size_of::<nubo_transfer_progress>(),
+            ),
+            ("nubo_pack_options", size_of::<nubo_pack_options>()),
+            ("nubo_unpack_options", size_of::<nubo_unpack_options>()),
+            ("nubo_verify_options", size_of::<nubo_verify_options>()),
+            ("nubo_transfer_summary", size_of::<nubo_transfer_summary>()),
+        ];
+        for (name, size) in rust {
+            assert_eq!(c.get(name), Some(&size), "{name}: C and Rust differ");
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! A small safe wrapper over nubo's stable C ABI (`libnubo_c.so`); the raw declarations are in
 //! [`ffi`]. Devices: [`discover`] and [`DeviceReport`]. Data-parallel work: [`Team`], whose
 //! [`Worker`]s compute on [`Buffer`]s (nubo's memory, or the application's slices without a
-//! copy) and combine them with collectives. Every call checks the returned status and turns a failure into an [`Error`] that
+//! copy) and combine them with collectives. Archives: [`transfer`]. Every call checks the returned status and turns a failure into an [`Error`] that
 //! carries the library's own message. Results are copied out of the C report into owned Rust
 //! values, so they outlive the report they came from.
 //!
@@ -20,6 +20,7 @@
 
 pub mod ffi;
 mod parallel;
+pub mod transfer;
 
 pub use parallel::{
     Bf16, Buffer, DType, Element, Event, Gemm, NativeHandles, Pending, ReduceOp, Team, TeamOptions,
@@ -144,10 +145,17 @@ pub(crate) fn read_text(
     let raw = call(ptr::null_mut(), 0, &mut needed);
     if raw != ffi::NUBO_ERR_INVALID_ARGUMENT || needed == 0 {
         check(raw)?;
-        return Err(Error::new(Status::Internal, format!("{function} gave no size")));
+        return Err(Error::new(
+            Status::Internal,
+            format!("{function} gave no size"),
+        ));
     }
     let mut buffer = vec![0u8; needed];
-    check(call(buffer.as_mut_ptr() as *mut c_char, buffer.len(), &mut needed))?;
+    check(call(
+        buffer.as_mut_ptr() as *mut c_char,
+        buffer.len(),
+        &mut needed,
+    ))?;
     // Up to the NUL the library wrote.
     let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
     buffer.truncate(end);

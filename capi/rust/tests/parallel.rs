@@ -169,7 +169,10 @@ fn host_workers_share_the_cores_and_bind_when_asked() {
     };
     let team = Team::host_with(2, &options).unwrap();
     let text = team.describe().unwrap();
-    assert!(text.contains("rank 1: ") && text.contains("GEMM thread"), "{text}");
+    assert!(
+        text.contains("rank 1: ") && text.contains("GEMM thread"),
+        "{text}"
+    );
     assert!(text.contains("pinned to CPUs"), "{text}");
     team.run(|w| {
         assert!(w.host_threads() >= 1);

@@ -1,0 +1,560 @@
+//! Compressed, resumable archives (docs/transfer.md): [`pack`], [`unpack`] and [`verify`] with
+//! a progress callback that may cancel, and [`Archive`] to list an archive and read its files
+//! at random (`nubo-xfer list` and `cat`). Paths may be local or `s3://BUCKET/KEY`.
+//!
+//! ```no_run
+//! let summary = nubo::transfer::pack(&["data/"], "data.nubo", &Default::default(), None)?;
+//! let archive = nubo::transfer::Archive::open("data.nubo", None)?;
+//! for entry in archive.entries()? {
+//!     println!("{} {}", entry.size, entry.path);
+//! }
+//! # Ok::<(), nubo::Error>(())
+//! ```
+
+use std::ffi::CString;
+use std::os::raw::{c_char, c_int, c_void};
+use std::os::unix::ffi::OsStrExt;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::ptr::{self, NonNull};
+
+use crate::{c_int_of, c_string, check, ffi, owned, Error, Status};
+
+/// How chunks are compressed (`--codec`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Codec {
+    /// Per chunk, among none, lz4 and zstd levels, for the rate the output takes.
+    Auto,
+    None,
+    Lz4,
+    /// The default: level 3, small and the same on every run.
+    Zstd,
+}
+
+impl Codec {
+    fn raw(self) -> ffi::nubo_codec {
+        match self {
+            Codec::Auto => ffi::NUBO_CODEC_AUTO,
+            Codec::None => ffi::NUBO_CODEC_NONE,
+            Codec::Lz4 => ffi::NUBO_CODEC_LZ4,
+            Codec::Zstd => ffi::NUBO_CODEC_ZSTD,
+        }
+    }
+}
+
+/// What a progress callback sees, at most every 100 ms and once at the end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+    /// Compressed bytes written (pack) or read (unpack, verify).
+    pub bytes_written: u64,
+    /// Done by an earlier, interrupted attempt.
+    pub bytes_skipped: u64,
+    pub rate: f64,
+    /// Negative while unknown.
+    pub eta_seconds: f64,
+    pub elapsed_seconds: f64,
+    pub current_file: String,
+    pub files_done: u64,
+    pub files_total: u64,
+}
+
+/// Called with each [`Progress`]; returning `false` cancels the operation, which then fails
+/// with [`Status::Cancelled`] and leaves what it did resumable.
+pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress) -> bool;
+
+/// Options of [`pack`]; `None` keeps the library's default.
+#[derive(Debug, Clone, Default)]
+pub struct PackOptions {
+    pub codec: Option<Codec>,
+    /// The codec's level (zstd 1..19, lz4 1..12).
+    pub level: Option<i32>,
+    /// Bytes per chunk, 4 KiB to 64 MiB (default 4 MiB).
+    pub chunk_size: Option<u64>,
+    /// Compression threads (default: every core).
+    pub threads: Option<i32>,
+    /// Bytes of buffers in flight (default 64 MiB).
+    pub memory_limit: Option<u64>,
+    /// Continue an interrupted pack (default true).
+    pub resume: Option<bool>,
+    /// fdatasync at checkpoints and at the end (default true).
+    pub sync: Option<bool>,
+    /// rsync-style filters: leave out what matches `exclude` unless `include` matches.
+    pub exclude: Vec<String>,
+    pub include: Vec<String>,
+    /// Encrypt with the key in this file ([`keygen`] makes one).
+    pub key_file: Option<PathBuf>,
+}
+
+/// Options of [`unpack`].
+#[derive(Debug, Clone, Default)]
+pub struct UnpackOptions {
+    pub threads: Option<i32>,
+    pub memory_limit: Option<u64>,
+    /// Keep what an interrupted unpack verified (default true).
+    pub resume: Option<bool>,
+    /// fdatasync each file before its rename (default true).
+    pub sync: Option<bool>,
+    /// Keep setuid, setgid and sticky bits (default false).
+    pub preserve_special_modes: bool,
+    /// The key file of an encrypted archive.
+    pub key_file: Option<PathBuf>,
+}
+
+/// Options of [`verify`].
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    pub threads: Option<i32>,
+    pub memory_limit: Option<u64>,
+    pub key_file: Option<PathBuf>,
+}
+
+/// What an operation did.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Summary {
+    pub files: u64,
+    pub directories: u64,
+    pub symlinks: u64,
+    /// Bytes of file content.
+    pub bytes: u64,
+    /// The archive's size.
+    pub bytes_stored: u64,
+    /// Done by an interrupted attempt, or up to date.
+    pub bytes_skipped: u64,
+    pub chunks: u64,
+    pub chunks_none: u64,
+    pub chunks_lz4: u64,
+    pub chunks_zstd: u64,
+    pub chunks_zero: u64,
+    pub seconds: f64,
+    /// An interrupted attempt was continued.
+    pub resumed: bool,
+    /// Bytes moved over the network (s3:// archives); 0 for local ones.
+    pub bytes_transferred: u64,
+}
+
+impl Summary {
+    fn from_raw(s: &ffi::nubo_transfer_summary) -> Summary {
+        Summary {
+            files: s.files,
+            directories: s.directories,
+            symlinks: s.symlinks,
+            bytes: s.bytes,
+            bytes_stored: s.bytes_stored,
+            bytes_skipped: s.bytes_skipped,
+            chunks: s.chunks,
+            chunks_none: s.chunks_none,
+            chunks_lz4: s.chunks_lz4,
+            chunks_zstd: s.chunks_zstd,
+            chunks_zero: s.chunks_zero,
+            seconds: s.seconds,
+            resumed: s.resumed != 0,
+            bytes_transferred: s.bytes_transferred,
+        }
+    }
+}
+
+fn path_string(what: &str, path: &Path) -> Result<CString, Error> {
+    c_string(what, path.as_os_str().as_bytes())
+}
+
+fn optional_path(what: &str, path: &Option<PathBuf>) -> Result<Option<CString>, Error> {
+    path.as_deref().map(|p| path_string(what, p)).transpose()
+}
+
+fn flag(value: Option<bool>, default: c_int) -> c_int {
+    value.map_or(default, c_int::from)
+}
+
+/// The progress callback handed to C, and what it carries across: the Rust closure, and a
+/// panic it raised (resumed once the C call has returned, never unwound through C).
+struct Callback<'a> {
+    user: Option<ProgressFn<'a>>,
+    panic: Option<Box<dyn std::any::Any + Send + 'static>>,
+}
+
+impl<'a> Callback<'a> {
+    fn new(user: Option<ProgressFn<'a>>) -> Self {
+        Callback { user, panic: None }
+    }
+
+    fn raw(&mut self) -> (ffi::nubo_progress_callback, *mut c_void) {
+        if self.user.is_none() {
+            return (None, ptr::null_mut());
+        }
+        (Some(trampoline), self as *mut Self as *mut c_void)
+    }
+
+    /// The call's result, after resuming a panic of the callback.
+    fn finish(self, raw: ffi::nubo_status) -> Result<(), Error> {
+        if let Some(payload) = self.panic {
+            panic::resume_unwind(payload);
+        }
+        check(raw)
+    }
+}
+
+unsafe extern "C" fn trampoline(
+    progress: *const ffi::nubo_transfer_progress,
+    user: *mut c_void,
+) -> c_int {
+    // SAFETY: `user` is the Callback that raw() handed to the same call, alive until it
+    // returns; the library calls back from one thread at a time.
+    let callback = &mut *(user as *mut Callback<'_>);
+    if callback.panic.is_some() {
+        return 0;
+    }
+    let p = &*progress;
+    let seen = Progress {
+        bytes_done: p.bytes_done,
+        bytes_total: p.bytes_total,
+        bytes_written: p.bytes_written,
+        bytes_skipped: p.bytes_skipped,
+        rate: p.rate,
+        eta_seconds: p.eta_seconds,
+        elapsed_seconds: p.elapsed_seconds,
+        current_file: owned(p.current_file),
+        files_done: p.files_done,
+        files_total: p.files_total,
+    };
+    let user = match callback.user.as_mut() {
+        Some(user) => user,
+        None => return 1,
+    };
+    match panic::catch_unwind(AssertUnwindSafe(|| user(&seen))) {
+        Ok(go_on) => c_int::from(go_on),
+        Err(payload) => {
+            callback.panic = Some(payload);
+            0
+        }
+    }
+}
+
+/// C strings for a list of patterns or paths, and the pointer array C reads.
+struct StringList {
+    _owned: Vec<CString>,
+    pointers: Vec<*const c_char>,
+}
+
+impl StringList {
+    fn new(what: &str, items: impl Iterator<Item = Result<CString, Error>>) -> Result<Self, Error> {
+        let owned = items.collect::<Result<Vec<_>, _>>().map_err(|e| Error {
+            message: format!("{what}: {}", e.message),
+            ..e
+        })?;
+        let pointers = owned.iter().map(|s| s.as_ptr()).collect();
+        Ok(StringList {
+            _owned: owned,
+            pointers,
+        })
+    }
+    fn ptr(&self) -> *const *const c_char {
+        if self.pointers.is_empty() {
+            ptr::null()
+        } else {
+            self.pointers.as_ptr()
+        }
+    }
+}
+
+/// Writes a fresh random key (64 hexadecimal digits, mode 0600) to `path`; never replaces an
+/// existing file.
+pub fn keygen(path: impl AsRef<Path>) -> Result<(), Error> {
+    let path = path_string("the key file's path", path.as_ref())?;
+    // SAFETY: a valid NUL-terminated string for the duration of the call.
+    check(unsafe { ffi::nubo_transfer_keygen(path.as_ptr()) })
+}
+
+/// Packs `sources` (files, directories recursively, symlinks as links) into `archive`.
+pub fn pack<P: AsRef<Path>>(
+    sources: &[P],
+    archive: impl AsRef<Path>,
+    options: &PackOptions,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Summary, Error> {
+    let sources = StringList::new(
+        "a source",
+        sources
+            .iter()
+            .map(|s| path_string("a source path", s.as_ref())),
+    )?;
+    let archive = path_string("the archive's path", archive.as_ref())?;
+    let exclude = StringList::new(
+        "exclude",
+        options
+            .exclude
+            .iter()
+            .map(|p| c_string("a pattern", p.as_bytes())),
+    )?;
+    let include = StringList::new(
+        "include",
+        options
+            .include
+            .iter()
+            .map(|p| c_string("a pattern", p.as_bytes())),
+    )?;
+    let key_file = optional_path("key_file", &options.key_file)?;
+    let mut o = ffi::nubo_pack_options::new();
+    // SAFETY: `o` is a valid struct of the size given.
+    check(unsafe { ffi::nubo_pack_options_init(&mut o, std::mem::size_of_val(&o)) })?;
+    if let Some(codec) = options.codec {
+        o.codec = codec.raw();
+    }
+    if let Some(level) = options.level {
+        o.level = level;
+    }
+    o.chunk_size = options.chunk_size.unwrap_or(o.chunk_size);
+    if let Some(threads) = options.threads {
+        o.threads = c_int_of("threads", threads)?;
+    }
+    o.memory_limit = options.memory_limit.unwrap_or(o.memory_limit);
+    o.resume = flag(options.resume, o.resume);
+    o.sync = flag(options.sync, o.sync);
+    o.exclude = exclude.ptr();
+    o.exclude_count = options.exclude.len();
+    o.include = include.ptr();
+    o.include_count = options.include.len();
+    o.key_file = key_file.as_ref().map_or(ptr::null(), |k| k.as_ptr());
+    let mut callback = Callback::new(progress);
+    (o.progress, o.progress_user) = callback.raw();
+    let mut summary = ffi::nubo_transfer_summary::new();
+    // SAFETY: every pointer in `o` and the lists outlives the call; `callback` too.
+    let raw = unsafe {
+        ffi::nubo_pack(
+            sources.ptr(),
+            sources.pointers.len(),
+            archive.as_ptr(),
+            &o,
+            &mut summary,
+        )
+    };
+    callback.finish(raw)?;
+    Ok(Summary::from_raw(&summary))
+}
+
+/// Unpacks `archive` into `directory` (created if missing), each file verified before it takes
+/// its name.
+pub fn unpack(
+    archive: impl AsRef<Path>,
+    directory: impl AsRef<Path>,
+    options: &UnpackOptions,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Summary, Error> {
+    let archive = path_string("the archive's path", archive.as_ref())?;
+    let directory = path_string("the directory", directory.as_ref())?;
+    let key_file = optional_path("key_file", &options.key_file)?;
+    let mut o = ffi::nubo_unpack_options::new();
+    // SAFETY: `o` is a valid struct of the size given.
+    check(unsafe { ffi::nubo_unpack_options_init(&mut o, std::mem::size_of_val(&o)) })?;
+    if let Some(threads) = options.threads {
+        o.threads = c_int_of("threads", threads)?;
+    }
+    o.memory_limit = options.memory_limit.unwrap_or(o.memory_limit);
+    o.resume = flag(options.resume, o.resume);
+    o.sync = flag(options.sync, o.sync);
+    o.preserve_special_modes = c_int::from(options.preserve_special_modes);
+    o.key_file = key_file.as_ref().map_or(ptr::null(), |k| k.as_ptr());
+    let mut callback = Callback::new(progress);
+    (o.progress, o.progress_user) = callback.raw();
+    let mut summary = ffi::nubo_transfer_summary::new();
+    // SAFETY: the strings and `callback` outlive the call.
+    let raw = unsafe { ffi::nubo_unpack(archive.as_ptr(), directory.as_ptr(), &o, &mut summary) };
+    callback.finish(raw)?;
+    Ok(Summary::from_raw(&summary))
+}
+
+/// Checks every checksum of `archive`, writing nothing; [`Status::Corrupt`] names the first
+/// fault.
+pub fn verify(
+    archive: impl AsRef<Path>,
+    options: &VerifyOptions,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<Summary, Error> {
+    let archive = path_string("the archive's path", archive.as_ref())?;
+    let key_file = optional_path("key_file", &options.key_file)?;
+    let mut o = ffi::nubo_verify_options::new();
+    // SAFETY: `o` is a valid struct of the size given.
+    check(unsafe { ffi::nubo_verify_options_init(&mut o, std::mem::size_of_val(&o)) })?;
+    if let Some(threads) = options.threads {
+        o.threads = c_int_of("threads", threads)?;
+    }
+    o.memory_limit = options.memory_limit.unwrap_or(o.memory_limit);
+    o.key_file = key_file.as_ref().map_or(ptr::null(), |k| k.as_ptr());
+    let mut callback = Callback::new(progress);
+    (o.progress, o.progress_user) = callback.raw();
+    let mut summary = ffi::nubo_transfer_summary::new();
+    // SAFETY: the strings and `callback` outlive the call.
+    let raw = unsafe { ffi::nubo_verify(archive.as_ptr(), &o, &mut summary) };
+    callback.finish(raw)?;
+    Ok(Summary::from_raw(&summary))
+}
+
+/// What an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Directory,
+    Symlink,
+    /// A kind this crate does not know (from a newer library).
+    Other(i32),
+}
+
+/// One entry of an archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub kind: EntryKind,
+    /// Relative, '/'-separated.
+    pub path: String,
+    pub size: u64,
+    pub mode: u32,
+    pub mtime_ns: i64,
+    /// Symlinks: the target; "" otherwise.
+    pub link_target: String,
+    /// Files: XXH3-128 of the content, 32 hexadecimal digits; "" otherwise.
+    pub hash: String,
+    pub stored_size: u64,
+    pub chunks: u64,
+}
+
+/// An open archive: its entries and random access to its files. Several threads may read one
+/// at once, so it is `Send` and `Sync`.
+pub struct Archive {
+    handle: NonNull<ffi::nubo_archive>,
+}
+
+// SAFETY: nubo_transfer.h: "several threads may read one at once"; every method takes &self
+// and the handle is freed once, in Drop.
+unsafe impl Send for Archive {}
+unsafe impl Sync for Archive {}
+
+impl Archive {
+    /// Opens `path` (local or s3://) and reads its index; an encrypted archive needs its
+    /// `key_file`.
+    pub fn open(path: impl AsRef<Path>, key_file: Option<&Path>) -> Result<Archive, Error> {
+        let path = path_string("the archive's path", path.as_ref())?;
+        let key = key_file.map(|k| path_string("key_file", k)).transpose()?;
+        let mut out = ptr::null_mut();
+        // SAFETY: valid strings, and an out pointer the library sets.
+        check(unsafe {
+            ffi::nubo_archive_open_with_key(
+                path.as_ptr(),
+                key.as_ref().map_or(ptr::null(), |k| k.as_ptr()),
+                &mut out,
+            )
+        })?;
+        NonNull::new(out)
+            .map(|handle| Archive { handle })
+            .ok_or_else(|| {
+                Error::new(
+                    Status::Internal,
+                    "nubo_archive_open_with_key gave no archive",
+                )
+            })
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        // SAFETY: a live handle.
+        unsafe { ffi::nubo_archive_entry_count(self.handle.as_ptr()) }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Entry `index` (0 .. len()).
+    pub fn entry(&self, index: usize) -> Result<Entry, Error> {
+        let mut info = ffi::nubo_archive_entry_info::new();
+        // SAFETY: a live handle and a sized struct to fill.
+        check(unsafe { ffi::nubo_archive_entry(self.handle.as_ptr(), index, &mut info) })?;
+        // SAFETY: the strings belong to the archive, alive while `self` is.
+        unsafe {
+            Ok(Entry {
+                kind: match info.kind {
+                    ffi::NUBO_ENTRY_FILE => EntryKind::File,
+                    ffi::NUBO_ENTRY_DIRECTORY => EntryKind::Directory,
+                    ffi::NUBO_ENTRY_SYMLINK => EntryKind::Symlink,
+                    other => EntryKind::Other(other),
+                },
+                path: owned(info.path),
+                size: info.size,
+                mode: info.mode,
+                mtime_ns: info.mtime_ns,
+                link_target: owned(info.link_target),
+                hash: owned(info.hash),
+                stored_size: info.stored_size,
+                chunks: info.chunks,
+            })
+        }
+    }
+
+    /// Every entry, in the archive's order (`nubo-xfer list`).
+    pub fn entries(&self) -> Result<Vec<Entry>, Error> {
+        (0..self.len()).map(|i| self.entry(i)).collect()
+    }
+
+    /// The index of the entry at `path`, or `None`.
+    pub fn find(&self, path: &str) -> Result<Option<usize>, Error> {
+        let path = c_string("path", path.as_bytes())?;
+        let mut index = 0usize;
+        // SAFETY: a live handle, a valid string and an out value.
+        let raw =
+            unsafe { ffi::nubo_archive_find(self.handle.as_ptr(), path.as_ptr(), &mut index) };
+        if raw == ffi::NUBO_ERR_NOT_FOUND {
+            return Ok(None);
+        }
+        check(raw)?;
+        Ok(Some(index))
+    }
+
+    /// Reads the file at `path` from `offset` into `buf`: the count read, fewer than
+    /// `buf.len()` only at the end of the file.
+    pub fn read_at(&self, path: &str, offset: u64, buf: &mut [u8]) -> Result<usize, Error> {
+        let path = c_string("path", path.as_bytes())?;
+        let mut read = 0usize;
+        // SAFETY: `buf` is writable for its length during the call.
+        check(unsafe {
+            ffi::nubo_archive_read(
+                self.handle.as_ptr(),
+                path.as_ptr(),
+                offset,
+                buf.as_mut_ptr() as *mut c_void,
+                buf.len(),
+                &mut read,
+            )
+        })?;
+        Ok(read)
+    }
+
+    /// The whole file at `path` (`nubo-xfer cat`).
+    pub fn read(&self, path: &str) -> Result<Vec<u8>, Error> {
+        let index = self.find(path)?.ok_or_else(|| {
+            Error::new(
+                Status::NotFound,
+                format!("no entry '{path}' in the archive"),
+            )
+        })?;
+        let size = self.entry(index)?.size;
+        let size = usize::try_from(size)
+            .map_err(|_| Error::new(Status::OutOfMemory, format!("'{path}' holds {size} bytes")))?;
+        let mut out = vec![0u8; size];
+        let mut done = 0;
+        while done < size {
+            let n = self.read_at(path, done as u64, &mut out[done..])?;
+            if n == 0 {
+                break;
+            }
+            done += n;
+        }
+        out.truncate(done);
+        Ok(out)
+    }
+}
+
+impl Drop for Archive {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from nubo_archive_open_with_key and is freed once.
+        unsafe { ffi::nubo_archive_free(self.handle.as_ptr()) }
+    }
+}
