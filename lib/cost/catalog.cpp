@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/csv.hpp"
+#include "common/json.hpp"
 #include "common/text.hpp"
 #include "cost/fields.hpp"
 #include "cost/model.hpp"
@@ -36,20 +37,26 @@ const std::vector<std::string> kProviderColumns = {"provider", "object_storage_g
                                                    "block_storage_gb_month", "egress_tiers"};
 
 bool is_date(const std::string& s) {
-  // YYYY-MM or YYYY-MM-DD
+  // YYYY-MM or YYYY-MM-DD, a real month and a day that month has.
   if (s.size() != 7 && s.size() != 10) return false;
   for (std::size_t i = 0; i < s.size(); ++i) {
     bool dash = i == 4 || i == 7;
     if (dash != (s[i] == '-')) return false;
     if (!dash && !std::isdigit(static_cast<unsigned char>(s[i]))) return false;
   }
-  return true;
+  const int year = std::stoi(s.substr(0, 4)), month = std::stoi(s.substr(5, 2));
+  if (month < 1 || month > 12) return false;
+  if (s.size() == 7) return true;
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const int day = std::stoi(s.substr(8, 2));
+  return day >= 1 && day <= kDays[month - 1] + (month == 2 && leap ? 1 : 0);
 }
 
 std::string date_field(const detail::Fields& f, std::string_view name) {
   auto s = std::string(text::trim(f.str(name)));
   if (!s.empty() && !is_date(s))
-    f.fail(std::string(name) + ": expected YYYY-MM or YYYY-MM-DD, got '" + s + "'");
+    f.fail(std::string(name) + ": expected a date YYYY-MM or YYYY-MM-DD, got '" + s + "'");
   return s;
 }
 
@@ -237,12 +244,7 @@ Parsed parse_csv(std::string_view text, const std::string& source) {
 }
 
 Parsed parse_json(std::string_view text, const std::string& source) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(Errc::invalid_argument, source + ": not valid JSON: " + e.what());
-  }
+  const auto doc = json::parse(text, source);
   if (!doc.is_object())
     throw Error(Errc::invalid_argument,
                 source + ": expected an object {\"instances\": [...], \"providers\": [...]}");

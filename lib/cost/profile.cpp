@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json.hpp"
 #include "common/text.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
@@ -69,12 +70,7 @@ class Reader {
 }  // namespace
 
 Profile Profile::parse(std::string_view json, const std::string& source) {
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(json);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(Errc::invalid_argument, "profile " + source + ": not valid JSON: " + e.what());
-  }
+  const auto root = nubo::json::parse(json, "profile " + source);
   if (!root.is_object())
     throw Error(Errc::invalid_argument, "profile " + source + ": expected a JSON object");
   Reader r(root, source);

@@ -114,6 +114,23 @@ TEST_CASE("a catalog file with a bad header or format says so") {
                     Catch::Contains("missing column 'gpu_model'"));
   CHECK_THROWS_WITH(c.load_text("{\"instances\": [", "bad.json"),
                     Catch::Contains("bad.json: not valid JSON"));
+  // A number past double's range is nlohmann's out_of_range, not a parse_error: it crashed
+  // nubo-cost before.
+  CHECK_THROWS_WITH(c.load_text(R"({"instances": [{"provider": "aws", "instance": "x",
+      "region": "r", "gpu_model": "T4", "gpus": 1, "on_demand": 1e400}]})",
+                                "huge.json"),
+                    Catch::Contains("huge.json: not valid JSON") && Catch::Contains("1e400"));
+  for (const char* date : {"2026-13", "2026-00-10", "2026-02-30", "2025-02-29", "2026-04-31"}) {
+    CAPTURE(date);
+    CHECK_THROWS_WITH(c.load_text(std::string(R"({"instances": [{"provider": "aws",
+        "instance": "x", "region": "r", "gpu_model": "T4", "gpus": 1, "on_demand": 1,
+        "price_date": ")") + date + "\"}]}",
+                                  "dates.json"),
+                      Catch::Contains("price_date: expected a date"));
+  }
+  c.load_text(R"({"instances": [{"provider": "aws", "instance": "leap", "region": "r",
+      "gpu_model": "T4", "gpus": 1, "on_demand": 1, "price_date": "2024-02-29"}]})",
+              "leap.json");
   CHECK_THROWS_WITH(c.load_text("{\"machines\": []}", "bad.json"),
                     Catch::Contains("unknown key 'machines'"));
   try {

@@ -64,6 +64,7 @@ TEST_CASE("a bad profile is rejected naming the file and the field") {
   };
   const std::string ok_devices = R"("devices": {"backend": "cpu", "model": "x", "count": 1})";
   fails("{", "not valid JSON");
+  fails(R"({"schema": "nubo-profile/1", "global_batch": 1e400})", "not valid JSON");
   fails("[]", "expected a JSON object");
   fails(R"({"schema": "other/2"})", "schema: 'other/2' is not 'nubo-profile/1'");
   fails(R"({"schema": "nubo-profile/1"})", "devices.backend: missing");
