@@ -93,7 +93,7 @@ struct ReservedDiscounts {
 
 class NUBO_API Catalog {
  public:
-  // No instances; the built-in provider prices (as empty()).
+  // The embedded catalogs, as builtin() and as Python's Catalog(): one meaning everywhere.
   Catalog();
   // The embedded catalogs (lib/cost/instances.csv, providers.csv).
   static Catalog builtin(ReservedDiscounts discounts = {});
@@ -129,6 +129,8 @@ class NUBO_API Catalog {
   const std::shared_ptr<const detail::CompiledCatalog>& compiled() const { return compiled_; }
 
  private:
+  struct NoInstances {};
+  explicit Catalog(NoInstances);  // empty()'s: the provider prices only
   void add_row(Instance instance);
   void changed();
 

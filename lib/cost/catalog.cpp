@@ -301,7 +301,9 @@ double Instance::price(Pricing p) const {
   return -1;
 }
 
-Catalog::Catalog() {
+Catalog::Catalog() : Catalog(builtin()) {}
+
+Catalog::Catalog(NoInstances) {
   auto parsed = parse_csv(embedded::cost_providers_csv(), "embedded providers.csv");
   providers_ = std::move(parsed.providers);
   sources_.push_back("embedded providers.csv");
@@ -309,7 +311,7 @@ Catalog::Catalog() {
 }
 
 Catalog Catalog::empty(ReservedDiscounts discounts) {
-  Catalog c;
+  Catalog c{NoInstances{}};
   c.set_reserved_discounts(discounts);
   return c;
 }

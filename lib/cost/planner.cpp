@@ -46,6 +46,10 @@ Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& r
   detail::validate(request);
   const auto model = detail::compile(workload);
   const auto& instances = catalog.instances();
+  if (instances.empty())
+    throw Error(Errc::invalid_argument,
+                "the catalog has no instances to plan with: Catalog::builtin() (or Catalog()) "
+                "holds the embedded ones, and load_file() adds yours");
   auto index = catalog.compiled();
   if (!request.region.empty() || !index) {
     std::vector<std::uint32_t> rows;

@@ -250,3 +250,17 @@ TEST_CASE("a plan as JSON holds the ranked plans, the frontier and the exclusion
                        Catch::Contains("\"exclusions\"") && Catch::Contains("\"time_s\"") &&
                        Catch::Contains("\"rework\"") && Catch::Contains("embedded instances.csv"));
 }
+
+TEST_CASE("Catalog() is the built-in catalog, and planning over no instances says so") {
+  // Python's Catalog() has always been the built-in one; C++'s was empty, and a plan over it
+  // silently considered nothing.
+  CHECK(Catalog().instances().size() == Catalog::builtin().instances().size());
+  CHECK_FALSE(Catalog().instances().empty());
+  try {
+    plan(Catalog::empty(), flops_workload(), all_pricings(1));
+    FAIL("planned over an empty catalog");
+  } catch (const Error& e) {
+    CHECK(e.code() == Errc::invalid_argument);
+    CHECK_THAT(e.what(), Catch::Contains("no instances") && Catch::Contains("builtin()"));
+  }
+}
