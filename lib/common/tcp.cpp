@@ -391,7 +391,7 @@ Listener::Listener(const HostPort& at, int backlog) {
 }
 
 Listener::~Listener() {
-  if (fd_ >= 0) ::close(fd_);
+  close();
   for (int f : wake_)
     if (f >= 0) ::close(f);
 }
@@ -399,6 +399,11 @@ Listener::~Listener() {
 void Listener::stop() {
   char c = 1;
   [[maybe_unused]] auto n = ::write(wake_[1], &c, 1);
+}
+
+void Listener::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 Socket Listener::accept(int wait_ms, double timeout_seconds) {

@@ -106,7 +106,11 @@ class Listener {
   const std::string& host() const { return host_; }
   // A connection, or an empty Socket when stop() was called or `wait_ms` passed.
   Socket accept(int wait_ms, double timeout_seconds);
+  // Wakes a thread blocked in accept(), which then returns an empty Socket.
   void stop();
+  // Closes the listening socket: new connections are refused (and ones waiting in the backlog
+  // reset) instead of stalling until their timeout. Only once no thread is in accept().
+  void close();
 
  private:
   int fd_ = -1;

@@ -430,6 +430,7 @@ void Server::stop() {
   if (i.stopping.exchange(true)) return;
   i.listener->stop();
   if (i.acceptor.joinable()) i.acceptor.join();
+  i.listener->close();  // "stopped" means refused, not accepted into a backlog nobody reads
   {
     // The lingering refusals end now, and are waited for: their threads use this server.
     std::unique_lock lock(i.linger_mutex);
