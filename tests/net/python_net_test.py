@@ -137,6 +137,22 @@ class SendServe(unittest.TestCase):
             net.Server("", token=TOKEN)
         self.assertEqual(e.exception.status, Status.INVALID_ARGUMENT)
 
+    def test_token_as_bytes(self) -> None:
+        secret = bytes(range(1, 40))  # not text: any bytes but NUL
+        with net.Server(self.dest, token=secret, timeout=10, sync=False) as server:
+            s = net.send(self.tree, f"{server.address}/bytes", token=bytearray(secret))
+            self.assertEqual(s.files, 4)
+            with self.assertRaises(NuboError) as e:
+                net.send(self.tree, server.address, token=secret[:-1], timeout=10)
+            self.assertIn("token", str(e.exception))
+        for bad, says in ((b"", "empty"), ("", "empty"), (b"ab\0cd", "NUL"), ("ab\0", "NUL")):
+            with self.assertRaises(NuboError) as e:
+                net.send(self.tree, "127.0.0.1:1", token=bad)
+            self.assertEqual(e.exception.status, Status.INVALID_ARGUMENT)
+            self.assertIn(says, str(e.exception))
+            with self.assertRaises(NuboError):
+                net.Server(self.dest, token=bad)
+
     def test_encryption_options_and_missing_dest(self) -> None:
         with net.Server(self.dest, token=TOKEN, sync=False, require_encryption=True,
                         handshake_timeout=5) as server:

@@ -8,7 +8,8 @@
 Running the same send again after an interruption sends only what the receiver has not
 verified. A progress callable receives a SendProgress and returns True to go on, False to cancel:
 the call then raises NuboError with status CANCELLED. An exception raised by the callable cancels
-too, and is re-raised from the call. token=None takes the secret from NUBO_TOKEN.
+too, and is re-raised from the call; so does Ctrl-C, within a second, with or without a callable.
+A token is text or bytes; None takes the secret from NUBO_TOKEN.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Callable, Iterable, Optional, Union
 
 from . import _lib
 from ._lib import _Sized, text
+from ._progress import ProgressCall
 from .errors import NuboError, Status
 from .transfer import Codec, _codec, _patterns
 
@@ -210,44 +212,39 @@ class ServerStats:
 SendProgressFn = Callable[[SendProgress], bool]
 
 
-class _Callback:
-    """Wraps a Python callable as the C callback; keeps its first exception to re-raise."""
-
-    def __init__(self, fn: Optional[SendProgressFn]) -> None:
-        self.fn = fn
-        self.error: Optional[BaseException] = None
-        self.c = PROGRESS_CALLBACK(self._call) if fn is not None else PROGRESS_CALLBACK()
-
-    def _call(self, p: "ctypes._Pointer[nubo_net_progress]", _user: Optional[int]) -> int:
-        c = p.contents
-        try:
-            keep_going = self.fn(SendProgress(  # type: ignore[misc]
-                bytes_done=c.bytes_done, bytes_total=c.bytes_total,
-                bytes_written=c.bytes_written, bytes_skipped=c.bytes_skipped, rate=c.rate,
-                eta_seconds=None if c.eta_seconds < 0 else c.eta_seconds,
-                elapsed_seconds=c.elapsed_seconds, current_file=text(c.current_file),
-                files_done=c.files_done, files_total=c.files_total, wire_bytes=c.wire_bytes,
-                link_rate=c.link_rate, bytes_resumed=c.bytes_resumed))
-            return 0 if keep_going is False else 1
-        except BaseException as e:  # noqa: BLE001 - re-raised by check() after the call
-            self.error = e
-            return 0
-
-    def check(self, status: int) -> None:
-        if self.error is not None:
-            raise self.error
-        _lib.check(status)
+def _progress(c: nubo_net_progress) -> SendProgress:
+    return SendProgress(bytes_done=c.bytes_done, bytes_total=c.bytes_total,
+                        bytes_written=c.bytes_written, bytes_skipped=c.bytes_skipped,
+                        rate=c.rate, eta_seconds=None if c.eta_seconds < 0 else c.eta_seconds,
+                        elapsed_seconds=c.elapsed_seconds, current_file=text(c.current_file),
+                        files_done=c.files_done, files_total=c.files_total,
+                        wire_bytes=c.wire_bytes, link_rate=c.link_rate,
+                        bytes_resumed=c.bytes_resumed)
 
 
 _path = _lib.path_bytes
 
 
-def _token(token: Optional[str]) -> Optional[bytes]:
-    return token.encode() if token else None
+Token = Union[str, bytes, bytearray]
+
+
+def _token(token: Optional[Token]) -> Optional[bytes]:
+    """The shared secret as the C ABI takes it: text or bytes, never empty, no NUL byte (the C
+    string would end there and silently shorten the secret)."""
+    if token is None:
+        return None
+    value = token.encode() if isinstance(token, str) else bytes(token)
+    if not value:
+        raise NuboError(Status.INVALID_ARGUMENT,
+                        "token is empty: give the shared secret, or None to read NUBO_TOKEN")
+    if b"\0" in value:
+        raise NuboError(Status.INVALID_ARGUMENT,
+                        "token holds a NUL byte, which would cut it short: use text or hex")
+    return value
 
 
 def send(sources: Union[StrPath, Iterable[StrPath]], destination: str, *,
-         token: Optional[str] = None, codec: Union[str, Codec] = "auto", level: int = 0,
+         token: Optional[Token] = None, codec: Union[str, Codec] = "auto", level: int = 0,
          chunk_size: Optional[int] = None, threads: int = 0, memory_limit: Optional[int] = None,
          streams: Optional[int] = None, rate: float = 0, timeout: Optional[float] = None,
          progress: Optional[SendProgressFn] = None, encrypt: bool = True,
@@ -281,12 +278,13 @@ def send(sources: Union[StrPath, Iterable[StrPath]], destination: str, *,
     excluded, o.exclude_count = _patterns(exclude)
     included, o.include_count = _patterns(include)
     o.exclude, o.include = excluded, included
-    cb = _Callback(progress)
-    o.progress = cb.c
+    call = ProgressCall(PROGRESS_CALLBACK, _progress, progress)
+    o.progress = call.c
     array = (c_char_p * max(len(encoded), 1))(*encoded)
+    target = destination.encode()
     s = nubo_net_send_summary()
-    cb.check(lib.nubo_net_send(array, len(encoded), destination.encode(), ctypes.byref(o),
-                               ctypes.byref(s)))
+    call.run(lambda: lib.nubo_net_send(array, len(encoded), target, ctypes.byref(o),
+                                       ctypes.byref(s)))
     return SendSummary(files=s.files, directories=s.directories, symlinks=s.symlinks,
                        bytes=s.bytes, bytes_sent=s.bytes_sent, bytes_skipped=s.bytes_skipped,
                        bytes_resumed=s.bytes_resumed, wire_bytes=s.wire_bytes,
@@ -305,7 +303,7 @@ class Server:
     setuid, setgid and sticky bits are dropped unless preserve_special_modes."""
 
     def __init__(self, dest: StrPath, *, listen: Optional[str] = None,
-                 token: Optional[str] = None, timeout: Optional[float] = None,
+                 token: Optional[Token] = None, timeout: Optional[float] = None,
                  max_connections: Optional[int] = None, sync: bool = True,
                  cert_file: Optional[StrPath] = None, key_file: Optional[StrPath] = None,
                  require_encryption: bool = False, handshake_timeout: Optional[float] = None,

@@ -5,7 +5,8 @@
     >>> s3.copy("s3://my-bucket/run1/ckpt/", "/scratch")    # and back
     >>> s.files, s.bytes_sent, s.bytes_resumed
 
-Resumable after any interruption (run the same copy again) and verified end to end. Keys,
+Resumable after any interruption (run the same copy again; Ctrl-C cancels within a second,
+keeping an upload's parts only with keep_partial) and verified end to end. Keys,
 region and endpoint are read as the AWS CLI reads them (AWS_* variables, ~/.aws profiles).
 """
 
@@ -19,7 +20,7 @@ from typing import Iterable, Optional, Union
 
 from . import _lib
 from ._lib import _Sized
-from .transfer import PROGRESS_CALLBACK, ProgressFn, _Callback, _path, _patterns
+from .transfer import PROGRESS_CALLBACK, ProgressFn, _call, _path, _patterns
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -98,10 +99,11 @@ def copy(source: StrPath, destination: StrPath, *, streams: int = 4, part_size: 
     o.exclude, o.include = excluded, included
     o.rate = rate
     o.key_file = _path(key_file) if key_file else None
-    cb = _Callback(progress)
-    o.progress = cb.c
+    call = _call(progress)
+    o.progress = call.c
+    source_bytes, destination_bytes = _path(source), _path(destination)
     s = nubo_s3_copy_summary()
-    cb.check(lib.nubo_s3_copy(_path(source), _path(destination), ctypes.byref(o),
-                              ctypes.byref(s)))
+    call.run(lambda: lib.nubo_s3_copy(source_bytes, destination_bytes, ctypes.byref(o),
+                                      ctypes.byref(s)))
     return CopySummary(files=s.files, bytes=s.bytes, bytes_sent=s.bytes_sent,
                        bytes_resumed=s.bytes_resumed, parts=s.parts, seconds=s.seconds)

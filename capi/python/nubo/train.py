@@ -24,6 +24,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 from . import _lib
 from ._enum import OpenIntEnum
 from ._lib import _Sized
+from ._progress import ProgressCall
 from .parallel import Team, TeamPtr
 
 StrPath = Union[str, "os.PathLike[str]"]
@@ -146,6 +147,15 @@ class Evaluation:
 ProgressFn = Callable[[TrainProgress], Any]
 
 
+def _progress(c: nubo_train_progress) -> TrainProgress:
+    return TrainProgress(epoch=c.epoch, epochs=c.epochs, step=c.step,
+                         steps_per_epoch=c.steps_per_epoch, total_steps=c.total_steps,
+                         loss=c.loss, accuracy=c.accuracy, samples_per_s=c.samples_per_s,
+                         eta_s=None if c.eta_s < 0 else c.eta_s, elapsed_s=c.elapsed_s,
+                         checkpointed=bool(c.checkpointed),
+                         checkpoint_interval_s=c.checkpoint_interval_s)
+
+
 _path = _lib.path_bytes
 
 
@@ -216,29 +226,11 @@ class Trainer:
 
     def fit(self, progress: Optional[ProgressFn] = None) -> None:
         """Trains to `epochs` epochs in all. `progress(TrainProgress)` is called after each
-        step; returning False stops (NuboError CANCELLED)."""
-        error: list[BaseException] = []
-
-        def call(p: "ctypes._Pointer[nubo_train_progress]", _user: Optional[int]) -> int:
-            c = p.contents
-            try:
-                keep_going = progress(TrainProgress(  # type: ignore[misc]
-                    epoch=c.epoch, epochs=c.epochs, step=c.step,
-                    steps_per_epoch=c.steps_per_epoch, total_steps=c.total_steps, loss=c.loss,
-                    accuracy=c.accuracy, samples_per_s=c.samples_per_s,
-                    eta_s=None if c.eta_s < 0 else c.eta_s, elapsed_s=c.elapsed_s,
-                    checkpointed=bool(c.checkpointed),
-                    checkpoint_interval_s=c.checkpoint_interval_s))
-                return 0 if keep_going is False else 1
-            except BaseException as e:  # noqa: BLE001 - re-raised after the call
-                error.append(e)
-                return 0
-
-        cb = PROGRESS_CALLBACK(call) if progress is not None else PROGRESS_CALLBACK()
-        status = _lib.lib().nubo_trainer_fit(self._h(), cb, None)
-        if error:
-            raise error[0]
-        _lib.check(status)
+        step; returning False stops (NuboError CANCELLED). Ctrl-C stops too, after the step in
+        progress and its checkpoint (with a checkpoint_dir), and is re-raised."""
+        handle = self._h()
+        call = ProgressCall(PROGRESS_CALLBACK, _progress, progress)
+        call.run(lambda: _lib.lib().nubo_trainer_fit(handle, call.c, None))
 
     def evaluate(self) -> Evaluation:
         """Loss and accuracy on the test set."""

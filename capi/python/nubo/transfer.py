@@ -8,7 +8,8 @@ random access (docs/transfer.md).
 
 A progress callable receives a Progress and returns True to go on, False to cancel: the call then
 raises NuboError with status CANCELLED, and what was done stays resumable. An exception raised
-by the callable cancels too, and is re-raised from the call.
+by the callable cancels too, and is re-raised from the call. Ctrl-C cancels within a second
+the same way, with or without a callable, and the KeyboardInterrupt is re-raised.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Callable, Iterable, Iterator, Optional, Union
 from . import _lib
 from ._enum import OpenIntEnum
 from ._lib import _Sized, text
+from ._progress import ProgressCall
 from .errors import NuboError, Status
 
 StrPath = Union[str, "os.PathLike[str]"]
@@ -246,32 +248,16 @@ class Entry:
 ProgressFn = Callable[[Progress], bool]
 
 
-class _Callback:
-    """Wraps a Python callable as the C callback; keeps its first exception to re-raise."""
+def _progress(c: nubo_transfer_progress) -> Progress:
+    return Progress(bytes_done=c.bytes_done, bytes_total=c.bytes_total,
+                    bytes_written=c.bytes_written, bytes_skipped=c.bytes_skipped, rate=c.rate,
+                    eta_seconds=None if c.eta_seconds < 0 else c.eta_seconds,
+                    elapsed_seconds=c.elapsed_seconds, current_file=text(c.current_file),
+                    files_done=c.files_done, files_total=c.files_total)
 
-    def __init__(self, fn: Optional[ProgressFn]) -> None:
-        self.fn = fn
-        self.error: Optional[BaseException] = None
-        self.c = PROGRESS_CALLBACK(self._call) if fn is not None else PROGRESS_CALLBACK()
 
-    def _call(self, p: "ctypes._Pointer[nubo_transfer_progress]", _user: Optional[int]) -> int:
-        c = p.contents
-        try:
-            keep_going = self.fn(Progress(  # type: ignore[misc]
-                bytes_done=c.bytes_done, bytes_total=c.bytes_total,
-                bytes_written=c.bytes_written, bytes_skipped=c.bytes_skipped, rate=c.rate,
-                eta_seconds=None if c.eta_seconds < 0 else c.eta_seconds,
-                elapsed_seconds=c.elapsed_seconds, current_file=text(c.current_file),
-                files_done=c.files_done, files_total=c.files_total))
-            return 0 if keep_going is False else 1
-        except BaseException as e:  # noqa: BLE001 - re-raised by check() after the call
-            self.error = e
-            return 0
-
-    def check(self, status: int) -> None:
-        if self.error is not None:
-            raise self.error
-        _lib.check(status)
+def _call(progress: Optional[ProgressFn]) -> ProgressCall[Progress]:
+    return ProgressCall(PROGRESS_CALLBACK, _progress, progress)
 
 
 _path = _lib.path_bytes
@@ -322,11 +308,12 @@ def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
     included, o.include_count = _patterns(include)
     o.exclude, o.include = excluded, included
     o.key_file = _optional_path(key_file)
-    cb = _Callback(progress)
-    o.progress = cb.c
+    call = _call(progress)
+    o.progress = call.c
     array = (c_char_p * max(len(encoded), 1))(*encoded)
+    target = _path(archive)
     s = nubo_transfer_summary()
-    cb.check(lib.nubo_pack(array, len(encoded), _path(archive), ctypes.byref(o), ctypes.byref(s)))
+    call.run(lambda: lib.nubo_pack(array, len(encoded), target, ctypes.byref(o), ctypes.byref(s)))
     return _summary(s)
 
 
@@ -345,10 +332,11 @@ def unpack(archive: StrPath, directory: StrPath, *, threads: int = 0,
     o.key_file = _optional_path(key_file)
     if memory_limit is not None:
         o.memory_limit = memory_limit
-    cb = _Callback(progress)
-    o.progress = cb.c
+    call = _call(progress)
+    o.progress = call.c
+    source, target = _path(archive), _path(directory)
     s = nubo_transfer_summary()
-    cb.check(lib.nubo_unpack(_path(archive), _path(directory), ctypes.byref(o), ctypes.byref(s)))
+    call.run(lambda: lib.nubo_unpack(source, target, ctypes.byref(o), ctypes.byref(s)))
     return _summary(s)
 
 
@@ -363,10 +351,11 @@ def verify(archive: StrPath, *, threads: int = 0, memory_limit: Optional[int] = 
     o.key_file = _optional_path(key_file)
     if memory_limit is not None:
         o.memory_limit = memory_limit
-    cb = _Callback(progress)
-    o.progress = cb.c
+    call = _call(progress)
+    o.progress = call.c
     s = nubo_transfer_summary()
-    cb.check(lib.nubo_verify(_path(archive), ctypes.byref(o), ctypes.byref(s)))
+    source = _path(archive)
+    call.run(lambda: lib.nubo_verify(source, ctypes.byref(o), ctypes.byref(s)))
     return _summary(s)
 
 
