@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Installs the nubo Python package into a fresh virtual environment and runs its tests there.
 
-This is what a user does (`pip install ./capi/python`), offline: the package is built from a
-copy of capi/python (so the source tree stays clean) with NUBO_LIB_DIR pointing at the build's
-libraries, which the build bundles into the package. The tests then run from outside the source
+This is what a user does (`pip install ./capi/python`), offline: a wheel is built from a copy of
+capi/python (so the source tree stays clean) with NUBO_LIB_DIR pointing at the build's
+libraries, which the build bundles into the package; the wheel's tag and contents are checked
+before it is installed. The tests then run from outside the source
 tree with NUBO_LIBRARY unset, so the only libnubo_c.so they can find is the bundled one.
 
 The environment is made with --system-site-packages for two Debian packages, nothing else:
@@ -16,16 +17,47 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 
 def run(command: list[str], **kwargs: object) -> None:
     print("+", " ".join(command), flush=True)
     subprocess.run(command, check=True, **kwargs)  # type: ignore[call-overload]
+
+
+def wheel_problems(wheel: Path, lib_dir: Path, scratch: Path) -> list[str]:
+    """What is wrong with the wheel as a user gets it: its tag (pure ctypes: any Python 3),
+    one copy of each library (not one per symlink), and a RUNPATH with neither a build-tree
+    path nor an empty entry (CMake's padding, which would load libraries from the current
+    directory)."""
+    problems = []
+    if not re.fullmatch(r"nubo-[\d.]+-py3-none-linux_\w+\.whl", wheel.name):
+        problems.append("the tag is not py3-none-linux_<arch>")
+    with zipfile.ZipFile(wheel) as z:
+        libraries = [n for n in z.namelist() if n.startswith("nubo/_libs/")]
+        z.extractall(scratch, libraries)
+    for stem in ("libnubo_c.so", "libnubo.so"):
+        copies = [n for n in libraries if Path(n).name.startswith(stem)]
+        if len(copies) != 1:
+            problems.append(f"{stem}: {len(copies)} copies ({', '.join(copies)}), not one")
+    for name in libraries:
+        dynamic = subprocess.run(["readelf", "-d", str(scratch / name)], check=True,
+                                 capture_output=True, text=True).stdout
+        for line in dynamic.splitlines():
+            if "RUNPATH" not in line and "RPATH" not in line:
+                continue
+            entries = line.split("[", 1)[1].rstrip("]").split(":")
+            if str(lib_dir.resolve()) in line:
+                problems.append(f"{name} keeps the build tree in its run path: {line.strip()}")
+            if "" in entries:  # the loader reads an empty entry as the current directory
+                problems.append(f"{name} has an empty run path entry: {line.strip()}")
+    return problems
 
 
 def main() -> int:
@@ -84,8 +116,22 @@ def main() -> int:
               file=sys.stderr)
         return 1
 
-    run([python, "-m", "pip", "install", "--quiet", "--no-index", "--no-build-isolation",
-         "--no-deps", str(source)], env=dict(env, NUBO_LIB_DIR=str(args.lib_dir)), cwd=cwd)
+    # Without a library to bundle, the build fails and says why (not a wheel that cannot work).
+    build = [python, "-m", "pip", "wheel", "--quiet", "--no-index", "--no-build-isolation",
+             "--no-deps", "-w", str(args.work / "wheels"), str(source)]
+    refused = subprocess.run(build, env=env, cwd=cwd, capture_output=True, text=True)
+    if refused.returncode == 0 or "no libnubo_c.so" not in refused.stdout + refused.stderr:
+        print("a copy of the package without NUBO_LIB_DIR built:\n" + refused.stdout +
+              refused.stderr, file=sys.stderr)
+        return 1
+    run(build, env=dict(env, NUBO_LIB_DIR=str(args.lib_dir)), cwd=cwd)
+    wheel = next((args.work / "wheels").glob("nubo-*.whl"))
+    problems = wheel_problems(wheel, args.lib_dir, args.work / "unzipped")
+    if problems:
+        print(f"{wheel.name}:\n  " + "\n  ".join(problems), file=sys.stderr)
+        return 1
+    run([python, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", str(wheel)],
+        env=env, cwd=cwd)
     installed = time.monotonic()
 
     # -s/-t put only the tests' own directory on sys.path: `import nubo` is the installed one.
