@@ -10,7 +10,7 @@
 #![allow(non_camel_case_types)]
 
 use std::marker::{PhantomData, PhantomPinned};
-use std::os::raw::{c_char, c_double, c_float, c_int, c_void};
+use std::os::raw::{c_char, c_double, c_float, c_int, c_uint, c_void};
 
 /// `NUBO_ABI_VERSION` of the nubo.h these declarations copy.
 pub const NUBO_ABI_VERSION: c_int = 1;
@@ -653,6 +653,393 @@ extern "C" {
     ) -> nubo_status;
 }
 
+// ---- Net (capi/nubo_net.h) -------------------------------------------------------------------
+
+opaque!(nubo_net_server);
+
+pub type nubo_net_progress_callback =
+    Option<unsafe extern "C" fn(progress: *const nubo_net_progress, user: *mut c_void) -> c_int>;
+
+sized_structs! {
+    pub struct nubo_net_progress {
+        pub struct_size: u32,
+        pub bytes_done: u64,
+        pub bytes_total: u64,
+        pub bytes_written: u64,
+        pub bytes_skipped: u64,
+        pub rate: c_double,
+        pub eta_seconds: c_double,
+        pub elapsed_seconds: c_double,
+        pub current_file: *const c_char,
+        pub files_done: u64,
+        pub files_total: u64,
+        pub wire_bytes: u64,
+        pub link_rate: c_double,
+        pub bytes_resumed: u64,
+    }
+
+    pub struct nubo_net_send_options {
+        pub struct_size: u32,
+        pub codec: nubo_codec,
+        pub level: c_int,
+        pub chunk_size: u64,
+        pub threads: c_int,
+        pub memory_limit: u64,
+        pub streams: c_int,
+        pub rate: c_double,
+        pub token: *const c_char,
+        pub timeout_seconds: c_double,
+        pub progress: nubo_net_progress_callback,
+        pub progress_user: *mut c_void,
+        pub encrypt: c_int,
+        pub ca_file: *const c_char,
+        pub server_name: *const c_char,
+        pub exclude: *const *const c_char,
+        pub exclude_count: usize,
+        pub include: *const *const c_char,
+        pub include_count: usize,
+    }
+
+    pub struct nubo_net_send_summary {
+        pub struct_size: u32,
+        pub files: u64,
+        pub directories: u64,
+        pub symlinks: u64,
+        pub bytes: u64,
+        pub bytes_sent: u64,
+        pub bytes_skipped: u64,
+        pub bytes_resumed: u64,
+        pub wire_bytes: u64,
+        pub chunks_sent: u64,
+        pub chunks_none: u64,
+        pub chunks_lz4: u64,
+        pub chunks_zstd: u64,
+        pub chunks_zero: u64,
+        pub streams: c_int,
+        pub seconds: c_double,
+        pub bytes_deduplicated: u64,
+    }
+
+    pub struct nubo_net_server_options {
+        pub struct_size: u32,
+        pub listen: *const c_char,
+        pub dest: *const c_char,
+        pub token: *const c_char,
+        pub timeout_seconds: c_double,
+        pub max_connections: c_int,
+        pub sync: c_int,
+        pub cert_file: *const c_char,
+        pub key_file: *const c_char,
+        pub require_encryption: c_int,
+        pub handshake_seconds: c_double,
+        pub max_pending: c_int,
+        pub max_pending_per_address: c_int,
+        pub mkdir: c_int,
+        pub preserve_special_modes: c_int,
+    }
+
+    pub struct nubo_net_server_stats_info {
+        pub struct_size: u32,
+        pub connections: u64,
+        pub refused: u64,
+        pub sessions: u64,
+        pub files: u64,
+        pub bytes: u64,
+    }
+}
+
+extern "C" {
+    pub fn nubo_net_send_options_init(
+        options: *mut nubo_net_send_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_net_send(
+        sources: *const *const c_char,
+        source_count: usize,
+        destination: *const c_char,
+        options: *const nubo_net_send_options,
+        summary: *mut nubo_net_send_summary,
+    ) -> nubo_status;
+    pub fn nubo_net_server_options_init(
+        options: *mut nubo_net_server_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_net_server_start(
+        options: *const nubo_net_server_options,
+        out: *mut *mut nubo_net_server,
+    ) -> nubo_status;
+    pub fn nubo_net_server_port(server: *const nubo_net_server) -> u16;
+    pub fn nubo_net_server_stats(
+        server: *const nubo_net_server,
+        out: *mut nubo_net_server_stats_info,
+    ) -> nubo_status;
+    pub fn nubo_net_server_stop(server: *mut nubo_net_server) -> nubo_status;
+    pub fn nubo_net_server_free(server: *mut nubo_net_server);
+}
+
+// ---- Cost (capi/nubo_cost.h) -----------------------------------------------------------------
+
+pub type nubo_cost_pricing = c_int;
+pub const NUBO_COST_ON_DEMAND: nubo_cost_pricing = 0;
+pub const NUBO_COST_SPOT: nubo_cost_pricing = 1;
+pub const NUBO_COST_RESERVED_1Y: nubo_cost_pricing = 2;
+pub const NUBO_COST_RESERVED_3Y: nubo_cost_pricing = 3;
+
+pub type nubo_cost_dtype = c_int;
+pub const NUBO_COST_FP32: nubo_cost_dtype = 0;
+pub const NUBO_COST_TF32: nubo_cost_dtype = 1;
+pub const NUBO_COST_FP16: nubo_cost_dtype = 2;
+pub const NUBO_COST_BF16: nubo_cost_dtype = 3;
+
+opaque!(nubo_cost_catalog, nubo_cost_plan, nubo_cost_meter);
+
+sized_structs! {
+    pub struct nubo_cost_instance_info {
+        pub struct_size: u32,
+        pub provider: *const c_char,
+        pub name: *const c_char,
+        pub region: *const c_char,
+        pub gpu_model: *const c_char,
+        pub gpus: c_int,
+        pub interconnect: *const c_char,
+        pub vcpus: c_int,
+        pub memory_gib: c_double,
+        pub network_gbps: c_double,
+        pub on_demand: c_double,
+        pub spot: c_double,
+        pub reserved_1y: c_double,
+        pub reserved_3y: c_double,
+        pub reserved_1y_derived: c_int,
+        pub reserved_3y_derived: c_int,
+        pub gpu_link_gbs: c_double,
+        pub price_date: *const c_char,
+        pub spot_date: *const c_char,
+        pub source: *const c_char,
+    }
+
+    pub struct nubo_cost_workload {
+        pub struct_size: u32,
+        pub total_flops: c_double,
+        pub flops_per_sample: c_double,
+        pub samples: c_double,
+        pub epochs: c_double,
+        pub global_batch: c_double,
+        pub dtype: nubo_cost_dtype,
+        pub mfu: c_double,
+        pub profile_path: *const c_char,
+        pub profile_json: *const c_char,
+        pub parameter_bytes: c_double,
+        pub memory_per_gpu_bytes: c_double,
+        pub dataset_bytes: c_double,
+        pub compression_ratio: c_double,
+        pub checkpoint_bytes: c_double,
+        pub checkpoint_write_mbps: c_double,
+        pub checkpoint_interval_s: c_double,
+        pub overlap: c_double,
+        pub egress_bytes: c_double,
+        pub storage_months_after: c_double,
+        pub tags: *const c_char,
+    }
+
+    pub struct nubo_cost_plan_options {
+        pub struct_size: u32,
+        pub pricings: c_uint,
+        pub min_nodes: c_int,
+        pub max_nodes: c_int,
+        pub deadline_s: c_double,
+        pub budget: c_double,
+        pub gpu: *const c_char,
+        pub provider: *const c_char,
+        pub region: *const c_char,
+        pub rank_by_time: c_int,
+        pub limit: usize,
+        pub spot_mtbi_s: c_double,
+        pub restart_s: c_double,
+        pub comm_efficiency: c_double,
+    }
+
+    pub struct nubo_cost_estimate_info {
+        pub struct_size: u32,
+        pub label: *const c_char,
+        pub provider: *const c_char,
+        pub instance: *const c_char,
+        pub region: *const c_char,
+        pub gpu_model: *const c_char,
+        pub gpus_per_node: c_int,
+        pub nodes: c_int,
+        pub pricing: nubo_cost_pricing,
+        pub hourly: c_double,
+        pub price_derived: c_int,
+        pub compute_s: c_double,
+        pub communication_s: c_double,
+        pub staging_s: c_double,
+        pub checkpoint_s: c_double,
+        pub rework_s: c_double,
+        pub restart_s: c_double,
+        pub total_s: c_double,
+        pub steps: c_double,
+        pub step_s: c_double,
+        pub cost_instances: c_double,
+        pub cost_storage: c_double,
+        pub cost_egress: c_double,
+        pub cost_total: c_double,
+        pub checkpoint_interval_s: c_double,
+        pub expected_interruptions: c_double,
+        pub memory_needed_bytes: c_double,
+        pub memory_per_gpu_bytes: c_double,
+        pub reserved_break_even: c_double,
+        pub pareto: c_int,
+        pub notes: *const c_char,
+    }
+
+    pub struct nubo_cost_exclusion_info {
+        pub struct_size: u32,
+        pub subject: *const c_char,
+        pub reason: *const c_char,
+        pub options: usize,
+    }
+
+    pub struct nubo_cost_checkpoint_info {
+        pub struct_size: u32,
+        pub young_interval_s: c_double,
+        pub daly_interval_s: c_double,
+        pub expected_wall_s: c_double,
+        pub write_s: c_double,
+        pub lost_work_s: c_double,
+        pub restart_s: c_double,
+        pub interruptions: c_double,
+        pub overhead_fraction: c_double,
+    }
+
+    pub struct nubo_cost_own_request {
+        pub struct_size: u32,
+        pub hardware_price: c_double,
+        pub power_kw: c_double,
+        pub years: c_double,
+        pub cloud_hourly: c_double,
+        pub utilisation: c_double,
+        pub kwh_price: c_double,
+        pub pue: c_double,
+        pub maintenance_per_year: c_double,
+    }
+
+    pub struct nubo_cost_own_info {
+        pub struct_size: u32,
+        pub break_even_utilisation: c_double,
+        pub own_cost: c_double,
+        pub cloud_cost: c_double,
+        pub cloud_saving: c_double,
+        pub utilisation_for_70: c_double,
+    }
+}
+
+extern "C" {
+    pub fn nubo_cost_catalog_builtin(out: *mut *mut nubo_cost_catalog) -> nubo_status;
+    pub fn nubo_cost_catalog_load(
+        catalog: *mut nubo_cost_catalog,
+        path: *const c_char,
+        replace: c_int,
+    ) -> nubo_status;
+    pub fn nubo_cost_catalog_set_reserved_discounts(
+        catalog: *mut nubo_cost_catalog,
+        one_year: c_double,
+        three_year: c_double,
+    ) -> nubo_status;
+    pub fn nubo_cost_catalog_free(catalog: *mut nubo_cost_catalog);
+    pub fn nubo_cost_catalog_instance_count(catalog: *const nubo_cost_catalog) -> usize;
+    pub fn nubo_cost_catalog_instance(
+        catalog: *const nubo_cost_catalog,
+        index: usize,
+        out: *mut nubo_cost_instance_info,
+    ) -> nubo_status;
+    pub fn nubo_cost_workload_init(workload: *mut nubo_cost_workload, size: usize) -> nubo_status;
+    pub fn nubo_cost_plan_options_init(
+        options: *mut nubo_cost_plan_options,
+        size: usize,
+    ) -> nubo_status;
+    pub fn nubo_cost_plan_create(
+        catalog: *const nubo_cost_catalog,
+        workload: *const nubo_cost_workload,
+        options: *const nubo_cost_plan_options,
+        out: *mut *mut nubo_cost_plan,
+    ) -> nubo_status;
+    pub fn nubo_cost_estimate(
+        catalog: *const nubo_cost_catalog,
+        workload: *const nubo_cost_workload,
+        instance: *const c_char,
+        region: *const c_char,
+        nodes: c_int,
+        pricing: nubo_cost_pricing,
+        options: *const nubo_cost_plan_options,
+        out: *mut *mut nubo_cost_plan,
+    ) -> nubo_status;
+    pub fn nubo_cost_plan_free(plan: *mut nubo_cost_plan);
+    pub fn nubo_cost_plan_counts(
+        plan: *const nubo_cost_plan,
+        considered: *mut usize,
+        feasible: *mut usize,
+    ) -> nubo_status;
+    pub fn nubo_cost_plan_ranked_count(plan: *const nubo_cost_plan) -> usize;
+    pub fn nubo_cost_plan_frontier_count(plan: *const nubo_cost_plan) -> usize;
+    pub fn nubo_cost_plan_exclusion_count(plan: *const nubo_cost_plan) -> usize;
+    pub fn nubo_cost_plan_ranked(
+        plan: *const nubo_cost_plan,
+        index: usize,
+        out: *mut nubo_cost_estimate_info,
+    ) -> nubo_status;
+    pub fn nubo_cost_plan_frontier(
+        plan: *const nubo_cost_plan,
+        index: usize,
+        out: *mut nubo_cost_estimate_info,
+    ) -> nubo_status;
+    pub fn nubo_cost_plan_exclusion(
+        plan: *const nubo_cost_plan,
+        index: usize,
+        out: *mut nubo_cost_exclusion_info,
+    ) -> nubo_status;
+    pub fn nubo_cost_plan_json(
+        plan: *const nubo_cost_plan,
+        buf: *mut c_char,
+        capacity: usize,
+        needed: *mut usize,
+    ) -> nubo_status;
+    pub fn nubo_cost_checkpoint_plan(
+        work_s: c_double,
+        write_s: c_double,
+        mtbi_s: c_double,
+        restart_s: c_double,
+        out: *mut nubo_cost_checkpoint_info,
+    ) -> nubo_status;
+    pub fn nubo_cost_own_request_init(
+        request: *mut nubo_cost_own_request,
+        size: usize,
+    ) -> nubo_status;
+    pub fn nubo_cost_rent_vs_own(
+        request: *const nubo_cost_own_request,
+        out: *mut nubo_cost_own_info,
+    ) -> nubo_status;
+    pub fn nubo_cost_meter_create(
+        hourly: c_double,
+        fixed: c_double,
+        out: *mut *mut nubo_cost_meter,
+    ) -> nubo_status;
+    pub fn nubo_cost_meter_for_instance(
+        catalog: *const nubo_cost_catalog,
+        instance: *const c_char,
+        pricing: nubo_cost_pricing,
+        nodes: c_int,
+        out: *mut *mut nubo_cost_meter,
+    ) -> nubo_status;
+    pub fn nubo_cost_meter_update(
+        meter: *mut nubo_cost_meter,
+        elapsed_s: c_double,
+        progress: c_double,
+        spent: *mut c_double,
+        projected: *mut c_double,
+    ) -> nubo_status;
+    pub fn nubo_cost_meter_free(meter: *mut nubo_cost_meter);
+}
+
 #[cfg(test)]
 mod tests {
     //! Compares the declarations above with the C compiler's view of nubo.h, printed by the
@@ -702,41 +1089,114 @@ mod tests {
         }};
     }
 
-    /// The transfer structs' sizes against C's (`c_transfer_test --layout`, which
-    /// $NUBO_TEST_TRANSFER_LAYOUT names); skipped without it.
-    #[test]
-    fn transfer_sizes_match_c() {
-        let program = match std::env::var_os("NUBO_TEST_TRANSFER_LAYOUT") {
+    /// Compares struct sizes with what a C test program prints for `--layout` ("name size" lines
+    /// or one JSON object of sizes); the program is named by the variable `env`, and the check
+    /// is skipped without it.
+    fn sizes_match_c(env: &str, rust: &[(&str, usize)]) {
+        let program = match std::env::var_os(env) {
             Some(program) => program,
             None => {
-                eprintln!("NUBO_TEST_TRANSFER_LAYOUT is not set: transfer layout check skipped");
+                eprintln!("{env} is not set: layout check skipped");
                 return;
             }
         };
         let output = std::process::Command::new(&program)
             .arg("--layout")
             .output()
-            .expect("run the transfer layout program");
+            .expect("run the layout program");
         assert!(output.status.success(), "{:?} failed", program);
-        let c: HashMap<String, usize> = String::from_utf8(output.stdout)
-            .unwrap()
-            .lines()
-            .filter_map(|l| l.split_once(' '))
-            .map(|(name, size)| (name.to_string(), size.parse().unwrap()))
+        let text = String::from_utf8(output.stdout).unwrap();
+        let pairs: Vec<(&str, &str)> = if text.trim_start().starts_with('{') {
+            text.trim()
+                .trim_start_matches('{')
+                .trim_end_matches('}')
+                .split(',')
+                .filter_map(|pair| pair.split_once(':'))
+                .collect()
+        } else {
+            text.lines().filter_map(|l| l.split_once(' ')).collect()
+        };
+        let c: HashMap<String, usize> = pairs
+            .into_iter()
+            .map(|(name, size)| {
+                (
+                    name.trim().trim_matches('"').to_string(),
+                    size.trim().parse().unwrap(),
+                )
+            })
             .collect();
-        let rust = [
-            (
-                "nubo_transfer_progress",
-                size_of::<nubo_transfer_progress>(),
-            ),
-            ("nubo_pack_options", size_of::<nubo_pack_options>()),
-            ("nubo_unpack_options", size_of::<nubo_unpack_options>()),
-            ("nubo_verify_options", size_of::<nubo_verify_options>()),
-            ("nubo_transfer_summary", size_of::<nubo_transfer_summary>()),
-        ];
         for (name, size) in rust {
-            assert_eq!(c.get(name), Some(&size), "{name}: C and Rust differ");
+            assert_eq!(c.get(*name), Some(size), "{name}: C and Rust differ");
         }
+    }
+
+    #[test]
+    fn transfer_sizes_match_c() {
+        sizes_match_c(
+            "NUBO_TEST_TRANSFER_LAYOUT",
+            &[
+                (
+                    "nubo_transfer_progress",
+                    size_of::<nubo_transfer_progress>(),
+                ),
+                ("nubo_pack_options", size_of::<nubo_pack_options>()),
+                ("nubo_unpack_options", size_of::<nubo_unpack_options>()),
+                ("nubo_verify_options", size_of::<nubo_verify_options>()),
+                ("nubo_transfer_summary", size_of::<nubo_transfer_summary>()),
+            ],
+        );
+    }
+
+    #[test]
+    fn net_sizes_match_c() {
+        sizes_match_c(
+            "NUBO_TEST_NET_LAYOUT",
+            &[
+                ("nubo_net_progress", size_of::<nubo_net_progress>()),
+                ("nubo_net_send_options", size_of::<nubo_net_send_options>()),
+                ("nubo_net_send_summary", size_of::<nubo_net_send_summary>()),
+                (
+                    "nubo_net_server_options",
+                    size_of::<nubo_net_server_options>(),
+                ),
+                (
+                    "nubo_net_server_stats_info",
+                    size_of::<nubo_net_server_stats_info>(),
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn cost_sizes_match_c() {
+        sizes_match_c(
+            "NUBO_TEST_COST_LAYOUT",
+            &[
+                (
+                    "nubo_cost_instance_info",
+                    size_of::<nubo_cost_instance_info>(),
+                ),
+                ("nubo_cost_workload", size_of::<nubo_cost_workload>()),
+                (
+                    "nubo_cost_plan_options",
+                    size_of::<nubo_cost_plan_options>(),
+                ),
+                (
+                    "nubo_cost_estimate_info",
+                    size_of::<nubo_cost_estimate_info>(),
+                ),
+                (
+                    "nubo_cost_exclusion_info",
+                    size_of::<nubo_cost_exclusion_info>(),
+                ),
+                (
+                    "nubo_cost_checkpoint_info",
+                    size_of::<nubo_cost_checkpoint_info>(),
+                ),
+                ("nubo_cost_own_request", size_of::<nubo_cost_own_request>()),
+                ("nubo_cost_own_info", size_of::<nubo_cost_own_info>()),
+            ],
+        );
     }
 
     #[test]

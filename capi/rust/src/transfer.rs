@@ -14,10 +14,10 @@
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_void};
 use std::os::unix::ffi::OsStrExt;
-use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 
+use crate::progress::{Callback, FromRaw};
 use crate::{c_int_of, c_string, check, ffi, owned, Error, Status};
 
 /// How chunks are compressed (`--codec`).
@@ -32,7 +32,7 @@ pub enum Codec {
 }
 
 impl Codec {
-    fn raw(self) -> ffi::nubo_codec {
+    pub(crate) fn raw(self) -> ffi::nubo_codec {
         match self {
             Codec::Auto => ffi::NUBO_CODEC_AUTO,
             Codec::None => ffi::NUBO_CODEC_NONE,
@@ -155,90 +155,47 @@ impl Summary {
     }
 }
 
-fn path_string(what: &str, path: &Path) -> Result<CString, Error> {
+pub(crate) fn path_string(what: &str, path: &Path) -> Result<CString, Error> {
     c_string(what, path.as_os_str().as_bytes())
 }
 
-fn optional_path(what: &str, path: &Option<PathBuf>) -> Result<Option<CString>, Error> {
+pub(crate) fn optional_path(what: &str, path: &Option<PathBuf>) -> Result<Option<CString>, Error> {
     path.as_deref().map(|p| path_string(what, p)).transpose()
 }
 
-fn flag(value: Option<bool>, default: c_int) -> c_int {
+pub(crate) fn flag(value: Option<bool>, default: c_int) -> c_int {
     value.map_or(default, c_int::from)
 }
 
-/// The progress callback handed to C, and what it carries across: the Rust closure, and a
-/// panic it raised (resumed once the C call has returned, never unwound through C).
-struct Callback<'a> {
-    user: Option<ProgressFn<'a>>,
-    panic: Option<Box<dyn std::any::Any + Send + 'static>>,
-}
-
-impl<'a> Callback<'a> {
-    fn new(user: Option<ProgressFn<'a>>) -> Self {
-        Callback { user, panic: None }
-    }
-
-    fn raw(&mut self) -> (ffi::nubo_progress_callback, *mut c_void) {
-        if self.user.is_none() {
-            return (None, ptr::null_mut());
-        }
-        (Some(trampoline), self as *mut Self as *mut c_void)
-    }
-
-    /// The call's result, after resuming a panic of the callback.
-    fn finish(self, raw: ffi::nubo_status) -> Result<(), Error> {
-        if let Some(payload) = self.panic {
-            panic::resume_unwind(payload);
-        }
-        check(raw)
-    }
-}
-
-unsafe extern "C" fn trampoline(
-    progress: *const ffi::nubo_transfer_progress,
-    user: *mut c_void,
-) -> c_int {
-    // SAFETY: `user` is the Callback that raw() handed to the same call, alive until it
-    // returns; the library calls back from one thread at a time.
-    let callback = &mut *(user as *mut Callback<'_>);
-    if callback.panic.is_some() {
-        return 0;
-    }
-    let p = &*progress;
-    let seen = Progress {
-        bytes_done: p.bytes_done,
-        bytes_total: p.bytes_total,
-        bytes_written: p.bytes_written,
-        bytes_skipped: p.bytes_skipped,
-        rate: p.rate,
-        eta_seconds: p.eta_seconds,
-        elapsed_seconds: p.elapsed_seconds,
-        current_file: owned(p.current_file),
-        files_done: p.files_done,
-        files_total: p.files_total,
-    };
-    let user = match callback.user.as_mut() {
-        Some(user) => user,
-        None => return 1,
-    };
-    match panic::catch_unwind(AssertUnwindSafe(|| user(&seen))) {
-        Ok(go_on) => c_int::from(go_on),
-        Err(payload) => {
-            callback.panic = Some(payload);
-            0
+impl FromRaw for Progress {
+    type Raw = ffi::nubo_transfer_progress;
+    unsafe fn from_raw(p: &ffi::nubo_transfer_progress) -> Progress {
+        Progress {
+            bytes_done: p.bytes_done,
+            bytes_total: p.bytes_total,
+            bytes_written: p.bytes_written,
+            bytes_skipped: p.bytes_skipped,
+            rate: p.rate,
+            eta_seconds: p.eta_seconds,
+            elapsed_seconds: p.elapsed_seconds,
+            current_file: owned(p.current_file),
+            files_done: p.files_done,
+            files_total: p.files_total,
         }
     }
 }
 
 /// C strings for a list of patterns or paths, and the pointer array C reads.
-struct StringList {
+pub(crate) struct StringList {
     _owned: Vec<CString>,
     pointers: Vec<*const c_char>,
 }
 
 impl StringList {
-    fn new(what: &str, items: impl Iterator<Item = Result<CString, Error>>) -> Result<Self, Error> {
+    pub(crate) fn new(
+        what: &str,
+        items: impl Iterator<Item = Result<CString, Error>>,
+    ) -> Result<Self, Error> {
         let owned = items.collect::<Result<Vec<_>, _>>().map_err(|e| Error {
             message: format!("{what}: {}", e.message),
             ..e
@@ -249,7 +206,29 @@ impl StringList {
             pointers,
         })
     }
-    fn ptr(&self) -> *const *const c_char {
+    /// rsync-style filter patterns (`exclude`, `include`).
+    pub(crate) fn patterns(what: &str, patterns: &[String]) -> Result<Self, Error> {
+        StringList::new(
+            what,
+            patterns.iter().map(|p| c_string("a pattern", p.as_bytes())),
+        )
+    }
+
+    /// Paths to send or pack.
+    pub(crate) fn paths<P: AsRef<Path>>(paths: &[P]) -> Result<Self, Error> {
+        StringList::new(
+            "a source",
+            paths
+                .iter()
+                .map(|s| path_string("a source path", s.as_ref())),
+        )
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.pointers.len()
+    }
+
+    pub(crate) fn ptr(&self) -> *const *const c_char {
         if self.pointers.is_empty() {
             ptr::null()
         } else {
@@ -273,27 +252,10 @@ pub fn pack<P: AsRef<Path>>(
     options: &PackOptions,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Summary, Error> {
-    let sources = StringList::new(
-        "a source",
-        sources
-            .iter()
-            .map(|s| path_string("a source path", s.as_ref())),
-    )?;
+    let sources = StringList::paths(sources)?;
     let archive = path_string("the archive's path", archive.as_ref())?;
-    let exclude = StringList::new(
-        "exclude",
-        options
-            .exclude
-            .iter()
-            .map(|p| c_string("a pattern", p.as_bytes())),
-    )?;
-    let include = StringList::new(
-        "include",
-        options
-            .include
-            .iter()
-            .map(|p| c_string("a pattern", p.as_bytes())),
-    )?;
+    let exclude = StringList::patterns("exclude", &options.exclude)?;
+    let include = StringList::patterns("include", &options.include)?;
     let key_file = optional_path("key_file", &options.key_file)?;
     let mut o = ffi::nubo_pack_options::new();
     // SAFETY: `o` is a valid struct of the size given.
@@ -323,7 +285,7 @@ pub fn pack<P: AsRef<Path>>(
     let raw = unsafe {
         ffi::nubo_pack(
             sources.ptr(),
-            sources.pointers.len(),
+            sources.len(),
             archive.as_ptr(),
             &o,
             &mut summary,

@@ -1,0 +1,846 @@
+//! Time and money on cloud instances (docs/cost.md): a [`Catalog`] of instances and prices,
+//! [`plan`] a [`Workload`] over instance x node count x pricing under a deadline and a budget,
+//! [`estimate`] one option, the Young/Daly [`checkpoint_interval`], [`rent_vs_own`], and a live
+//! [`Meter`] for a running job.
+//!
+//! ```no_run
+//! use nubo::cost::{plan, Catalog, PlanOptions, Pricing, Workload};
+//! let catalog = Catalog::builtin()?;
+//! let workload = Workload { total_flops: 3e18, ..Default::default() };
+//! let options = PlanOptions { pricings: vec![Pricing::OnDemand, Pricing::Spot],
+//!                             deadline_s: Some(6.0 * 3600.0), ..Default::default() };
+//! for e in plan(&catalog, &workload, &options)?.ranked {
+//!     println!("{:<32} {:>8.1} h {:>9.2} $", e.label, e.total_s / 3600.0, e.cost_total);
+//! }
+//! # Ok::<(), nubo::Error>(())
+//! ```
+//!
+//! [`Catalog`] and [`Meter`] are `Send` and `Sync`: the C library guards them, and whatever
+//! changes them takes `&mut self`. A [`Plan`] is copied out of C into owned values.
+
+use std::ffi::CString;
+use std::os::raw::c_int;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::ptr::{self, NonNull};
+
+use crate::{c_int_of, c_string, check, ffi, owned, read_text, Error, Status};
+
+/// How an instance is paid for (`--pricing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pricing {
+    OnDemand,
+    /// Cheaper, interrupted: the estimate adds checkpoints, lost work and restarts.
+    Spot,
+    Reserved1y,
+    Reserved3y,
+}
+
+impl Pricing {
+    fn raw(self) -> ffi::nubo_cost_pricing {
+        match self {
+            Pricing::OnDemand => ffi::NUBO_COST_ON_DEMAND,
+            Pricing::Spot => ffi::NUBO_COST_SPOT,
+            Pricing::Reserved1y => ffi::NUBO_COST_RESERVED_1Y,
+            Pricing::Reserved3y => ffi::NUBO_COST_RESERVED_3Y,
+        }
+    }
+
+    fn from_raw(raw: ffi::nubo_cost_pricing) -> Result<Pricing, Error> {
+        match raw {
+            ffi::NUBO_COST_ON_DEMAND => Ok(Pricing::OnDemand),
+            ffi::NUBO_COST_SPOT => Ok(Pricing::Spot),
+            ffi::NUBO_COST_RESERVED_1Y => Ok(Pricing::Reserved1y),
+            ffi::NUBO_COST_RESERVED_3Y => Ok(Pricing::Reserved3y),
+            other => Err(Error::new(
+                Status::Unsupported,
+                format!("the library reports pricing {other}, newer than this crate"),
+            )),
+        }
+    }
+}
+
+/// The arithmetic a workload's FLOPs are counted in: it picks the GPU's peak rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dtype {
+    Fp32,
+    Tf32,
+    Fp16,
+    Bf16,
+}
+
+impl Dtype {
+    fn raw(self) -> ffi::nubo_cost_dtype {
+        match self {
+            Dtype::Fp32 => ffi::NUBO_COST_FP32,
+            Dtype::Tf32 => ffi::NUBO_COST_TF32,
+            Dtype::Fp16 => ffi::NUBO_COST_FP16,
+            Dtype::Bf16 => ffi::NUBO_COST_BF16,
+        }
+    }
+
+    fn from_raw(raw: ffi::nubo_cost_dtype) -> Dtype {
+        match raw {
+            ffi::NUBO_COST_FP32 => Dtype::Fp32,
+            ffi::NUBO_COST_TF32 => Dtype::Tf32,
+            ffi::NUBO_COST_FP16 => Dtype::Fp16,
+            _ => Dtype::Bf16,
+        }
+    }
+}
+
+/// A negative price in C means "not in the catalog".
+fn price(raw: f64) -> Option<f64> {
+    (raw >= 0.0).then_some(raw)
+}
+
+/// A positive value in C means "set"; 0 (or a negative sentinel) means the default.
+fn set(raw: f64) -> Option<f64> {
+    (raw > 0.0).then_some(raw)
+}
+
+fn optional_c_string(what: &str, value: &Option<String>) -> Result<Option<CString>, Error> {
+    value
+        .as_ref()
+        .map(|v| c_string(what, v.as_bytes()))
+        .transpose()
+}
+
+fn pointer(value: &Option<CString>) -> *const std::os::raw::c_char {
+    value.as_ref().map_or(ptr::null(), |v| v.as_ptr())
+}
+
+// ---- Catalogs ------------------------------------------------------------------------------
+
+/// One instance row: hardware and prices ($/h).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instance {
+    pub provider: String,
+    pub name: String,
+    pub region: String,
+    pub gpu_model: String,
+    pub gpus: i32,
+    /// "none", "pcie", "nvlink" or "nvswitch".
+    pub interconnect: String,
+    pub vcpus: i32,
+    pub memory_gib: f64,
+    pub network_gbps: f64,
+    pub on_demand: f64,
+    pub spot: Option<f64>,
+    pub reserved_1y: Option<f64>,
+    pub reserved_3y: Option<f64>,
+    /// Derived from the catalog's discount, not published.
+    pub reserved_1y_derived: bool,
+    pub reserved_3y_derived: bool,
+    /// Per-GPU all-reduce bandwidth, GB/s per direction.
+    pub gpu_link_gbs: f64,
+    pub price_date: String,
+    pub spot_date: String,
+    pub source: String,
+}
+
+/// Instances with prices, and the providers' storage and network prices.
+pub struct Catalog {
+    raw: NonNull<ffi::nubo_cost_catalog>,
+}
+
+// SAFETY: the C catalog holds no thread affinity; reads through &self are const C++ reads and
+// every change takes &mut self.
+unsafe impl Send for Catalog {}
+unsafe impl Sync for Catalog {}
+
+impl Catalog {
+    /// The embedded catalogs (`nubo-cost` with no `--catalog`).
+    pub fn builtin() -> Result<Catalog, Error> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: out-pointer to a local.
+        check(unsafe { ffi::nubo_cost_catalog_builtin(&mut raw) })?;
+        NonNull::new(raw)
+            .map(|raw| Catalog { raw })
+            .ok_or_else(|| Error::new(Status::Internal, "nubo_cost_catalog_builtin gave NULL"))
+    }
+
+    /// Adds the rows of a CSV or JSON catalog file (a row with an existing key replaces it);
+    /// `replace` drops the instances first. A malformed row is InvalidArgument naming the file
+    /// and the line, a missing file NotFound; on error the catalog is unchanged.
+    pub fn load(&mut self, path: impl AsRef<Path>, replace: bool) -> Result<(), Error> {
+        let path = c_string("path", path.as_ref().as_os_str().as_bytes())?;
+        // SAFETY: a live handle and a NUL-terminated path.
+        check(unsafe {
+            ffi::nubo_cost_catalog_load(self.raw.as_ptr(), path.as_ptr(), c_int::from(replace))
+        })
+    }
+
+    /// Discounts (fractions in [0, 1)) that derive reserved prices where none is published.
+    pub fn set_reserved_discounts(&mut self, one_year: f64, three_year: f64) -> Result<(), Error> {
+        // SAFETY: a live handle.
+        check(unsafe {
+            ffi::nubo_cost_catalog_set_reserved_discounts(self.raw.as_ptr(), one_year, three_year)
+        })
+    }
+
+    /// Every instance row, in the catalog's order.
+    pub fn instances(&self) -> Result<Vec<Instance>, Error> {
+        // SAFETY: a live handle.
+        let count = unsafe { ffi::nubo_cost_catalog_instance_count(self.raw.as_ptr()) };
+        (0..count).map(|i| self.instance(i)).collect()
+    }
+
+    fn instance(&self, index: usize) -> Result<Instance, Error> {
+        let mut info = ffi::nubo_cost_instance_info::new();
+        // SAFETY: a live handle; the strings are copied before the next call on it.
+        unsafe {
+            check(ffi::nubo_cost_catalog_instance(
+                self.raw.as_ptr(),
+                index,
+                &mut info,
+            ))?;
+            Ok(Instance {
+                provider: owned(info.provider),
+                name: owned(info.name),
+                region: owned(info.region),
+                gpu_model: owned(info.gpu_model),
+                gpus: info.gpus,
+                interconnect: owned(info.interconnect),
+                vcpus: info.vcpus,
+                memory_gib: info.memory_gib,
+                network_gbps: info.network_gbps,
+                on_demand: info.on_demand,
+                spot: price(info.spot),
+                reserved_1y: price(info.reserved_1y),
+                reserved_3y: price(info.reserved_3y),
+                reserved_1y_derived: info.reserved_1y_derived != 0,
+                reserved_3y_derived: info.reserved_3y_derived != 0,
+                gpu_link_gbs: info.gpu_link_gbs,
+                price_date: owned(info.price_date),
+                spot_date: owned(info.spot_date),
+                source: owned(info.source),
+            })
+        }
+    }
+}
+
+impl Drop for Catalog {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from nubo_cost_catalog_builtin and is freed once.
+        unsafe { ffi::nubo_cost_catalog_free(self.raw.as_ptr()) }
+    }
+}
+
+// ---- The workload ----------------------------------------------------------------------------
+
+/// What is to be run: analytic (total_flops, or flops_per_sample x samples x epochs) or
+/// measured (a nubo-train profile, by path or as JSON text, which replaces the analytic
+/// fields). `Default` holds the library's defaults (epochs 1, BF16, MFU 0.4).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    pub total_flops: f64,
+    pub flops_per_sample: f64,
+    /// Per epoch.
+    pub samples: f64,
+    pub epochs: f64,
+    pub global_batch: f64,
+    pub dtype: Dtype,
+    /// Model FLOPs utilisation: the fraction of the GPU's peak that the work achieves.
+    pub mfu: f64,
+    pub profile_path: Option<PathBuf>,
+    pub profile_json: Option<String>,
+    /// Gradient bytes all-reduced per step (analytic).
+    pub parameter_bytes: f64,
+    pub memory_per_gpu_bytes: f64,
+    pub dataset_bytes: f64,
+    pub compression_ratio: f64,
+    pub checkpoint_bytes: f64,
+    /// None: the provider's block storage throughput.
+    pub checkpoint_write_mbps: Option<f64>,
+    /// On-demand and reserved; None: hourly.
+    pub checkpoint_interval_s: Option<f64>,
+    /// Fraction of communication hidden behind compute.
+    pub overlap: f64,
+    pub egress_bytes: f64,
+    pub storage_months_after: f64,
+    /// "team=vision,project=a".
+    pub tags: Option<String>,
+}
+
+/// The library's defaults, filled by its own init function: written once, in C.
+fn workload_defaults() -> Result<ffi::nubo_cost_workload, Error> {
+    let mut raw = ffi::nubo_cost_workload::new();
+    // SAFETY: a struct of the size given.
+    check(unsafe { ffi::nubo_cost_workload_init(&mut raw, std::mem::size_of_val(&raw)) })?;
+    Ok(raw)
+}
+
+fn plan_options_defaults() -> Result<ffi::nubo_cost_plan_options, Error> {
+    let mut raw = ffi::nubo_cost_plan_options::new();
+    // SAFETY: a struct of the size given.
+    check(unsafe { ffi::nubo_cost_plan_options_init(&mut raw, std::mem::size_of_val(&raw)) })?;
+    Ok(raw)
+}
+
+fn own_request_defaults() -> Result<ffi::nubo_cost_own_request, Error> {
+    let mut raw = ffi::nubo_cost_own_request::new();
+    // SAFETY: a struct of the size given.
+    check(unsafe { ffi::nubo_cost_own_request_init(&mut raw, std::mem::size_of_val(&raw)) })?;
+    Ok(raw)
+}
+
+impl Default for Workload {
+    fn default() -> Workload {
+        let raw = workload_defaults().expect("nubo_cost_workload_init refused its own struct");
+        Workload {
+            total_flops: raw.total_flops,
+            flops_per_sample: raw.flops_per_sample,
+            samples: raw.samples,
+            epochs: raw.epochs,
+            global_batch: raw.global_batch,
+            dtype: Dtype::from_raw(raw.dtype),
+            mfu: raw.mfu,
+            profile_path: None,
+            profile_json: None,
+            parameter_bytes: raw.parameter_bytes,
+            memory_per_gpu_bytes: raw.memory_per_gpu_bytes,
+            dataset_bytes: raw.dataset_bytes,
+            compression_ratio: raw.compression_ratio,
+            checkpoint_bytes: raw.checkpoint_bytes,
+            checkpoint_write_mbps: set(raw.checkpoint_write_mbps),
+            checkpoint_interval_s: set(raw.checkpoint_interval_s),
+            overlap: raw.overlap,
+            egress_bytes: raw.egress_bytes,
+            storage_months_after: raw.storage_months_after,
+            tags: None,
+        }
+    }
+}
+
+/// A workload as C takes it, with the strings it points at kept alive beside it.
+struct RawWorkload {
+    raw: ffi::nubo_cost_workload,
+    _strings: [Option<CString>; 3],
+}
+
+impl Workload {
+    fn to_raw(&self) -> Result<RawWorkload, Error> {
+        let profile_path = self
+            .profile_path
+            .as_ref()
+            .map(|p| c_string("profile_path", p.as_os_str().as_bytes()))
+            .transpose()?;
+        let profile_json = optional_c_string("profile_json", &self.profile_json)?;
+        let tags = optional_c_string("tags", &self.tags)?;
+        let mut raw = workload_defaults()?;
+        raw.total_flops = self.total_flops;
+        raw.flops_per_sample = self.flops_per_sample;
+        raw.samples = self.samples;
+        raw.epochs = self.epochs;
+        raw.global_batch = self.global_batch;
+        raw.dtype = self.dtype.raw();
+        raw.mfu = self.mfu;
+        raw.profile_path = pointer(&profile_path);
+        raw.profile_json = pointer(&profile_json);
+        raw.parameter_bytes = self.parameter_bytes;
+        raw.memory_per_gpu_bytes = self.memory_per_gpu_bytes;
+        raw.dataset_bytes = self.dataset_bytes;
+        raw.compression_ratio = self.compression_ratio;
+        raw.checkpoint_bytes = self.checkpoint_bytes;
+        raw.checkpoint_write_mbps = self.checkpoint_write_mbps.unwrap_or(0.0);
+        raw.checkpoint_interval_s = self.checkpoint_interval_s.unwrap_or(0.0);
+        raw.overlap = self.overlap;
+        raw.egress_bytes = self.egress_bytes;
+        raw.storage_months_after = self.storage_months_after;
+        raw.tags = pointer(&tags);
+        Ok(RawWorkload {
+            raw,
+            _strings: [profile_path, profile_json, tags],
+        })
+    }
+}
+
+// ---- Planning --------------------------------------------------------------------------------
+
+/// What to consider and how to rank (`nubo-cost plan`'s flags).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanOptions {
+    /// Empty: on-demand only.
+    pub pricings: Vec<Pricing>,
+    pub min_nodes: u32,
+    pub max_nodes: u32,
+    pub deadline_s: Option<f64>,
+    /// $.
+    pub budget: Option<f64>,
+    /// A substring of the GPU model.
+    pub gpu: Option<String>,
+    pub provider: Option<String>,
+    pub region: Option<String>,
+    /// Fastest first instead of cheapest first.
+    pub rank_by_time: bool,
+    /// Ranked plans kept; 0: all.
+    pub limit: usize,
+    /// None: the provider's default.
+    pub spot_mtbi_s: Option<f64>,
+    /// None: the provider's default.
+    pub restart_s: Option<f64>,
+    /// Achieved / peak link bandwidth.
+    pub comm_efficiency: f64,
+}
+
+impl Default for PlanOptions {
+    fn default() -> PlanOptions {
+        let raw =
+            plan_options_defaults().expect("nubo_cost_plan_options_init refused its own struct");
+        PlanOptions {
+            pricings: Vec::new(),
+            min_nodes: raw.min_nodes.max(1) as u32,
+            max_nodes: raw.max_nodes.max(1) as u32,
+            deadline_s: set(raw.deadline_s),
+            budget: set(raw.budget),
+            gpu: None,
+            provider: None,
+            region: None,
+            rank_by_time: raw.rank_by_time != 0,
+            limit: raw.limit,
+            spot_mtbi_s: set(raw.spot_mtbi_s),
+            restart_s: (raw.restart_s >= 0.0).then_some(raw.restart_s),
+            comm_efficiency: raw.comm_efficiency,
+        }
+    }
+}
+
+struct RawPlanOptions {
+    raw: ffi::nubo_cost_plan_options,
+    _strings: [Option<CString>; 3],
+}
+
+impl PlanOptions {
+    fn to_raw(&self) -> Result<RawPlanOptions, Error> {
+        let gpu = optional_c_string("gpu", &self.gpu)?;
+        let provider = optional_c_string("provider", &self.provider)?;
+        let region = optional_c_string("region", &self.region)?;
+        let mut raw = plan_options_defaults()?;
+        if !self.pricings.is_empty() {
+            raw.pricings = self
+                .pricings
+                .iter()
+                .fold(0, |bits, p| bits | (1u32 << p.raw()));
+        }
+        raw.min_nodes = c_int_of("min_nodes", self.min_nodes)?;
+        raw.max_nodes = c_int_of("max_nodes", self.max_nodes)?;
+        raw.deadline_s = self.deadline_s.unwrap_or(0.0);
+        raw.budget = self.budget.unwrap_or(0.0);
+        raw.gpu = pointer(&gpu);
+        raw.provider = pointer(&provider);
+        raw.region = pointer(&region);
+        raw.rank_by_time = c_int::from(self.rank_by_time);
+        raw.limit = self.limit;
+        raw.spot_mtbi_s = self.spot_mtbi_s.unwrap_or(0.0);
+        raw.restart_s = self.restart_s.unwrap_or(-1.0);
+        raw.comm_efficiency = self.comm_efficiency;
+        Ok(RawPlanOptions {
+            raw,
+            _strings: [gpu, provider, region],
+        })
+    }
+}
+
+/// One option (instance x nodes x pricing), fully broken down. Times in seconds, costs in $.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    /// "p4d.24xlarge x2 spot".
+    pub label: String,
+    pub provider: String,
+    pub instance: String,
+    pub region: String,
+    pub gpu_model: String,
+    pub gpus_per_node: i32,
+    pub nodes: i32,
+    pub pricing: Pricing,
+    /// $/h for all nodes.
+    pub hourly: f64,
+    pub price_derived: bool,
+    pub compute_s: f64,
+    pub communication_s: f64,
+    pub staging_s: f64,
+    pub checkpoint_s: f64,
+    pub rework_s: f64,
+    pub restart_s: f64,
+    /// The sum of the parts above.
+    pub total_s: f64,
+    pub steps: f64,
+    pub step_s: f64,
+    pub cost_instances: f64,
+    pub cost_storage: f64,
+    pub cost_egress: f64,
+    pub cost_total: f64,
+    pub checkpoint_interval_s: f64,
+    pub expected_interruptions: f64,
+    pub memory_needed_bytes: f64,
+    pub memory_per_gpu_bytes: f64,
+    /// Reserved pricings: the utilisation above which reserving pays.
+    pub reserved_break_even: f64,
+    /// On the time/cost Pareto frontier.
+    pub pareto: bool,
+    pub notes: Vec<String>,
+}
+
+/// An option left out, and why ("finishes in 31.0 h, past the 24.0 h deadline").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exclusion {
+    /// "p3.2xlarge x1-4 (on-demand)".
+    pub subject: String,
+    pub reason: String,
+    /// How many (instance, nodes, pricing) options it covers.
+    pub options: usize,
+}
+
+/// A plan, copied out of the library: no feasible option is not an error (ranked is empty and
+/// the exclusions say why).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub considered: usize,
+    pub feasible: usize,
+    /// Best first (cheapest, or fastest with rank_by_time).
+    pub ranked: Vec<Estimate>,
+    /// The time/cost Pareto frontier, fastest first.
+    pub frontier: Vec<Estimate>,
+    pub exclusions: Vec<Exclusion>,
+    /// The plan as `nubo-cost plan --json` prints it (docs/cost.md).
+    pub json: String,
+}
+
+/// The C plan handle while its contents are copied out.
+struct PlanHandle(NonNull<ffi::nubo_cost_plan>);
+
+impl Drop for PlanHandle {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from nubo_cost_plan_create or nubo_cost_estimate.
+        unsafe { ffi::nubo_cost_plan_free(self.0.as_ptr()) }
+    }
+}
+
+type EstimateReader = unsafe extern "C" fn(
+    *const ffi::nubo_cost_plan,
+    usize,
+    *mut ffi::nubo_cost_estimate_info,
+) -> ffi::nubo_status;
+
+impl PlanHandle {
+    fn new(raw: *mut ffi::nubo_cost_plan) -> Result<PlanHandle, Error> {
+        NonNull::new(raw)
+            .map(PlanHandle)
+            .ok_or_else(|| Error::new(Status::Internal, "the library gave a NULL plan"))
+    }
+
+    fn estimates(&self, count: usize, read: EstimateReader) -> Result<Vec<Estimate>, Error> {
+        (0..count)
+            .map(|i| {
+                let mut e = ffi::nubo_cost_estimate_info::new();
+                // SAFETY: a live plan; the strings are copied while it lives.
+                unsafe {
+                    check(read(self.0.as_ptr(), i, &mut e))?;
+                    Ok(Estimate {
+                        label: owned(e.label),
+                        provider: owned(e.provider),
+                        instance: owned(e.instance),
+                        region: owned(e.region),
+                        gpu_model: owned(e.gpu_model),
+                        gpus_per_node: e.gpus_per_node,
+                        nodes: e.nodes,
+                        pricing: Pricing::from_raw(e.pricing)?,
+                        hourly: e.hourly,
+                        price_derived: e.price_derived != 0,
+                        compute_s: e.compute_s,
+                        communication_s: e.communication_s,
+                        staging_s: e.staging_s,
+                        checkpoint_s: e.checkpoint_s,
+                        rework_s: e.rework_s,
+                        restart_s: e.restart_s,
+                        total_s: e.total_s,
+                        steps: e.steps,
+                        step_s: e.step_s,
+                        cost_instances: e.cost_instances,
+                        cost_storage: e.cost_storage,
+                        cost_egress: e.cost_egress,
+                        cost_total: e.cost_total,
+                        checkpoint_interval_s: e.checkpoint_interval_s,
+                        expected_interruptions: e.expected_interruptions,
+                        memory_needed_bytes: e.memory_needed_bytes,
+                        memory_per_gpu_bytes: e.memory_per_gpu_bytes,
+                        reserved_break_even: e.reserved_break_even,
+                        pareto: e.pareto != 0,
+                        notes: owned(e.notes).lines().map(str::to_string).collect(),
+                    })
+                }
+            })
+            .collect()
+    }
+
+    fn copy(self) -> Result<Plan, Error> {
+        let p = self.0.as_ptr();
+        let (mut considered, mut feasible) = (0usize, 0usize);
+        // SAFETY: a live plan and out-pointers to locals.
+        check(unsafe { ffi::nubo_cost_plan_counts(p, &mut considered, &mut feasible) })?;
+        // SAFETY: a live plan.
+        let (ranked, frontier, exclusions) = unsafe {
+            (
+                ffi::nubo_cost_plan_ranked_count(p),
+                ffi::nubo_cost_plan_frontier_count(p),
+                ffi::nubo_cost_plan_exclusion_count(p),
+            )
+        };
+        let exclusions = (0..exclusions)
+            .map(|i| {
+                let mut x = ffi::nubo_cost_exclusion_info::new();
+                // SAFETY: a live plan; the strings are copied while it lives.
+                unsafe {
+                    check(ffi::nubo_cost_plan_exclusion(p, i, &mut x))?;
+                    Ok(Exclusion {
+                        subject: owned(x.subject),
+                        reason: owned(x.reason),
+                        options: x.options,
+                    })
+                }
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(Plan {
+            considered,
+            feasible,
+            ranked: self.estimates(ranked, ffi::nubo_cost_plan_ranked)?,
+            frontier: self.estimates(frontier, ffi::nubo_cost_plan_frontier)?,
+            exclusions,
+            // SAFETY: a live plan; read_text hands a buffer of the size it asks for.
+            json: read_text("nubo_cost_plan_json", |buf, capacity, needed| unsafe {
+                ffi::nubo_cost_plan_json(p, buf, capacity, needed)
+            })?,
+        })
+    }
+}
+
+/// Plans `workload` over every instance, node count and pricing the options allow. A malformed
+/// workload, profile or option is InvalidArgument naming it.
+pub fn plan(catalog: &Catalog, workload: &Workload, options: &PlanOptions) -> Result<Plan, Error> {
+    let (w, o) = (workload.to_raw()?, options.to_raw()?);
+    let mut raw = ptr::null_mut();
+    // SAFETY: a live catalog, structs and strings alive for the call, an out-pointer.
+    check(unsafe { ffi::nubo_cost_plan_create(catalog.raw.as_ptr(), &w.raw, &o.raw, &mut raw) })?;
+    PlanHandle::new(raw)?.copy()
+}
+
+/// One option, fully broken down, whether or not it meets the options' deadline or budget. An
+/// unknown instance is NotFound, a pricing without a price Unavailable, a dtype the GPU lacks
+/// (or several nodes without a network) Unsupported.
+pub fn estimate(
+    catalog: &Catalog,
+    workload: &Workload,
+    instance: &str,
+    region: Option<&str>,
+    nodes: u32,
+    pricing: Pricing,
+    options: &PlanOptions,
+) -> Result<Estimate, Error> {
+    let (w, o) = (workload.to_raw()?, options.to_raw()?);
+    let instance = c_string("instance", instance.as_bytes())?;
+    let region = region
+        .map(|r| c_string("region", r.as_bytes()))
+        .transpose()?;
+    let mut raw = ptr::null_mut();
+    // SAFETY: as in plan; region is NULL or a live string.
+    check(unsafe {
+        ffi::nubo_cost_estimate(
+            catalog.raw.as_ptr(),
+            &w.raw,
+            instance.as_ptr(),
+            pointer(&region),
+            c_int_of("nodes", nodes)?,
+            pricing.raw(),
+            &o.raw,
+            &mut raw,
+        )
+    })?;
+    let mut plan = PlanHandle::new(raw)?.copy()?;
+    plan.ranked
+        .pop()
+        .ok_or_else(|| Error::new(Status::Internal, "nubo_cost_estimate gave no estimate"))
+}
+
+// ---- Tools -------------------------------------------------------------------------------------
+
+/// The checkpoint interval for an interrupted run (`nubo-cost checkpoint`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckpointPlan {
+    /// sqrt(2 delta M).
+    pub young_interval_s: f64,
+    /// Daly's optimum: the one to use.
+    pub daly_interval_s: f64,
+    pub expected_wall_s: f64,
+    pub write_s: f64,
+    pub lost_work_s: f64,
+    pub restart_s: f64,
+    pub interruptions: f64,
+    /// Of the work: the time checkpoints, lost work and restarts add.
+    pub overhead_fraction: f64,
+}
+
+/// Young/Daly for `work_s` of work, `write_s` per checkpoint, `mtbi_s` between interruptions
+/// and `restart_s` per restart. Non-positive or non-finite times are InvalidArgument.
+pub fn checkpoint_interval(
+    work_s: f64,
+    write_s: f64,
+    mtbi_s: f64,
+    restart_s: f64,
+) -> Result<CheckpointPlan, Error> {
+    let mut c = ffi::nubo_cost_checkpoint_info::new();
+    // SAFETY: an out-pointer to a local.
+    check(unsafe { ffi::nubo_cost_checkpoint_plan(work_s, write_s, mtbi_s, restart_s, &mut c) })?;
+    Ok(CheckpointPlan {
+        young_interval_s: c.young_interval_s,
+        daly_interval_s: c.daly_interval_s,
+        expected_wall_s: c.expected_wall_s,
+        write_s: c.write_s,
+        lost_work_s: c.lost_work_s,
+        restart_s: c.restart_s,
+        interruptions: c.interruptions,
+        overhead_fraction: c.overhead_fraction,
+    })
+}
+
+/// Buying a machine against renting a comparable instance (`nubo-cost own`). `Default` holds
+/// the library's defaults (3 years, 50% utilisation, $0.12/kWh, PUE 1.5).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OwnRequest {
+    pub hardware_price: f64,
+    pub power_kw: f64,
+    pub years: f64,
+    /// $/h of the comparable cloud instance.
+    pub cloud_hourly: f64,
+    pub utilisation: f64,
+    pub kwh_price: f64,
+    pub pue: f64,
+    /// Fraction of the price per year.
+    pub maintenance_per_year: f64,
+}
+
+impl Default for OwnRequest {
+    fn default() -> OwnRequest {
+        let raw =
+            own_request_defaults().expect("nubo_cost_own_request_init refused its own struct");
+        OwnRequest {
+            hardware_price: raw.hardware_price,
+            power_kw: raw.power_kw,
+            years: raw.years,
+            cloud_hourly: raw.cloud_hourly,
+            utilisation: raw.utilisation,
+            kwh_price: raw.kwh_price,
+            pue: raw.pue,
+            maintenance_per_year: raw.maintenance_per_year,
+        }
+    }
+}
+
+/// Renting against owning over the request's years.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OwnComparison {
+    /// Above it owning is cheaper; above 1 (or infinite), renting always is.
+    pub break_even_utilisation: f64,
+    pub own_cost: f64,
+    pub cloud_cost: f64,
+    /// 1 - cloud / own at the request's utilisation.
+    pub cloud_saving: f64,
+    /// The utilisation at which renting saves 70%.
+    pub utilisation_for_70_percent_saving: f64,
+}
+
+/// Rent or own; a non-positive price, power or horizon is InvalidArgument.
+pub fn rent_vs_own(request: &OwnRequest) -> Result<OwnComparison, Error> {
+    let mut raw = own_request_defaults()?;
+    raw.hardware_price = request.hardware_price;
+    raw.power_kw = request.power_kw;
+    raw.years = request.years;
+    raw.cloud_hourly = request.cloud_hourly;
+    raw.utilisation = request.utilisation;
+    raw.kwh_price = request.kwh_price;
+    raw.pue = request.pue;
+    raw.maintenance_per_year = request.maintenance_per_year;
+    let mut out = ffi::nubo_cost_own_info::new();
+    // SAFETY: a filled request and an out-pointer to a local.
+    check(unsafe { ffi::nubo_cost_rent_vs_own(&raw, &mut out) })?;
+    Ok(OwnComparison {
+        break_even_utilisation: out.break_even_utilisation,
+        own_cost: out.own_cost,
+        cloud_cost: out.cloud_cost,
+        cloud_saving: out.cloud_saving,
+        utilisation_for_70_percent_saving: out.utilisation_for_70,
+    })
+}
+
+// ---- The live meter ----------------------------------------------------------------------------
+
+/// The money a running job has spent, and what it will have spent at the end.
+pub struct Meter {
+    raw: NonNull<ffi::nubo_cost_meter>,
+}
+
+// SAFETY: the meter holds no thread affinity; update takes &mut self.
+unsafe impl Send for Meter {}
+unsafe impl Sync for Meter {}
+
+impl Meter {
+    /// `hourly` $/h plus `fixed` $ (storage, egress).
+    pub fn new(hourly: f64, fixed: f64) -> Result<Meter, Error> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: an out-pointer to a local.
+        check(unsafe { ffi::nubo_cost_meter_create(hourly, fixed, &mut raw) })?;
+        Meter::wrap(raw)
+    }
+
+    /// The meter of `nodes` instances of a catalog row at a pricing: NotFound for an unknown
+    /// instance, Unavailable for a pricing it has no price for.
+    pub fn for_instance(
+        catalog: &Catalog,
+        instance: &str,
+        pricing: Pricing,
+        nodes: u32,
+    ) -> Result<Meter, Error> {
+        let instance = c_string("instance", instance.as_bytes())?;
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live catalog, a NUL-terminated name, an out-pointer.
+        check(unsafe {
+            ffi::nubo_cost_meter_for_instance(
+                catalog.raw.as_ptr(),
+                instance.as_ptr(),
+                pricing.raw(),
+                c_int_of("nodes", nodes)?,
+                &mut raw,
+            )
+        })?;
+        Meter::wrap(raw)
+    }
+
+    fn wrap(raw: *mut ffi::nubo_cost_meter) -> Result<Meter, Error> {
+        NonNull::new(raw)
+            .map(|raw| Meter { raw })
+            .ok_or_else(|| Error::new(Status::Internal, "the library gave a NULL meter"))
+    }
+
+    /// Records `progress` in [0, 1] after `elapsed_s`; returns ($ spent, $ projected at the end).
+    pub fn update(&mut self, elapsed_s: f64, progress: f64) -> Result<(f64, f64), Error> {
+        let (mut spent, mut projected) = (0.0, 0.0);
+        // SAFETY: a live meter and out-pointers to locals.
+        check(unsafe {
+            ffi::nubo_cost_meter_update(
+                self.raw.as_ptr(),
+                elapsed_s,
+                progress,
+                &mut spent,
+                &mut projected,
+            )
+        })?;
+        Ok((spent, projected))
+    }
+}
+
+impl Drop for Meter {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from a create call and is freed once.
+        unsafe { ffi::nubo_cost_meter_free(self.raw.as_ptr()) }
+    }
+}
