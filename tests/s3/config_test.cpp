@@ -106,6 +106,17 @@ TEST_CASE("missing credentials and bad files are clear errors", "[s3]") {
   CHECK_THROWS_WITH(s3::load_config(), Catch::Contains("http://"));
 }
 
+TEST_CASE("a malformed URL is named before credentials are looked for", "[s3]") {
+  TempDir t;
+  CleanAws clean(t);  // no credentials anywhere: the URL is still the first thing wrong
+  nubo_test::write_file(t / "f", "x");
+  for (const char* url : {"s3://", "s3:///key", "s3://Bad_Bucket/k"}) {
+    INFO(url);
+    CHECK_THROWS_WITH(s3::copy(t / "f", url), !Catch::Contains("credentials"));
+    CHECK_THROWS_WITH(s3::copy(url, t / "g"), !Catch::Contains("credentials"));
+  }
+}
+
 TEST_CASE("s3:// URLs are parsed and bad ones named", "[s3]") {
   auto u = s3::parse_s3_url("s3://my-bucket/a/b c.txt");
   CHECK(u.bucket == "my-bucket");

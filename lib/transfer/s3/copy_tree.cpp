@@ -91,11 +91,13 @@ CopySummary copy(const std::string& from, const std::string& to, const CopyOptio
     throw Error(
         Errc::invalid_argument,
         "server-side encryption '" + options.server_side_encryption + "': use AES256 or aws:kms");
+  // The URL before the credentials: a malformed one is the same mistake with or without keys.
+  const auto remote = parse_s3_url(up ? to : from);
   Client client(load_config(options.profile), client_options);
   Totals totals{{}, 0, 0, options};
 
   if (up) {
-    auto url = parse_s3_url(to);
+    auto url = remote;
     const bool prefix = url.key.empty() || url.key.back() == '/';
     if (!is_directory(from)) {
       if (prefix) url.key += leaf_of(from);
@@ -122,7 +124,7 @@ CopySummary copy(const std::string& from, const std::string& to, const CopyOptio
       }
     }
   } else {
-    const auto url = parse_s3_url(from);
+    const auto& url = remote;
     const bool prefix = url.key.empty() || url.key.back() == '/';
     if (!prefix) {
       const auto path = is_directory(to) ? to + "/" + leaf_of(url.key) : to;
