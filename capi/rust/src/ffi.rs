@@ -777,6 +777,150 @@ extern "C" {
     pub fn nubo_net_server_free(server: *mut nubo_net_server);
 }
 
+// ---- Object storage (capi/nubo_s3.h) -------------------------------------------------------
+
+sized_structs! {
+    pub struct nubo_s3_copy_options {
+        pub struct_size: u32,
+        pub streams: c_int,
+        pub part_size: u64,
+        pub keep_partial: c_int,
+        pub sync: c_int,
+        pub profile: *const c_char,
+        pub server_side_encryption: *const c_char,
+        pub kms_key_id: *const c_char,
+        pub exclude: *const *const c_char,
+        pub exclude_count: usize,
+        pub include: *const *const c_char,
+        pub include_count: usize,
+        pub progress: nubo_progress_callback,
+        pub progress_user: *mut c_void,
+        pub rate: c_double,
+        pub key_file: *const c_char,
+    }
+
+    pub struct nubo_s3_copy_summary {
+        pub struct_size: u32,
+        pub files: u64,
+        pub bytes: u64,
+        pub bytes_sent: u64,
+        pub bytes_resumed: u64,
+        pub parts: u64,
+        pub seconds: c_double,
+    }
+}
+
+extern "C" {
+    pub fn nubo_s3_copy_options_init(
+        options: *mut nubo_s3_copy_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_s3_copy(
+        from: *const c_char,
+        to: *const c_char,
+        options: *const nubo_s3_copy_options,
+        summary: *mut nubo_s3_copy_summary,
+    ) -> nubo_status;
+}
+
+// ---- Training (capi/nubo_train.h) ----------------------------------------------------------
+
+pub type nubo_train_optimizer = c_int;
+pub const NUBO_TRAIN_SGD: nubo_train_optimizer = 0;
+pub const NUBO_TRAIN_ADAM: nubo_train_optimizer = 1;
+
+opaque!(nubo_trainer);
+
+pub type nubo_train_progress_callback =
+    Option<unsafe extern "C" fn(progress: *const nubo_train_progress, user: *mut c_void) -> c_int>;
+
+sized_structs! {
+    pub struct nubo_train_options {
+        pub struct_size: u32,
+        pub layers: *const usize,
+        pub layer_count: usize,
+        pub optimizer: nubo_train_optimizer,
+        pub lr: c_double,
+        pub momentum: c_double,
+        pub batch: usize,
+        pub epochs: c_int,
+        pub seed: u64,
+        pub bucket_bytes: usize,
+        pub autotune: c_int,
+        pub devices: *const c_char,
+        pub team: *mut nubo_team,
+        pub dataset_dir: *const c_char,
+        pub subset: usize,
+        pub checkpoint_dir: *const c_char,
+        pub checkpoint_every: u64,
+        pub strict_resume: c_int,
+        pub sync_checkpoints: c_int,
+        pub checkpoint_auto: c_int,
+        pub mtbi_s: c_double,
+        pub fresh: c_int,
+    }
+
+    pub struct nubo_train_progress {
+        pub struct_size: u32,
+        pub epoch: c_int,
+        pub epochs: c_int,
+        pub step: u64,
+        pub steps_per_epoch: u64,
+        pub total_steps: u64,
+        pub loss: c_double,
+        pub accuracy: c_double,
+        pub samples_per_s: c_double,
+        pub eta_s: c_double,
+        pub elapsed_s: c_double,
+        pub checkpointed: c_int,
+        pub checkpoint_interval_s: c_double,
+    }
+
+    pub struct nubo_train_evaluation {
+        pub struct_size: u32,
+        pub loss: c_double,
+        pub accuracy: c_double,
+        pub samples: usize,
+    }
+}
+
+extern "C" {
+    pub fn nubo_train_options_init(
+        options: *mut nubo_train_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_trainer_create(
+        options: *const nubo_train_options,
+        out: *mut *mut nubo_trainer,
+    ) -> nubo_status;
+    pub fn nubo_trainer_free(trainer: *mut nubo_trainer);
+    pub fn nubo_trainer_fit(
+        trainer: *mut nubo_trainer,
+        progress: nubo_train_progress_callback,
+        user: *mut c_void,
+    ) -> nubo_status;
+    pub fn nubo_trainer_evaluate(
+        trainer: *mut nubo_trainer,
+        out: *mut nubo_train_evaluation,
+    ) -> nubo_status;
+    pub fn nubo_trainer_save(trainer: *mut nubo_trainer, path: *const c_char) -> nubo_status;
+    pub fn nubo_trainer_load(trainer: *mut nubo_trainer, path: *const c_char) -> nubo_status;
+    pub fn nubo_trainer_request_stop(trainer: *mut nubo_trainer);
+    pub fn nubo_trainer_steps_done(trainer: *const nubo_trainer) -> u64;
+    pub fn nubo_trainer_resumed_from(
+        trainer: *const nubo_trainer,
+        buf: *mut c_char,
+        capacity: usize,
+        needed: *mut usize,
+    ) -> nubo_status;
+    pub fn nubo_trainer_profile_json(
+        trainer: *const nubo_trainer,
+        buf: *mut c_char,
+        capacity: usize,
+        needed: *mut usize,
+    ) -> nubo_status;
+}
+
 // ---- Cost (capi/nubo_cost.h) -----------------------------------------------------------------
 
 pub type nubo_cost_pricing = c_int;
@@ -1163,6 +1307,29 @@ mod tests {
                     "nubo_net_server_stats_info",
                     size_of::<nubo_net_server_stats_info>(),
                 ),
+            ],
+        );
+    }
+
+    #[test]
+    fn s3_sizes_match_c() {
+        sizes_match_c(
+            "NUBO_TEST_S3_LAYOUT",
+            &[
+                ("nubo_s3_copy_options", size_of::<nubo_s3_copy_options>()),
+                ("nubo_s3_copy_summary", size_of::<nubo_s3_copy_summary>()),
+            ],
+        );
+    }
+
+    #[test]
+    fn train_sizes_match_c() {
+        sizes_match_c(
+            "NUBO_TEST_TRAIN_LAYOUT",
+            &[
+                ("nubo_train_options", size_of::<nubo_train_options>()),
+                ("nubo_train_progress", size_of::<nubo_train_progress>()),
+                ("nubo_train_evaluation", size_of::<nubo_train_evaluation>()),
             ],
         );
     }

@@ -3,7 +3,8 @@
 //! A small safe wrapper over nubo's stable C ABI (`libnubo_c.so`); the raw declarations are in
 //! [`ffi`]. Devices: [`discover`] and [`DeviceReport`]. Data-parallel work: [`Team`], whose
 //! [`Worker`]s compute on [`Buffer`]s (nubo's memory, or the application's slices without a
-//! copy) and combine them with collectives. Archives: [`transfer`]. Time and money: [`cost`].
+//! copy) and combine them with collectives. Archives: [`transfer`]; the network: [`net`];
+//! object storage: [`s3`]; the trainer: [`train`]; time and money: [`cost`].
 //! Every call checks the returned status and turns a failure into an [`Error`] that
 //! carries the library's own message. Results are copied out of the C report into owned Rust
 //! values, so they outlive the report they came from.
@@ -24,6 +25,8 @@ pub mod ffi;
 pub mod net;
 mod parallel;
 mod progress;
+pub mod s3;
+pub mod train;
 pub mod transfer;
 
 pub use parallel::{

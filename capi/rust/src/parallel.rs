@@ -293,6 +293,11 @@ impl Team {
         team_from(raw)
     }
 
+    /// The C handle, for a trainer that borrows the team.
+    pub(crate) fn raw(&self) -> *mut ffi::nubo_team {
+        self.raw.as_ptr()
+    }
+
     /// Workers in the team, in every process.
     pub fn size(&self) -> i32 {
         // SAFETY: a live handle.

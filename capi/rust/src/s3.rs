@@ -1,0 +1,122 @@
+//! Files and trees to and from S3-compatible object storage (docs/s3.md): [`copy`], each file
+//! one object, resumable after any interruption and verified end to end. Archives on object
+//! storage go through [`crate::transfer`] with `s3://` paths.
+//!
+//! ```no_run
+//! let s = nubo::s3::copy("ckpt/", "s3://my-bucket/run1/", &Default::default(), None)?;
+//! println!("{} files, {} bytes sent, {} resumed", s.files, s.bytes_sent, s.bytes_resumed);
+//! # Ok::<(), nubo::Error>(())
+//! ```
+//!
+//! Keys, region and endpoint are read as the AWS CLI reads them (`AWS_*` variables,
+//! `~/.aws/credentials` and `~/.aws/config` profiles).
+
+use std::ffi::CString;
+use std::os::raw::c_int;
+use std::path::{Path, PathBuf};
+use std::ptr;
+
+use crate::progress::Callback;
+use crate::transfer::{optional_path, path_string, ProgressFn, StringList};
+use crate::{c_int_of, c_string, check, ffi, Error};
+
+/// Options of [`copy`]; `None` keeps the library's default.
+#[derive(Debug, Clone, Default)]
+pub struct CopyOptions {
+    /// Parts in flight, 1..64 (default 4).
+    pub streams: Option<i32>,
+    /// Bytes per part, 5 MiB .. 5 GiB; default: adapted to each object.
+    pub part_size: Option<u64>,
+    /// A cancelled upload stays resumable instead of being aborted.
+    pub keep_partial: bool,
+    /// fdatasync downloads before their rename (default true).
+    pub sync: Option<bool>,
+    /// The AWS profile (default: `AWS_PROFILE`, else "default").
+    pub profile: Option<String>,
+    /// "AES256" or "aws:kms", passed to the server.
+    pub server_side_encryption: Option<String>,
+    /// With "aws:kms".
+    pub kms_key_id: Option<String>,
+    /// Uploads of a tree: rsync-style filters.
+    pub exclude: Vec<String>,
+    pub include: Vec<String>,
+    /// Bytes per second over every part in flight (default: unlimited).
+    pub rate: Option<f64>,
+    /// Client-side encryption: uploads are encrypted with this key; downloads of encrypted
+    /// objects need it.
+    pub key_file: Option<PathBuf>,
+}
+
+/// What a copy did.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct CopySummary {
+    pub files: u64,
+    /// The files' sizes.
+    pub bytes: u64,
+    /// Moved this time.
+    pub bytes_sent: u64,
+    /// Verified by an interrupted attempt, not moved again.
+    pub bytes_resumed: u64,
+    pub parts: u64,
+    pub seconds: f64,
+}
+
+fn optional_text(what: &str, value: &Option<String>) -> Result<Option<CString>, Error> {
+    value
+        .as_ref()
+        .map(|v| c_string(what, v.as_bytes()))
+        .transpose()
+}
+
+/// Copies a file or a tree between a local path and `s3://BUCKET/KEY`, either way round. Run
+/// the same copy again after an interruption to resume it. Errors: InvalidArgument (URLs,
+/// options, refused credentials), NotFound (a bucket or an object), Unavailable (unreachable:
+/// call again to resume), Corrupt, Cancelled.
+pub fn copy(
+    from: impl AsRef<Path>,
+    to: impl AsRef<Path>,
+    options: &CopyOptions,
+    progress: Option<ProgressFn<'_>>,
+) -> Result<CopySummary, Error> {
+    let from = path_string("from", from.as_ref())?;
+    let to = path_string("to", to.as_ref())?;
+    let profile = optional_text("profile", &options.profile)?;
+    let sse = optional_text("server_side_encryption", &options.server_side_encryption)?;
+    let kms_key_id = optional_text("kms_key_id", &options.kms_key_id)?;
+    let exclude = StringList::patterns("exclude", &options.exclude)?;
+    let include = StringList::patterns("include", &options.include)?;
+    let key_file = optional_path("key_file", &options.key_file)?;
+    let text = |v: &Option<CString>| v.as_ref().map_or(ptr::null(), |v| v.as_ptr());
+    let mut o = ffi::nubo_s3_copy_options::new();
+    // SAFETY: `o` is a valid struct of the size given.
+    check(unsafe { ffi::nubo_s3_copy_options_init(&mut o, std::mem::size_of_val(&o)) })?;
+    if let Some(streams) = options.streams {
+        o.streams = c_int_of("streams", streams)?;
+    }
+    o.part_size = options.part_size.unwrap_or(o.part_size);
+    o.keep_partial = c_int::from(options.keep_partial);
+    o.sync = options.sync.map_or(o.sync, c_int::from);
+    o.profile = text(&profile);
+    o.server_side_encryption = text(&sse);
+    o.kms_key_id = text(&kms_key_id);
+    o.exclude = exclude.ptr();
+    o.exclude_count = exclude.len();
+    o.include = include.ptr();
+    o.include_count = include.len();
+    o.rate = options.rate.unwrap_or(o.rate);
+    o.key_file = text(&key_file);
+    let mut callback = Callback::new(progress);
+    (o.progress, o.progress_user) = callback.raw();
+    let mut s = ffi::nubo_s3_copy_summary::new();
+    // SAFETY: every pointer in `o`, the lists and `callback` outlive the call.
+    let raw = unsafe { ffi::nubo_s3_copy(from.as_ptr(), to.as_ptr(), &o, &mut s) };
+    callback.finish(raw)?;
+    Ok(CopySummary {
+        files: s.files,
+        bytes: s.bytes,
+        bytes_sent: s.bytes_sent,
+        bytes_resumed: s.bytes_resumed,
+        parts: s.parts,
+        seconds: s.seconds,
+    })
+}
