@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build tree into a fresh temporary prefix and uses it as a user would: a CMake
-# project with find_package(nubo) (C++ and C), and a C program built with pkg-config alone.
-#   install_test.sh <build dir> <consumer source dir> <libdir> <cc> <c++> <cmake>
+# project with find_package(nubo) (C++ and C), a C program built with pkg-config alone, and,
+# when cargo is given, the Rust crate copied away from the repository, finding the installed
+# library through pkg-config.
+#   install_test.sh <build dir> <consumer source dir> <libdir> <cc> <c++> <cmake> [cargo crate]
 set -euo pipefail
 build=${1:?build dir}
 consumer=${2:?consumer source}
@@ -9,6 +11,8 @@ libdir=${3:?libdir relative to the prefix}
 cc=${4:?C compiler}
 cxx=${5:?C++ compiler}
 cmake=${6:-cmake}
+cargo=${7:-}
+crate=${8:-}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/nubo-install-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -64,5 +68,17 @@ grep -q ": 2 devices" "$tmp/out_pc.txt"
 [ "$(pkg-config --modversion nubo)" = "$(sed -n 's/^Version: //p' "$prefix/$libdir/pkgconfig/nubo.pc")" ]
 if [ -f "$prefix/$libdir/pkgconfig/nubo++.pc" ]; then
   pkg-config --exists nubo++ || { echo "install_test: nubo++.pc is broken" >&2; exit 1; }
+fi
+if [ -n "$cargo" ]; then
+  step "building the Rust crate against the installed nubo, found by pkg-config"
+  cp -r "$crate" "$tmp/rust"  # away from the repository: no ../../build/lib to fall back to
+  rm -rf "$tmp/rust/target"
+  (cd "$tmp/rust" && env -u NUBO_LIB_DIR CARGO_TARGET_DIR="$tmp/rust-target" \
+    "$cargo" run --offline --quiet --example devices -- 2xA100-SXM4-80GB) | tee "$tmp/out_rust.txt"
+  grep -q "A100" "$tmp/out_rust.txt"
+  readelf -d "$tmp/rust-target/debug/examples/devices" | grep -qF "$prefix/$libdir" || {
+    echo "install_test: the Rust example does not load the installed library" >&2
+    exit 1
+  }
 fi
 step "ok"

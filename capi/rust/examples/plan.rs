@@ -9,9 +9,12 @@ fn main() -> Result<(), nubo::Error> {
         Some(text) => text.parse::<f64>().ok(),
         None => default,
     };
-    let (Some(flops), Some(hours)) = (number(0, None), number(1, Some(24.0))) else {
-        eprintln!("usage: plan FLOPS [DEADLINE_HOURS]   (e.g. plan 3e18 12)");
-        std::process::exit(2);
+    let (flops, hours) = match (number(0, None), number(1, Some(24.0))) {
+        (Some(flops), Some(hours)) => (flops, hours),
+        _ => {
+            eprintln!("usage: plan FLOPS [DEADLINE_HOURS]   (e.g. plan 3e18 12)");
+            std::process::exit(2);
+        }
     };
     let catalog = Catalog::builtin()?;
     let workload = Workload {
