@@ -3,12 +3,13 @@
 #   make demo   run the bundled examples on whatever devices exist
 #   make test   run every test (unit, C ABI, install, ABI baseline, Python, Rust)
 #   make bench  run the benchmarks and write benchmarks/results/
+#   make bindings  regenerate the Python mirror of the C headers (capi/bindings/generate.py)
 JOBS ?= $(shell nproc)
 PRESET ?= release
 BUILD := build
 WERROR ?= $(or $(NUBO_WERROR),OFF)
 
-.PHONY: all deps configure build demo test bench format format-check asan tsan clean
+.PHONY: all deps configure build demo test bench bindings format format-check asan tsan clean
 
 all: build
 
@@ -29,6 +30,9 @@ test: build
 
 bench: build
 	@benchmarks/run.sh $(BUILD)
+
+bindings:
+	@python3 capi/bindings/generate.py write
 
 # Sanitizer builds: ASan+UBSan for everything, TSan for the threaded parts.
 asan tsan: deps

@@ -204,21 +204,7 @@ static void test_tools(void) {
   nubo_cost_catalog_free(catalog);
 }
 
-/* --layout: the structs' sizes as C lays them out, for the Python binding's test. */
-static int print_layout(void) {
-  printf(
-      "{\"nubo_cost_instance_info\": %zu, \"nubo_cost_workload\": %zu, "
-      "\"nubo_cost_plan_options\": %zu, \"nubo_cost_estimate_info\": %zu, "
-      "\"nubo_cost_exclusion_info\": %zu, \"nubo_cost_checkpoint_info\": %zu, "
-      "\"nubo_cost_own_request\": %zu, \"nubo_cost_own_info\": %zu}\n",
-      sizeof(nubo_cost_instance_info), sizeof(nubo_cost_workload), sizeof(nubo_cost_plan_options),
-      sizeof(nubo_cost_estimate_info), sizeof(nubo_cost_exclusion_info),
-      sizeof(nubo_cost_checkpoint_info), sizeof(nubo_cost_own_request), sizeof(nubo_cost_own_info));
-  return 0;
-}
-
-int main(int argc, char** argv) {
-  if (argc > 1 && strcmp(argv[1], "--layout") == 0) return print_layout();
+int main(void) {
   test_catalog();
   test_plan();
   test_tools();

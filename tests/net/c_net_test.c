@@ -1,7 +1,7 @@
 /* The network C ABI from a strict C11 program: a server on a loopback port, a send with a
    progress callback and its summary, a send cancelled from the callback, a wrong token, and the
    bad inputs each entry point must answer with a status and a message.
-   Usage: c_net_test WORKDIR (a scratch directory), or c_net_test --layout. */
+   Usage: c_net_test WORKDIR (a scratch directory). */
 #define _POSIX_C_SOURCE 200809L /* mkdir, nanosleep */
 
 #include <stdio.h>
@@ -270,20 +270,9 @@ static void test_bad_arguments(nubo_net_server* server, const char* src, const c
   nubo_net_server_free(NULL);
 }
 
-static int print_layout(void) {
-  printf(
-      "{\"nubo_net_progress\": %zu, \"nubo_net_send_options\": %zu, "
-      "\"nubo_net_send_summary\": %zu, \"nubo_net_server_options\": %zu, "
-      "\"nubo_net_server_stats_info\": %zu}\n",
-      sizeof(nubo_net_progress), sizeof(nubo_net_send_options), sizeof(nubo_net_send_summary),
-      sizeof(nubo_net_server_options), sizeof(nubo_net_server_stats_info));
-  return 0;
-}
-
 int main(int argc, char** argv) {
-  if (argc > 1 && strcmp(argv[1], "--layout") == 0) return print_layout();
   if (argc != 2) {
-    fprintf(stderr, "usage: %s WORKDIR | --layout\n", argv[0]);
+    fprintf(stderr, "usage: %s WORKDIR\n", argv[0]);
     return 2;
   }
   const char* work = argv[1];

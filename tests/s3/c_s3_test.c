@@ -1,6 +1,5 @@
 /* nubo_s3_copy through the C ABI, from strict C11: defaults and bad arguments (the transfers
- * themselves are tests/s3/server_test.cpp's and python_s3_test.py's, against a server), or
- * c_s3_test --layout. */
+ * themselves are tests/s3/server_test.cpp's and python_s3_test.py's, against a server). */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,15 +15,7 @@ static int failures = 0;
     }                                                                                          \
   } while (0)
 
-/* --layout: the structs' sizes as C lays them out, for the Rust binding's test. */
-static int print_layout(void) {
-  printf("{\"nubo_s3_copy_options\": %zu, \"nubo_s3_copy_summary\": %zu}\n",
-         sizeof(nubo_s3_copy_options), sizeof(nubo_s3_copy_summary));
-  return 0;
-}
-
-int main(int argc, char** argv) {
-  if (argc > 1 && strcmp(argv[1], "--layout") == 0) return print_layout();
+int main(void) {
   nubo_s3_copy_options o;
   nubo_s3_copy_summary s;
   CHECK(nubo_s3_copy_options_init(&o, sizeof o) == NUBO_OK);

@@ -1,6 +1,5 @@
 /* nubo_train.h from strict C11: a small run on two workers (1 epoch of a subset), progress,
- * evaluate, the profile's needed-size protocol, save and load, cancellation, bad arguments.
- * c_train_test --layout prints the structs' sizes instead. */
+ * evaluate, the profile's needed-size protocol, save and load, cancellation, bad arguments. */
 #include <nubo.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,17 +43,7 @@ static void options(nubo_train_options* o, const size_t* layers) {
   if (dir != NULL) o->dataset_dir = dir;
 }
 
-/* --layout: the structs' sizes as C lays them out, for the Rust binding's test. */
-static int print_layout(void) {
-  printf(
-      "{\"nubo_train_options\": %zu, \"nubo_train_progress\": %zu, "
-      "\"nubo_train_evaluation\": %zu}\n",
-      sizeof(nubo_train_options), sizeof(nubo_train_progress), sizeof(nubo_train_evaluation));
-  return 0;
-}
-
 int main(int argc, char** argv) {
-  if (argc > 1 && strcmp(argv[1], "--layout") == 0) return print_layout();
   const char* work = argc > 1 ? argv[1] : ".";
   const size_t layers[3] = {784, 32, 10};
   nubo_train_options o;

@@ -45,16 +45,6 @@ int main(int argc, char** argv) {
   char buf[256];
 
   if (argc < 2) return 2;
-  /* --layout: the structs' sizes as C lays them out, for the Python mirror's test. */
-  if (strcmp(argv[1], "--layout") == 0) {
-    printf(
-        "nubo_transfer_progress %zu\nnubo_pack_options %zu\nnubo_unpack_options %zu\n"
-        "nubo_verify_options %zu\nnubo_transfer_summary %zu\nnubo_archive_entry_info %zu\n",
-        sizeof(nubo_transfer_progress), sizeof(nubo_pack_options), sizeof(nubo_unpack_options),
-        sizeof(nubo_verify_options), sizeof(nubo_transfer_summary),
-        sizeof(nubo_archive_entry_info));
-    return 0;
-  }
   snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/src'", argv[1], argv[1]);
   if (system(cmd) != 0) return 2;
   snprintf(src, sizeof src, "%s/src", argv[1]);

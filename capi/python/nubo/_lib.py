@@ -1,9 +1,9 @@
-"""ctypes mirror of capi/nubo.h, and how libnubo_c.so is found.
+"""How libnubo_c.so is found and declared, and the helpers every capability module shares.
 
-Everything here copies nubo.h by hand: keep the two in step. Structs are declared field by field
-in the header's order; enums are C ints (4 bytes on every ABI nubo supports). The library is
-loaded on first use, so `import nubo` works even where the library is missing and the error
-comes, with the list of places tried, from the first call that needs it.
+The declarations themselves (structs, constants, every function's signature) are _abi.py,
+generated from capi/*.h. The library is loaded on first use, so `import nubo` works even where
+the library is missing and the error comes, with the list of places tried, from the first call
+that needs it.
 """
 
 from __future__ import annotations
@@ -12,153 +12,19 @@ import ctypes
 import ctypes.util
 import os
 import threading
-from ctypes import (POINTER, Structure, c_char_p, c_double, c_int, c_size_t, c_uint32, c_uint64,
-                    c_void_p)
+from ctypes import POINTER, c_size_t
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from ._abi import FUNCTIONS, NUBO_ABI_VERSION, nubo_report
 from .errors import NuboError, Status
 
-# NUBO_ABI_VERSION of the nubo.h these declarations copy. A library with another ABI version has
-# incompatible structs or calls, so loading it is refused rather than risking memory corruption.
-ABI_VERSION = 1
-
-# ---- Structs ------------------------------------------------------------------------------
-
-
-class nubo_report(Structure):
-    """Opaque: only ever handled through a pointer."""
-
-
-class _Sized(Structure):
-    """A struct that begins with `uint32_t struct_size`, set here to this mirror's size.
-
-    nubo reads and writes only the bytes struct_size covers, which is what keeps this package
-    working with a newer library whose structs have grown.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.struct_size = ctypes.sizeof(self)
-
-
-class nubo_discover_options(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("sim_devices", c_char_p),
-        ("sim_topology_file", c_char_p),
-        ("probe_cuda", c_int),
-        ("cuda_plugin_path", c_char_p),
-    ]
-
-
-class nubo_device_info(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("backend", c_int),  # nubo_backend
-        ("index", c_int),
-        ("ordinal", c_int),
-        ("name", c_char_p),
-        ("model", c_char_p),
-        ("uuid", c_char_p),
-        ("pci_bus_id", c_char_p),
-        ("cc_major", c_int),
-        ("cc_minor", c_int),
-        ("multiprocessors", c_int),
-        ("clock_mhz", c_int),
-        ("memory_total", c_uint64),
-        ("memory_free", c_uint64),
-        ("memory_bandwidth_gbs", c_double),
-        ("peak_tflops_fp32", c_double),
-        ("peak_tflops_tf32", c_double),
-        ("peak_tflops_fp16", c_double),
-        ("peak_tflops_bf16", c_double),
-        ("peak_source", c_char_p),
-        ("numa_node", c_int),
-        ("mig_enabled", c_int),
-    ]
-
-
-class nubo_host_info(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("model", c_char_p),
-        ("logical_cores", c_int),
-        ("physical_cores", c_int),
-        ("sockets", c_int),
-        ("numa_nodes", c_int),
-        ("memory_total", c_uint64),
-        ("memory_available", c_uint64),
-        ("blas", c_char_p),
-    ]
-
-
-class nubo_driver_info(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("loaded", c_int),
-        ("driver_version", c_int),
-        ("runtime_version", c_int),
-        ("driver_release", c_char_p),
-    ]
-
-
-class nubo_link_info(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("kind", c_int),  # nubo_link_kind
-        ("nvlinks", c_int),
-        ("peer_access", c_int),
-        ("name", c_char_p),
-    ]
-
-
-class nubo_diagnosis_info(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("code", c_char_p),
-        ("severity", c_int),  # nubo_severity
-        ("message", c_char_p),
-        ("advice", c_char_p),
-    ]
-
-
-class nubo_select_request(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("count", c_int),
-        ("min_memory", c_uint64),
-        ("min_cc_major", c_int),
-        ("min_cc_minor", c_int),
-    ]
-
+# NUBO_ABI_VERSION of the headers _abi.py was generated from. A library with another ABI version
+# has incompatible structs or calls, so loading it is refused rather than risking memory
+# corruption.
+ABI_VERSION = NUBO_ABI_VERSION
 
 ReportPtr = POINTER(nubo_report)
-_status = c_int  # nubo_status
-
-# ---- Functions: name -> (restype, argtypes) ----------------------------------------------
-
-_FUNCTIONS: dict[str, tuple[Optional[type], list[type]]] = {
-    "nubo_status_string": (c_char_p, [c_int]),
-    "nubo_last_error": (c_char_p, []),
-    "nubo_version": (c_char_p, []),
-    "nubo_abi_version": (c_int, []),
-    "nubo_discover_options_init": (_status, [POINTER(nubo_discover_options), c_size_t]),
-    "nubo_discover": (_status, [POINTER(nubo_discover_options), POINTER(ReportPtr)]),
-    "nubo_report_free": (None, [ReportPtr]),
-    "nubo_select_request_init": (_status, [POINTER(nubo_select_request), c_size_t]),
-    "nubo_report_device_count": (c_size_t, [ReportPtr]),
-    "nubo_report_device": (_status, [ReportPtr, c_size_t, POINTER(nubo_device_info)]),
-    "nubo_report_host": (_status, [ReportPtr, POINTER(nubo_host_info)]),
-    "nubo_report_driver": (_status, [ReportPtr, POINTER(nubo_driver_info)]),
-    "nubo_report_link": (_status, [ReportPtr, c_size_t, c_size_t, POINTER(nubo_link_info)]),
-    "nubo_report_diagnosis_count": (c_size_t, [ReportPtr]),
-    "nubo_report_diagnosis": (_status, [ReportPtr, c_size_t, POINTER(nubo_diagnosis_info)]),
-    # buf is written to: a c_void_p takes both None and a create_string_buffer().
-    "nubo_report_json": (_status, [ReportPtr, c_void_p, c_size_t, POINTER(c_size_t)]),
-    "nubo_report_select": (_status, [ReportPtr, POINTER(nubo_select_request), POINTER(c_size_t),
-                                     c_size_t, POINTER(c_size_t)]),
-}
 
 # ---- Loading -----------------------------------------------------------------------------
 
@@ -234,9 +100,8 @@ def _find_and_load() -> tuple[ctypes.CDLL, str]:
         "pip install ./capi/python, or set NUBO_LIBRARY=/path/to/libnubo_c.so.")
 
 
-def _declare(cdll: ctypes.CDLL, origin: str,
-             functions: Optional[dict[str, tuple[Optional[type], list[type]]]] = None) -> None:
-    for name, (restype, argtypes) in (functions or _FUNCTIONS).items():
+def _declare(cdll: ctypes.CDLL, origin: str) -> None:
+    for name, (restype, argtypes) in FUNCTIONS.items():
         try:
             function = getattr(cdll, name)
         except AttributeError:
@@ -244,18 +109,6 @@ def _declare(cdll: ctypes.CDLL, origin: str,
                             "libnubo_c.so this package can use") from None
         function.restype = restype
         function.argtypes = argtypes
-
-
-def register(functions: dict[str, tuple[Optional[type], list[type]]]) -> None:
-    """Adds a capability module's function signatures (name -> (restype, argtypes)).
-
-    Each capability (devices, transfer, cost, ...) keeps its ctypes declarations in its own
-    module and registers them at import; they are applied when the library is loaded, or at
-    once if it already is."""
-    with _lock:
-        _FUNCTIONS.update(functions)
-        if _loaded is not None:
-            _declare(_loaded, _loaded_from or "libnubo_c.so", functions)
 
 
 def lib() -> ctypes.CDLL:

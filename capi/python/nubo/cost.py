@@ -16,11 +16,15 @@ from __future__ import annotations
 import ctypes
 import os
 import weakref
-from ctypes import POINTER, c_char_p, c_double, c_int, c_size_t, c_uint, c_uint32, c_void_p
+from ctypes import POINTER, c_double, c_size_t
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Union
 
 from . import _lib, units
+from ._abi import (nubo_cost_catalog, nubo_cost_checkpoint_info, nubo_cost_estimate_info,
+                   nubo_cost_exclusion_info, nubo_cost_instance_info, nubo_cost_meter,
+                   nubo_cost_own_info, nubo_cost_own_request, nubo_cost_plan,
+                   nubo_cost_plan_options, nubo_cost_workload)
 from ._enum import OpenIntEnum
 from ._lib import text
 from .errors import NuboError, Status
@@ -50,142 +54,12 @@ class Dtype(OpenIntEnum):
 _PRICING_NAMES = {"on-demand": Pricing.ON_DEMAND, "spot": Pricing.SPOT,
                   "reserved-1y": Pricing.RESERVED_1Y, "reserved-3y": Pricing.RESERVED_3Y}
 
-# ---- ctypes mirror of nubo_cost.h (keep in step; the test compares sizes with C's) --------
-
-
-class nubo_cost_catalog(ctypes.Structure):
-    """Opaque."""
-
-
-class nubo_cost_plan(ctypes.Structure):
-    """Opaque."""
-
-
-class nubo_cost_meter(ctypes.Structure):
-    """Opaque."""
-
-
-class nubo_cost_instance_info(_lib._Sized):
-    _fields_ = [
-        ("struct_size", c_uint32), ("provider", c_char_p), ("name", c_char_p),
-        ("region", c_char_p), ("gpu_model", c_char_p), ("gpus", c_int),
-        ("interconnect", c_char_p), ("vcpus", c_int), ("memory_gib", c_double),
-        ("network_gbps", c_double), ("on_demand", c_double), ("spot", c_double),
-        ("reserved_1y", c_double), ("reserved_3y", c_double), ("reserved_1y_derived", c_int),
-        ("reserved_3y_derived", c_int), ("gpu_link_gbs", c_double), ("price_date", c_char_p),
-        ("spot_date", c_char_p), ("source", c_char_p),
-    ]
-
-
-class nubo_cost_workload(_lib._Sized):
-    _fields_ = [
-        ("struct_size", c_uint32), ("total_flops", c_double), ("flops_per_sample", c_double),
-        ("samples", c_double), ("epochs", c_double), ("global_batch", c_double),
-        ("dtype", c_int), ("mfu", c_double), ("profile_path", c_char_p),
-        ("profile_json", c_char_p), ("parameter_bytes", c_double),
-        ("memory_per_gpu_bytes", c_double), ("dataset_bytes", c_double),
-        ("compression_ratio", c_double), ("checkpoint_bytes", c_double),
-        ("checkpoint_write_mbps", c_double), ("checkpoint_interval_s", c_double),
-        ("overlap", c_double), ("egress_bytes", c_double), ("storage_months_after", c_double),
-        ("tags", c_char_p),
-    ]
-
-
-class nubo_cost_plan_options(_lib._Sized):
-    _fields_ = [
-        ("struct_size", c_uint32), ("pricings", c_uint), ("min_nodes", c_int),
-        ("max_nodes", c_int), ("deadline_s", c_double), ("budget", c_double),
-        ("gpu", c_char_p), ("provider", c_char_p), ("region", c_char_p),
-        ("rank_by_time", c_int), ("limit", c_size_t), ("spot_mtbi_s", c_double),
-        ("restart_s", c_double), ("comm_efficiency", c_double),
-    ]
-
-
-class nubo_cost_estimate_info(_lib._Sized):
-    _fields_ = [
-        ("struct_size", c_uint32), ("label", c_char_p), ("provider", c_char_p),
-        ("instance", c_char_p), ("region", c_char_p), ("gpu_model", c_char_p),
-        ("gpus_per_node", c_int), ("nodes", c_int), ("pricing", c_int), ("hourly", c_double),
-        ("price_derived", c_int), ("compute_s", c_double), ("communication_s", c_double),
-        ("staging_s", c_double), ("checkpoint_s", c_double), ("rework_s", c_double),
-        ("restart_s", c_double), ("total_s", c_double), ("steps", c_double),
-        ("step_s", c_double), ("cost_instances", c_double), ("cost_storage", c_double),
-        ("cost_egress", c_double), ("cost_total", c_double), ("checkpoint_interval_s", c_double),
-        ("expected_interruptions", c_double), ("memory_needed_bytes", c_double),
-        ("memory_per_gpu_bytes", c_double), ("reserved_break_even", c_double),
-        ("pareto", c_int), ("notes", c_char_p),
-    ]
-
-
-class nubo_cost_exclusion_info(_lib._Sized):
-    _fields_ = [("struct_size", c_uint32), ("subject", c_char_p), ("reason", c_char_p),
-                ("options", c_size_t)]
-
-
-class nubo_cost_checkpoint_info(_lib._Sized):
-    _fields_ = [
-        ("struct_size", c_uint32), ("young_interval_s", c_double), ("daly_interval_s", c_double),
-        ("expected_wall_s", c_double), ("write_s", c_double), ("lost_work_s", c_double),
-        ("restart_s", c_double), ("interruptions", c_double), ("overhead_fraction", c_double),
-    ]
-
-
-class nubo_cost_own_request(_lib._Sized):
-    _fields_ = [
-        ("struct_size", c_uint32), ("hardware_price", c_double), ("power_kw", c_double),
-        ("years", c_double), ("cloud_hourly", c_double), ("utilisation", c_double),
-        ("kwh_price", c_double), ("pue", c_double), ("maintenance_per_year", c_double),
-    ]
-
-
-class nubo_cost_own_info(_lib._Sized):
-    _fields_ = [
-        ("struct_size", c_uint32), ("break_even_utilisation", c_double), ("own_cost", c_double),
-        ("cloud_cost", c_double), ("cloud_saving", c_double), ("utilisation_for_70", c_double),
-    ]
-
+# ---- Handles (the structs are _abi.py's, generated from nubo_cost.h) ------------------
 
 CatalogPtr = POINTER(nubo_cost_catalog)
 PlanPtr = POINTER(nubo_cost_plan)
 MeterPtr = POINTER(nubo_cost_meter)
-_status = c_int
 
-_lib.register({
-    "nubo_cost_catalog_builtin": (_status, [POINTER(CatalogPtr)]),
-    "nubo_cost_catalog_load": (_status, [CatalogPtr, c_char_p, c_int]),
-    "nubo_cost_catalog_set_reserved_discounts": (_status, [CatalogPtr, c_double, c_double]),
-    "nubo_cost_catalog_free": (None, [CatalogPtr]),
-    "nubo_cost_catalog_instance_count": (c_size_t, [CatalogPtr]),
-    "nubo_cost_catalog_instance": (_status, [CatalogPtr, c_size_t,
-                                             POINTER(nubo_cost_instance_info)]),
-    "nubo_cost_workload_init": (_status, [POINTER(nubo_cost_workload), c_size_t]),
-    "nubo_cost_plan_options_init": (_status, [POINTER(nubo_cost_plan_options), c_size_t]),
-    "nubo_cost_plan_create": (_status, [CatalogPtr, POINTER(nubo_cost_workload),
-                                        POINTER(nubo_cost_plan_options), POINTER(PlanPtr)]),
-    "nubo_cost_estimate": (_status, [CatalogPtr, POINTER(nubo_cost_workload), c_char_p, c_char_p,
-                                     c_int, c_int, POINTER(nubo_cost_plan_options),
-                                     POINTER(PlanPtr)]),
-    "nubo_cost_plan_free": (None, [PlanPtr]),
-    "nubo_cost_plan_counts": (_status, [PlanPtr, POINTER(c_size_t), POINTER(c_size_t)]),
-    "nubo_cost_plan_ranked_count": (c_size_t, [PlanPtr]),
-    "nubo_cost_plan_frontier_count": (c_size_t, [PlanPtr]),
-    "nubo_cost_plan_exclusion_count": (c_size_t, [PlanPtr]),
-    "nubo_cost_plan_ranked": (_status, [PlanPtr, c_size_t, POINTER(nubo_cost_estimate_info)]),
-    "nubo_cost_plan_frontier": (_status, [PlanPtr, c_size_t, POINTER(nubo_cost_estimate_info)]),
-    "nubo_cost_plan_exclusion": (_status, [PlanPtr, c_size_t, POINTER(nubo_cost_exclusion_info)]),
-    "nubo_cost_plan_json": (_status, [PlanPtr, c_void_p, c_size_t, POINTER(c_size_t)]),
-    "nubo_cost_checkpoint_plan": (_status, [c_double, c_double, c_double, c_double,
-                                            POINTER(nubo_cost_checkpoint_info)]),
-    "nubo_cost_own_request_init": (_status, [POINTER(nubo_cost_own_request), c_size_t]),
-    "nubo_cost_rent_vs_own": (_status, [POINTER(nubo_cost_own_request),
-                                        POINTER(nubo_cost_own_info)]),
-    "nubo_cost_meter_create": (_status, [c_double, c_double, POINTER(MeterPtr)]),
-    "nubo_cost_meter_for_instance": (_status, [CatalogPtr, c_char_p, c_int, c_int,
-                                               POINTER(MeterPtr)]),
-    "nubo_cost_meter_update": (_status, [MeterPtr, c_double, c_double, POINTER(c_double),
-                                         POINTER(c_double)]),
-    "nubo_cost_meter_free": (None, [MeterPtr]),
-})
 
 # ---- Units ------------------------------------------------------------------------------
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from . import _lib
+from ._abi import (nubo_device_info, nubo_diagnosis_info, nubo_discover_options, nubo_driver_info,
+                   nubo_host_info, nubo_link_info, nubo_select_request)
 from ._enum import OpenIntEnum
 from ._lib import text
 from .errors import NuboError, Status
@@ -131,7 +133,7 @@ class Diagnosis:
     advice: str  # what to do about it
 
 
-def _device(info: _lib.nubo_device_info) -> Device:
+def _device(info: nubo_device_info) -> Device:
     return Device(
         backend=Backend(info.backend),
         index=info.index,
@@ -184,14 +186,14 @@ class DeviceReport:
         # below raises half-way.
         self._free = weakref.finalize(self, c.nubo_report_free, handle)
 
-        host = _lib.nubo_host_info()
+        host = nubo_host_info()
         _lib.check(c.nubo_report_host(handle, ctypes.byref(host)))
         self.host = HostCpu(model=text(host.model), logical_cores=host.logical_cores,
                             physical_cores=host.physical_cores, sockets=host.sockets,
                             numa_nodes=host.numa_nodes, memory_total=host.memory_total,
                             memory_available=host.memory_available, blas=text(host.blas))
 
-        driver = _lib.nubo_driver_info()
+        driver = nubo_driver_info()
         _lib.check(c.nubo_report_driver(handle, ctypes.byref(driver)))
         self.driver = DriverInfo(loaded=bool(driver.loaded),
                                  driver_version=driver.driver_version,
@@ -200,7 +202,7 @@ class DeviceReport:
 
         self.devices = []
         for i in range(c.nubo_report_device_count(handle)):
-            info = _lib.nubo_device_info()
+            info = nubo_device_info()
             _lib.check(c.nubo_report_device(handle, i, ctypes.byref(info)))
             self.devices.append(_device(info))
 
@@ -208,7 +210,7 @@ class DeviceReport:
         for i in range(len(self.devices)):
             row = []
             for j in range(len(self.devices)):
-                link = _lib.nubo_link_info()
+                link = nubo_link_info()
                 _lib.check(c.nubo_report_link(handle, i, j, ctypes.byref(link)))
                 row.append(Link(kind=LinkKind(link.kind), nvlinks=link.nvlinks,
                                 peer_access=bool(link.peer_access), name=text(link.name)))
@@ -216,7 +218,7 @@ class DeviceReport:
 
         self.diagnoses = []
         for i in range(c.nubo_report_diagnosis_count(handle)):
-            diagnosis = _lib.nubo_diagnosis_info()
+            diagnosis = nubo_diagnosis_info()
             _lib.check(c.nubo_report_diagnosis(handle, i, ctypes.byref(diagnosis)))
             self.diagnoses.append(Diagnosis(code=text(diagnosis.code),
                                             severity=Severity(diagnosis.severity),
@@ -253,7 +255,7 @@ class DeviceReport:
         qualifies.
         """
         c = _lib.lib()
-        request = _lib.nubo_select_request()
+        request = nubo_select_request()
         _lib.check(c.nubo_select_request_init(ctypes.byref(request), ctypes.sizeof(request)))
         request.count = _c_int("count", count)
         request.min_memory = _c_int("min_memory", min_memory, unsigned_bits=64)
@@ -289,7 +291,7 @@ def discover(sim_devices: Optional[str] = None, sim_topology_file: Optional[StrP
     problem of the machine (no driver, no GPU, ...) is a diagnosis in the report instead.
     """
     c = _lib.lib()
-    options = _lib.nubo_discover_options()
+    options = nubo_discover_options()
     # The size tells nubo how much of the struct this package knows; it writes no more.
     _lib.check(c.nubo_discover_options_init(ctypes.byref(options), ctypes.sizeof(options)))
     # Assigning bytes to a c_char_p field keeps them alive as long as `options`.

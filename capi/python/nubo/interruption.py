@@ -14,38 +14,16 @@ the machine is taken away. It is off when no service answers within 100 ms.
 from __future__ import annotations
 
 import ctypes
-from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_size_t, c_uint32
-from ctypes import c_void_p
+from ctypes import POINTER
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from . import _lib
-
-
-class nubo_interruption_notice(Structure):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("cloud", c_char_p),
-        ("action", c_char_p),
-        ("detail", c_char_p),
-        ("seconds_left", c_double),
-    ]
-
-
-class nubo_interruption_watcher(Structure):
-    pass
+from ._abi import nubo_interruption_callback, nubo_interruption_watcher
 
 
 WatcherPtr = POINTER(nubo_interruption_watcher)
-NOTICE_CALLBACK = CFUNCTYPE(None, POINTER(nubo_interruption_notice), c_void_p)
-
-_lib.register({
-    "nubo_interruption_watcher_create": (c_int, [NOTICE_CALLBACK, c_void_p, c_double,
-                                                 POINTER(WatcherPtr)]),
-    "nubo_interruption_watcher_free": (None, [WatcherPtr]),
-    "nubo_interruption_watcher_cloud": (c_int, [WatcherPtr, c_void_p, c_size_t,
-                                                POINTER(c_size_t)]),
-})
+NOTICE_CALLBACK = nubo_interruption_callback
 
 
 @dataclass(frozen=True)

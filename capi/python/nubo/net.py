@@ -16,139 +16,26 @@ from __future__ import annotations
 
 import ctypes
 import os
-from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_size_t,
-                    c_uint16, c_uint32, c_uint64, c_void_p)
+from ctypes import POINTER, c_char_p
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Union
 
 from . import _lib
-from ._lib import _Sized, text
+from ._abi import (nubo_net_progress, nubo_net_progress_callback, nubo_net_send_options,
+                   nubo_net_send_summary, nubo_net_server, nubo_net_server_options,
+                   nubo_net_server_stats_info)
+from ._lib import text
 from ._progress import ProgressCall
 from .errors import NuboError, Status
 from .transfer import Codec, _codec, _patterns
 
 StrPath = Union[str, "os.PathLike[str]"]
 
-# ---- ctypes mirror of capi/nubo_net.h ------------------------------------------------------
+# ---- Handles and callbacks (the structs are _abi.py's, generated from nubo_net.h) --------
 
-
-class nubo_net_progress(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("bytes_done", c_uint64),
-        ("bytes_total", c_uint64),
-        ("bytes_written", c_uint64),
-        ("bytes_skipped", c_uint64),
-        ("rate", c_double),
-        ("eta_seconds", c_double),
-        ("elapsed_seconds", c_double),
-        ("current_file", c_char_p),
-        ("files_done", c_uint64),
-        ("files_total", c_uint64),
-        ("wire_bytes", c_uint64),
-        ("link_rate", c_double),
-        ("bytes_resumed", c_uint64),
-    ]
-
-
-PROGRESS_CALLBACK = CFUNCTYPE(c_int, POINTER(nubo_net_progress), c_void_p)
-
-
-class nubo_net_send_options(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("codec", c_int),
-        ("level", c_int),
-        ("chunk_size", c_uint64),
-        ("threads", c_int),
-        ("memory_limit", c_uint64),
-        ("streams", c_int),
-        ("rate", c_double),
-        ("token", c_char_p),
-        ("timeout_seconds", c_double),
-        ("progress", PROGRESS_CALLBACK),
-        ("progress_user", c_void_p),
-        ("encrypt", c_int),
-        ("ca_file", c_char_p),
-        ("server_name", c_char_p),
-        ("exclude", POINTER(c_char_p)),
-        ("exclude_count", c_size_t),
-        ("include", POINTER(c_char_p)),
-        ("include_count", c_size_t),
-    ]
-
-
-class nubo_net_send_summary(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("files", c_uint64),
-        ("directories", c_uint64),
-        ("symlinks", c_uint64),
-        ("bytes", c_uint64),
-        ("bytes_sent", c_uint64),
-        ("bytes_skipped", c_uint64),
-        ("bytes_resumed", c_uint64),
-        ("wire_bytes", c_uint64),
-        ("chunks_sent", c_uint64),
-        ("chunks_none", c_uint64),
-        ("chunks_lz4", c_uint64),
-        ("chunks_zstd", c_uint64),
-        ("chunks_zero", c_uint64),
-        ("streams", c_int),
-        ("seconds", c_double),
-        ("bytes_deduplicated", c_uint64),
-    ]
-
-
-class nubo_net_server_options(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("listen", c_char_p),
-        ("dest", c_char_p),
-        ("token", c_char_p),
-        ("timeout_seconds", c_double),
-        ("max_connections", c_int),
-        ("sync", c_int),
-        ("cert_file", c_char_p),
-        ("key_file", c_char_p),
-        ("require_encryption", c_int),
-        ("handshake_seconds", c_double),
-        ("max_pending", c_int),
-        ("max_pending_per_address", c_int),
-        ("mkdir", c_int),
-        ("preserve_special_modes", c_int),
-    ]
-
-
-class nubo_net_server_stats_info(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("connections", c_uint64),
-        ("refused", c_uint64),
-        ("sessions", c_uint64),
-        ("files", c_uint64),
-        ("bytes", c_uint64),
-    ]
-
-
-class nubo_net_server(Structure):
-    """Opaque."""
-
-
+PROGRESS_CALLBACK = nubo_net_progress_callback
 ServerPtr = POINTER(nubo_net_server)
-_status = c_int
 
-_lib.register({
-    "nubo_net_send_options_init": (_status, [POINTER(nubo_net_send_options), c_size_t]),
-    "nubo_net_send": (_status, [POINTER(c_char_p), c_size_t, c_char_p,
-                                POINTER(nubo_net_send_options), POINTER(nubo_net_send_summary)]),
-    "nubo_net_server_options_init": (_status, [POINTER(nubo_net_server_options), c_size_t]),
-    "nubo_net_server_start": (_status, [POINTER(nubo_net_server_options), POINTER(ServerPtr)]),
-    "nubo_net_server_port": (c_uint16, [ServerPtr]),
-    "nubo_net_server_stats": (_status, [ServerPtr, POINTER(nubo_net_server_stats_info)]),
-    "nubo_net_server_stop": (_status, [ServerPtr]),
-    "nubo_net_server_free": (None, [ServerPtr]),
-})
 
 # ---- Python side ---------------------------------------------------------------------------
 

@@ -22,14 +22,15 @@ from __future__ import annotations
 import ctypes
 import struct
 import threading
-from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_float, c_int, c_size_t
-from ctypes import c_uint32, c_void_p
+from ctypes import POINTER, c_int, c_size_t, c_void_p
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from . import _lib, dlpack
+from ._abi import (nubo_buffer, nubo_event, nubo_gemm, nubo_native_handles, nubo_pending, nubo_team,
+                   nubo_team_options, nubo_worker, nubo_worker_fn, nubo_worker_info)
 from ._enum import OpenIntEnum
-from ._lib import _Sized, text
+from ._lib import text
 from .devices import Backend, DeviceReport
 from .errors import NuboError, Status
 
@@ -57,147 +58,15 @@ DTypeLike = Union[DType, str]
 OpLike = Union[ReduceOp, str]
 Number = Union[int, float]
 
-# ---- ctypes mirror of capi/nubo_parallel.h -------------------------------------------------
-
-
-class nubo_team(Structure):
-    """Opaque."""
-
-
-class nubo_worker(Structure):
-    """Opaque."""
-
-
-class nubo_buffer(Structure):
-    """Opaque."""
-
-
-class nubo_pending(Structure):
-    """Opaque."""
-
-
-class nubo_team_options(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("timeout_seconds", c_double),
-        ("cpu_bind", c_int),
-    ]
-
-
-class nubo_gemm(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("trans_a", c_int),  # nubo_transpose
-        ("trans_b", c_int),
-        ("m", c_size_t),
-        ("n", c_size_t),
-        ("k", c_size_t),
-        ("alpha", c_float),
-        ("beta", c_float),
-        ("lda", c_size_t),
-        ("ldb", c_size_t),
-        ("ldc", c_size_t),
-    ]
-
-
-class nubo_native_handles(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("cuda_stream", c_void_p),
-        ("cublas_handle", c_void_p),
-        ("nccl_comm", c_void_p),
-        ("device_ordinal", c_int),
-    ]
-
-
-class nubo_event(Structure):
-    """Opaque."""
-
-
-class nubo_worker_info(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("rank", c_int),
-        ("size", c_int),
-        ("local_rank", c_int),
-        ("local_size", c_int),
-        ("backend", c_int),  # nubo_backend
-        ("device_index", c_int),
-        ("device_name", c_char_p),
-        ("host_threads", c_int),
-        ("cpus", POINTER(c_int)),
-        ("cpu_count", c_size_t),
-    ]
-
+# ---- Handles (the structs are _abi.py's, generated from nubo_parallel.h) -----------------
 
 TeamPtr = POINTER(nubo_team)
 WorkerPtr = POINTER(nubo_worker)
 BufferPtr = POINTER(nubo_buffer)
 PendingPtr = POINTER(nubo_pending)
 EventPtr = POINTER(nubo_event)
-_status = c_int
-# The run callback. A c_void_p worker, so that the callback gets a plain int it can pass back.
-WORKER_FN = CFUNCTYPE(c_int, c_void_p, c_void_p)
+WORKER_FN = nubo_worker_fn  # the run callback: it gets a WorkerPtr to pass back to every call
 
-_lib.register({
-    "nubo_team_options_init": (_status, [POINTER(nubo_team_options), c_size_t]),
-    "nubo_team_create": (_status, [_lib.ReportPtr, POINTER(c_size_t), c_size_t,
-                                   POINTER(nubo_team_options), POINTER(TeamPtr)]),
-    "nubo_team_create_host": (_status, [c_size_t, POINTER(nubo_team_options), POINTER(TeamPtr)]),
-    "nubo_team_from_env": (_status, [POINTER(nubo_team_options), POINTER(TeamPtr)]),
-    "nubo_team_free": (None, [TeamPtr]),
-    "nubo_team_size": (c_int, [TeamPtr]),
-    "nubo_team_local_size": (c_int, [TeamPtr]),
-    "nubo_team_describe": (_status, [TeamPtr, c_void_p, c_size_t, POINTER(c_size_t)]),
-    "nubo_team_run": (_status, [TeamPtr, WORKER_FN, c_void_p]),
-    "nubo_worker_fail": (_status, [c_void_p, _status, c_char_p]),
-    "nubo_worker_get_info": (_status, [c_void_p, POINTER(nubo_worker_info)]),
-    "nubo_worker_shard": (_status, [c_void_p, c_size_t, POINTER(c_size_t), POINTER(c_size_t)]),
-    "nubo_buffer_create": (_status, [c_void_p, c_int, c_size_t, POINTER(BufferPtr)]),
-    "nubo_buffer_free": (None, [BufferPtr]),
-    "nubo_buffer_size": (c_size_t, [BufferPtr]),
-    "nubo_buffer_bytes": (c_size_t, [BufferPtr]),
-    "nubo_buffer_dtype": (_status, [BufferPtr, POINTER(c_int)]),
-    "nubo_buffer_write": (_status, [BufferPtr, c_void_p, c_size_t, c_size_t]),
-    "nubo_buffer_read": (_status, [BufferPtr, c_void_p, c_size_t, c_size_t]),
-    "nubo_all_reduce": (_status, [c_void_p, BufferPtr, c_int]),
-    "nubo_broadcast": (_status, [c_void_p, BufferPtr, c_int]),
-    "nubo_all_gather": (_status, [c_void_p, BufferPtr, BufferPtr]),
-    "nubo_reduce_scatter": (_status, [c_void_p, BufferPtr, BufferPtr, c_int]),
-    "nubo_barrier": (_status, [c_void_p]),
-    "nubo_all_reduce_async": (_status, [c_void_p, BufferPtr, c_int, POINTER(PendingPtr)]),
-    "nubo_broadcast_async": (_status, [c_void_p, BufferPtr, c_int, POINTER(PendingPtr)]),
-    "nubo_all_gather_async": (_status, [c_void_p, BufferPtr, BufferPtr, POINTER(PendingPtr)]),
-    "nubo_reduce_scatter_async": (_status, [c_void_p, BufferPtr, BufferPtr, c_int,
-                                            POINTER(PendingPtr)]),
-    "nubo_barrier_async": (_status, [c_void_p, POINTER(PendingPtr)]),
-    "nubo_pending_wait": (_status, [PendingPtr]),
-    "nubo_pending_done": (c_int, [PendingPtr]),
-    "nubo_pending_free": (None, [PendingPtr]),
-    "nubo_worker_wrap": (_status, [c_void_p, c_void_p, c_int, c_size_t, POINTER(BufferPtr)]),
-    "nubo_buffer_slice": (_status, [BufferPtr, c_size_t, c_size_t, POINTER(BufferPtr)]),
-    "nubo_buffer_data": (c_void_p, [BufferPtr]),
-    "nubo_worker_bytes_in_use": (_status, [c_void_p, POINTER(c_size_t)]),
-    "nubo_buffer_to_dlpack": (_status, [BufferPtr, POINTER(c_void_p)]),
-    "nubo_buffer_from_dlpack": (_status, [c_void_p, c_void_p, POINTER(BufferPtr)]),
-    "nubo_gemm_init": (_status, [POINTER(nubo_gemm), c_size_t]),
-    "nubo_worker_gemm": (_status, [c_void_p, POINTER(nubo_gemm), BufferPtr, BufferPtr,
-                                   BufferPtr]),
-    "nubo_worker_fill": (_status, [c_void_p, BufferPtr, c_double]),
-    "nubo_worker_scale": (_status, [c_void_p, BufferPtr, c_float]),
-    "nubo_worker_axpy": (_status, [c_void_p, c_float, BufferPtr, BufferPtr]),
-    "nubo_worker_synchronize": (_status, [c_void_p]),
-    "nubo_worker_native": (_status, [c_void_p, POINTER(nubo_native_handles)]),
-    "nubo_worker_use_stream": (_status, [c_void_p, c_void_p]),
-    "nubo_worker_use_own_stream": (_status, [c_void_p]),
-    "nubo_worker_record_event": (_status, [c_void_p, POINTER(EventPtr)]),
-    "nubo_worker_wait_event": (_status, [c_void_p, EventPtr]),
-    "nubo_worker_wait_native_event": (_status, [c_void_p, c_void_p]),
-    "nubo_event_synchronize": (_status, [EventPtr]),
-    "nubo_event_done": (c_int, [EventPtr]),
-    "nubo_event_native": (c_void_p, [EventPtr]),
-    "nubo_event_free": (None, [EventPtr]),
-})
 
 # ---- Element conversion ----------------------------------------------------------------------
 
@@ -476,7 +345,7 @@ class Worker:
     PyTorch or CuPy tensor), used in place for the call. Everything a worker does is ordered on
     its stream; see use_stream and docs/parallel.md for work on other streams."""
 
-    def __init__(self, handle: int) -> None:
+    def __init__(self, handle: "ctypes._Pointer[nubo_worker]") -> None:
         self._handle = handle
         info = nubo_worker_info()
         _lib.check(_lib.lib().nubo_worker_get_info(handle, ctypes.byref(info)))
@@ -764,7 +633,7 @@ class Team:
         lock = threading.Lock()
         c = _lib.lib()
 
-        def call(worker: int, _user: int) -> int:
+        def call(worker: "ctypes._Pointer[nubo_worker]", _user: Optional[int]) -> int:
             try:
                 fn(Worker(worker))
                 return int(Status.OK)

@@ -14,55 +14,14 @@ from __future__ import annotations
 
 import ctypes
 import os
-from ctypes import POINTER, c_char_p, c_double, c_int, c_size_t, c_uint32, c_uint64, c_void_p
 from dataclasses import dataclass
 from typing import Iterable, Optional, Union
 
 from . import _lib
-from ._lib import _Sized
-from .transfer import PROGRESS_CALLBACK, ProgressFn, _call, _path, _patterns
+from ._abi import nubo_s3_copy_options, nubo_s3_copy_summary
+from .transfer import ProgressFn, _call, _path, _patterns
 
 StrPath = Union[str, "os.PathLike[str]"]
-
-
-class nubo_s3_copy_options(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("streams", c_int),
-        ("part_size", c_uint64),
-        ("keep_partial", c_int),
-        ("sync", c_int),
-        ("profile", c_char_p),
-        ("server_side_encryption", c_char_p),
-        ("kms_key_id", c_char_p),
-        ("exclude", POINTER(c_char_p)),
-        ("exclude_count", c_size_t),
-        ("include", POINTER(c_char_p)),
-        ("include_count", c_size_t),
-        ("progress", PROGRESS_CALLBACK),
-        ("progress_user", c_void_p),
-        ("rate", c_double),
-        ("key_file", c_char_p),
-    ]
-
-
-class nubo_s3_copy_summary(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("files", c_uint64),
-        ("bytes", c_uint64),
-        ("bytes_sent", c_uint64),
-        ("bytes_resumed", c_uint64),
-        ("parts", c_uint64),
-        ("seconds", c_double),
-    ]
-
-
-_lib.register({
-    "nubo_s3_copy_options_init": (c_int, [POINTER(nubo_s3_copy_options), c_size_t]),
-    "nubo_s3_copy": (c_int, [c_char_p, c_char_p, POINTER(nubo_s3_copy_options),
-                             POINTER(nubo_s3_copy_summary)]),
-})
 
 
 @dataclass(frozen=True)

@@ -16,16 +16,16 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_size_t, c_uint32,
-                    c_uint64, c_void_p)
+from ctypes import POINTER, c_size_t
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence, Union
 
 from . import _lib
+from ._abi import (nubo_train_evaluation, nubo_train_options, nubo_train_progress,
+                   nubo_train_progress_callback, nubo_trainer)
 from ._enum import OpenIntEnum
-from ._lib import _Sized
 from ._progress import ProgressCall
-from .parallel import Team, TeamPtr
+from .parallel import Team
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -37,88 +37,10 @@ class Optimizer(OpenIntEnum):
     ADAM = 1
 
 
-# ---- ctypes mirror of nubo_train.h (keep in step) -----------------------------------------
-
-
-class nubo_trainer(Structure):
-    """Opaque."""
-
+# ---- Handles and callbacks (the structs are _abi.py's, generated from nubo_train.h) ------
 
 TrainerPtr = POINTER(nubo_trainer)
-
-
-class nubo_train_options(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("layers", POINTER(c_size_t)),
-        ("layer_count", c_size_t),
-        ("optimizer", c_int),
-        ("lr", c_double),
-        ("momentum", c_double),
-        ("batch", c_size_t),
-        ("epochs", c_int),
-        ("seed", c_uint64),
-        ("bucket_bytes", c_size_t),
-        ("autotune", c_int),
-        ("devices", c_char_p),
-        ("team", TeamPtr),
-        ("dataset_dir", c_char_p),
-        ("subset", c_size_t),
-        ("checkpoint_dir", c_char_p),
-        ("checkpoint_every", c_uint64),
-        ("strict_resume", c_int),
-        ("sync_checkpoints", c_int),
-        ("checkpoint_auto", c_int),
-        ("mtbi_s", c_double),
-        ("fresh", c_int),
-    ]
-
-
-class nubo_train_progress(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("epoch", c_int),
-        ("epochs", c_int),
-        ("step", c_uint64),
-        ("steps_per_epoch", c_uint64),
-        ("total_steps", c_uint64),
-        ("loss", c_double),
-        ("accuracy", c_double),
-        ("samples_per_s", c_double),
-        ("eta_s", c_double),
-        ("elapsed_s", c_double),
-        ("checkpointed", c_int),
-        ("checkpoint_interval_s", c_double),
-    ]
-
-
-class nubo_train_evaluation(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("loss", c_double),
-        ("accuracy", c_double),
-        ("samples", c_size_t),
-    ]
-
-
-PROGRESS_CALLBACK = CFUNCTYPE(c_int, POINTER(nubo_train_progress), c_void_p)
-_status = c_int
-
-_lib.register({
-    "nubo_train_options_init": (_status, [POINTER(nubo_train_options), c_size_t]),
-    "nubo_trainer_create": (_status, [POINTER(nubo_train_options), POINTER(TrainerPtr)]),
-    "nubo_trainer_free": (None, [TrainerPtr]),
-    "nubo_trainer_fit": (_status, [TrainerPtr, PROGRESS_CALLBACK, c_void_p]),
-    "nubo_trainer_evaluate": (_status, [TrainerPtr, POINTER(nubo_train_evaluation)]),
-    "nubo_trainer_save": (_status, [TrainerPtr, c_char_p]),
-    "nubo_trainer_load": (_status, [TrainerPtr, c_char_p]),
-    "nubo_trainer_steps_done": (c_uint64, [TrainerPtr]),
-    "nubo_trainer_request_stop": (None, [TrainerPtr]),
-    "nubo_trainer_profile_json": (_status, [TrainerPtr, c_void_p, c_size_t,
-                                            POINTER(c_size_t)]),
-    "nubo_trainer_resumed_from": (_status, [TrainerPtr, c_void_p, c_size_t,
-                                            POINTER(c_size_t)]),
-})
+PROGRESS_CALLBACK = nubo_train_progress_callback
 
 
 @dataclass(frozen=True)

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import ctypes
 import os
-from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int, c_int64, c_size_t,
-                    c_uint32, c_uint64, c_void_p)
+from ctypes import POINTER, c_char_p, c_size_t
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Optional, Union
 
 from . import _lib
+from ._abi import (nubo_archive, nubo_archive_entry_info, nubo_pack_options, nubo_progress_callback,
+                   nubo_transfer_progress, nubo_transfer_summary, nubo_unpack_options,
+                   nubo_verify_options)
 from ._enum import OpenIntEnum
-from ._lib import _Sized, text
+from ._lib import text
 from ._progress import ProgressCall
 from .errors import NuboError, Status
 
@@ -47,47 +49,9 @@ class EntryKind(OpenIntEnum):
     SYMLINK = 2
 
 
-# ---- ctypes mirror of capi/nubo_transfer.h -------------------------------------------------
+# ---- Callbacks (the structs are _abi.py's, generated from nubo_transfer.h) ---------------
 
-
-class nubo_transfer_progress(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("bytes_done", c_uint64),
-        ("bytes_total", c_uint64),
-        ("bytes_written", c_uint64),
-        ("bytes_skipped", c_uint64),
-        ("rate", c_double),
-        ("eta_seconds", c_double),
-        ("elapsed_seconds", c_double),
-        ("current_file", c_char_p),
-        ("files_done", c_uint64),
-        ("files_total", c_uint64),
-    ]
-
-
-PROGRESS_CALLBACK = CFUNCTYPE(c_int, POINTER(nubo_transfer_progress), c_void_p)
-
-
-class nubo_pack_options(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("codec", c_int),
-        ("level", c_int),
-        ("chunk_size", c_uint64),
-        ("threads", c_int),
-        ("memory_limit", c_uint64),
-        ("target_rate", c_double),
-        ("resume", c_int),
-        ("sync", c_int),
-        ("progress", PROGRESS_CALLBACK),
-        ("progress_user", c_void_p),
-        ("exclude", POINTER(c_char_p)),
-        ("exclude_count", c_size_t),
-        ("include", POINTER(c_char_p)),
-        ("include_count", c_size_t),
-        ("key_file", c_char_p),
-    ]
+PROGRESS_CALLBACK = nubo_progress_callback
 
 
 def _patterns(patterns: Iterable[str]) -> "tuple[ctypes.Array[c_char_p], int]":
@@ -96,92 +60,8 @@ def _patterns(patterns: Iterable[str]) -> "tuple[ctypes.Array[c_char_p], int]":
     return (c_char_p * max(len(encoded), 1))(*encoded), len(encoded)
 
 
-class nubo_unpack_options(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("threads", c_int),
-        ("memory_limit", c_uint64),
-        ("resume", c_int),
-        ("sync", c_int),
-        ("progress", PROGRESS_CALLBACK),
-        ("progress_user", c_void_p),
-        ("preserve_special_modes", c_int),
-        ("key_file", c_char_p),
-    ]
-
-
-class nubo_verify_options(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("threads", c_int),
-        ("memory_limit", c_uint64),
-        ("progress", PROGRESS_CALLBACK),
-        ("progress_user", c_void_p),
-        ("key_file", c_char_p),
-    ]
-
-
-class nubo_transfer_summary(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("files", c_uint64),
-        ("directories", c_uint64),
-        ("symlinks", c_uint64),
-        ("bytes", c_uint64),
-        ("bytes_stored", c_uint64),
-        ("bytes_skipped", c_uint64),
-        ("chunks", c_uint64),
-        ("chunks_none", c_uint64),
-        ("chunks_lz4", c_uint64),
-        ("chunks_zstd", c_uint64),
-        ("chunks_zero", c_uint64),
-        ("seconds", c_double),
-        ("resumed", c_int),
-        ("bytes_transferred", c_uint64),
-    ]
-
-
-class nubo_archive_entry_info(_Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("kind", c_int),
-        ("path", c_char_p),
-        ("size", c_uint64),
-        ("mode", c_uint32),
-        ("mtime_ns", c_int64),
-        ("link_target", c_char_p),
-        ("hash", c_char_p),
-        ("stored_size", c_uint64),
-        ("chunks", c_uint64),
-    ]
-
-
-class nubo_archive(Structure):
-    """Opaque."""
-
-
 ArchivePtr = POINTER(nubo_archive)
-_status = c_int
 
-_lib.register({
-    "nubo_pack_options_init": (_status, [POINTER(nubo_pack_options), c_size_t]),
-    "nubo_unpack_options_init": (_status, [POINTER(nubo_unpack_options), c_size_t]),
-    "nubo_verify_options_init": (_status, [POINTER(nubo_verify_options), c_size_t]),
-    "nubo_pack": (_status, [POINTER(c_char_p), c_size_t, c_char_p, POINTER(nubo_pack_options),
-                            POINTER(nubo_transfer_summary)]),
-    "nubo_unpack": (_status, [c_char_p, c_char_p, POINTER(nubo_unpack_options),
-                              POINTER(nubo_transfer_summary)]),
-    "nubo_verify": (_status, [c_char_p, POINTER(nubo_verify_options),
-                              POINTER(nubo_transfer_summary)]),
-    "nubo_archive_open_with_key": (_status, [c_char_p, c_char_p, POINTER(ArchivePtr)]),
-    "nubo_transfer_keygen": (_status, [c_char_p]),
-    "nubo_archive_free": (None, [ArchivePtr]),
-    "nubo_archive_entry_count": (c_size_t, [ArchivePtr]),
-    "nubo_archive_entry": (_status, [ArchivePtr, c_size_t, POINTER(nubo_archive_entry_info)]),
-    "nubo_archive_find": (_status, [ArchivePtr, c_char_p, POINTER(c_size_t)]),
-    "nubo_archive_read": (_status, [ArchivePtr, c_char_p, c_uint64, c_void_p, c_size_t,
-                                    POINTER(c_size_t)]),
-})
 
 # ---- Python side ---------------------------------------------------------------------------
 

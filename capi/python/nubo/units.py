@@ -14,17 +14,9 @@ number is bytes, or seconds. Anything else raises NuboError (also a ValueError) 
 from __future__ import annotations
 
 import ctypes
-from ctypes import POINTER, c_char_p, c_double, c_int, c_size_t, c_uint64
+from ctypes import c_double, c_uint64
 
 from . import _lib
-
-_lib.register({
-    "nubo_units_parse_bytes": (c_int, [c_char_p, c_char_p, POINTER(c_uint64)]),
-    "nubo_units_parse_rate": (c_int, [c_char_p, c_char_p, POINTER(c_double)]),
-    "nubo_units_parse_duration": (c_int, [c_char_p, c_char_p, POINTER(c_double)]),
-    "nubo_units_format_bytes": (c_int, [c_double, c_int, c_char_p, c_size_t, POINTER(c_size_t)]),
-    "nubo_units_format_duration": (c_int, [c_double, c_char_p, c_size_t, POINTER(c_size_t)]),
-})
 
 
 def _text(value: str, what: str) -> bytes:

@@ -1,0 +1,281 @@
+"""Reads nubo's C headers (capi/nubo.h and the capability headers it includes) into a model of
+the ABI: enums with their constants, structs with their fields, opaque handles, callback types
+and functions, in the order the C compiler meets them.
+
+The headers keep to a small part of C, which this reader accepts and nothing more: anything
+else is an error naming the file and the declaration, so a header change that the bindings
+cannot follow stops the generator instead of producing a wrong mirror.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class CType:
+    """A C type as the bindings need it: its base name, const-ness of the base, and the pointer
+    levels, each with its own const (`const char* const*` is base char, const, pointers
+    (False, True))."""
+
+    base: str
+    const: bool = False
+    pointers: tuple[bool, ...] = ()
+
+    def __str__(self) -> str:
+        text = ("const " if self.const else "") + self.base
+        for const in self.pointers:
+            text += "*" + (" const" if const else "")
+        return text
+
+
+@dataclass
+class Field:
+    name: str
+    type: CType
+
+
+@dataclass
+class Struct:
+    name: str
+    fields: list[Field]
+    header: str
+
+    @property
+    def sized(self) -> bool:
+        """Begins with `uint32_t struct_size`: the caller says how much of it it knows."""
+        return bool(self.fields) and self.fields[0].name == "struct_size"
+
+
+@dataclass
+class Enum:
+    name: str
+    constants: list[tuple[str, int]]
+    header: str
+
+
+@dataclass
+class Callback:
+    name: str
+    result: CType
+    parameters: list[Field]
+    header: str
+
+
+@dataclass
+class Function:
+    name: str
+    result: CType
+    parameters: list[Field]
+    header: str
+
+
+@dataclass
+class Abi:
+    abi_version: int = 0
+    enums: list[Enum] = field(default_factory=list)
+    structs: list[Struct] = field(default_factory=list)
+    opaque: list[str] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)  # structs declared elsewhere (DLPack)
+    callbacks: list[Callback] = field(default_factory=list)
+    functions: list[Function] = field(default_factory=list)
+    # Every type name in declaration order, with its kind: what an emitter walks.
+    order: list[tuple[str, object]] = field(default_factory=list)
+
+    def kind_of(self, name: str) -> Optional[str]:
+        for kind, item in self.order:
+            if getattr(item, "name", item) == name:
+                return kind
+        return None
+
+
+class HeaderError(ValueError):
+    pass
+
+
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_CPLUSPLUS_OPEN = re.compile(r'#ifdef __cplusplus\s*extern "C" \{\s*#endif')
+_CPLUSPLUS_CLOSE = re.compile(r"#ifdef __cplusplus\s*\}\s*#endif")
+_INCLUDE = re.compile(r'#include "([^"]+)"')
+_IDENT = r"[A-Za-z_]\w*"
+
+
+def parse_type(text: str, where: str) -> CType:
+    """`const char* const*`, `uint64_t`, `struct DLManagedTensor**` and the like."""
+    tokens = re.findall(r"\*|" + _IDENT, text)
+    const = False
+    base: Optional[str] = None
+    pointers: list[bool] = []
+    for token in tokens:
+        if token == "const":
+            if pointers:
+                pointers[-1] = True
+            elif base is None:
+                const = True
+            else:
+                const = True  # "char const*"
+        elif token == "*":
+            if base is None:
+                raise HeaderError(f"{where}: a '*' before the type in '{text}'")
+            pointers.append(False)
+        elif token in ("struct", "enum"):
+            continue
+        elif token == "unsigned" and base is None:
+            base = "unsigned"
+        elif base is None:
+            base = token
+        elif base == "unsigned" and token == "int":
+            continue
+        else:
+            raise HeaderError(f"{where}: cannot read the type '{text}'")
+    if base is None:
+        raise HeaderError(f"{where}: no type in '{text}'")
+    return CType(base, const, tuple(pointers))
+
+
+def _declarator(text: str, where: str) -> Field:
+    """`const char* name` -> Field(name, type)."""
+    text = text.strip()
+    match = re.fullmatch(r"(.*?)(" + _IDENT + r")", text, re.S)
+    if not match or not match.group(1).strip():
+        raise HeaderError(f"{where}: cannot read the declaration '{text}'")
+    return Field(match.group(2), parse_type(match.group(1), where))
+
+
+def _fields(text: str, where: str) -> list[Field]:
+    """One field declaration, maybe of several names: `nubo_transpose trans_a, trans_b`."""
+    first, *more = text.split(",")
+    head = _declarator(first, where)
+    fields = [head]
+    for name in more:
+        stars = name.count("*")
+        name = name.replace("*", "").strip()
+        if not re.fullmatch(_IDENT, name):
+            raise HeaderError(f"{where}: cannot read the declaration '{text}'")
+        base = head.type
+        fields.append(Field(name, CType(base.base, base.const, (False,) * stars)))
+    return fields
+
+
+def _parameters(text: str, where: str) -> list[Field]:
+    text = text.strip()
+    if text in ("", "void"):
+        return []
+    return [_declarator(p, where) for p in text.split(",")]
+
+
+class Reader:
+    def __init__(self, directory: Path, include_dir: Path) -> None:
+        self.directory = directory
+        self.include_dir = include_dir
+        self.abi = Abi()
+        self._seen: set[str] = set()
+
+    def read(self, name: str) -> Abi:
+        self._read_file(name)
+        return self.abi
+
+    def _read_file(self, name: str) -> None:
+        if name in self._seen:
+            return  # include guard
+        self._seen.add(name)
+        if name.startswith("nubo/"):
+            self._read_version(self.include_dir / name)
+            return
+        path = self.directory / name
+        text = _COMMENT.sub(" ", path.read_text())
+        text = _CPLUSPLUS_OPEN.sub(" ", text)
+        text = _CPLUSPLUS_CLOSE.sub(" ", text)
+        # Walk the text in order: an #include is read where it stands.
+        position = 0
+        for match in _INCLUDE.finditer(text):
+            self._read_declarations(text[position:match.start()], name)
+            self._read_file(match.group(1))
+            position = match.end()
+        self._read_declarations(text[position:], name)
+
+    def _read_version(self, path: Path) -> None:
+        match = re.search(r"#define NUBO_ABI_VERSION (\d+)", path.read_text())
+        if not match:
+            raise HeaderError(f"{path}: no NUBO_ABI_VERSION")
+        self.abi.abi_version = int(match.group(1))
+
+    def _read_declarations(self, text: str, header: str) -> None:
+        # Preprocessor lines (guards, NUBO_C_API's definition) carry no declarations.
+        text = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
+        text = text.replace("NUBO_C_API", " ")
+        depth, start = 0, 0
+        for i, c in enumerate(text):
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth < 0:
+                    raise HeaderError(f"{header}: an unmatched '}}'")
+            elif c == ";" and depth == 0:
+                statement = " ".join(text[start:i].split())
+                start = i + 1
+                if statement:
+                    self._read_statement(statement, header)
+        if text[start:].strip():
+            raise HeaderError(f"{header}: text after the last declaration: {text[start:][:80]}")
+
+    def _read_statement(self, s: str, header: str) -> None:
+        where = f"{header}: '{s[:60]}'"
+        abi = self.abi
+        m = re.fullmatch(r"typedef enum (" + _IDENT + r") \{(.*)\} (" + _IDENT + ")", s)
+        if m:
+            constants = []
+            for item in m.group(2).split(","):
+                item = item.strip()
+                if not item:
+                    continue
+                cm = re.fullmatch(r"(" + _IDENT + r") = (-?(?:0x[0-9a-fA-F]+|\d+))", item)
+                if not cm:
+                    raise HeaderError(f"{where}: every enumerator needs an explicit value")
+                if cm.group(1).endswith("_MAX_ENUM"):
+                    continue  # not a value: it only widens the enum
+                constants.append((cm.group(1), int(cm.group(2), 0)))
+            enum = Enum(m.group(3), constants, header)
+            abi.enums.append(enum)
+            abi.order.append(("enum", enum))
+            return
+        m = re.fullmatch(r"typedef struct (" + _IDENT + r") \{(.*)\} (" + _IDENT + ")", s)
+        if m:
+            fields = [x for f in m.group(2).split(";") if f.strip() for x in _fields(f, where)]
+            struct = Struct(m.group(3), fields, header)
+            abi.structs.append(struct)
+            abi.order.append(("struct", struct))
+            return
+        m = re.fullmatch(r"typedef struct (" + _IDENT + r") (" + _IDENT + ")", s)
+        if m:
+            abi.opaque.append(m.group(2))
+            abi.order.append(("opaque", m.group(2)))
+            return
+        m = re.fullmatch(r"struct (" + _IDENT + ")", s)
+        if m:
+            abi.external.append(m.group(1))
+            abi.order.append(("external", m.group(1)))
+            return
+        m = re.fullmatch(r"typedef (.*?)\(\*(" + _IDENT + r")\)\((.*)\)", s)
+        if m:
+            callback = Callback(m.group(2), parse_type(m.group(1), where),
+                                _parameters(m.group(3), where), header)
+            abi.callbacks.append(callback)
+            abi.order.append(("callback", callback))
+            return
+        m = re.fullmatch(r"(.*?)(" + _IDENT + r")\((.*)\)", s)
+        if m and m.group(2).startswith("nubo_"):
+            function = Function(m.group(2), parse_type(m.group(1), where),
+                                _parameters(m.group(3), where), header)
+            abi.functions.append(function)
+            return
+        raise HeaderError(f"{where}: not a declaration the bindings know how to mirror")
+
+
+def read_abi(capi_dir: Path, include_dir: Path) -> Abi:
+    """The ABI that capi/nubo.h declares (with the headers it includes)."""
+    return Reader(capi_dir, include_dir).read("nubo.h")
