@@ -2,28 +2,35 @@
 """Writes the bindings' mirrors of the C ABI from its headers, so that nothing hand-written
 restates a struct, a constant or a function signature:
 
-    generate.py write        capi/python/nubo/_abi.py: ctypes structs, constants, callback
-                             prototypes and every function's signature
+    generate.py write        capi/python/nubo/_abi.py (ctypes structs, constants, callback
+                             prototypes, every function's signature) and capi/rust/src/ffi.rs
+                             (the same as Rust declarations, with their layout test)
     generate.py check        regenerates into memory and fails, naming the file, when the
                              checked-in mirror differs from what the headers say
     generate.py layout OUT   a C program printing every struct's size, every field's offset
                              and size and every constant as the C compiler sees them, which
                              the Python and Rust tests compare their mirrors with
 
-A field added to a C header reaches Python by running `make bindings` (which runs this), and
-CTest's bindings:generated fails until that is done.
+A field added to a C header reaches Python and Rust by running `make bindings` (which runs
+this), and CTest's bindings:generated fails until that is done.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 import sys
+import textwrap
 from pathlib import Path
+from typing import Optional
 
 from c_header import Abi, CType, HeaderError, read_abi
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPI, INCLUDE = ROOT / "capi", ROOT / "include"
 PYTHON_OUT = CAPI / "python" / "nubo" / "_abi.py"
+RUST_OUT = CAPI / "rust" / "src" / "ffi.rs"
 
 # ---- Python (ctypes) ---------------------------------------------------------------------
 
@@ -125,6 +132,263 @@ def python(abi: Abi) -> str:
     return "\n".join(out)
 
 
+
+# ---- Rust (extern "C") ---------------------------------------------------------------------
+
+_RUST_SCALARS = {
+    "int": "c_int", "unsigned": "c_uint", "float": "c_float", "double": "c_double",
+    "size_t": "usize", "uint16_t": "u16", "uint32_t": "u32", "uint64_t": "u64", "int64_t": "i64",
+    "char": "c_char", "void": "c_void",
+}
+_RUST_KEYWORDS = {"fn", "in", "type", "ref", "match", "move", "mod", "use", "loop", "impl",
+                  "self", "struct", "enum", "const", "static", "where", "box", "dyn"}
+
+
+def rust_type(t: CType, abi: Abi, where: str) -> str:
+    kind = abi.kind_of(t.base)
+    if kind == "external":
+        base = "c_void"  # a type of another library (DLPack): an untyped pointer here
+    elif t.base in _RUST_SCALARS:
+        base = _RUST_SCALARS[t.base]
+    elif kind in ("enum", "struct", "opaque", "callback"):
+        base = t.base
+    else:
+        raise HeaderError(f"{where}: no Rust mirror for '{t}'")
+    if not t.pointers:
+        if t.base == "void":
+            raise HeaderError(f"{where}: void by value")
+        return base
+    # Read from the innermost pointer out: `const char* const*` is *const *const c_char.
+    text = base
+    consts = [t.const] + list(t.pointers[:-1])
+    for const in consts:
+        text = ("*const " if const else "*mut ") + text
+    return text
+
+
+def _rust_name(name: str) -> str:
+    return "r#" + name if name in _RUST_KEYWORDS else name
+
+
+def _rust_signature(parameters: list, result: CType, abi: Abi, where: str) -> tuple[str, str]:
+    params = ", ".join(f"{_rust_name(p.name)}: {rust_type(p.type, abi, where)}"
+                       for p in parameters)
+    ret = "" if result.base == "void" and not result.pointers else \
+        f" -> {rust_type(result, abi, where)}"
+    return params, ret
+
+
+def rust(abi: Abi) -> str:
+    out = [RUST_PREAMBLE.replace("@ABI_VERSION@", str(abi.abi_version))]
+    for kind, item in abi.order:
+        if kind == "enum":
+            out += ["", f"pub type {item.name} = c_int;"]  # type: ignore[attr-defined]
+            out += [f"pub const {name}: {item.name} = {value};"  # type: ignore[attr-defined]
+                    for name, value in item.constants]  # type: ignore[attr-defined]
+        elif kind in ("opaque", "external"):
+            out += ["", f"opaque!({item});"]
+        elif kind == "struct":
+            out += ["", "sized_structs! {", f"    pub struct {item.name} {{"]  # type: ignore
+            for f in item.fields:  # type: ignore[attr-defined]
+                where = f"{item.header}: {item.name}.{f.name}"  # type: ignore[attr-defined]
+                out.append(f"        pub {_rust_name(f.name)}: {rust_type(f.type, abi, where)},")
+            out += ["    }", "}"]
+        elif kind == "callback":
+            where = f"{item.header}: {item.name}"  # type: ignore[attr-defined]
+            params, ret = _rust_signature(item.parameters, item.result, abi, where)  # type: ignore
+            out += ["", f"pub type {item.name} = Option<unsafe extern \"C\" fn({params}){ret}>;"]  # type: ignore
+    out += ["", 'extern "C" {']
+    for f in abi.functions:
+        params, ret = _rust_signature(f.parameters, f.result, abi, f"{f.header}: {f.name}")
+        out.append(f"    pub fn {f.name}({params}){ret};")
+    out += ["}", ""]
+    # The layout test: every struct, field and constant, against the C compiler's.
+    layout_lines = []
+    for st in abi.structs:
+        head = f"            {st.name} {{ "
+        body = textwrap.wrap(", ".join(_rust_name(f.name) for f in st.fields) + " }",
+                             width=100 - len(head))
+        layout_lines.append(head + ("\n" + " " * len(head)).join(body))
+    enums = ", ".join(f'"{e.name}"' for e in abi.enums)
+    constants = ",\n".join(f"            {c}" for e in abi.enums for c, _ in e.constants)
+    out.append(RUST_TESTS.replace("@LAYOUT@", "\n".join(layout_lines))
+               .replace("@ENUMS@", enums).replace("@CONSTANTS@", constants))
+    return "\n".join(out)
+
+
+RUST_PREAMBLE = """//! Raw declarations of nubo's C ABI (`capi/nubo.h` and the headers it includes).
+//!
+//! Generated by capi/bindings/generate.py from the headers: do not edit. Change the header and
+//! run `make bindings` (then `cargo fmt`); CTest's bindings:generated fails while the two
+//! differ, and the test at the bottom compares every struct, field and constant with what the
+//! C compiler makes of the headers.
+//!
+//! C enums are declared as `c_int` plus constants rather than as Rust enums: a newer library may
+//! return a value this file does not know, which would be undefined behaviour in a Rust enum.
+
+#![allow(non_camel_case_types)]
+
+use std::marker::{PhantomData, PhantomPinned};
+#[allow(unused_imports)]
+use std::os::raw::{c_char, c_double, c_float, c_int, c_uint, c_void};
+
+/// `NUBO_ABI_VERSION` of the headers these declarations come from.
+pub const NUBO_ABI_VERSION: c_int = @ABI_VERSION@;
+
+/// Declares `#[repr(C)]` structs that begin with `uint32_t struct_size`, each with a `new()`
+/// that zeroes it (a valid value: integers, doubles and NULL pointers) and sets `struct_size`,
+/// which is how nubo knows how many fields the caller has.
+macro_rules! sized_structs {
+    ($($(#[$meta:meta])* pub struct $name:ident { $(pub $field:ident: $ty:ty,)* })*) => {$(
+        $(#[$meta])*
+        #[repr(C)]
+        #[derive(Debug, Clone, Copy)]
+        pub struct $name { $(pub $field: $ty,)* }
+
+        impl $name {
+            pub fn new() -> Self {
+                // SAFETY: every field is an integer, a double, a raw pointer or an optional
+                // function pointer, for which all bits zero is a valid value (0, 0.0, NULL).
+                let mut value: Self = unsafe { std::mem::zeroed() };
+                value.struct_size = std::mem::size_of::<Self>() as u32;
+                value
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+    )*};
+}
+
+/// An opaque C type, only ever behind a pointer (the Rustonomicon's pattern: not
+/// constructible, not Send/Sync/Unpin by itself).
+macro_rules! opaque {
+    ($($name:ident),*) => {$(
+        #[repr(C)]
+        pub struct $name {
+            _private: [u8; 0],
+            _marker: PhantomData<(*mut u8, PhantomPinned)>,
+        }
+    )*};
+}"""
+
+RUST_TESTS = """#[cfg(test)]
+mod tests {
+    //! Compares the declarations above with the C compiler's view of the headers, printed by
+    //! the program that $NUBO_TEST_LAYOUT names (generated from the headers); skipped without
+    //! it. It checks this generator's mapping of C types to Rust ones.
+
+    use super::*;
+    use std::collections::HashMap;
+    use std::mem::{size_of, MaybeUninit};
+
+    fn pointee_size<T>(_: *const T) -> usize {
+        size_of::<T>()
+    }
+
+    /// (offset, size) of a field, without offset_of! (Rust 1.77) to keep the MSRV.
+    macro_rules! field {
+        ($map:ident, $t:ident, $f:ident) => {{
+            let value = MaybeUninit::<$t>::uninit();
+            let base = value.as_ptr();
+            // SAFETY: addr_of! takes the field's address without reading it or making a
+            // reference, which is sound on uninitialised memory.
+            let field = unsafe { std::ptr::addr_of!((*base).$f) };
+            let offset = field as usize - base as usize;
+            $map.insert(
+                format!("{} {}", stringify!($t), stringify!($f)),
+                (offset, pointee_size(field)),
+            );
+        }};
+    }
+
+    macro_rules! layout {
+        ($($t:ident { $($f:ident),* })*) => {{
+            let mut structs = HashMap::new();
+            let mut fields = HashMap::new();
+            $(
+                structs.insert(stringify!($t).to_string(), size_of::<$t>());
+                $(field!(fields, $t, $f);)*
+            )*
+            (structs, fields)
+        }};
+    }
+
+    macro_rules! constants {
+        ($($c:ident),*) => {{
+            let mut map = HashMap::new();
+            $(map.insert(stringify!($c).to_string(), $c as i64);)*
+            map
+        }};
+    }
+
+    #[test]
+    fn layout_matches_c() {
+        let program = match std::env::var_os("NUBO_TEST_LAYOUT") {
+            Some(program) => program,
+            None => {
+                eprintln!("NUBO_TEST_LAYOUT is not set: layout check skipped");
+                return;
+            }
+        };
+        let output = std::process::Command::new(&program)
+            .output()
+            .expect("run the layout program");
+        assert!(output.status.success(), "{:?} failed", program);
+
+        let (mut structs, fields) = layout! {
+@LAYOUT@
+        };
+        // Enums travel as C ints.
+        for name in [@ENUMS@] {
+            structs.insert(name.to_string(), size_of::<c_int>());
+        }
+        let constants = constants!(
+            NUBO_ABI_VERSION,
+@CONSTANTS@
+        );
+
+        let text = String::from_utf8(output.stdout).expect("UTF-8");
+        let mut checked = 0;
+        for line in text.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let number = |i: usize| -> i64 { words[i].parse().expect("a number") };
+            match words[0] {
+                "struct" => {
+                    let size = structs
+                        .get(words[1])
+                        .unwrap_or_else(|| panic!("{line}: not mirrored"));
+                    assert_eq!(*size as i64, number(2), "{line}");
+                }
+                "field" => {
+                    let key = format!("{} {}", words[1], words[2]);
+                    let (offset, size) = fields
+                        .get(&key)
+                        .unwrap_or_else(|| panic!("{line}: not mirrored"));
+                    assert_eq!(
+                        (*offset as i64, *size as i64),
+                        (number(3), number(4)),
+                        "{line}"
+                    );
+                }
+                "const" => {
+                    let value = constants
+                        .get(words[1])
+                        .unwrap_or_else(|| panic!("{line}: not mirrored"));
+                    assert_eq!(*value, number(2), "{line}");
+                }
+                other => panic!("unexpected line kind {other:?}"),
+            }
+            checked += 1;
+        }
+        assert!(checked > 400, "only {checked} lines from the layout program");
+    }
+}
+"""
+
 # ---- The layout printer (C) ---------------------------------------------------------------
 
 def layout(abi: Abi) -> str:
@@ -160,13 +424,38 @@ def layout(abi: Abi) -> str:
 
 # ---- Entry point ---------------------------------------------------------------------------
 
+def rustfmt() -> Optional[str]:
+    """rustfmt, as cargo fmt runs it: $NUBO_RUSTFMT, PATH, or rustup's ~/.cargo/bin."""
+    candidates = [os.environ.get("NUBO_RUSTFMT"), shutil.which("rustfmt"),
+                  str(Path.home() / ".cargo" / "bin" / "rustfmt")]
+    return next((c for c in candidates if c and Path(c).is_file()), None)
+
+
+def formatted_rust(text: str) -> Optional[str]:
+    """The Rust declarations as `cargo fmt` leaves them, or None without rustfmt."""
+    program = rustfmt()
+    if program is None:
+        return None
+    done = subprocess.run([program, "--edition", "2021", "--emit", "stdout"], input=text,
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise HeaderError(f"rustfmt refused the generated Rust: {done.stderr[-2000:]}")
+    return done.stdout
+
+
 def main(argv: list[str]) -> int:
     try:
         abi = read_abi(CAPI, INCLUDE)
+        rust_text = formatted_rust(rust(abi))
     except HeaderError as e:
         print(f"generate.py: {e}", file=sys.stderr)
         return 1
     outputs = {PYTHON_OUT: python(abi)}
+    if rust_text is None:
+        print(f"generate.py: no rustfmt: {RUST_OUT.relative_to(ROOT)} is left as it is",
+              file=sys.stderr)
+    else:
+        outputs[RUST_OUT] = rust_text
     if len(argv) == 3 and argv[1] == "layout":
         Path(argv[2]).write_text(layout(abi))
         return 0

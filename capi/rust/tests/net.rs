@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::PathBuf;
 
-use nubo::net::{send, SendOptions, SendProgress, Server, ServerOptions};
+use nubo::net::{send, SendOptions, SendProgress, Server, ServerOptions, ServerStats};
 use nubo::transfer::Codec;
 use nubo::{ffi, Status};
 
@@ -43,6 +43,20 @@ fn server(dest: &PathBuf) -> Server {
     .unwrap()
 }
 
+/// The server's statistics once `ready` holds (it counts on its own threads, maybe after the
+/// client has returned), or after 10 s, when the caller's assertion says what was wrong.
+fn stats_when(server: &Server, ready: impl Fn(&ServerStats) -> bool) -> ServerStats {
+    let mut stats = server.stats().unwrap();
+    for _ in 0..100 {
+        if ready(&stats) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        stats = server.stats().unwrap();
+    }
+    stats
+}
+
 fn options() -> SendOptions {
     SendOptions {
         token: Some(TOKEN.to_vec()),
@@ -73,7 +87,7 @@ fn send_arrives_verified_and_a_second_send_skips() {
     );
     let again = send(&[&tree], &to, &options(), None).unwrap();
     assert_eq!((again.bytes_sent, again.bytes_skipped), (0, s.bytes));
-    let stats = server.stats().unwrap();
+    let stats = stats_when(&server, |s| s.sessions >= 2);
     assert!(stats.sessions >= 2 && stats.files == 4, "{stats:?}");
 }
 
@@ -129,6 +143,9 @@ fn bad_tokens_destinations_and_options() {
     let e = send(&[&tree], &to, &wrong, None).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument);
     assert!(e.message.contains("token"), "{e}");
+    // (Counted only while the server runs: once it is stopping, every failure is the stop's.)
+    let stats = stats_when(&server, |s| s.refused >= 1);
+    assert!(stats.refused >= 1, "{stats:?}");
     for bad in [Vec::new(), b"ab\0cd".to_vec()] {
         let o = SendOptions {
             token: Some(bad),
@@ -161,12 +178,6 @@ fn bad_tokens_destinations_and_options() {
     server.stop().unwrap();
     let closed = send(&[&tree], &to, &options(), None).unwrap_err();
     assert_eq!(closed.status, Status::Unavailable, "{closed}");
-    // The server counts the refused token on its own thread, maybe after the client has left.
-    let refused = (0..100).any(|_| {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        server.stats().unwrap().refused >= 1
-    });
-    assert!(refused, "{:?}", server.stats());
 
     let absent = Server::start(&ServerOptions {
         token: Some(TOKEN.to_vec()),
@@ -228,16 +239,13 @@ fn server_crosses_threads() {
             });
         }
     });
-    // Both trees arrived whole; the server's count follows on its own threads.
+    // Both trees arrived whole.
     for run in 0..2 {
         assert_eq!(
             fs::read(dest.join(format!("t{run}/tree/big.bin"))).unwrap(),
             fs::read(tree.join("big.bin")).unwrap()
         );
     }
-    let counted = (0..100).any(|_| {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        server.stats().unwrap().files == 8
-    });
-    assert!(counted, "{:?}", server.stats());
+    let stats = stats_when(&server, |s| s.files == 8);
+    assert_eq!(stats.files, 8, "{stats:?}");
 }
