@@ -281,6 +281,10 @@ NUBO_C_API nubo_status nubo_cost_meter_for_instance(const nubo_cost_catalog* cat
 /* Records progress in [0, 1] after elapsed_s; spent and projected (either may be NULL) get $. */
 NUBO_C_API nubo_status nubo_cost_meter_update(nubo_cost_meter* meter, double elapsed_s,
                                               double progress, double* spent, double* projected);
+/* The meter's status line ("$12.34 spent, ~$56.78 projected"), NUL-terminated, with the
+   needed-size protocol of nubo_report_json. */
+NUBO_C_API nubo_status nubo_cost_meter_line(const nubo_cost_meter* meter, char* buf,
+                                            size_t capacity, size_t* needed);
 NUBO_C_API void nubo_cost_meter_free(nubo_cost_meter* meter);
 
 #ifdef __cplusplus

@@ -1,10 +1,12 @@
 // The cost tools through the C ABI: Young/Daly checkpoints, rent or own, the live meter.
 #include <memory>
+#include <type_traits>
 
 #include "cost_handles.hpp"
 #include "guard.hpp"
 #include "nubo.h"
 #include "sized_struct.hpp"
+#include "text_out.hpp"
 
 namespace {
 
@@ -20,9 +22,13 @@ nubo_cost_own_request default_own() {
   return r;
 }
 
-nubo::capi::CostMeterHandle& require_meter(nubo_cost_meter* m) {
+// The handle behind a meter, const when the meter is.
+template <class Meter>
+auto& require_meter(Meter* m) {
   if (!m) throw nubo::Error(nubo::Errc::invalid_argument, "meter is NULL");
-  return *reinterpret_cast<nubo::capi::CostMeterHandle*>(m);
+  using Handle = std::conditional_t<std::is_const_v<Meter>, const nubo::capi::CostMeterHandle,
+                                    nubo::capi::CostMeterHandle>;
+  return *reinterpret_cast<Handle*>(m);
 }
 
 }  // namespace
@@ -113,6 +119,14 @@ NUBO_C_API nubo_status nubo_cost_meter_update(nubo_cost_meter* meter, double ela
     m.update(elapsed_s, progress);
     if (spent) *spent = m.spent();
     if (projected) *projected = m.projected();
+  });
+}
+
+NUBO_C_API nubo_status nubo_cost_meter_line(const nubo_cost_meter* meter, char* buf,
+                                            size_t capacity, size_t* needed) {
+  return nubo::capi::guard("nubo_cost_meter_line", [&] {
+    const auto& m = require_meter(meter).meter;
+    nubo::capi::copy_text_out(m.line(), "the line", buf, capacity, needed);
   });
 }
 

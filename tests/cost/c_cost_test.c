@@ -189,6 +189,14 @@ static void test_tools(void) {
   CHECK(nubo_cost_meter_update(meter, 1800, 0.25, &spent, &projected) == NUBO_OK);
   CHECK(fabs(spent - 16.385) < 1e-9 && fabs(projected - 65.54) < 1e-9);
   CHECK(nubo_cost_meter_update(meter, 1800, 1.5, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  char line[64];
+  size_t needed = 0;
+  CHECK(nubo_cost_meter_line(meter, NULL, 0, &needed) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(needed == strlen("$16.39 spent, ~$65.54 projected") + 1);
+  CHECK(nubo_cost_meter_line(meter, line, sizeof line, &needed) == NUBO_OK);
+  CHECK(strcmp(line, "$16.39 spent, ~$65.54 projected") == 0);
+  CHECK(nubo_cost_meter_line(meter, line, 4, NULL) == NUBO_ERR_INVALID_ARGUMENT && line[0] == 0);
+  CHECK(nubo_cost_meter_line(NULL, line, sizeof line, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   nubo_cost_meter_free(meter);
   nubo_cost_catalog* catalog = NULL;
   CHECK(nubo_cost_catalog_builtin(&catalog) == NUBO_OK);

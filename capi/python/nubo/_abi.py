@@ -816,6 +816,8 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
         c_int, [POINTER(nubo_cost_catalog), c_char_p, c_int, c_int, POINTER(POINTER(nubo_cost_meter))]),
     "nubo_cost_meter_update": (
         c_int, [POINTER(nubo_cost_meter), c_double, c_double, POINTER(c_double), POINTER(c_double)]),
+    "nubo_cost_meter_line": (
+        c_int, [POINTER(nubo_cost_meter), c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_cost_meter_free": (None, [POINTER(nubo_cost_meter)]),
     "nubo_interruption_watcher_create": (
         c_int, [nubo_interruption_callback, c_void_p, c_double, POINTER(POINTER(nubo_interruption_watcher))]),

@@ -501,4 +501,5 @@ class CostMeter:
         return self.spent, self.projected
 
     def line(self) -> str:
-        return f"${self.spent:,.2f} spent, ~${self.projected:,.2f} projected"
+        """"$12.34 spent, ~$56.78 projected", as nubo-train and nubo-cost print it."""
+        return _lib.read_text(_lib.lib().nubo_cost_meter_line, self._handle)

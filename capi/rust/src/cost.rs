@@ -838,6 +838,17 @@ impl Meter {
     }
 }
 
+impl Meter {
+    /// "$12.34 spent, ~$56.78 projected", as nubo-train and nubo-cost print it.
+    pub fn line(&self) -> Result<String, Error> {
+        let m = self.raw.as_ptr();
+        // SAFETY: a live meter; read_text hands a buffer of the size it asks for.
+        read_text("nubo_cost_meter_line", |buf, capacity, needed| unsafe {
+            ffi::nubo_cost_meter_line(m, buf, capacity, needed)
+        })
+    }
+}
+
 impl Drop for Meter {
     fn drop(&mut self) {
         // SAFETY: the handle came from a create call and is freed once.

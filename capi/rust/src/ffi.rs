@@ -923,6 +923,12 @@ extern "C" {
         spent: *mut c_double,
         projected: *mut c_double,
     ) -> nubo_status;
+    pub fn nubo_cost_meter_line(
+        meter: *const nubo_cost_meter,
+        buf: *mut c_char,
+        capacity: usize,
+        needed: *mut usize,
+    ) -> nubo_status;
     pub fn nubo_cost_meter_free(meter: *mut nubo_cost_meter);
     pub fn nubo_interruption_watcher_create(
         on_notice: nubo_interruption_callback,

@@ -258,6 +258,10 @@ fn meter_projects_the_final_cost() {
     );
     assert!(projected > spent, "{projected}");
     assert_eq!(
+        meter.line().unwrap(),
+        format!("${spent:.2} spent, ~${projected:.2} projected")
+    );
+    assert_eq!(
         meter.update(10.0, 1.5).unwrap_err().status,
         Status::InvalidArgument
     );
