@@ -4,7 +4,8 @@
 //! [`ffi`]. Devices: [`discover`] and [`DeviceReport`]. Data-parallel work: [`Team`], whose
 //! [`Worker`]s compute on [`Buffer`]s (nubo's memory, or the application's slices without a
 //! copy) and combine them with collectives. Archives: [`transfer`]; the network: [`net`];
-//! object storage: [`s3`]; the trainer: [`train`]; time and money: [`cost`].
+//! object storage: [`s3`]; the trainer: [`train`]; spot notices: [`interruption`]; time and
+//! money: [`cost`].
 //! Every call checks the returned status and turns a failure into an [`Error`] that
 //! carries the library's own message. Results are copied out of the C report into owned Rust
 //! values, so they outlive the report they came from.
@@ -22,6 +23,7 @@
 
 pub mod cost;
 pub mod ffi;
+pub mod interruption;
 pub mod net;
 mod parallel;
 mod progress;
