@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "device/backend.hpp"
-#include "device/cuda_plugin_abi.h"
+#include "nubo_plugin/cuda_plugin_abi.h"
 
 namespace nubo::detail {
 

@@ -1,12 +1,12 @@
-// What a failure reported by the CUDA plugin means (lib/device/cuda_plugin_abi.h: the plugin
-// reports the library, its result code and its words; this decides the Errc and the advice).
-// Pure functions, so they are tested without a GPU (tests/backend/cuda_errors_test.cpp).
+// What a failure reported by the CUDA plugin means (nubo_plugin/cuda_plugin_abi.h:
+// the plugin reports the library, its result code and its words; this decides the Errc and the
+// advice). Pure functions, so they are tested without a GPU (tests/backend/cuda_errors_test.cpp).
 #pragma once
 
 #include <string>
 
-#include "device/cuda_plugin_abi.h"
 #include "nubo/error.hpp"
+#include "nubo_plugin/cuda_plugin_abi.h"
 
 namespace nubo::detail {
 

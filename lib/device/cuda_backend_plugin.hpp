@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "device/cuda_plugin_abi.h"
+#include "nubo_plugin/cuda_plugin_abi.h"
 
 namespace nubo::detail {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "device/cuda_plugin_abi.h"
 #include "nubo/device.hpp"
+#include "nubo_plugin/cuda_plugin_abi.h"
 
 namespace nubo::detail {
 

@@ -12,7 +12,7 @@
 #include "common/log.hpp"
 #include "device/cuda_diagnose.hpp"
 #include "device/cuda_facts.hpp"
-#include "device/cuda_plugin_abi.h"
+#include "nubo_plugin/cuda_plugin_abi.h"
 
 namespace nubo::detail {
 namespace {

@@ -8,10 +8,10 @@
 #include "device/backend_checks.hpp"
 #include "device/host_gemm.hpp"
 #include "device/openblas_copies.hpp"
-#include "kernels/math.hpp"
 #include "nubo/error.hpp"
 #include "nubo/half.hpp"
 #include "nubo/units.hpp"
+#include "nubo_plugin/math.hpp"
 
 namespace nubo::detail {
 namespace {

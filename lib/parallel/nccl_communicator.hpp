@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "device/backend.hpp"
-#include "device/cuda_plugin_abi.h"
+#include "nubo_plugin/cuda_plugin_abi.h"
 #include "parallel/communicator.hpp"
 
 namespace nubo::detail {

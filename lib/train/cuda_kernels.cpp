@@ -1,14 +1,15 @@
-// The model's kernels on CUDA: the plugin's train-kernel table (lib/train/cuda_kernels_abi.h),
-// called with the worker's device ordinal and its stream in use at each call, so they queue
-// in order with the worker's GEMMs and collectives, and follow Worker::use_stream.
+// The model's kernels on CUDA: the plugin's train-kernel table
+// (nubo_plugin/cuda_kernels_abi.h), called with the worker's device ordinal and
+// its stream in use at each call, so they queue in order with the worker's GEMMs and collectives,
+// and follow Worker::use_stream.
 #include <dlfcn.h>
 
 #include <cstddef>
 
 #include "device/cuda_backend_errors.hpp"
 #include "device/cuda_backend_plugin.hpp"
-#include "kernels/math.hpp"
-#include "train/cuda_kernels_abi.h"
+#include "nubo_plugin/cuda_kernels_abi.h"
+#include "nubo_plugin/math.hpp"
 #include "train/kernels.hpp"
 
 namespace nubo::train {

@@ -1,7 +1,8 @@
-// The model's kernels on the CPU (host and sim workers): loops over kernels/math.hpp, the
-// arithmetic the CUDA kernels share, run to completion on the worker's thread.
-#include "kernels/math.hpp"
+// The model's kernels on the CPU (host and sim workers): loops over
+// nubo_plugin/math.hpp, the arithmetic the CUDA kernels share, run to completion
+// on the worker's thread.
 #include "nubo/error.hpp"
+#include "nubo_plugin/math.hpp"
 #include "train/kernels.hpp"
 
 namespace nubo::train {

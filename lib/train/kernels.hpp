@@ -1,9 +1,9 @@
 // The model's kernels: what the trainer's MLP computes beyond GEMM (which it takes from
 // Worker::gemm). The trainer owns this table; each device kind provides it: host and sim with
-// loops over kernels/math.hpp (host_kernels.cpp), CUDA through the plugin's train-kernel table
-// (cuda_kernels.cpp), queued on the worker's current stream like an application's own
-// kernels. Pointers are memory of the worker's device; sizes are element counts; all fp32,
-// labels int32. Arguments come from the trainer's own layout, so they are checked there.
+// loops over nubo_plugin/math.hpp (host_kernels.cpp), CUDA through the plugin's
+// train-kernel table (cuda_kernels.cpp), queued on the worker's current stream like an
+// application's own kernels. Pointers are memory of the worker's device; sizes are element counts;
+// all fp32, labels int32. Arguments come from the trainer's own layout, so they are checked there.
 #pragma once
 
 #include <cstddef>

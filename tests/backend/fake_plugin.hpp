@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "device/cuda_backend.hpp"
-#include "device/cuda_plugin_abi.h"
+#include "nubo_plugin/cuda_plugin_abi.h"
 
 // The opaque plugin types, defined here for the fake only (the real ones live in the plugin).
 struct nubo_cuda_backend {

@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
-#include "device/cuda_plugin_abi.h"
 #include "nubo/device.hpp"
+#include "nubo_plugin/cuda_plugin_abi.h"
 
 using Catch::Matchers::Contains;
 using nubo::DeviceReport;

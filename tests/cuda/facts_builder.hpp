@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "device/cuda_plugin_abi.h"
+#include "nubo_plugin/cuda_plugin_abi.h"
 
 namespace nubo::test {
 

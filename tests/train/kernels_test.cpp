@@ -8,8 +8,8 @@
 #include <limits>
 
 #include "../backend/backend_helpers.hpp"
-#include "kernels/math.hpp"
 #include "nubo/error.hpp"
+#include "nubo_plugin/math.hpp"
 #include "train/kernels.hpp"
 
 using namespace nubo;

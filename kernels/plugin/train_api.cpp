@@ -1,10 +1,10 @@
-// The trainer's kernel table (lib/train/cuda_kernels_abi.h): the model kernels of
-// train_kernels.cu, each queued on the stream the caller names (the worker's stream in use) on
+// The trainer's kernel table (nubo_plugin/cuda_kernels_abi.h): the model kernels
+// of train_kernels.cu, each queued on the stream the caller names (the worker's stream in use) on
 // the device it names.
 #include <cuda_runtime_api.h>
 
+#include "nubo_plugin/cuda_kernels_abi.h"
 #include "plugin_status.hpp"
-#include "train/cuda_kernels_abi.h"
 #include "train_kernels.hpp"
 
 namespace nubo::cuda_plugin {

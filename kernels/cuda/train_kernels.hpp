@@ -1,14 +1,14 @@
 // Launchers of the trainer's model kernels (train_kernels.cu, compiled by nvcc), callable from
 // the plugin's g++-compiled code (train_api.cpp). Each enqueues on `stream` and returns the
-// launch's cudaError_t; the arithmetic is kernels/math.hpp, shared with the host's table
-// (lib/train/host_kernels.cpp).
+// launch's cudaError_t; the arithmetic is nubo_plugin/math.hpp, shared with the
+// host's table (lib/train/host_kernels.cpp).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 
-#include "math.hpp"
+#include "nubo_plugin/math.hpp"
 
 namespace nubo::cuda_plugin {
 

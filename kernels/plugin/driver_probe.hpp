@@ -2,7 +2,7 @@
 // and the devices it enumerates with their properties and peer access.
 #pragma once
 
-#include "device/cuda_plugin_abi.h"
+#include "nubo_plugin/cuda_plugin_abi.h"
 
 namespace nubo::cuda_plugin {
 

@@ -1,19 +1,20 @@
 /* The trainer's model kernels on CUDA: a table the plugin libnubo_cuda.so provides
- * (kernels/train_api.cpp) and libnubo's trainer loads (lib/train/cuda_kernels.cpp). It sits
- * beside the backend table (lib/device/cuda_plugin_abi.h), not in it: these kernels belong to
- * the trainer, which queues them on the worker's stream like an application's own kernels.
+ * (kernels/plugin/train_api.cpp) and libnubo's trainer loads (lib/train/cuda_kernels.cpp). It sits
+ * beside the backend table (nubo_plugin/cuda_plugin_abi.h), not in it: these
+ * kernels belong to the trainer, which queues them on the worker's stream like an application's own
+ * kernels.
  *
  * Every function takes the device ordinal and the cudaStream_t to queue on (as
  * Worker::native() gives them), returns NUBO_CUDA_CALL_OK or NUBO_CUDA_CALL_FAILED with
- * *status filled, and never throws. The arithmetic is kernels/math.hpp, shared with the host's
- * table (lib/train/host_kernels.cpp). Compatibility as for the backend table: functions are
- * only appended; a layout change is a new entry point. */
+ * *status filled, and never throws. The arithmetic is nubo_plugin/math.hpp, shared
+ * with the host's table (lib/train/host_kernels.cpp). Compatibility as for the backend table:
+ * functions are only appended; a layout change is a new entry point. */
 #ifndef NUBO_TRAIN_CUDA_KERNELS_ABI_H
 #define NUBO_TRAIN_CUDA_KERNELS_ABI_H
 
 #include <stdint.h>
 
-#include "device/cuda_plugin_abi.h"
+#include "nubo_plugin/cuda_plugin_abi.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,13 +1,13 @@
-// Filling nubo_cuda_status (lib/device/cuda_plugin_abi.h) from a library's result: the plugin
-// reports what the library said; libnubo decides what it means.
+// Filling nubo_cuda_status (nubo_plugin/cuda_plugin_abi.h) from a library's
+// result: the plugin reports what the library said; libnubo decides what it means.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 
-#include "device/cuda_plugin_abi.h"
 #include "fixed_text.hpp"
+#include "nubo_plugin/cuda_plugin_abi.h"
 
 namespace nubo::cuda_plugin {
 

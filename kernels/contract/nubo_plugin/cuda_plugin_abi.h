@@ -125,8 +125,9 @@ typedef int (*nubo_cuda_plugin_probe_fn)(nubo_cuda_facts* facts);
  * A second entry point, nubo_cuda_backend_v2, returns a table of functions through which
  * libnubo (lib/device/cuda_backend.cpp, lib/parallel/nccl_communicator.cpp) runs work on a GPU:
  * memory, copies, streams, events, GEMM (cuBLAS), the general elementwise kernels
- * (kernels/elementwise.cu) and NCCL. Kernels of one user of the backend are not here: the
- * trainer's model kernels have a table of their own (lib/train/cuda_kernels_abi.h).
+ * (kernels/cuda/elementwise.cu) and NCCL. Kernels of one user of the backend are not here: the
+ * trainer's model kernels have a table of their own
+ * (nubo_plugin/cuda_kernels_abi.h).
  *
  * Compatibility: the table's layout is fixed for NUBO_CUDA_BACKEND_API_VERSION 2; later
  * functions are only appended, and table->struct_size says how many the plugin has. A layout

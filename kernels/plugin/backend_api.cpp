@@ -1,7 +1,8 @@
 // The plugin's backend table: device setup, memory, copies, streams, events, GEMM (cuBLAS) and
-// the elementwise kernels, behind the C functions of lib/device/cuda_plugin_abi.h. Every
-// function sets the calling thread's device first, because a worker thread may drive any GPU,
-// and reports failures as facts in nubo_cuda_status.
+// the elementwise kernels, behind the C functions of
+// nubo_plugin/cuda_plugin_abi.h. Every function sets the calling thread's device
+// first, because a worker thread may drive any GPU, and reports failures as facts in
+// nubo_cuda_status.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 

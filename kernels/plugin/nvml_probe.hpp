@@ -2,7 +2,7 @@
 // driver release, memory, MIG mode, NUMA node, and the topology between each pair of GPUs.
 #pragma once
 
-#include "device/cuda_plugin_abi.h"
+#include "nubo_plugin/cuda_plugin_abi.h"
 
 namespace nubo::cuda_plugin {
 

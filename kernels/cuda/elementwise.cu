@@ -6,7 +6,7 @@
 
 #include "elementwise.hpp"
 #include "grid.cuh"
-#include "math.hpp"
+#include "nubo_plugin/math.hpp"
 
 namespace nubo::cuda_plugin {
 namespace {

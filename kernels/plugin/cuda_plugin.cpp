@@ -2,7 +2,8 @@
 // built against the CUDA toolkit (cudart_static, so it needs no libcudart at run time) and
 // reaches the driver and NVML only through dlopen, so it loads on any machine and can report
 // precisely what is missing. Its one exported symbol is nubo_cuda_plugin_probe (see
-// lib/device/cuda_plugin_abi.h); nubo_cuda.map hides everything else, cudart included.
+// nubo_plugin/cuda_plugin_abi.h); nubo_cuda.map hides everything else, cudart
+// included.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -12,9 +13,9 @@
 #include <mutex>
 #include <new>
 
-#include "device/cuda_plugin_abi.h"
 #include "driver_probe.hpp"
 #include "fixed_text.hpp"
+#include "nubo_plugin/cuda_plugin_abi.h"
 #include "nvml_probe.hpp"
 #include "sysfs_numa.hpp"
 

@@ -1,10 +1,10 @@
-// What the plugin's opaque handles (lib/device/cuda_plugin_abi.h) hold.
+// What the plugin's opaque handles (nubo_plugin/cuda_plugin_abi.h) hold.
 #pragma once
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "device/cuda_plugin_abi.h"
+#include "nubo_plugin/cuda_plugin_abi.h"
 
 struct nubo_cuda_backend {
   int ordinal = 0;
