@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
 
 @dataclass(frozen=True)
@@ -74,22 +74,39 @@ class Function:
 
 
 @dataclass
+class Opaque:
+    """A handle type: `typedef struct nubo_x nubo_x;`, used only through pointers."""
+
+    name: str
+
+
+@dataclass
+class External:
+    """A struct another library declares (DLPack's), named only behind pointers."""
+
+    name: str
+
+
+Declaration = Union[Enum, Struct, Opaque, External, Callback]
+
+
+@dataclass
 class Abi:
     abi_version: int = 0
-    enums: list[Enum] = field(default_factory=list)
-    structs: list[Struct] = field(default_factory=list)
-    opaque: list[str] = field(default_factory=list)
-    external: list[str] = field(default_factory=list)  # structs declared elsewhere (DLPack)
-    callbacks: list[Callback] = field(default_factory=list)
     functions: list[Function] = field(default_factory=list)
-    # Every type name in declaration order, with its kind: what an emitter walks.
-    order: list[tuple[str, object]] = field(default_factory=list)
+    # Every type in declaration order: what an emitter walks, since each may use the earlier.
+    order: list[Declaration] = field(default_factory=list)
 
-    def kind_of(self, name: str) -> Optional[str]:
-        for kind, item in self.order:
-            if getattr(item, "name", item) == name:
-                return kind
-        return None
+    @property
+    def enums(self) -> list[Enum]:
+        return [d for d in self.order if isinstance(d, Enum)]
+
+    @property
+    def structs(self) -> list[Struct]:
+        return [d for d in self.order if isinstance(d, Struct)]
+
+    def find(self, name: str) -> Optional[Declaration]:
+        return next((d for d in self.order if d.name == name), None)
 
 
 class HeaderError(ValueError):
@@ -239,33 +256,25 @@ class Reader:
                 if cm.group(1).endswith("_MAX_ENUM"):
                     continue  # not a value: it only widens the enum
                 constants.append((cm.group(1), int(cm.group(2), 0)))
-            enum = Enum(m.group(3), constants, header)
-            abi.enums.append(enum)
-            abi.order.append(("enum", enum))
+            abi.order.append(Enum(m.group(3), constants, header))
             return
         m = re.fullmatch(r"typedef struct (" + _IDENT + r") \{(.*)\} (" + _IDENT + ")", s)
         if m:
             fields = [x for f in m.group(2).split(";") if f.strip() for x in _fields(f, where)]
-            struct = Struct(m.group(3), fields, header)
-            abi.structs.append(struct)
-            abi.order.append(("struct", struct))
+            abi.order.append(Struct(m.group(3), fields, header))
             return
         m = re.fullmatch(r"typedef struct (" + _IDENT + r") (" + _IDENT + ")", s)
         if m:
-            abi.opaque.append(m.group(2))
-            abi.order.append(("opaque", m.group(2)))
+            abi.order.append(Opaque(m.group(2)))
             return
         m = re.fullmatch(r"struct (" + _IDENT + ")", s)
         if m:
-            abi.external.append(m.group(1))
-            abi.order.append(("external", m.group(1)))
+            abi.order.append(External(m.group(1)))
             return
         m = re.fullmatch(r"typedef (.*?)\(\*(" + _IDENT + r")\)\((.*)\)", s)
         if m:
-            callback = Callback(m.group(2), parse_type(m.group(1), where),
-                                _parameters(m.group(3), where), header)
-            abi.callbacks.append(callback)
-            abi.order.append(("callback", callback))
+            abi.order.append(Callback(m.group(2), parse_type(m.group(1), where),
+                                      _parameters(m.group(3), where), header))
             return
         m = re.fullmatch(r"(.*?)(" + _IDENT + r")\((.*)\)", s)
         if m and m.group(2).startswith("nubo_"):

@@ -25,7 +25,8 @@ import textwrap
 from pathlib import Path
 from typing import Optional
 
-from c_header import Abi, CType, HeaderError, read_abi
+from c_header import (Abi, Callback, CType, Enum, External, HeaderError, Opaque, Struct,
+                      read_abi)
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPI, INCLUDE = ROOT / "capi", ROOT / "include"
@@ -42,17 +43,15 @@ _PY_SCALARS = {
 
 
 def py_type(t: CType, abi: Abi, where: str, parameter: bool = False) -> str:
-    kind = abi.kind_of(t.base)
+    kind = abi.find(t.base)
     if not t.pointers:
         if t.base == "void":
             return "None"
         if t.base in _PY_SCALARS:
             return _PY_SCALARS[t.base]
-        if kind == "enum":
+        if isinstance(kind, Enum):
             return "c_int"
-        if kind == "callback":
-            return t.base
-        if kind in ("struct", "opaque"):
+        if isinstance(kind, (Callback, Struct, Opaque)):
             return t.base  # by value for a struct; an opaque one only behind a pointer
         raise HeaderError(f"{where}: no ctypes mirror for '{t}'")
     inner = CType(t.base, t.const, t.pointers[:-1])
@@ -61,11 +60,11 @@ def py_type(t: CType, abi: Abi, where: str, parameter: bool = False) -> str:
             # A string the library reads (or returns) is c_char_p; a buffer it writes into is
             # c_void_p, which takes both None and create_string_buffer().
             return "c_char_p" if t.const or not parameter else "c_void_p"
-        if t.base == "void" or kind == "external":
+        if t.base == "void" or isinstance(kind, External):
             return "c_void_p"
     if t.base == "char" and len(t.pointers) == 2:
         return "POINTER(c_char_p)"
-    if kind == "external" or t.base == "void":
+    if isinstance(kind, External) or t.base == "void":
         return "POINTER(c_void_p)" if len(t.pointers) == 2 else "c_void_p"
     return f"POINTER({py_type(inner, abi, where)})"
 
@@ -100,24 +99,25 @@ def python(abi: Abi) -> str:
         "        self.struct_size = ctypes.sizeof(self)",
         "",
     ]
-    for kind, item in abi.order:
-        if kind == "enum":
-            out += ["", f"# {item.name} ({item.header})"]  # type: ignore[attr-defined]
-            out += [f"{name} = {value}" for name, value in item.constants]  # type: ignore
-        elif kind == "opaque":
-            out += ["", "", f"class {item}(Structure):", '    """Opaque: used through pointers."""']
-        elif kind == "struct":
-            base = "Sized" if item.sized else "Structure"  # type: ignore[attr-defined]
-            out += ["", "", f"class {item.name}({base}):", "    _fields_ = ["]  # type: ignore
-            for f in item.fields:  # type: ignore[attr-defined]
-                where = f"{item.header}: {item.name}.{f.name}"  # type: ignore[attr-defined]
+    for item in abi.order:
+        if isinstance(item, Enum):
+            out += ["", f"# {item.name} ({item.header})"]
+            out += [f"{name} = {value}" for name, value in item.constants]
+        elif isinstance(item, Opaque):
+            out += ["", "", f"class {item.name}(Structure):",
+                    '    """Opaque: used through pointers."""']
+        elif isinstance(item, Struct):
+            base = "Sized" if item.sized else "Structure"
+            out += ["", "", f"class {item.name}({base}):", "    _fields_ = ["]
+            for f in item.fields:
+                where = f"{item.header}: {item.name}.{f.name}"
                 out.append(f'        ("{f.name}", {py_type(f.type, abi, where)}),')
             out.append("    ]")
-        elif kind == "callback":
-            where = f"{item.header}: {item.name}"  # type: ignore[attr-defined]
-            types = [py_type(item.result, abi, where)]  # type: ignore[attr-defined]
-            types += [py_type(p.type, abi, where, True) for p in item.parameters]  # type: ignore
-            out += ["", "", f"{item.name} = CFUNCTYPE({', '.join(types)})"]  # type: ignore
+        elif isinstance(item, Callback):
+            where = f"{item.header}: {item.name}"
+            types = [py_type(item.result, abi, where)]
+            types += [py_type(p.type, abi, where, True) for p in item.parameters]
+            out += ["", "", f"{item.name} = CFUNCTYPE({', '.join(types)})"]
     out += ["", "", "# Every function: name -> (result, parameters).",
             "FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {"]
     for f in abi.functions:
@@ -145,12 +145,12 @@ _RUST_KEYWORDS = {"fn", "in", "type", "ref", "match", "move", "mod", "use", "loo
 
 
 def rust_type(t: CType, abi: Abi, where: str) -> str:
-    kind = abi.kind_of(t.base)
-    if kind == "external":
+    kind = abi.find(t.base)
+    if isinstance(kind, External):
         base = "c_void"  # a type of another library (DLPack): an untyped pointer here
     elif t.base in _RUST_SCALARS:
         base = _RUST_SCALARS[t.base]
-    elif kind in ("enum", "struct", "opaque", "callback"):
+    elif isinstance(kind, (Enum, Struct, Opaque, Callback)):
         base = t.base
     else:
         raise HeaderError(f"{where}: no Rust mirror for '{t}'")
@@ -180,23 +180,22 @@ def _rust_signature(parameters: list, result: CType, abi: Abi, where: str) -> tu
 
 def rust(abi: Abi) -> str:
     out = [RUST_PREAMBLE.replace("@ABI_VERSION@", str(abi.abi_version))]
-    for kind, item in abi.order:
-        if kind == "enum":
-            out += ["", f"pub type {item.name} = c_int;"]  # type: ignore[attr-defined]
-            out += [f"pub const {name}: {item.name} = {value};"  # type: ignore[attr-defined]
-                    for name, value in item.constants]  # type: ignore[attr-defined]
-        elif kind in ("opaque", "external"):
-            out += ["", f"opaque!({item});"]
-        elif kind == "struct":
-            out += ["", "sized_structs! {", f"    pub struct {item.name} {{"]  # type: ignore
-            for f in item.fields:  # type: ignore[attr-defined]
-                where = f"{item.header}: {item.name}.{f.name}"  # type: ignore[attr-defined]
+    for item in abi.order:
+        if isinstance(item, Enum):
+            out += ["", f"pub type {item.name} = c_int;"]
+            out += [f"pub const {name}: {item.name} = {value};" for name, value in item.constants]
+        elif isinstance(item, (Opaque, External)):
+            out += ["", f"opaque!({item.name});"]
+        elif isinstance(item, Struct):
+            out += ["", "sized_structs! {", f"    pub struct {item.name} {{"]
+            for f in item.fields:
+                where = f"{item.header}: {item.name}.{f.name}"
                 out.append(f"        pub {_rust_name(f.name)}: {rust_type(f.type, abi, where)},")
             out += ["    }", "}"]
-        elif kind == "callback":
-            where = f"{item.header}: {item.name}"  # type: ignore[attr-defined]
-            params, ret = _rust_signature(item.parameters, item.result, abi, where)  # type: ignore
-            out += ["", f"pub type {item.name} = Option<unsafe extern \"C\" fn({params}){ret}>;"]  # type: ignore
+        elif isinstance(item, Callback):
+            where = f"{item.header}: {item.name}"
+            params, ret = _rust_signature(item.parameters, item.result, abi, where)
+            out += ["", f'pub type {item.name} = Option<unsafe extern "C" fn({params}){ret}>;']
     out += ["", 'extern "C" {']
     for f in abi.functions:
         params, ret = _rust_signature(f.parameters, f.result, abi, f"{f.header}: {f.name}")
@@ -411,13 +410,13 @@ def layout(abi: Abi) -> str:
         "int main(void) {",
         "  CONST(NUBO_ABI_VERSION);",
     ]
-    for kind, item in abi.order:
-        if kind == "enum":
-            out.append(f"  STRUCT({item.name});")  # type: ignore[attr-defined]
-            out += [f"  CONST({name});" for name, _ in item.constants]  # type: ignore
-        elif kind == "struct":
-            out.append(f"  STRUCT({item.name});")  # type: ignore[attr-defined]
-            out += [f"  FIELD({item.name}, {f.name});" for f in item.fields]  # type: ignore
+    for item in abi.order:
+        if isinstance(item, Enum):
+            out.append(f"  STRUCT({item.name});")
+            out += [f"  CONST({name});" for name, _ in item.constants]
+        elif isinstance(item, Struct):
+            out.append(f"  STRUCT({item.name});")
+            out += [f"  FIELD({item.name}, {f.name});" for f in item.fields]
     out += ["  return 0;", "}", ""]
     return "\n".join(out)
 
