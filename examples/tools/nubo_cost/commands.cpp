@@ -150,7 +150,7 @@ Workload workload_of(const PlanCommand& c) {
   w.epochs = c.epochs;
   w.global_batch = c.batch;
   if (!c.params_bytes.empty()) w.parameter_bytes = parse_bytes(c.params_bytes, "--params-bytes");
-  if (!c.memory.empty()) w.memory_per_gpu_bytes = parse_bytes(c.memory, "--memory");
+  if (!c.memory.empty()) w.memory_per_gpu_bytes = parse_bytes(c.memory, "--gpu-memory");
   if (!c.dataset.empty()) w.dataset_bytes = parse_bytes(c.dataset, "--dataset");
   if (!c.checkpoint_size.empty())
     w.checkpoint_bytes = parse_bytes(c.checkpoint_size, "--checkpoint-size");

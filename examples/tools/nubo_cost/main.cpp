@@ -57,7 +57,18 @@ int main(int argc, char** argv) {
       ->check(nubo_cli::NonNegativeNumber);
   p->add_option("--params-bytes", plan.params_bytes,
                 "gradient bytes all-reduced per step, e.g. 2G");
-  p->add_option("--memory", plan.memory, "GPU memory one worker needs, e.g. 30G");
+  p->add_option("--gpu-memory", plan.memory, "GPU memory one worker needs, e.g. 30G")
+      ->check(nubo_cli::PositiveSize);
+  // A name means one thing in every tool: --memory is nubo-xfer's buffer memory. Given here it
+  // is refused (exit 2) with the name to use, rather than read as something else.
+  p->add_option("--memory", plan.memory, "refused: the GPU memory a worker needs is --gpu-memory")
+      ->check(CLI::Validator(
+          [](std::string&) {
+            return std::string(
+                "is --gpu-memory here (GPU memory one worker needs); --memory is nubo-xfer's "
+                "memory for buffers in flight");
+          },
+          ""));
   p->add_option("--dataset", plan.dataset, "dataset size staged onto each node, e.g. 150G");
   p->add_option("--compression", plan.compression, "compressed / original size of the dataset")
       ->check(nubo_cli::Range(1e-6, 100.0));
