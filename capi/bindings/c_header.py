@@ -17,9 +17,9 @@ from typing import Optional, Union
 
 @dataclass(frozen=True)
 class CType:
-    """A C type as the bindings need it: its base name, const-ness of the base, and the pointer
-    levels, each with its own const (`const char* const*` is base char, const, pointers
-    (False, True))."""
+    """A C type as the bindings need it: its base name, the const-ness of the base, and the
+    pointer levels from the innermost out, each with its own const (`const char* const*` is
+    base char, const, pointers (True, False): a pointer to a const pointer to const chars)."""
 
     base: str
     const: bool = False

@@ -1,0 +1,116 @@
+"""capi/bindings: the header reader and the emitters, on small headers written here. What the
+headers use is read as C means it; anything else is refused naming the file and the
+declaration, so a header change the bindings cannot follow stops the generator. Run by CTest
+(bindings:generator)."""
+
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "capi" / "bindings"))
+
+from c_header import (Callback, CType, Enum, External, HeaderError, Opaque,  # noqa: E402
+                      Struct, read_abi)
+from generate import py_type, python, rust, rust_type  # noqa: E402
+
+PREAMBLE = """#ifndef NUBO_H
+#define NUBO_H
+#include <stdint.h>
+#include "nubo/version.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+#define NUBO_C_API
+"""
+EPILOGUE = """
+#ifdef __cplusplus
+}
+#endif
+#endif
+"""
+
+
+def read(body: str, extra: dict[str, str] = {}):  # noqa: B006 - read-only
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        (root / "include" / "nubo").mkdir(parents=True)
+        (root / "include" / "nubo" / "version.h").write_text("#define NUBO_ABI_VERSION 7\n")
+        (root / "capi").mkdir()
+        (root / "capi" / "nubo.h").write_text(PREAMBLE + body + EPILOGUE)
+        for name, text in extra.items():
+            (root / "capi" / name).write_text(text)
+        return read_abi(root / "capi", root / "include")
+
+
+class ReaderTest(unittest.TestCase):
+    def test_every_construct_the_headers_use(self) -> None:
+        abi = read("""
+/* a comment; with a semicolon */
+typedef enum nubo_color { NUBO_RED = 0, NUBO_BLUE = 0x10, NUBO_COLOR_MAX_ENUM = 0x7fffffff }
+    nubo_color;
+typedef struct nubo_thing nubo_thing; /* opaque */
+struct DLManagedTensor;
+typedef struct nubo_opts {
+  uint32_t struct_size;
+  const char* const* names; // several
+  nubo_color a, b;
+  unsigned bits;
+  double* out;
+} nubo_opts;
+typedef int (*nubo_cb)(const nubo_opts* opts, void* user);
+NUBO_C_API nubo_color nubo_paint(nubo_thing* thing, const char* name, char* buf,
+                                 struct DLManagedTensor** tensor, nubo_cb cb);
+NUBO_C_API void nubo_nothing(void);
+#include "nubo_more.h"
+""", {"nubo_more.h": '#include "nubo.h"\nNUBO_C_API uint64_t nubo_more(size_t n);\n'})
+        self.assertEqual(abi.abi_version, 7)
+        kinds = [type(d) for d in abi.order]
+        self.assertEqual(kinds, [Enum, Opaque, External, Struct, Callback])
+        self.assertEqual(abi.enums[0].constants, [("NUBO_RED", 0), ("NUBO_BLUE", 16)])
+        opts = abi.structs[0]
+        self.assertTrue(opts.sized)
+        self.assertEqual([f.name for f in opts.fields],
+                         ["struct_size", "names", "a", "b", "bits", "out"])
+        self.assertEqual(opts.fields[1].type, CType("char", True, (True, False)))
+        self.assertEqual(opts.fields[4].type, CType("unsigned"))
+        self.assertEqual([f.name for f in abi.functions], ["nubo_paint", "nubo_nothing",
+                                                          "nubo_more"])
+        paint = abi.functions[0]
+        types = [py_type(p.type, abi, "test", True) for p in paint.parameters]
+        self.assertEqual(types, ["POINTER(nubo_thing)", "c_char_p", "c_void_p",
+                                 "POINTER(c_void_p)", "nubo_cb"])
+        self.assertEqual(rust_type(opts.fields[1].type, abi, "test"), "*const *const c_char")
+        self.assertEqual(rust_type(paint.parameters[2].type, abi, "test"), "*mut c_char")
+        # Both emitters take all of it.
+        self.assertIn("class nubo_opts(Sized):", python(abi))
+        self.assertIn('"nubo_more": (c_uint64, [c_size_t]),', python(abi))
+        self.assertIn("pub fn nubo_paint(", rust(abi))
+        self.assertIn("NUBO_BLUE: nubo_color = 16;", rust(abi))
+
+    def test_what_it_cannot_mirror_is_refused_naming_it(self) -> None:
+        cases = [
+            ("typedef union nubo_u { int a; float b; } nubo_u;", "nubo_u"),
+            ("typedef enum nubo_e { NUBO_A, NUBO_B = 1 } nubo_e;", "explicit value"),
+            ("typedef struct nubo_s { uint32_t struct_size; int x[4]; } nubo_s;", "nubo_s"),
+            ("NUBO_C_API int nubo_f(int);", "nubo_f"),
+            ("int stray = 3;", "stray"),
+        ]
+        for body, named in cases:
+            with self.subTest(body), self.assertRaises(HeaderError) as e:
+                abi = read(body)
+                python(abi)
+            self.assertIn(named, str(e.exception))
+            self.assertIn("nubo.h", str(e.exception))
+
+    def test_a_type_no_binding_knows_is_refused(self) -> None:
+        abi = read("NUBO_C_API int nubo_g(struct timeval* t);")
+        with self.assertRaises(HeaderError) as e:
+            python(abi)
+        self.assertIn("timeval", str(e.exception))
+        with self.assertRaises(HeaderError):
+            rust(abi)
+
+
+if __name__ == "__main__":
+    unittest.main()
