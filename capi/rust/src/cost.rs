@@ -836,9 +836,7 @@ impl Meter {
         })?;
         Ok((spent, projected))
     }
-}
 
-impl Meter {
     /// "$12.34 spent, ~$56.78 projected", as nubo-train and nubo-cost print it.
     pub fn line(&self) -> Result<String, Error> {
         let m = self.raw.as_ptr();
