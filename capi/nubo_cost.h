@@ -263,7 +263,7 @@ typedef struct nubo_cost_own_info {
   double own_cost;
   double cloud_cost;
   double cloud_saving;       /* 1 - cloud / own at the request's utilisation */
-  double utilisation_for_70; /* where renting saves the seed's 70% */
+  double utilisation_for_70; /* the utilisation at which renting saves 70% */
 } nubo_cost_own_info;
 
 NUBO_C_API nubo_status nubo_cost_rent_vs_own(const nubo_cost_own_request* request,

@@ -85,7 +85,7 @@ struct ProviderPrices {
 };
 
 // Discounts that derive reserved prices where none is published: reserved = (1 - d) x on-demand.
-// The defaults are nubo's assumption (docs/cost.md); the seed speaks of 50-75% off.
+// The defaults are nubo's assumption (docs/cost.md); providers advertise 50-75% off.
 struct ReservedDiscounts {
   double one_year = 0.40;
   double three_year = 0.60;
@@ -383,7 +383,7 @@ struct HostScale {
 // before nubo-train measured them), or a request that makes no sense.
 NUBO_API HostScale scale_on_host(const Profile& profile, const HostScaleRequest& request);
 
-// Scaling efficiency of n workers: t1 / (n x tn). The seed's 8 V100s doing in 8 hours what took
+// Scaling efficiency of n workers: t1 / (n x tn). A claim of 8 V100s doing in 8 hours what took
 // 3 days gives 72 / (8 x 8) = 1.125: more than linear, so not data parallelism alone.
 NUBO_API double scaling_efficiency(double t1_s, double tn_s, int n);
 
