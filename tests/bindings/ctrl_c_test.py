@@ -39,6 +39,7 @@ def progress(p):
         print("started", flush=True)
     return True
 
+nubo.version()  # the library loaded: what follows the announcement is the call itself
 if not with_callback:
     print("started", flush=True)
 callback = progress if with_callback else None

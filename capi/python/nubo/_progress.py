@@ -12,6 +12,7 @@ journal, a send's partial files, a trainer's checkpoint), and the exception is r
 from __future__ import annotations
 
 import ctypes
+import signal
 import threading
 import time
 from typing import Any, Callable, Generic, Optional, TypeVar
@@ -20,6 +21,9 @@ from . import _lib
 from .errors import Status
 
 P = TypeVar("P")
+
+# What a user interrupts a long call with: held back while its helper thread starts.
+_HELD = {signal.SIGINT, signal.SIGTERM}
 
 
 class ProgressCall(Generic[P]):
@@ -70,7 +74,13 @@ class ProgressCall(Generic[P]):
             work()  # no signal is delivered here: nothing to wait for
         else:
             worker = threading.Thread(target=work, name="nubo-call", daemon=True)
+            # Ctrl-C and SIGTERM wait while the thread starts: an exception raised inside
+            # Thread.start could leave the call running with nobody waiting for it. The thread
+            # keeps them blocked (it inherits the mask), so they reach this thread, the one
+            # that handles them, once unblocked inside the loop below.
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
             worker.start()
+            unblocked = False
             # Polls with sleeps rather than waiting on a lock: an exception raised by a signal
             # handler inside threading's lock code can leave a lock held (or, in Thread.join, a
             # running thread marked stopped: Python 3.11, bpo-45274), while a sleep holds no
@@ -78,6 +88,9 @@ class ProgressCall(Generic[P]):
             pause = 0.0005
             while not done:
                 try:
+                    if not unblocked:
+                        unblocked = True
+                        signal.pthread_sigmask(signal.SIG_SETMASK, held)
                     time.sleep(pause)
                 except BaseException as e:  # noqa: BLE001 - re-raised once the call has stopped
                     interrupted = interrupted or e
