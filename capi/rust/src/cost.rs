@@ -20,11 +20,13 @@
 
 use std::ffi::CString;
 use std::os::raw::c_int;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 
-use crate::{c_int_of, c_string, check, ffi, owned, read_text, Error, Status};
+use crate::{
+    c_int_of, c_ptr, c_string, check, ffi, optional_c_string, optional_path, owned, path_string,
+    read_text, Error, Status,
+};
 
 /// How an instance is paid for (`--pricing`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -99,17 +101,6 @@ fn set(raw: f64) -> Option<f64> {
     (raw > 0.0).then_some(raw)
 }
 
-fn optional_c_string(what: &str, value: &Option<String>) -> Result<Option<CString>, Error> {
-    value
-        .as_ref()
-        .map(|v| c_string(what, v.as_bytes()))
-        .transpose()
-}
-
-fn pointer(value: &Option<CString>) -> *const std::os::raw::c_char {
-    value.as_ref().map_or(ptr::null(), |v| v.as_ptr())
-}
-
 // ---- Catalogs ------------------------------------------------------------------------------
 
 /// One instance row: hardware and prices ($/h).
@@ -164,7 +155,7 @@ impl Catalog {
     /// `replace` drops the instances first. A malformed row is InvalidArgument naming the file
     /// and the line, a missing file NotFound; on error the catalog is unchanged.
     pub fn load(&mut self, path: impl AsRef<Path>, replace: bool) -> Result<(), Error> {
-        let path = c_string("path", path.as_ref().as_os_str().as_bytes())?;
+        let path = path_string("path", path.as_ref())?;
         // SAFETY: a live handle and a NUL-terminated path.
         check(unsafe {
             ffi::nubo_cost_catalog_load(self.raw.as_ptr(), path.as_ptr(), c_int::from(replace))
@@ -321,13 +312,9 @@ struct RawWorkload {
 
 impl Workload {
     fn to_raw(&self) -> Result<RawWorkload, Error> {
-        let profile_path = self
-            .profile_path
-            .as_ref()
-            .map(|p| c_string("profile_path", p.as_os_str().as_bytes()))
-            .transpose()?;
-        let profile_json = optional_c_string("profile_json", &self.profile_json)?;
-        let tags = optional_c_string("tags", &self.tags)?;
+        let profile_path = optional_path("profile_path", self.profile_path.as_deref())?;
+        let profile_json = optional_c_string("profile_json", self.profile_json.as_deref())?;
+        let tags = optional_c_string("tags", self.tags.as_deref())?;
         let mut raw = workload_defaults()?;
         raw.total_flops = self.total_flops;
         raw.flops_per_sample = self.flops_per_sample;
@@ -336,8 +323,8 @@ impl Workload {
         raw.global_batch = self.global_batch;
         raw.dtype = self.dtype.raw();
         raw.mfu = self.mfu;
-        raw.profile_path = pointer(&profile_path);
-        raw.profile_json = pointer(&profile_json);
+        raw.profile_path = c_ptr(&profile_path);
+        raw.profile_json = c_ptr(&profile_json);
         raw.parameter_bytes = self.parameter_bytes;
         raw.memory_per_gpu_bytes = self.memory_per_gpu_bytes;
         raw.dataset_bytes = self.dataset_bytes;
@@ -348,7 +335,7 @@ impl Workload {
         raw.overlap = self.overlap;
         raw.egress_bytes = self.egress_bytes;
         raw.storage_months_after = self.storage_months_after;
-        raw.tags = pointer(&tags);
+        raw.tags = c_ptr(&tags);
         Ok(RawWorkload {
             raw,
             _strings: [profile_path, profile_json, tags],
@@ -413,9 +400,9 @@ struct RawPlanOptions {
 
 impl PlanOptions {
     fn to_raw(&self) -> Result<RawPlanOptions, Error> {
-        let gpu = optional_c_string("gpu", &self.gpu)?;
-        let provider = optional_c_string("provider", &self.provider)?;
-        let region = optional_c_string("region", &self.region)?;
+        let gpu = optional_c_string("gpu", self.gpu.as_deref())?;
+        let provider = optional_c_string("provider", self.provider.as_deref())?;
+        let region = optional_c_string("region", self.region.as_deref())?;
         let mut raw = plan_options_defaults()?;
         if !self.pricings.is_empty() {
             raw.pricings = self
@@ -427,9 +414,9 @@ impl PlanOptions {
         raw.max_nodes = c_int_of("max_nodes", self.max_nodes)?;
         raw.deadline_s = self.deadline_s.unwrap_or(0.0);
         raw.budget = self.budget.unwrap_or(0.0);
-        raw.gpu = pointer(&gpu);
-        raw.provider = pointer(&provider);
-        raw.region = pointer(&region);
+        raw.gpu = c_ptr(&gpu);
+        raw.provider = c_ptr(&provider);
+        raw.region = c_ptr(&region);
         raw.rank_by_time = c_int::from(self.rank_by_time);
         raw.limit = self.limit;
         raw.spot_mtbi_s = self.spot_mtbi_s.unwrap_or(0.0);
@@ -639,9 +626,7 @@ pub fn estimate(
 ) -> Result<Estimate, Error> {
     let (w, o) = (workload.to_raw()?, options.to_raw()?);
     let instance = c_string("instance", instance.as_bytes())?;
-    let region = region
-        .map(|r| c_string("region", r.as_bytes()))
-        .transpose()?;
+    let region = optional_c_string("region", region)?;
     let mut raw = ptr::null_mut();
     // SAFETY: as in plan; region is NULL or a live string.
     check(unsafe {
@@ -649,7 +634,7 @@ pub fn estimate(
             catalog.raw.as_ptr(),
             &w.raw,
             instance.as_ptr(),
-            pointer(&region),
+            c_ptr(&region),
             c_int_of("nodes", nodes)?,
             pricing.raw(),
             &o.raw,

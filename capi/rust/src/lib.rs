@@ -202,6 +202,26 @@ fn c_string(what: &str, bytes: &[u8]) -> Result<CString, Error> {
     })
 }
 
+/// An optional text as C takes it: None stays absent (NULL once passed through [`c_ptr`]).
+fn optional_c_string(what: &str, value: Option<&str>) -> Result<Option<CString>, Error> {
+    value.map(|v| c_string(what, v.as_bytes())).transpose()
+}
+
+/// A path as C takes it.
+fn path_string(what: &str, path: &std::path::Path) -> Result<CString, Error> {
+    c_string(what, path.as_os_str().as_bytes())
+}
+
+/// An optional path as C takes it.
+fn optional_path(what: &str, path: Option<&std::path::Path>) -> Result<Option<CString>, Error> {
+    path.map(|p| path_string(what, p)).transpose()
+}
+
+/// The pointer C reads for an optional string: NULL for None. Valid while `value` lives.
+fn c_ptr(value: &Option<CString>) -> *const c_char {
+    value.as_ref().map_or(ptr::null(), |v| v.as_ptr())
+}
+
 fn c_int_of<T: TryInto<c_int> + Copy + fmt::Display>(what: &str, value: T) -> Result<c_int, Error> {
     value.try_into().map_err(|_| {
         Error::new(
@@ -514,22 +534,9 @@ impl fmt::Debug for DeviceReport {
 /// problem of the machine (no driver, no GPU, ...) is a [`Diagnosis`] in the report instead.
 pub fn discover(options: &DiscoverOptions) -> Result<DeviceReport, Error> {
     // The CStrings must outlive the call: they are bound here, and the raw struct only borrows.
-    let sim_devices = options
-        .sim_devices
-        .as_deref()
-        .map(|s| c_string("sim_devices", s.as_bytes()))
-        .transpose()?;
-    let topology = options
-        .sim_topology_file
-        .as_deref()
-        .map(|p| c_string("sim_topology_file", p.as_os_str().as_bytes()))
-        .transpose()?;
-    let plugin = options
-        .cuda_plugin_path
-        .as_deref()
-        .map(|p| c_string("cuda_plugin_path", p.as_os_str().as_bytes()))
-        .transpose()?;
-    let as_ptr = |s: &Option<CString>| s.as_ref().map_or(ptr::null(), |s| s.as_ptr());
+    let sim_devices = optional_c_string("sim_devices", options.sim_devices.as_deref())?;
+    let topology = optional_path("sim_topology_file", options.sim_topology_file.as_deref())?;
+    let plugin = optional_path("cuda_plugin_path", options.cuda_plugin_path.as_deref())?;
 
     let mut raw = ffi::nubo_discover_options::new();
     // The size tells nubo how much of the struct this crate knows; it writes no more.
@@ -537,10 +544,10 @@ pub fn discover(options: &DiscoverOptions) -> Result<DeviceReport, Error> {
     check(unsafe {
         ffi::nubo_discover_options_init(&mut raw, std::mem::size_of::<ffi::nubo_discover_options>())
     })?;
-    raw.sim_devices = as_ptr(&sim_devices);
-    raw.sim_topology_file = as_ptr(&topology);
+    raw.sim_devices = c_ptr(&sim_devices);
+    raw.sim_topology_file = c_ptr(&topology);
     raw.probe_cuda = c_int::from(options.probe_cuda);
-    raw.cuda_plugin_path = as_ptr(&plugin);
+    raw.cuda_plugin_path = c_ptr(&plugin);
 
     let mut handle: *mut ffi::nubo_report = ptr::null_mut();
     // SAFETY: raw and the strings it points to are valid for the call; handle is writable.

@@ -24,8 +24,11 @@ use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 
 use crate::progress::{Callback, FromRaw};
-use crate::transfer::{flag, optional_path, path_string, Codec, StringList};
-use crate::{c_int_of, c_string, check, ffi, owned, Error, Status};
+use crate::transfer::{flag, Codec, StringList};
+use crate::{
+    c_int_of, c_ptr, c_string, check, ffi, optional_c_string, optional_path, owned, path_string,
+    Error, Status,
+};
 
 /// What a send's progress callback sees, at most every 100 ms and once at the end.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,10 +148,6 @@ fn token(value: &Option<Vec<u8>>) -> Result<Option<CString>, Error> {
     }
 }
 
-fn pointer(value: &Option<CString>) -> *const std::os::raw::c_char {
-    value.as_ref().map_or(ptr::null(), |v| v.as_ptr())
-}
-
 /// Sends `sources` (files, directories recursively, symlinks as links) to the server at
 /// `destination`, "HOST:PORT" or "HOST:PORT/SUBDIR" ("[::1]:PORT" for IPv6). Errors:
 /// Unavailable (unreachable, or the connection was lost: call again to resume),
@@ -165,12 +164,8 @@ pub fn send<P: AsRef<Path>>(
     let exclude = StringList::patterns("exclude", &options.exclude)?;
     let include = StringList::patterns("include", &options.include)?;
     let token = token(&options.token)?;
-    let ca_file = optional_path("ca_file", &options.ca_file)?;
-    let server_name = options
-        .server_name
-        .as_ref()
-        .map(|n| c_string("server_name", n.as_bytes()))
-        .transpose()?;
+    let ca_file = optional_path("ca_file", options.ca_file.as_deref())?;
+    let server_name = optional_c_string("server_name", options.server_name.as_deref())?;
     let mut o = ffi::nubo_net_send_options::new();
     // SAFETY: `o` is a valid struct of the size given.
     check(unsafe { ffi::nubo_net_send_options_init(&mut o, std::mem::size_of_val(&o)) })?;
@@ -189,11 +184,11 @@ pub fn send<P: AsRef<Path>>(
         o.streams = c_int_of("streams", streams)?;
     }
     o.rate = options.rate.unwrap_or(o.rate);
-    o.token = pointer(&token);
+    o.token = c_ptr(&token);
     o.timeout_seconds = options.timeout_seconds.unwrap_or(o.timeout_seconds);
     o.encrypt = flag(options.encrypt, o.encrypt);
-    o.ca_file = pointer(&ca_file);
-    o.server_name = pointer(&server_name);
+    o.ca_file = c_ptr(&ca_file);
+    o.server_name = c_ptr(&server_name);
     o.exclude = exclude.ptr();
     o.exclude_count = exclude.len();
     o.include = include.ptr();
@@ -317,27 +312,23 @@ impl Server {
     /// dest that does not exist (without `mkdir`); Unavailable: the address is in use.
     pub fn start(options: &ServerOptions) -> Result<Server, Error> {
         let dest = path_string("dest", &options.dest)?;
-        let listen = options
-            .listen
-            .as_ref()
-            .map(|l| c_string("listen", l.as_bytes()))
-            .transpose()?;
+        let listen = optional_c_string("listen", options.listen.as_deref())?;
         let token = token(&options.token)?;
-        let cert_file = optional_path("cert_file", &options.cert_file)?;
-        let key_file = optional_path("key_file", &options.key_file)?;
+        let cert_file = optional_path("cert_file", options.cert_file.as_deref())?;
+        let key_file = optional_path("key_file", options.key_file.as_deref())?;
         let mut o = ffi::nubo_net_server_options::new();
         // SAFETY: `o` is a valid struct of the size given.
         check(unsafe { ffi::nubo_net_server_options_init(&mut o, std::mem::size_of_val(&o)) })?;
         o.dest = dest.as_ptr();
-        o.listen = pointer(&listen);
-        o.token = pointer(&token);
+        o.listen = c_ptr(&listen);
+        o.token = c_ptr(&token);
         o.timeout_seconds = options.timeout_seconds.unwrap_or(o.timeout_seconds);
         if let Some(n) = options.max_connections {
             o.max_connections = n;
         }
         o.sync = flag(options.sync, o.sync);
-        o.cert_file = pointer(&cert_file);
-        o.key_file = pointer(&key_file);
+        o.cert_file = c_ptr(&cert_file);
+        o.key_file = c_ptr(&key_file);
         o.require_encryption = c_int::from(options.require_encryption);
         o.handshake_seconds = options.handshake_seconds.unwrap_or(o.handshake_seconds);
         if let Some(n) = options.max_pending {

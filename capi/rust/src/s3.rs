@@ -11,14 +11,12 @@
 //! Keys, region and endpoint are read as the AWS CLI reads them (`AWS_*` variables,
 //! `~/.aws/credentials` and `~/.aws/config` profiles).
 
-use std::ffi::CString;
 use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
-use std::ptr;
 
 use crate::progress::Callback;
-use crate::transfer::{optional_path, path_string, ProgressFn, StringList};
-use crate::{c_int_of, c_string, check, ffi, Error};
+use crate::transfer::{ProgressFn, StringList};
+use crate::{c_int_of, c_ptr, check, ffi, optional_c_string, optional_path, path_string, Error};
 
 /// Options of [`copy`]; `None` keeps the library's default.
 #[derive(Debug, Clone, Default)]
@@ -61,13 +59,6 @@ pub struct CopySummary {
     pub seconds: f64,
 }
 
-fn optional_text(what: &str, value: &Option<String>) -> Result<Option<CString>, Error> {
-    value
-        .as_ref()
-        .map(|v| c_string(what, v.as_bytes()))
-        .transpose()
-}
-
 /// Copies a file or a tree between a local path and `s3://BUCKET/KEY`, either way round. Run
 /// the same copy again after an interruption to resume it. Errors: InvalidArgument (URLs,
 /// options, refused credentials), NotFound (a bucket or an object), Unavailable (unreachable:
@@ -80,13 +71,15 @@ pub fn copy(
 ) -> Result<CopySummary, Error> {
     let from = path_string("from", from.as_ref())?;
     let to = path_string("to", to.as_ref())?;
-    let profile = optional_text("profile", &options.profile)?;
-    let sse = optional_text("server_side_encryption", &options.server_side_encryption)?;
-    let kms_key_id = optional_text("kms_key_id", &options.kms_key_id)?;
+    let profile = optional_c_string("profile", options.profile.as_deref())?;
+    let sse = optional_c_string(
+        "server_side_encryption",
+        options.server_side_encryption.as_deref(),
+    )?;
+    let kms_key_id = optional_c_string("kms_key_id", options.kms_key_id.as_deref())?;
     let exclude = StringList::patterns("exclude", &options.exclude)?;
     let include = StringList::patterns("include", &options.include)?;
-    let key_file = optional_path("key_file", &options.key_file)?;
-    let text = |v: &Option<CString>| v.as_ref().map_or(ptr::null(), |v| v.as_ptr());
+    let key_file = optional_path("key_file", options.key_file.as_deref())?;
     let mut o = ffi::nubo_s3_copy_options::new();
     // SAFETY: `o` is a valid struct of the size given.
     check(unsafe { ffi::nubo_s3_copy_options_init(&mut o, std::mem::size_of_val(&o)) })?;
@@ -96,15 +89,15 @@ pub fn copy(
     o.part_size = options.part_size.unwrap_or(o.part_size);
     o.keep_partial = c_int::from(options.keep_partial);
     o.sync = options.sync.map_or(o.sync, c_int::from);
-    o.profile = text(&profile);
-    o.server_side_encryption = text(&sse);
-    o.kms_key_id = text(&kms_key_id);
+    o.profile = c_ptr(&profile);
+    o.server_side_encryption = c_ptr(&sse);
+    o.kms_key_id = c_ptr(&kms_key_id);
     o.exclude = exclude.ptr();
     o.exclude_count = exclude.len();
     o.include = include.ptr();
     o.include_count = include.len();
     o.rate = options.rate.unwrap_or(o.rate);
-    o.key_file = text(&key_file);
+    o.key_file = c_ptr(&key_file);
     let mut callback = Callback::new(progress);
     (o.progress, o.progress_user) = callback.raw();
     let mut s = ffi::nubo_s3_copy_summary::new();

@@ -21,7 +21,6 @@
 //! A [`Trainer`] is `Send` (one thread at a time, as the C ABI says); [`StopHandle`] asks it to
 //! stop from any thread, as an interruption watcher or a signal handler would.
 
-use std::ffi::CString;
 use std::marker::PhantomData;
 use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
@@ -29,8 +28,10 @@ use std::ptr::{self, NonNull};
 use std::sync::{Arc, Mutex};
 
 use crate::progress::{Callback, FromRaw};
-use crate::transfer::path_string;
-use crate::{c_int_of, c_string, check, ffi, read_text, Error, Status, Team};
+use crate::{
+    c_int_of, c_ptr, check, ffi, optional_c_string, optional_path, path_string, read_text, Error,
+    Status, Team,
+};
 
 /// The optimizer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -231,22 +232,9 @@ impl<'team> Trainer<'team> {
     }
 
     fn create(options: &TrainOptions, team: *mut ffi::nubo_team) -> Result<Trainer<'team>, Error> {
-        let devices = options
-            .devices
-            .as_ref()
-            .map(|d| c_string("devices", d.as_bytes()))
-            .transpose()?;
-        let dataset = options
-            .dataset_dir
-            .as_ref()
-            .map(|p| path_string("dataset_dir", p))
-            .transpose()?;
-        let checkpoints = options
-            .checkpoint_dir
-            .as_ref()
-            .map(|p| path_string("checkpoint_dir", p))
-            .transpose()?;
-        let text = |v: &Option<CString>| v.as_ref().map_or(ptr::null(), |v| v.as_ptr());
+        let devices = optional_c_string("devices", options.devices.as_deref())?;
+        let dataset = optional_path("dataset_dir", options.dataset_dir.as_deref())?;
+        let checkpoints = optional_path("checkpoint_dir", options.checkpoint_dir.as_deref())?;
         let mut o = train_defaults()?;
         if !options.layers.is_empty() {
             o.layers = options.layers.as_ptr();
@@ -263,11 +251,11 @@ impl<'team> Trainer<'team> {
         o.seed = options.seed;
         o.bucket_bytes = options.bucket_bytes;
         o.autotune = c_int::from(options.autotune);
-        o.devices = text(&devices);
+        o.devices = c_ptr(&devices);
         o.team = team;
-        o.dataset_dir = text(&dataset);
+        o.dataset_dir = c_ptr(&dataset);
         o.subset = options.subset;
-        o.checkpoint_dir = text(&checkpoints);
+        o.checkpoint_dir = c_ptr(&checkpoints);
         match options.checkpoint_every {
             CheckpointEvery::End => o.checkpoint_every = 0,
             CheckpointEvery::Steps(n) => o.checkpoint_every = n,

@@ -13,12 +13,13 @@
 
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_void};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 
 use crate::progress::{Callback, FromRaw};
-use crate::{c_int_of, c_string, check, ffi, owned, Error, Status};
+use crate::{
+    c_int_of, c_ptr, c_string, check, ffi, optional_path, owned, path_string, Error, Status,
+};
 
 /// How chunks are compressed (`--codec`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,14 +156,6 @@ impl Summary {
     }
 }
 
-pub(crate) fn path_string(what: &str, path: &Path) -> Result<CString, Error> {
-    c_string(what, path.as_os_str().as_bytes())
-}
-
-pub(crate) fn optional_path(what: &str, path: &Option<PathBuf>) -> Result<Option<CString>, Error> {
-    path.as_deref().map(|p| path_string(what, p)).transpose()
-}
-
 pub(crate) fn flag(value: Option<bool>, default: c_int) -> c_int {
     value.map_or(default, c_int::from)
 }
@@ -256,7 +249,7 @@ pub fn pack<P: AsRef<Path>>(
     let archive = path_string("the archive's path", archive.as_ref())?;
     let exclude = StringList::patterns("exclude", &options.exclude)?;
     let include = StringList::patterns("include", &options.include)?;
-    let key_file = optional_path("key_file", &options.key_file)?;
+    let key_file = optional_path("key_file", options.key_file.as_deref())?;
     let mut o = ffi::nubo_pack_options::new();
     // SAFETY: `o` is a valid struct of the size given.
     check(unsafe { ffi::nubo_pack_options_init(&mut o, std::mem::size_of_val(&o)) })?;
@@ -277,7 +270,7 @@ pub fn pack<P: AsRef<Path>>(
     o.exclude_count = options.exclude.len();
     o.include = include.ptr();
     o.include_count = options.include.len();
-    o.key_file = key_file.as_ref().map_or(ptr::null(), |k| k.as_ptr());
+    o.key_file = c_ptr(&key_file);
     let mut callback = Callback::new(progress);
     (o.progress, o.progress_user) = callback.raw();
     let mut summary = ffi::nubo_transfer_summary::new();
@@ -305,7 +298,7 @@ pub fn unpack(
 ) -> Result<Summary, Error> {
     let archive = path_string("the archive's path", archive.as_ref())?;
     let directory = path_string("the directory", directory.as_ref())?;
-    let key_file = optional_path("key_file", &options.key_file)?;
+    let key_file = optional_path("key_file", options.key_file.as_deref())?;
     let mut o = ffi::nubo_unpack_options::new();
     // SAFETY: `o` is a valid struct of the size given.
     check(unsafe { ffi::nubo_unpack_options_init(&mut o, std::mem::size_of_val(&o)) })?;
@@ -316,7 +309,7 @@ pub fn unpack(
     o.resume = flag(options.resume, o.resume);
     o.sync = flag(options.sync, o.sync);
     o.preserve_special_modes = c_int::from(options.preserve_special_modes);
-    o.key_file = key_file.as_ref().map_or(ptr::null(), |k| k.as_ptr());
+    o.key_file = c_ptr(&key_file);
     let mut callback = Callback::new(progress);
     (o.progress, o.progress_user) = callback.raw();
     let mut summary = ffi::nubo_transfer_summary::new();
@@ -334,7 +327,7 @@ pub fn verify(
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Summary, Error> {
     let archive = path_string("the archive's path", archive.as_ref())?;
-    let key_file = optional_path("key_file", &options.key_file)?;
+    let key_file = optional_path("key_file", options.key_file.as_deref())?;
     let mut o = ffi::nubo_verify_options::new();
     // SAFETY: `o` is a valid struct of the size given.
     check(unsafe { ffi::nubo_verify_options_init(&mut o, std::mem::size_of_val(&o)) })?;
@@ -342,7 +335,7 @@ pub fn verify(
         o.threads = c_int_of("threads", threads)?;
     }
     o.memory_limit = options.memory_limit.unwrap_or(o.memory_limit);
-    o.key_file = key_file.as_ref().map_or(ptr::null(), |k| k.as_ptr());
+    o.key_file = c_ptr(&key_file);
     let mut callback = Callback::new(progress);
     (o.progress, o.progress_user) = callback.raw();
     let mut summary = ffi::nubo_transfer_summary::new();
@@ -395,16 +388,10 @@ impl Archive {
     /// `key_file`.
     pub fn open(path: impl AsRef<Path>, key_file: Option<&Path>) -> Result<Archive, Error> {
         let path = path_string("the archive's path", path.as_ref())?;
-        let key = key_file.map(|k| path_string("key_file", k)).transpose()?;
+        let key = optional_path("key_file", key_file)?;
         let mut out = ptr::null_mut();
         // SAFETY: valid strings, and an out pointer the library sets.
-        check(unsafe {
-            ffi::nubo_archive_open_with_key(
-                path.as_ptr(),
-                key.as_ref().map_or(ptr::null(), |k| k.as_ptr()),
-                &mut out,
-            )
-        })?;
+        check(unsafe { ffi::nubo_archive_open_with_key(path.as_ptr(), c_ptr(&key), &mut out) })?;
         NonNull::new(out)
             .map(|handle| Archive { handle })
             .ok_or_else(|| {
