@@ -442,34 +442,42 @@ def formatted_rust(text: str) -> Optional[str]:
     return done.stdout
 
 
-def main(argv: list[str]) -> int:
-    try:
-        abi = read_abi(CAPI, INCLUDE)
-        rust_text = formatted_rust(rust(abi))
-    except HeaderError as e:
-        print(f"generate.py: {e}", file=sys.stderr)
-        return 1
+def mirrors(abi: Abi) -> dict[Path, str]:
+    """The checked-in mirrors as the headers make them; the Rust one only where rustfmt is."""
     outputs = {PYTHON_OUT: python(abi)}
+    rust_text = formatted_rust(rust(abi))
     if rust_text is None:
         print(f"generate.py: no rustfmt: {RUST_OUT.relative_to(ROOT)} is left as it is",
               file=sys.stderr)
     else:
         outputs[RUST_OUT] = rust_text
-    if len(argv) == 3 and argv[1] == "layout":
-        Path(argv[2]).write_text(layout(abi))
-        return 0
-    if len(argv) == 2 and argv[1] == "write":
+    return outputs
+
+
+def main(argv: list[str]) -> int:
+    command = argv[1:]
+    if command not in (["write"], ["check"]) and not (len(command) == 2 and
+                                                      command[0] == "layout"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        abi = read_abi(CAPI, INCLUDE)
+        if command[0] == "layout":  # a build step: no mirror is written, so no rustfmt
+            Path(command[1]).write_text(layout(abi))
+            return 0
+        outputs = mirrors(abi)
+    except HeaderError as e:
+        print(f"generate.py: {e}", file=sys.stderr)
+        return 1
+    if command == ["write"]:
         for path, text in outputs.items():
             path.write_text(text)
         return 0
-    if len(argv) == 2 and argv[1] == "check":
-        stale = [p for p, text in outputs.items() if not p.exists() or p.read_text() != text]
-        for path in stale:
-            print(f"{path.relative_to(ROOT)} differs from what capi/*.h declare: run "
-                  "`make bindings` and commit the result", file=sys.stderr)
-        return 1 if stale else 0
-    print(__doc__, file=sys.stderr)
-    return 2
+    stale = [p for p, text in outputs.items() if not p.exists() or p.read_text() != text]
+    for path in stale:
+        print(f"{path.relative_to(ROOT)} differs from what capi/*.h declare: run "
+              "`make bindings` and commit the result", file=sys.stderr)
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":
