@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
     std::printf(
         "Catalog: %d rows (%zu instance shapes), indexed in %.1f ms; %d workloads; "
         "%.0f options per workload (instance x 1-4 nodes x 4 pricings), %.0f feasible\n\n",
-        rows, catalog.compiled()->shapes.size(), load_ms, workloads,
+        rows, nubo::cost::detail::CostAccess::compiled(catalog)->shapes.size(), load_ms, workloads,
         static_cast<double>(options) / workloads, static_cast<double>(feasible) / workloads);
     std::printf(
         "| planner | workloads | median ms / workload | mean | p90 | max | "

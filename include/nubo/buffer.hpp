@@ -50,9 +50,7 @@ inline constexpr DType dtype_of_v = dtype_of<T>::value;
 
 class NUBO_API DeviceBuffer {
  public:
-  DeviceBuffer() = default;
-  // Allocates count elements of type on the backend's device; for Worker::alloc.
-  DeviceBuffer(std::shared_ptr<detail::DeviceBackend> backend, DType type, std::size_t count);
+  DeviceBuffer() = default;  // empty; buffers come from Worker::alloc, wrap and from_dlpack
   DeviceBuffer(DeviceBuffer&& other) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
   DeviceBuffer(const DeviceBuffer&) = delete;
@@ -86,6 +84,10 @@ class NUBO_API DeviceBuffer {
 
  private:
   friend struct detail::BufferAccess;
+  // Allocates count elements of type on the backend's device (Worker::alloc, through
+  // BufferAccess).
+  DeviceBuffer(std::shared_ptr<detail::DeviceBackend> backend, DType type, std::size_t count);
+
   std::shared_ptr<detail::DeviceBackend> backend_;
   std::shared_ptr<void> memory_;  // keeps the memory (or its adoption by the backend) alive
   void* ptr_ = nullptr;

@@ -46,7 +46,9 @@ NUBO_API Dtype parse_dtype(std::string_view text);
 
 namespace detail {
 struct CompiledCatalog;  // the planner's index of a catalog (lib/cost/planner_index.hpp)
-}
+struct PlanData;         // a plan's compact exclusion records (lib/cost/planner_index.hpp)
+struct CostAccess;       // the planner's way to both (lib/cost/planner_index.hpp)
+}  // namespace detail
 
 struct NUBO_API Instance {
   std::string provider;   // "aws", "azure", "gcp", ...
@@ -125,10 +127,8 @@ class NUBO_API Catalog {
 
   void add(Instance instance);  // validated like a file row; replaces a row with the same key
 
-  // Internal: the planner's index, rebuilt whenever the catalog changes.
-  const std::shared_ptr<const detail::CompiledCatalog>& compiled() const { return compiled_; }
-
  private:
+  friend struct detail::CostAccess;
   struct NoInstances {};
   explicit Catalog(NoInstances);  // empty()'s: the provider prices only
   void add_row(Instance instance);
@@ -297,10 +297,9 @@ class NUBO_API Plan {
   // The whole plan as JSON (docs/cost.md).
   std::string to_json() const;
 
-  struct Data;  // the compact exclusion records behind exclusions()
-  std::shared_ptr<const Data> data;
-
  private:
+  friend struct detail::CostAccess;
+  std::shared_ptr<const detail::PlanData> data_;  // the records behind exclusions()
   mutable std::shared_ptr<std::vector<Exclusion>> exclusions_;
 };
 

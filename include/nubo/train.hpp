@@ -168,9 +168,8 @@ class NUBO_API DataParallelTrainer {
   // Asks fit() to stop after the current step (async-signal-safe: sets an atomic flag).
   void request_stop() noexcept;
 
-  struct Impl;
-
  private:
+  struct Impl;  // lib/train/trainer_impl.hpp
   std::unique_ptr<Impl> impl_;
 };
 

@@ -27,7 +27,7 @@ std::string pricings_text(std::uint8_t mask, const std::vector<Pricing>& order) 
   return out;
 }
 
-Exclusion format(const Plan::Data& d, const detail::ExclusionRecord& r) {
+Exclusion format(const detail::PlanData& d, const detail::ExclusionRecord& r) {
   const auto& sh = d.index->shapes[r.shape];
   Exclusion e;
   e.options = r.options;
@@ -111,13 +111,13 @@ nlohmann::json estimate_json(const Estimate& e) {
 const std::vector<Exclusion>& Plan::exclusions() const {
   if (!exclusions_) {
     auto list = std::make_shared<std::vector<Exclusion>>();
-    if (data) {
+    if (data_) {
       // Records that differ only in pricing and give the same reason (on-demand and reserved
       // take the same time) become one line.
       std::vector<detail::ExclusionRecord> merged;
       std::vector<std::string> reasons;
-      for (const auto& r : data->records) {
-        auto reason = format(*data, r).reason;
+      for (const auto& r : data_->records) {
+        auto reason = format(*data_, r).reason;
         bool joined = false;
         for (std::size_t i = merged.size(); i-- > 0 && merged[i].shape == r.shape;) {
           auto& m = merged[i];
@@ -134,7 +134,7 @@ const std::vector<Exclusion>& Plan::exclusions() const {
           reasons.push_back(std::move(reason));
         }
       }
-      for (const auto& r : merged) list->push_back(format(*data, r));
+      for (const auto& r : merged) list->push_back(format(*data_, r));
     }
     exclusions_ = std::move(list);
   }
@@ -151,7 +151,7 @@ std::string Plan::to_json() const {
   nlohmann::json j = {{"considered", considered}, {"feasible", feasible},
                       {"excluded", excluded()},   {"ranked", ranked_j},
                       {"frontier", frontier_j},   {"exclusions", excl}};
-  if (data) j["catalog_sources"] = data->catalog_sources;
+  if (data_) j["catalog_sources"] = data_->catalog_sources;
   return j.dump(2);
 }
 

@@ -50,7 +50,7 @@ Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& r
     throw Error(Errc::invalid_argument,
                 "the catalog has no instances to plan with: Catalog::builtin() (or Catalog()) "
                 "holds the embedded ones, and load_file() adds yours");
-  auto index = catalog.compiled();
+  auto index = detail::CostAccess::compiled(catalog);
   if (!request.region.empty() || !index) {
     std::vector<std::uint32_t> rows;
     for (std::uint32_t i = 0; i < instances.size(); ++i)
@@ -58,7 +58,7 @@ Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& r
         rows.push_back(i);
     index = detail::compile_catalog(catalog, rows);
   }
-  auto data = std::make_shared<Plan::Data>();
+  auto data = std::make_shared<detail::PlanData>();
   data->index = index;
   data->pricings = request.pricings;
   data->dtype = model.dtype;
@@ -229,7 +229,7 @@ Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& r
       heap.push({key_of(candidates[h.cand], h.pos + 1, rank_time), h.cand, h.pos + 1});
   }
   for (auto [c, pos] : frontier) out.frontier.push_back(materialise(c, pos));
-  out.data = std::move(data);
+  detail::CostAccess::set_data(out, std::move(data));
   return out;
 }
 

@@ -1,7 +1,7 @@
 // The planner's index of a catalog. Options on instances with the same hardware (GPU model and
 // count, link and network bandwidth, provider) take the same time, and their cost rises with the
 // price; so the planner works per such "shape" on price-sorted rows instead of per row, and
-// explains exclusions per shape. Built once per catalog change (Catalog::compiled()).
+// explains exclusions per shape. Built once per catalog change (CostAccess::compiled).
 #pragma once
 
 #include <array>
@@ -75,15 +75,25 @@ ExhaustivePlan plan_exhaustive(const Catalog& catalog, const Workload& workload,
 
 }  // namespace nubo::cost::detail
 
-namespace nubo::cost {
+namespace nubo::cost::detail {
 
-struct Plan::Data {
-  std::shared_ptr<const detail::CompiledCatalog> index;
-  std::vector<detail::ExclusionRecord> records;
+// What a plan keeps to explain its exclusions when asked (Plan::exclusions()).
+struct PlanData {
+  std::shared_ptr<const CompiledCatalog> index;
+  std::vector<ExclusionRecord> records;
   std::vector<Pricing> pricings;
   Dtype dtype = Dtype::fp32;
   double memory_per_gpu = 0, deadline_s = 0, budget = 0;
   std::vector<std::string> catalog_sources;
 };
 
-}  // namespace nubo::cost
+// The planner's access to what catalogs and plans keep out of the public headers.
+struct CostAccess {
+  static const std::shared_ptr<const CompiledCatalog>& compiled(const Catalog& c) {
+    return c.compiled_;
+  }
+  static const std::shared_ptr<const PlanData>& data(const Plan& p) { return p.data_; }
+  static void set_data(Plan& p, std::shared_ptr<const PlanData> data) { p.data_ = std::move(data); }
+};
+
+}  // namespace nubo::cost::detail

@@ -52,9 +52,14 @@ struct TeamState {
   ~TeamState();
 };
 
-// Inside a buffer: its backend, to check that a worker gets buffers of its own device; and
-// buffers over memory nubo did not allocate (wrap, from_dlpack, slice).
+// Inside a buffer: allocation; its backend, to check that a worker gets buffers of its own device;
+// and buffers over memory nubo did not allocate (wrap, from_dlpack, slice).
 struct BufferAccess {
+  // count elements of type, allocated on the backend's device.
+  static DeviceBuffer allocate(std::shared_ptr<DeviceBackend> backend, DType type,
+                               std::size_t count) {
+    return DeviceBuffer(std::move(backend), type, count);
+  }
   static const DeviceBackend* backend(const DeviceBuffer& b) { return b.backend_.get(); }
   // `memory` keeps the memory alive (or its adoption by the backend) while the buffer lives.
   static DeviceBuffer make(std::shared_ptr<DeviceBackend> backend, std::shared_ptr<void> memory,

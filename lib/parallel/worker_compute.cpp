@@ -64,7 +64,7 @@ std::uint64_t element_bits(DType type, double value) {
 // --- Memory ----------------------------------------------------------------------------------
 
 DeviceBuffer Worker::alloc(DType type, std::size_t count) {
-  return DeviceBuffer(state_->backend, type, count);
+  return detail::BufferAccess::allocate(state_->backend, type, count);
 }
 
 DeviceBuffer Worker::wrap(void* data, DType type, std::size_t count) {

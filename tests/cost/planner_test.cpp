@@ -237,7 +237,8 @@ TEST_CASE("the planner agrees with the exhaustive reference on a random catalog"
               slow.frontier[i].label() + slow.frontier[i].region);
       // The same exclusions, counted per reason.
       std::array<std::size_t, 6> by{};
-      for (const auto& rec : fast.data->records) by[static_cast<int>(rec.why)] += rec.options;
+      for (const auto& rec : nubo::cost::detail::CostAccess::data(fast)->records)
+        by[static_cast<int>(rec.why)] += rec.options;
       CHECK(by == slow.excluded_by);
     }
   }
