@@ -59,6 +59,22 @@ NUBO_C_API const char* nubo_version(void);
 /* NUBO_ABI_VERSION of the library actually loaded; compare with the header's. */
 NUBO_C_API int nubo_abi_version(void);
 
+/*
+ * The one element type of the ABI. Buffers and collectives hold F32 to I64; TF32 is F32
+ * storage multiplied in TensorFloat-32, a compute precision the cost model prices (no buffer
+ * holds it). Values are stable; a newer library may add more.
+ */
+typedef enum nubo_dtype {
+  NUBO_DTYPE_F32 = 0,
+  NUBO_DTYPE_F16 = 1,  /* IEEE binary16 */
+  NUBO_DTYPE_BF16 = 2, /* bfloat16 */
+  NUBO_DTYPE_I32 = 3,
+  NUBO_DTYPE_I64 = 4,
+  NUBO_DTYPE_TF32 = 5,
+  /* not a value: keeps every int a valid nubo_dtype in C++ */
+  NUBO_DTYPE_MAX_ENUM = 0x7fffffff
+} nubo_dtype;
+
 /* ---- Devices ------------------------------------------------------------------------------ */
 
 typedef enum nubo_backend {
@@ -90,30 +106,31 @@ typedef enum nubo_severity {
   NUBO_SEVERITY_MAX_ENUM = 0x7fffffff
 } nubo_severity;
 
-typedef struct nubo_report nubo_report;
+typedef struct nubo_device_report nubo_device_report;
 
-typedef struct nubo_discover_options {
+typedef struct nubo_device_discover_options {
   uint32_t struct_size;
   const char* sim_devices;       /* as NUBO_SIM_DEVICES; NULL: read the variable */
   const char* sim_topology_file; /* as NUBO_SIM_TOPOLOGY; NULL: read the variable */
   int probe_cuda;                /* nonzero (default): probe CUDA devices through the plugin */
   const char* cuda_plugin_path;  /* as NUBO_CUDA_PLUGIN; NULL: beside the library */
-} nubo_discover_options;
+} nubo_device_discover_options;
 
 /*
  * Fills *options with the defaults. Pass sizeof *options: nubo writes only that many bytes (the
  * init function cannot know the caller's sizeof otherwise), then sets options->struct_size.
  * NULL options or a size smaller than the struct_size field: NUBO_ERR_INVALID_ARGUMENT.
  */
-NUBO_C_API nubo_status nubo_discover_options_init(nubo_discover_options* options,
-                                                  size_t struct_size);
+NUBO_C_API nubo_status nubo_device_discover_options_init(nubo_device_discover_options* options,
+                                                         size_t struct_size);
 /*
- * options may be NULL (defaults). On success *out is a report to free with nubo_report_free; on
- * failure *out is NULL. A malformed setting (option or NUBO_* variable) is
+ * options may be NULL (defaults). On success *out is a report to free with nubo_device_report_free;
+ * on failure *out is NULL. A malformed setting (option or NUBO_* variable) is
  * NUBO_ERR_INVALID_ARGUMENT; a machine without GPUs is not an error but a diagnosis.
  */
-NUBO_C_API nubo_status nubo_discover(const nubo_discover_options* options, nubo_report** out);
-NUBO_C_API void nubo_report_free(nubo_report* report);
+NUBO_C_API nubo_status nubo_device_discover(const nubo_device_discover_options* options,
+                                            nubo_device_report** out);
+NUBO_C_API void nubo_device_report_free(nubo_device_report* report);
 
 typedef struct nubo_device_info {
   uint32_t struct_size;
@@ -176,16 +193,17 @@ typedef struct nubo_diagnosis_info {
   const char* advice;
 } nubo_diagnosis_info;
 
-typedef struct nubo_select_request {
+typedef struct nubo_device_select_request {
   uint32_t struct_size;
   int count; /* 0: every device that qualifies */
   uint64_t min_memory;
   int min_cc_major;
   int min_cc_minor;
-} nubo_select_request;
+} nubo_device_select_request;
 
 /* Fills *request with the defaults (count 1, no minimum); struct_size as for options. */
-NUBO_C_API nubo_status nubo_select_request_init(nubo_select_request* request, size_t struct_size);
+NUBO_C_API nubo_status nubo_device_select_request_init(nubo_device_select_request* request,
+                                                       size_t struct_size);
 
 /*
  * Reading a report. Each call that fills an info struct needs out->struct_size set (the caller's
@@ -194,33 +212,35 @@ NUBO_C_API nubo_status nubo_select_request_init(nubo_select_request* request, si
  */
 
 /* Number of GPUs (cuda or sim) in the report; 0 for NULL. */
-NUBO_C_API size_t nubo_report_device_count(const nubo_report* report);
-NUBO_C_API nubo_status nubo_report_device(const nubo_report* report, size_t index,
-                                          nubo_device_info* out);
-NUBO_C_API nubo_status nubo_report_host(const nubo_report* report, nubo_host_info* out);
-NUBO_C_API nubo_status nubo_report_driver(const nubo_report* report, nubo_driver_info* out);
-NUBO_C_API nubo_status nubo_report_link(const nubo_report* report, size_t i, size_t j,
-                                        nubo_link_info* out);
-NUBO_C_API size_t nubo_report_diagnosis_count(const nubo_report* report);
-NUBO_C_API nubo_status nubo_report_diagnosis(const nubo_report* report, size_t index,
-                                             nubo_diagnosis_info* out);
+NUBO_C_API size_t nubo_device_report_device_count(const nubo_device_report* report);
+NUBO_C_API nubo_status nubo_device_report_device(const nubo_device_report* report, size_t index,
+                                                 nubo_device_info* out);
+NUBO_C_API nubo_status nubo_device_report_host(const nubo_device_report* report,
+                                               nubo_host_info* out);
+NUBO_C_API nubo_status nubo_device_report_driver(const nubo_device_report* report,
+                                                 nubo_driver_info* out);
+NUBO_C_API nubo_status nubo_device_report_link(const nubo_device_report* report, size_t i, size_t j,
+                                               nubo_link_info* out);
+NUBO_C_API size_t nubo_device_report_diagnosis_count(const nubo_device_report* report);
+NUBO_C_API nubo_status nubo_device_report_diagnosis(const nubo_device_report* report, size_t index,
+                                                    nubo_diagnosis_info* out);
 /*
  * The report as JSON (docs/device-report.schema.json), NUL-terminated, into buf of capacity
  * bytes. *needed (if not NULL) receives the size including the NUL. A too-small buffer (or
  * buf == NULL) gives NUBO_ERR_INVALID_ARGUMENT with *needed set (and buf[0] = '\0' when
  * capacity > 0): call again with that size.
  */
-NUBO_C_API nubo_status nubo_report_json(const nubo_report* report, char* buf, size_t capacity,
-                                        size_t* needed);
+NUBO_C_API nubo_status nubo_device_report_json(const nubo_device_report* report, char* buf,
+                                               size_t capacity, size_t* needed);
 /*
  * The best-connected group meeting the request (NULL: the defaults): device indices, ascending,
  * into indices[0..*count). capacity is the number of elements of indices; when the group is
  * larger, NUBO_ERR_INVALID_ARGUMENT with *count set to its size: call again with that capacity.
  * No qualifying group: NUBO_ERR_UNAVAILABLE, with the reason in nubo_last_error().
  */
-NUBO_C_API nubo_status nubo_report_select(const nubo_report* report,
-                                          const nubo_select_request* request, size_t* indices,
-                                          size_t capacity, size_t* count);
+NUBO_C_API nubo_status nubo_device_report_select(const nubo_device_report* report,
+                                                 const nubo_device_select_request* request,
+                                                 size_t* indices, size_t capacity, size_t* count);
 
 #ifdef __cplusplus
 }

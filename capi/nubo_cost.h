@@ -20,22 +20,13 @@ extern "C" {
 #endif
 
 typedef enum nubo_cost_pricing {
-  NUBO_COST_ON_DEMAND = 0,
-  NUBO_COST_SPOT = 1,
-  NUBO_COST_RESERVED_1Y = 2,
-  NUBO_COST_RESERVED_3Y = 3,
+  NUBO_PRICING_ON_DEMAND = 0,
+  NUBO_PRICING_SPOT = 1,
+  NUBO_PRICING_RESERVED_1Y = 2,
+  NUBO_PRICING_RESERVED_3Y = 3,
   /* not a value: keeps every int a valid nubo_cost_pricing in C++ */
-  NUBO_COST_PRICING_MAX_ENUM = 0x7fffffff
+  NUBO_PRICING_MAX_ENUM = 0x7fffffff
 } nubo_cost_pricing;
-
-typedef enum nubo_cost_dtype {
-  NUBO_COST_FP32 = 0,
-  NUBO_COST_TF32 = 1,
-  NUBO_COST_FP16 = 2,
-  NUBO_COST_BF16 = 3,
-  /* not a value: keeps every int a valid nubo_cost_dtype in C++ */
-  NUBO_COST_DTYPE_MAX_ENUM = 0x7fffffff
-} nubo_cost_dtype;
 
 /* ---- Catalogs ---------------------------------------------------------------------------- */
 
@@ -94,8 +85,8 @@ typedef struct nubo_cost_workload {
   double samples; /* per epoch */
   double epochs;  /* default 1 */
   double global_batch;
-  nubo_cost_dtype dtype; /* default BF16 */
-  double mfu;            /* default 0.4 */
+  nubo_dtype dtype; /* default BF16 */
+  double mfu;       /* default 0.4 */
   /* Measured: a nubo-train profile (docs/profile.schema.json), by path or as text; it replaces
      the analytic fields (epochs still counts passes over its dataset). */
   const char* profile_path;
@@ -220,7 +211,7 @@ typedef struct nubo_cost_exclusion_info {
 
 NUBO_C_API nubo_status nubo_cost_plan_exclusion(const nubo_cost_plan* plan, size_t index,
                                                 nubo_cost_exclusion_info* out);
-/* The plan as JSON (docs/cost.md), with the needed-size protocol of nubo_report_json. */
+/* The plan as JSON (docs/cost.md), with the needed-size protocol of nubo_device_report_json. */
 NUBO_C_API nubo_status nubo_cost_plan_json(const nubo_cost_plan* plan, char* buf, size_t capacity,
                                            size_t* needed);
 
@@ -262,8 +253,8 @@ typedef struct nubo_cost_own_info {
   double break_even_utilisation; /* above it owning is cheaper; > 1 or inf: renting always is */
   double own_cost;
   double cloud_cost;
-  double cloud_saving;       /* 1 - cloud / own at the request's utilisation */
-  double utilisation_for_70; /* the utilisation at which renting saves 70% */
+  double cloud_saving;                      /* 1 - cloud / own at the request's utilisation */
+  double utilisation_for_70_percent_saving; /* the utilisation at which renting saves 70% */
 } nubo_cost_own_info;
 
 NUBO_C_API nubo_status nubo_cost_rent_vs_own(const nubo_cost_own_request* request,
@@ -282,7 +273,7 @@ NUBO_C_API nubo_status nubo_cost_meter_for_instance(const nubo_cost_catalog* cat
 NUBO_C_API nubo_status nubo_cost_meter_update(nubo_cost_meter* meter, double elapsed_s,
                                               double progress, double* spent, double* projected);
 /* The meter's status line ("$12.34 spent, ~$56.78 projected"), NUL-terminated, with the
-   needed-size protocol of nubo_report_json. */
+   needed-size protocol of nubo_device_report_json. */
 NUBO_C_API nubo_status nubo_cost_meter_line(const nubo_cost_meter* meter, char* buf,
                                             size_t capacity, size_t* needed);
 NUBO_C_API void nubo_cost_meter_free(nubo_cost_meter* meter);

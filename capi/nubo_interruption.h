@@ -39,7 +39,7 @@ NUBO_C_API nubo_status nubo_interruption_watcher_create(nubo_interruption_callba
 /* Stops polling and waits for the watcher's thread; accepts NULL. */
 NUBO_C_API void nubo_interruption_watcher_free(nubo_interruption_watcher* watcher);
 /* The cloud found ("aws", "gcp", "azure"), or "" when the watcher is off, NUL-terminated, with
-   the needed-size protocol of nubo_report_json. */
+   the needed-size protocol of nubo_device_report_json. */
 NUBO_C_API nubo_status nubo_interruption_watcher_cloud(const nubo_interruption_watcher* watcher,
                                                        char* buf, size_t capacity, size_t* needed);
 

@@ -15,7 +15,7 @@
 #define NUBO_NET_H
 
 #include "nubo.h"
-#include "nubo_transfer.h" /* nubo_codec */
+#include "nubo_transfer.h" /* nubo_codec, NUBO_CODEC_SLOTS */
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,7 +70,7 @@ typedef struct nubo_net_send_options {
   int encrypt;
   const char* ca_file;
   const char* server_name;
-  /* As nubo_pack_options's. */
+  /* As nubo_transfer_pack_options's. */
   const char* const* exclude;
   size_t exclude_count;
   const char* const* include;
@@ -89,11 +89,8 @@ typedef struct nubo_net_send_summary {
   uint64_t bytes_resumed; /* chunks an interrupted attempt had verified */
   uint64_t wire_bytes;    /* bytes written to the sockets */
   uint64_t chunks_sent;
-  uint64_t chunks_none;
-  uint64_t chunks_lz4;
-  uint64_t chunks_zstd;
-  uint64_t chunks_zero;
-  int streams; /* TCP connections used */
+  uint64_t chunks_by_codec[NUBO_CODEC_SLOTS]; /* of chunks_sent, how each was stored */
+  int streams;                                /* TCP connections used */
   double seconds;
   uint64_t bytes_deduplicated; /* of bytes_sent: small files identical to one sent before,
                                   which the receiver copied from it */

@@ -7,7 +7,7 @@
  *   static nubo_status step(nubo_worker* w, void* user) {
  *     nubo_buffer* grad = NULL;
  *     nubo_status s = nubo_buffer_create(w, NUBO_DTYPE_F32, 1024, &grad);
- *     if (s == NUBO_OK) s = nubo_all_reduce(w, grad, NUBO_REDUCE_AVG);
+ *     if (s == NUBO_OK) s = nubo_worker_all_reduce(w, grad, NUBO_REDUCE_AVG);
  *     nubo_buffer_free(grad);
  *     return s;
  *   }
@@ -26,17 +26,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Element types of buffers. Values are stable; a newer library may add more. */
-typedef enum nubo_dtype {
-  NUBO_DTYPE_F32 = 0,
-  NUBO_DTYPE_F16 = 1,  /* IEEE binary16 */
-  NUBO_DTYPE_BF16 = 2, /* bfloat16 */
-  NUBO_DTYPE_I32 = 3,
-  NUBO_DTYPE_I64 = 4,
-  /* not a value: keeps every int a valid nubo_dtype in C++ */
-  NUBO_DTYPE_MAX_ENUM = 0x7fffffff
-} nubo_dtype;
 
 /* Reduction operators. Values are stable. Integer avg rounds towards zero. */
 typedef enum nubo_reduce_op {
@@ -69,7 +58,7 @@ NUBO_C_API nubo_status nubo_team_options_init(nubo_team_options* options, size_t
 /*
  * Teams. options may be NULL (the defaults).
  *  - nubo_team_create: one worker per device of the report, indices[0..count) as given by
- *    nubo_report_select; the report may be freed afterwards.
+ *    nubo_device_report_select; the report may be freed afterwards.
  *  - nubo_team_create_host: `workers` workers on the host CPU (1 to 1024).
  *  - nubo_team_from_env: joins the job nubo-run started (NUBO_RANK, NUBO_WORLD_SIZE,
  *    NUBO_RENDEZVOUS), with one worker: GPU NUBO_LOCAL_RANK if the machine has GPUs, else the
@@ -77,7 +66,7 @@ NUBO_C_API nubo_status nubo_team_options_init(nubo_team_options* options, size_t
  * Errors: NUBO_ERR_INVALID_ARGUMENT (bad indices, a malformed variable), NUBO_ERR_TIMEOUT or
  * NUBO_ERR_UNAVAILABLE (the other processes did not come, or the rendezvous is unreachable).
  */
-NUBO_C_API nubo_status nubo_team_create(const nubo_report* report, const size_t* indices,
+NUBO_C_API nubo_status nubo_team_create(const nubo_device_report* report, const size_t* indices,
                                         size_t count, const nubo_team_options* options,
                                         nubo_team** out);
 NUBO_C_API nubo_status nubo_team_create_host(size_t workers, const nubo_team_options* options,
@@ -167,24 +156,25 @@ NUBO_C_API nubo_status nubo_buffer_read(const nubo_buffer* buffer, void* host, s
  * The _async forms return at once with *out a pending collective; the buffers must not be
  * touched until nubo_pending_wait returned.
  */
-NUBO_C_API nubo_status nubo_all_reduce(nubo_worker* worker, nubo_buffer* buf, nubo_reduce_op op);
-NUBO_C_API nubo_status nubo_broadcast(nubo_worker* worker, nubo_buffer* buf, int root);
-NUBO_C_API nubo_status nubo_all_gather(nubo_worker* worker, const nubo_buffer* in,
-                                       nubo_buffer* out);
-NUBO_C_API nubo_status nubo_reduce_scatter(nubo_worker* worker, const nubo_buffer* in,
-                                           nubo_buffer* out, nubo_reduce_op op);
-NUBO_C_API nubo_status nubo_barrier(nubo_worker* worker);
+NUBO_C_API nubo_status nubo_worker_all_reduce(nubo_worker* worker, nubo_buffer* buf,
+                                              nubo_reduce_op op);
+NUBO_C_API nubo_status nubo_worker_broadcast(nubo_worker* worker, nubo_buffer* buf, int root);
+NUBO_C_API nubo_status nubo_worker_all_gather(nubo_worker* worker, const nubo_buffer* in,
+                                              nubo_buffer* out);
+NUBO_C_API nubo_status nubo_worker_reduce_scatter(nubo_worker* worker, const nubo_buffer* in,
+                                                  nubo_buffer* out, nubo_reduce_op op);
+NUBO_C_API nubo_status nubo_worker_barrier(nubo_worker* worker);
 
-NUBO_C_API nubo_status nubo_all_reduce_async(nubo_worker* worker, nubo_buffer* buf,
-                                             nubo_reduce_op op, nubo_pending** out);
-NUBO_C_API nubo_status nubo_broadcast_async(nubo_worker* worker, nubo_buffer* buf, int root,
-                                            nubo_pending** out);
-NUBO_C_API nubo_status nubo_all_gather_async(nubo_worker* worker, const nubo_buffer* in,
-                                             nubo_buffer* out, nubo_pending** out_pending);
-NUBO_C_API nubo_status nubo_reduce_scatter_async(nubo_worker* worker, const nubo_buffer* in,
-                                                 nubo_buffer* out, nubo_reduce_op op,
-                                                 nubo_pending** out_pending);
-NUBO_C_API nubo_status nubo_barrier_async(nubo_worker* worker, nubo_pending** out);
+NUBO_C_API nubo_status nubo_worker_all_reduce_async(nubo_worker* worker, nubo_buffer* buf,
+                                                    nubo_reduce_op op, nubo_pending** out);
+NUBO_C_API nubo_status nubo_worker_broadcast_async(nubo_worker* worker, nubo_buffer* buf, int root,
+                                                   nubo_pending** out);
+NUBO_C_API nubo_status nubo_worker_all_gather_async(nubo_worker* worker, const nubo_buffer* in,
+                                                    nubo_buffer* out, nubo_pending** out_pending);
+NUBO_C_API nubo_status nubo_worker_reduce_scatter_async(nubo_worker* worker, const nubo_buffer* in,
+                                                        nubo_buffer* out, nubo_reduce_op op,
+                                                        nubo_pending** out_pending);
+NUBO_C_API nubo_status nubo_worker_barrier_async(nubo_worker* worker, nubo_pending** out);
 
 /* Waits for the collective; its status (a second wait returns NUBO_OK at once). */
 NUBO_C_API nubo_status nubo_pending_wait(nubo_pending* pending);
@@ -243,16 +233,17 @@ typedef enum nubo_transpose {
    op(A) is m x k, op(B) k x n, C m x n. A leading dimension of 0 means packed. The buffers'
    type (f32, f16 or bf16, all three the same) is the GEMM's; products accumulate in f32. When
    beta is 0, C is not read. */
-typedef struct nubo_gemm {
+typedef struct nubo_worker_gemm_request {
   uint32_t struct_size;
   nubo_transpose trans_a, trans_b; /* default NUBO_TRANSPOSE_NO */
   size_t m, n, k;
   float alpha, beta;    /* default 1 and 0 */
   size_t lda, ldb, ldc; /* default 0: packed */
-} nubo_gemm;
+} nubo_worker_gemm_request;
 
 /* Fills *gemm with the defaults (m, n, k are 0: set them). */
-NUBO_C_API nubo_status nubo_gemm_init(nubo_gemm* gemm, size_t struct_size);
+NUBO_C_API nubo_status nubo_worker_gemm_request_init(nubo_worker_gemm_request* gemm,
+                                                     size_t struct_size);
 
 /*
  * Compute on a worker's device, ordered on its stream: on CUDA workers each call queues and
@@ -264,7 +255,7 @@ NUBO_C_API nubo_status nubo_gemm_init(nubo_gemm* gemm, size_t struct_size);
  *    numbers in their range);
  *  - scale (x *= alpha), axpy (y += alpha x): f32, f16, bf16, computed in f32.
  */
-NUBO_C_API nubo_status nubo_worker_gemm(nubo_worker* worker, const nubo_gemm* gemm,
+NUBO_C_API nubo_status nubo_worker_gemm(nubo_worker* worker, const nubo_worker_gemm_request* gemm,
                                         const nubo_buffer* a, const nubo_buffer* b, nubo_buffer* c);
 NUBO_C_API nubo_status nubo_worker_fill(nubo_worker* worker, nubo_buffer* x, double value);
 NUBO_C_API nubo_status nubo_worker_scale(nubo_worker* worker, nubo_buffer* x, float alpha);
@@ -291,15 +282,15 @@ NUBO_C_API nubo_status nubo_worker_synchronize(nubo_worker* worker);
  */
 typedef struct nubo_event nubo_event; /* owned by the caller: nubo_event_free */
 
-typedef struct nubo_native_handles {
+typedef struct nubo_worker_native_info {
   uint32_t struct_size;
   void* cuda_stream;   /* cudaStream_t */
   void* cublas_handle; /* cublasHandle_t */
   void* nccl_comm;     /* ncclComm_t */
   int device_ordinal;  /* -1 on host and sim workers */
-} nubo_native_handles;
+} nubo_worker_native_info;
 
-NUBO_C_API nubo_status nubo_worker_native(const nubo_worker* worker, nubo_native_handles* out);
+NUBO_C_API nubo_status nubo_worker_native(const nubo_worker* worker, nubo_worker_native_info* out);
 NUBO_C_API nubo_status nubo_worker_use_stream(nubo_worker* worker, void* cuda_stream);
 NUBO_C_API nubo_status nubo_worker_use_own_stream(nubo_worker* worker);
 NUBO_C_API nubo_status nubo_worker_record_event(nubo_worker* worker, nubo_event** out);

@@ -10,7 +10,7 @@
 #define NUBO_S3_H
 
 #include "nubo.h"
-#include "nubo_transfer.h" /* nubo_progress_callback */
+#include "nubo_transfer.h" /* nubo_transfer_progress_callback */
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,7 +29,7 @@ typedef struct nubo_s3_copy_options {
   size_t exclude_count;
   const char* const* include;
   size_t include_count;
-  nubo_progress_callback progress; /* NULL: none; returning 0 cancels */
+  nubo_transfer_progress_callback progress; /* NULL: none; returning 0 cancels */
   void* progress_user;
   double rate; /* bytes/s over every part in flight together; 0 (default): unlimited */
   /* Client-side encryption (docs/s3.md): uploads are encrypted with the key in this file

@@ -7,7 +7,7 @@
  *
  *   nubo_train_options o;
  *   nubo_trainer* t = NULL;
- *   nubo_train_evaluation e;
+ *   nubo_train_evaluation_info e;
  *   nubo_train_options_init(&o, sizeof o);
  *   o.devices = "cpu:2";
  *   o.epochs = 10;
@@ -103,12 +103,12 @@ typedef struct nubo_train_progress {
 /* Return nonzero to go on, 0 to stop after this step. */
 typedef int (*nubo_train_progress_callback)(const nubo_train_progress* progress, void* user);
 
-typedef struct nubo_train_evaluation {
+typedef struct nubo_train_evaluation_info {
   uint32_t struct_size;
   double loss;
   double accuracy;
   size_t samples;
-} nubo_train_evaluation;
+} nubo_train_evaluation_info;
 
 /*
  * Loads the data, builds the team (unless options->team is given) and the model, and
@@ -128,7 +128,8 @@ NUBO_C_API void nubo_trainer_free(nubo_trainer* trainer); /* accepts NULL */
 NUBO_C_API nubo_status nubo_trainer_fit(nubo_trainer* trainer,
                                         nubo_train_progress_callback progress, void* user);
 /* Loss and accuracy on the test set (out->struct_size set by the caller). */
-NUBO_C_API nubo_status nubo_trainer_evaluate(nubo_trainer* trainer, nubo_train_evaluation* out);
+NUBO_C_API nubo_status nubo_trainer_evaluate(nubo_trainer* trainer,
+                                             nubo_train_evaluation_info* out);
 /* A checkpoint, written atomically (a nubo archive); restored by load. load reports a damaged
    file as NUBO_ERR_CORRUPT and a checkpoint of another model as NUBO_ERR_INVALID_ARGUMENT, and
    leaves the trainer unchanged then. */
@@ -147,7 +148,7 @@ NUBO_C_API nubo_status nubo_trainer_resumed_from(const nubo_trainer* trainer, ch
 /*
  * The run's profile as JSON (docs/profile.schema.json; what nubo-cost plan --profile reads),
  * NUL-terminated, into buf of capacity bytes, with the needed-size protocol of
- * nubo_report_json: a too-small buffer (or buf == NULL) gives NUBO_ERR_INVALID_ARGUMENT with
+ * nubo_device_report_json: a too-small buffer (or buf == NULL) gives NUBO_ERR_INVALID_ARGUMENT with
  * *needed set (and buf[0] = '\0' when capacity > 0).
  */
 NUBO_C_API nubo_status nubo_trainer_profile_json(const nubo_trainer* trainer, char* buf,

@@ -2,11 +2,11 @@
  * nubo_transfer.h: compressed, resumable archives through the C ABI (docs/transfer.md; the
  * format is docs/archive-format.md). Included by nubo.h; the conventions are nubo.h's.
  *
- *  - nubo_pack, nubo_unpack and nubo_verify take a sized options struct (NULL: defaults) and
- *    fill an optional summary. A progress callback may cancel by returning 0: the call then
- *    returns NUBO_ERR_CANCELLED and what was done stays resumable.
- *  - nubo_archive is an open archive for listing and random access; several threads may read
- *    one at once.
+ *  - nubo_transfer_pack, nubo_transfer_unpack and nubo_transfer_verify take a sized options struct
+ * (NULL: defaults) and fill an optional summary. A progress callback may cancel by returning 0: the
+ * call then returns NUBO_ERR_CANCELLED and what was done stays resumable.
+ *  - nubo_transfer_archive is an open archive for listing and random access; several threads may
+ * read one at once.
  */
 #ifndef NUBO_TRANSFER_H
 #define NUBO_TRANSFER_H
@@ -17,17 +17,25 @@
 extern "C" {
 #endif
 
-/* How chunks are compressed. AUTO chooses per chunk among none, lz4 and zstd levels. */
+/*
+ * How chunks are compressed. AUTO chooses per chunk among none, lz4 and zstd levels. ZERO is
+ * how a chunk of zeros is stored (its length alone): summaries count it, no option chooses it.
+ */
 typedef enum nubo_codec {
   NUBO_CODEC_AUTO = 0,
   NUBO_CODEC_NONE = 1,
   NUBO_CODEC_LZ4 = 2,
   NUBO_CODEC_ZSTD = 3,
+  NUBO_CODEC_ZERO = 4,
   /* not a value: keeps every int a valid nubo_codec in C++ */
   NUBO_CODEC_MAX_ENUM = 0x7fffffff
 } nubo_codec;
 
 /* What a progress callback sees. current_file is valid during the call only. */
+/* The length of every per-codec array (chunks_by_codec), indexed by nubo_codec: room for codecs
+ * to come without moving the fields after it. Slot NUBO_CODEC_AUTO is always 0. */
+#define NUBO_CODEC_SLOTS 8
+
 typedef struct nubo_transfer_progress {
   uint32_t struct_size;
   uint64_t bytes_done;    /* logical bytes finished, skipped ones included */
@@ -46,9 +54,9 @@ typedef struct nubo_transfer_progress {
  * Called from one thread (not necessarily the caller's), at most every 100 ms and once at the
  * end. Return nonzero to go on, 0 to cancel. `progress` is valid during the call only.
  */
-typedef int (*nubo_progress_callback)(const nubo_transfer_progress* progress, void* user);
+typedef int (*nubo_transfer_progress_callback)(const nubo_transfer_progress* progress, void* user);
 
-typedef struct nubo_pack_options {
+typedef struct nubo_transfer_pack_options {
   uint32_t struct_size;
   nubo_codec codec;      /* default NUBO_CODEC_ZSTD (level 3): small and the same on every run */
   int level;             /* 0: the codec's default (zstd 3, lz4 1); AUTO: highest zstd level */
@@ -58,8 +66,8 @@ typedef struct nubo_pack_options {
   double target_rate;    /* bytes/s the output can take, for AUTO; 0 (default): measure it */
   int resume;            /* nonzero (default): continue an interrupted pack */
   int sync;              /* nonzero (default): fdatasync at checkpoints and at the end */
-  nubo_progress_callback progress; /* NULL: none */
-  void* progress_user;             /* passed back to progress unchanged */
+  nubo_transfer_progress_callback progress; /* NULL: none */
+  void* progress_user;                      /* passed back to progress unchanged */
   /* Filters as rsync's --exclude/--include (docs/transfer.md): entries matching one of the
    * exclude_count patterns are left out unless one of the include_count patterns matches. */
   const char* const* exclude;
@@ -70,28 +78,28 @@ typedef struct nubo_pack_options {
    * the archive's own that the key wraps (docs/archive-format.md). NULL (default): not
    * encrypted. */
   const char* key_file;
-} nubo_pack_options;
+} nubo_transfer_pack_options;
 
-typedef struct nubo_unpack_options {
+typedef struct nubo_transfer_unpack_options {
   uint32_t struct_size;
   int threads;           /* 0 (default): every core */
   uint64_t memory_limit; /* default 64 MiB */
   int resume;            /* nonzero (default): keep what an interrupted unpack verified */
   int sync;              /* nonzero (default): fdatasync each file before renaming it */
-  nubo_progress_callback progress;
+  nubo_transfer_progress_callback progress;
   void* progress_user;
   int preserve_special_modes; /* nonzero: keep setuid, setgid and sticky bits (default 0) */
   const char* key_file;       /* an encrypted archive's key file; NULL (default): none */
-} nubo_unpack_options;
+} nubo_transfer_unpack_options;
 
-typedef struct nubo_verify_options {
+typedef struct nubo_transfer_verify_options {
   uint32_t struct_size;
   int threads;
   uint64_t memory_limit;
-  nubo_progress_callback progress;
+  nubo_transfer_progress_callback progress;
   void* progress_user;
   const char* key_file; /* an encrypted archive's key file; NULL (default): none */
-} nubo_verify_options;
+} nubo_transfer_verify_options;
 
 /* What an operation did. Set struct_size = sizeof before the call. */
 typedef struct nubo_transfer_summary {
@@ -103,10 +111,7 @@ typedef struct nubo_transfer_summary {
   uint64_t bytes_stored;  /* the archive's size */
   uint64_t bytes_skipped; /* already done by an interrupted attempt, or up to date */
   uint64_t chunks;
-  uint64_t chunks_none;
-  uint64_t chunks_lz4;
-  uint64_t chunks_zstd;
-  uint64_t chunks_zero;
+  uint64_t chunks_by_codec[NUBO_CODEC_SLOTS]; /* of chunks, how each was stored */
   double seconds;
   int resumed; /* nonzero: an interrupted attempt was continued */
   /* Bytes moved over the network: uploaded by a pack to s3://, fetched from s3:// by unpack and
@@ -118,9 +123,12 @@ typedef struct nubo_transfer_summary {
  * replaces an existing file (NUBO_ERR_INVALID_ARGUMENT). */
 NUBO_C_API nubo_status nubo_transfer_keygen(const char* path);
 
-NUBO_C_API nubo_status nubo_pack_options_init(nubo_pack_options* options, size_t struct_size);
-NUBO_C_API nubo_status nubo_unpack_options_init(nubo_unpack_options* options, size_t struct_size);
-NUBO_C_API nubo_status nubo_verify_options_init(nubo_verify_options* options, size_t struct_size);
+NUBO_C_API nubo_status nubo_transfer_pack_options_init(nubo_transfer_pack_options* options,
+                                                       size_t struct_size);
+NUBO_C_API nubo_status nubo_transfer_unpack_options_init(nubo_transfer_unpack_options* options,
+                                                         size_t struct_size);
+NUBO_C_API nubo_status nubo_transfer_verify_options_init(nubo_transfer_verify_options* options,
+                                                         size_t struct_size);
 
 /*
  * Packs source_count paths (files, directories recursively, symlinks as links) into `archive`.
@@ -128,23 +136,25 @@ NUBO_C_API nubo_status nubo_verify_options_init(nubo_verify_options* options, si
  * NUBO_ERR_NOT_FOUND (a source), NUBO_ERR_IO, NUBO_ERR_CANCELLED, NUBO_ERR_UNAVAILABLE (another
  * process is packing into the same archive).
  */
-NUBO_C_API nubo_status nubo_pack(const char* const* sources, size_t source_count,
-                                 const char* archive, const nubo_pack_options* options,
-                                 nubo_transfer_summary* summary);
+NUBO_C_API nubo_status nubo_transfer_pack(const char* const* sources, size_t source_count,
+                                          const char* archive,
+                                          const nubo_transfer_pack_options* options,
+                                          nubo_transfer_summary* summary);
 /*
  * Unpacks `archive` into `directory` (created if missing). NUBO_ERR_CORRUPT for a damaged
  * archive or one with unsafe paths or links (refused before anything is written).
  */
-NUBO_C_API nubo_status nubo_unpack(const char* archive, const char* directory,
-                                   const nubo_unpack_options* options,
-                                   nubo_transfer_summary* summary);
+NUBO_C_API nubo_status nubo_transfer_unpack(const char* archive, const char* directory,
+                                            const nubo_transfer_unpack_options* options,
+                                            nubo_transfer_summary* summary);
 /* Checks every checksum of `archive`, writing nothing. NUBO_ERR_CORRUPT names the first fault. */
-NUBO_C_API nubo_status nubo_verify(const char* archive, const nubo_verify_options* options,
-                                   nubo_transfer_summary* summary);
+NUBO_C_API nubo_status nubo_transfer_verify(const char* archive,
+                                            const nubo_transfer_verify_options* options,
+                                            nubo_transfer_summary* summary);
 
 /* ---- Reading an archive ---- */
 
-typedef struct nubo_archive nubo_archive;
+typedef struct nubo_transfer_archive nubo_transfer_archive;
 
 typedef enum nubo_entry_kind {
   NUBO_ENTRY_FILE = 0,
@@ -155,7 +165,7 @@ typedef enum nubo_entry_kind {
 } nubo_entry_kind;
 
 /* One entry of an archive. The strings belong to the archive handle. */
-typedef struct nubo_archive_entry_info {
+typedef struct nubo_transfer_archive_entry_info {
   uint32_t struct_size;
   nubo_entry_kind kind;
   const char* path;        /* relative, '/'-separated */
@@ -166,30 +176,33 @@ typedef struct nubo_archive_entry_info {
   const char* hash;        /* files: XXH3-128 of the content, 32 hex digits; "" otherwise */
   uint64_t stored_size;    /* files: compressed bytes in the archive */
   uint64_t chunks;
-} nubo_archive_entry_info;
+} nubo_transfer_archive_entry_info;
 
 /* Opens `path` and reads its index. On failure *out is NULL (NUBO_ERR_CORRUPT, _NOT_FOUND...). */
-NUBO_C_API nubo_status nubo_archive_open(const char* path, nubo_archive** out);
-/* The same for an encrypted archive: key_file is its key (NULL: none, as nubo_archive_open).
- * Without the right key: NUBO_ERR_INVALID_ARGUMENT, the message naming the key it needs. */
-NUBO_C_API nubo_status nubo_archive_open_with_key(const char* path, const char* key_file,
-                                                  nubo_archive** out);
-NUBO_C_API void nubo_archive_free(nubo_archive* archive);
+NUBO_C_API nubo_status nubo_transfer_archive_open(const char* path, nubo_transfer_archive** out);
+/* The same for an encrypted archive: key_file is its key (NULL: none, as
+ * nubo_transfer_archive_open). Without the right key: NUBO_ERR_INVALID_ARGUMENT, the message naming
+ * the key it needs. */
+NUBO_C_API nubo_status nubo_transfer_archive_open_with_key(const char* path, const char* key_file,
+                                                           nubo_transfer_archive** out);
+NUBO_C_API void nubo_transfer_archive_free(nubo_transfer_archive* archive);
 /* Number of entries; 0 for NULL. */
-NUBO_C_API size_t nubo_archive_entry_count(const nubo_archive* archive);
+NUBO_C_API size_t nubo_transfer_archive_entry_count(const nubo_transfer_archive* archive);
 /* Fills *out (out->struct_size set by the caller) with entry `index`. */
-NUBO_C_API nubo_status nubo_archive_entry(const nubo_archive* archive, size_t index,
-                                          nubo_archive_entry_info* out);
+NUBO_C_API nubo_status nubo_transfer_archive_entry(const nubo_transfer_archive* archive,
+                                                   size_t index,
+                                                   nubo_transfer_archive_entry_info* out);
 /* The index of the entry at `path`: NUBO_ERR_NOT_FOUND when there is none. */
-NUBO_C_API nubo_status nubo_archive_find(const nubo_archive* archive, const char* path,
-                                         size_t* index);
+NUBO_C_API nubo_status nubo_transfer_archive_find(const nubo_transfer_archive* archive,
+                                                  const char* path, size_t* index);
 /*
  * Reads up to `capacity` bytes of the file at `path` from `offset` into buf; *read receives the
  * count (fewer only at the end of the file, 0 at or past it). NUBO_ERR_NOT_FOUND: no such entry;
  * NUBO_ERR_INVALID_ARGUMENT: not a file; NUBO_ERR_CORRUPT: a chunk failed its checksum.
  */
-NUBO_C_API nubo_status nubo_archive_read(const nubo_archive* archive, const char* path,
-                                         uint64_t offset, void* buf, size_t capacity, size_t* read);
+NUBO_C_API nubo_status nubo_transfer_archive_read(const nubo_transfer_archive* archive,
+                                                  const char* path, uint64_t offset, void* buf,
+                                                  size_t capacity, size_t* read);
 
 #ifdef __cplusplus
 }

@@ -24,11 +24,17 @@ NUBO_C_API nubo_status nubo_units_parse_rate(const char* text, const char* what,
 NUBO_C_API nubo_status nubo_units_parse_duration(const char* text, const char* what,
                                                  double* seconds);
 /* For people ("80.0 GiB", "45 min"), NUL-terminated, with the needed-size protocol of
-   nubo_report_json. */
+   nubo_device_report_json. */
 NUBO_C_API nubo_status nubo_units_format_bytes(double bytes, int decimals, char* buf,
                                                size_t capacity, size_t* needed);
 NUBO_C_API nubo_status nubo_units_format_duration(double seconds, char* buf, size_t capacity,
                                                   size_t* needed);
+/* An element type as users of this field spell it, in any case: f32 (fp32, float32), f16
+   (fp16, float16, half), bf16 (bfloat16), i32 (int32), i64 (int64), tf32. */
+NUBO_C_API nubo_status nubo_units_parse_dtype(const char* text, nubo_dtype* out);
+/* "f32", "f16", "bf16", "i32", "i64", "tf32"; "unknown" for a value outside the enum. Static,
+   never NULL. */
+NUBO_C_API const char* nubo_units_dtype_name(nubo_dtype dtype);
 
 #ifdef __cplusplus
 }

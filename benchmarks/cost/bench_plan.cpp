@@ -74,7 +74,7 @@ std::string synthetic_catalog(int rows, std::mt19937& rng) {
 Workload random_workload(std::mt19937& rng) {
   Workload w;
   w.total_flops = std::pow(10.0, 17 + (pick(rng, 300)) / 100.0);
-  w.dtype = pick(rng, 2) ? Dtype::bf16 : Dtype::fp16;
+  w.dtype = pick(rng, 2) ? nubo::DType::bf16 : nubo::DType::f16;
   w.mfu = 0.3 + (pick(rng, 20)) / 100.0;
   w.parameter_bytes = std::pow(10.0, 7 + (pick(rng, 300)) / 100.0);
   w.samples = 1e6 + pick(rng, 10000000);

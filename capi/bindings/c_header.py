@@ -24,12 +24,14 @@ class CType:
     base: str
     const: bool = False
     pointers: tuple[bool, ...] = ()
+    # A field `uint64_t counts[NUBO_X]`: the length's name (a constant) and value; else None.
+    array: Optional[tuple[str, int]] = None
 
     def __str__(self) -> str:
         text = ("const " if self.const else "") + self.base
         for const in self.pointers:
             text += "*" + (" const" if const else "")
-        return text
+        return text + (f"[{self.array[0]}]" if self.array else "")
 
 
 @dataclass
@@ -54,6 +56,15 @@ class Struct:
 class Enum:
     name: str
     constants: list[tuple[str, int]]
+    header: str
+
+
+@dataclass
+class Constant:
+    """`#define NUBO_X 8` in a header: a number the ABI fixes, such as an array's length."""
+
+    name: str
+    value: int
     header: str
 
 
@@ -87,7 +98,7 @@ class External:
     name: str
 
 
-Declaration = Union[Enum, Struct, Opaque, External, Callback]
+Declaration = Union[Enum, Struct, Opaque, External, Callback, Constant]
 
 
 @dataclass
@@ -104,6 +115,10 @@ class Abi:
     @property
     def structs(self) -> list[Struct]:
         return [d for d in self.order if isinstance(d, Struct)]
+
+    @property
+    def constants(self) -> list[Constant]:
+        return [d for d in self.order if isinstance(d, Constant)]
 
     def find(self, name: str) -> Optional[Declaration]:
         return next((d for d in self.order if d.name == name), None)
@@ -162,8 +177,18 @@ def _declarator(text: str, where: str) -> Field:
     return Field(match.group(2), parse_type(match.group(1), where))
 
 
-def _fields(text: str, where: str) -> list[Field]:
-    """One field declaration, maybe of several names: `nubo_transpose trans_a, trans_b`."""
+def _fields(text: str, where: str, abi: Abi) -> list[Field]:
+    """One field declaration, maybe of several names: `nubo_transpose trans_a, trans_b`, or
+    one array of numbers whose length is a constant declared before: `uint64_t n[NUBO_X]`."""
+    array = re.fullmatch(r"(.*?)\[\s*(" + _IDENT + r")\s*\]", text.strip(), re.S)
+    if array:
+        head = _declarator(array.group(1), where)
+        length = next((c for c in abi.constants if c.name == array.group(2)), None)
+        if length is None or head.type.pointers or "," in text:
+            raise HeaderError(f"{where}: an array's length must be a #define'd NUBO_ constant, "
+                              f"and its elements numbers: '{text.strip()}'")
+        t = head.type
+        return [Field(head.name, CType(t.base, t.const, (), (length.name, length.value)))]
     first, *more = text.split(",")
     head = _declarator(first, where)
     fields = [head]
@@ -221,7 +246,12 @@ class Reader:
         self.abi.abi_version = int(match.group(1))
 
     def _read_declarations(self, text: str, header: str) -> None:
-        # Preprocessor lines (guards, NUBO_C_API's definition) carry no declarations.
+        # Preprocessor lines carry no declarations (guards, NUBO_C_API's definition) except a
+        # number the ABI fixes: `#define NUBO_X 8`.
+        for line in text.splitlines():
+            m = re.fullmatch(r"\s*#\s*define\s+(NUBO_[A-Z0-9_]+)\s+(\d+)\s*", line)
+            if m:
+                self.abi.order.append(Constant(m.group(1), int(m.group(2)), header))
         text = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
         text = text.replace("NUBO_C_API", " ")
         depth, start = 0, 0
@@ -260,7 +290,8 @@ class Reader:
             return
         m = re.fullmatch(r"typedef struct (" + _IDENT + r") \{(.*)\} (" + _IDENT + ")", s)
         if m:
-            fields = [x for f in m.group(2).split(";") if f.strip() for x in _fields(f, where)]
+            fields = [x for f in m.group(2).split(";") if f.strip()
+                      for x in _fields(f, where, abi)]
             abi.order.append(Struct(m.group(3), fields, header))
             return
         m = re.fullmatch(r"typedef struct (" + _IDENT + r") (" + _IDENT + ")", s)

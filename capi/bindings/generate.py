@@ -25,8 +25,9 @@ import textwrap
 from pathlib import Path
 from typing import Optional
 
-from c_header import (Abi, Callback, CType, Enum, External, HeaderError, Opaque, Struct,
-                      read_abi)
+from c_header import (Abi, Callback, Constant, CType, Enum, External, HeaderError, Opaque,
+                      Struct, read_abi)
+from conventions import check_conventions
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPI, INCLUDE = ROOT / "capi", ROOT / "include"
@@ -43,6 +44,8 @@ _PY_SCALARS = {
 
 
 def py_type(t: CType, abi: Abi, where: str, parameter: bool = False) -> str:
+    if t.array:
+        return f"({py_type(CType(t.base, t.const), abi, where)} * {t.array[0]})"
     kind = abi.find(t.base)
     if not t.pointers:
         if t.base == "void":
@@ -103,6 +106,8 @@ def python(abi: Abi) -> str:
         if isinstance(item, Enum):
             out += ["", f"# {item.name} ({item.header})"]
             out += [f"{name} = {value}" for name, value in item.constants]
+        elif isinstance(item, Constant):
+            out += ["", f"{item.name} = {item.value}  # {item.header}"]
         elif isinstance(item, Opaque):
             out += ["", "", f"class {item.name}(Structure):",
                     '    """Opaque: used through pointers."""']
@@ -145,6 +150,8 @@ _RUST_KEYWORDS = {"fn", "in", "type", "ref", "match", "move", "mod", "use", "loo
 
 
 def rust_type(t: CType, abi: Abi, where: str) -> str:
+    if t.array:
+        return f"[{rust_type(CType(t.base, t.const), abi, where)}; {t.array[0]}]"
     kind = abi.find(t.base)
     if isinstance(kind, External):
         base = "c_void"  # a type of another library (DLPack): an untyped pointer here
@@ -184,6 +191,8 @@ def rust(abi: Abi) -> str:
         if isinstance(item, Enum):
             out += ["", f"pub type {item.name} = c_int;"]
             out += [f"pub const {name}: {item.name} = {value};" for name, value in item.constants]
+        elif isinstance(item, Constant):
+            out += ["", f"pub const {item.name}: usize = {item.value};"]
         elif isinstance(item, (Opaque, External)):
             out += ["", f"opaque!({item.name});"]
         elif isinstance(item, Struct):
@@ -209,7 +218,8 @@ def rust(abi: Abi) -> str:
                              width=100 - len(head))
         layout_lines.append(head + ("\n" + " " * len(head)).join(body))
     enums = ", ".join(f'"{e.name}"' for e in abi.enums)
-    constants = ",\n".join(f"            {c}" for e in abi.enums for c, _ in e.constants)
+    names = [c for e in abi.enums for c, _ in e.constants] + [c.name for c in abi.constants]
+    constants = ",\n".join(f"            {c}" for c in names)
     out.append(RUST_TESTS.replace("@LAYOUT@", "\n".join(layout_lines))
                .replace("@ENUMS@", enums).replace("@CONSTANTS@", constants))
     return "\n".join(out)
@@ -417,6 +427,8 @@ def layout(abi: Abi) -> str:
         elif isinstance(item, Struct):
             out.append(f"  STRUCT({item.name});")
             out += [f"  FIELD({item.name}, {f.name});" for f in item.fields]
+        elif isinstance(item, Constant):
+            out.append(f"  CONST({item.name});")
     out += ["  return 0;", "}", ""]
     return "\n".join(out)
 
@@ -462,6 +474,7 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         abi = read_abi(CAPI, INCLUDE)
+        check_conventions(abi)
         if command[0] == "layout":  # a build step: no mirror is written, so no rustfmt
             Path(command[1]).write_text(layout(abi))
             return 0

@@ -21,7 +21,7 @@ nubo_cost_workload default_workload() {
   nubo_cost_workload w{};
   w.struct_size = sizeof w;
   w.epochs = cpp.epochs;
-  w.dtype = static_cast<nubo_cost_dtype>(cpp.dtype);
+  w.dtype = static_cast<nubo_dtype>(cpp.dtype);
   w.mfu = cpp.mfu;
   w.compression_ratio = cpp.compression_ratio;
   return w;
@@ -31,7 +31,7 @@ nubo_cost_plan_options default_options() {
   const cost::PlanRequest cpp;
   nubo_cost_plan_options o{};
   o.struct_size = sizeof o;
-  o.pricings = 1u << NUBO_COST_ON_DEMAND;
+  o.pricings = 1u << NUBO_PRICING_ON_DEMAND;
   o.min_nodes = cpp.min_nodes;
   o.max_nodes = cpp.max_nodes;
   o.limit = cpp.limit;
@@ -121,9 +121,10 @@ cost::Workload to_workload(const nubo_cost_workload* workload) {
   if (w.profile_path && w.profile_json)
     throw Error(Errc::invalid_argument,
                 "workload->profile_path and workload->profile_json are both set: give one");
-  if (w.dtype < NUBO_COST_FP32 || w.dtype > NUBO_COST_BF16)
+  // A nubo_dtype the model cannot price (integers) is refused by the model, naming it.
+  if (w.dtype < NUBO_DTYPE_F32 || w.dtype > NUBO_DTYPE_TF32)
     throw Error(Errc::invalid_argument,
-                "workload->dtype " + std::to_string(w.dtype) + " is not a nubo_cost_dtype (0-3)");
+                "workload->dtype " + std::to_string(w.dtype) + " is not a nubo_dtype (0-5)");
   if (w.profile_path || w.profile_json) {
     auto profile = w.profile_path ? cost::Profile::load(w.profile_path)
                                   : cost::Profile::parse(w.profile_json, "workload->profile_json");
@@ -134,7 +135,7 @@ cost::Workload to_workload(const nubo_cost_workload* workload) {
     out.samples = w.samples;
     out.epochs = w.epochs;
     out.global_batch = w.global_batch;
-    out.dtype = static_cast<cost::Dtype>(w.dtype);
+    out.dtype = static_cast<DType>(w.dtype);
     out.mfu = w.mfu;
   }
   out.parameter_bytes = w.parameter_bytes;

@@ -82,7 +82,7 @@ NUBO_C_API nubo_status nubo_cost_rent_vs_own(const nubo_cost_own_request* reques
     info.own_cost = o.own_cost;
     info.cloud_cost = o.cloud_cost;
     info.cloud_saving = o.cloud_saving;
-    info.utilisation_for_70 = o.utilisation_for_saving(0.7);
+    info.utilisation_for_70_percent_saving = o.utilisation_for_saving(0.7);
     nubo::capi::write_sized(info, out, "out", "nubo_cost_own_info");
   });
 }
@@ -102,7 +102,7 @@ NUBO_C_API nubo_status nubo_cost_meter_for_instance(const nubo_cost_catalog* cat
   return nubo::capi::guard("nubo_cost_meter_for_instance", [&] {
     *nubo::capi::require(out, "out") = nullptr;
     const auto& c = nubo::capi::require_catalog(catalog);
-    if (pricing < NUBO_COST_ON_DEMAND || pricing > NUBO_COST_RESERVED_3Y)
+    if (pricing < NUBO_PRICING_ON_DEMAND || pricing > NUBO_PRICING_RESERVED_3Y)
       throw nubo::Error(nubo::Errc::invalid_argument,
                         "pricing " + std::to_string(pricing) + " is not a nubo_cost_pricing (0-3)");
     auto m = std::make_unique<nubo::capi::CostMeterHandle>(nubo::capi::CostMeterHandle{

@@ -1,4 +1,4 @@
-// Discovery through the C ABI: options, nubo_discover, and freeing the report.
+// Discovery through the C ABI: options, nubo_device_discover, and freeing the report.
 #include <memory>
 
 #include "guard.hpp"
@@ -9,14 +9,14 @@
 
 namespace {
 
-nubo_discover_options default_options() {
-  nubo_discover_options o{};
+nubo_device_discover_options default_options() {
+  nubo_device_discover_options o{};
   o.struct_size = sizeof o;
   o.probe_cuda = 1;  // NULL strings: read the NUBO_* variables, as the C++ API does
   return o;
 }
 
-nubo::DiscoverOptions to_cpp(const nubo_discover_options& o) {
+nubo::DiscoverOptions to_cpp(const nubo_device_discover_options& o) {
   nubo::DiscoverOptions d;
   if (o.sim_devices != nullptr) d.sim_devices = o.sim_devices;
   if (o.sim_topology_file != nullptr) d.sim_topology_file = o.sim_topology_file;
@@ -29,27 +29,28 @@ nubo::DiscoverOptions to_cpp(const nubo_discover_options& o) {
 
 extern "C" {
 
-NUBO_C_API nubo_status nubo_discover_options_init(nubo_discover_options* options,
-                                                  size_t struct_size) {
-  return nubo::capi::guard("nubo_discover_options_init", [&] {
+NUBO_C_API nubo_status nubo_device_discover_options_init(nubo_device_discover_options* options,
+                                                         size_t struct_size) {
+  return nubo::capi::guard("nubo_device_discover_options_init", [&] {
     nubo::capi::require(options, "options");
-    nubo::capi::init_sized(default_options(), options, struct_size, "nubo_discover_options");
+    nubo::capi::init_sized(default_options(), options, struct_size, "nubo_device_discover_options");
   });
 }
 
-NUBO_C_API nubo_status nubo_discover(const nubo_discover_options* options, nubo_report** out) {
-  return nubo::capi::guard("nubo_discover", [&] {
+NUBO_C_API nubo_status nubo_device_discover(const nubo_device_discover_options* options,
+                                            nubo_device_report** out) {
+  return nubo::capi::guard("nubo_device_discover", [&] {
     *nubo::capi::require(out, "out") = nullptr;
-    nubo_discover_options o = default_options();
+    nubo_device_discover_options o = default_options();
     if (options != nullptr) {
-      o = nubo::capi::read_sized(*options, o, "options", "nubo_discover_options_init()");
+      o = nubo::capi::read_sized(*options, o, "options", "nubo_device_discover_options_init()");
     }
     auto report = std::make_unique<nubo::capi::Report>(nubo::discover(to_cpp(o)));
     *out = nubo::capi::to_handle(report.release());
   });
 }
 
-NUBO_C_API void nubo_report_free(nubo_report* report) {
+NUBO_C_API void nubo_device_report_free(nubo_device_report* report) {
   delete nubo::capi::from_handle(report);
 }
 

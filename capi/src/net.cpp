@@ -83,10 +83,7 @@ void write_summary(const net::SendSummary& s, nubo_net_send_summary* out) {
   c.bytes_resumed = s.bytes_resumed;
   c.wire_bytes = s.wire_bytes;
   c.chunks_sent = s.chunks_sent;
-  c.chunks_none = s.chunks_none;
-  c.chunks_lz4 = s.chunks_lz4;
-  c.chunks_zstd = s.chunks_zstd;
-  c.chunks_zero = s.chunks_zero;
+  nubo::capi::copy_chunk_counts(s.chunks_by_codec, c.chunks_by_codec);
   c.streams = s.streams;
   c.seconds = s.seconds;
   c.bytes_deduplicated = s.bytes_deduplicated;

@@ -6,8 +6,8 @@
 namespace nubo::capi {
 namespace {
 
-nubo_gemm default_gemm() {
-  nubo_gemm g{};
+nubo_worker_gemm_request default_gemm() {
+  nubo_worker_gemm_request g{};
   g.struct_size = sizeof g;
   g.trans_a = g.trans_b = NUBO_TRANSPOSE_NO;
   g.alpha = 1.0f;
@@ -15,8 +15,9 @@ nubo_gemm default_gemm() {
   return g;
 }
 
-Gemm read_gemm(const nubo_gemm& in) {
-  const nubo_gemm c = read_sized(in, default_gemm(), "gemm", "nubo_gemm_init");
+Gemm read_gemm(const nubo_worker_gemm_request& in) {
+  const nubo_worker_gemm_request c =
+      read_sized(in, default_gemm(), "gemm", "nubo_worker_gemm_request_init");
   return Gemm{.trans_a = to_transpose(c.trans_a, "gemm->trans_a"),
               .trans_b = to_transpose(c.trans_b, "gemm->trans_b"),
               .m = c.m,
@@ -36,13 +37,14 @@ using namespace nubo::capi;
 
 extern "C" {
 
-NUBO_C_API nubo_status nubo_gemm_init(nubo_gemm* gemm, size_t struct_size) {
-  return guard("nubo_gemm_init", [&] {
-    init_sized(default_gemm(), require(gemm, "gemm"), struct_size, "nubo_gemm");
+NUBO_C_API nubo_status nubo_worker_gemm_request_init(nubo_worker_gemm_request* gemm,
+                                                     size_t struct_size) {
+  return guard("nubo_worker_gemm_request_init", [&] {
+    init_sized(default_gemm(), require(gemm, "gemm"), struct_size, "nubo_worker_gemm_request");
   });
 }
 
-NUBO_C_API nubo_status nubo_worker_gemm(nubo_worker* worker, const nubo_gemm* gemm,
+NUBO_C_API nubo_status nubo_worker_gemm(nubo_worker* worker, const nubo_worker_gemm_request* gemm,
                                         const nubo_buffer* a, const nubo_buffer* b,
                                         nubo_buffer* c) {
   return guard("nubo_worker_gemm", [&] {

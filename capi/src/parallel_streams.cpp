@@ -7,15 +7,15 @@ using namespace nubo::capi;
 
 extern "C" {
 
-NUBO_C_API nubo_status nubo_worker_native(const nubo_worker* worker, nubo_native_handles* out) {
+NUBO_C_API nubo_status nubo_worker_native(const nubo_worker* worker, nubo_worker_native_info* out) {
   return guard("nubo_worker_native", [&] {
     const nubo::NativeHandles h = require_worker(worker).native();
-    nubo_native_handles c{};
+    nubo_worker_native_info c{};
     c.cuda_stream = h.cuda_stream;
     c.cublas_handle = h.cublas_handle;
     c.nccl_comm = h.nccl_comm;
     c.device_ordinal = h.device_ordinal;
-    write_sized(c, require(out, "out"), "out", "nubo_native_handles");
+    write_sized(c, require(out, "out"), "out", "nubo_worker_native_info");
   });
 }
 

@@ -54,6 +54,10 @@ int bytes_of(const E& e) {
 
 DType to_dtype(const nubo_dtype& type) {
   const int v = bytes_of(type);
+  if (v == NUBO_DTYPE_TF32)
+    throw Error(Errc::invalid_argument,
+                "type NUBO_DTYPE_TF32 is a compute precision, not an element type a buffer "
+                "holds: use F32, F16, BF16, I32 or I64");
   if (v < 0 || dtype_size(static_cast<DType>(v)) == 0) {
     throw Error(Errc::invalid_argument,
                 "type " + std::to_string(v) + " is not a nubo_dtype (F32, F16, BF16, I32, I64)");
@@ -95,7 +99,7 @@ NUBO_C_API nubo_status nubo_team_options_init(nubo_team_options* options, size_t
   });
 }
 
-NUBO_C_API nubo_status nubo_team_create(const nubo_report* report, const size_t* indices,
+NUBO_C_API nubo_status nubo_team_create(const nubo_device_report* report, const size_t* indices,
                                         size_t count, const nubo_team_options* options,
                                         nubo_team** out) {
   return guard("nubo_team_create", [&] {

@@ -1,5 +1,5 @@
-// The object behind the opaque nubo_report handle. Strings handed out in info structs point into
-// it, so they live exactly as long as the handle.
+// The object behind the opaque nubo_device_report handle. Strings handed out in info structs point
+// into it, so they live exactly as long as the handle.
 #pragma once
 
 #include <cstddef>
@@ -39,20 +39,20 @@ struct Report {
 };
 
 // The handle stays an incomplete type everywhere, as nubo.h declares it: only these casts relate
-// it to the Report behind it. (Completing nubo_report in C++ would also drag the whole
+// it to the Report behind it. (Completing nubo_device_report in C++ would also drag the whole
 // DeviceReport into the debug information that the ABI baseline is read from.)
-inline nubo_report* to_handle(Report* r) {
-  return reinterpret_cast<nubo_report*>(r);
+inline nubo_device_report* to_handle(Report* r) {
+  return reinterpret_cast<nubo_device_report*>(r);
 }
-inline const Report* from_handle(const nubo_report* h) {
+inline const Report* from_handle(const nubo_device_report* h) {
   return reinterpret_cast<const Report*>(h);
 }
-inline Report* from_handle(nubo_report* h) {
+inline Report* from_handle(nubo_device_report* h) {
   return reinterpret_cast<Report*>(h);
 }
 
 // The report behind a handle the caller must not pass as NULL.
-inline const Report& require_report(const nubo_report* report) {
+inline const Report& require_report(const nubo_device_report* report) {
   if (report == nullptr) throw Error(Errc::invalid_argument, "report is NULL");
   return *from_handle(report);
 }

@@ -90,17 +90,17 @@ nubo_device_info to_c(const nubo::Device& d) {
 
 extern "C" {
 
-NUBO_C_API size_t nubo_report_device_count(const nubo_report* report) {
+NUBO_C_API size_t nubo_device_report_device_count(const nubo_device_report* report) {
   return report == nullptr ? 0 : nubo::capi::from_handle(report)->report.devices.size();
 }
 
-NUBO_C_API size_t nubo_report_diagnosis_count(const nubo_report* report) {
+NUBO_C_API size_t nubo_device_report_diagnosis_count(const nubo_device_report* report) {
   return report == nullptr ? 0 : nubo::capi::from_handle(report)->report.diagnoses.size();
 }
 
-NUBO_C_API nubo_status nubo_report_device(const nubo_report* report, size_t index,
-                                          nubo_device_info* out) {
-  return guard("nubo_report_device", [&] {
+NUBO_C_API nubo_status nubo_device_report_device(const nubo_device_report* report, size_t index,
+                                                 nubo_device_info* out) {
+  return guard("nubo_device_report_device", [&] {
     const nubo::capi::Report& r = require_report(report);
     require(out, "out");
     const nubo::Device& d = r.report.devices[require_device_index(r, index, "index")];
@@ -108,8 +108,9 @@ NUBO_C_API nubo_status nubo_report_device(const nubo_report* report, size_t inde
   });
 }
 
-NUBO_C_API nubo_status nubo_report_host(const nubo_report* report, nubo_host_info* out) {
-  return guard("nubo_report_host", [&] {
+NUBO_C_API nubo_status nubo_device_report_host(const nubo_device_report* report,
+                                               nubo_host_info* out) {
+  return guard("nubo_device_report_host", [&] {
     const nubo::HostCpu& h = require_report(report).report.host;
     require(out, "out");
     nubo_host_info info{};
@@ -125,8 +126,9 @@ NUBO_C_API nubo_status nubo_report_host(const nubo_report* report, nubo_host_inf
   });
 }
 
-NUBO_C_API nubo_status nubo_report_driver(const nubo_report* report, nubo_driver_info* out) {
-  return guard("nubo_report_driver", [&] {
+NUBO_C_API nubo_status nubo_device_report_driver(const nubo_device_report* report,
+                                                 nubo_driver_info* out) {
+  return guard("nubo_device_report_driver", [&] {
     const nubo::DriverInfo& d = require_report(report).report.driver;
     require(out, "out");
     nubo_driver_info info{};
@@ -138,9 +140,9 @@ NUBO_C_API nubo_status nubo_report_driver(const nubo_report* report, nubo_driver
   });
 }
 
-NUBO_C_API nubo_status nubo_report_link(const nubo_report* report, size_t i, size_t j,
-                                        nubo_link_info* out) {
-  return guard("nubo_report_link", [&] {
+NUBO_C_API nubo_status nubo_device_report_link(const nubo_device_report* report, size_t i, size_t j,
+                                               nubo_link_info* out) {
+  return guard("nubo_device_report_link", [&] {
     const nubo::capi::Report& r = require_report(report);
     require(out, "out");
     require_device_index(r, i, "i");
@@ -159,9 +161,9 @@ NUBO_C_API nubo_status nubo_report_link(const nubo_report* report, size_t i, siz
   });
 }
 
-NUBO_C_API nubo_status nubo_report_diagnosis(const nubo_report* report, size_t index,
-                                             nubo_diagnosis_info* out) {
-  return guard("nubo_report_diagnosis", [&] {
+NUBO_C_API nubo_status nubo_device_report_diagnosis(const nubo_device_report* report, size_t index,
+                                                    nubo_diagnosis_info* out) {
+  return guard("nubo_device_report_diagnosis", [&] {
     const nubo::capi::Report& r = require_report(report);
     require(out, "out");
     const std::size_t n = r.report.diagnoses.size();

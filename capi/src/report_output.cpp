@@ -16,9 +16,9 @@ namespace {
 using nubo::Errc;
 using nubo::Error;
 
-nubo_select_request default_request() {
+nubo_device_select_request default_request() {
   const nubo::SelectRequest cpp;  // the C defaults are the C++ defaults
-  nubo_select_request r{};
+  nubo_device_select_request r{};
   r.struct_size = sizeof r;
   r.count = cpp.count;
   r.min_memory = cpp.min_memory;
@@ -31,23 +31,23 @@ nubo_select_request default_request() {
 
 extern "C" {
 
-NUBO_C_API nubo_status nubo_report_json(const nubo_report* report, char* buf, size_t capacity,
-                                        size_t* needed) {
-  return nubo::capi::guard("nubo_report_json", [&] {
+NUBO_C_API nubo_status nubo_device_report_json(const nubo_device_report* report, char* buf,
+                                               size_t capacity, size_t* needed) {
+  return nubo::capi::guard("nubo_device_report_json", [&] {
     nubo::capi::copy_text_out(nubo::capi::require_report(report).json(), "the JSON", buf, capacity,
                               needed);
   });
 }
 
-NUBO_C_API nubo_status nubo_report_select(const nubo_report* report,
-                                          const nubo_select_request* request, size_t* indices,
-                                          size_t capacity, size_t* count) {
-  return nubo::capi::guard("nubo_report_select", [&] {
+NUBO_C_API nubo_status nubo_device_report_select(const nubo_device_report* report,
+                                                 const nubo_device_select_request* request,
+                                                 size_t* indices, size_t capacity, size_t* count) {
+  return nubo::capi::guard("nubo_device_report_select", [&] {
     const nubo::capi::Report& r = nubo::capi::require_report(report);
     *nubo::capi::require(count, "count") = 0;
-    nubo_select_request req = default_request();
+    nubo_device_select_request req = default_request();
     if (request != nullptr) {
-      req = nubo::capi::read_sized(*request, req, "request", "nubo_select_request_init()");
+      req = nubo::capi::read_sized(*request, req, "request", "nubo_device_select_request_init()");
     }
     if (req.count < 0) {
       throw Error(Errc::invalid_argument,
@@ -77,10 +77,11 @@ NUBO_C_API nubo_status nubo_report_select(const nubo_report* report,
   });
 }
 
-NUBO_C_API nubo_status nubo_select_request_init(nubo_select_request* request, size_t struct_size) {
-  return nubo::capi::guard("nubo_select_request_init", [&] {
+NUBO_C_API nubo_status nubo_device_select_request_init(nubo_device_select_request* request,
+                                                       size_t struct_size) {
+  return nubo::capi::guard("nubo_device_select_request_init", [&] {
     nubo::capi::require(request, "request");
-    nubo::capi::init_sized(default_request(), request, struct_size, "nubo_select_request");
+    nubo::capi::init_sized(default_request(), request, struct_size, "nubo_device_select_request");
   });
 }
 

@@ -175,26 +175,27 @@ NUBO_C_API nubo_status nubo_trainer_fit(nubo_trainer* trainer,
   });
 }
 
-NUBO_C_API nubo_status nubo_trainer_evaluate(nubo_trainer* trainer, nubo_train_evaluation* out) {
+NUBO_C_API nubo_status nubo_trainer_evaluate(nubo_trainer* trainer,
+                                             nubo_train_evaluation_info* out) {
   return guard("nubo_trainer_evaluate", [&] {
     TrainerHandle& h = require_trainer(trainer);
     require(out, "out");
     if (out->struct_size < kMinStructSize) {
-      throw Error(Errc::invalid_argument, "out->struct_size is " +
-                                              std::to_string(out->struct_size) +
-                                              ": set it to sizeof(nubo_train_evaluation) first");
+      throw Error(Errc::invalid_argument,
+                  "out->struct_size is " + std::to_string(out->struct_size) +
+                      ": set it to sizeof(nubo_train_evaluation_info) first");
     }
     if (!h.test) {
       auto test = nubo::load_fashion_mnist("test", h.dataset_dir);
       h.test = h.subset != 0 ? test->head(h.subset) : test;
     }
     const nubo::Evaluation e = h.trainer->evaluate(*h.test);
-    nubo_train_evaluation c{};
+    nubo_train_evaluation_info c{};
     c.struct_size = sizeof c;
     c.loss = e.loss;
     c.accuracy = e.accuracy;
     c.samples = e.samples;
-    write_sized(c, out, "out", "nubo_train_evaluation");
+    write_sized(c, out, "out", "nubo_train_evaluation_info");
   });
 }
 

@@ -20,6 +20,10 @@ transfer::Codec to_codec(nubo_codec c) {
       return transfer::Codec::lz4;
     case NUBO_CODEC_ZSTD:
       return transfer::Codec::zstd;
+    case NUBO_CODEC_ZERO:
+      throw Error(Errc::invalid_argument,
+                  "options->codec NUBO_CODEC_ZERO is how chunks of zeros are stored, not a "
+                  "codec to choose: use AUTO, ZSTD, LZ4 or NONE");
     case NUBO_CODEC_MAX_ENUM:
       break;
   }
@@ -41,7 +45,7 @@ std::vector<std::string> to_strings(const char* const* items, size_t count, cons
   return out;
 }
 
-transfer::ProgressFn wrap_progress(nubo_progress_callback callback, void* user) {
+transfer::ProgressFn wrap_progress(nubo_transfer_progress_callback callback, void* user) {
   if (callback == nullptr) return {};
   return [callback, user, name = std::string()](const transfer::Progress& p) mutable {
     name.assign(p.current_file);
@@ -60,8 +64,8 @@ using nubo::Errc;
 using nubo::Error;
 using nubo::capi::to_codec;
 
-nubo_pack_options default_pack() {
-  nubo_pack_options o{};
+nubo_transfer_pack_options default_pack() {
+  nubo_transfer_pack_options o{};
   o.struct_size = sizeof o;
   o.codec = NUBO_CODEC_ZSTD;
   o.chunk_size = xfer::kDefaultChunkSize;
@@ -71,8 +75,8 @@ nubo_pack_options default_pack() {
   return o;
 }
 
-nubo_unpack_options default_unpack() {
-  nubo_unpack_options o{};
+nubo_transfer_unpack_options default_unpack() {
+  nubo_transfer_unpack_options o{};
   o.struct_size = sizeof o;
   o.memory_limit = xfer::kDefaultMemory;
   o.resume = 1;
@@ -80,8 +84,8 @@ nubo_unpack_options default_unpack() {
   return o;
 }
 
-nubo_verify_options default_verify() {
-  nubo_verify_options o{};
+nubo_transfer_verify_options default_verify() {
+  nubo_transfer_verify_options o{};
   o.struct_size = sizeof o;
   o.memory_limit = xfer::kDefaultMemory;
   return o;
@@ -98,10 +102,7 @@ void write_summary(const xfer::Summary& s, nubo_transfer_summary* out) {
   c.bytes_stored = s.bytes_stored;
   c.bytes_skipped = s.bytes_skipped;
   c.chunks = s.chunks;
-  c.chunks_none = s.chunks_none;
-  c.chunks_lz4 = s.chunks_lz4;
-  c.chunks_zstd = s.chunks_zstd;
-  c.chunks_zero = s.chunks_zero;
+  nubo::capi::copy_chunk_counts(s.chunks_by_codec, c.chunks_by_codec);
   c.seconds = s.seconds;
   c.resumed = s.resumed ? 1 : 0;
   c.bytes_transferred = s.bytes_transferred;
@@ -121,31 +122,35 @@ void check_summary(const nubo_transfer_summary* summary) {
 
 extern "C" {
 
-NUBO_C_API nubo_status nubo_pack_options_init(nubo_pack_options* options, size_t struct_size) {
-  return nubo::capi::guard("nubo_pack_options_init", [&] {
+NUBO_C_API nubo_status nubo_transfer_pack_options_init(nubo_transfer_pack_options* options,
+                                                       size_t struct_size) {
+  return nubo::capi::guard("nubo_transfer_pack_options_init", [&] {
     nubo::capi::require(options, "options");
-    nubo::capi::init_sized(default_pack(), options, struct_size, "nubo_pack_options");
+    nubo::capi::init_sized(default_pack(), options, struct_size, "nubo_transfer_pack_options");
   });
 }
 
-NUBO_C_API nubo_status nubo_unpack_options_init(nubo_unpack_options* options, size_t struct_size) {
-  return nubo::capi::guard("nubo_unpack_options_init", [&] {
+NUBO_C_API nubo_status nubo_transfer_unpack_options_init(nubo_transfer_unpack_options* options,
+                                                         size_t struct_size) {
+  return nubo::capi::guard("nubo_transfer_unpack_options_init", [&] {
     nubo::capi::require(options, "options");
-    nubo::capi::init_sized(default_unpack(), options, struct_size, "nubo_unpack_options");
+    nubo::capi::init_sized(default_unpack(), options, struct_size, "nubo_transfer_unpack_options");
   });
 }
 
-NUBO_C_API nubo_status nubo_verify_options_init(nubo_verify_options* options, size_t struct_size) {
-  return nubo::capi::guard("nubo_verify_options_init", [&] {
+NUBO_C_API nubo_status nubo_transfer_verify_options_init(nubo_transfer_verify_options* options,
+                                                         size_t struct_size) {
+  return nubo::capi::guard("nubo_transfer_verify_options_init", [&] {
     nubo::capi::require(options, "options");
-    nubo::capi::init_sized(default_verify(), options, struct_size, "nubo_verify_options");
+    nubo::capi::init_sized(default_verify(), options, struct_size, "nubo_transfer_verify_options");
   });
 }
 
-NUBO_C_API nubo_status nubo_pack(const char* const* sources, size_t source_count,
-                                 const char* archive, const nubo_pack_options* options,
-                                 nubo_transfer_summary* summary) {
-  return nubo::capi::guard("nubo_pack", [&] {
+NUBO_C_API nubo_status nubo_transfer_pack(const char* const* sources, size_t source_count,
+                                          const char* archive,
+                                          const nubo_transfer_pack_options* options,
+                                          nubo_transfer_summary* summary) {
+  return nubo::capi::guard("nubo_transfer_pack", [&] {
     nubo::capi::require(archive, "archive");
     if (source_count == 0)
       throw Error(Errc::invalid_argument, "source_count is 0: nothing to pack");
@@ -153,7 +158,8 @@ NUBO_C_API nubo_status nubo_pack(const char* const* sources, size_t source_count
     check_summary(summary);
     auto list = nubo::capi::to_strings(sources, source_count, "sources");
     auto o = default_pack();
-    if (options) o = nubo::capi::read_sized(*options, o, "options", "nubo_pack_options_init()");
+    if (options)
+      o = nubo::capi::read_sized(*options, o, "options", "nubo_transfer_pack_options_init()");
     xfer::PackOptions p;
     p.codec = to_codec(o.codec);
     p.level = o.level;
@@ -171,15 +177,16 @@ NUBO_C_API nubo_status nubo_pack(const char* const* sources, size_t source_count
   });
 }
 
-NUBO_C_API nubo_status nubo_unpack(const char* archive, const char* directory,
-                                   const nubo_unpack_options* options,
-                                   nubo_transfer_summary* summary) {
-  return nubo::capi::guard("nubo_unpack", [&] {
+NUBO_C_API nubo_status nubo_transfer_unpack(const char* archive, const char* directory,
+                                            const nubo_transfer_unpack_options* options,
+                                            nubo_transfer_summary* summary) {
+  return nubo::capi::guard("nubo_transfer_unpack", [&] {
     nubo::capi::require(archive, "archive");
     nubo::capi::require(directory, "directory");
     check_summary(summary);
     auto o = default_unpack();
-    if (options) o = nubo::capi::read_sized(*options, o, "options", "nubo_unpack_options_init()");
+    if (options)
+      o = nubo::capi::read_sized(*options, o, "options", "nubo_transfer_unpack_options_init()");
     xfer::UnpackOptions u;
     u.threads = o.threads;
     u.memory_limit = o.memory_limit;
@@ -192,13 +199,15 @@ NUBO_C_API nubo_status nubo_unpack(const char* archive, const char* directory,
   });
 }
 
-NUBO_C_API nubo_status nubo_verify(const char* archive, const nubo_verify_options* options,
-                                   nubo_transfer_summary* summary) {
-  return nubo::capi::guard("nubo_verify", [&] {
+NUBO_C_API nubo_status nubo_transfer_verify(const char* archive,
+                                            const nubo_transfer_verify_options* options,
+                                            nubo_transfer_summary* summary) {
+  return nubo::capi::guard("nubo_transfer_verify", [&] {
     nubo::capi::require(archive, "archive");
     check_summary(summary);
     auto o = default_verify();
-    if (options) o = nubo::capi::read_sized(*options, o, "options", "nubo_verify_options_init()");
+    if (options)
+      o = nubo::capi::read_sized(*options, o, "options", "nubo_transfer_verify_options_init()");
     xfer::VerifyOptions v;
     v.threads = o.threads;
     v.memory_limit = o.memory_limit;

@@ -1,4 +1,4 @@
-// nubo_archive: an open archive through the C ABI, for listing and random access.
+// nubo_transfer_archive: an open archive through the C ABI, for listing and random access.
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,37 +8,39 @@
 #include "nubo/transfer.hpp"
 #include "sized_struct.hpp"
 
-struct nubo_archive {
-  nubo_archive(const std::string& path, const std::string& key_file) : reader(path, key_file) {}
+struct nubo_transfer_archive {
+  nubo_transfer_archive(const std::string& path, const std::string& key_file)
+      : reader(path, key_file) {}
   nubo::transfer::Reader reader;
 };
 
 extern "C" {
 
-NUBO_C_API nubo_status nubo_archive_open(const char* path, nubo_archive** out) {
-  return nubo_archive_open_with_key(path, nullptr, out);
+NUBO_C_API nubo_status nubo_transfer_archive_open(const char* path, nubo_transfer_archive** out) {
+  return nubo_transfer_archive_open_with_key(path, nullptr, out);
 }
 
-NUBO_C_API nubo_status nubo_archive_open_with_key(const char* path, const char* key_file,
-                                                  nubo_archive** out) {
-  return nubo::capi::guard("nubo_archive_open", [&] {
+NUBO_C_API nubo_status nubo_transfer_archive_open_with_key(const char* path, const char* key_file,
+                                                           nubo_transfer_archive** out) {
+  return nubo::capi::guard("nubo_transfer_archive_open", [&] {
     *nubo::capi::require(out, "out") = nullptr;
     nubo::capi::require(path, "path");
-    *out = std::make_unique<nubo_archive>(path, key_file ? key_file : "").release();
+    *out = std::make_unique<nubo_transfer_archive>(path, key_file ? key_file : "").release();
   });
 }
 
-NUBO_C_API void nubo_archive_free(nubo_archive* archive) {
+NUBO_C_API void nubo_transfer_archive_free(nubo_transfer_archive* archive) {
   delete archive;
 }
 
-NUBO_C_API size_t nubo_archive_entry_count(const nubo_archive* archive) {
+NUBO_C_API size_t nubo_transfer_archive_entry_count(const nubo_transfer_archive* archive) {
   return archive == nullptr ? 0 : archive->reader.entries().size();
 }
 
-NUBO_C_API nubo_status nubo_archive_entry(const nubo_archive* archive, size_t index,
-                                          nubo_archive_entry_info* out) {
-  return nubo::capi::guard("nubo_archive_entry", [&] {
+NUBO_C_API nubo_status nubo_transfer_archive_entry(const nubo_transfer_archive* archive,
+                                                   size_t index,
+                                                   nubo_transfer_archive_entry_info* out) {
+  return nubo::capi::guard("nubo_transfer_archive_entry", [&] {
     nubo::capi::require(archive, "archive");
     nubo::capi::require(out, "out");
     const auto& entries = archive->reader.entries();
@@ -48,7 +50,7 @@ NUBO_C_API nubo_status nubo_archive_entry(const nubo_archive* archive, size_t in
                             std::to_string(entries.size()) + " entries");
     }
     const auto& e = entries[index];
-    nubo_archive_entry_info c{};
+    nubo_transfer_archive_entry_info c{};
     c.kind = static_cast<nubo_entry_kind>(e.kind);
     c.path = e.path.c_str();
     c.size = e.size;
@@ -58,13 +60,13 @@ NUBO_C_API nubo_status nubo_archive_entry(const nubo_archive* archive, size_t in
     c.hash = e.hash.c_str();
     c.stored_size = e.stored_size;
     c.chunks = e.chunks;
-    nubo::capi::write_sized(c, out, "out", "nubo_archive_entry_info");
+    nubo::capi::write_sized(c, out, "out", "nubo_transfer_archive_entry_info");
   });
 }
 
-NUBO_C_API nubo_status nubo_archive_find(const nubo_archive* archive, const char* path,
-                                         size_t* index) {
-  return nubo::capi::guard("nubo_archive_find", [&] {
+NUBO_C_API nubo_status nubo_transfer_archive_find(const nubo_transfer_archive* archive,
+                                                  const char* path, size_t* index) {
+  return nubo::capi::guard("nubo_transfer_archive_find", [&] {
     nubo::capi::require(archive, "archive");
     nubo::capi::require(path, "path");
     nubo::capi::require(index, "index");
@@ -77,10 +79,10 @@ NUBO_C_API nubo_status nubo_archive_find(const nubo_archive* archive, const char
   });
 }
 
-NUBO_C_API nubo_status nubo_archive_read(const nubo_archive* archive, const char* path,
-                                         uint64_t offset, void* buf, size_t capacity,
-                                         size_t* read) {
-  return nubo::capi::guard("nubo_archive_read", [&] {
+NUBO_C_API nubo_status nubo_transfer_archive_read(const nubo_transfer_archive* archive,
+                                                  const char* path, uint64_t offset, void* buf,
+                                                  size_t capacity, size_t* read) {
+  return nubo::capi::guard("nubo_transfer_archive_read", [&] {
     nubo::capi::require(read, "read");
     *read = 0;
     nubo::capi::require(archive, "archive");

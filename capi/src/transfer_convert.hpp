@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "nubo.h"
@@ -18,7 +19,13 @@ std::vector<std::string> to_strings(const char* const* items, size_t count, cons
 
 // The C progress callback as a ProgressFn; the current file is copied so that it is
 // NUL-terminated. Empty for NULL.
-transfer::ProgressFn wrap_progress(nubo_progress_callback callback, void* user);
+transfer::ProgressFn wrap_progress(nubo_transfer_progress_callback callback, void* user);
+
+// Per-codec chunk counts into a C summary's chunks_by_codec (the same slots, indexed by codec).
+inline void copy_chunk_counts(const transfer::ChunkCounts& from, uint64_t (&to)[NUBO_CODEC_SLOTS]) {
+  static_assert(std::tuple_size_v<decltype(from.slots)> == NUBO_CODEC_SLOTS);
+  for (std::size_t i = 0; i < from.slots.size(); ++i) to[i] = from.slots[i];
+}
 
 // Fills the fields every C progress struct of a transfer begins with (nubo_transfer_progress,
 // nubo_net_progress). `file` holds the NUL-terminated current file and must outlive the call.

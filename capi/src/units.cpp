@@ -2,10 +2,19 @@
 #include "nubo/units.hpp"
 #include "guard.hpp"
 #include "nubo.h"
+#include "nubo/dtype.hpp"
 #include "nubo/error.hpp"
 #include "text_out.hpp"
 
 namespace {
+
+// nubo_dtype is nubo::DType, value for value.
+static_assert(NUBO_DTYPE_F32 == static_cast<int>(nubo::DType::f32));
+static_assert(NUBO_DTYPE_F16 == static_cast<int>(nubo::DType::f16));
+static_assert(NUBO_DTYPE_BF16 == static_cast<int>(nubo::DType::bf16));
+static_assert(NUBO_DTYPE_I32 == static_cast<int>(nubo::DType::i32));
+static_assert(NUBO_DTYPE_I64 == static_cast<int>(nubo::DType::i64));
+static_assert(NUBO_DTYPE_TF32 == static_cast<int>(nubo::DType::tf32));
 
 const char* name_of(const char* what) {
   return what != nullptr ? what : "value";
@@ -53,6 +62,18 @@ nubo_status nubo_units_format_duration(double seconds, char* buf, size_t capacit
     nubo::capi::copy_text_out(nubo::format_duration(seconds), "the duration", buf, capacity,
                               needed);
   });
+}
+
+nubo_status nubo_units_parse_dtype(const char* text, nubo_dtype* out) {
+  return nubo::capi::guard("nubo_units_parse_dtype", [&] {
+    nubo::capi::require(text, "text");
+    *nubo::capi::require(out, "out") = static_cast<nubo_dtype>(nubo::parse_dtype(text));
+  });
+}
+
+const char* nubo_units_dtype_name(nubo_dtype dtype) {
+  // dtype_name's views are of string literals, so NUL-terminated.
+  return nubo::dtype_name(static_cast<nubo::DType>(dtype)).data();
 }
 
 }  // extern "C"

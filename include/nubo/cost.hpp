@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "nubo/dtype.hpp"
 #include "nubo/export.hpp"
 #include "nubo/units.hpp"
 
@@ -36,11 +37,6 @@ NUBO_API Pricing parse_pricing(std::string_view text);
 
 enum class Interconnect { none = 0, pcie = 1, nvlink = 2, nvswitch = 3 };
 NUBO_API std::string_view interconnect_name(Interconnect i) noexcept;
-
-// The number format a workload computes in; selects the GPU table's peak column.
-enum class Dtype { fp32 = 0, tf32 = 1, fp16 = 2, bf16 = 3 };
-NUBO_API std::string_view dtype_name(Dtype d) noexcept;
-NUBO_API Dtype parse_dtype(std::string_view text);
 
 // ---- Catalogs ----------------------------------------------------------------------------
 
@@ -154,7 +150,7 @@ struct NUBO_API Profile {
   // shared; 0 for GPUs, or unknown. They let the model scale a run on the host's cores.
   int host_threads = 0;
   int host_cpus = 0;
-  Dtype dtype = Dtype::fp32;
+  DType dtype = DType::f32;
   double global_batch = 0;          // samples per step, all workers together
   double steps = 0;                 // steps measured
   double step_time_s = 0;           // mean wall time of one step
@@ -192,7 +188,7 @@ struct NUBO_API Workload {
   double samples = 0;  // per epoch
   double epochs = 1;
   double global_batch = 0;  // samples per step; with samples it gives the step count
-  Dtype dtype = Dtype::bf16;
+  DType dtype = DType::bf16;
   // Achievable fraction of peak (model FLOPs utilisation). 0.4: PaLM reports 46% on TPU v4
   // (Chowdhery et al. 2022, where MFU is defined); 30-50% is typical for large dense models.
   double mfu = 0.4;

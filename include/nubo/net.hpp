@@ -69,7 +69,7 @@ struct SendSummary {
   // receiver copied them from that file.
   std::uint64_t bytes_deduplicated = 0;
   std::uint64_t chunks_sent = 0;
-  std::uint64_t chunks_none = 0, chunks_lz4 = 0, chunks_zstd = 0, chunks_zero = 0;
+  transfer::ChunkCounts chunks_by_codec{};  // of chunks_sent
   int streams = 0;
   double seconds = 0;
 };

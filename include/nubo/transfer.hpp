@@ -26,7 +26,16 @@ namespace nubo::transfer {
 // How chunks are compressed. `automatic` picks, per chunk, among none, lz4 and zstd levels: the
 // one that finishes soonest given the data, the cores and the output speed (PackOptions::
 // target_rate, or measured), preferring the smaller output among choices about as fast.
-enum class Codec { automatic = 0, none = 1, lz4 = 2, zstd = 3 };
+// `zero` is how a chunk of zeros is stored (its length alone): summaries count it, no option
+// chooses it. Values are part of the C ABI (nubo_codec).
+enum class Codec { automatic = 0, none = 1, lz4 = 2, zstd = 3, zero = 4 };
+// Chunks counted by how each was stored: counts[Codec::zstd]. The slots leave room for codecs
+// to come (NUBO_CODEC_SLOTS in C); the slot of `automatic` is always 0.
+struct ChunkCounts {
+  std::array<std::uint64_t, 8> slots{};
+  std::uint64_t& operator[](Codec c) { return slots.at(static_cast<std::size_t>(c)); }
+  std::uint64_t operator[](Codec c) const { return slots.at(static_cast<std::size_t>(c)); }
+};
 NUBO_API std::string_view codec_name(Codec c) noexcept;
 // "auto", "none", "lz4", "zstd" (any case); Error(invalid_argument) otherwise.
 NUBO_API Codec parse_codec(std::string_view name);
@@ -100,7 +109,7 @@ struct Summary {
   std::uint64_t bytes_stored = 0;   // the archive's size (pack) or compressed bytes read
   std::uint64_t bytes_skipped = 0;  // already done by an interrupted attempt (or up to date)
   std::uint64_t chunks = 0;
-  std::uint64_t chunks_none = 0, chunks_lz4 = 0, chunks_zstd = 0, chunks_zero = 0;
+  ChunkCounts chunks_by_codec{};  // of chunks
   double seconds = 0;
   bool resumed = false;  // an interrupted attempt was continued
   // Bytes moved over the network: uploaded by pack -o s3://..., fetched from s3://... by unpack

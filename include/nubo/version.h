@@ -7,7 +7,7 @@
 #define NUBO_VERSION_PATCH 0
 
 /* Bumped only by a deliberate, incompatible change of the C ABI (see docs/abi.md). */
-#define NUBO_ABI_VERSION 1
+#define NUBO_ABI_VERSION 2
 
 #define NUBO_VERSION_NUMBER \
   (NUBO_VERSION_MAJOR * 10000 + NUBO_VERSION_MINOR * 100 + NUBO_VERSION_PATCH)

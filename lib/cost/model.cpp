@@ -13,16 +13,19 @@
 namespace nubo::cost {
 namespace detail {
 
-double peak_tflops(const GpuModel& gpu, Dtype dtype) {
+double peak_tflops(const GpuModel& gpu, DType dtype) {
   switch (dtype) {
-    case Dtype::fp32:
+    case DType::f32:
       return gpu.peak.fp32;
-    case Dtype::tf32:
+    case DType::tf32:
       return gpu.peak.tf32;
-    case Dtype::fp16:
+    case DType::f16:
       return gpu.peak.fp16;
-    case Dtype::bf16:
+    case DType::bf16:
       return gpu.peak.bf16;
+    case DType::i32:
+    case DType::i64:
+      break;  // integer work has no peak column: the workload check refuses it
   }
   return 0;
 }
@@ -42,6 +45,13 @@ double derived_link_gbs(const GpuModel& gpu, Interconnect interconnect) {
 }
 
 namespace {
+
+// The cost model prices floating-point work by the GPU table's peak for its precision.
+DType compute_dtype(DType d, const std::string& what) {
+  if (d == DType::f32 || d == DType::tf32 || d == DType::f16 || d == DType::bf16) return d;
+  throw Error(Errc::invalid_argument, what + ": dtype " + std::string(dtype_name(d)) +
+                                          " has no peak rate to price: use f32, tf32, f16 or bf16");
+}
 
 std::string num(double v) {
   char buf[32];
@@ -102,7 +112,7 @@ WorkloadModel compile(const Workload& w) {
                       ": needs per-step compute time, the global batch, the dataset's sample count "
                       "and the device count to predict a run");
     m.measured = true;
-    m.dtype = p.dtype;
+    m.dtype = compute_dtype(p.dtype, "profile " + p.source);
     m.steps = w.epochs * p.dataset_samples / p.global_batch;
     // Work in device-TFLOP at the measured efficiency: seconds x devices x their peak.
     m.tflop = p.compute_time_s * p.devices * measured_peak(p) * m.steps;
@@ -112,7 +122,7 @@ WorkloadModel compile(const Workload& w) {
     m.dataset_bytes = w.dataset_bytes > 0 ? w.dataset_bytes : p.dataset_bytes;
     m.checkpoint_bytes = w.checkpoint_bytes > 0 ? w.checkpoint_bytes : p.checkpoint_bytes;
   } else {
-    m.dtype = w.dtype;
+    m.dtype = compute_dtype(w.dtype, "workload");
     check(w.mfu, "mfu", 1e-6, 1);
     check(w.total_flops, "total_flops", 0, 1e40);
     check(w.flops_per_sample, "flops_per_sample", 0, 1e30);

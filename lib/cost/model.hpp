@@ -18,7 +18,7 @@ constexpr double kHoursPerMonth = 730.0;  // the providers' billing convention (
 constexpr double kGB = 1e9;               // prices are per GB of 10^9 bytes
 
 // Dense peak of a GPU for a dtype, TFLOP/s; 0 when the GPU does not support it.
-double peak_tflops(const GpuModel& gpu, Dtype dtype);
+double peak_tflops(const GpuModel& gpu, DType dtype);
 
 // Per-GPU all-reduce bandwidth inside one instance, bytes/s per direction (docs/cost.md):
 // NVLink: the GPU table's total bidirectional NVLink bandwidth / 2; PCIe: the x16 link of the
@@ -27,7 +27,7 @@ double derived_link_gbs(const GpuModel& gpu, Interconnect interconnect);
 
 // A workload reduced to the numbers the model needs, validated once.
 struct WorkloadModel {
-  Dtype dtype = Dtype::bf16;
+  DType dtype = DType::bf16;
   bool measured = false;
   double tflop = 0;  // compute work, in TFLOP at the achieved fraction of peak
   double steps = 0;  // optimizer steps (0: unknown; communication is then not modelled)

@@ -48,30 +48,6 @@ std::string_view interconnect_name(Interconnect i) noexcept {
   return "?";
 }
 
-std::string_view dtype_name(Dtype d) noexcept {
-  switch (d) {
-    case Dtype::fp32:
-      return "fp32";
-    case Dtype::tf32:
-      return "tf32";
-    case Dtype::fp16:
-      return "fp16";
-    case Dtype::bf16:
-      return "bf16";
-  }
-  return "?";
-}
-
-Dtype parse_dtype(std::string_view text) {
-  auto t = text::lower(text::trim(text));
-  if (t == "fp32" || t == "float32") return Dtype::fp32;
-  if (t == "tf32") return Dtype::tf32;
-  if (t == "fp16" || t == "float16" || t == "half") return Dtype::fp16;
-  if (t == "bf16" || t == "bfloat16") return Dtype::bf16;
-  throw Error(Errc::invalid_argument,
-              "unknown dtype '" + std::string(text) + "': use fp32, tf32, fp16 or bf16");
-}
-
 std::string format_money(double dollars) {
   if (!std::isfinite(dollars)) return "$inf";
   char buf[64];

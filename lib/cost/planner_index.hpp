@@ -82,7 +82,7 @@ struct PlanData {
   std::shared_ptr<const CompiledCatalog> index;
   std::vector<ExclusionRecord> records;
   std::vector<Pricing> pricings;
-  Dtype dtype = Dtype::fp32;
+  DType dtype = DType::f32;
   double memory_per_gpu = 0, deadline_s = 0, budget = 0;
   std::vector<std::string> catalog_sources;
 };

@@ -27,6 +27,8 @@ DLDataType dl_type(DType t) {
       return {kDLInt, 32, 1};
     case DType::i64:
       return {kDLInt, 64, 1};
+    case DType::tf32:
+      break;  // no buffer holds it
   }
   bad("unknown dtype " + std::to_string(static_cast<int>(t)));
 }

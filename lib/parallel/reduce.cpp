@@ -136,6 +136,8 @@ void reduce_ranks(DType type, ReduceOp op, const void* const* ins, int n, void* 
       return reduce_typed<std::int32_t>(op, ins, n, outs, n_outs, begin, count);
     case DType::i64:
       return reduce_typed<std::int64_t>(op, ins, n, outs, n_outs, begin, count);
+    case DType::tf32:
+      break;  // no buffer holds it
   }
   bad_type(type);
 }
@@ -152,6 +154,8 @@ void divide_by(DType type, void* buf, std::size_t count, int n) {
       return divide_typed<std::int32_t>(buf, count, n);
     case DType::i64:
       return divide_typed<std::int64_t>(buf, count, n);
+    case DType::tf32:
+      break;  // no buffer holds it
   }
   bad_type(type);
 }

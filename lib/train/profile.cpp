@@ -15,7 +15,7 @@ cost::Profile DataParallelTrainer::profile() const {
   p.device_model = d.backend == Backend::host || d.model.empty() ? d.name : d.model;
   p.devices = m.team.size();
   p.processes = std::max(1, m.team.size() / std::max(1, m.team.local_size()));
-  p.dtype = cost::Dtype::fp32;
+  p.dtype = DType::f32;
   p.global_batch = static_cast<double>(m.opt.global_batch);
   p.steps = static_cast<double>(m.measured_steps);
   const double steps = std::max<double>(1, static_cast<double>(m.measured_steps));

@@ -18,6 +18,7 @@ enum class ChunkCodec : std::uint8_t { none = 0, lz4 = 1, zstd = 2, zero = 3 };
 constexpr std::uint8_t kChunkCodecCount = 4;
 
 std::string_view chunk_codec_name(ChunkCodec c);
+
 bool valid_chunk_codec(std::uint8_t value);
 
 // A codec and its level: zstd 1..22 (negative: zstd's fast modes), lz4 1 (fast) or 2..12 (HC).

@@ -61,9 +61,12 @@ CodecSetting fixed_setting(Codec codec, int level) {
       }
       return {ChunkCodec::zstd, level == 0 ? 3 : level};
     case Codec::automatic:
+      bad("codec auto has no fixed setting");
+    case Codec::zero:
       break;
   }
-  bad("codec auto has no fixed setting");
+  bad("codec " + std::string(codec_name(codec)) +
+      " is not one to choose: use auto, zstd, lz4 or none");
 }
 
 int auto_max_level(int level) {

@@ -22,6 +22,8 @@ std::string_view codec_name(Codec c) noexcept {
       return "lz4";
     case Codec::zstd:
       return "zstd";
+    case Codec::zero:
+      return "zero";
   }
   return "unknown";
 }

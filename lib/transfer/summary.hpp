@@ -7,6 +7,25 @@
 
 namespace nubo::transfer {
 
+// The public Codec a chunk was stored with: the index of summaries' chunks_by_codec.
+inline Codec public_codec(ChunkCodec c) {
+  switch (c) {
+    case ChunkCodec::none:
+      return Codec::none;
+    case ChunkCodec::lz4:
+      return Codec::lz4;
+    case ChunkCodec::zstd:
+      return Codec::zstd;
+    case ChunkCodec::zero:
+      break;
+  }
+  return Codec::zero;
+}
+// Counts a chunk stored with c.
+inline void count_stored(ChunkCounts& counts, ChunkCodec c) {
+  ++counts[public_codec(c)];
+}
+
 inline void count_entry(Summary& s, format::EntryKind kind) {
   switch (kind) {
     case format::EntryKind::file:
@@ -23,20 +42,7 @@ inline void count_entry(Summary& s, format::EntryKind kind) {
 
 inline void count_chunk(Summary& s, ChunkCodec codec) {
   ++s.chunks;
-  switch (codec) {
-    case ChunkCodec::none:
-      ++s.chunks_none;
-      break;
-    case ChunkCodec::lz4:
-      ++s.chunks_lz4;
-      break;
-    case ChunkCodec::zstd:
-      ++s.chunks_zstd;
-      break;
-    case ChunkCodec::zero:
-      ++s.chunks_zero;
-      break;
-  }
+  count_stored(s.chunks_by_codec, codec);
 }
 
 }  // namespace nubo::transfer

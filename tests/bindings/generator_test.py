@@ -12,7 +12,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "capi" / "bindings"
 
 from c_header import (Callback, CType, Enum, External, HeaderError, Opaque,  # noqa: E402
                       Struct, read_abi)
-from generate import py_type, python, rust, rust_type  # noqa: E402
+from conventions import capability_of, check_conventions  # noqa: E402
+from generate import layout, py_type, python, rust, rust_type  # noqa: E402
 
 PREAMBLE = """#ifndef NUBO_H
 #define NUBO_H
@@ -102,6 +103,63 @@ NUBO_C_API void nubo_nothing(void);
                 python(abi)
             self.assertIn(named, str(e.exception))
             self.assertIn("nubo.h", str(e.exception))
+
+    def test_an_array_of_numbers_with_a_defined_length(self) -> None:
+        abi = read("""
+#define NUBO_SLOTS 8
+typedef struct nubo_device_counts_info { uint32_t struct_size; uint64_t n[NUBO_SLOTS]; }
+    nubo_device_counts_info;
+""")
+        field = abi.structs[0].fields[1]
+        self.assertEqual(field.type.array, ("NUBO_SLOTS", 8))
+        self.assertIn("NUBO_SLOTS = 8", python(abi))
+        self.assertIn('("n", (c_uint64 * NUBO_SLOTS)),', python(abi))
+        self.assertIn("pub const NUBO_SLOTS: usize = 8;", rust(abi))
+        self.assertIn("pub n: [u64; NUBO_SLOTS],", rust(abi))
+        self.assertIn("CONST(NUBO_SLOTS);", layout(abi))
+        for body in ["typedef struct nubo_s { uint64_t n[NUBO_NOT_DEFINED]; } nubo_s;",
+                     "#define NUBO_K 2\ntypedef struct nubo_s { char* n[NUBO_K]; } nubo_s;"]:
+            with self.subTest(body), self.assertRaises(HeaderError) as e:
+                read(body)
+            self.assertIn("#define'd NUBO_ constant", str(e.exception))
+
+
+class ConventionsTest(unittest.TestCase):
+    def faults(self, body: str) -> str:
+        with self.assertRaises(HeaderError) as e:
+            check_conventions(read(body))
+        return str(e.exception)
+
+    def test_the_headers_keep_the_rules(self) -> None:
+        root = Path(__file__).resolve().parents[2]
+        check_conventions(read_abi(root / "capi", root / "include"))
+
+    def test_a_function_without_its_capability_prefix_is_refused(self) -> None:
+        self.assertIn("nubo_pack has no capability prefix",
+                      self.faults("NUBO_C_API int nubo_pack(void);"))
+        self.assertEqual(capability_of("nubo_transfer_pack"), "transfer")
+        self.assertEqual(capability_of("nubo_worker_all_reduce"), "parallel")
+        self.assertEqual(capability_of("nubo_last_error"), "core")
+        self.assertIsNone(capability_of("nubo_archive_open"))
+
+    def test_two_enums_sharing_a_constant_prefix_are_refused(self) -> None:
+        text = self.faults("""
+typedef enum nubo_a { NUBO_COST_X = 0, NUBO_COST_Y = 1 } nubo_a;
+typedef enum nubo_b { NUBO_COST_P = 0, NUBO_COST_Q = 1 } nubo_b;
+""")
+        self.assertIn("NUBO_COST_P of nubo_b begins with NUBO_COST_", text)
+
+    def test_a_struct_nubo_fills_needs_its_suffix(self) -> None:
+        text = self.faults("""
+typedef struct nubo_cost_handles { uint32_t struct_size; } nubo_cost_handles;
+NUBO_C_API int nubo_cost_get(nubo_cost_handles* out);
+""")
+        self.assertIn("nubo_cost_get fills a nubo_cost_handles", text)
+        read_ok = read("""
+typedef struct nubo_cost_x_options { uint32_t struct_size; } nubo_cost_x_options;
+NUBO_C_API int nubo_cost_x_options_init(nubo_cost_x_options* o, size_t size);
+""")
+        check_conventions(read_ok)  # an _init fills the caller's options: not an out-struct
 
     def test_a_type_no_binding_knows_is_refused(self) -> None:
         abi = read("NUBO_C_API int nubo_g(struct timeval* t);")

@@ -40,13 +40,13 @@ static int check_status(nubo_status got, nubo_status want, const char* what, con
 static const char* const kTwoA100 = "2xA100-SXM4-80GB";
 
 /* A report of the two simulated A100s, without probing CUDA so that it is the same anywhere. */
-static nubo_report* discover_two_a100(void) {
-  nubo_discover_options options;
-  nubo_report* report = NULL;
-  CHECK_STATUS(nubo_discover_options_init(&options, sizeof options), NUBO_OK);
+static nubo_device_report* discover_two_a100(void) {
+  nubo_device_discover_options options;
+  nubo_device_report* report = NULL;
+  CHECK_STATUS(nubo_device_discover_options_init(&options, sizeof options), NUBO_OK);
   options.sim_devices = kTwoA100;
   options.probe_cuda = 0;
-  CHECK_STATUS(nubo_discover(&options, &report), NUBO_OK);
+  CHECK_STATUS(nubo_device_discover(&options, &report), NUBO_OK);
   CHECK(report != NULL);
   return report;
 }
@@ -81,11 +81,11 @@ static void test_last_error_starts_empty(void) {
 
 static void test_options_init(void) {
   struct {
-    nubo_discover_options options;
+    nubo_device_discover_options options;
     unsigned char canary[16];
   } s;
   memset(&s, 0xAB, sizeof s);
-  CHECK_STATUS(nubo_discover_options_init(&s.options, sizeof s.options), NUBO_OK);
+  CHECK_STATUS(nubo_device_discover_options_init(&s.options, sizeof s.options), NUBO_OK);
   CHECK(s.options.struct_size == sizeof s.options);
   CHECK(s.options.sim_devices == NULL && s.options.sim_topology_file == NULL);
   CHECK(s.options.cuda_plugin_path == NULL);
@@ -94,61 +94,64 @@ static void test_options_init(void) {
 
   /* An older caller's shorter struct: only its bytes are written. */
   memset(&s, 0xAB, sizeof s);
-  CHECK_STATUS(nubo_discover_options_init(&s.options, offsetof(nubo_discover_options, probe_cuda)),
+  CHECK_STATUS(nubo_device_discover_options_init(
+                   &s.options, offsetof(nubo_device_discover_options, probe_cuda)),
                NUBO_OK);
-  CHECK(s.options.struct_size == offsetof(nubo_discover_options, probe_cuda));
+  CHECK(s.options.struct_size == offsetof(nubo_device_discover_options, probe_cuda));
   CHECK(s.options.sim_devices == NULL);
-  CHECK(((const unsigned char*)&s.options)[offsetof(nubo_discover_options, probe_cuda)] == 0xAB);
+  CHECK(((const unsigned char*)&s.options)[offsetof(nubo_device_discover_options, probe_cuda)] ==
+        0xAB);
 
-  CHECK_STATUS(nubo_discover_options_init(NULL, sizeof s.options), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_discover_options_init(NULL, sizeof s.options),
+               NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("options is NULL");
-  CHECK_STATUS(nubo_discover_options_init(&s.options, 0), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_discover_options_init(&s.options, 0), NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("struct_size");
 
   {
-    nubo_select_request request;
-    CHECK_STATUS(nubo_select_request_init(&request, sizeof request), NUBO_OK);
+    nubo_device_select_request request;
+    CHECK_STATUS(nubo_device_select_request_init(&request, sizeof request), NUBO_OK);
     CHECK(request.struct_size == sizeof request && request.count == 1);
     CHECK(request.min_memory == 0 && request.min_cc_major == 0 && request.min_cc_minor == 0);
-    CHECK_STATUS(nubo_select_request_init(NULL, sizeof request), NUBO_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(nubo_device_select_request_init(NULL, sizeof request), NUBO_ERR_INVALID_ARGUMENT);
     CHECK_ERROR_MENTIONS("request is NULL");
   }
 }
 
 static void test_discover_with_options(void) {
-  nubo_report* report = discover_two_a100();
-  CHECK(nubo_report_device_count(report) == 2);
-  nubo_report_free(report);
+  nubo_device_report* report = discover_two_a100();
+  CHECK(nubo_device_report_device_count(report) == 2);
+  nubo_device_report_free(report);
 }
 
 static void test_discover_from_environment(void) {
   const char* env = getenv("NUBO_SIM_DEVICES");
-  nubo_discover_options options;
-  nubo_report* report = NULL;
+  nubo_device_discover_options options;
+  nubo_device_report* report = NULL;
   if (!CHECK(env != NULL && strcmp(env, kTwoA100) == 0)) {
     fprintf(stderr, "  run this test through ctest, which sets NUBO_SIM_DEVICES=%s\n", kTwoA100);
     return;
   }
-  CHECK_STATUS(nubo_discover_options_init(&options, sizeof options), NUBO_OK);
+  CHECK_STATUS(nubo_device_discover_options_init(&options, sizeof options), NUBO_OK);
   options.probe_cuda = 0;
-  CHECK_STATUS(nubo_discover(&options, &report), NUBO_OK);
-  CHECK(nubo_report_device_count(report) == 2);
-  nubo_report_free(report);
+  CHECK_STATUS(nubo_device_discover(&options, &report), NUBO_OK);
+  CHECK(nubo_device_report_device_count(report) == 2);
+  nubo_device_report_free(report);
 
   /* NULL options are the defaults, which read the variable too. */
   report = NULL;
-  CHECK_STATUS(nubo_discover(NULL, &report), NUBO_OK);
-  CHECK(nubo_report_device_count(report) == 2);
-  nubo_report_free(report);
+  CHECK_STATUS(nubo_device_discover(NULL, &report), NUBO_OK);
+  CHECK(nubo_device_report_device_count(report) == 2);
+  nubo_device_report_free(report);
 }
 
-static void test_device_info(nubo_report* report) {
+static void test_device_info(nubo_device_report* report) {
   size_t i;
   for (i = 0; i < 2; ++i) {
     nubo_device_info d;
     memset(&d, 0, sizeof d);
     d.struct_size = sizeof d;
-    if (!CHECK_STATUS(nubo_report_device(report, i, &d), NUBO_OK)) continue;
+    if (!CHECK_STATUS(nubo_device_report_device(report, i, &d), NUBO_OK)) continue;
     CHECK(d.struct_size == sizeof d);
     CHECK(d.backend == NUBO_BACKEND_SIM);
     CHECK(d.index == (int)i);
@@ -174,34 +177,34 @@ static void test_device_info(nubo_report* report) {
     /* Two calls give the same strings: they belong to the report, not to the call. */
     nubo_device_info a, b;
     a.struct_size = b.struct_size = sizeof a;
-    CHECK_STATUS(nubo_report_device(report, 0, &a), NUBO_OK);
-    CHECK_STATUS(nubo_report_device(report, 0, &b), NUBO_OK);
+    CHECK_STATUS(nubo_device_report_device(report, 0, &a), NUBO_OK);
+    CHECK_STATUS(nubo_device_report_device(report, 0, &b), NUBO_OK);
     CHECK(a.uuid == b.uuid);
-    CHECK_STATUS(nubo_report_device(report, 1, &b), NUBO_OK);
+    CHECK_STATUS(nubo_device_report_device(report, 1, &b), NUBO_OK);
     CHECK(strcmp(a.uuid, b.uuid) != 0);
   }
 }
 
-static void test_links(nubo_report* report) {
+static void test_links(nubo_device_report* report) {
   nubo_link_info link;
   link.struct_size = sizeof link;
-  CHECK_STATUS(nubo_report_link(report, 0, 1, &link), NUBO_OK);
+  CHECK_STATUS(nubo_device_report_link(report, 0, 1, &link), NUBO_OK);
   CHECK(link.kind == NUBO_LINK_NVLINK);
   CHECK(link.nvlinks == 12);
   CHECK(link.peer_access == 1);
   CHECK(link.name != NULL && strcmp(link.name, "NV12") == 0);
-  CHECK_STATUS(nubo_report_link(report, 1, 0, &link), NUBO_OK);
+  CHECK_STATUS(nubo_device_report_link(report, 1, 0, &link), NUBO_OK);
   CHECK(link.kind == NUBO_LINK_NVLINK && strcmp(link.name, "NV12") == 0);
-  CHECK_STATUS(nubo_report_link(report, 1, 1, &link), NUBO_OK);
+  CHECK_STATUS(nubo_device_report_link(report, 1, 1, &link), NUBO_OK);
   CHECK(link.kind == NUBO_LINK_SELF && strcmp(link.name, "X") == 0);
 }
 
-static void test_host(nubo_report* report) {
+static void test_host(nubo_device_report* report) {
   nubo_host_info host;
   nubo_driver_info driver;
   memset(&host, 0, sizeof host);
   host.struct_size = sizeof host;
-  CHECK_STATUS(nubo_report_host(report, &host), NUBO_OK);
+  CHECK_STATUS(nubo_device_report_host(report, &host), NUBO_OK);
   CHECK(host.model != NULL);
   CHECK(host.logical_cores >= 1);
   CHECK(host.physical_cores >= 1 && host.physical_cores <= host.logical_cores);
@@ -211,27 +214,28 @@ static void test_host(nubo_report* report) {
 
   memset(&driver, 0, sizeof driver);
   driver.struct_size = sizeof driver;
-  CHECK_STATUS(nubo_report_driver(report, &driver), NUBO_OK);
+  CHECK_STATUS(nubo_device_report_driver(report, &driver), NUBO_OK);
   CHECK(driver.driver_release != NULL);
   CHECK(driver.driver_version >= 0 && driver.runtime_version >= 0);
 }
 
-static int find_diagnosis(nubo_report* report, const char* code, nubo_diagnosis_info* out) {
+static int find_diagnosis(nubo_device_report* report, const char* code, nubo_diagnosis_info* out) {
   size_t i;
-  for (i = 0; i < nubo_report_diagnosis_count(report); ++i) {
+  for (i = 0; i < nubo_device_report_diagnosis_count(report); ++i) {
     out->struct_size = sizeof *out;
-    if (nubo_report_diagnosis(report, i, out) == NUBO_OK && strcmp(out->code, code) == 0) return 1;
+    if (nubo_device_report_diagnosis(report, i, out) == NUBO_OK && strcmp(out->code, code) == 0)
+      return 1;
   }
   return 0;
 }
 
-static void test_diagnoses(nubo_report* report) {
+static void test_diagnoses(nubo_device_report* report) {
   nubo_diagnosis_info d;
-  size_t i, n = nubo_report_diagnosis_count(report);
+  size_t i, n = nubo_device_report_diagnosis_count(report);
   CHECK(n >= 1);
   for (i = 0; i < n; ++i) {
     d.struct_size = sizeof d;
-    CHECK_STATUS(nubo_report_diagnosis(report, i, &d), NUBO_OK);
+    CHECK_STATUS(nubo_device_report_diagnosis(report, i, &d), NUBO_OK);
     CHECK(d.code != NULL && d.code[0] != '\0');
     CHECK(d.message != NULL && d.message[0] != '\0');
     CHECK(d.advice != NULL);
@@ -242,28 +246,28 @@ static void test_diagnoses(nubo_report* report) {
 
   {
     /* A plugin that is not there is a diagnosis with advice, never an error. */
-    nubo_discover_options options;
-    nubo_report* probed = NULL;
-    nubo_discover_options_init(&options, sizeof options);
+    nubo_device_discover_options options;
+    nubo_device_report* probed = NULL;
+    nubo_device_discover_options_init(&options, sizeof options);
     options.sim_devices = kTwoA100;
     options.cuda_plugin_path = "/nonexistent/libnubo_cuda.so";
-    CHECK_STATUS(nubo_discover(&options, &probed), NUBO_OK);
-    CHECK(nubo_report_diagnosis_count(probed) > n);
-    for (i = 0; i < nubo_report_diagnosis_count(probed); ++i) {
+    CHECK_STATUS(nubo_device_discover(&options, &probed), NUBO_OK);
+    CHECK(nubo_device_report_diagnosis_count(probed) > n);
+    for (i = 0; i < nubo_device_report_diagnosis_count(probed); ++i) {
       d.struct_size = sizeof d;
-      nubo_report_diagnosis(probed, i, &d);
+      nubo_device_report_diagnosis(probed, i, &d);
       if (strcmp(d.code, "sim-devices") != 0) break;
     }
-    CHECK(i < nubo_report_diagnosis_count(probed));
+    CHECK(i < nubo_device_report_diagnosis_count(probed));
     CHECK(d.severity != NUBO_SEVERITY_INFO && d.advice[0] != '\0');
-    nubo_report_free(probed);
+    nubo_device_report_free(probed);
   }
 }
 
-static void test_json(nubo_report* report) {
+static void test_json(nubo_device_report* report) {
   size_t needed = 0, again = 0;
   char* buf;
-  CHECK_STATUS(nubo_report_json(report, NULL, 0, &needed), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_json(report, NULL, 0, &needed), NUBO_ERR_INVALID_ARGUMENT);
   CHECK(needed > 2);
   CHECK_ERROR_MENTIONS("needs");
   buf = (char*)malloc(needed);
@@ -271,143 +275,152 @@ static void test_json(nubo_report* report) {
 
   /* One byte short: an error, *needed again, and an empty string rather than a torn document. */
   memset(buf, 'x', needed);
-  CHECK_STATUS(nubo_report_json(report, buf, needed - 1, &again), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_json(report, buf, needed - 1, &again), NUBO_ERR_INVALID_ARGUMENT);
   CHECK(again == needed);
   CHECK(buf[0] == '\0' && buf[needed - 1] == 'x');
   CHECK_ERROR_MENTIONS("too small");
 
-  CHECK_STATUS(nubo_report_json(report, buf, needed, &again), NUBO_OK);
+  CHECK_STATUS(nubo_device_report_json(report, buf, needed, &again), NUBO_OK);
   CHECK(again == needed);
   CHECK(strlen(buf) == needed - 1);
   CHECK(buf[0] == '{' && buf[needed - 2] == '}');
   CHECK(strstr(buf, "A100-SXM4-80GB") != NULL);
   CHECK(strstr(buf, "NV12") != NULL);
-  CHECK_STATUS(nubo_report_json(report, buf, needed, NULL), NUBO_OK);
+  CHECK_STATUS(nubo_device_report_json(report, buf, needed, NULL), NUBO_OK);
   free(buf);
 }
 
-static void test_select(nubo_report* report) {
-  nubo_select_request request;
+static void test_select(nubo_device_report* report) {
+  nubo_device_select_request request;
   size_t indices[4] = {99, 99, 99, 99};
   size_t count = 99;
 
-  nubo_select_request_init(&request, sizeof request);
+  nubo_device_select_request_init(&request, sizeof request);
   request.count = 2;
-  CHECK_STATUS(nubo_report_select(report, &request, indices, 4, &count), NUBO_OK);
+  CHECK_STATUS(nubo_device_report_select(report, &request, indices, 4, &count), NUBO_OK);
   CHECK(count == 2 && indices[0] == 0 && indices[1] == 1 && indices[2] == 99);
 
   /* NULL request: the defaults, one device. */
-  CHECK_STATUS(nubo_report_select(report, NULL, indices, 4, &count), NUBO_OK);
+  CHECK_STATUS(nubo_device_report_select(report, NULL, indices, 4, &count), NUBO_OK);
   CHECK(count == 1 && indices[0] < 2);
 
   request.count = 0; /* every device that qualifies */
-  CHECK_STATUS(nubo_report_select(report, &request, indices, 4, &count), NUBO_OK);
+  CHECK_STATUS(nubo_device_report_select(report, &request, indices, 4, &count), NUBO_OK);
   CHECK(count == 2);
 
   request.count = 2; /* too small a buffer says how big it must be */
-  CHECK_STATUS(nubo_report_select(report, &request, indices, 1, &count), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_select(report, &request, indices, 1, &count),
+               NUBO_ERR_INVALID_ARGUMENT);
   CHECK(count == 2);
   CHECK_ERROR_MENTIONS("capacity 1");
 
   request.count = 3;
-  CHECK_STATUS(nubo_report_select(report, &request, indices, 4, &count), NUBO_ERR_UNAVAILABLE);
+  CHECK_STATUS(nubo_device_report_select(report, &request, indices, 4, &count),
+               NUBO_ERR_UNAVAILABLE);
   CHECK(count == 0);
   CHECK(nubo_last_error()[0] != '\0');
 
   request.count = 1;
   request.min_memory = (uint64_t)200 << 30; /* 200 GiB: no A100 has it */
-  CHECK_STATUS(nubo_report_select(report, &request, indices, 4, &count), NUBO_ERR_UNAVAILABLE);
+  CHECK_STATUS(nubo_device_report_select(report, &request, indices, 4, &count),
+               NUBO_ERR_UNAVAILABLE);
 
   request.min_memory = 0;
   request.min_cc_major = 9; /* Hopper or newer */
-  CHECK_STATUS(nubo_report_select(report, &request, indices, 4, &count), NUBO_ERR_UNAVAILABLE);
+  CHECK_STATUS(nubo_device_report_select(report, &request, indices, 4, &count),
+               NUBO_ERR_UNAVAILABLE);
 
   request.min_cc_major = 0;
   request.count = -1;
-  CHECK_STATUS(nubo_report_select(report, &request, indices, 4, &count), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_select(report, &request, indices, 4, &count),
+               NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("request->count");
 
   request.count = 1;
-  CHECK_STATUS(nubo_report_select(report, &request, indices, 4, NULL), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_select(report, &request, indices, 4, NULL),
+               NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("count is NULL");
-  CHECK_STATUS(nubo_report_select(report, &request, NULL, 4, &count), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_select(report, &request, NULL, 4, &count),
+               NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("indices is NULL");
   request.struct_size = 0;
-  CHECK_STATUS(nubo_report_select(report, &request, indices, 4, &count), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_select(report, &request, indices, 4, &count),
+               NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("request->struct_size is 0");
 }
 
-static void test_bad_inputs(nubo_report* report) {
+static void test_bad_inputs(nubo_device_report* report) {
   nubo_device_info d;
   nubo_link_info link;
   nubo_host_info host;
   nubo_diagnosis_info diag;
-  nubo_discover_options options;
-  nubo_report* out = (nubo_report*)&options; /* not NULL: a failed discover must clear it */
+  nubo_device_discover_options options;
+  nubo_device_report* out =
+      (nubo_device_report*)&options; /* not NULL: a failed discover must clear it */
   size_t needed;
 
-  CHECK_STATUS(nubo_discover(NULL, NULL), NUBO_ERR_INVALID_ARGUMENT);
-  CHECK_ERROR_MENTIONS("nubo_discover: out is NULL");
+  CHECK_STATUS(nubo_device_discover(NULL, NULL), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_MENTIONS("nubo_device_discover: out is NULL");
 
-  nubo_discover_options_init(&options, sizeof options);
+  nubo_device_discover_options_init(&options, sizeof options);
   options.sim_devices = "3xNoSuchGPU";
-  CHECK_STATUS(nubo_discover(&options, &out), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_discover(&options, &out), NUBO_ERR_INVALID_ARGUMENT);
   CHECK(out == NULL);
   CHECK_ERROR_MENTIONS("NoSuchGPU");
   CHECK_ERROR_MENTIONS("A100-SXM4-80GB"); /* the message lists the known models */
 
   options.sim_devices = "2xA100-SXM4-80GB,,";
-  CHECK_STATUS(nubo_discover(&options, &out), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_discover(&options, &out), NUBO_ERR_INVALID_ARGUMENT);
   CHECK(out == NULL);
 
   options.sim_devices = kTwoA100;
   options.struct_size = 0;
-  CHECK_STATUS(nubo_discover(&options, &out), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_discover(&options, &out), NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("options->struct_size is 0");
 
   d.struct_size = sizeof d;
-  CHECK_STATUS(nubo_report_device(NULL, 0, &d), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_device(NULL, 0, &d), NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("report is NULL");
-  CHECK_STATUS(nubo_report_device(report, 0, NULL), NUBO_ERR_INVALID_ARGUMENT);
-  CHECK_ERROR_MENTIONS("nubo_report_device: out is NULL");
-  CHECK_STATUS(nubo_report_device(report, 2, &d), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_device(report, 0, NULL), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_MENTIONS("nubo_device_report_device: out is NULL");
+  CHECK_STATUS(nubo_device_report_device(report, 2, &d), NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("index 2 is out of range");
-  CHECK_STATUS(nubo_report_device(report, (size_t)-1, &d), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_device(report, (size_t)-1, &d), NUBO_ERR_INVALID_ARGUMENT);
   d.struct_size = 0;
-  CHECK_STATUS(nubo_report_device(report, 0, &d), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_device(report, 0, &d), NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("out->struct_size is 0");
   d.struct_size = 3;
-  CHECK_STATUS(nubo_report_device(report, 0, &d), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_device(report, 0, &d), NUBO_ERR_INVALID_ARGUMENT);
 
   link.struct_size = sizeof link;
-  CHECK_STATUS(nubo_report_link(report, 0, 5, &link), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_link(report, 0, 5, &link), NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("j 5 is out of range");
-  CHECK_STATUS(nubo_report_link(report, 7, 0, &link), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_link(report, 7, 0, &link), NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("i 7 is out of range");
-  CHECK_STATUS(nubo_report_link(NULL, 0, 0, &link), NUBO_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(nubo_report_link(report, 0, 0, NULL), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_link(NULL, 0, 0, &link), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_link(report, 0, 0, NULL), NUBO_ERR_INVALID_ARGUMENT);
 
-  CHECK_STATUS(nubo_report_host(report, NULL), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_host(report, NULL), NUBO_ERR_INVALID_ARGUMENT);
   host.struct_size = 0;
-  CHECK_STATUS(nubo_report_host(report, &host), NUBO_ERR_INVALID_ARGUMENT);
-  CHECK_STATUS(nubo_report_driver(NULL, NULL), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_host(report, &host), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_driver(NULL, NULL), NUBO_ERR_INVALID_ARGUMENT);
 
   diag.struct_size = sizeof diag;
-  CHECK_STATUS(nubo_report_diagnosis(report, 1000, &diag), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_diagnosis(report, 1000, &diag), NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("index 1000 is out of range");
 
-  CHECK_STATUS(nubo_report_json(NULL, NULL, 0, &needed), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_json(NULL, NULL, 0, &needed), NUBO_ERR_INVALID_ARGUMENT);
   CHECK_ERROR_MENTIONS("report is NULL");
 
-  CHECK(nubo_report_device_count(NULL) == 0);
-  CHECK(nubo_report_diagnosis_count(NULL) == 0);
-  nubo_report_free(NULL); /* accepted, does nothing */
+  CHECK(nubo_device_report_device_count(NULL) == 0);
+  CHECK(nubo_device_report_diagnosis_count(NULL) == 0);
+  nubo_device_report_free(NULL); /* accepted, does nothing */
   CHECK(1);
 }
 
 /* A caller compiled against an older nubo.h passes a shorter struct_size: nothing past it is
    written. A newer caller's longer struct gets what this library knows, and no more. */
-static void test_struct_size_compatibility(nubo_report* report) {
+static void test_struct_size_compatibility(nubo_device_report* report) {
   const size_t old_size = offsetof(nubo_device_info, cc_major);
   size_t k;
   int untouched = 1;
@@ -417,7 +430,7 @@ static void test_struct_size_compatibility(nubo_report* report) {
   } s;
   memset(&s, 0xCD, sizeof s);
   s.info.struct_size = (uint32_t)old_size;
-  CHECK_STATUS(nubo_report_device(report, 1, &s.info), NUBO_OK);
+  CHECK_STATUS(nubo_device_report_device(report, 1, &s.info), NUBO_OK);
   CHECK(s.info.struct_size == old_size);
   CHECK(s.info.index == 1 && strcmp(s.info.model, "A100-SXM4-80GB") == 0);
   for (k = old_size; k < sizeof s; ++k) untouched &= ((const unsigned char*)&s)[k] == 0xCD;
@@ -426,21 +439,21 @@ static void test_struct_size_compatibility(nubo_report* report) {
   /* A newer caller: struct_size covers more than nubo_device_info; the rest stays as it was. */
   memset(&s, 0xCD, sizeof s);
   s.info.struct_size = (uint32_t)sizeof s;
-  CHECK_STATUS(nubo_report_device(report, 0, &s.info), NUBO_OK);
+  CHECK_STATUS(nubo_device_report_device(report, 0, &s.info), NUBO_OK);
   CHECK(s.info.struct_size == sizeof s && s.info.mig_enabled == 0);
   CHECK(s.after[0] == 0xCD && s.after[31] == 0xCD);
 
   {
     /* An older options struct ends before sim_devices: the field is not read, so the garbage in
        it does not matter, and the default (the NUBO_SIM_DEVICES variable) applies. */
-    nubo_discover_options options;
-    nubo_report* r = NULL;
-    nubo_discover_options_init(&options, sizeof options);
-    options.struct_size = (uint32_t)offsetof(nubo_discover_options, sim_devices);
+    nubo_device_discover_options options;
+    nubo_device_report* r = NULL;
+    nubo_device_discover_options_init(&options, sizeof options);
+    options.struct_size = (uint32_t)offsetof(nubo_device_discover_options, sim_devices);
     options.sim_devices = "3xNoSuchGPU";
-    CHECK_STATUS(nubo_discover(&options, &r), NUBO_OK);
-    CHECK(nubo_report_device_count(r) == 2);
-    nubo_report_free(r);
+    CHECK_STATUS(nubo_device_discover(&options, &r), NUBO_OK);
+    CHECK(nubo_device_report_device_count(r) == 2);
+    nubo_device_report_free(r);
   }
 }
 
@@ -449,24 +462,25 @@ static int fail_in_thread(void* unused) {
   int fresh;
   (void)unused;
   fresh = strcmp(nubo_last_error(), "") == 0;
-  nubo_report_link(NULL, 0, 0, NULL);
-  return fresh && strstr(nubo_last_error(), "nubo_report_link: report is NULL") != NULL ? 0 : 1;
+  nubo_device_report_link(NULL, 0, 0, NULL);
+  return fresh && strstr(nubo_last_error(), "nubo_device_report_link: report is NULL") != NULL ? 0
+                                                                                               : 1;
 }
 
 /* Each thread keeps its own last error. */
 static void test_last_error_is_per_thread(void) {
   thrd_t thread;
   int result = -1;
-  nubo_report_device(NULL, 0, NULL);
-  CHECK_ERROR_MENTIONS("nubo_report_device: report is NULL");
+  nubo_device_report_device(NULL, 0, NULL);
+  CHECK_ERROR_MENTIONS("nubo_device_report_device: report is NULL");
   if (!CHECK(thrd_create(&thread, fail_in_thread, NULL) == thrd_success)) return;
   thrd_join(thread, &result);
   CHECK(result == 0);
-  CHECK_ERROR_MENTIONS("nubo_report_device: report is NULL");
+  CHECK_ERROR_MENTIONS("nubo_device_report_device: report is NULL");
 }
 
 int main(void) {
-  nubo_report* report;
+  nubo_device_report* report;
   test_last_error_starts_empty();
   test_versions();
   test_status_strings();
@@ -484,7 +498,7 @@ int main(void) {
     test_select(report);
     test_bad_inputs(report);
     test_struct_size_compatibility(report);
-    nubo_report_free(report);
+    nubo_device_report_free(report);
   }
   test_last_error_is_per_thread();
 

@@ -64,13 +64,13 @@ static void test_plan(void) {
   CHECK(nubo_cost_catalog_builtin(&catalog) == NUBO_OK);
   nubo_cost_workload w;
   CHECK(nubo_cost_workload_init(&w, sizeof w) == NUBO_OK);
-  CHECK(w.epochs == 1 && w.mfu == 0.4 && w.dtype == NUBO_COST_BF16);
+  CHECK(w.epochs == 1 && w.mfu == 0.4 && w.dtype == NUBO_DTYPE_BF16);
   w.total_flops = 3e18;
   w.checkpoint_bytes = 20e9;
   w.tags = "team=vision,project=a";
   nubo_cost_plan_options o;
   CHECK(nubo_cost_plan_options_init(&o, sizeof o) == NUBO_OK);
-  o.pricings = (1u << NUBO_COST_ON_DEMAND) | (1u << NUBO_COST_SPOT);
+  o.pricings = (1u << NUBO_PRICING_ON_DEMAND) | (1u << NUBO_PRICING_SPOT);
   o.max_nodes = 4;
   o.deadline_s = 24 * 3600;
   nubo_cost_plan* plan = NULL;
@@ -111,20 +111,20 @@ static void test_plan(void) {
   nubo_cost_plan_free(NULL);
 
   /* One estimate, and what it refuses. */
-  CHECK(nubo_cost_estimate(catalog, &w, "p4d.24xlarge", NULL, 2, NUBO_COST_SPOT, NULL, &plan) ==
+  CHECK(nubo_cost_estimate(catalog, &w, "p4d.24xlarge", NULL, 2, NUBO_PRICING_SPOT, NULL, &plan) ==
         NUBO_OK);
   CHECK(nubo_cost_plan_ranked_count(plan) == 1);
   CHECK(nubo_cost_plan_ranked(plan, 0, &e) == NUBO_OK);
-  CHECK(e.nodes == 2 && e.pricing == NUBO_COST_SPOT && e.rework_s > 0);
+  CHECK(e.nodes == 2 && e.pricing == NUBO_PRICING_SPOT && e.rework_s > 0);
   CHECK(e.checkpoint_interval_s > 0 && e.expected_interruptions > 0);
   nubo_cost_plan_free(plan);
-  CHECK(nubo_cost_estimate(catalog, &w, "nope.xlarge", NULL, 1, NUBO_COST_ON_DEMAND, NULL, &plan) ==
-        NUBO_ERR_NOT_FOUND);
+  CHECK(nubo_cost_estimate(catalog, &w, "nope.xlarge", NULL, 1, NUBO_PRICING_ON_DEMAND, NULL,
+                           &plan) == NUBO_ERR_NOT_FOUND);
   CHECK(plan == NULL);
-  CHECK(nubo_cost_estimate(catalog, &w, "p3.2xlarge", NULL, 1, NUBO_COST_SPOT, NULL, &plan) ==
+  CHECK(nubo_cost_estimate(catalog, &w, "p3.2xlarge", NULL, 1, NUBO_PRICING_SPOT, NULL, &plan) ==
         NUBO_ERR_UNAVAILABLE);
-  CHECK(nubo_cost_estimate(catalog, &w, "p3.8xlarge", NULL, 1, NUBO_COST_ON_DEMAND, NULL, &plan) ==
-        NUBO_ERR_UNSUPPORTED); /* V100 has no bf16 */
+  CHECK(nubo_cost_estimate(catalog, &w, "p3.8xlarge", NULL, 1, NUBO_PRICING_ON_DEMAND, NULL,
+                           &plan) == NUBO_ERR_UNSUPPORTED); /* V100 has no bf16 */
   CHECK(nubo_cost_estimate(catalog, &w, "p4d.24xlarge", NULL, 1, (nubo_cost_pricing)9, NULL,
                            &plan) == NUBO_ERR_INVALID_ARGUMENT);
 
@@ -151,8 +151,8 @@ static void test_plan(void) {
   CHECK(nubo_cost_workload_init(&m, sizeof m) == NUBO_OK);
   m.profile_path = NUBO_TEST_DATA_DIR "/sample_profile.json";
   m.epochs = 10;
-  CHECK(nubo_cost_estimate(catalog, &m, "g4dn.xlarge", NULL, 1, NUBO_COST_ON_DEMAND, NULL, &plan) ==
-        NUBO_OK);
+  CHECK(nubo_cost_estimate(catalog, &m, "g4dn.xlarge", NULL, 1, NUBO_PRICING_ON_DEMAND, NULL,
+                           &plan) == NUBO_OK);
   CHECK(nubo_cost_plan_ranked(plan, 0, &e) == NUBO_OK);
   CHECK(fabs(e.compute_s - 72 / 8.1) < 1e-6); /* 0.012 s x 6000 steps x 1 TFLOP/s / 8.1 */
   nubo_cost_plan_free(plan);
@@ -179,7 +179,8 @@ static void test_tools(void) {
   own.struct_size = sizeof own;
   CHECK(nubo_cost_rent_vs_own(&r, &own) == NUBO_OK);
   CHECK(fabs(own.break_even_utilisation - 250000 / (26280 * (32.77 - 1.17))) < 1e-9);
-  CHECK(own.utilisation_for_70 > 0.08 && own.utilisation_for_70 < 0.09);
+  CHECK(own.utilisation_for_70_percent_saving > 0.08 &&
+        own.utilisation_for_70_percent_saving < 0.09);
   r.hardware_price = -1;
   CHECK(nubo_cost_rent_vs_own(&r, &own) == NUBO_ERR_INVALID_ARGUMENT);
 
@@ -200,12 +201,12 @@ static void test_tools(void) {
   nubo_cost_meter_free(meter);
   nubo_cost_catalog* catalog = NULL;
   CHECK(nubo_cost_catalog_builtin(&catalog) == NUBO_OK);
-  CHECK(nubo_cost_meter_for_instance(catalog, "p5.48xlarge", NUBO_COST_ON_DEMAND, 2, &meter) ==
+  CHECK(nubo_cost_meter_for_instance(catalog, "p5.48xlarge", NUBO_PRICING_ON_DEMAND, 2, &meter) ==
         NUBO_OK);
   CHECK(nubo_cost_meter_update(meter, 3600, 0.5, &spent, &projected) == NUBO_OK);
   CHECK(fabs(spent - 196.64) < 1e-9 && fabs(projected - 393.28) < 1e-9);
   nubo_cost_meter_free(meter);
-  CHECK(nubo_cost_meter_for_instance(catalog, "p3.2xlarge", NUBO_COST_SPOT, 1, &meter) ==
+  CHECK(nubo_cost_meter_for_instance(catalog, "p3.2xlarge", NUBO_PRICING_SPOT, 1, &meter) ==
         NUBO_ERR_UNAVAILABLE);
   CHECK(nubo_cost_meter_update(NULL, 1, 0.5, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   nubo_cost_meter_free(NULL);

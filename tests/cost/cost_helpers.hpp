@@ -25,7 +25,7 @@ inline nubo::cost::Catalog box_catalog() {
 inline nubo::cost::Workload flops_workload() {
   nubo::cost::Workload w;
   w.total_flops = 3e18;
-  w.dtype = nubo::cost::Dtype::bf16;
+  w.dtype = nubo::DType::bf16;
   w.mfu = 0.4;
   return w;
 }

@@ -20,7 +20,7 @@ TEST_CASE("compute time: FLOPs / (GPUs x peak x MFU)") {
   CHECK(estimate(c, w, box, 1, Pricing::on_demand).time.compute_s == Approx(3004.8077));
   CHECK(estimate(c, w, box, 2, Pricing::on_demand).time.compute_s == Approx(1502.4038));
   // fp32 on the same GPUs: 19.5 TFLOP/s instead of 312.
-  w.dtype = Dtype::fp32;
+  w.dtype = DType::f32;
   CHECK(estimate(c, w, box, 1, Pricing::on_demand).time.compute_s ==
         Approx(3e18 / (8 * 19.5e12 * 0.4)));
   // FLOPs per sample x samples x epochs is the same thing.
@@ -28,7 +28,7 @@ TEST_CASE("compute time: FLOPs / (GPUs x peak x MFU)") {
   per_sample.flops_per_sample = 1e12;
   per_sample.samples = 1e6;
   per_sample.epochs = 3;
-  per_sample.dtype = Dtype::bf16;
+  per_sample.dtype = DType::bf16;
   CHECK(estimate(c, per_sample, box, 1, Pricing::on_demand).time.compute_s == Approx(3004.8077));
 }
 
@@ -98,7 +98,7 @@ TEST_CASE("a measured profile scales by peak: compute x devices x measured peak 
   p.backend = "cpu";
   p.device_model = "test CPU";
   p.device_peak_tflops = 1.0;
-  p.dtype = Dtype::fp32;
+  p.dtype = DType::f32;
   p.devices = 1;
   p.global_batch = 100;
   p.compute_time_s = 0.1;
@@ -118,7 +118,7 @@ TEST_CASE("a measured profile scales by peak: compute x devices x measured peak 
   p.device_peak_tflops = 0;
   CHECK_THROWS_WITH(
       estimate(c, Workload::from_profile(p, 2), c.get("p3.2xlarge"), 1, Pricing::on_demand),
-      Catch::Contains("has no known fp32 peak"));
+      Catch::Contains("has no known f32 peak"));
   // Simulated GPUs run on host threads: their times predict nothing about a GPU.
   p.device_peak_tflops = 1.0;
   p.backend = "sim";

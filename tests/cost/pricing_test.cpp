@@ -129,7 +129,7 @@ TEST_CASE("the seed's 8 V100s: ResNet-50 in 8 hours instead of 3 days") {
   w.epochs = 90;
   w.global_batch = 256;
   w.parameter_bytes = 25.6e6 * 2;  // 25.6 M parameters, fp16 gradients
-  w.dtype = Dtype::fp16;
+  w.dtype = DType::f16;
   auto one = estimate(c, w, c.get("p3.2xlarge"), 1, Pricing::on_demand);
   auto eight = estimate(c, w, c.get("p3.16xlarge"), 1, Pricing::on_demand);
   const double eff = scaling_efficiency(one.time.total_s(), eight.time.total_s(), 8);

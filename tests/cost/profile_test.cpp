@@ -12,7 +12,7 @@ TEST_CASE("the sample profile reads, and predicts a run on other machines") {
   CHECK(p.backend == "cpu");
   CHECK(p.devices == 1);
   CHECK(p.device_peak_tflops == 1.0);
-  CHECK(p.dtype == Dtype::fp32);
+  CHECK(p.dtype == DType::f32);
   CHECK(p.global_batch == 100);
   CHECK(p.compute_time_s == 0.012);
   CHECK(p.allreduce_bytes == 940584);

@@ -1,10 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include "cost_helpers.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
 
 using namespace nubo;
 using namespace nubo::cost;
+using namespace cost_test;
 
 TEST_CASE("malformed pricing and dtypes say what was wrong") {
   auto fails = [](auto fn, const char* needle) {
@@ -17,7 +19,35 @@ TEST_CASE("malformed pricing and dtypes say what was wrong") {
     }
   };
   fails([] { parse_pricing("cheap"); }, "on-demand, spot, reserved-1y or reserved-3y");
-  fails([] { parse_dtype("int8"); }, "fp32, tf32, fp16 or bf16");
+  fails([] { parse_dtype("int8"); }, "use f32, tf32, f16, bf16, i32 or i64");
+  fails([] { parse_dtype(""); }, "unknown dtype ''");
+}
+
+TEST_CASE("one dtype serves buffers and the cost model, in every spelling users know") {
+  CHECK(parse_dtype("f32") == DType::f32);
+  CHECK(parse_dtype("FP32") == DType::f32);
+  CHECK(parse_dtype("float32") == DType::f32);
+  CHECK(parse_dtype("tf32") == DType::tf32);
+  CHECK(parse_dtype("fp16") == DType::f16);
+  CHECK(parse_dtype("half") == DType::f16);
+  CHECK(parse_dtype("bfloat16") == DType::bf16);
+  CHECK(parse_dtype("int32") == DType::i32);
+  CHECK(parse_dtype("i64") == DType::i64);
+  for (auto d : {DType::f32, DType::f16, DType::bf16, DType::i32, DType::i64, DType::tf32})
+    CHECK(parse_dtype(dtype_name(d)) == d);
+  CHECK(dtype_size(DType::tf32) == 0);  // a compute precision: no buffer holds it
+}
+
+TEST_CASE("the cost model refuses integer work, which has no peak rate to price") {
+  auto w = flops_workload();
+  w.dtype = DType::i32;
+  try {
+    (void)plan(box_catalog(), w, PlanRequest{});
+    FAIL("an i32 workload was priced");
+  } catch (const Error& e) {
+    CHECK(e.code() == Errc::invalid_argument);
+    CHECK_THAT(e.what(), Catch::Contains("dtype i32 has no peak rate"));
+  }
 }
 
 TEST_CASE("money prints for people, small amounts included") {

@@ -66,8 +66,9 @@ class SendServe(unittest.TestCase):
             self.assertEqual((s.bytes_sent, s.bytes_skipped, s.bytes_resumed), (total, 0, 0))
             self.assertEqual(s.bytes_deduplicated, len("hello nubo\n") * 500)
             self.assertGreater(s.wire_bytes, 0)
-            self.assertEqual(s.chunks_none + s.chunks_lz4 + s.chunks_zstd + s.chunks_zero,
-                             s.chunks_sent)
+            self.assertEqual(sum(s.chunks_by_codec.values()), s.chunks_sent)
+            self.assertEqual(set(s.chunks_by_codec), {nubo.Codec.NONE, nubo.Codec.LZ4,
+                                                      nubo.Codec.ZSTD, nubo.Codec.ZERO})
             self.assertTrue(seen)
             self.assertEqual(seen[-1].bytes_done, total)
             self.assertGreater(seen[-1].wire_bytes, 0)

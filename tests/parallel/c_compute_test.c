@@ -41,7 +41,7 @@ static nubo_status compute(nubo_worker* w, void* user) {
   const float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1};
   float c[4];
   nubo_buffer *ba = NULL, *bb = NULL, *bc = NULL, *ints = NULL;
-  nubo_gemm g;
+  nubo_worker_gemm_request g;
   nubo_status s = NUBO_OK;
   (void)user;
   CALL_IN_WORKER(nubo_buffer_create(w, NUBO_DTYPE_F32, 6, &ba));
@@ -49,7 +49,7 @@ static nubo_status compute(nubo_worker* w, void* user) {
   CALL_IN_WORKER(nubo_buffer_create(w, NUBO_DTYPE_F32, 4, &bc));
   CALL_IN_WORKER(nubo_buffer_write(ba, a, sizeof a, 0));
   CALL_IN_WORKER(nubo_buffer_write(bb, b, sizeof b, 0));
-  CALL_IN_WORKER(nubo_gemm_init(&g, sizeof g));
+  CALL_IN_WORKER(nubo_worker_gemm_request_init(&g, sizeof g));
   CHECK_IN_WORKER(w, g.alpha == 1.0f && g.beta == 0.0f && g.trans_a == NUBO_TRANSPOSE_NO);
   g.m = 2, g.n = 2, g.k = 3;
   CALL_IN_WORKER(nubo_worker_gemm(w, &g, ba, bb, bc));
@@ -72,14 +72,14 @@ static nubo_status compute(nubo_worker* w, void* user) {
   g.struct_size = 0;
   REFUSED_IN_WORKER(w, nubo_worker_gemm(w, &g, ba, bb, bc), "gemm->struct_size is 0");
   REFUSED_IN_WORKER(w, nubo_worker_gemm(w, NULL, ba, bb, bc), "gemm is NULL");
-  CALL_IN_WORKER(nubo_gemm_init(&g, sizeof g));
+  CALL_IN_WORKER(nubo_worker_gemm_request_init(&g, sizeof g));
   g.m = 2, g.n = 2, g.k = 3;
   REFUSED_IN_WORKER(w, nubo_worker_gemm(w, &g, ba, NULL, bc), "b is NULL");
   CALL_IN_WORKER(nubo_buffer_create(w, NUBO_DTYPE_I32, 4, &ints));
   REFUSED_IN_WORKER(w, nubo_worker_scale(w, ints, 2.0f), "x holds i32");
   REFUSED_IN_WORKER(w, nubo_worker_fill(w, ints, 0.5), "not a whole number");
   REFUSED_IN_WORKER(w, nubo_worker_axpy(w, 1.0f, ba, bc), "x holds 6 elements but y 4");
-  CHECK_IN_WORKER(w, nubo_gemm_init(&g, 0) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_IN_WORKER(w, nubo_worker_gemm_request_init(&g, 0) == NUBO_ERR_INVALID_ARGUMENT);
   CALL_IN_WORKER(nubo_buffer_read(bc, c, sizeof c, 0));
   CHECK_IN_WORKER(w, c[0] == 9);
   nubo_buffer_free(ba);
@@ -107,7 +107,7 @@ static nubo_status in_place(nubo_worker* w, void* user) {
   CALL_IN_WORKER(nubo_worker_bytes_in_use(w, &before));
   CALL_IN_WORKER(nubo_worker_wrap(w, mine, NUBO_DTYPE_F32, 1024, &wrapped));
   CHECK_IN_WORKER(w, nubo_buffer_data(wrapped) == (void*)mine);
-  CALL_IN_WORKER(nubo_all_reduce(w, wrapped, NUBO_REDUCE_SUM));
+  CALL_IN_WORKER(nubo_worker_all_reduce(w, wrapped, NUBO_REDUCE_SUM));
   CALL_IN_WORKER(nubo_worker_bytes_in_use(w, &after));
   CHECK_IN_WORKER(w, after == before);
   CHECK_IN_WORKER(w, mine[0] == 3.0f && mine[1023] == 3.0f);
@@ -146,7 +146,7 @@ static nubo_status in_place(nubo_worker* w, void* user) {
 
 /* Host workers have no CUDA stream: null handles, streams refused, events done at once. */
 static nubo_status streams(nubo_worker* w, void* user) {
-  nubo_native_handles h;
+  nubo_worker_native_info h;
   nubo_event* e = NULL;
   int not_a_stream = 0;
   (void)user;

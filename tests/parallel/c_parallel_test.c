@@ -69,12 +69,12 @@ static nubo_status collectives(nubo_worker* w, void* user) {
   CHECK_IN_WORKER(w, nubo_buffer_size(buf) == 6 && nubo_buffer_bytes(buf) == 24);
   for (i = 0; i < 6; ++i) v[i] = r * 10 + i;
   CALL_IN_WORKER(nubo_buffer_write(buf, v, sizeof v, 0));
-  CALL_IN_WORKER(nubo_all_reduce(w, buf, NUBO_REDUCE_SUM));
+  CALL_IN_WORKER(nubo_worker_all_reduce(w, buf, NUBO_REDUCE_SUM));
   CALL_IN_WORKER(nubo_buffer_read(buf, got, sizeof v, 0));
   for (i = 0; i < 6; ++i) CHECK_IN_WORKER(w, got[i] == 10 * n * (n - 1) / 2 + n * i);
 
   CALL_IN_WORKER(nubo_buffer_write(buf, v, sizeof v, 0));
-  CALL_IN_WORKER(nubo_broadcast_async(w, buf, n - 1, &pending));
+  CALL_IN_WORKER(nubo_worker_broadcast_async(w, buf, n - 1, &pending));
   CALL_IN_WORKER(nubo_pending_wait(pending));
   CHECK_IN_WORKER(w, nubo_pending_done(pending) == 1);
   nubo_pending_free(pending);
@@ -83,19 +83,20 @@ static nubo_status collectives(nubo_worker* w, void* user) {
 
   CALL_IN_WORKER(nubo_buffer_write(buf, v, sizeof v, 0));
   CALL_IN_WORKER(nubo_buffer_create(w, NUBO_DTYPE_I32, (size_t)(6 * n), &gathered));
-  CALL_IN_WORKER(nubo_all_gather(w, buf, gathered));
+  CALL_IN_WORKER(nubo_worker_all_gather(w, buf, gathered));
   CALL_IN_WORKER(nubo_buffer_read(gathered, got, (size_t)(6 * n) * sizeof(int32_t), 0));
   CHECK_IN_WORKER(w, got[6 * (n - 1) + 2] == (n - 1) * 10 + 2);
 
   CALL_IN_WORKER(nubo_buffer_create(w, NUBO_DTYPE_I32, 6, &scattered));
-  CALL_IN_WORKER(nubo_reduce_scatter_async(w, gathered, scattered, NUBO_REDUCE_MAX, &pending));
-  CALL_IN_WORKER(nubo_barrier(w));
+  CALL_IN_WORKER(
+      nubo_worker_reduce_scatter_async(w, gathered, scattered, NUBO_REDUCE_MAX, &pending));
+  CALL_IN_WORKER(nubo_worker_barrier(w));
   nubo_pending_free(pending); /* waits for it */
   CALL_IN_WORKER(nubo_buffer_read(scattered, got, 6 * sizeof(int32_t), 0));
   /* Every rank's `gathered` is the same, so block r reduced by max is rank r's v itself. */
   CHECK_IN_WORKER(w, got[0] == r * 10 && got[5] == r * 10 + 5);
 
-  CALL_IN_WORKER(nubo_barrier_async(w, &pending));
+  CALL_IN_WORKER(nubo_worker_barrier_async(w, &pending));
   CALL_IN_WORKER(nubo_pending_wait(pending));
   CALL_IN_WORKER(nubo_pending_wait(pending)); /* a second wait returns at once */
   nubo_pending_free(pending);
@@ -113,7 +114,7 @@ static nubo_status rank1_fails(nubo_worker* w, void* user) {
   nubo_worker_get_info(w, &info);
   if (info.rank == 1) return nubo_worker_fail(w, NUBO_ERR_NOT_FOUND, "no data for my shard");
   CALL_IN_WORKER(nubo_buffer_create(w, NUBO_DTYPE_F32, 8, &buf));
-  s = nubo_all_reduce(w, buf, NUBO_REDUCE_SUM);
+  s = nubo_worker_all_reduce(w, buf, NUBO_REDUCE_SUM);
   if (s == NUBO_ERR_CANCELLED) atomic_fetch_add((atomic_int*)user, 1);
   nubo_buffer_free(buf);
   return s;
@@ -127,15 +128,17 @@ static nubo_status bad_input(nubo_worker* w, void* user) {
   CALL_IN_WORKER(nubo_buffer_create(w, NUBO_DTYPE_F32, 4, &a));
   CHECK_IN_WORKER(w, nubo_buffer_create(w, (nubo_dtype)42, 4, &bad) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK_IN_WORKER(w, bad == NULL);
-  CHECK_IN_WORKER(w, nubo_all_reduce(w, a, (nubo_reduce_op)9) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_IN_WORKER(w, nubo_buffer_create(w, NUBO_DTYPE_TF32, 4, &bad) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_IN_WORKER(w, strstr(nubo_last_error(), "compute precision") != NULL);
+  CHECK_IN_WORKER(w, nubo_worker_all_reduce(w, a, (nubo_reduce_op)9) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK_IN_WORKER(w, strstr(nubo_last_error(), "not a nubo_reduce_op") != NULL);
-  CHECK_IN_WORKER(w, nubo_all_reduce(w, NULL, NUBO_REDUCE_SUM) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_IN_WORKER(w, nubo_worker_all_reduce(w, NULL, NUBO_REDUCE_SUM) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK_IN_WORKER(w, strstr(nubo_last_error(), "buf is NULL") != NULL);
   CHECK_IN_WORKER(w, nubo_buffer_write(a, "x", 100, 0) == NUBO_ERR_INVALID_ARGUMENT);
-  CHECK_IN_WORKER(w,
-                  nubo_all_reduce_async(w, a, NUBO_REDUCE_SUM, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_IN_WORKER(
+      w, nubo_worker_all_reduce_async(w, a, NUBO_REDUCE_SUM, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   CALL_IN_WORKER(nubo_buffer_create(w, NUBO_DTYPE_F32, 7, &b));
-  CHECK_IN_WORKER(w, nubo_all_gather_async(w, a, b, &p) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_IN_WORKER(w, nubo_worker_all_gather_async(w, a, b, &p) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK_IN_WORKER(w, p == NULL);
   CHECK_IN_WORKER(w, nubo_worker_shard(w, 10, &begin, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   CALL_IN_WORKER(nubo_worker_shard(w, 10, &begin, &count));
@@ -148,8 +151,8 @@ static nubo_status bad_input(nubo_worker* w, void* user) {
 int main(void) {
   nubo_team* team = NULL;
   nubo_team_options options;
-  nubo_report* report = NULL;
-  nubo_discover_options d;
+  nubo_device_report* report = NULL;
+  nubo_device_discover_options d;
   size_t idx[2];
   size_t count = 0;
   atomic_int cancelled = 0;
@@ -180,11 +183,11 @@ int main(void) {
   nubo_team_free(team);
 
   /* Simulated GPUs from a report's selection. */
-  EXPECT(nubo_discover_options_init(&d, sizeof d) == NUBO_OK);
+  EXPECT(nubo_device_discover_options_init(&d, sizeof d) == NUBO_OK);
   d.sim_devices = "4xH100-SXM5-80GB";
   d.probe_cuda = 0;
-  EXPECT(nubo_discover(&d, &report) == NUBO_OK);
-  EXPECT(nubo_report_select(report, NULL, idx, 1, &count) == NUBO_OK);
+  EXPECT(nubo_device_discover(&d, &report) == NUBO_OK);
+  EXPECT(nubo_device_report_select(report, NULL, idx, 1, &count) == NUBO_OK);
   idx[1] = 3;
   EXPECT(nubo_team_create(report, idx, 2, NULL, &team) == NUBO_OK);
   if (nubo_team_run(team, collectives, &sim) != NUBO_OK) {
@@ -197,7 +200,7 @@ int main(void) {
   EXPECT_ERROR(nubo_team_create(report, idx, 2, NULL, &team), NUBO_ERR_INVALID_ARGUMENT,
                "indices[1] is 9: the report has 4 devices");
   EXPECT(team == NULL);
-  nubo_report_free(report);
+  nubo_device_report_free(report);
 
   /* Bad input outside a run. */
   EXPECT_ERROR(nubo_team_create_host(0, NULL, &team), NUBO_ERR_INVALID_ARGUMENT, "workers is 0");

@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   }
   {
     counter c = {0, 0, 0.0};
-    nubo_train_evaluation e;
+    nubo_train_evaluation_info e;
     size_t needed = 0;
     char small[4];
     char* json;

@@ -35,12 +35,12 @@ int main(int argc, char** argv) {
   const char* sources[1];
   const char* data = "hello from C, hello from C, hello from C\n";
   FILE* f;
-  nubo_pack_options po;
-  nubo_unpack_options uo;
-  nubo_verify_options vo;
+  nubo_transfer_pack_options po;
+  nubo_transfer_unpack_options uo;
+  nubo_transfer_verify_options vo;
   nubo_transfer_summary summary;
-  nubo_archive* a = NULL;
-  nubo_archive_entry_info info;
+  nubo_transfer_archive* a = NULL;
+  nubo_transfer_archive_entry_info info;
   size_t index = 99, got = 0;
   char buf[256];
 
@@ -57,87 +57,99 @@ int main(int argc, char** argv) {
   sources[0] = src;
 
   /* Options: init, defaults, bad sizes. */
-  CHECK(nubo_pack_options_init(&po, sizeof po) == NUBO_OK);
+  CHECK(nubo_transfer_pack_options_init(&po, sizeof po) == NUBO_OK);
   CHECK(po.codec == NUBO_CODEC_ZSTD && po.chunk_size == 4u << 20 && po.resume && po.sync);
-  CHECK(nubo_pack_options_init(&po, 0) == NUBO_ERR_INVALID_ARGUMENT);
-  CHECK(nubo_pack_options_init(NULL, sizeof po) == NUBO_ERR_INVALID_ARGUMENT);
-  CHECK(nubo_unpack_options_init(&uo, sizeof uo) == NUBO_OK);
-  CHECK(nubo_verify_options_init(&vo, sizeof vo) == NUBO_OK);
+  CHECK(nubo_transfer_pack_options_init(&po, 0) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_pack_options_init(NULL, sizeof po) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_unpack_options_init(&uo, sizeof uo) == NUBO_OK);
+  CHECK(nubo_transfer_verify_options_init(&vo, sizeof vo) == NUBO_OK);
 
   /* Pack with a progress callback. */
-  nubo_pack_options_init(&po, sizeof po);
+  nubo_transfer_pack_options_init(&po, sizeof po);
   po.codec = NUBO_CODEC_ZSTD;
   po.level = 5;
   po.sync = 0;
   po.progress = count_progress;
   po.progress_user = &calls;
   summary.struct_size = sizeof summary;
-  CHECK(nubo_pack(sources, 1, archive, &po, &summary) == NUBO_OK);
+  CHECK(nubo_transfer_pack(sources, 1, archive, &po, &summary) == NUBO_OK);
   CHECK(summary.files == 1 && summary.directories == 1);
   CHECK(summary.bytes == strlen(data));
+  /* One zstd chunk, counted in its codec's slot of chunks_by_codec. */
+  CHECK(summary.chunks == 1 &&
+        summary.chunks_by_codec[NUBO_CODEC_ZSTD] + summary.chunks_by_codec[NUBO_CODEC_NONE] == 1);
+  CHECK(summary.chunks_by_codec[NUBO_CODEC_AUTO] == 0 &&
+        summary.chunks_by_codec[NUBO_CODEC_ZERO] == 0);
   CHECK(calls >= 2);
 
   /* Bad inputs. */
-  CHECK(nubo_pack(NULL, 1, archive, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_pack(NULL, 1, archive, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK(strstr(nubo_last_error(), "sources is NULL") != NULL);
-  CHECK(nubo_pack(sources, 0, archive, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
-  CHECK(nubo_pack(sources, 1, NULL, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_pack(sources, 0, archive, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_pack(sources, 1, NULL, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   po.codec = (nubo_codec)42;
-  CHECK(nubo_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK(strstr(nubo_last_error(), "options->codec") != NULL);
+  po.codec = NUBO_CODEC_ZERO; /* how zero chunks are stored, not a choice */
+  CHECK(nubo_transfer_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(nubo_last_error(), "not a codec to choose") != NULL);
   po.codec = NUBO_CODEC_ZSTD;
   po.exclude_count = 1; /* with no array */
-  CHECK(nubo_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK(strstr(nubo_last_error(), "options->exclude is NULL") != NULL);
   {
     const char* bad[] = {"[unclosed"};
     po.exclude = bad;
-    CHECK(nubo_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+    CHECK(nubo_transfer_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
     CHECK(strstr(nubo_last_error(), "'[unclosed'") != NULL);
     po.exclude = NULL;
     po.exclude_count = 0;
   }
   po.chunk_size = 10;
-  CHECK(nubo_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK(strstr(nubo_last_error(), "chunk size") != NULL);
   summary.struct_size = 0;
-  CHECK(nubo_verify(archive, NULL, &summary) == NUBO_ERR_INVALID_ARGUMENT);
-  CHECK(nubo_verify("/nonexistent/x.nubo", NULL, NULL) == NUBO_ERR_NOT_FOUND);
+  CHECK(nubo_transfer_verify(archive, NULL, &summary) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_verify("/nonexistent/x.nubo", NULL, NULL) == NUBO_ERR_NOT_FOUND);
 
   /* Cancellation: the callback's first call returns 0. */
-  nubo_pack_options_init(&po, sizeof po);
+  nubo_transfer_pack_options_init(&po, sizeof po);
   po.progress = cancel_at_once;
   snprintf(file, sizeof file, "%s/cancelled.nubo", argv[1]);
-  CHECK(nubo_pack(sources, 1, file, &po, NULL) == NUBO_ERR_CANCELLED);
+  CHECK(nubo_transfer_pack(sources, 1, file, &po, NULL) == NUBO_ERR_CANCELLED);
 
   /* List and read. */
-  CHECK(nubo_archive_open(archive, &a) == NUBO_OK);
-  CHECK(nubo_archive_entry_count(a) == 2);
-  CHECK(nubo_archive_entry_count(NULL) == 0);
+  CHECK(nubo_transfer_archive_open(archive, &a) == NUBO_OK);
+  CHECK(nubo_transfer_archive_entry_count(a) == 2);
+  CHECK(nubo_transfer_archive_entry_count(NULL) == 0);
   info.struct_size = sizeof info;
-  CHECK(nubo_archive_entry(a, 1, &info) == NUBO_OK);
+  CHECK(nubo_transfer_archive_entry(a, 1, &info) == NUBO_OK);
   CHECK(info.kind == NUBO_ENTRY_FILE && strcmp(info.path, "src/hello.txt") == 0);
   CHECK(info.size == strlen(data) && strlen(info.hash) == 32);
-  CHECK(nubo_archive_entry(a, 2, &info) == NUBO_ERR_INVALID_ARGUMENT);
-  CHECK(nubo_archive_find(a, "src/hello.txt", &index) == NUBO_OK && index == 1);
-  CHECK(nubo_archive_find(a, "nope", &index) == NUBO_ERR_NOT_FOUND);
-  CHECK(nubo_archive_read(a, "src/hello.txt", 6, buf, 4, &got) == NUBO_OK);
+  CHECK(nubo_transfer_archive_entry(a, 2, &info) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_archive_find(a, "src/hello.txt", &index) == NUBO_OK && index == 1);
+  CHECK(nubo_transfer_archive_find(a, "nope", &index) == NUBO_ERR_NOT_FOUND);
+  CHECK(nubo_transfer_archive_read(a, "src/hello.txt", 6, buf, 4, &got) == NUBO_OK);
   CHECK(got == 4 && memcmp(buf, "from", 4) == 0);
-  CHECK(nubo_archive_read(a, "src/hello.txt", 1000, buf, sizeof buf, &got) == NUBO_OK && got == 0);
-  CHECK(nubo_archive_read(a, "src", 0, buf, sizeof buf, &got) == NUBO_ERR_INVALID_ARGUMENT);
-  CHECK(nubo_archive_read(a, "src/hello.txt", 0, NULL, 10, &got) == NUBO_ERR_INVALID_ARGUMENT);
-  nubo_archive_free(a);
-  nubo_archive_free(NULL);
-  CHECK(nubo_archive_open("/nonexistent", &a) == NUBO_ERR_NOT_FOUND && a == NULL);
+  CHECK(nubo_transfer_archive_read(a, "src/hello.txt", 1000, buf, sizeof buf, &got) == NUBO_OK &&
+        got == 0);
+  CHECK(nubo_transfer_archive_read(a, "src", 0, buf, sizeof buf, &got) ==
+        NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_archive_read(a, "src/hello.txt", 0, NULL, 10, &got) ==
+        NUBO_ERR_INVALID_ARGUMENT);
+  nubo_transfer_archive_free(a);
+  nubo_transfer_archive_free(NULL);
+  CHECK(nubo_transfer_archive_open("/nonexistent", &a) == NUBO_ERR_NOT_FOUND && a == NULL);
 
   /* Verify and unpack. */
   summary.struct_size = sizeof summary;
-  CHECK(nubo_verify(archive, &vo, &summary) == NUBO_OK && summary.files == 1);
+  CHECK(nubo_transfer_verify(archive, &vo, &summary) == NUBO_OK && summary.files == 1);
   uo.sync = 0;
-  CHECK(nubo_unpack(archive, out, &uo, &summary) == NUBO_OK && summary.bytes == strlen(data));
+  CHECK(nubo_transfer_unpack(archive, out, &uo, &summary) == NUBO_OK &&
+        summary.bytes == strlen(data));
   snprintf(cmd, sizeof cmd, "cmp -s '%s/src/hello.txt' '%s/hello.txt'", out, src);
   CHECK(system(cmd) == 0);
-  CHECK(nubo_unpack(archive, NULL, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_unpack(archive, NULL, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
 
   /* Encrypted: a key made once, the archive readable with it only. */
   snprintf(key, sizeof key, "%s/k.key", argv[1]);
@@ -145,28 +157,29 @@ int main(int argc, char** argv) {
   CHECK(nubo_transfer_keygen(key) == NUBO_OK);
   CHECK(nubo_transfer_keygen(key) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK(nubo_transfer_keygen(NULL) == NUBO_ERR_INVALID_ARGUMENT);
-  CHECK(nubo_pack_options_init(&po, sizeof po) == NUBO_OK && po.key_file == NULL);
+  CHECK(nubo_transfer_pack_options_init(&po, sizeof po) == NUBO_OK && po.key_file == NULL);
   po.key_file = key;
   po.sync = 0;
-  CHECK(nubo_pack(sources, 1, sealed, &po, NULL) == NUBO_OK);
-  CHECK(nubo_archive_open(sealed, &a) == NUBO_ERR_INVALID_ARGUMENT && a == NULL);
+  CHECK(nubo_transfer_pack(sources, 1, sealed, &po, NULL) == NUBO_OK);
+  CHECK(nubo_transfer_archive_open(sealed, &a) == NUBO_ERR_INVALID_ARGUMENT && a == NULL);
   CHECK(strstr(nubo_last_error(), "is encrypted") != NULL);
-  CHECK(nubo_archive_open_with_key(sealed, key, &a) == NUBO_OK && nubo_archive_entry_count(a) == 2);
-  nubo_archive_free(a);
+  CHECK(nubo_transfer_archive_open_with_key(sealed, key, &a) == NUBO_OK &&
+        nubo_transfer_archive_entry_count(a) == 2);
+  nubo_transfer_archive_free(a);
   a = NULL;
-  CHECK(nubo_verify(sealed, &vo, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_transfer_verify(sealed, &vo, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   vo.key_file = key;
-  CHECK(nubo_verify(sealed, &vo, NULL) == NUBO_OK);
+  CHECK(nubo_transfer_verify(sealed, &vo, NULL) == NUBO_OK);
   uo.key_file = key;
   snprintf(out, sizeof out, "%s/out-sealed", argv[1]);
-  CHECK(nubo_unpack(sealed, out, &uo, NULL) == NUBO_OK);
+  CHECK(nubo_transfer_unpack(sealed, out, &uo, NULL) == NUBO_OK);
 
   /* A damaged archive is NUBO_ERR_CORRUPT. */
   f = fopen(archive, "r+b");
   fseek(f, 70, SEEK_SET);
   fputc('!', f);
   fclose(f);
-  CHECK(nubo_verify(archive, NULL, NULL) == NUBO_ERR_CORRUPT);
+  CHECK(nubo_transfer_verify(archive, NULL, NULL) == NUBO_ERR_CORRUPT);
 
   if (failures == 0) printf("c_transfer_test: all checks passed\n");
   return failures == 0 ? 0 : 1;

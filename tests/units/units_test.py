@@ -39,6 +39,19 @@ class Units(unittest.TestCase):
                                                  rel_tol=1e-12))
         self.assertGreater(count, 50)
 
+    def test_one_dtype_read_by_the_library_for_buffers_and_costs(self) -> None:
+        D = units.DType
+        for text, expected in [("f32", D.F32), ("FP32", D.F32), ("float32", D.F32),
+                               ("half", D.F16), ("fp16", D.F16), ("bfloat16", D.BF16),
+                               ("tf32", D.TF32), ("int32", D.I32), ("i64", D.I64)]:
+            self.assertIs(units.parse_dtype(text), expected, text)
+        self.assertEqual([str(d) for d in D], ["f32", "f16", "bf16", "i32", "i64", "tf32"])
+        for bad in ["", "int8", "f 32"]:
+            with self.subTest(bad=bad), self.assertRaises(NuboError) as e:
+                units.parse_dtype(bad)
+            self.assertIn(f"unknown dtype '{bad}'", str(e.exception))
+        self.assertIs(cost.DType, units.DType)
+
     def test_formatting_and_cost_durations_share_the_library(self) -> None:
         self.assertEqual(units.format_bytes(80 * 2**30), "80.0 GiB")
         self.assertEqual(units.format_bytes(1.5 * 2**20, 2), "1.50 MiB")

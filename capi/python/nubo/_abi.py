@@ -12,7 +12,7 @@ from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_float, 
                     c_int64, c_size_t, c_uint, c_uint16, c_uint32, c_uint64, c_void_p)
 from typing import Any, Optional
 
-NUBO_ABI_VERSION = 1
+NUBO_ABI_VERSION = 2
 
 
 class Sized(Structure):
@@ -39,6 +39,14 @@ NUBO_ERR_UNSUPPORTED = 8
 NUBO_ERR_OUT_OF_MEMORY = 9
 NUBO_ERR_INTERNAL = 10
 
+# nubo_dtype (nubo.h)
+NUBO_DTYPE_F32 = 0
+NUBO_DTYPE_F16 = 1
+NUBO_DTYPE_BF16 = 2
+NUBO_DTYPE_I32 = 3
+NUBO_DTYPE_I64 = 4
+NUBO_DTYPE_TF32 = 5
+
 # nubo_backend (nubo.h)
 NUBO_BACKEND_HOST = 0
 NUBO_BACKEND_SIM = 1
@@ -60,11 +68,11 @@ NUBO_SEVERITY_WARNING = 1
 NUBO_SEVERITY_ERROR = 2
 
 
-class nubo_report(Structure):
+class nubo_device_report(Structure):
     """Opaque: used through pointers."""
 
 
-class nubo_discover_options(Sized):
+class nubo_device_discover_options(Sized):
     _fields_ = [
         ("struct_size", c_uint32),
         ("sim_devices", c_char_p),
@@ -145,7 +153,7 @@ class nubo_diagnosis_info(Sized):
     ]
 
 
-class nubo_select_request(Sized):
+class nubo_device_select_request(Sized):
     _fields_ = [
         ("struct_size", c_uint32),
         ("count", c_int),
@@ -155,16 +163,10 @@ class nubo_select_request(Sized):
     ]
 
 # nubo_cost_pricing (nubo_cost.h)
-NUBO_COST_ON_DEMAND = 0
-NUBO_COST_SPOT = 1
-NUBO_COST_RESERVED_1Y = 2
-NUBO_COST_RESERVED_3Y = 3
-
-# nubo_cost_dtype (nubo_cost.h)
-NUBO_COST_FP32 = 0
-NUBO_COST_TF32 = 1
-NUBO_COST_FP16 = 2
-NUBO_COST_BF16 = 3
+NUBO_PRICING_ON_DEMAND = 0
+NUBO_PRICING_SPOT = 1
+NUBO_PRICING_RESERVED_1Y = 2
+NUBO_PRICING_RESERVED_3Y = 3
 
 
 class nubo_cost_catalog(Structure):
@@ -325,7 +327,7 @@ class nubo_cost_own_info(Sized):
         ("own_cost", c_double),
         ("cloud_cost", c_double),
         ("cloud_saving", c_double),
-        ("utilisation_for_70", c_double),
+        ("utilisation_for_70_percent_saving", c_double),
     ]
 
 
@@ -349,11 +351,14 @@ nubo_interruption_callback = CFUNCTYPE(None, POINTER(nubo_interruption_notice), 
 class nubo_interruption_watcher(Structure):
     """Opaque: used through pointers."""
 
+NUBO_CODEC_SLOTS = 8  # nubo_transfer.h
+
 # nubo_codec (nubo_transfer.h)
 NUBO_CODEC_AUTO = 0
 NUBO_CODEC_NONE = 1
 NUBO_CODEC_LZ4 = 2
 NUBO_CODEC_ZSTD = 3
+NUBO_CODEC_ZERO = 4
 
 
 class nubo_transfer_progress(Sized):
@@ -372,10 +377,10 @@ class nubo_transfer_progress(Sized):
     ]
 
 
-nubo_progress_callback = CFUNCTYPE(c_int, POINTER(nubo_transfer_progress), c_void_p)
+nubo_transfer_progress_callback = CFUNCTYPE(c_int, POINTER(nubo_transfer_progress), c_void_p)
 
 
-class nubo_pack_options(Sized):
+class nubo_transfer_pack_options(Sized):
     _fields_ = [
         ("struct_size", c_uint32),
         ("codec", c_int),
@@ -386,7 +391,7 @@ class nubo_pack_options(Sized):
         ("target_rate", c_double),
         ("resume", c_int),
         ("sync", c_int),
-        ("progress", nubo_progress_callback),
+        ("progress", nubo_transfer_progress_callback),
         ("progress_user", c_void_p),
         ("exclude", POINTER(c_char_p)),
         ("exclude_count", c_size_t),
@@ -396,26 +401,26 @@ class nubo_pack_options(Sized):
     ]
 
 
-class nubo_unpack_options(Sized):
+class nubo_transfer_unpack_options(Sized):
     _fields_ = [
         ("struct_size", c_uint32),
         ("threads", c_int),
         ("memory_limit", c_uint64),
         ("resume", c_int),
         ("sync", c_int),
-        ("progress", nubo_progress_callback),
+        ("progress", nubo_transfer_progress_callback),
         ("progress_user", c_void_p),
         ("preserve_special_modes", c_int),
         ("key_file", c_char_p),
     ]
 
 
-class nubo_verify_options(Sized):
+class nubo_transfer_verify_options(Sized):
     _fields_ = [
         ("struct_size", c_uint32),
         ("threads", c_int),
         ("memory_limit", c_uint64),
-        ("progress", nubo_progress_callback),
+        ("progress", nubo_transfer_progress_callback),
         ("progress_user", c_void_p),
         ("key_file", c_char_p),
     ]
@@ -431,17 +436,14 @@ class nubo_transfer_summary(Sized):
         ("bytes_stored", c_uint64),
         ("bytes_skipped", c_uint64),
         ("chunks", c_uint64),
-        ("chunks_none", c_uint64),
-        ("chunks_lz4", c_uint64),
-        ("chunks_zstd", c_uint64),
-        ("chunks_zero", c_uint64),
+        ("chunks_by_codec", (c_uint64 * NUBO_CODEC_SLOTS)),
         ("seconds", c_double),
         ("resumed", c_int),
         ("bytes_transferred", c_uint64),
     ]
 
 
-class nubo_archive(Structure):
+class nubo_transfer_archive(Structure):
     """Opaque: used through pointers."""
 
 # nubo_entry_kind (nubo_transfer.h)
@@ -450,7 +452,7 @@ NUBO_ENTRY_DIRECTORY = 1
 NUBO_ENTRY_SYMLINK = 2
 
 
-class nubo_archive_entry_info(Sized):
+class nubo_transfer_archive_entry_info(Sized):
     _fields_ = [
         ("struct_size", c_uint32),
         ("kind", c_int),
@@ -523,10 +525,7 @@ class nubo_net_send_summary(Sized):
         ("bytes_resumed", c_uint64),
         ("wire_bytes", c_uint64),
         ("chunks_sent", c_uint64),
-        ("chunks_none", c_uint64),
-        ("chunks_lz4", c_uint64),
-        ("chunks_zstd", c_uint64),
-        ("chunks_zero", c_uint64),
+        ("chunks_by_codec", (c_uint64 * NUBO_CODEC_SLOTS)),
         ("streams", c_int),
         ("seconds", c_double),
         ("bytes_deduplicated", c_uint64),
@@ -566,13 +565,6 @@ class nubo_net_server_stats_info(Sized):
         ("files", c_uint64),
         ("bytes", c_uint64),
     ]
-
-# nubo_dtype (nubo_parallel.h)
-NUBO_DTYPE_F32 = 0
-NUBO_DTYPE_F16 = 1
-NUBO_DTYPE_BF16 = 2
-NUBO_DTYPE_I32 = 3
-NUBO_DTYPE_I64 = 4
 
 # nubo_reduce_op (nubo_parallel.h)
 NUBO_REDUCE_SUM = 0
@@ -628,7 +620,7 @@ NUBO_TRANSPOSE_NO = 0
 NUBO_TRANSPOSE_YES = 1
 
 
-class nubo_gemm(Sized):
+class nubo_worker_gemm_request(Sized):
     _fields_ = [
         ("struct_size", c_uint32),
         ("trans_a", c_int),
@@ -648,7 +640,7 @@ class nubo_event(Structure):
     """Opaque: used through pointers."""
 
 
-class nubo_native_handles(Sized):
+class nubo_worker_native_info(Sized):
     _fields_ = [
         ("struct_size", c_uint32),
         ("cuda_stream", c_void_p),
@@ -672,7 +664,7 @@ class nubo_s3_copy_options(Sized):
         ("exclude_count", c_size_t),
         ("include", POINTER(c_char_p)),
         ("include_count", c_size_t),
-        ("progress", nubo_progress_callback),
+        ("progress", nubo_transfer_progress_callback),
         ("progress_user", c_void_p),
         ("rate", c_double),
         ("key_file", c_char_p),
@@ -747,7 +739,7 @@ class nubo_train_progress(Sized):
 nubo_train_progress_callback = CFUNCTYPE(c_int, POINTER(nubo_train_progress), c_void_p)
 
 
-class nubo_train_evaluation(Sized):
+class nubo_train_evaluation_info(Sized):
     _fields_ = [
         ("struct_size", c_uint32),
         ("loss", c_double),
@@ -762,22 +754,26 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_last_error": (c_char_p, []),
     "nubo_version": (c_char_p, []),
     "nubo_abi_version": (c_int, []),
-    "nubo_discover_options_init": (c_int, [POINTER(nubo_discover_options), c_size_t]),
-    "nubo_discover": (c_int, [POINTER(nubo_discover_options), POINTER(POINTER(nubo_report))]),
-    "nubo_report_free": (None, [POINTER(nubo_report)]),
-    "nubo_select_request_init": (c_int, [POINTER(nubo_select_request), c_size_t]),
-    "nubo_report_device_count": (c_size_t, [POINTER(nubo_report)]),
-    "nubo_report_device": (c_int, [POINTER(nubo_report), c_size_t, POINTER(nubo_device_info)]),
-    "nubo_report_host": (c_int, [POINTER(nubo_report), POINTER(nubo_host_info)]),
-    "nubo_report_driver": (c_int, [POINTER(nubo_report), POINTER(nubo_driver_info)]),
-    "nubo_report_link": (
-        c_int, [POINTER(nubo_report), c_size_t, c_size_t, POINTER(nubo_link_info)]),
-    "nubo_report_diagnosis_count": (c_size_t, [POINTER(nubo_report)]),
-    "nubo_report_diagnosis": (
-        c_int, [POINTER(nubo_report), c_size_t, POINTER(nubo_diagnosis_info)]),
-    "nubo_report_json": (c_int, [POINTER(nubo_report), c_void_p, c_size_t, POINTER(c_size_t)]),
-    "nubo_report_select": (
-        c_int, [POINTER(nubo_report), POINTER(nubo_select_request), POINTER(c_size_t), c_size_t, POINTER(c_size_t)]),
+    "nubo_device_discover_options_init": (
+        c_int, [POINTER(nubo_device_discover_options), c_size_t]),
+    "nubo_device_discover": (
+        c_int, [POINTER(nubo_device_discover_options), POINTER(POINTER(nubo_device_report))]),
+    "nubo_device_report_free": (None, [POINTER(nubo_device_report)]),
+    "nubo_device_select_request_init": (c_int, [POINTER(nubo_device_select_request), c_size_t]),
+    "nubo_device_report_device_count": (c_size_t, [POINTER(nubo_device_report)]),
+    "nubo_device_report_device": (
+        c_int, [POINTER(nubo_device_report), c_size_t, POINTER(nubo_device_info)]),
+    "nubo_device_report_host": (c_int, [POINTER(nubo_device_report), POINTER(nubo_host_info)]),
+    "nubo_device_report_driver": (c_int, [POINTER(nubo_device_report), POINTER(nubo_driver_info)]),
+    "nubo_device_report_link": (
+        c_int, [POINTER(nubo_device_report), c_size_t, c_size_t, POINTER(nubo_link_info)]),
+    "nubo_device_report_diagnosis_count": (c_size_t, [POINTER(nubo_device_report)]),
+    "nubo_device_report_diagnosis": (
+        c_int, [POINTER(nubo_device_report), c_size_t, POINTER(nubo_diagnosis_info)]),
+    "nubo_device_report_json": (
+        c_int, [POINTER(nubo_device_report), c_void_p, c_size_t, POINTER(c_size_t)]),
+    "nubo_device_report_select": (
+        c_int, [POINTER(nubo_device_report), POINTER(nubo_device_select_request), POINTER(c_size_t), c_size_t, POINTER(c_size_t)]),
     "nubo_cost_catalog_builtin": (c_int, [POINTER(POINTER(nubo_cost_catalog))]),
     "nubo_cost_catalog_load": (c_int, [POINTER(nubo_cost_catalog), c_char_p, c_int]),
     "nubo_cost_catalog_set_reserved_discounts": (
@@ -825,24 +821,28 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_interruption_watcher_cloud": (
         c_int, [POINTER(nubo_interruption_watcher), c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_transfer_keygen": (c_int, [c_char_p]),
-    "nubo_pack_options_init": (c_int, [POINTER(nubo_pack_options), c_size_t]),
-    "nubo_unpack_options_init": (c_int, [POINTER(nubo_unpack_options), c_size_t]),
-    "nubo_verify_options_init": (c_int, [POINTER(nubo_verify_options), c_size_t]),
-    "nubo_pack": (
-        c_int, [POINTER(c_char_p), c_size_t, c_char_p, POINTER(nubo_pack_options), POINTER(nubo_transfer_summary)]),
-    "nubo_unpack": (
-        c_int, [c_char_p, c_char_p, POINTER(nubo_unpack_options), POINTER(nubo_transfer_summary)]),
-    "nubo_verify": (
-        c_int, [c_char_p, POINTER(nubo_verify_options), POINTER(nubo_transfer_summary)]),
-    "nubo_archive_open": (c_int, [c_char_p, POINTER(POINTER(nubo_archive))]),
-    "nubo_archive_open_with_key": (c_int, [c_char_p, c_char_p, POINTER(POINTER(nubo_archive))]),
-    "nubo_archive_free": (None, [POINTER(nubo_archive)]),
-    "nubo_archive_entry_count": (c_size_t, [POINTER(nubo_archive)]),
-    "nubo_archive_entry": (
-        c_int, [POINTER(nubo_archive), c_size_t, POINTER(nubo_archive_entry_info)]),
-    "nubo_archive_find": (c_int, [POINTER(nubo_archive), c_char_p, POINTER(c_size_t)]),
-    "nubo_archive_read": (
-        c_int, [POINTER(nubo_archive), c_char_p, c_uint64, c_void_p, c_size_t, POINTER(c_size_t)]),
+    "nubo_transfer_pack_options_init": (c_int, [POINTER(nubo_transfer_pack_options), c_size_t]),
+    "nubo_transfer_unpack_options_init": (
+        c_int, [POINTER(nubo_transfer_unpack_options), c_size_t]),
+    "nubo_transfer_verify_options_init": (
+        c_int, [POINTER(nubo_transfer_verify_options), c_size_t]),
+    "nubo_transfer_pack": (
+        c_int, [POINTER(c_char_p), c_size_t, c_char_p, POINTER(nubo_transfer_pack_options), POINTER(nubo_transfer_summary)]),
+    "nubo_transfer_unpack": (
+        c_int, [c_char_p, c_char_p, POINTER(nubo_transfer_unpack_options), POINTER(nubo_transfer_summary)]),
+    "nubo_transfer_verify": (
+        c_int, [c_char_p, POINTER(nubo_transfer_verify_options), POINTER(nubo_transfer_summary)]),
+    "nubo_transfer_archive_open": (c_int, [c_char_p, POINTER(POINTER(nubo_transfer_archive))]),
+    "nubo_transfer_archive_open_with_key": (
+        c_int, [c_char_p, c_char_p, POINTER(POINTER(nubo_transfer_archive))]),
+    "nubo_transfer_archive_free": (None, [POINTER(nubo_transfer_archive)]),
+    "nubo_transfer_archive_entry_count": (c_size_t, [POINTER(nubo_transfer_archive)]),
+    "nubo_transfer_archive_entry": (
+        c_int, [POINTER(nubo_transfer_archive), c_size_t, POINTER(nubo_transfer_archive_entry_info)]),
+    "nubo_transfer_archive_find": (
+        c_int, [POINTER(nubo_transfer_archive), c_char_p, POINTER(c_size_t)]),
+    "nubo_transfer_archive_read": (
+        c_int, [POINTER(nubo_transfer_archive), c_char_p, c_uint64, c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_net_send_options_init": (c_int, [POINTER(nubo_net_send_options), c_size_t]),
     "nubo_net_send": (
         c_int, [POINTER(c_char_p), c_size_t, c_char_p, POINTER(nubo_net_send_options), POINTER(nubo_net_send_summary)]),
@@ -856,7 +856,7 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_net_server_free": (None, [POINTER(nubo_net_server)]),
     "nubo_team_options_init": (c_int, [POINTER(nubo_team_options), c_size_t]),
     "nubo_team_create": (
-        c_int, [POINTER(nubo_report), POINTER(c_size_t), c_size_t, POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
+        c_int, [POINTER(nubo_device_report), POINTER(c_size_t), c_size_t, POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
     "nubo_team_create_host": (
         c_int, [c_size_t, POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
     "nubo_team_from_env": (c_int, [POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
@@ -877,21 +877,22 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_buffer_dtype": (c_int, [POINTER(nubo_buffer), POINTER(c_int)]),
     "nubo_buffer_write": (c_int, [POINTER(nubo_buffer), c_void_p, c_size_t, c_size_t]),
     "nubo_buffer_read": (c_int, [POINTER(nubo_buffer), c_void_p, c_size_t, c_size_t]),
-    "nubo_all_reduce": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int]),
-    "nubo_broadcast": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int]),
-    "nubo_all_gather": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer)]),
-    "nubo_reduce_scatter": (
+    "nubo_worker_all_reduce": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int]),
+    "nubo_worker_broadcast": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int]),
+    "nubo_worker_all_gather": (
+        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer)]),
+    "nubo_worker_reduce_scatter": (
         c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer), c_int]),
-    "nubo_barrier": (c_int, [POINTER(nubo_worker)]),
-    "nubo_all_reduce_async": (
+    "nubo_worker_barrier": (c_int, [POINTER(nubo_worker)]),
+    "nubo_worker_all_reduce_async": (
         c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int, POINTER(POINTER(nubo_pending))]),
-    "nubo_broadcast_async": (
+    "nubo_worker_broadcast_async": (
         c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int, POINTER(POINTER(nubo_pending))]),
-    "nubo_all_gather_async": (
+    "nubo_worker_all_gather_async": (
         c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer), POINTER(POINTER(nubo_pending))]),
-    "nubo_reduce_scatter_async": (
+    "nubo_worker_reduce_scatter_async": (
         c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer), c_int, POINTER(POINTER(nubo_pending))]),
-    "nubo_barrier_async": (c_int, [POINTER(nubo_worker), POINTER(POINTER(nubo_pending))]),
+    "nubo_worker_barrier_async": (c_int, [POINTER(nubo_worker), POINTER(POINTER(nubo_pending))]),
     "nubo_pending_wait": (c_int, [POINTER(nubo_pending)]),
     "nubo_pending_done": (c_int, [POINTER(nubo_pending)]),
     "nubo_pending_free": (None, [POINTER(nubo_pending)]),
@@ -904,15 +905,15 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_buffer_to_dlpack": (c_int, [POINTER(nubo_buffer), POINTER(c_void_p)]),
     "nubo_buffer_from_dlpack": (
         c_int, [POINTER(nubo_worker), c_void_p, POINTER(POINTER(nubo_buffer))]),
-    "nubo_gemm_init": (c_int, [POINTER(nubo_gemm), c_size_t]),
+    "nubo_worker_gemm_request_init": (c_int, [POINTER(nubo_worker_gemm_request), c_size_t]),
     "nubo_worker_gemm": (
-        c_int, [POINTER(nubo_worker), POINTER(nubo_gemm), POINTER(nubo_buffer), POINTER(nubo_buffer), POINTER(nubo_buffer)]),
+        c_int, [POINTER(nubo_worker), POINTER(nubo_worker_gemm_request), POINTER(nubo_buffer), POINTER(nubo_buffer), POINTER(nubo_buffer)]),
     "nubo_worker_fill": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_double]),
     "nubo_worker_scale": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_float]),
     "nubo_worker_axpy": (
         c_int, [POINTER(nubo_worker), c_float, POINTER(nubo_buffer), POINTER(nubo_buffer)]),
     "nubo_worker_synchronize": (c_int, [POINTER(nubo_worker)]),
-    "nubo_worker_native": (c_int, [POINTER(nubo_worker), POINTER(nubo_native_handles)]),
+    "nubo_worker_native": (c_int, [POINTER(nubo_worker), POINTER(nubo_worker_native_info)]),
     "nubo_worker_use_stream": (c_int, [POINTER(nubo_worker), c_void_p]),
     "nubo_worker_use_own_stream": (c_int, [POINTER(nubo_worker)]),
     "nubo_worker_record_event": (c_int, [POINTER(nubo_worker), POINTER(POINTER(nubo_event))]),
@@ -929,7 +930,7 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_trainer_create": (c_int, [POINTER(nubo_train_options), POINTER(POINTER(nubo_trainer))]),
     "nubo_trainer_free": (None, [POINTER(nubo_trainer)]),
     "nubo_trainer_fit": (c_int, [POINTER(nubo_trainer), nubo_train_progress_callback, c_void_p]),
-    "nubo_trainer_evaluate": (c_int, [POINTER(nubo_trainer), POINTER(nubo_train_evaluation)]),
+    "nubo_trainer_evaluate": (c_int, [POINTER(nubo_trainer), POINTER(nubo_train_evaluation_info)]),
     "nubo_trainer_save": (c_int, [POINTER(nubo_trainer), c_char_p]),
     "nubo_trainer_load": (c_int, [POINTER(nubo_trainer), c_char_p]),
     "nubo_trainer_request_stop": (None, [POINTER(nubo_trainer)]),
@@ -943,4 +944,6 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_units_parse_duration": (c_int, [c_char_p, c_char_p, POINTER(c_double)]),
     "nubo_units_format_bytes": (c_int, [c_double, c_int, c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_units_format_duration": (c_int, [c_double, c_void_p, c_size_t, POINTER(c_size_t)]),
+    "nubo_units_parse_dtype": (c_int, [c_char_p, POINTER(c_int)]),
+    "nubo_units_dtype_name": (c_char_p, [c_int]),
 }

@@ -16,7 +16,7 @@ from ctypes import POINTER, c_size_t
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from ._abi import FUNCTIONS, NUBO_ABI_VERSION, nubo_report
+from ._abi import FUNCTIONS, NUBO_ABI_VERSION, nubo_device_report
 from .errors import NuboError, Status
 
 # NUBO_ABI_VERSION of the headers _abi.py was generated from. A library with another ABI version
@@ -24,7 +24,7 @@ from .errors import NuboError, Status
 # corruption.
 ABI_VERSION = NUBO_ABI_VERSION
 
-ReportPtr = POINTER(nubo_report)
+ReportPtr = POINTER(nubo_device_report)
 
 # ---- Loading -----------------------------------------------------------------------------
 
@@ -151,8 +151,8 @@ def text(value: Optional[bytes]) -> str:
 
 
 def read_text(function: Any, *args: Any) -> str:
-    """Text from an entry point that writes it into the caller's buffer (nubo_report_json and
-    the like). Asking with no buffer is how the C API tells the size: it answers
+    """Text from an entry point that writes it into the caller's buffer (nubo_device_report_json
+    and the like). Asking with no buffer is how the C API tells the size: it answers
     INVALID_ARGUMENT with `needed` set; any other outcome is a real error."""
     needed = c_size_t()
     status = function(*args, None, 0, ctypes.byref(needed))

@@ -28,6 +28,7 @@ from ._abi import (nubo_cost_catalog, nubo_cost_checkpoint_info, nubo_cost_estim
 from ._enum import OpenIntEnum
 from ._lib import text
 from .errors import NuboError, Status
+from .units import DType
 
 StrPath = Union[str, "os.PathLike[str]"]
 Seconds = Union[float, int, str]  # 3600, or "1h", "90m", "2d"
@@ -40,15 +41,6 @@ class Pricing(OpenIntEnum):
     SPOT = 1
     RESERVED_1Y = 2
     RESERVED_3Y = 3
-
-
-class Dtype(OpenIntEnum):
-    """nubo_cost_dtype: the number format a workload computes in."""
-
-    FP32 = 0
-    TF32 = 1
-    FP16 = 2
-    BF16 = 3
 
 
 _PRICING_NAMES = {"on-demand": Pricing.ON_DEMAND, "spot": Pricing.SPOT,
@@ -86,16 +78,6 @@ def _pricing(value: Union[str, int, Pricing]) -> Pricing:
             raise NuboError(Status.INVALID_ARGUMENT, f"unknown pricing {value!r}: use "
                             "on-demand, spot, reserved-1y or reserved-3y") from None
     return Pricing(value)
-
-
-def _dtype(value: Union[str, int, Dtype]) -> Dtype:
-    if isinstance(value, str):
-        try:
-            return Dtype[value.upper()]
-        except KeyError:
-            raise NuboError(Status.INVALID_ARGUMENT,
-                            f"unknown dtype {value!r}: use fp32, tf32, fp16 or bf16") from None
-    return Dtype(value)
 
 
 # ---- Results ----------------------------------------------------------------------------
@@ -194,7 +176,7 @@ class OwnResult:
     own_cost: float
     cloud_cost: float
     cloud_saving: float
-    utilisation_for_70: float
+    utilisation_for_70_percent_saving: float
 
 
 @dataclass
@@ -207,7 +189,7 @@ class Workload:
     samples: float = 0
     epochs: float = 1
     global_batch: float = 0
-    dtype: Union[str, Dtype] = Dtype.BF16
+    dtype: Union[str, DType] = DType.BF16
     mfu: float = 0.4
     profile: Optional[StrPath] = None
     parameter_bytes: float = 0
@@ -231,7 +213,7 @@ class Workload:
                      "compression_ratio", "checkpoint_bytes", "checkpoint_write_mbps",
                      "overlap", "egress_bytes", "storage_months_after"):
             setattr(w, name, float(getattr(self, name)))
-        w.dtype = int(_dtype(self.dtype))
+        w.dtype = int(units.parse_dtype(self.dtype, "workload dtype"))
         w.checkpoint_interval_s = seconds(self.checkpoint_interval, "checkpoint_interval")
         if self.profile is not None:
             w.profile_path = os.fsencode(self.profile)
@@ -453,7 +435,7 @@ def rent_vs_own(hardware_price: float, power_kw: float, cloud_hourly: float, *,
     info = nubo_cost_own_info()
     _lib.check(c.nubo_cost_rent_vs_own(ctypes.byref(r), ctypes.byref(info)))
     return OwnResult(info.break_even_utilisation, info.own_cost, info.cloud_cost,
-                     info.cloud_saving, info.utilisation_for_70)
+                     info.cloud_saving, info.utilisation_for_70_percent_saving)
 
 
 def totals_by_tag(estimates: Iterable[Estimate], key: str) -> dict[str, float]:

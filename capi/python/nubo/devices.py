@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from . import _lib
-from ._abi import (nubo_device_info, nubo_diagnosis_info, nubo_discover_options, nubo_driver_info,
-                   nubo_host_info, nubo_link_info, nubo_select_request)
+from ._abi import (nubo_device_discover_options, nubo_device_info, nubo_device_select_request,
+                   nubo_diagnosis_info, nubo_driver_info, nubo_host_info, nubo_link_info)
 from ._enum import OpenIntEnum
 from ._lib import text
 from .errors import NuboError, Status
@@ -179,31 +179,31 @@ class DeviceReport:
     diagnoses: list[Diagnosis]
 
     def __init__(self, handle: _lib.ReportPtr) -> None:
-        """Takes ownership of a nubo_report handle; use nubo.discover() to make one."""
+        """Takes ownership of a nubo_device_report handle; use nubo.discover() to make one."""
         c = _lib.lib()
         self._handle = handle
         # finalize (unlike __del__) runs exactly once, also at exit, and also when the copying
         # below raises half-way.
-        self._free = weakref.finalize(self, c.nubo_report_free, handle)
+        self._free = weakref.finalize(self, c.nubo_device_report_free, handle)
 
         host = nubo_host_info()
-        _lib.check(c.nubo_report_host(handle, ctypes.byref(host)))
+        _lib.check(c.nubo_device_report_host(handle, ctypes.byref(host)))
         self.host = HostCpu(model=text(host.model), logical_cores=host.logical_cores,
                             physical_cores=host.physical_cores, sockets=host.sockets,
                             numa_nodes=host.numa_nodes, memory_total=host.memory_total,
                             memory_available=host.memory_available, blas=text(host.blas))
 
         driver = nubo_driver_info()
-        _lib.check(c.nubo_report_driver(handle, ctypes.byref(driver)))
+        _lib.check(c.nubo_device_report_driver(handle, ctypes.byref(driver)))
         self.driver = DriverInfo(loaded=bool(driver.loaded),
                                  driver_version=driver.driver_version,
                                  runtime_version=driver.runtime_version,
                                  driver_release=text(driver.driver_release))
 
         self.devices = []
-        for i in range(c.nubo_report_device_count(handle)):
+        for i in range(c.nubo_device_report_device_count(handle)):
             info = nubo_device_info()
-            _lib.check(c.nubo_report_device(handle, i, ctypes.byref(info)))
+            _lib.check(c.nubo_device_report_device(handle, i, ctypes.byref(info)))
             self.devices.append(_device(info))
 
         self.links = []
@@ -211,15 +211,15 @@ class DeviceReport:
             row = []
             for j in range(len(self.devices)):
                 link = nubo_link_info()
-                _lib.check(c.nubo_report_link(handle, i, j, ctypes.byref(link)))
+                _lib.check(c.nubo_device_report_link(handle, i, j, ctypes.byref(link)))
                 row.append(Link(kind=LinkKind(link.kind), nvlinks=link.nvlinks,
                                 peer_access=bool(link.peer_access), name=text(link.name)))
             self.links.append(row)
 
         self.diagnoses = []
-        for i in range(c.nubo_report_diagnosis_count(handle)):
+        for i in range(c.nubo_device_report_diagnosis_count(handle)):
             diagnosis = nubo_diagnosis_info()
-            _lib.check(c.nubo_report_diagnosis(handle, i, ctypes.byref(diagnosis)))
+            _lib.check(c.nubo_device_report_diagnosis(handle, i, ctypes.byref(diagnosis)))
             self.diagnoses.append(Diagnosis(code=text(diagnosis.code),
                                             severity=Severity(diagnosis.severity),
                                             message=text(diagnosis.message),
@@ -255,8 +255,9 @@ class DeviceReport:
         qualifies.
         """
         c = _lib.lib()
-        request = nubo_select_request()
-        _lib.check(c.nubo_select_request_init(ctypes.byref(request), ctypes.sizeof(request)))
+        request = nubo_device_select_request()
+        _lib.check(c.nubo_device_select_request_init(ctypes.byref(request),
+                                                     ctypes.sizeof(request)))
         request.count = _c_int("count", count)
         request.min_memory = _c_int("min_memory", min_memory, unsigned_bits=64)
         major, minor = min_cc
@@ -264,16 +265,16 @@ class DeviceReport:
         request.min_cc_minor = _c_int("min_cc minor", minor)
 
         capacity = len(self.devices)  # a group never holds more than every device, so the
-        # "call again with a larger capacity" answer of nubo_report_select cannot happen.
+        # "call again with a larger capacity" answer of nubo_device_report_select cannot happen.
         indices = (ctypes.c_size_t * max(capacity, 1))()
         chosen = ctypes.c_size_t()
-        _lib.check(c.nubo_report_select(self._handle, ctypes.byref(request), indices, capacity,
-                                        ctypes.byref(chosen)))
+        _lib.check(c.nubo_device_report_select(self._handle, ctypes.byref(request), indices,
+                                               capacity, ctypes.byref(chosen)))
         return [self.devices[i] for i in indices[:chosen.value]]
 
     def to_json(self) -> str:
         """The whole report as JSON (schema: docs/device-report.schema.json in nubo)."""
-        return _lib.read_text(_lib.lib().nubo_report_json, self._handle)
+        return _lib.read_text(_lib.lib().nubo_device_report_json, self._handle)
 
 
 def discover(sim_devices: Optional[str] = None, sim_topology_file: Optional[StrPath] = None,
@@ -291,9 +292,9 @@ def discover(sim_devices: Optional[str] = None, sim_topology_file: Optional[StrP
     problem of the machine (no driver, no GPU, ...) is a diagnosis in the report instead.
     """
     c = _lib.lib()
-    options = nubo_discover_options()
+    options = nubo_device_discover_options()
     # The size tells nubo how much of the struct this package knows; it writes no more.
-    _lib.check(c.nubo_discover_options_init(ctypes.byref(options), ctypes.sizeof(options)))
+    _lib.check(c.nubo_device_discover_options_init(ctypes.byref(options), ctypes.sizeof(options)))
     # Assigning bytes to a c_char_p field keeps them alive as long as `options`.
     if sim_devices is not None:
         options.sim_devices = sim_devices.encode("utf-8")
@@ -304,5 +305,5 @@ def discover(sim_devices: Optional[str] = None, sim_topology_file: Optional[StrP
         options.cuda_plugin_path = os.fsencode(cuda_plugin_path)
 
     handle = _lib.ReportPtr()
-    _lib.check(c.nubo_discover(ctypes.byref(options), ctypes.byref(handle)))
+    _lib.check(c.nubo_device_discover(ctypes.byref(options), ctypes.byref(handle)))
     return DeviceReport(handle)

@@ -27,7 +27,7 @@ from ._abi import (nubo_net_progress, nubo_net_progress_callback, nubo_net_send_
 from ._lib import text
 from ._progress import ProgressCall
 from .errors import NuboError, Status
-from .transfer import Codec, _codec, _patterns
+from .transfer import Codec, _codec, _patterns, chunk_counts
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -76,10 +76,7 @@ class SendSummary:
     bytes_resumed: int  # chunks an interrupted attempt had verified
     wire_bytes: int
     chunks_sent: int
-    chunks_none: int
-    chunks_lz4: int
-    chunks_zstd: int
-    chunks_zero: int
+    chunks_by_codec: dict[Codec, int]  # of chunks_sent, how each was stored
     streams: int
     seconds: float
     bytes_deduplicated: int  # of bytes_sent: copies of identical small files sent before
@@ -175,9 +172,8 @@ def send(sources: Union[StrPath, Iterable[StrPath]], destination: str, *,
     return SendSummary(files=s.files, directories=s.directories, symlinks=s.symlinks,
                        bytes=s.bytes, bytes_sent=s.bytes_sent, bytes_skipped=s.bytes_skipped,
                        bytes_resumed=s.bytes_resumed, wire_bytes=s.wire_bytes,
-                       chunks_sent=s.chunks_sent, chunks_none=s.chunks_none,
-                       chunks_lz4=s.chunks_lz4, chunks_zstd=s.chunks_zstd,
-                       chunks_zero=s.chunks_zero, streams=s.streams, seconds=s.seconds,
+                       chunks_sent=s.chunks_sent, chunks_by_codec=chunk_counts(s.chunks_by_codec),
+                       streams=s.streams, seconds=s.seconds,
                        bytes_deduplicated=s.bytes_deduplicated)
 
 

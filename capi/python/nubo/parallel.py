@@ -26,23 +26,15 @@ from ctypes import POINTER, c_int, c_size_t, c_void_p
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
-from . import _lib, dlpack
-from ._abi import (nubo_buffer, nubo_event, nubo_gemm, nubo_native_handles, nubo_pending, nubo_team,
-                   nubo_team_options, nubo_worker, nubo_worker_fn, nubo_worker_info)
+from . import _lib, dlpack, units
+from ._abi import (nubo_buffer, nubo_event, nubo_pending, nubo_team, nubo_team_options,
+                   nubo_worker, nubo_worker_fn, nubo_worker_gemm_request, nubo_worker_info,
+                   nubo_worker_native_info)
 from ._enum import OpenIntEnum
 from ._lib import text
 from .devices import Backend, DeviceReport
 from .errors import NuboError, Status
-
-
-class DType(OpenIntEnum):
-    """nubo_dtype: the element type of a buffer."""
-
-    F32 = 0
-    F16 = 1
-    BF16 = 2
-    I32 = 3
-    I64 = 4
+from .units import DType
 
 
 class ReduceOp(OpenIntEnum):
@@ -75,13 +67,11 @@ _SIZES = {DType.F32: 4, DType.F16: 2, DType.BF16: 2, DType.I32: 4, DType.I64: 8}
 
 
 def _dtype(value: DTypeLike) -> DType:
-    if isinstance(value, str):
-        try:
-            return DType[value.upper()]
-        except KeyError:
-            raise NuboError(Status.INVALID_ARGUMENT, f"dtype {value!r} is not one of f32, f16, "
-                            "bf16, i32, i64") from None
-    return DType(value)
+    dtype = units.parse_dtype(value)
+    if dtype not in _SIZES:
+        raise NuboError(Status.INVALID_ARGUMENT, f"dtype {value!r} is not an element type a "
+                        "buffer holds: use f32, f16, bf16, i32 or i64")
+    return dtype
 
 
 def _op(value: OpLike) -> ReduceOp:
@@ -441,8 +431,8 @@ class Worker:
         if m is None or n is None or k is None:
             raise NuboError(Status.INVALID_ARGUMENT, "gemm: pass m, n and k (they come from "
                             "the shapes of 2-D arrays only)")
-        g = nubo_gemm()
-        _lib.check(_lib.lib().nubo_gemm_init(ctypes.byref(g), ctypes.sizeof(g)))
+        g = nubo_worker_gemm_request()
+        _lib.check(_lib.lib().nubo_worker_gemm_request_init(ctypes.byref(g), ctypes.sizeof(g)))
         g.trans_a, g.trans_b = int(trans_a), int(trans_b)
         g.m, g.n, g.k = m, n, k
         g.alpha, g.beta = alpha, beta
@@ -475,7 +465,7 @@ class Worker:
 
     def native(self) -> NativeHandles:
         """The CUDA stream, cuBLAS handle and NCCL communicator this worker uses."""
-        h = nubo_native_handles()
+        h = nubo_worker_native_info()
         _lib.check(_lib.lib().nubo_worker_native(self._handle, ctypes.byref(h)))
         return NativeHandles(h.cuda_stream, h.cublas_handle, h.nccl_comm, h.device_ordinal)
 
@@ -507,22 +497,23 @@ class Worker:
 
     def all_reduce(self, buf: Any, op: OpLike = "sum") -> None:
         o, c_lib = int(_op(op)), _lib.lib()
-        self._call(lambda h: c_lib.nubo_all_reduce(self._handle, h, o), buf)
+        self._call(lambda h: c_lib.nubo_worker_all_reduce(self._handle, h, o), buf)
 
     def broadcast(self, buf: Any, root: int = 0) -> None:
         c_lib = _lib.lib()
-        self._call(lambda h: c_lib.nubo_broadcast(self._handle, h, root), buf)
+        self._call(lambda h: c_lib.nubo_worker_broadcast(self._handle, h, root), buf)
 
     def all_gather(self, inp: Any, out: Any) -> None:
         c_lib = _lib.lib()
-        self._call(lambda hi, ho: c_lib.nubo_all_gather(self._handle, hi, ho), inp, out)
+        self._call(lambda hi, ho: c_lib.nubo_worker_all_gather(self._handle, hi, ho), inp, out)
 
     def reduce_scatter(self, inp: Any, out: Any, op: OpLike = "sum") -> None:
         o, c_lib = int(_op(op)), _lib.lib()
-        self._call(lambda hi, ho: c_lib.nubo_reduce_scatter(self._handle, hi, ho, o), inp, out)
+        self._call(lambda hi, ho: c_lib.nubo_worker_reduce_scatter(self._handle, hi, ho, o),
+                   inp, out)
 
     def barrier(self) -> None:
-        _lib.check(_lib.lib().nubo_barrier(self._handle))
+        _lib.check(_lib.lib().nubo_worker_barrier(self._handle))
 
     def _pending(self, call: Callable[..., int], *objs: Any) -> Pending:
         temporaries: list[Buffer] = []
@@ -538,26 +529,27 @@ class Worker:
 
     def all_reduce_async(self, buf: Any, op: OpLike = "sum") -> Pending:
         o, c_lib = int(_op(op)), _lib.lib()
-        return self._pending(lambda h, p: c_lib.nubo_all_reduce_async(self._handle, h, o, p), buf)
+        return self._pending(
+            lambda h, p: c_lib.nubo_worker_all_reduce_async(self._handle, h, o, p), buf)
 
     def broadcast_async(self, buf: Any, root: int = 0) -> Pending:
         c_lib = _lib.lib()
-        return self._pending(lambda h, p: c_lib.nubo_broadcast_async(self._handle, h, root, p),
-                             buf)
+        return self._pending(
+            lambda h, p: c_lib.nubo_worker_broadcast_async(self._handle, h, root, p), buf)
 
     def all_gather_async(self, inp: Any, out: Any) -> Pending:
         c_lib = _lib.lib()
-        return self._pending(lambda hi, ho, p: c_lib.nubo_all_gather_async(self._handle, hi, ho,
-                                                                           p), inp, out)
+        return self._pending(
+            lambda hi, ho, p: c_lib.nubo_worker_all_gather_async(self._handle, hi, ho, p), inp, out)
 
     def reduce_scatter_async(self, inp: Any, out: Any, op: OpLike = "sum") -> Pending:
         o, c_lib = int(_op(op)), _lib.lib()
-        return self._pending(lambda hi, ho, p: c_lib.nubo_reduce_scatter_async(
+        return self._pending(lambda hi, ho, p: c_lib.nubo_worker_reduce_scatter_async(
             self._handle, hi, ho, o, p), inp, out)
 
     def barrier_async(self) -> Pending:
         c = _lib.lib()
-        return self._pending(lambda p: c.nubo_barrier_async(self._handle, p))
+        return self._pending(lambda p: c.nubo_worker_barrier_async(self._handle, p))
 
 
 def _options(timeout: Optional[float], cpu_bind: bool) -> nubo_team_options:

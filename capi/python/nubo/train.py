@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence, Union
 
 from . import _lib
-from ._abi import (nubo_train_evaluation, nubo_train_options, nubo_train_progress,
+from ._abi import (nubo_train_evaluation_info, nubo_train_options, nubo_train_progress,
                    nubo_train_progress_callback, nubo_trainer)
 from ._enum import OpenIntEnum
 from ._progress import ProgressCall
@@ -156,7 +156,7 @@ class Trainer:
 
     def evaluate(self) -> Evaluation:
         """Loss and accuracy on the test set."""
-        e = nubo_train_evaluation()
+        e = nubo_train_evaluation_info()
         _lib.check(_lib.lib().nubo_trainer_evaluate(self._h(), ctypes.byref(e)))
         return Evaluation(loss=e.loss, accuracy=e.accuracy, samples=e.samples)
 
@@ -204,5 +204,5 @@ class Trainer:
         self.close()
 
 
-__all__ = ["Evaluation", "Optimizer", "TrainProgress", "Trainer", "nubo_train_evaluation",
+__all__ = ["Evaluation", "Optimizer", "TrainProgress", "Trainer", "nubo_train_evaluation_info",
            "nubo_train_options", "nubo_train_progress"]

@@ -18,12 +18,13 @@ import ctypes
 import os
 from ctypes import POINTER, c_char_p, c_size_t
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Optional, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from . import _lib
-from ._abi import (nubo_archive, nubo_archive_entry_info, nubo_pack_options, nubo_progress_callback,
-                   nubo_transfer_progress, nubo_transfer_summary, nubo_unpack_options,
-                   nubo_verify_options)
+from ._abi import (nubo_transfer_archive, nubo_transfer_archive_entry_info,
+                   nubo_transfer_pack_options, nubo_transfer_progress,
+                   nubo_transfer_progress_callback, nubo_transfer_summary,
+                   nubo_transfer_unpack_options, nubo_transfer_verify_options)
 from ._enum import OpenIntEnum
 from ._lib import text
 from ._progress import ProgressCall
@@ -39,6 +40,7 @@ class Codec(OpenIntEnum):
     NONE = 1
     LZ4 = 2
     ZSTD = 3
+    ZERO = 4  # how a chunk of zeros is stored (its length alone): counted, never chosen
 
 
 class EntryKind(OpenIntEnum):
@@ -51,7 +53,7 @@ class EntryKind(OpenIntEnum):
 
 # ---- Callbacks (the structs are _abi.py's, generated from nubo_transfer.h) ---------------
 
-PROGRESS_CALLBACK = nubo_progress_callback
+PROGRESS_CALLBACK = nubo_transfer_progress_callback
 
 
 def _patterns(patterns: Iterable[str]) -> "tuple[ctypes.Array[c_char_p], int]":
@@ -60,7 +62,7 @@ def _patterns(patterns: Iterable[str]) -> "tuple[ctypes.Array[c_char_p], int]":
     return (c_char_p * max(len(encoded), 1))(*encoded), len(encoded)
 
 
-ArchivePtr = POINTER(nubo_archive)
+ArchivePtr = POINTER(nubo_transfer_archive)
 
 
 # ---- Python side ---------------------------------------------------------------------------
@@ -97,10 +99,7 @@ class Summary:
     bytes_stored: int
     bytes_skipped: int
     chunks: int
-    chunks_none: int
-    chunks_lz4: int
-    chunks_zstd: int
-    chunks_zero: int
+    chunks_by_codec: dict[Codec, int]  # of chunks, how each was stored
     seconds: float
     resumed: bool
     bytes_transferred: int  # over the network: uploaded to, or fetched from, s3://
@@ -144,11 +143,16 @@ _path = _lib.path_bytes
 _optional_path = _lib.optional_path_bytes
 
 
+def chunk_counts(slots: Any) -> dict[Codec, int]:
+    """A C summary's chunks_by_codec (indexed by nubo_codec) as {Codec.ZSTD: n, ...}, with
+    every way a chunk can be stored (not AUTO, a choice)."""
+    return {codec: int(slots[codec]) for codec in Codec if codec != Codec.AUTO}
+
+
 def _summary(s: nubo_transfer_summary) -> Summary:
     return Summary(files=s.files, directories=s.directories, symlinks=s.symlinks, bytes=s.bytes,
                    bytes_stored=s.bytes_stored, bytes_skipped=s.bytes_skipped, chunks=s.chunks,
-                   chunks_none=s.chunks_none, chunks_lz4=s.chunks_lz4,
-                   chunks_zstd=s.chunks_zstd, chunks_zero=s.chunks_zero, seconds=s.seconds,
+                   chunks_by_codec=chunk_counts(s.chunks_by_codec), seconds=s.seconds,
                    resumed=bool(s.resumed), bytes_transferred=s.bytes_transferred)
 
 
@@ -176,8 +180,8 @@ def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
         sources = [sources]  # type: ignore[list-item]
     encoded = [_path(s) for s in sources]  # type: ignore[union-attr]
     lib = _lib.lib()
-    o = nubo_pack_options()
-    _lib.check(lib.nubo_pack_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+    o = nubo_transfer_pack_options()
+    _lib.check(lib.nubo_transfer_pack_options_init(ctypes.byref(o), ctypes.sizeof(o)))
     o.codec, o.level, o.threads = _codec(codec), level, threads
     if chunk_size is not None:
         o.chunk_size = chunk_size
@@ -193,7 +197,8 @@ def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
     array = (c_char_p * max(len(encoded), 1))(*encoded)
     target = _path(archive)
     s = nubo_transfer_summary()
-    call.run(lambda: lib.nubo_pack(array, len(encoded), target, ctypes.byref(o), ctypes.byref(s)))
+    call.run(lambda: lib.nubo_transfer_pack(array, len(encoded), target, ctypes.byref(o),
+                                            ctypes.byref(s)))
     return _summary(s)
 
 
@@ -205,8 +210,8 @@ def unpack(archive: StrPath, directory: StrPath, *, threads: int = 0,
     sticky bits are dropped unless preserve_special_modes. key_file: an encrypted archive's
     key."""
     lib = _lib.lib()
-    o = nubo_unpack_options()
-    _lib.check(lib.nubo_unpack_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+    o = nubo_transfer_unpack_options()
+    _lib.check(lib.nubo_transfer_unpack_options_init(ctypes.byref(o), ctypes.sizeof(o)))
     o.threads, o.resume, o.sync = threads, int(resume), int(sync)
     o.preserve_special_modes = int(preserve_special_modes)
     o.key_file = _optional_path(key_file)
@@ -216,7 +221,7 @@ def unpack(archive: StrPath, directory: StrPath, *, threads: int = 0,
     o.progress = call.c
     source, target = _path(archive), _path(directory)
     s = nubo_transfer_summary()
-    call.run(lambda: lib.nubo_unpack(source, target, ctypes.byref(o), ctypes.byref(s)))
+    call.run(lambda: lib.nubo_transfer_unpack(source, target, ctypes.byref(o), ctypes.byref(s)))
     return _summary(s)
 
 
@@ -225,8 +230,8 @@ def verify(archive: StrPath, *, threads: int = 0, memory_limit: Optional[int] = 
     """Checks every checksum of `archive`; raises NuboError (CORRUPT) naming the fault.
     key_file: an encrypted archive's key."""
     lib = _lib.lib()
-    o = nubo_verify_options()
-    _lib.check(lib.nubo_verify_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+    o = nubo_transfer_verify_options()
+    _lib.check(lib.nubo_transfer_verify_options_init(ctypes.byref(o), ctypes.sizeof(o)))
     o.threads = threads
     o.key_file = _optional_path(key_file)
     if memory_limit is not None:
@@ -235,7 +240,7 @@ def verify(archive: StrPath, *, threads: int = 0, memory_limit: Optional[int] = 
     o.progress = call.c
     s = nubo_transfer_summary()
     source = _path(archive)
-    call.run(lambda: lib.nubo_verify(source, ctypes.byref(o), ctypes.byref(s)))
+    call.run(lambda: lib.nubo_transfer_verify(source, ctypes.byref(o), ctypes.byref(s)))
     return _summary(s)
 
 
@@ -245,15 +250,16 @@ class Archive:
     def __init__(self, path: StrPath, key_file: Optional[StrPath] = None) -> None:
         self._lib = _lib.lib()
         handle = ArchivePtr()
-        _lib.check(self._lib.nubo_archive_open_with_key(_path(path), _optional_path(key_file),
-                                                        ctypes.byref(handle)))
-        self._handle: Optional["ctypes._Pointer[nubo_archive]"] = handle
-        self.entries = [self._entry(i) for i in range(self._lib.nubo_archive_entry_count(handle))]
+        _lib.check(self._lib.nubo_transfer_archive_open_with_key(
+            _path(path), _optional_path(key_file), ctypes.byref(handle)))
+        self._handle: Optional["ctypes._Pointer[nubo_transfer_archive]"] = handle
+        count = self._lib.nubo_transfer_archive_entry_count(handle)
+        self.entries = [self._entry(i) for i in range(count)]
         self._by_path = {e.path: e for e in self.entries}
 
     def _entry(self, i: int) -> Entry:
-        info = nubo_archive_entry_info()
-        _lib.check(self._lib.nubo_archive_entry(self._handle, i, ctypes.byref(info)))
+        info = nubo_transfer_archive_entry_info()
+        _lib.check(self._lib.nubo_transfer_archive_entry(self._handle, i, ctypes.byref(info)))
         return Entry(path=text(info.path), kind=EntryKind(info.kind), size=info.size,
                      mode=info.mode, mtime_ns=info.mtime_ns, link_target=text(info.link_target),
                      hash=text(info.hash), stored_size=info.stored_size, chunks=info.chunks)
@@ -269,7 +275,7 @@ class Archive:
 
     def close(self) -> None:
         if getattr(self, "_handle", None) is not None:
-            self._lib.nubo_archive_free(self._handle)
+            self._lib.nubo_transfer_archive_free(self._handle)
             self._handle = None
 
     def __iter__(self) -> Iterator[Entry]:
@@ -293,8 +299,8 @@ class Archive:
         n = available if size is None else min(size, available)
         buf = ctypes.create_string_buffer(max(n, 1))
         got = c_size_t(0)
-        _lib.check(self._lib.nubo_archive_read(self._handle, path.encode(), offset, buf, n,
-                                               ctypes.byref(got)))
+        _lib.check(self._lib.nubo_transfer_archive_read(self._handle, path.encode(), offset, buf,
+                                                        n, ctypes.byref(got)))
         return buf.raw[:got.value]
 
 

@@ -14,9 +14,36 @@ number is bytes, or seconds. Anything else raises NuboError (also a ValueError) 
 from __future__ import annotations
 
 import ctypes
-from ctypes import c_double, c_uint64
+from ctypes import c_double, c_int, c_uint64
+from typing import Union
 
 from . import _lib
+from ._enum import OpenIntEnum
+
+
+class DType(OpenIntEnum):
+    """nubo_dtype, the one element type of the ABI: buffers hold F32 to I64; TF32 is F32
+    storage multiplied in TensorFloat-32, a compute precision the cost model prices."""
+
+    F32 = 0
+    F16 = 1
+    BF16 = 2
+    I32 = 3
+    I64 = 4
+    TF32 = 5
+
+    def __str__(self) -> str:
+        return _lib.lib().nubo_units_dtype_name(int(self)).decode()
+
+
+def parse_dtype(value: Union[DType, int, str], what: str = "dtype") -> DType:
+    """A DType from itself, its value, or a name as users of this field spell it ("f32",
+    "fp32", "float32", "half", "bfloat16", "int64", "tf32"; any case), read by the library."""
+    if isinstance(value, str):
+        out = c_int()
+        _lib.check(_lib.lib().nubo_units_parse_dtype(_text(value, what), ctypes.byref(out)))
+        return DType(out.value)
+    return DType(value)
 
 
 def _text(value: str, what: str) -> bytes:

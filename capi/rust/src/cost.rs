@@ -25,7 +25,7 @@ use std::ptr::{self, NonNull};
 
 use crate::{
     c_int_of, c_ptr, c_string, check, ffi, optional_c_string, optional_path, owned, path_string,
-    read_text, Error, Status,
+    read_text, DType, Error, Status,
 };
 
 /// How an instance is paid for (`--pricing`).
@@ -41,52 +41,23 @@ pub enum Pricing {
 impl Pricing {
     fn raw(self) -> ffi::nubo_cost_pricing {
         match self {
-            Pricing::OnDemand => ffi::NUBO_COST_ON_DEMAND,
-            Pricing::Spot => ffi::NUBO_COST_SPOT,
-            Pricing::Reserved1y => ffi::NUBO_COST_RESERVED_1Y,
-            Pricing::Reserved3y => ffi::NUBO_COST_RESERVED_3Y,
+            Pricing::OnDemand => ffi::NUBO_PRICING_ON_DEMAND,
+            Pricing::Spot => ffi::NUBO_PRICING_SPOT,
+            Pricing::Reserved1y => ffi::NUBO_PRICING_RESERVED_1Y,
+            Pricing::Reserved3y => ffi::NUBO_PRICING_RESERVED_3Y,
         }
     }
 
     fn from_raw(raw: ffi::nubo_cost_pricing) -> Result<Pricing, Error> {
         match raw {
-            ffi::NUBO_COST_ON_DEMAND => Ok(Pricing::OnDemand),
-            ffi::NUBO_COST_SPOT => Ok(Pricing::Spot),
-            ffi::NUBO_COST_RESERVED_1Y => Ok(Pricing::Reserved1y),
-            ffi::NUBO_COST_RESERVED_3Y => Ok(Pricing::Reserved3y),
+            ffi::NUBO_PRICING_ON_DEMAND => Ok(Pricing::OnDemand),
+            ffi::NUBO_PRICING_SPOT => Ok(Pricing::Spot),
+            ffi::NUBO_PRICING_RESERVED_1Y => Ok(Pricing::Reserved1y),
+            ffi::NUBO_PRICING_RESERVED_3Y => Ok(Pricing::Reserved3y),
             other => Err(Error::new(
                 Status::Unsupported,
                 format!("the library reports pricing {other}, newer than this crate"),
             )),
-        }
-    }
-}
-
-/// The arithmetic a workload's FLOPs are counted in: it picks the GPU's peak rate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Dtype {
-    Fp32,
-    Tf32,
-    Fp16,
-    Bf16,
-}
-
-impl Dtype {
-    fn raw(self) -> ffi::nubo_cost_dtype {
-        match self {
-            Dtype::Fp32 => ffi::NUBO_COST_FP32,
-            Dtype::Tf32 => ffi::NUBO_COST_TF32,
-            Dtype::Fp16 => ffi::NUBO_COST_FP16,
-            Dtype::Bf16 => ffi::NUBO_COST_BF16,
-        }
-    }
-
-    fn from_raw(raw: ffi::nubo_cost_dtype) -> Dtype {
-        match raw {
-            ffi::NUBO_COST_FP32 => Dtype::Fp32,
-            ffi::NUBO_COST_TF32 => Dtype::Tf32,
-            ffi::NUBO_COST_FP16 => Dtype::Fp16,
-            _ => Dtype::Bf16,
         }
     }
 }
@@ -231,7 +202,9 @@ pub struct Workload {
     pub samples: f64,
     pub epochs: f64,
     pub global_batch: f64,
-    pub dtype: Dtype,
+    /// The arithmetic its FLOPs are counted in: it picks the GPU's peak rate (F32, Tf32, F16
+    /// or Bf16; the model refuses integers).
+    pub dtype: DType,
     /// Model FLOPs utilisation: the fraction of the GPU's peak that the work achieves.
     pub mfu: f64,
     pub profile_path: Option<PathBuf>,
@@ -285,7 +258,7 @@ impl Default for Workload {
             samples: raw.samples,
             epochs: raw.epochs,
             global_batch: raw.global_batch,
-            dtype: Dtype::from_raw(raw.dtype),
+            dtype: DType::from_raw(raw.dtype).unwrap_or(DType::Bf16),
             mfu: raw.mfu,
             profile_path: None,
             profile_json: None,
@@ -753,7 +726,7 @@ pub fn rent_vs_own(request: &OwnRequest) -> Result<OwnComparison, Error> {
         own_cost: out.own_cost,
         cloud_cost: out.cloud_cost,
         cloud_saving: out.cloud_saving,
-        utilisation_for_70_percent_saving: out.utilisation_for_70,
+        utilisation_for_70_percent_saving: out.utilisation_for_70_percent_saving,
     })
 }
 

@@ -15,7 +15,7 @@ use std::marker::{PhantomData, PhantomPinned};
 use std::os::raw::{c_char, c_double, c_float, c_int, c_uint, c_void};
 
 /// `NUBO_ABI_VERSION` of the headers these declarations come from.
-pub const NUBO_ABI_VERSION: c_int = 1;
+pub const NUBO_ABI_VERSION: c_int = 2;
 
 /// Declares `#[repr(C)]` structs that begin with `uint32_t struct_size`, each with a `new()`
 /// that zeroes it (a valid value: integers, doubles and NULL pointers) and sets `struct_size`,
@@ -70,6 +70,14 @@ pub const NUBO_ERR_UNSUPPORTED: nubo_status = 8;
 pub const NUBO_ERR_OUT_OF_MEMORY: nubo_status = 9;
 pub const NUBO_ERR_INTERNAL: nubo_status = 10;
 
+pub type nubo_dtype = c_int;
+pub const NUBO_DTYPE_F32: nubo_dtype = 0;
+pub const NUBO_DTYPE_F16: nubo_dtype = 1;
+pub const NUBO_DTYPE_BF16: nubo_dtype = 2;
+pub const NUBO_DTYPE_I32: nubo_dtype = 3;
+pub const NUBO_DTYPE_I64: nubo_dtype = 4;
+pub const NUBO_DTYPE_TF32: nubo_dtype = 5;
+
 pub type nubo_backend = c_int;
 pub const NUBO_BACKEND_HOST: nubo_backend = 0;
 pub const NUBO_BACKEND_SIM: nubo_backend = 1;
@@ -90,10 +98,10 @@ pub const NUBO_SEVERITY_INFO: nubo_severity = 0;
 pub const NUBO_SEVERITY_WARNING: nubo_severity = 1;
 pub const NUBO_SEVERITY_ERROR: nubo_severity = 2;
 
-opaque!(nubo_report);
+opaque!(nubo_device_report);
 
 sized_structs! {
-    pub struct nubo_discover_options {
+    pub struct nubo_device_discover_options {
         pub struct_size: u32,
         pub sim_devices: *const c_char,
         pub sim_topology_file: *const c_char,
@@ -174,7 +182,7 @@ sized_structs! {
 }
 
 sized_structs! {
-    pub struct nubo_select_request {
+    pub struct nubo_device_select_request {
         pub struct_size: u32,
         pub count: c_int,
         pub min_memory: u64,
@@ -184,16 +192,10 @@ sized_structs! {
 }
 
 pub type nubo_cost_pricing = c_int;
-pub const NUBO_COST_ON_DEMAND: nubo_cost_pricing = 0;
-pub const NUBO_COST_SPOT: nubo_cost_pricing = 1;
-pub const NUBO_COST_RESERVED_1Y: nubo_cost_pricing = 2;
-pub const NUBO_COST_RESERVED_3Y: nubo_cost_pricing = 3;
-
-pub type nubo_cost_dtype = c_int;
-pub const NUBO_COST_FP32: nubo_cost_dtype = 0;
-pub const NUBO_COST_TF32: nubo_cost_dtype = 1;
-pub const NUBO_COST_FP16: nubo_cost_dtype = 2;
-pub const NUBO_COST_BF16: nubo_cost_dtype = 3;
+pub const NUBO_PRICING_ON_DEMAND: nubo_cost_pricing = 0;
+pub const NUBO_PRICING_SPOT: nubo_cost_pricing = 1;
+pub const NUBO_PRICING_RESERVED_1Y: nubo_cost_pricing = 2;
+pub const NUBO_PRICING_RESERVED_3Y: nubo_cost_pricing = 3;
 
 opaque!(nubo_cost_catalog);
 
@@ -230,7 +232,7 @@ sized_structs! {
         pub samples: c_double,
         pub epochs: c_double,
         pub global_batch: c_double,
-        pub dtype: nubo_cost_dtype,
+        pub dtype: nubo_dtype,
         pub mfu: c_double,
         pub profile_path: *const c_char,
         pub profile_json: *const c_char,
@@ -349,7 +351,7 @@ sized_structs! {
         pub own_cost: c_double,
         pub cloud_cost: c_double,
         pub cloud_saving: c_double,
-        pub utilisation_for_70: c_double,
+        pub utilisation_for_70_percent_saving: c_double,
     }
 }
 
@@ -370,11 +372,14 @@ pub type nubo_interruption_callback =
 
 opaque!(nubo_interruption_watcher);
 
+pub const NUBO_CODEC_SLOTS: usize = 8;
+
 pub type nubo_codec = c_int;
 pub const NUBO_CODEC_AUTO: nubo_codec = 0;
 pub const NUBO_CODEC_NONE: nubo_codec = 1;
 pub const NUBO_CODEC_LZ4: nubo_codec = 2;
 pub const NUBO_CODEC_ZSTD: nubo_codec = 3;
+pub const NUBO_CODEC_ZERO: nubo_codec = 4;
 
 sized_structs! {
     pub struct nubo_transfer_progress {
@@ -392,12 +397,12 @@ sized_structs! {
     }
 }
 
-pub type nubo_progress_callback = Option<
+pub type nubo_transfer_progress_callback = Option<
     unsafe extern "C" fn(progress: *const nubo_transfer_progress, user: *mut c_void) -> c_int,
 >;
 
 sized_structs! {
-    pub struct nubo_pack_options {
+    pub struct nubo_transfer_pack_options {
         pub struct_size: u32,
         pub codec: nubo_codec,
         pub level: c_int,
@@ -407,7 +412,7 @@ sized_structs! {
         pub target_rate: c_double,
         pub resume: c_int,
         pub sync: c_int,
-        pub progress: nubo_progress_callback,
+        pub progress: nubo_transfer_progress_callback,
         pub progress_user: *mut c_void,
         pub exclude: *const *const c_char,
         pub exclude_count: usize,
@@ -418,13 +423,13 @@ sized_structs! {
 }
 
 sized_structs! {
-    pub struct nubo_unpack_options {
+    pub struct nubo_transfer_unpack_options {
         pub struct_size: u32,
         pub threads: c_int,
         pub memory_limit: u64,
         pub resume: c_int,
         pub sync: c_int,
-        pub progress: nubo_progress_callback,
+        pub progress: nubo_transfer_progress_callback,
         pub progress_user: *mut c_void,
         pub preserve_special_modes: c_int,
         pub key_file: *const c_char,
@@ -432,11 +437,11 @@ sized_structs! {
 }
 
 sized_structs! {
-    pub struct nubo_verify_options {
+    pub struct nubo_transfer_verify_options {
         pub struct_size: u32,
         pub threads: c_int,
         pub memory_limit: u64,
-        pub progress: nubo_progress_callback,
+        pub progress: nubo_transfer_progress_callback,
         pub progress_user: *mut c_void,
         pub key_file: *const c_char,
     }
@@ -452,17 +457,14 @@ sized_structs! {
         pub bytes_stored: u64,
         pub bytes_skipped: u64,
         pub chunks: u64,
-        pub chunks_none: u64,
-        pub chunks_lz4: u64,
-        pub chunks_zstd: u64,
-        pub chunks_zero: u64,
+        pub chunks_by_codec: [u64; NUBO_CODEC_SLOTS],
         pub seconds: c_double,
         pub resumed: c_int,
         pub bytes_transferred: u64,
     }
 }
 
-opaque!(nubo_archive);
+opaque!(nubo_transfer_archive);
 
 pub type nubo_entry_kind = c_int;
 pub const NUBO_ENTRY_FILE: nubo_entry_kind = 0;
@@ -470,7 +472,7 @@ pub const NUBO_ENTRY_DIRECTORY: nubo_entry_kind = 1;
 pub const NUBO_ENTRY_SYMLINK: nubo_entry_kind = 2;
 
 sized_structs! {
-    pub struct nubo_archive_entry_info {
+    pub struct nubo_transfer_archive_entry_info {
         pub struct_size: u32,
         pub kind: nubo_entry_kind,
         pub path: *const c_char,
@@ -542,10 +544,7 @@ sized_structs! {
         pub bytes_resumed: u64,
         pub wire_bytes: u64,
         pub chunks_sent: u64,
-        pub chunks_none: u64,
-        pub chunks_lz4: u64,
-        pub chunks_zstd: u64,
-        pub chunks_zero: u64,
+        pub chunks_by_codec: [u64; NUBO_CODEC_SLOTS],
         pub streams: c_int,
         pub seconds: c_double,
         pub bytes_deduplicated: u64,
@@ -584,13 +583,6 @@ sized_structs! {
         pub bytes: u64,
     }
 }
-
-pub type nubo_dtype = c_int;
-pub const NUBO_DTYPE_F32: nubo_dtype = 0;
-pub const NUBO_DTYPE_F16: nubo_dtype = 1;
-pub const NUBO_DTYPE_BF16: nubo_dtype = 2;
-pub const NUBO_DTYPE_I32: nubo_dtype = 3;
-pub const NUBO_DTYPE_I64: nubo_dtype = 4;
 
 pub type nubo_reduce_op = c_int;
 pub const NUBO_REDUCE_SUM: nubo_reduce_op = 0;
@@ -640,7 +632,7 @@ pub const NUBO_TRANSPOSE_NO: nubo_transpose = 0;
 pub const NUBO_TRANSPOSE_YES: nubo_transpose = 1;
 
 sized_structs! {
-    pub struct nubo_gemm {
+    pub struct nubo_worker_gemm_request {
         pub struct_size: u32,
         pub trans_a: nubo_transpose,
         pub trans_b: nubo_transpose,
@@ -658,7 +650,7 @@ sized_structs! {
 opaque!(nubo_event);
 
 sized_structs! {
-    pub struct nubo_native_handles {
+    pub struct nubo_worker_native_info {
         pub struct_size: u32,
         pub cuda_stream: *mut c_void,
         pub cublas_handle: *mut c_void,
@@ -681,7 +673,7 @@ sized_structs! {
         pub exclude_count: usize,
         pub include: *const *const c_char,
         pub include_count: usize,
-        pub progress: nubo_progress_callback,
+        pub progress: nubo_transfer_progress_callback,
         pub progress_user: *mut c_void,
         pub rate: c_double,
         pub key_file: *const c_char,
@@ -755,7 +747,7 @@ pub type nubo_train_progress_callback =
     Option<unsafe extern "C" fn(progress: *const nubo_train_progress, user: *mut c_void) -> c_int>;
 
 sized_structs! {
-    pub struct nubo_train_evaluation {
+    pub struct nubo_train_evaluation_info {
         pub struct_size: u32,
         pub loss: c_double,
         pub accuracy: c_double,
@@ -768,51 +760,54 @@ extern "C" {
     pub fn nubo_last_error() -> *const c_char;
     pub fn nubo_version() -> *const c_char;
     pub fn nubo_abi_version() -> c_int;
-    pub fn nubo_discover_options_init(
-        options: *mut nubo_discover_options,
+    pub fn nubo_device_discover_options_init(
+        options: *mut nubo_device_discover_options,
         struct_size: usize,
     ) -> nubo_status;
-    pub fn nubo_discover(
-        options: *const nubo_discover_options,
-        out: *mut *mut nubo_report,
+    pub fn nubo_device_discover(
+        options: *const nubo_device_discover_options,
+        out: *mut *mut nubo_device_report,
     ) -> nubo_status;
-    pub fn nubo_report_free(report: *mut nubo_report);
-    pub fn nubo_select_request_init(
-        request: *mut nubo_select_request,
+    pub fn nubo_device_report_free(report: *mut nubo_device_report);
+    pub fn nubo_device_select_request_init(
+        request: *mut nubo_device_select_request,
         struct_size: usize,
     ) -> nubo_status;
-    pub fn nubo_report_device_count(report: *const nubo_report) -> usize;
-    pub fn nubo_report_device(
-        report: *const nubo_report,
+    pub fn nubo_device_report_device_count(report: *const nubo_device_report) -> usize;
+    pub fn nubo_device_report_device(
+        report: *const nubo_device_report,
         index: usize,
         out: *mut nubo_device_info,
     ) -> nubo_status;
-    pub fn nubo_report_host(report: *const nubo_report, out: *mut nubo_host_info) -> nubo_status;
-    pub fn nubo_report_driver(
-        report: *const nubo_report,
+    pub fn nubo_device_report_host(
+        report: *const nubo_device_report,
+        out: *mut nubo_host_info,
+    ) -> nubo_status;
+    pub fn nubo_device_report_driver(
+        report: *const nubo_device_report,
         out: *mut nubo_driver_info,
     ) -> nubo_status;
-    pub fn nubo_report_link(
-        report: *const nubo_report,
+    pub fn nubo_device_report_link(
+        report: *const nubo_device_report,
         i: usize,
         j: usize,
         out: *mut nubo_link_info,
     ) -> nubo_status;
-    pub fn nubo_report_diagnosis_count(report: *const nubo_report) -> usize;
-    pub fn nubo_report_diagnosis(
-        report: *const nubo_report,
+    pub fn nubo_device_report_diagnosis_count(report: *const nubo_device_report) -> usize;
+    pub fn nubo_device_report_diagnosis(
+        report: *const nubo_device_report,
         index: usize,
         out: *mut nubo_diagnosis_info,
     ) -> nubo_status;
-    pub fn nubo_report_json(
-        report: *const nubo_report,
+    pub fn nubo_device_report_json(
+        report: *const nubo_device_report,
         buf: *mut c_char,
         capacity: usize,
         needed: *mut usize,
     ) -> nubo_status;
-    pub fn nubo_report_select(
-        report: *const nubo_report,
-        request: *const nubo_select_request,
+    pub fn nubo_device_report_select(
+        report: *const nubo_device_report,
+        request: *const nubo_device_select_request,
         indices: *mut usize,
         capacity: usize,
         count: *mut usize,
@@ -944,56 +939,59 @@ extern "C" {
         needed: *mut usize,
     ) -> nubo_status;
     pub fn nubo_transfer_keygen(path: *const c_char) -> nubo_status;
-    pub fn nubo_pack_options_init(
-        options: *mut nubo_pack_options,
+    pub fn nubo_transfer_pack_options_init(
+        options: *mut nubo_transfer_pack_options,
         struct_size: usize,
     ) -> nubo_status;
-    pub fn nubo_unpack_options_init(
-        options: *mut nubo_unpack_options,
+    pub fn nubo_transfer_unpack_options_init(
+        options: *mut nubo_transfer_unpack_options,
         struct_size: usize,
     ) -> nubo_status;
-    pub fn nubo_verify_options_init(
-        options: *mut nubo_verify_options,
+    pub fn nubo_transfer_verify_options_init(
+        options: *mut nubo_transfer_verify_options,
         struct_size: usize,
     ) -> nubo_status;
-    pub fn nubo_pack(
+    pub fn nubo_transfer_pack(
         sources: *const *const c_char,
         source_count: usize,
         archive: *const c_char,
-        options: *const nubo_pack_options,
+        options: *const nubo_transfer_pack_options,
         summary: *mut nubo_transfer_summary,
     ) -> nubo_status;
-    pub fn nubo_unpack(
+    pub fn nubo_transfer_unpack(
         archive: *const c_char,
         directory: *const c_char,
-        options: *const nubo_unpack_options,
+        options: *const nubo_transfer_unpack_options,
         summary: *mut nubo_transfer_summary,
     ) -> nubo_status;
-    pub fn nubo_verify(
+    pub fn nubo_transfer_verify(
         archive: *const c_char,
-        options: *const nubo_verify_options,
+        options: *const nubo_transfer_verify_options,
         summary: *mut nubo_transfer_summary,
     ) -> nubo_status;
-    pub fn nubo_archive_open(path: *const c_char, out: *mut *mut nubo_archive) -> nubo_status;
-    pub fn nubo_archive_open_with_key(
+    pub fn nubo_transfer_archive_open(
+        path: *const c_char,
+        out: *mut *mut nubo_transfer_archive,
+    ) -> nubo_status;
+    pub fn nubo_transfer_archive_open_with_key(
         path: *const c_char,
         key_file: *const c_char,
-        out: *mut *mut nubo_archive,
+        out: *mut *mut nubo_transfer_archive,
     ) -> nubo_status;
-    pub fn nubo_archive_free(archive: *mut nubo_archive);
-    pub fn nubo_archive_entry_count(archive: *const nubo_archive) -> usize;
-    pub fn nubo_archive_entry(
-        archive: *const nubo_archive,
+    pub fn nubo_transfer_archive_free(archive: *mut nubo_transfer_archive);
+    pub fn nubo_transfer_archive_entry_count(archive: *const nubo_transfer_archive) -> usize;
+    pub fn nubo_transfer_archive_entry(
+        archive: *const nubo_transfer_archive,
         index: usize,
-        out: *mut nubo_archive_entry_info,
+        out: *mut nubo_transfer_archive_entry_info,
     ) -> nubo_status;
-    pub fn nubo_archive_find(
-        archive: *const nubo_archive,
+    pub fn nubo_transfer_archive_find(
+        archive: *const nubo_transfer_archive,
         path: *const c_char,
         index: *mut usize,
     ) -> nubo_status;
-    pub fn nubo_archive_read(
-        archive: *const nubo_archive,
+    pub fn nubo_transfer_archive_read(
+        archive: *const nubo_transfer_archive,
         path: *const c_char,
         offset: u64,
         buf: *mut c_void,
@@ -1031,7 +1029,7 @@ extern "C" {
         struct_size: usize,
     ) -> nubo_status;
     pub fn nubo_team_create(
-        report: *const nubo_report,
+        report: *const nubo_device_report,
         indices: *const usize,
         count: usize,
         options: *const nubo_team_options,
@@ -1097,55 +1095,57 @@ extern "C" {
         bytes: usize,
         offset: usize,
     ) -> nubo_status;
-    pub fn nubo_all_reduce(
+    pub fn nubo_worker_all_reduce(
         worker: *mut nubo_worker,
         buf: *mut nubo_buffer,
         op: nubo_reduce_op,
     ) -> nubo_status;
-    pub fn nubo_broadcast(
+    pub fn nubo_worker_broadcast(
         worker: *mut nubo_worker,
         buf: *mut nubo_buffer,
         root: c_int,
     ) -> nubo_status;
-    pub fn nubo_all_gather(
+    pub fn nubo_worker_all_gather(
         worker: *mut nubo_worker,
         r#in: *const nubo_buffer,
         out: *mut nubo_buffer,
     ) -> nubo_status;
-    pub fn nubo_reduce_scatter(
+    pub fn nubo_worker_reduce_scatter(
         worker: *mut nubo_worker,
         r#in: *const nubo_buffer,
         out: *mut nubo_buffer,
         op: nubo_reduce_op,
     ) -> nubo_status;
-    pub fn nubo_barrier(worker: *mut nubo_worker) -> nubo_status;
-    pub fn nubo_all_reduce_async(
+    pub fn nubo_worker_barrier(worker: *mut nubo_worker) -> nubo_status;
+    pub fn nubo_worker_all_reduce_async(
         worker: *mut nubo_worker,
         buf: *mut nubo_buffer,
         op: nubo_reduce_op,
         out: *mut *mut nubo_pending,
     ) -> nubo_status;
-    pub fn nubo_broadcast_async(
+    pub fn nubo_worker_broadcast_async(
         worker: *mut nubo_worker,
         buf: *mut nubo_buffer,
         root: c_int,
         out: *mut *mut nubo_pending,
     ) -> nubo_status;
-    pub fn nubo_all_gather_async(
+    pub fn nubo_worker_all_gather_async(
         worker: *mut nubo_worker,
         r#in: *const nubo_buffer,
         out: *mut nubo_buffer,
         out_pending: *mut *mut nubo_pending,
     ) -> nubo_status;
-    pub fn nubo_reduce_scatter_async(
+    pub fn nubo_worker_reduce_scatter_async(
         worker: *mut nubo_worker,
         r#in: *const nubo_buffer,
         out: *mut nubo_buffer,
         op: nubo_reduce_op,
         out_pending: *mut *mut nubo_pending,
     ) -> nubo_status;
-    pub fn nubo_barrier_async(worker: *mut nubo_worker, out: *mut *mut nubo_pending)
-        -> nubo_status;
+    pub fn nubo_worker_barrier_async(
+        worker: *mut nubo_worker,
+        out: *mut *mut nubo_pending,
+    ) -> nubo_status;
     pub fn nubo_pending_wait(pending: *mut nubo_pending) -> nubo_status;
     pub fn nubo_pending_done(pending: *const nubo_pending) -> c_int;
     pub fn nubo_pending_free(pending: *mut nubo_pending);
@@ -1170,10 +1170,13 @@ extern "C" {
         tensor: *mut c_void,
         out: *mut *mut nubo_buffer,
     ) -> nubo_status;
-    pub fn nubo_gemm_init(gemm: *mut nubo_gemm, struct_size: usize) -> nubo_status;
+    pub fn nubo_worker_gemm_request_init(
+        gemm: *mut nubo_worker_gemm_request,
+        struct_size: usize,
+    ) -> nubo_status;
     pub fn nubo_worker_gemm(
         worker: *mut nubo_worker,
-        gemm: *const nubo_gemm,
+        gemm: *const nubo_worker_gemm_request,
         a: *const nubo_buffer,
         b: *const nubo_buffer,
         c: *mut nubo_buffer,
@@ -1197,7 +1200,7 @@ extern "C" {
     pub fn nubo_worker_synchronize(worker: *mut nubo_worker) -> nubo_status;
     pub fn nubo_worker_native(
         worker: *const nubo_worker,
-        out: *mut nubo_native_handles,
+        out: *mut nubo_worker_native_info,
     ) -> nubo_status;
     pub fn nubo_worker_use_stream(
         worker: *mut nubo_worker,
@@ -1246,7 +1249,7 @@ extern "C" {
     ) -> nubo_status;
     pub fn nubo_trainer_evaluate(
         trainer: *mut nubo_trainer,
-        out: *mut nubo_train_evaluation,
+        out: *mut nubo_train_evaluation_info,
     ) -> nubo_status;
     pub fn nubo_trainer_save(trainer: *mut nubo_trainer, path: *const c_char) -> nubo_status;
     pub fn nubo_trainer_load(trainer: *mut nubo_trainer, path: *const c_char) -> nubo_status;
@@ -1292,6 +1295,8 @@ extern "C" {
         capacity: usize,
         needed: *mut usize,
     ) -> nubo_status;
+    pub fn nubo_units_parse_dtype(text: *const c_char, out: *mut nubo_dtype) -> nubo_status;
+    pub fn nubo_units_dtype_name(dtype: nubo_dtype) -> *const c_char;
 }
 
 #[cfg(test)]
@@ -1359,8 +1364,8 @@ mod tests {
         assert!(output.status.success(), "{:?} failed", program);
 
         let (mut structs, fields) = layout! {
-            nubo_discover_options { struct_size, sim_devices, sim_topology_file, probe_cuda,
-                                    cuda_plugin_path }
+            nubo_device_discover_options { struct_size, sim_devices, sim_topology_file, probe_cuda,
+                                           cuda_plugin_path }
             nubo_device_info { struct_size, backend, index, ordinal, name, model, uuid, pci_bus_id,
                                cc_major, cc_minor, multiprocessors, clock_mhz, memory_total,
                                memory_free, memory_bandwidth_gbs, peak_tflops_fp32,
@@ -1372,7 +1377,8 @@ mod tests {
                                }
             nubo_link_info { struct_size, kind, nvlinks, peer_access, name }
             nubo_diagnosis_info { struct_size, code, severity, message, advice }
-            nubo_select_request { struct_size, count, min_memory, min_cc_major, min_cc_minor }
+            nubo_device_select_request { struct_size, count, min_memory, min_cc_major, min_cc_minor
+                                         }
             nubo_cost_instance_info { struct_size, provider, name, region, gpu_model, gpus,
                                       interconnect, vcpus, memory_gib, network_gbps, on_demand,
                                       spot, reserved_1y, reserved_3y, reserved_1y_derived,
@@ -1401,23 +1407,25 @@ mod tests {
             nubo_cost_own_request { struct_size, hardware_price, power_kw, years, cloud_hourly,
                                     utilisation, kwh_price, pue, maintenance_per_year }
             nubo_cost_own_info { struct_size, break_even_utilisation, own_cost, cloud_cost,
-                                 cloud_saving, utilisation_for_70 }
+                                 cloud_saving, utilisation_for_70_percent_saving }
             nubo_interruption_notice { struct_size, cloud, action, detail, seconds_left }
             nubo_transfer_progress { struct_size, bytes_done, bytes_total, bytes_written,
                                      bytes_skipped, rate, eta_seconds, elapsed_seconds,
                                      current_file, files_done, files_total }
-            nubo_pack_options { struct_size, codec, level, chunk_size, threads, memory_limit,
-                                target_rate, resume, sync, progress, progress_user, exclude,
-                                exclude_count, include, include_count, key_file }
-            nubo_unpack_options { struct_size, threads, memory_limit, resume, sync, progress,
-                                  progress_user, preserve_special_modes, key_file }
-            nubo_verify_options { struct_size, threads, memory_limit, progress, progress_user,
-                                  key_file }
+            nubo_transfer_pack_options { struct_size, codec, level, chunk_size, threads,
+                                         memory_limit, target_rate, resume, sync, progress,
+                                         progress_user, exclude, exclude_count, include,
+                                         include_count, key_file }
+            nubo_transfer_unpack_options { struct_size, threads, memory_limit, resume, sync,
+                                           progress, progress_user, preserve_special_modes, key_file
+                                           }
+            nubo_transfer_verify_options { struct_size, threads, memory_limit, progress,
+                                           progress_user, key_file }
             nubo_transfer_summary { struct_size, files, directories, symlinks, bytes, bytes_stored,
-                                    bytes_skipped, chunks, chunks_none, chunks_lz4, chunks_zstd,
-                                    chunks_zero, seconds, resumed, bytes_transferred }
-            nubo_archive_entry_info { struct_size, kind, path, size, mode, mtime_ns, link_target,
-                                      hash, stored_size, chunks }
+                                    bytes_skipped, chunks, chunks_by_codec, seconds, resumed,
+                                    bytes_transferred }
+            nubo_transfer_archive_entry_info { struct_size, kind, path, size, mode, mtime_ns,
+                                               link_target, hash, stored_size, chunks }
             nubo_net_progress { struct_size, bytes_done, bytes_total, bytes_written, bytes_skipped,
                                 rate, eta_seconds, elapsed_seconds, current_file, files_done,
                                 files_total, wire_bytes, link_rate, bytes_resumed }
@@ -1427,8 +1435,7 @@ mod tests {
                                     include_count }
             nubo_net_send_summary { struct_size, files, directories, symlinks, bytes, bytes_sent,
                                     bytes_skipped, bytes_resumed, wire_bytes, chunks_sent,
-                                    chunks_none, chunks_lz4, chunks_zstd, chunks_zero, streams,
-                                    seconds, bytes_deduplicated }
+                                    chunks_by_codec, streams, seconds, bytes_deduplicated }
             nubo_net_server_options { struct_size, listen, dest, token, timeout_seconds,
                                       max_connections, sync, cert_file, key_file,
                                       require_encryption, handshake_seconds, max_pending,
@@ -1437,9 +1444,10 @@ mod tests {
             nubo_team_options { struct_size, timeout_seconds, cpu_bind }
             nubo_worker_info { struct_size, rank, size, local_rank, local_size, backend,
                                device_index, device_name, host_threads, cpus, cpu_count }
-            nubo_gemm { struct_size, trans_a, trans_b, m, n, k, alpha, beta, lda, ldb, ldc }
-            nubo_native_handles { struct_size, cuda_stream, cublas_handle, nccl_comm, device_ordinal
-                                  }
+            nubo_worker_gemm_request { struct_size, trans_a, trans_b, m, n, k, alpha, beta, lda,
+                                       ldb, ldc }
+            nubo_worker_native_info { struct_size, cuda_stream, cublas_handle, nccl_comm,
+                                      device_ordinal }
             nubo_s3_copy_options { struct_size, streams, part_size, keep_partial, sync, profile,
                                    server_side_encryption, kms_key_id, exclude, exclude_count,
                                    include, include_count, progress, progress_user, rate, key_file }
@@ -1452,19 +1460,18 @@ mod tests {
             nubo_train_progress { struct_size, epoch, epochs, step, steps_per_epoch, total_steps,
                                   loss, accuracy, samples_per_s, eta_s, elapsed_s, checkpointed,
                                   checkpoint_interval_s }
-            nubo_train_evaluation { struct_size, loss, accuracy, samples }
+            nubo_train_evaluation_info { struct_size, loss, accuracy, samples }
         };
         // Enums travel as C ints.
         for name in [
             "nubo_status",
+            "nubo_dtype",
             "nubo_backend",
             "nubo_link_kind",
             "nubo_severity",
             "nubo_cost_pricing",
-            "nubo_cost_dtype",
             "nubo_codec",
             "nubo_entry_kind",
-            "nubo_dtype",
             "nubo_reduce_op",
             "nubo_transpose",
             "nubo_train_optimizer",
@@ -1484,6 +1491,12 @@ mod tests {
             NUBO_ERR_UNSUPPORTED,
             NUBO_ERR_OUT_OF_MEMORY,
             NUBO_ERR_INTERNAL,
+            NUBO_DTYPE_F32,
+            NUBO_DTYPE_F16,
+            NUBO_DTYPE_BF16,
+            NUBO_DTYPE_I32,
+            NUBO_DTYPE_I64,
+            NUBO_DTYPE_TF32,
             NUBO_BACKEND_HOST,
             NUBO_BACKEND_SIM,
             NUBO_BACKEND_CUDA,
@@ -1498,26 +1511,18 @@ mod tests {
             NUBO_SEVERITY_INFO,
             NUBO_SEVERITY_WARNING,
             NUBO_SEVERITY_ERROR,
-            NUBO_COST_ON_DEMAND,
-            NUBO_COST_SPOT,
-            NUBO_COST_RESERVED_1Y,
-            NUBO_COST_RESERVED_3Y,
-            NUBO_COST_FP32,
-            NUBO_COST_TF32,
-            NUBO_COST_FP16,
-            NUBO_COST_BF16,
+            NUBO_PRICING_ON_DEMAND,
+            NUBO_PRICING_SPOT,
+            NUBO_PRICING_RESERVED_1Y,
+            NUBO_PRICING_RESERVED_3Y,
             NUBO_CODEC_AUTO,
             NUBO_CODEC_NONE,
             NUBO_CODEC_LZ4,
             NUBO_CODEC_ZSTD,
+            NUBO_CODEC_ZERO,
             NUBO_ENTRY_FILE,
             NUBO_ENTRY_DIRECTORY,
             NUBO_ENTRY_SYMLINK,
-            NUBO_DTYPE_F32,
-            NUBO_DTYPE_F16,
-            NUBO_DTYPE_BF16,
-            NUBO_DTYPE_I32,
-            NUBO_DTYPE_I64,
             NUBO_REDUCE_SUM,
             NUBO_REDUCE_AVG,
             NUBO_REDUCE_MAX,
@@ -1525,7 +1530,8 @@ mod tests {
             NUBO_TRANSPOSE_NO,
             NUBO_TRANSPOSE_YES,
             NUBO_TRAIN_SGD,
-            NUBO_TRAIN_ADAM
+            NUBO_TRAIN_ADAM,
+            NUBO_CODEC_SLOTS
         );
 
         let text = String::from_utf8(output.stdout).expect("UTF-8");

@@ -143,9 +143,9 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Text from an entry point that writes it into the caller's buffer (nubo_report_json and the
-/// like): asked first with no buffer, which the library answers with INVALID_ARGUMENT and the
-/// size it needs (any other answer is a real error), then with a buffer of that size.
+/// Text from an entry point that writes it into the caller's buffer (nubo_device_report_json and
+/// the like): asked first with no buffer, which the library answers with INVALID_ARGUMENT and
+/// the size it needs (any other answer is a real error), then with a buffer of that size.
 pub(crate) fn read_text(
     function: &str,
     call: impl Fn(*mut c_char, usize, *mut usize) -> ffi::nubo_status,
@@ -488,12 +488,12 @@ impl Default for SelectRequest {
 }
 
 /// The C report, freed on drop.
-struct Handle(NonNull<ffi::nubo_report>);
+struct Handle(NonNull<ffi::nubo_device_report>);
 
 impl Drop for Handle {
     fn drop(&mut self) {
-        // SAFETY: the handle came from nubo_discover and is freed exactly once, here.
-        unsafe { ffi::nubo_report_free(self.0.as_ptr()) }
+        // SAFETY: the handle came from nubo_device_discover and is freed exactly once, here.
+        unsafe { ffi::nubo_device_report_free(self.0.as_ptr()) }
     }
 }
 
@@ -538,35 +538,42 @@ pub fn discover(options: &DiscoverOptions) -> Result<DeviceReport, Error> {
     let topology = optional_path("sim_topology_file", options.sim_topology_file.as_deref())?;
     let plugin = optional_path("cuda_plugin_path", options.cuda_plugin_path.as_deref())?;
 
-    let mut raw = ffi::nubo_discover_options::new();
+    let mut raw = ffi::nubo_device_discover_options::new();
     // The size tells nubo how much of the struct this crate knows; it writes no more.
-    // SAFETY: raw is a valid, writable nubo_discover_options of that size.
+    // SAFETY: raw is a valid, writable nubo_device_discover_options of that size.
     check(unsafe {
-        ffi::nubo_discover_options_init(&mut raw, std::mem::size_of::<ffi::nubo_discover_options>())
+        ffi::nubo_device_discover_options_init(
+            &mut raw,
+            std::mem::size_of::<ffi::nubo_device_discover_options>(),
+        )
     })?;
     raw.sim_devices = c_ptr(&sim_devices);
     raw.sim_topology_file = c_ptr(&topology);
     raw.probe_cuda = c_int::from(options.probe_cuda);
     raw.cuda_plugin_path = c_ptr(&plugin);
 
-    let mut handle: *mut ffi::nubo_report = ptr::null_mut();
+    let mut handle: *mut ffi::nubo_device_report = ptr::null_mut();
     // SAFETY: raw and the strings it points to are valid for the call; handle is writable.
-    check(unsafe { ffi::nubo_discover(&raw, &mut handle) })?;
-    let handle = NonNull::new(handle)
-        .ok_or_else(|| Error::new(Status::Internal, "nubo_discover succeeded without a report"))?;
+    check(unsafe { ffi::nubo_device_discover(&raw, &mut handle) })?;
+    let handle = NonNull::new(handle).ok_or_else(|| {
+        Error::new(
+            Status::Internal,
+            "nubo_device_discover succeeded without a report",
+        )
+    })?;
     DeviceReport::from_handle(Handle(handle))
 }
 
 impl DeviceReport {
     fn from_handle(handle: Handle) -> Result<DeviceReport, Error> {
         // `handle` frees the report if an error below returns early.
-        let report = handle.0.as_ptr() as *const ffi::nubo_report;
+        let report = handle.0.as_ptr() as *const ffi::nubo_device_report;
 
         // SAFETY (every call in this function): `report` is live while `handle` is, each `out`
         // struct is valid with struct_size set, and the strings it receives belong to the
         // report, which outlives the copies made right away.
         let mut host = ffi::nubo_host_info::new();
-        check(unsafe { ffi::nubo_report_host(report, &mut host) })?;
+        check(unsafe { ffi::nubo_device_report_host(report, &mut host) })?;
         let host = unsafe {
             HostCpu {
                 model: owned(host.model),
@@ -581,7 +588,7 @@ impl DeviceReport {
         };
 
         let mut driver = ffi::nubo_driver_info::new();
-        check(unsafe { ffi::nubo_report_driver(report, &mut driver) })?;
+        check(unsafe { ffi::nubo_device_report_driver(report, &mut driver) })?;
         let driver = DriverInfo {
             loaded: driver.loaded != 0,
             driver_version: driver.driver_version,
@@ -589,11 +596,11 @@ impl DeviceReport {
             driver_release: unsafe { owned(driver.driver_release) },
         };
 
-        let count = unsafe { ffi::nubo_report_device_count(report) };
+        let count = unsafe { ffi::nubo_device_report_device_count(report) };
         let mut devices = Vec::with_capacity(count);
         for i in 0..count {
             let mut d = ffi::nubo_device_info::new();
-            check(unsafe { ffi::nubo_report_device(report, i, &mut d) })?;
+            check(unsafe { ffi::nubo_device_report_device(report, i, &mut d) })?;
             devices.push(unsafe {
                 Device {
                     backend: Backend::from_raw(d.backend),
@@ -629,7 +636,7 @@ impl DeviceReport {
             let mut row = Vec::with_capacity(count);
             for j in 0..count {
                 let mut l = ffi::nubo_link_info::new();
-                check(unsafe { ffi::nubo_report_link(report, i, j, &mut l) })?;
+                check(unsafe { ffi::nubo_device_report_link(report, i, j, &mut l) })?;
                 row.push(Link {
                     kind: LinkKind::from_raw(l.kind),
                     nvlinks: l.nvlinks,
@@ -640,11 +647,11 @@ impl DeviceReport {
             links.push(row);
         }
 
-        let count = unsafe { ffi::nubo_report_diagnosis_count(report) };
+        let count = unsafe { ffi::nubo_device_report_diagnosis_count(report) };
         let mut diagnoses = Vec::with_capacity(count);
         for i in 0..count {
             let mut d = ffi::nubo_diagnosis_info::new();
-            check(unsafe { ffi::nubo_report_diagnosis(report, i, &mut d) })?;
+            check(unsafe { ffi::nubo_device_report_diagnosis(report, i, &mut d) })?;
             diagnoses.push(unsafe {
                 Diagnosis {
                     code: owned(d.code),
@@ -664,7 +671,7 @@ impl DeviceReport {
         })
     }
 
-    fn raw(&self) -> *const ffi::nubo_report {
+    fn raw(&self) -> *const ffi::nubo_device_report {
         self.handle.0.as_ptr()
     }
 
@@ -708,10 +715,13 @@ impl DeviceReport {
     /// The best-connected group meeting the request, in index order. When no group qualifies
     /// the error has status [`Status::Unavailable`] and the library's reason.
     pub fn select(&self, request: &SelectRequest) -> Result<Vec<Device>, Error> {
-        let mut raw = ffi::nubo_select_request::new();
-        // SAFETY: raw is a valid, writable nubo_select_request of that size.
+        let mut raw = ffi::nubo_device_select_request::new();
+        // SAFETY: raw is a valid, writable nubo_device_select_request of that size.
         check(unsafe {
-            ffi::nubo_select_request_init(&mut raw, std::mem::size_of::<ffi::nubo_select_request>())
+            ffi::nubo_device_select_request_init(
+                &mut raw,
+                std::mem::size_of::<ffi::nubo_device_select_request>(),
+            )
         })?;
         raw.count = c_int_of("count", request.count)?;
         raw.min_memory = request.min_memory;
@@ -726,7 +736,7 @@ impl DeviceReport {
         let mut chosen = 0usize;
         // SAFETY: indices has room for `capacity` entries; raw and chosen are valid.
         check(unsafe {
-            ffi::nubo_report_select(
+            ffi::nubo_device_report_select(
                 self.raw(),
                 &raw,
                 indices.as_mut_ptr(),
@@ -741,7 +751,7 @@ impl DeviceReport {
                 self.devices.get(i).cloned().ok_or_else(|| {
                     Error::new(
                         Status::Internal,
-                        format!("nubo_report_select gave index {i}"),
+                        format!("nubo_device_report_select gave index {i}"),
                     )
                 })
             })
@@ -751,8 +761,8 @@ impl DeviceReport {
     /// The whole report as JSON (schema: docs/device-report.schema.json in nubo).
     pub fn to_json(&self) -> Result<String, Error> {
         // SAFETY: the report is live; read_text passes a valid buffer (or NULL and 0).
-        read_text("nubo_report_json", |buf, capacity, needed| unsafe {
-            ffi::nubo_report_json(self.raw(), buf, capacity, needed)
+        read_text("nubo_device_report_json", |buf, capacity, needed| unsafe {
+            ffi::nubo_device_report_json(self.raw(), buf, capacity, needed)
         })
     }
 }

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 
 use crate::progress::{Callback, FromRaw};
-use crate::transfer::{flag, Codec, StringList};
+use crate::transfer::{flag, ChunkCounts, Codec, StringList};
 use crate::{
     c_int_of, c_ptr, c_string, check, ffi, optional_c_string, optional_path, owned, path_string,
     Error, Status,
@@ -127,10 +127,8 @@ pub struct SendSummary {
     /// Bytes written to the sockets.
     pub wire_bytes: u64,
     pub chunks_sent: u64,
-    pub chunks_none: u64,
-    pub chunks_lz4: u64,
-    pub chunks_zstd: u64,
-    pub chunks_zero: u64,
+    /// Of `chunks_sent`, how each was stored.
+    pub chunks_by_codec: ChunkCounts,
     pub streams: i32,
     pub seconds: f64,
     /// Of bytes_sent: small files identical to one sent before, copied by the receiver.
@@ -217,10 +215,7 @@ pub fn send<P: AsRef<Path>>(
         bytes_resumed: s.bytes_resumed,
         wire_bytes: s.wire_bytes,
         chunks_sent: s.chunks_sent,
-        chunks_none: s.chunks_none,
-        chunks_lz4: s.chunks_lz4,
-        chunks_zstd: s.chunks_zstd,
-        chunks_zero: s.chunks_zero,
+        chunks_by_codec: ChunkCounts(s.chunks_by_codec),
         streams: s.streams,
         seconds: s.seconds,
         bytes_deduplicated: s.bytes_deduplicated,

@@ -25,7 +25,8 @@ use std::ptr::{self, NonNull};
 
 use crate::{check, ffi, owned, Backend, DeviceReport, Error, Status};
 
-/// The element type of a buffer.
+/// `nubo_dtype`, the one element type of the library: buffers hold `F32` to `I64`; `Tf32` is
+/// F32 storage multiplied in TensorFloat-32, a compute precision the cost model prices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DType {
     F32,
@@ -33,11 +34,13 @@ pub enum DType {
     Bf16,
     I32,
     I64,
+    Tf32,
 }
 
 impl DType {
-    fn raw(self) -> ffi::nubo_dtype {
+    pub(crate) fn raw(self) -> ffi::nubo_dtype {
         match self {
+            DType::Tf32 => ffi::NUBO_DTYPE_TF32,
             DType::F32 => ffi::NUBO_DTYPE_F32,
             DType::F16 => ffi::NUBO_DTYPE_F16,
             DType::Bf16 => ffi::NUBO_DTYPE_BF16,
@@ -46,8 +49,9 @@ impl DType {
         }
     }
 
-    fn from_raw(raw: ffi::nubo_dtype) -> Result<DType, Error> {
+    pub(crate) fn from_raw(raw: ffi::nubo_dtype) -> Result<DType, Error> {
         match raw {
+            ffi::NUBO_DTYPE_TF32 => Ok(DType::Tf32),
             ffi::NUBO_DTYPE_F32 => Ok(DType::F32),
             ffi::NUBO_DTYPE_F16 => Ok(DType::F16),
             ffi::NUBO_DTYPE_BF16 => Ok(DType::Bf16),
@@ -60,13 +64,31 @@ impl DType {
         }
     }
 
-    /// Bytes per element.
+    /// Bytes per element; 0 for `Tf32`, which no buffer holds.
     pub fn size(self) -> usize {
         match self {
             DType::F16 | DType::Bf16 => 2,
             DType::F32 | DType::I32 => 4,
             DType::I64 => 8,
+            DType::Tf32 => 0,
         }
+    }
+
+    /// A name as users of this field spell it, in any case ("f32", "fp32", "float32", "half",
+    /// "bfloat16", "int64", "tf32"), read by the library (`nubo_units_parse_dtype`).
+    pub fn parse(text: &str) -> Result<DType, Error> {
+        let text = crate::c_string("dtype", text.as_bytes())?;
+        let mut raw: ffi::nubo_dtype = 0;
+        // SAFETY: a NUL-terminated string and a valid out pointer, both live for the call.
+        check(unsafe { ffi::nubo_units_parse_dtype(text.as_ptr(), &mut raw) })?;
+        DType::from_raw(raw)
+    }
+
+    /// "f32", "f16", "bf16", "i32", "i64" or "tf32".
+    pub fn name(self) -> &'static str {
+        // SAFETY: the library returns a static NUL-terminated string for every value.
+        let name = unsafe { std::ffi::CStr::from_ptr(ffi::nubo_units_dtype_name(self.raw())) };
+        name.to_str().unwrap_or("unknown")
     }
 }
 
@@ -472,9 +494,11 @@ impl<'run> Worker<'run> {
     /// `c = alpha op(a) op(b) + beta c` (see [`Gemm`]); InvalidArgument when a buffer is too
     /// small for the shape, `c` overlaps `a` or `b`, or the types differ.
     pub fn gemm(&self, g: &Gemm, a: &Buffer, b: &Buffer, c: &mut Buffer) -> Result<(), Error> {
-        let mut raw = ffi::nubo_gemm::new();
+        let mut raw = ffi::nubo_worker_gemm_request::new();
         // SAFETY: `raw` is valid with struct_size set.
-        check(unsafe { ffi::nubo_gemm_init(&mut raw, std::mem::size_of_val(&raw)) })?;
+        check(unsafe {
+            ffi::nubo_worker_gemm_request_init(&mut raw, std::mem::size_of_val(&raw))
+        })?;
         raw.trans_a = g.trans_a as c_int;
         raw.trans_b = g.trans_b as c_int;
         raw.m = g.m;
@@ -516,7 +540,7 @@ impl<'run> Worker<'run> {
     // ---- Streams and events ----------------------------------------------------------------
 
     pub fn native(&self) -> Result<NativeHandles, Error> {
-        let mut h = ffi::nubo_native_handles::new();
+        let mut h = ffi::nubo_worker_native_info::new();
         // SAFETY: a live worker and a valid output.
         check(unsafe { ffi::nubo_worker_native(self.raw, &mut h) })?;
         Ok(NativeHandles {
@@ -570,17 +594,17 @@ impl<'run> Worker<'run> {
 
     pub fn all_reduce(&self, buf: &mut Buffer, op: ReduceOp) -> Result<(), Error> {
         // SAFETY: live worker and buffer.
-        check(unsafe { ffi::nubo_all_reduce(self.raw, buf.raw(), op.raw()) })
+        check(unsafe { ffi::nubo_worker_all_reduce(self.raw, buf.raw(), op.raw()) })
     }
 
     pub fn broadcast(&self, buf: &mut Buffer, root: i32) -> Result<(), Error> {
         // SAFETY: live worker and buffer.
-        check(unsafe { ffi::nubo_broadcast(self.raw, buf.raw(), root) })
+        check(unsafe { ffi::nubo_worker_broadcast(self.raw, buf.raw(), root) })
     }
 
     pub fn all_gather(&self, input: &Buffer, out: &mut Buffer) -> Result<(), Error> {
         // SAFETY: live worker and buffers.
-        check(unsafe { ffi::nubo_all_gather(self.raw, input.raw(), out.raw()) })
+        check(unsafe { ffi::nubo_worker_all_gather(self.raw, input.raw(), out.raw()) })
     }
 
     pub fn reduce_scatter(
@@ -590,12 +614,14 @@ impl<'run> Worker<'run> {
         op: ReduceOp,
     ) -> Result<(), Error> {
         // SAFETY: live worker and buffers.
-        check(unsafe { ffi::nubo_reduce_scatter(self.raw, input.raw(), out.raw(), op.raw()) })
+        check(unsafe {
+            ffi::nubo_worker_reduce_scatter(self.raw, input.raw(), out.raw(), op.raw())
+        })
     }
 
     pub fn barrier(&self) -> Result<(), Error> {
         // SAFETY: a live worker.
-        check(unsafe { ffi::nubo_barrier(self.raw) })
+        check(unsafe { ffi::nubo_worker_barrier(self.raw) })
     }
 
     /// An all-reduce in flight: the buffer stays borrowed until the [`Pending`] is waited for
@@ -607,7 +633,9 @@ impl<'run> Worker<'run> {
     ) -> Result<Pending<'b>, Error> {
         let mut raw = ptr::null_mut();
         // SAFETY: live worker and buffer; the buffer is borrowed by the Pending.
-        check(unsafe { ffi::nubo_all_reduce_async(self.raw, buf.raw(), op.raw(), &mut raw) })?;
+        check(unsafe {
+            ffi::nubo_worker_all_reduce_async(self.raw, buf.raw(), op.raw(), &mut raw)
+        })?;
         NonNull::new(raw)
             .map(|raw| Pending {
                 raw,

@@ -291,7 +291,7 @@ impl<'team> Trainer<'team> {
     }
 
     pub fn evaluate(&mut self) -> Result<Evaluation, Error> {
-        let mut e = ffi::nubo_train_evaluation::new();
+        let mut e = ffi::nubo_train_evaluation_info::new();
         // SAFETY: a live trainer and an out-struct of the size it says.
         check(unsafe { ffi::nubo_trainer_evaluate(self.raw.as_ptr(), &mut e) })?;
         Ok(Evaluation {

@@ -30,6 +30,9 @@ pub enum Codec {
     Lz4,
     /// The default: level 3, small and the same on every run.
     Zstd,
+    /// How a chunk of zeros is stored (its length alone): summaries count it, no option
+    /// chooses it (the library refuses it).
+    Zero,
 }
 
 impl Codec {
@@ -39,7 +42,27 @@ impl Codec {
             Codec::None => ffi::NUBO_CODEC_NONE,
             Codec::Lz4 => ffi::NUBO_CODEC_LZ4,
             Codec::Zstd => ffi::NUBO_CODEC_ZSTD,
+            Codec::Zero => ffi::NUBO_CODEC_ZERO,
         }
+    }
+}
+
+/// Chunks counted by how each was stored: `summary.chunks_by_codec[Codec::Zstd]`. Indexed by
+/// codec as the C summaries' `chunks_by_codec`; `Codec::Auto`, a choice, is always 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ChunkCounts(pub [u64; ffi::NUBO_CODEC_SLOTS]);
+
+impl ChunkCounts {
+    /// Every chunk counted.
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+}
+
+impl std::ops::Index<Codec> for ChunkCounts {
+    type Output = u64;
+    fn index(&self, codec: Codec) -> &u64 {
+        &self.0[codec.raw() as usize]
     }
 }
 
@@ -124,10 +147,8 @@ pub struct Summary {
     /// Done by an interrupted attempt, or up to date.
     pub bytes_skipped: u64,
     pub chunks: u64,
-    pub chunks_none: u64,
-    pub chunks_lz4: u64,
-    pub chunks_zstd: u64,
-    pub chunks_zero: u64,
+    /// Of `chunks`, how each was stored.
+    pub chunks_by_codec: ChunkCounts,
     pub seconds: f64,
     /// An interrupted attempt was continued.
     pub resumed: bool,
@@ -145,10 +166,7 @@ impl Summary {
             bytes_stored: s.bytes_stored,
             bytes_skipped: s.bytes_skipped,
             chunks: s.chunks,
-            chunks_none: s.chunks_none,
-            chunks_lz4: s.chunks_lz4,
-            chunks_zstd: s.chunks_zstd,
-            chunks_zero: s.chunks_zero,
+            chunks_by_codec: ChunkCounts(s.chunks_by_codec),
             seconds: s.seconds,
             resumed: s.resumed != 0,
             bytes_transferred: s.bytes_transferred,
@@ -250,9 +268,9 @@ pub fn pack<P: AsRef<Path>>(
     let exclude = StringList::patterns("exclude", &options.exclude)?;
     let include = StringList::patterns("include", &options.include)?;
     let key_file = optional_path("key_file", options.key_file.as_deref())?;
-    let mut o = ffi::nubo_pack_options::new();
+    let mut o = ffi::nubo_transfer_pack_options::new();
     // SAFETY: `o` is a valid struct of the size given.
-    check(unsafe { ffi::nubo_pack_options_init(&mut o, std::mem::size_of_val(&o)) })?;
+    check(unsafe { ffi::nubo_transfer_pack_options_init(&mut o, std::mem::size_of_val(&o)) })?;
     if let Some(codec) = options.codec {
         o.codec = codec.raw();
     }
@@ -276,7 +294,7 @@ pub fn pack<P: AsRef<Path>>(
     let mut summary = ffi::nubo_transfer_summary::new();
     // SAFETY: every pointer in `o` and the lists outlives the call; `callback` too.
     let raw = unsafe {
-        ffi::nubo_pack(
+        ffi::nubo_transfer_pack(
             sources.ptr(),
             sources.len(),
             archive.as_ptr(),
@@ -299,9 +317,9 @@ pub fn unpack(
     let archive = path_string("the archive's path", archive.as_ref())?;
     let directory = path_string("the directory", directory.as_ref())?;
     let key_file = optional_path("key_file", options.key_file.as_deref())?;
-    let mut o = ffi::nubo_unpack_options::new();
+    let mut o = ffi::nubo_transfer_unpack_options::new();
     // SAFETY: `o` is a valid struct of the size given.
-    check(unsafe { ffi::nubo_unpack_options_init(&mut o, std::mem::size_of_val(&o)) })?;
+    check(unsafe { ffi::nubo_transfer_unpack_options_init(&mut o, std::mem::size_of_val(&o)) })?;
     if let Some(threads) = options.threads {
         o.threads = c_int_of("threads", threads)?;
     }
@@ -314,7 +332,9 @@ pub fn unpack(
     (o.progress, o.progress_user) = callback.raw();
     let mut summary = ffi::nubo_transfer_summary::new();
     // SAFETY: the strings and `callback` outlive the call.
-    let raw = unsafe { ffi::nubo_unpack(archive.as_ptr(), directory.as_ptr(), &o, &mut summary) };
+    let raw = unsafe {
+        ffi::nubo_transfer_unpack(archive.as_ptr(), directory.as_ptr(), &o, &mut summary)
+    };
     callback.finish(raw)?;
     Ok(Summary::from_raw(&summary))
 }
@@ -328,9 +348,9 @@ pub fn verify(
 ) -> Result<Summary, Error> {
     let archive = path_string("the archive's path", archive.as_ref())?;
     let key_file = optional_path("key_file", options.key_file.as_deref())?;
-    let mut o = ffi::nubo_verify_options::new();
+    let mut o = ffi::nubo_transfer_verify_options::new();
     // SAFETY: `o` is a valid struct of the size given.
-    check(unsafe { ffi::nubo_verify_options_init(&mut o, std::mem::size_of_val(&o)) })?;
+    check(unsafe { ffi::nubo_transfer_verify_options_init(&mut o, std::mem::size_of_val(&o)) })?;
     if let Some(threads) = options.threads {
         o.threads = c_int_of("threads", threads)?;
     }
@@ -340,7 +360,7 @@ pub fn verify(
     (o.progress, o.progress_user) = callback.raw();
     let mut summary = ffi::nubo_transfer_summary::new();
     // SAFETY: the strings and `callback` outlive the call.
-    let raw = unsafe { ffi::nubo_verify(archive.as_ptr(), &o, &mut summary) };
+    let raw = unsafe { ffi::nubo_transfer_verify(archive.as_ptr(), &o, &mut summary) };
     callback.finish(raw)?;
     Ok(Summary::from_raw(&summary))
 }
@@ -375,7 +395,7 @@ pub struct Entry {
 /// An open archive: its entries and random access to its files. Several threads may read one
 /// at once, so it is `Send` and `Sync`.
 pub struct Archive {
-    handle: NonNull<ffi::nubo_archive>,
+    handle: NonNull<ffi::nubo_transfer_archive>,
 }
 
 // SAFETY: nubo_transfer.h: "several threads may read one at once"; every method takes &self
@@ -391,13 +411,15 @@ impl Archive {
         let key = optional_path("key_file", key_file)?;
         let mut out = ptr::null_mut();
         // SAFETY: valid strings, and an out pointer the library sets.
-        check(unsafe { ffi::nubo_archive_open_with_key(path.as_ptr(), c_ptr(&key), &mut out) })?;
+        check(unsafe {
+            ffi::nubo_transfer_archive_open_with_key(path.as_ptr(), c_ptr(&key), &mut out)
+        })?;
         NonNull::new(out)
             .map(|handle| Archive { handle })
             .ok_or_else(|| {
                 Error::new(
                     Status::Internal,
-                    "nubo_archive_open_with_key gave no archive",
+                    "nubo_transfer_archive_open_with_key gave no archive",
                 )
             })
     }
@@ -405,7 +427,7 @@ impl Archive {
     /// The number of entries.
     pub fn len(&self) -> usize {
         // SAFETY: a live handle.
-        unsafe { ffi::nubo_archive_entry_count(self.handle.as_ptr()) }
+        unsafe { ffi::nubo_transfer_archive_entry_count(self.handle.as_ptr()) }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -414,9 +436,9 @@ impl Archive {
 
     /// Entry `index` (0 .. len()).
     pub fn entry(&self, index: usize) -> Result<Entry, Error> {
-        let mut info = ffi::nubo_archive_entry_info::new();
+        let mut info = ffi::nubo_transfer_archive_entry_info::new();
         // SAFETY: a live handle and a sized struct to fill.
-        check(unsafe { ffi::nubo_archive_entry(self.handle.as_ptr(), index, &mut info) })?;
+        check(unsafe { ffi::nubo_transfer_archive_entry(self.handle.as_ptr(), index, &mut info) })?;
         // SAFETY: the strings belong to the archive, alive while `self` is.
         unsafe {
             Ok(Entry {
@@ -448,8 +470,9 @@ impl Archive {
         let path = c_string("path", path.as_bytes())?;
         let mut index = 0usize;
         // SAFETY: a live handle, a valid string and an out value.
-        let raw =
-            unsafe { ffi::nubo_archive_find(self.handle.as_ptr(), path.as_ptr(), &mut index) };
+        let raw = unsafe {
+            ffi::nubo_transfer_archive_find(self.handle.as_ptr(), path.as_ptr(), &mut index)
+        };
         if raw == ffi::NUBO_ERR_NOT_FOUND {
             return Ok(None);
         }
@@ -464,7 +487,7 @@ impl Archive {
         let mut read = 0usize;
         // SAFETY: `buf` is writable for its length during the call.
         check(unsafe {
-            ffi::nubo_archive_read(
+            ffi::nubo_transfer_archive_read(
                 self.handle.as_ptr(),
                 path.as_ptr(),
                 offset,
@@ -503,7 +526,7 @@ impl Archive {
 
 impl Drop for Archive {
     fn drop(&mut self) {
-        // SAFETY: the handle came from nubo_archive_open_with_key and is freed once.
-        unsafe { ffi::nubo_archive_free(self.handle.as_ptr()) }
+        // SAFETY: the handle came from nubo_transfer_archive_open_with_key and is freed once.
+        unsafe { ffi::nubo_transfer_archive_free(self.handle.as_ptr()) }
     }
 }

@@ -101,6 +101,7 @@ fn bad_calls_get_clear_errors() {
             w.gemm(&Gemm::new(3, 2, 3), &a, &b, &mut c),
             "A holds 6 elements but the shape",
         );
+        invalid(w.buffer(DType::Tf32, 4), "compute precision");
         let mut ints = w.buffer(DType::I32, 4)?;
         invalid(w.scale(&mut ints, 2.0), "x holds i32");
         invalid(w.fill(&mut ints, 0.5), "not a whole number");
@@ -187,4 +188,16 @@ fn host_workers_share_the_cores_and_bind_when_asked() {
             Ok(())
         })
         .unwrap();
+}
+
+#[test]
+fn one_dtype_read_by_the_library() {
+    assert_eq!(DType::parse("fp32").unwrap(), DType::F32);
+    assert_eq!(DType::parse("BFloat16").unwrap(), DType::Bf16);
+    assert_eq!(DType::parse("tf32").unwrap(), DType::Tf32);
+    assert_eq!(DType::parse("int64").unwrap(), DType::I64);
+    assert_eq!(DType::Tf32.name(), "tf32");
+    assert_eq!(DType::F16.name(), "f16");
+    invalid(DType::parse("int8"), "unknown dtype 'int8'");
+    invalid(DType::parse("f\u{0}32"), "NUL byte");
 }

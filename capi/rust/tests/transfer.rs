@@ -58,6 +58,10 @@ fn a_tree_is_packed_listed_read_verified_and_unpacked() {
     assert_eq!(packed.files, 2);
     assert_eq!(packed.symlinks, 1);
     assert_eq!(packed.bytes, 3_000_000 + 15);
+    // Every chunk counted in the slot of how it was stored; Auto, a choice, never.
+    assert_eq!(packed.chunks_by_codec.total(), packed.chunks);
+    assert_eq!(packed.chunks_by_codec[Codec::Auto], 0);
+    assert!(packed.chunks_by_codec[Codec::Zstd] + packed.chunks_by_codec[Codec::None] > 0);
 
     let opened = Archive::open(&archive, None).unwrap();
     let entries = opened.entries().unwrap();

@@ -143,7 +143,7 @@ Workload workload_of(const PlanCommand& c) {
       bad("describe the workload: --flops N, or --flops-per-sample N with --samples N, or "
           "--profile run.json (from nubo-train)");
     }
-    w.dtype = parse_dtype(c.dtype);
+    w.dtype = nubo::parse_dtype(c.dtype);
     w.mfu = c.mfu;
   }
   if (!c.samples.empty()) w.samples = number(c.samples, "--samples");

@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
                       ->check(CLI::ExistingFile);
   flops->excludes(profile);
   p->add_option("--epochs", plan.epochs, "passes over the data")->check(nubo_cli::PositiveNumber);
-  p->add_option("--dtype", plan.dtype, "fp32, tf32, fp16 or bf16 (analytic)");
+  p->add_option("--dtype", plan.dtype, "f32, tf32, f16 or bf16 (fp32, fp16, ... also; analytic)");
   p->add_option("--mfu", plan.mfu, "achieved fraction of peak, default 0.4")
       ->check(nubo_cli::Range(1e-6, 1.0));
   p->add_option("--batch", plan.batch, "global batch (samples per step)")

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "chunks_json.hpp"
 #include "cli.hpp"
 #include "cp_command.hpp"
 #include "net_commands.hpp"
@@ -80,12 +81,7 @@ nlohmann::json summary_json(const std::string& operation, const xfer::Summary& s
           {"bytes_stored", s.bytes_stored},
           {"bytes_skipped", s.bytes_skipped},
           {"ratio", ratio},
-          {"chunks",
-           {{"total", s.chunks},
-            {"none", s.chunks_none},
-            {"lz4", s.chunks_lz4},
-            {"zstd", s.chunks_zstd},
-            {"zero", s.chunks_zero}}},
+          {"chunks", nubo_xfer::chunks_json("total", s.chunks, s.chunks_by_codec)},
           {"seconds", s.seconds},
           {"rate", s.seconds > 0 ? static_cast<double>(s.bytes) / s.seconds : 0},
           {"resumed", s.resumed},

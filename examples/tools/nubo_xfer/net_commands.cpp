@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "chunks_json.hpp"
 #include "cli.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
@@ -171,12 +172,7 @@ int run_send(NetCommands& n) {
                         {"bytes_resumed", s.bytes_resumed},
                         {"bytes_deduplicated", s.bytes_deduplicated},
                         {"wire_bytes", s.wire_bytes},
-                        {"chunks",
-                         {{"sent", s.chunks_sent},
-                          {"none", s.chunks_none},
-                          {"lz4", s.chunks_lz4},
-                          {"zstd", s.chunks_zstd},
-                          {"zero", s.chunks_zero}}},
+                        {"chunks", chunks_json("sent", s.chunks_sent, s.chunks_by_codec)},
                         {"streams", s.streams},
                         {"seconds", s.seconds}};
     std::cout << j.dump(2) << "\n";

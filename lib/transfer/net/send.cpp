@@ -25,6 +25,7 @@
 #include "transfer/progress.hpp"
 #include "transfer/rate.hpp"
 #include "transfer/sink.hpp"
+#include "transfer/summary.hpp"
 #include "transfer/walk.hpp"
 
 namespace nubo::net {
@@ -268,20 +269,7 @@ class NetSink : public Sink {
     summary_.bytes_sent += job.raw_size + job.copied;
     summary_.bytes_deduplicated += job.copied;
     ++summary_.chunks_sent;
-    switch (codec) {
-      case ChunkCodec::none:
-        ++summary_.chunks_none;
-        break;
-      case ChunkCodec::lz4:
-        ++summary_.chunks_lz4;
-        break;
-      case ChunkCodec::zstd:
-        ++summary_.chunks_zstd;
-        break;
-      case ChunkCodec::zero:
-        ++summary_.chunks_zero;
-        break;
-    }
+    count_stored(summary_.chunks_by_codec, codec);
     progress_->add_done(job.raw_size + job.copied);
     progress_->add_written(stored);
     if (job.kind == SourceJob::Kind::bundle)

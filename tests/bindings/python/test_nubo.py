@@ -94,11 +94,12 @@ class LibraryTest(unittest.TestCase):
         self.assertGreater(checked, 400)
         # The Python enums name the C constants: NUBO_<PREFIX><MEMBER>.
         from nubo import cost, parallel, train, transfer
+        self.assertIs(parallel.DType, cost.DType)  # one dtype for buffers and the cost model
         enums = [(nubo.Status, "NUBO_ERR_"), (nubo.Backend, "NUBO_BACKEND_"),
                  (nubo.LinkKind, "NUBO_LINK_"), (nubo.Severity, "NUBO_SEVERITY_"),
                  (transfer.Codec, "NUBO_CODEC_"), (transfer.EntryKind, "NUBO_ENTRY_"),
-                 (parallel.DType, "NUBO_DTYPE_"), (parallel.ReduceOp, "NUBO_REDUCE_"),
-                 (cost.Pricing, "NUBO_COST_"), (cost.Dtype, "NUBO_COST_"),
+                 (nubo.DType, "NUBO_DTYPE_"), (parallel.ReduceOp, "NUBO_REDUCE_"),
+                 (cost.Pricing, "NUBO_PRICING_"),
                  (train.Optimizer, "NUBO_TRAIN_")]
         for enum, prefix in enums:
             for member in enum:

@@ -37,7 +37,8 @@ class TransferTest(unittest.TestCase):
         self.assertEqual(s.files, 3)
         self.assertEqual(s.symlinks, 1)
         self.assertLess(s.bytes_stored, s.bytes)
-        self.assertGreater(s.chunks_zstd, 0)
+        self.assertGreater(s.chunks_by_codec[nubo.Codec.ZSTD], 0)
+        self.assertEqual(sum(s.chunks_by_codec.values()), s.chunks)
         self.assertTrue(seen)
         self.assertEqual(seen[-1].bytes_done, seen[-1].bytes_total)
         done = [p.bytes_done for p in seen]
