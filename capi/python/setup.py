@@ -12,7 +12,7 @@ They are taken from $NUBO_LIB_DIR, else from ../../build/lib (the repository's b
 Finding no libnubo_c.so there is an error, since the package would not work; NUBO_LIB_DIR=none
 builds it without the libraries on purpose (it then needs NUBO_LIBRARY or a system-wide nubo).
 
-Each library is bundled once, under its SONAME (libnubo_c.so.1: what the loader and DT_NEEDED
+Each library is bundled once, under its SONAME (libnubo_c.so.2: what the loader and DT_NEEDED
 ask for), not once per symlink. The wheel's tag is py3-none-<platform>: any Python 3 on this
 platform can use it, since the package holds no extension module.
 
@@ -50,7 +50,7 @@ def library_dir() -> Optional[Path]:
 
 
 def soname(files: list[Path]) -> Path:
-    """Of the names a library has in its directory (libnubo.so, libnubo.so.1, libnubo.so.0.1.0),
+    """Of the names a library has in its directory (libnubo.so, libnubo.so.2, libnubo.so.0.1.0),
     the one the loader asks for: lib<name>.so.<ABI>. An unversioned module keeps its name."""
     versioned = [f for f in files if re.fullmatch(r"lib[\w-]+\.so\.\d+", f.name)]
     return versioned[0] if versioned else min(files, key=lambda f: len(f.name))
