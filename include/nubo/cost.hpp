@@ -200,8 +200,7 @@ struct NUBO_API Workload {
   double parameter_bytes = 0;       // gradient bytes all-reduced per step (analytic)
   double memory_per_gpu_bytes = 0;  // GPU memory one worker needs
   double dataset_bytes = 0;         // staged onto each node before the run
-  // Compressed size / original size of the staged data (nubo-xfer pack reports it as its ratio): 1
-  // = raw.
+  // Compressed size / original size of the staged data, as nubo-xfer pack reports it; 1: raw.
   double compression_ratio = 1.0;
   double checkpoint_bytes = 0;
   double checkpoint_write_mbps = 0;         // 0: the provider's block storage throughput
