@@ -45,6 +45,16 @@ nubo_status fail(nubo_status status, const char* function, std::string_view mess
   return status;
 }
 
+nubo_status unsupported(const char* function, const char* option) noexcept {
+  try {
+    return fail(NUBO_ERR_UNSUPPORTED, function,
+                std::string("this nubo was built without the capability (") + option +
+                    "=OFF): rebuild with it ON");
+  } catch (...) {  // the string itself could not be made
+    return fail(NUBO_ERR_UNSUPPORTED, function, "this nubo was built without the capability");
+  }
+}
+
 nubo_status to_status(Errc code) noexcept {
   const int value = static_cast<int>(code);
   if (value <= NUBO_OK || value > NUBO_ERR_INTERNAL) return NUBO_ERR_INTERNAL;

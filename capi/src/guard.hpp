@@ -17,6 +17,10 @@ namespace nubo::capi {
 // throws: if the message cannot be stored, nubo_last_error() says so instead.
 nubo_status fail(nubo_status status, const char* function, std::string_view message) noexcept;
 
+// What an entry point of a capability the library was built without answers (the generated
+// stubs): NUBO_ERR_UNSUPPORTED, naming the CMake option that is off.
+nubo_status unsupported(const char* function, const char* option) noexcept;
+
 // nubo::Errc and nubo_status are one to one (static_asserts in errors.cpp); a code outside the
 // enum (or Errc::ok, which no error should carry) is a bug, reported as internal.
 nubo_status to_status(Errc code) noexcept;

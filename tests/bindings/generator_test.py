@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "capi" / "bindings"
 from c_header import (Callback, CType, Enum, External, HeaderError, Opaque,  # noqa: E402
                       Struct, read_abi)
 from conventions import capability_of, check_conventions  # noqa: E402
-from generate import layout, py_type, python, rust, rust_type  # noqa: E402
+from generate import layout, py_type, python, rust, rust_type, stubs  # noqa: E402
 
 PREAMBLE = """#ifndef NUBO_H
 #define NUBO_H
@@ -122,6 +122,33 @@ typedef struct nubo_device_counts_info { uint32_t struct_size; uint64_t n[NUBO_S
             with self.subTest(body), self.assertRaises(HeaderError) as e:
                 read(body)
             self.assertIn("#define'd NUBO_ constant", str(e.exception))
+
+
+class StubsTest(unittest.TestCase):
+    def test_every_entry_point_of_a_capability_left_out_says_unsupported(self) -> None:
+        abi = read("""
+typedef struct nubo_thing nubo_thing;
+NUBO_C_API int nubo_core(void);
+#include "nubo_more.h"
+""", {"nubo_more.h": """#include "nubo.h"
+typedef enum nubo_status { NUBO_OK = 0 } nubo_status;
+NUBO_C_API nubo_status nubo_more_make(const char* const* names, size_t n, nubo_thing** out);
+NUBO_C_API void nubo_more_free(nubo_thing* thing);
+NUBO_C_API size_t nubo_more_count(const nubo_thing* thing);
+NUBO_C_API int nubo_more_done(const nubo_thing* thing);
+NUBO_C_API void* nubo_more_data(nubo_thing* thing);
+"""})
+        text = stubs(abi, "NUBO_WITH_MORE", ["nubo_more.h"])
+        self.assertIn('OPTION = "NUBO_WITH_MORE"', text)
+        self.assertIn("NUBO_C_API nubo_status nubo_more_make(const char* const*, size_t, "
+                      "nubo_thing**) { return nubo::capi::unsupported(__func__, OPTION); }", text)
+        self.assertIn("NUBO_C_API void nubo_more_free(nubo_thing*) { }", text)
+        self.assertIn("nubo_more_count(const nubo_thing*) { return 0; }", text)
+        self.assertIn("nubo_more_done(const nubo_thing*) { return 1; }", text)
+        self.assertIn("nubo_more_data(nubo_thing*) { return nullptr; }", text)
+        self.assertNotIn("nubo_core", text)  # only the headers named
+        with self.assertRaises(HeaderError):
+            stubs(abi, "NUBO_WITH_NONE", ["nubo_none.h"])
 
 
 class ConventionsTest(unittest.TestCase):

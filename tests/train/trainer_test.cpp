@@ -345,9 +345,17 @@ TEST_CASE(
   });
   INFO("planned " << before << " s then " << after << " s; Daly: " << slow << " s, " << fast
                   << " s");
+  // The measured write is the injected delay plus the write itself, which a loaded machine
+  // stretches: each interval is Daly's for at least the delay, and for less than the delay
+  // plus 0.5 s (before) or 0.25 s (after), whatever else the machine runs.
+  const auto daly = [](double delta) {
+    return nubo::cost::checkpoint_plan(0, delta, 2.0, 0).daly_interval_s;
+  };
   CHECK(first == 0);  // before the first write: none yet
-  CHECK(before == Approx(slow).epsilon(0.05));
-  CHECK(after == Approx(fast).epsilon(0.15));  // the write's own time weighs more here
+  CHECK(before >= slow * 0.999);
+  CHECK(before < daly(1.0));
+  CHECK(after >= fast * 0.999);
+  CHECK(after < daly(0.4));
   auto profile = t.profile();
   CHECK(profile.checkpoint_interval_s == after);
   CHECK(profile.checkpoint_expected_waste > 0);
