@@ -1,5 +1,5 @@
 """The naming rules of nubo's C ABI (docs/abi.md), checked on the headers by generate.py and
-on the library's exported symbols by CTest's abi:symbols.
+on the library's exported symbols by CTest's abi_exports.
 
 - Every function begins with its capability's prefix (CAPABILITY_PREFIXES), or is one of the
   few CORE_FUNCTIONS every capability shares.
@@ -64,7 +64,7 @@ def check_conventions(abi: Abi) -> None:
             if other != enum.name and name.startswith(prefix):
                 faults.append(f"{enum.header}: {name} of {other} begins with {prefix}, the "
                               f"prefix of {enum.name}'s constants")
-    structs = {s.name: s for s in abi.structs}
+    structs = {s.name for s in abi.structs}
     for f in abi.functions:
         if f.name.endswith("_init"):
             continue  # fills the caller's options or request with defaults

@@ -68,6 +68,15 @@ int main(void) {
   return 0;
 }
 C
+# An option whose capability needs one turned off is refused at configure, naming both.
+if "$cmake" -S "$source_dir" -B "$work/refused" -DNUBO_WITH_CUDA=OFF -DNUBO_WITH_TRANSFER=OFF \
+    -DNUBO_WITH_TRAIN=OFF > "$work/refused.log" 2>&1; then
+  echo "NUBO_WITH_NET without NUBO_WITH_TRANSFER configured"
+  exit 1
+fi
+grep -q "NUBO_WITH_NET needs NUBO_WITH_TRANSFER" "$work/refused.log" ||
+  { cat "$work/refused.log"; exit 1; }
+
 "$cmake" -S "$work/app" -B "$work/build" -DNUBO_WITH_CUDA=OFF > "$work/configure.log" 2>&1 ||
   { cat "$work/configure.log"; exit 1; }
 "$cmake" --build "$work/build" -j 2 > "$work/build.log" 2>&1 || { tail -50 "$work/build.log"; exit 1; }
