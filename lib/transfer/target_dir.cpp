@@ -78,13 +78,19 @@ TargetDir::TargetDir(const std::string& root, bool keep_special_modes)
 int TargetDir::parent(std::string_view path, bool create) {
   auto dir = paths::parent(path);
   if (dir.empty()) return root_fd_.get();
-  if (cached_fd_ && cached_path_ == dir) return cached_fd_.get();
-  Fd current;
-  int at = root_fd_.get();
+  if (!opened_.empty() && dir == opened_path_) return opened_.back().fd.get();
+  opened_path_.clear();
+  auto parts = text::split(dir, '/');
+  // Keep the directories shared with the last parent, open the rest from the deepest of them.
+  std::size_t kept = 0;
+  while (kept < opened_.size() && kept < parts.size() && opened_[kept].name == parts[kept]) ++kept;
+  opened_.resize(kept);
   std::string walked;
-  for (auto part : text::split(dir, '/')) {
-    std::string name(part);
-    walked = paths::join(walked, name);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    walked = paths::join(walked, parts[i]);
+    if (i < kept) continue;
+    std::string name(parts[i]);
+    int at = i == 0 ? root_fd_.get() : opened_[i - 1].fd.get();
     int fd = open_dir_at(at, name);
     if (fd < 0 && errno == ENOENT && create) {
       if (::mkdirat(at, name.c_str(), 0700) != 0 && errno != EEXIST) {
@@ -100,12 +106,10 @@ int TargetDir::parent(std::string_view path, bool create) {
       }
       throw_io("open directory", full(walked), errno);
     }
-    current = Fd(fd, full(walked));
-    at = fd;
+    opened_.push_back({std::move(name), Fd(fd, full(walked))});
   }
-  cached_path_ = std::string(dir);
-  cached_fd_ = std::move(current);
-  return cached_fd_.get();
+  opened_path_ = std::string(dir);
+  return opened_.back().fd.get();
 }
 
 void TargetDir::make_dir(std::string_view path) {
@@ -133,10 +137,12 @@ std::optional<struct stat> TargetDir::stat(std::string_view path) {
   return st;
 }
 
-Fd TargetDir::open_file(std::string_view path, std::string_view name, bool create) {
+Fd TargetDir::open_file(std::string_view path, std::string_view name, Open how) {
+  bool create = how != Open::existing;
   int at = parent(path, create);
   std::string n(name);
-  int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT : 0);
+  int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT : 0) |
+              (how == Open::replace ? O_TRUNC : 0);
   int fd = ::openat(at, n.c_str(), flags, 0600);
   auto shown = full(paths::join(paths::parent(path), name));
   if (fd < 0) throw_io(create ? "create" : "open", shown, errno);

@@ -1,7 +1,7 @@
 // The directory unpack writes into, reached only through openat() from its root with
 // O_NOFOLLOW at every step: nothing is ever written through a symlink, whether it came from the
 // archive or was already there, so no entry can land outside the root. Not thread-safe: it
-// caches the last directory it opened; each thread uses its own.
+// keeps the directories it opened last; each thread uses its own.
 #pragma once
 
 #include <sys/stat.h>
@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "transfer/file_io.hpp"
 
@@ -38,8 +39,13 @@ class TargetDir {
   void make_dir(std::string_view path);
   // lstat of `path` (relative to the root, no link followed); nullopt if it does not exist.
   std::optional<struct stat> stat(std::string_view path);
-  // Opens `name` in the directory of `path` for reading and writing, creating it (0600).
-  Fd open_file(std::string_view path, std::string_view name, bool create);
+  enum class Open {
+    existing,  // the file must exist; its content is kept
+    create,    // created (0600) when missing; an existing file's content is kept
+    replace,   // created when missing, emptied when not
+  };
+  // Opens `name` in the directory of `path` for reading and writing.
+  Fd open_file(std::string_view path, std::string_view name, Open how);
   Fd open_read(std::string_view path);  // the file at `path`, no link followed
   void rename(std::string_view path, std::string_view from_name);  // from_name -> leaf(path)
   void remove(std::string_view path, std::string_view name);       // missing is fine
@@ -60,9 +66,16 @@ class TargetDir {
   std::string root_;
   bool keep_special_ = false;
   Fd root_fd_;
-  // The last parent opened: files of one directory follow each other in an archive.
-  std::string cached_path_;
-  Fd cached_fd_;
+  // The last parent opened and each directory above it, one per component: files of one
+  // directory follow each other, and the next directory is usually a sibling or a child, so
+  // reaching it opens only the components that differ. Each was opened with O_NOFOLLOW from
+  // the one above, so a link put in the way later is never followed.
+  struct Opened {
+    std::string name;
+    Fd fd;
+  };
+  std::vector<Opened> opened_;
+  std::string opened_path_;  // the components of opened_ joined; empty while being changed
 };
 
 // The temporary name of a file being unpacked, in the same directory as its final name so that

@@ -164,7 +164,7 @@ void plan_file(Shared& s, std::size_t entry, UnpackJob& job, std::vector<std::by
       job.hasher.reset();
     }
   }
-  auto fd = s.planning.open_file(path, tmp, false);
+  auto fd = s.planning.open_file(path, tmp, TargetDir::Open::existing);
   for (; k < e.chunk_count; ++k) {
     const auto& c = s.archive.chunk(entry, k);
     buffer.resize(c.raw_size);
@@ -333,7 +333,7 @@ class Consumer {
       progress_.add_skipped(start);
     }
     tmp_ = temp_name(paths::leaf(e.meta.path));
-    file_ = s_.target.open_file(e.meta.path, tmp_, true);
+    file_ = s_.target.open_file(e.meta.path, tmp_, TargetDir::Open::create);
     // Whatever lies past the verified prefix is dropped, never trusted.
     file_.truncate(start);
     hasher_ = std::move(job.hasher);
@@ -385,8 +385,7 @@ class Consumer {
                                        "checksum: the index is damaged); not written");
       }
       auto tmp = temp_name(paths::leaf(e.meta.path));
-      auto file = s_.target.open_file(e.meta.path, tmp, true);
-      file.truncate(0);
+      auto file = s_.target.open_file(e.meta.path, tmp, TargetDir::Open::replace);
       if (!content.empty()) file.pwrite_all(content, 0);
       s_.target.place(file, e.meta.path, tmp, e.meta.mtime_ns, e.meta.mode, s_.options.sync);
       std::vector<std::byte> payload;

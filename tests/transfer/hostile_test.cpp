@@ -13,6 +13,7 @@
 #include "transfer/format.hpp"
 #include "transfer/hash.hpp"
 #include "transfer/paths.hpp"
+#include "transfer/target_dir.hpp"
 
 namespace xfer = nubo::transfer;
 namespace fmt = nubo::transfer::format;
@@ -103,6 +104,34 @@ TEST_CASE("unpack never writes through a symlink already in the target") {
   CHECK_THROWS_WITH(xfer::unpack(dir / "a.nubo", dir / "out", {.sync = false}),
                     Catch::Contains("refusing to write through it"));
   CHECK(::access((dir / "elsewhere/x").c_str(), F_OK) != 0);
+}
+
+TEST_CASE("the target reaches each directory from the one above it, never through a link") {
+  TempDir dir;
+  xfer::TargetDir target(dir / "out");
+  for (auto d : {"a", "a/b", "a/c", "a/b/deep"}) target.make_dir(d);
+  // Siblings, a child, a parent and the root, in turn: each file lands in its own directory.
+  auto put = [&](const std::string& path) {
+    auto fd = target.open_file(path, xfer::paths::leaf(path), xfer::TargetDir::Open::replace);
+    fd.pwrite_all(xfer::as_bytes(std::string_view(path)), 0);
+  };
+  for (auto f : {"a/b/1", "a/c/2", "a/b/deep/3", "a/b/4", "a/5", "6", "a/c/7"}) put(f);
+  for (auto f : {"a/b/1", "a/c/2", "a/b/deep/3", "a/b/4", "a/5", "6", "a/c/7"})
+    CHECK(nubo_test::read_file(dir / ("out/" + std::string(f))) == f);
+
+  // A link put where a directory was: reaching it anew is refused...
+  nubo_test::make_dirs(dir / "elsewhere");
+  REQUIRE(::rename((dir / "out/a/b").c_str(), (dir / "out/a/b-moved").c_str()) == 0);
+  REQUIRE(::symlink((dir / "elsewhere").c_str(), (dir / "out/a/b").c_str()) == 0);
+  CHECK_THROWS_WITH(put("a/b/8"), Catch::Contains("refusing to write through it"));
+  // ... and a directory reached before the swap is still the directory, wherever it went.
+  target.make_dir("a/c/sub");
+  REQUIRE(::rename((dir / "out/a/c").c_str(), (dir / "out/a/c-moved").c_str()) == 0);
+  REQUIRE(::symlink((dir / "elsewhere").c_str(), (dir / "out/a/c").c_str()) == 0);
+  put("a/c/sub/9");
+  CHECK(nubo_test::read_file(dir / "out/a/c-moved/sub/9") == "a/c/sub/9");
+  CHECK(::access((dir / "elsewhere/8").c_str(), F_OK) != 0);
+  CHECK(::access((dir / "elsewhere/sub").c_str(), F_OK) != 0);
 }
 
 TEST_CASE("sizes that would make the reader allocate gigabytes are refused") {

@@ -231,7 +231,7 @@ void Session::chunk(const ChunkMeta& meta, Bytes payload, StreamState& stream) {
       throw Error(Errc::corrupt, where + ": sent twice");
     if (!f->fd) {
       auto path = full(e);
-      f->fd = target_->open_file(path, temp_name(paths::leaf(path)), true);
+      f->fd = target_->open_file(path, temp_name(paths::leaf(path)), TargetDir::Open::create);
       // Only verified chunks of an earlier attempt are kept; a new file starts empty, so its
       // zero chunks stay holes.
       if (!f->resumed) f->fd.truncate(0);
@@ -302,7 +302,7 @@ void Session::finalize(File& f) {
       // No chunk opened it in this attempt: an empty file, or one whose chunks an earlier
       // attempt verified (kept: the read-back below is what decides).
       if (!f.fd) {
-        f.fd = target_->open_file(path, tmp, true);
+        f.fd = target_->open_file(path, tmp, TargetDir::Open::create);
         if (!f.resumed) f.fd.truncate(0);
         f.fd.truncate(e.size);
       }

@@ -203,9 +203,9 @@ void Session::write_members(const std::vector<File*>& members, const std::vector
       const auto& e = entries_[members[i]->entry];
       auto path = full(e);
       try {
-        auto fd = dir.open_file(path, temp_name(paths::leaf(path)), true);
+        // Emptied: a stale temporary file of an earlier attempt may be longer.
+        auto fd = dir.open_file(path, temp_name(paths::leaf(path)), TargetDir::Open::replace);
         fd.pwrite_all(contents[i], 0);
-        fd.truncate(e.size);  // a stale temporary file of an earlier attempt may be longer
         // The mtime before the rename: the name appears complete, or not at all (see plan()).
         dir.set_times_and_mode(fd, e.mtime_ns, e.mode);
         if (config_.sync && e.size > 0)
