@@ -222,14 +222,22 @@ TEST_CASE("nubo-run --max-restarts starts a failed job again, telling it which a
   Run always({"--nproc", "1", "--max-restarts", "1", "--", "sh", "-c", "exit 3"});
   CHECK(always.finish() == 3);
   CHECK_THAT(always.output(), Catch::Contains("failed 2 times"));
-  // Quick failures double the wait; an attempt that ran 10 s or more starts it over at 1 s.
+  // Quick failures double the wait; after an attempt that ran 10 s or more, no wait at all.
   Run loop({"--nproc", "1", "--max-restarts", "3", "--", "sh", "-c",
             "case $NUBO_RESTART_COUNT in 0|1) exit 3;; 2) sleep 10.5; exit 3;; esac"});
   CHECK(loop.finish() == 0);
   CHECK_THAT(loop.output(),
              Catch::Contains("attempt 1 of 4 failed; starting the job again in 1 s") &&
                  Catch::Contains("attempt 2 of 4 failed; starting the job again in 2 s") &&
-                 Catch::Contains("attempt 3 of 4 failed; starting the job again in 1 s"));
+                 Catch::Contains("attempt 3 of 4 failed; starting the job again at once"));
+  // A process killed by SIGKILL is an interruption from outside, not a crash: no wait, however
+  // soon it came; a crash right after it waits 1 s again.
+  Run killed({"--nproc", "1", "--max-restarts", "2", "--", "sh", "-c",
+              "case $NUBO_RESTART_COUNT in 0) kill -KILL $$;; 1) exit 3;; esac"});
+  CHECK(killed.finish() == 0);
+  CHECK_THAT(killed.output(),
+             Catch::Contains("attempt 1 of 3 failed; starting the job again at once") &&
+                 Catch::Contains("attempt 2 of 3 failed; starting the job again in 1 s"));
   Run nodes({"--nproc", "1", "--nnodes", "2", "--master-addr", "127.0.0.1", "--max-restarts", "1",
              "--", "true"});
   CHECK(nodes.finish() == 2);

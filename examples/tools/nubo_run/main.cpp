@@ -106,7 +106,8 @@ int main(int argc, char** argv) {
   app.add_option("--max-restarts", max_restarts,
                  "When a process fails, stop them all and start the job again, up to N times "
                  "(backoff 1 s, 2 s, 4 s ... 30 s while attempts fail within 10 s of their start, "
-                 "else 1 s); each attempt sees NUBO_RESTART_COUNT")
+                 "none after one that ran longer or lost a process to SIGKILL); each attempt "
+                 "sees NUBO_RESTART_COUNT")
       ->check(nubo_cli::Range(0, 1000));
   app.add_flag("--cpu-bind", cpu_bind,
                "Pin each process's host workers to cores of their own (NUBO_CPU_BIND=1), "
@@ -275,8 +276,10 @@ int main(int argc, char** argv) {
   });
   int status = 0;
   // The backoff doubles with each failure in a row of attempts that failed soon after they
-  // started (a crash loop); an attempt that ran for a while (a spot machine lost mid-run)
-  // starts it over at 1 s, so that a long job reclaimed now and then restarts at once.
+  // started (a crash loop). After an attempt that ran for a while, or one whose first failure
+  // was a process killed by SIGKILL (from outside: a reclaimed machine's processes, the OOM
+  // killer, an operator), the job starts again at once: every second waited there is a second
+  // of the machines paid for and idle, on every interruption, however soon it came.
   constexpr auto kRanWell = std::chrono::seconds(10);
   int quick_failures = 0;
   bool ended = false;  // for good: nodes still waiting to join are told to stop
@@ -306,8 +309,10 @@ int main(int argc, char** argv) {
     const auto started = std::chrono::steady_clock::now();
     const auto outcome = nubo::run::launch(spec);
     status = outcome.status;
-    quick_failures =
-        std::chrono::steady_clock::now() - started >= kRanWell ? 0 : quick_failures + 1;
+    const bool interrupted = status == 128 + SIGKILL;
+    quick_failures = interrupted || std::chrono::steady_clock::now() - started >= kRanWell
+                         ? 0
+                         : quick_failures + 1;
     if (status == 0 || status == nubo::run::kExitResume || outcome.stop_signal != 0) {
       ended = status == 0;
       break;
@@ -319,11 +324,14 @@ int main(int argc, char** argv) {
       ended = true;
       break;
     }
-    const int backoff = std::min(30, 1 << std::clamp(quick_failures - 1, 0, 5));
+    const int backoff =
+        quick_failures == 0 ? 0 : std::min(30, 1 << std::min(quick_failures - 1, 5));
     std::fprintf(stderr,
-                 "nubo-run: attempt %d of %d failed; starting the job again in %d s "
+                 "nubo-run: attempt %d of %d failed; starting the job again %s "
                  "(NUBO_RESTART_COUNT=%d)\n",
-                 attempt + 1, max_restarts + 1, backoff, attempt + 1);
+                 attempt + 1, max_restarts + 1,
+                 backoff == 0 ? "at once" : ("in " + std::to_string(backoff) + " s").c_str(),
+                 attempt + 1);
     if (const int sig = nubo::run::pause_for(std::chrono::seconds(backoff))) {
       status = 128 + sig;
       break;
