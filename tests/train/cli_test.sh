@@ -64,6 +64,8 @@ set +e; wait "$runpid"; status=$?; set -e
 [ "$status" -eq 0 ] || fail "the restarted job exited $status"
 grep -q "attempt 1 of 3 failed" "$work/cut.log" || fail "no restart line"
 grep -q "resumed from" "$work/cut.log" || fail "the restarted job did not resume"
+# The surviving rank says where it stopped, which the next attempt's resume is measured against.
+grep -Eq "\[0\] nubo-train: failed at step [0-9]+" "$work/cut.log" || fail "no 'failed at step' line"
 [ "$(params "$work/whole")" = "$(params "$work/cut")" ] \
   || fail "the restarted job's parameters differ from the uninterrupted run's"
 

@@ -240,7 +240,16 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
       return true;
     };
-    nubo::FitResult r = trainer.fit(epochs, progress);
+    nubo::FitResult r;
+    try {
+      r = trainer.fit(epochs, progress);
+    } catch (const std::exception&) {
+      // Where it stopped, against the "resumed from ... at step" of the next attempt: the work
+      // a failure cost.
+      std::fprintf(stderr, "nubo-train: failed at step %llu\n",
+                   static_cast<unsigned long long>(trainer.steps_done()));
+      throw;
+    }
     g_trainer = nullptr;
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
