@@ -22,11 +22,13 @@ since() { python3 -c "print(f'{$(now) - $1:.2f}')"; }
 # 1. Calibration: the job's length without checkpoints sets M (unless MTBI gives it).
 if [ -n "${MTBI:-}" ]; then
   mtbi=$MTBI
+  mtbi_from="given by MTBI"
 else
   t=$(now)
   "$bin/nubo-run" --nproc 2 -- "$bin/nubo-train" "${job[@]}" >"$tmp/cal.log" 2>&1
   calibration=$(since "$t")
   mtbi=$(python3 -c "print(round($calibration / $kills_wanted, 1))")
+  mtbi_from="the calibration run's length / $kills_wanted"
   echo "calibration ${calibration} s: M = ${mtbi} s" >&2
 fi
 
@@ -114,19 +116,20 @@ import json, re
 wall = float(re.search(r'wall time ([0-9.]+) s', open('$tmp/whole.log').read())[1])
 print(wall / json.load(open('$tmp/whole.json'))['steps'])")
 python3 - "$whole" "$mtbi" "$delta" "$build" "$(printf '%s\n' "${results[@]}")" \
-  "$(printf '%s\n' "${per_kill[@]}")" "$step_s" <<'PY' >"$out"
+  "$(printf '%s\n' "${per_kill[@]}")" "$step_s" "$mtbi_from" <<'PY' >"$out"
 import sys, datetime, os, statistics
 whole, mtbi, delta = map(float, sys.argv[1:4])
 build = sys.argv[4]
 runs = [l.split() for l in sys.argv[5].splitlines()]
 model = [list(map(float, l.split())) for l in sys.argv[6].splitlines()]
 step_s = float(sys.argv[7])
+mtbi_from = sys.argv[8]
 seeds = " ".join(r[0] for r in runs)
 print("# Spot: a job interrupted about every M seconds against the same job never interrupted\n")
 print(f"Command: `benchmarks/bench_spot.sh {build}` (SEEDS=\"{seeds}\"), {datetime.date.today()}")
 print(f"Machine: {os.cpu_count()} cores. The job: nubo-run --nproc 2 -- nubo-train --devices cpu "
       "--batch 64 --epochs 10 --hidden 1024,512 (all 60,000 rows), --checkpoint-every auto "
-      f"--mtbi {mtbi:g}s (M, the calibration run's length / 5); on spot, nubo-run "
+      f"--mtbi {mtbi:g}s (M, {mtbi_from}); on spot, nubo-run "
       "--max-restarts and one process SIGKILLed at exponentially distributed times of mean M, "
       "one run per seed.\n")
 print(f"Uninterrupted (with the same checkpoints): {whole:.1f} s. delta, the measured write "
