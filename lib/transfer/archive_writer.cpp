@@ -23,25 +23,38 @@ std::vector<std::byte> ArchiveWriter::header(std::uint32_t chunk_size,
   return encode_header(h);
 }
 
-ArchiveWriter ArchiveWriter::create(Fd fd, std::uint32_t chunk_size,
+void FdOutput::write(Bytes a, Bytes b) {
+  if (b.empty()) {
+    fd_.write_all(a);
+  } else {
+    fd_.writev_all(a, b);
+  }
+}
+
+ArchiveWriter ArchiveWriter::create(std::unique_ptr<ArchiveOutput> out, std::uint32_t chunk_size,
                                     std::optional<Encryption> encryption) {
-  fd.truncate(0);
   auto head = header(chunk_size, encryption);
-  fd.pwrite_all(head, 0);
-  fd.seek(head.size());
-  ArchiveWriter w(std::move(fd), chunk_size);
+  out->write(head, {});
+  ArchiveWriter w(std::move(out), chunk_size);
   w.offset_ = head.size();
   if (encryption) w.cipher_.emplace(std::move(encryption->cipher));
   return w;
 }
 
-ArchiveWriter ArchiveWriter::stream(Fd fd, std::uint32_t chunk_size,
+ArchiveWriter ArchiveWriter::create(Fd fd, std::uint32_t chunk_size,
                                     std::optional<Encryption> encryption) {
-  auto head = header(chunk_size, encryption);
-  fd.write_all(head);
-  ArchiveWriter w(std::move(fd), chunk_size);
-  w.offset_ = head.size();
-  if (encryption) w.cipher_.emplace(std::move(encryption->cipher));
+  fd.truncate(0);
+  fd.seek(0);
+  return create(std::make_unique<FdOutput>(std::move(fd)), chunk_size, std::move(encryption));
+}
+
+ArchiveWriter ArchiveWriter::resume(std::unique_ptr<ArchiveOutput> out, std::uint32_t chunk_size,
+                                    std::uint64_t offset, Index index,
+                                    std::optional<ArchiveCipher> cipher) {
+  ArchiveWriter w(std::move(out), chunk_size);
+  w.offset_ = offset;
+  w.index_ = std::move(index);
+  w.cipher_ = std::move(cipher);
   return w;
 }
 
@@ -49,11 +62,8 @@ ArchiveWriter ArchiveWriter::resume(Fd fd, std::uint32_t chunk_size, std::uint64
                                     Index index, std::optional<ArchiveCipher> cipher) {
   fd.truncate(offset);
   fd.seek(offset);
-  ArchiveWriter w(std::move(fd), chunk_size);
-  w.offset_ = offset;
-  w.index_ = std::move(index);
-  w.cipher_ = std::move(cipher);
-  return w;
+  return resume(std::make_unique<FdOutput>(std::move(fd)), chunk_size, offset, std::move(index),
+                std::move(cipher));
 }
 
 void ArchiveWriter::put(const RecordHeader& record, Bytes payload, const std::uint32_t* check) {
@@ -74,7 +84,7 @@ void ArchiveWriter::put(const RecordHeader& record, Bytes payload, const std::ui
     append(buffer_, payload);
   } else {
     append(buffer_, head);
-    fd_.writev_all(buffer_, payload);  // large payloads go straight from the job's buffer
+    out_->write(buffer_, payload);  // large payloads go straight from the job's buffer
     buffer_.clear();
   }
   offset_ += head.size() + payload.size();
@@ -172,7 +182,7 @@ void ArchiveWriter::add_bundle(const std::vector<EntryMeta>& members,
 
 void ArchiveWriter::flush() {
   if (buffer_.empty()) return;
-  fd_.write_all(buffer_);
+  out_->write(buffer_, {});
   buffer_.clear();
 }
 

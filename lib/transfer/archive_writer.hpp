@@ -1,10 +1,12 @@
 // Writing an archive: records appended in order through a small buffer, the index kept in
 // memory as they go, and the index and trailer at the end. A writer can also take over a partial
 // archive whose records up to some offset were verified (resume): it is given that offset and
-// the index of what lies before it.
+// the index of what lies before it. The bytes go to an ArchiveOutput: a file or a stream, or
+// the parts of an upload (pack -o s3://...), since the format only appends.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -22,18 +24,42 @@ struct Encryption {
   format::KeyBlock block;
 };
 
+// Where an archive's bytes go, in order.
+class ArchiveOutput {
+ public:
+  virtual ~ArchiveOutput() = default;
+  virtual void write(Bytes a, Bytes b) = 0;  // appends a, then b (either may be empty)
+  virtual void sync() {}                     // what was written is durable once this returns
+  virtual void close() {}                    // reports a failed close
+};
+
+// A file or a stream, written from its current position.
+class FdOutput : public ArchiveOutput {
+ public:
+  explicit FdOutput(Fd fd) : fd_(std::move(fd)) {}
+  void write(Bytes a, Bytes b) override;
+  void sync() override { fd_.datasync(); }
+  void close() override { fd_.close(); }
+
+ private:
+  Fd fd_;
+};
+
 class ArchiveWriter {
  public:
-  // Writes a fresh header at offset 0 of `fd` (truncating it) and starts after it; with
-  // `encryption`, an encrypted archive (format 2.1) whose every payload is sealed.
+  // Writes a fresh header to `out` and starts after it; with `encryption`, an encrypted archive
+  // (format 2.1) whose every payload is sealed.
+  static ArchiveWriter create(std::unique_ptr<ArchiveOutput> out, std::uint32_t chunk_size,
+                              std::optional<Encryption> encryption = std::nullopt);
+  // A fresh archive in the file `fd` (emptied first).
   static ArchiveWriter create(Fd fd, std::uint32_t chunk_size,
                               std::optional<Encryption> encryption = std::nullopt);
-  // Writes to a stream (a pipe, stdout) from its current position: the format only appends, so
-  // nothing needs to seek; nothing can be resumed either.
-  static ArchiveWriter stream(Fd fd, std::uint32_t chunk_size,
-                              std::optional<Encryption> encryption = std::nullopt);
-  // Continues a partial archive: `fd` is cut at `offset`, the end of its verified records, and
-  // `index` describes them; `cipher` is the partial archive's, when it is encrypted.
+  // Continues a partial archive whose verified records end at `offset`, where `out` goes on;
+  // `index` describes those records, and `cipher` is the partial archive's, when encrypted.
+  static ArchiveWriter resume(std::unique_ptr<ArchiveOutput> out, std::uint32_t chunk_size,
+                              std::uint64_t offset, format::Index index,
+                              std::optional<ArchiveCipher> cipher = std::nullopt);
+  // The same in the file `fd`, cut at `offset`.
   static ArchiveWriter resume(Fd fd, std::uint32_t chunk_size, std::uint64_t offset,
                               format::Index index,
                               std::optional<ArchiveCipher> cipher = std::nullopt);
@@ -41,7 +67,7 @@ class ArchiveWriter {
   std::uint32_t chunk_size() const { return chunk_size_; }
   std::uint64_t offset() const { return offset_; }  // where the next record goes
   const format::Index& index() const { return index_; }
-  const Fd& fd() const { return fd_; }
+  ArchiveOutput& output() { return *out_; }
 
   // Returns the new entry's number.
   std::uint32_t add_entry(const format::EntryMeta& meta);
@@ -57,10 +83,10 @@ class ArchiveWriter {
   void flush();  // hands buffered records to the kernel
   // Writes the index and the trailer, flushes; returns the archive's size.
   std::uint64_t finish();
-  void close() { fd_.close(); }  // reports a failed close
 
  private:
-  ArchiveWriter(Fd fd, std::uint32_t chunk_size) : fd_(std::move(fd)), chunk_size_(chunk_size) {}
+  ArchiveWriter(std::unique_ptr<ArchiveOutput> out, std::uint32_t chunk_size)
+      : out_(std::move(out)), chunk_size_(chunk_size) {}
   static std::vector<std::byte> header(std::uint32_t chunk_size,
                                        const std::optional<Encryption>& encryption);
   // `payload_check` (format.hpp) is computed here unless given (a raw chunk's is its hash's).
@@ -72,7 +98,7 @@ class ArchiveWriter {
     return static_cast<std::uint32_t>(cipher_ && n > 0 ? n + format::kSealOverhead : n);
   }
 
-  Fd fd_;
+  std::unique_ptr<ArchiveOutput> out_;
   std::uint32_t chunk_size_;
   std::uint64_t offset_ = 0;  // logical end, buffer included
   std::vector<std::byte> buffer_;

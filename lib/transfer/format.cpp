@@ -300,31 +300,69 @@ EndPayload decode_end(Bytes in) {
   return e;
 }
 
+void encode_index_entry(ByteWriter& w, const IndexEntry& e) {
+  w.put<std::uint64_t>(e.record_offset);
+  w.put<std::uint64_t>(e.first_chunk);
+  w.put<std::uint64_t>(e.chunk_count);
+  w.put_bytes(e.hash.bytes);
+  w.put<std::uint32_t>(e.bundle_offset);
+  w.put<std::uint8_t>(e.bundled ? 1 : 0);
+  w.put_zeros(3);
+  encode_entry_to(w, e.meta);
+}
+
+IndexEntry decode_index_entry(ByteReader& r, bool v2) {
+  IndexEntry e;
+  e.record_offset = r.get<std::uint64_t>();
+  e.first_chunk = r.get<std::uint64_t>();
+  e.chunk_count = r.get<std::uint64_t>();
+  std::memcpy(e.hash.bytes.data(), r.take(16).data(), 16);
+  if (v2) {
+    e.bundle_offset = r.get<std::uint32_t>();
+    auto flags = r.get<std::uint8_t>();
+    if (flags > 1) corrupt("index: an entry has unknown flags");
+    e.bundled = flags == 1;
+    r.skip(3);
+  }
+  e.meta = decode_entry_from(r);
+  return e;
+}
+
+void encode_index_chunk(ByteWriter& w, const IndexChunk& c) {
+  w.put<std::uint64_t>(c.record_offset);
+  w.put<std::uint32_t>(c.raw_size);
+  w.put<std::uint32_t>(c.stored_size);
+  w.put<std::uint64_t>(c.raw_hash);
+  w.put<std::uint8_t>(static_cast<std::uint8_t>(c.codec));
+  w.put<std::int8_t>(c.level);
+  w.put<std::uint8_t>(c.bundle ? 1 : 0);
+  w.put_zeros(5);
+}
+
+IndexChunk decode_index_chunk(ByteReader& r) {
+  IndexChunk c;
+  c.record_offset = r.get<std::uint64_t>();
+  c.raw_size = r.get<std::uint32_t>();
+  c.stored_size = r.get<std::uint32_t>();
+  c.raw_hash = r.get<std::uint64_t>();
+  auto codec = r.get<std::uint8_t>();
+  if (!valid_chunk_codec(codec)) corrupt("index: unknown codec " + std::to_string(codec));
+  c.codec = static_cast<ChunkCodec>(codec);
+  c.level = r.get<std::int8_t>();
+  auto kind = r.get<std::uint8_t>();
+  if (kind > 1) corrupt("index: unknown chunk kind " + std::to_string(kind));
+  c.bundle = kind == 1;
+  r.skip(5);
+  return c;
+}
+
 std::vector<std::byte> encode_index(const Index& index) {
   std::vector<std::byte> out;
   ByteWriter w(out);
   w.put<std::uint64_t>(index.entries.size());
   w.put<std::uint64_t>(index.chunks.size());
-  for (const auto& e : index.entries) {
-    w.put<std::uint64_t>(e.record_offset);
-    w.put<std::uint64_t>(e.first_chunk);
-    w.put<std::uint64_t>(e.chunk_count);
-    w.put_bytes(e.hash.bytes);
-    w.put<std::uint32_t>(e.bundle_offset);
-    w.put<std::uint8_t>(e.bundled ? 1 : 0);
-    w.put_zeros(3);
-    encode_entry_to(w, e.meta);
-  }
-  for (const auto& c : index.chunks) {
-    w.put<std::uint64_t>(c.record_offset);
-    w.put<std::uint32_t>(c.raw_size);
-    w.put<std::uint32_t>(c.stored_size);
-    w.put<std::uint64_t>(c.raw_hash);
-    w.put<std::uint8_t>(static_cast<std::uint8_t>(c.codec));
-    w.put<std::int8_t>(c.level);
-    w.put<std::uint8_t>(c.bundle ? 1 : 0);
-    w.put_zeros(5);
-  }
+  for (const auto& e : index.entries) encode_index_entry(w, e);
+  for (const auto& c : index.chunks) encode_index_chunk(w, c);
   return out;
 }
 
@@ -349,18 +387,7 @@ Index decode_index(Bytes in, std::uint16_t version_major, std::uint32_t chunk_si
   for (std::uint64_t i = 0; i < entry_count; ++i) {
     auto& e = index.entries[i];
     const IndexEntry* previous = i > 0 ? &index.entries[i - 1] : nullptr;
-    e.record_offset = r.get<std::uint64_t>();
-    e.first_chunk = r.get<std::uint64_t>();
-    e.chunk_count = r.get<std::uint64_t>();
-    std::memcpy(e.hash.bytes.data(), r.take(16).data(), 16);
-    if (v2) {
-      e.bundle_offset = r.get<std::uint32_t>();
-      auto flags = r.get<std::uint8_t>();
-      if (flags > 1) corrupt("index: entry " + std::to_string(i) + ": unknown flags");
-      e.bundled = flags == 1;
-      r.skip(3);
-    }
-    e.meta = decode_entry_from(r);
+    e = decode_index_entry(r, v2);
     auto where = "index: entry " + std::to_string(i) + " '" + e.meta.path + "'";
     // A bundle's members are consecutive entries that share its record.
     const bool joins_bundle =
@@ -388,20 +415,7 @@ Index decode_index(Bytes in, std::uint16_t version_major, std::uint32_t chunk_si
   }
   if (next_chunk != chunk_count) corrupt("index: chunks not owned by any file");
   index.chunks.resize(chunk_count);
-  for (auto& c : index.chunks) {
-    c.record_offset = r.get<std::uint64_t>();
-    c.raw_size = r.get<std::uint32_t>();
-    c.stored_size = r.get<std::uint32_t>();
-    c.raw_hash = r.get<std::uint64_t>();
-    auto codec = r.get<std::uint8_t>();
-    if (!valid_chunk_codec(codec)) corrupt("index: unknown codec " + std::to_string(codec));
-    c.codec = static_cast<ChunkCodec>(codec);
-    c.level = r.get<std::int8_t>();
-    auto kind = r.get<std::uint8_t>();
-    if (kind > 1) corrupt("index: unknown chunk kind " + std::to_string(kind));
-    c.bundle = kind == 1;
-    r.skip(5);
-  }
+  for (auto& c : index.chunks) c = decode_index_chunk(r);
   if (r.remaining() != 0) corrupt("index: trailing bytes");
   // Each chunk's sizes follow from its file's size; its record must lie in the data region.
   for (std::uint64_t i = 0; i < entry_count; ++i) {

@@ -199,6 +199,13 @@ inline std::uint64_t chunk_bytes(std::uint64_t size, std::uint32_t chunk_size, s
 }
 
 std::vector<std::byte> encode_index(const Index& index);
+// One entry or chunk of an index, as encode_index lays them out (format 2; `v2` false reads
+// format 1's entries, which have no bundle fields). Only the fields are checked here, not how
+// they fit together: decode_index does that.
+void encode_index_entry(ByteWriter& w, const IndexEntry& e);
+IndexEntry decode_index_entry(ByteReader& r, bool v2);
+void encode_index_chunk(ByteWriter& w, const IndexChunk& c);
+IndexChunk decode_index_chunk(ByteReader& r);
 // Decodes the (decoded) index of an archive of format `version_major`. Checks that counts fit
 // the payload (no allocation beyond it), that each file has the chunk count and sizes its size
 // implies, that a bundle's members are consecutive entries, and that every offset lies in

@@ -1,6 +1,7 @@
 // nubo::transfer::pack: sources -> archive. The archive is a Sink (sink.hpp): the shared source
-// reads and encodes; this file writes records in order, and checkpoints the journal so that a
-// killed pack resumes (pack_resume.hpp). "-" writes a stream to stdout instead, in one pass.
+// reads and encodes; this file writes records in order and takes checkpoints between two jobs
+// where its target (pack_target.hpp) asks: a local file with its journal, which a killed pack
+// resumes (pack_resume.hpp), stdout in one pass ("-"), or an object (pack_object.hpp).
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,10 +17,10 @@
 #include "transfer/file_io.hpp"
 #include "transfer/journal.hpp"
 #include "transfer/options.hpp"
+#include "transfer/pack_object.hpp"
 #include "transfer/pack_resume.hpp"
+#include "transfer/pack_target.hpp"
 #include "transfer/progress.hpp"
-#include "transfer/s3/copy.hpp"
-#include "transfer/s3/streaming_upload.hpp"
 #include "transfer/sink.hpp"
 #include "transfer/summary.hpp"
 #include "transfer/walk.hpp"
@@ -53,59 +54,110 @@ std::string absolute(const std::string& path) {
   return out;
 }
 
-// The archive as a sink: a file written as "<archive>.part" with its journal and renamed into
-// place at the end, or (archive "-") a stream on stdout that nothing can resume.
+// A pack's progress, kept in "<archive>.journal" beside "<archive>.part": a checkpoint after
+// every 64 MiB of archive or a sixteenth of the content (fdatasync, then a journal record); a
+// rerun reads the partial archive back (pack_resume.hpp).
+class FileTarget : public PackTarget {
+ public:
+  FileTarget(const std::vector<std::string>& sources, std::string archive,
+             const PackOptions& options)
+      : sources_(sources), archive_(std::move(archive)), options_(options) {}
+
+  // Files the walk must leave out: the archive and its companions, when inside a source.
+  std::vector<std::string> companions() const { return {archive_, part_path(), journal_path()}; }
+
+  Start start(const WalkResult& walk, std::uint32_t chunk_size, const Key* key) override {
+    interval_ = checkpoint_interval(walk.bytes, chunk_size);
+    journal_.emplace(Journal::open(journal_path(), pack_identity(sources_, options_)));
+    auto part = open_write(part_path());
+    PackResume resume;
+    if (options_.resume && !journal_->discarded_other())
+      resume = scan_partial(part, *journal_, walk.entries, chunk_size, key);
+    if (resume.fresh || resume.index.entries.empty()) {
+      journal_->reset();  // checkpoints of an earlier attempt say nothing about this one
+      return {ArchiveWriter::create(std::move(part), chunk_size, fresh_encryption(key)), {}};
+    }
+    log::info("resuming " + part_path() + " at " + std::to_string(resume.offset) + " bytes, " +
+              std::to_string(resume.skipped_bytes) + " bytes already packed");
+    last_offset_ = resume.offset;
+    auto writer = ArchiveWriter::resume(std::move(part), chunk_size, resume.offset,
+                                        std::move(resume.index), std::move(resume.cipher));
+    return {std::move(writer), std::move(resume)};
+  }
+
+  bool due(std::uint64_t offset, std::uint64_t content_bytes) const override {
+    return offset - last_offset_ >= kCheckpointBytes || content_bytes >= interval_;
+  }
+
+  // The records are made durable before the journal says so.
+  void checkpoint(ArchiveWriter& writer, const PackCheckpoint& c) override {
+    last_offset_ = c.archive_offset;
+    if (options_.sync) writer.output().sync();
+    journal_->append(kPackCheckpoint, encode_checkpoint(c));
+    journal_->commit(options_.sync);
+  }
+
+  void finish(ArchiveWriter& writer, Summary&) override {
+    if (options_.sync) writer.output().sync();
+    writer.output().close();
+    rename_file(part_path(), archive_);
+    if (options_.sync) sync_parent_dir(archive_);
+    journal_->remove();
+  }
+
+ private:
+  std::string part_path() const { return archive_ + ".part"; }
+  std::string journal_path() const { return archive_ + ".journal"; }
+
+  const std::vector<std::string>& sources_;
+  std::string archive_;
+  const PackOptions& options_;
+  std::optional<Journal> journal_;
+  std::uint64_t interval_ = 0, last_offset_ = 0;
+};
+
+// pack -o -: the archive on stdout, in one pass; nothing can resume it.
+class StreamTarget : public PackTarget {
+ public:
+  Start start(const WalkResult&, std::uint32_t chunk_size, const Key* key) override {
+    const int fd = ::dup(STDOUT_FILENO);
+    if (fd < 0) throw_io("duplicate", "stdout", errno);
+    return {ArchiveWriter::create(std::make_unique<FdOutput>(Fd(fd, "stdout")), chunk_size,
+                                  fresh_encryption(key)),
+            {}};
+  }
+  // Records reach the pipe at least every 64 MiB: a reader downstream is not kept waiting.
+  bool due(std::uint64_t offset, std::uint64_t) const override {
+    return offset - last_offset_ >= kCheckpointBytes;
+  }
+  void checkpoint(ArchiveWriter&, const PackCheckpoint& c) override {
+    last_offset_ = c.archive_offset;
+  }
+  void finish(ArchiveWriter& writer, Summary&) override { writer.output().close(); }
+
+ private:
+  std::uint64_t last_offset_ = 0;
+};
+
+// The archive as a sink: records written in order by an ArchiveWriter that the target gives,
+// with a checkpoint (where the target asks for one) between two jobs.
 class ArchiveSink : public Sink {
  public:
-  ArchiveSink(const std::vector<std::string>& sources, std::string archive,
-              const PackOptions& options, AutoCodec* auto_codec)
-      : sources_(sources),
-        archive_(std::move(archive)),
+  ArchiveSink(PackTarget& target, const PackOptions& options, AutoCodec* auto_codec)
+      : target_(target),
         options_(options),
         auto_(auto_codec),
         chunk_size_(static_cast<std::uint32_t>(options.chunk_size)),
         key_(key_from_file(options.key_file)) {}
 
-  bool streaming() const { return archive_ == "-"; }
-  // Files the walk must leave out: the archive and its companions, when inside a source.
-  std::vector<std::string> companions() const {
-    if (streaming()) return {};
-    return {archive_, part_path(), journal_path()};
-  }
   const Summary& summary() const { return summary_; }
-  // Told, after each checkpoint, up to where the archive file will not change again, and the
-  // file (an upload that follows it, for pack -o s3://..., reads it through that descriptor,
-  // which follows the rename at the end), with a checkpoint at least every `bytes` of archive
-  // output: the upload trails the pack by about that much.
-  void on_durable(std::function<void(std::uint64_t, const Fd&)> f, std::uint64_t bytes) {
-    on_durable_ = std::move(f);
-    checkpoint_bytes_ = std::min(checkpoint_bytes_, bytes);
-  }
 
   std::vector<FilePlan> plan(const WalkResult& walk) override {
     walk_ = &walk;
-    PackResume resume;
-    if (streaming()) {
-      const int fd = ::dup(STDOUT_FILENO);
-      if (fd < 0) throw_io("duplicate", "stdout", errno);
-      writer_.emplace(ArchiveWriter::stream(Fd(fd, "stdout"), chunk_size_, encryption()));
-    } else {
-      open_journal();
-      auto part = open_write(part_path());
-      if (options_.resume && !journal_->discarded_other())
-        resume = scan_partial(part, *journal_, walk.entries, chunk_size_, key_ ? &*key_ : nullptr);
-      if (resume.fresh || resume.index.entries.empty()) {
-        writer_.emplace(ArchiveWriter::create(std::move(part), chunk_size_, encryption()));
-        resume = PackResume{};
-        journal_->reset();  // checkpoints of an earlier attempt say nothing about this one
-      } else {
-        resume_from(resume, walk);
-        writer_.emplace(ArchiveWriter::resume(std::move(part), chunk_size_, resume.offset,
-                                              std::move(resume.index), std::move(resume.cipher)));
-      }
-    }
-    interval_ = checkpoint_interval(walk.bytes, chunk_size_);
-    last_offset_ = writer_->offset();
+    auto start = target_.start(walk, chunk_size_, key_ ? &*key_ : nullptr);
+    writer_.emplace(std::move(start.writer));
+    const auto& resume = start.resume;
+    if (!resume.fresh) resume_from(resume, walk);
     progress_.emplace(options_.progress, walk.bytes, walk.entries.size());
     progress_->add_skipped(resume.skipped_bytes);
     for (std::size_t i = 0; i < resume.next_entry; ++i) progress_->file_done();
@@ -128,7 +180,6 @@ class ArchiveSink : public Sink {
     }
     return plans;
   }
-
   SourceOptions source_options() const override {
     SourceOptions o;
     o.entry_records = true;
@@ -179,8 +230,7 @@ class ArchiveSink : public Sink {
         break;
     }
     consistent_ = true;
-    if (writer_->offset() - last_offset_ >= checkpoint_bytes_ || logical_since_ >= interval_)
-      checkpoint();
+    if (target_.due(writer_->offset(), logical_since_)) checkpoint();
     progress_->report();
   }
 
@@ -212,75 +262,35 @@ class ArchiveSink : public Sink {
   void finish() override {
     summary_.bytes_stored = writer_->finish();
     progress_->finish();
-    if (streaming()) {
-      writer_->close();
-      return;
-    }
-    if (options_.sync) writer_->fd().datasync();
-    writer_->close();
-    rename_file(part_path(), archive_);
-    if (options_.sync) sync_parent_dir(archive_);
-    journal_->remove();
+    target_.finish(*writer_, summary_);
   }
 
   void abort(bool cancelled) noexcept override {
     // A cancelled pack keeps its work when it stopped between two jobs.
-    if (!cancelled || !consistent_ || !writer_) return;
-    try {
-      checkpoint();
-    } catch (const Error& e) {
-      log::warn(std::string("keeping a cancelled pack's progress: ") + e.what());
+    if (cancelled && consistent_ && writer_) {
+      try {
+        checkpoint();
+      } catch (const Error& e) {
+        log::warn(std::string("keeping a cancelled pack's progress: ") + e.what());
+      }
     }
+    target_.abort(cancelled);
   }
 
  private:
-  // A fresh data key for a new archive, when encrypting.
-  std::optional<Encryption> encryption() const {
-    if (!key_) return std::nullopt;
-    auto [cipher, block] = ArchiveCipher::create(*key_);
-    return Encryption{std::move(cipher), block};
-  }
-  std::string part_path() const { return archive_ + ".part"; }
-  std::string journal_path() const { return archive_ + ".journal"; }
-
-  // The job's identity: the same sources and filters into the same archive with the same chunk
-  // size. The codec may differ between attempts: each chunk records its own.
-  void open_journal() {
-    std::string identity = "nubo pack 1\nchunk " + std::to_string(chunk_size_);
-    for (const auto& s : sources_) {
-      identity += '\n';
-      identity += absolute(s);
-    }
-    for (const auto& p : options_.exclude) {
-      identity += "\nexclude ";
-      identity += p;
-    }
-    for (const auto& p : options_.include) {
-      identity += "\ninclude ";
-      identity += p;
-    }
-    journal_.emplace(Journal::open(journal_path(), identity));
-  }
-
   void resume_from(const PackResume& resume, const WalkResult& walk) {
     summary_.resumed = true;
     summary_.bytes_skipped = resume.skipped_bytes;
-    for (const auto& e : resume.index.entries) count_entry(summary_, e.meta.kind);
-    for (const auto& c : resume.index.chunks) count_chunk(summary_, c.codec);
+    for (const auto& e : writer_->index().entries) count_entry(summary_, e.meta.kind);
+    for (const auto& c : writer_->index().chunks) count_chunk(summary_, c.codec);
     // Content bytes count when a file's end record is written; the open file's come later.
     for (std::size_t i = 0; i < resume.next_entry; ++i) summary_.bytes += walk.entries[i].meta.size;
-    log::info("resuming " + part_path() + " at " + std::to_string(resume.offset) + " bytes, " +
-              std::to_string(resume.skipped_bytes) + " bytes already packed");
   }
 
-  // Records that everything written so far is durable. Only at a job boundary; a stream only
-  // flushes (nothing can resume it).
+  // Between two jobs: the target keeps what was written so far.
   void checkpoint() {
     writer_->flush();
-    last_offset_ = writer_->offset();
     logical_since_ = 0;
-    if (!journal_) return;
-    if (options_.sync) writer_->fd().datasync();
     PackCheckpoint c;
     c.archive_offset = writer_->offset();
     c.entries = writer_->index().entries.size();
@@ -289,19 +299,15 @@ class ArchiveSink : public Sink {
       c.open_chunks = writer_->index().entries.back().chunk_count;
       c.hash_state = hasher_.save();
     }
-    journal_->append(kPackCheckpoint, encode_checkpoint(c));
-    journal_->commit(options_.sync);
-    if (on_durable_) on_durable_(c.archive_offset, writer_->fd());
+    target_.checkpoint(*writer_, c);
   }
 
-  const std::vector<std::string>& sources_;
-  std::string archive_;
+  PackTarget& target_;
   const PackOptions& options_;
   AutoCodec* auto_;
   std::uint32_t chunk_size_;
   std::optional<Key> key_;  // encrypting
   const WalkResult* walk_ = nullptr;
-  std::optional<Journal> journal_;
   std::optional<ArchiveWriter> writer_;
   std::optional<ProgressTracker> progress_;
   Summary summary_;
@@ -310,10 +316,8 @@ class ArchiveSink : public Sink {
   FileHasher hasher_;  // that file's hash after its last chunk written
   std::vector<format::EntryMeta> members_;  // the bundle being written (kept for its capacity)
   std::vector<Hash128> hashes_;
-  std::uint64_t interval_ = 0, last_offset_ = 0, logical_since_ = 0;
-  std::uint64_t checkpoint_bytes_ = kCheckpointBytes;
+  std::uint64_t logical_since_ = 0;
   bool consistent_ = true;
-  std::function<void(std::uint64_t, const Fd&)> on_durable_;
 };
 
 // The encoding of a pack, its codec checked; `auto_codec` holds AutoCodec when chosen.
@@ -336,62 +340,57 @@ Encoding pack_encoding(const PackOptions& options, std::optional<AutoCodec>& aut
   return encoding;
 }
 
-// pack -o s3://BUCKET/KEY: the archive is made in a staging file of the cache (resumable as any
-// pack), and each part of it goes up as soon as a checkpoint makes it final, so that packing and
-// uploading overlap; the object appears when the last part is in.
-Summary pack_to_object(const std::vector<std::string>& sources, const std::string& archive,
-                       const PackOptions& options) {
+Summary run_pack(const std::vector<std::string>& sources, const PackOptions& options,
+                 PackTarget& target, const std::vector<std::string>& companions) {
   auto started = Clock::now();
-  const auto url = s3::parse_s3_url(archive);
-  if (url.key.empty() || url.key.back() == '/')
-    throw Error(Errc::invalid_argument, archive + " names no object: give the archive's key");
   std::optional<AutoCodec> auto_codec;
   auto encoding = pack_encoding(options, auto_codec);
-  const auto staging = s3::cache_dir("") + "/pack-" + hex64(hash64(as_bytes(archive))) + ".nubo";
-  ArchiveSink sink(sources, staging, options, encoding.auto_codec);
-  auto walk = walk_sources(sources, {}, PathFilter(options.exclude, options.include));
-  // Parts are sized before the archive's size is known: its content, stored raw at worst, and
-  // a generous allowance for the records of many small files.
-  const auto estimate = walk.bytes + 512 * walk.entries.size() + (1 << 20);
-  const auto part = s3::part_size_for(estimate);
-  s3::StreamingUpload upload(s3::Client(s3::load_config()), url, staging + ".part", part,
-                             staging + ".upload.journal",
-                             "nubo pack upload 1\n" + archive + "\n" + std::to_string(part));
-  // A checkpoint every part: a part goes up as soon as it is whole, and an interrupted pack
-  // has at most about a part written and not yet uploaded.
-  sink.on_durable([&](std::uint64_t offset, const Fd& file) { upload.durable(offset, file); },
-                  part);
-  try {
-    run_transfer(walk, sink, static_cast<std::uint32_t>(options.chunk_size), encoding);
-  } catch (...) {
-    upload.stop(false);  // what is up stays up: the same pack resumes
-    throw;
-  }
+  ArchiveSink sink(target, options, encoding.auto_codec);
+  auto walk = walk_sources(sources, companions, PathFilter(options.exclude, options.include));
+  run_transfer(walk, sink, static_cast<std::uint32_t>(options.chunk_size), encoding);
   Summary summary = sink.summary();
-  upload.finish(summary.bytes_stored, staging);
-  summary.bytes_transferred = upload.bytes_sent();
-  remove_file(staging);
   summary.seconds = seconds_since(started);
   return summary;
 }
 
 }  // namespace
 
+std::optional<Encryption> fresh_encryption(const Key* key) {
+  if (!key) return std::nullopt;
+  auto [cipher, block] = ArchiveCipher::create(*key);
+  return Encryption{std::move(cipher), block};
+}
+
+std::string pack_identity(const std::vector<std::string>& sources, const PackOptions& options) {
+  std::string identity = "nubo pack 1\nchunk " + std::to_string(options.chunk_size);
+  for (const auto& s : sources) {
+    identity += '\n';
+    identity += absolute(s);
+  }
+  for (const auto& p : options.exclude) {
+    identity += "\nexclude ";
+    identity += p;
+  }
+  for (const auto& p : options.include) {
+    identity += "\ninclude ";
+    identity += p;
+  }
+  return identity;
+}
+
 Summary pack(const std::vector<std::string>& sources, const std::string& archive,
              const PackOptions& options) {
-  auto started = Clock::now();
   if (archive.empty()) throw Error(Errc::invalid_argument, "no archive path given");
-  if (s3::is_s3_url(archive)) return pack_to_object(sources, archive, options);
-  auto chunk_size = static_cast<std::uint32_t>(options.chunk_size);
-  std::optional<AutoCodec> auto_codec;
-  auto encoding = pack_encoding(options, auto_codec);
-  ArchiveSink sink(sources, archive, options, encoding.auto_codec);
-  auto walk =
-      walk_sources(sources, sink.companions(), PathFilter(options.exclude, options.include));
-  run_transfer(walk, sink, chunk_size, encoding);
-  Summary summary = sink.summary();
-  summary.seconds = seconds_since(started);
-  return summary;
+  if (s3::is_s3_url(archive)) {
+    auto target = object_target(sources, s3::parse_s3_url(archive), options);
+    return run_pack(sources, options, *target, {});
+  }
+  if (archive == "-") {
+    StreamTarget target;
+    return run_pack(sources, options, target, {});
+  }
+  FileTarget target(sources, archive, options);
+  return run_pack(sources, options, target, target.companions());
 }
 
 }  // namespace nubo::transfer

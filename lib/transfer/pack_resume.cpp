@@ -22,8 +22,6 @@ std::vector<std::byte> encode_checkpoint(const PackCheckpoint& c) {
   return out;
 }
 
-namespace {
-
 std::optional<PackCheckpoint> decode_checkpoint(Bytes in) {
   try {
     ByteReader r(in, "checkpoint");
@@ -41,8 +39,7 @@ std::optional<PackCheckpoint> decode_checkpoint(Bytes in) {
   }
 }
 
-// What differs between an entry as packed and as it is now; empty when nothing does.
-std::string difference(const EntryMeta& packed, const EntryMeta& now) {
+std::string entry_difference(const EntryMeta& packed, const EntryMeta& now) {
   if (packed.path != now.path) return "the sources are not the same as before";
   if (packed.kind != now.kind) return "it is now a " + std::string(entry_kind_name(now.kind));
   if (packed.size != now.size) return "its size changed";
@@ -51,6 +48,8 @@ std::string difference(const EntryMeta& packed, const EntryMeta& now) {
   if (packed.link_target != now.link_target) return "its link target changed";
   return {};
 }
+
+namespace {
 
 class Scanner {
  public:
@@ -107,7 +106,7 @@ class Scanner {
           return false;
         }
         const auto& now = sources_[index_.entries.size()].meta;
-        auto why = difference(meta, now);
+        auto why = entry_difference(meta, now);
         if (!why.empty()) {
           log::warn("packing '" + now.path + "' again from its start: " + why +
                     " since the interrupted attempt");
@@ -209,7 +208,7 @@ class Scanner {
     std::uint64_t content = 0;
     for (std::size_t i = 0; i < members.size(); ++i) {
       const auto& now = sources_[first + i].meta;
-      auto why = difference(members[i], now);
+      auto why = entry_difference(members[i], now);
       if (!why.empty()) {
         log::warn("packing '" + now.path + "' again: " + why + " since the interrupted attempt");
         return false;

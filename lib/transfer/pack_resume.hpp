@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct PackCheckpoint {
   std::vector<std::byte> hash_state;  // FileHasher::save() of that file
 };
 std::vector<std::byte> encode_checkpoint(const PackCheckpoint& c);
+std::optional<PackCheckpoint> decode_checkpoint(Bytes in);  // none when malformed
+
+// What differs between an entry as packed and as it is now ("its size changed"); empty when
+// nothing does. An entry that differs is packed again, and everything after it.
+std::string entry_difference(const format::EntryMeta& packed, const format::EntryMeta& now);
 
 struct PackResume {
   bool fresh = true;           // nothing usable: start a new archive

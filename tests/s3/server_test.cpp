@@ -12,6 +12,7 @@
 #include "nubo/transfer.hpp"
 #include "scoped_env.hpp"
 #include "transfer/archive_reader.hpp"
+#include "transfer/progress.hpp"
 #include "transfer/s3/copy.hpp"
 #include "transfer/s3/object_cipher.hpp"
 
@@ -304,11 +305,57 @@ TEST_CASE("pack writes an archive to a bucket as it packs, and resumes after a c
   auto info = c.head_object(url);
   REQUIRE(info);
   CHECK(info->size == s.bytes_stored);
+  // The first part (8 MiB) went up before the cancel and is not sent again.
+  CHECK(s.resumed);
+  CHECK(s.bytes_skipped >= (8 << 20) - (1 << 20));
+  CHECK(s.bytes_transferred <= s.bytes_stored - (8 << 20));
   nubo::transfer::UnpackOptions uo;
   uo.sync = false;
   nubo::transfer::unpack(url.text(), t / "out", uo);
   CHECK(nubo_test::same_tree(t / "src", t / "out/src"));
-  CHECK(nubo_test::tree(t / "cache/nubo/s3", false).empty());  // staging and journals gone
+  CHECK(nubo_test::tree(t / "cache/nubo/s3", false).empty());  // journal gone, nothing staged
+}
+
+TEST_CASE("a resumed pack to a bucket keeps the parts whose sources did not change, encrypted too",
+          "[s3][server]") {
+  TempDir t;
+  nubo_test::write_file(t / "src/a/one.bin", nubo_test::random_bytes(12 << 20, 7));
+  nubo_test::write_file(t / "src/b/two.bin", nubo_test::random_bytes(12 << 20, 8));
+  ScopedEnv cache("XDG_CACHE_HOME", (t / "cache").c_str());
+  nubo::transfer::keygen(t / "k.key");
+  // Every progress report reaches the callback: the cancel comes at 20 MiB exactly.
+  nubo::transfer::ProgressTracker::set_interval_for_testing(std::chrono::milliseconds(0));
+  auto c = client();
+  const auto bucket = fresh_bucket();
+  for (const bool encrypted : {false, true}) {
+    INFO("encrypted: " << encrypted);
+    const s3::ObjectUrl url{bucket, encrypted ? "sealed.nubo" : "plain.nubo"};
+    nubo::transfer::PackOptions po;
+    po.chunk_size = 1 << 20;
+    po.sync = false;
+    po.threads = 1;
+    if (encrypted) po.key_file = t / "k.key";
+    // Two whole parts (8 MiB each) made by the cancel: the first holds one.bin's start alone,
+    // the second two.bin's start too.
+    po.progress = [](const nubo::transfer::Progress& p) { return p.bytes_done < (20 << 20); };
+    CHECK_THROWS_WITH(nubo::transfer::pack({t / "src"}, url.text(), po),
+                      Catch::Contains("cancelled"));
+    // two.bin changes: the part with its start is made again, the one before it is kept.
+    nubo_test::write_file(t / "src/b/two.bin", nubo_test::random_bytes(12 << 20, 9));
+    po.progress = {};
+    auto s = nubo::transfer::pack({t / "src"}, url.text(), po);
+    CHECK(s.resumed);  // one part kept (8 MiB and its records' headers), the rest sent
+    CHECK(s.bytes_transferred <= s.bytes_stored - (8 << 20));
+    CHECK(s.bytes_transferred + (9 << 20) >= s.bytes_stored);
+    nubo::transfer::UnpackOptions uo;
+    uo.sync = false;
+    if (encrypted) uo.key_file = t / "k.key";
+    const auto out = t / (encrypted ? "out-sealed" : "out-plain");
+    nubo::transfer::unpack(url.text(), out, uo);
+    CHECK(nubo_test::same_tree(t / "src", out + "/src"));
+    nubo_test::write_file(t / "src/b/two.bin", nubo_test::random_bytes(12 << 20, 8));
+  }
+  nubo::transfer::ProgressTracker::set_interval_for_testing(std::chrono::milliseconds(100));
 }
 
 TEST_CASE("the trainer checkpoints to a bucket, prunes there, and resumes from it exactly",

@@ -4,17 +4,21 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace nubo_test {
@@ -78,6 +82,36 @@ inline pid_t spawn_logged(std::vector<std::string> argv, const std::string& out,
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
   return pid;
+}
+
+struct KilledRun {
+  bool killed = false;  // SIGKILLed before it finished
+  int exit_code = -1;   // when it finished
+};
+
+// Runs `argv` as spawn_logged does; SIGKILLs it after `kill_after` unless it finished first.
+inline KilledRun run_killed(const std::vector<std::string>& argv,
+                            std::chrono::microseconds kill_after, const std::string& out,
+                            const std::string& err, bool append_out) {
+  pid_t pid = spawn_logged(argv, out, err, append_out);
+  auto deadline = std::chrono::steady_clock::now() + kill_after;
+  int status = 0;
+  for (;;) {
+    if (::waitpid(pid, &status, WNOHANG) == pid) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  KilledRun r;
+  if (WIFSIGNALED(status)) {
+    r.killed = true;
+  } else {
+    r.exit_code = WEXITSTATUS(status);
+  }
+  return r;
 }
 
 inline std::string read_file(const std::string& path) {
@@ -198,6 +232,18 @@ inline bool same_tree(const std::string& a, const std::string& b, std::string* w
     }
   }
   return true;
+}
+
+// The first file under its final name in `out` (temporary ".nubo-" names aside) that differs
+// from the same path under `src_parent`; empty when none does. After a kill, whatever has its
+// final name must be complete and correct.
+inline std::string first_wrong_file(const std::string& out, const std::string& src_parent) {
+  for (const auto& line : tree(out, false)) {
+    if (line[0] != 'f' || line.find(".nubo-") != std::string::npos) continue;
+    auto rel = line.substr(line.find(' ', line.find(' ', 2) + 1) + 1);
+    if (read_file(out + "/" + rel) != read_file(src_parent + "/" + rel)) return rel;
+  }
+  return {};
 }
 
 }  // namespace nubo_test
