@@ -20,7 +20,7 @@
 
 namespace nubo::s3 {
 
-// Where upload journals and staged archives live: `override`, else $XDG_CACHE_HOME/nubo/s3 or
+// Where upload journals live: `override`, else $XDG_CACHE_HOME/nubo/s3 or
 // ~/.cache/nubo/s3; created when missing.
 std::string cache_dir(const std::string& override);
 

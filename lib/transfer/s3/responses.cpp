@@ -6,6 +6,45 @@ namespace nubo::s3 {
 
 namespace {
 
+// A numeric character reference at the start of `s` ("&#34;", "&#x22;"), appended to `out` as
+// UTF-8; its length, or 0 when `s` does not start with a valid one. Go's encoder (rclone serve
+// s3, MinIO) writes quotes so: an ETag arrives as "&#34;...&#34;".
+std::size_t numeric_reference(std::string_view s, std::string& out) {
+  const bool hex = s.size() > 3 && (s[2] == 'x' || s[2] == 'X');
+  const std::size_t begin = hex ? 3 : 2;
+  std::uint32_t code = 0;
+  std::size_t i = begin;
+  for (; i < s.size() && i < begin + 8 && s[i] != ';'; ++i) {
+    const char c = s[i];
+    const int digit = c >= '0' && c <= '9'          ? c - '0'
+                      : hex && c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : hex && c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                    : -1;
+    if (digit < 0) return 0;
+    code = code * (hex ? 16 : 10) + static_cast<std::uint32_t>(digit);
+  }
+  if (i == begin || i >= s.size() || s[i] != ';' || code == 0 || code > 0x10FFFF ||
+      (code >= 0xD800 && code <= 0xDFFF)) {
+    return 0;
+  }
+  if (code < 0x80) {
+    out += static_cast<char>(code);
+  } else if (code < 0x800) {
+    out += static_cast<char>(0xC0 | (code >> 6));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else if (code < 0x10000) {
+    out += static_cast<char>(0xE0 | (code >> 12));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code >> 18));
+    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  }
+  return i + 1;
+}
+
 std::string decode_entities(std::string_view s) {
   std::string out;
   out.reserve(s.size());
@@ -13,6 +52,12 @@ std::string decode_entities(std::string_view s) {
     if (s[i] != '&') {
       out += s[i];
       continue;
+    }
+    if (s.substr(i, 2) == "&#") {
+      if (const auto n = numeric_reference(s.substr(i), out)) {
+        i += n - 1;
+        continue;
+      }
     }
     static const std::pair<std::string_view, char> kEntities[] = {
         {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
