@@ -7,6 +7,7 @@ names the misbehaviour (path-style requests: /BUCKET/KEY):
   huge         every answer declares 10 GB and streams zeros until the client hangs up
   badxml       ListObjectsV2 answers XML that is not XML
   unavailable  every request: 503 SlowDown
+  unsupported  every request: 501 NotImplemented (a server that will never do it)
   slow         headers, then one byte every 2 s (slowloris)
   altered      objects whose bytes are not those their ETag describes, as another client (not
                nubo) would have uploaded them: `single` (put whole), `multi` (2 parts of 6
@@ -157,6 +158,12 @@ class Handler(BaseHTTPRequestHandler):
         elif b == "unavailable":
             body = b"<Error><Code>SlowDown</Code><Message>Please reduce your rate</Message></Error>"
             self.head(503, len(body), "application/xml")
+            if with_body:
+                self.wfile.write(body)
+        elif b == "unsupported":
+            body = (b"<Error><Code>NotImplemented</Code><Message>A header you provided implies "
+                    b"functionality that is not implemented</Message></Error>")
+            self.head(501, len(body), "application/xml")
             if with_body:
                 self.wfile.write(body)
         elif b == "slow":

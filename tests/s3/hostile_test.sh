@@ -46,6 +46,9 @@ expect "limit\|too large\|bytes" 60 "$xfer" list s3://huge/a.nubo
 expect "xml\|list" 30 "$xfer" cp s3://badxml/prefix/ tree -q
 expect "503" 30 "$xfer" cp s3://unavailable/object.bin got.bin -q
 grep -q "after 3 attempts" err || fail "the 503s' error does not say how often it tried"
+# 501 is the server saying it never will: no retries.
+expect "does not implement" 30 "$xfer" cp s3://unsupported/object.bin got.bin -q
+! grep -q "attempts" err || fail "a 501 was retried: $(cat err)"
 expect "stall\|timed out\|timeout" 30 "$xfer" cp s3://slow/object.bin got.bin -q
 [ ! -e got.bin ] || fail "a slowloris download landed"
 # Objects another client uploaded are checked against their ETag (whole, and multipart from the

@@ -18,9 +18,11 @@
 namespace nubo::s3 {
 namespace {
 
+// What may pass: 5xx but 501 (Not Implemented) and 505 (HTTP Version Not Supported), which a
+// server answers every time, and S3's codes for a busy or slow moment.
 bool retryable(long status, const std::string& code) {
-  return status >= 500 || status == 429 || code == "SlowDown" || code == "RequestTimeout" ||
-         code == "InternalError";
+  return (status >= 500 && status != 501 && status != 505) || status == 429 || code == "SlowDown" ||
+         code == "RequestTimeout" || code == "InternalError";
 }
 
 // Bucket names S3 accepts: 3-63 of [a-z0-9.-], starting and ending with a letter or digit.
@@ -218,6 +220,11 @@ void Client::fail(const Call& call, const http::Response& r) const {
                               "free space or raise the quota");
   if (code == "BadDigest" || code == "InvalidDigest")
     throw Error(Errc::corrupt, what + ": the data did not match its checksum on arrival");
+  if (code == "NotImplemented" || r.status == 501)
+    throw Error(Errc::unsupported,
+                what +
+                    ": the server does not implement this request, which S3 does; use a "
+                    "server that implements S3's multipart, ranged and HEAD calls");
   throw Error(Errc::io, what);
 }
 
