@@ -78,6 +78,9 @@ typedef struct nubo_transfer_pack_options {
    * the archive's own that the key wraps (docs/archive-format.md). NULL (default): not
    * encrypted. */
   const char* key_file;
+  /* Packing to s3://: nonzero keeps a cancelled upload on the server for a rerun to continue;
+   * 0 (default) aborts it. A local pack keeps its .part either way. */
+  int keep_partial;
 } nubo_transfer_pack_options;
 
 typedef struct nubo_transfer_unpack_options {

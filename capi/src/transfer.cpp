@@ -173,6 +173,7 @@ NUBO_C_API nubo_status nubo_transfer_pack(const char* const* sources, size_t sou
     p.include = nubo::capi::to_strings(o.include, o.include_count, "options->include");
     p.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
     p.key_file = o.key_file ? o.key_file : "";
+    p.keep_partial = o.keep_partial != 0;
     write_summary(xfer::pack(list, archive, p), summary);
   });
 }

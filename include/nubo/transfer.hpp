@@ -79,6 +79,11 @@ struct PackOptions {
   // under a data key of the archive's own, which the key wraps (docs/archive-format.md,
   // "Encryption"). Empty: not encrypted.
   std::string key_file;
+  // pack -o s3://...: a cancelled pack leaves its upload on the server for the same pack to
+  // continue (its parts are billed until then), as cp's --keep-partial does. By default a
+  // cancel aborts the upload. A local pack always keeps its "<archive>.part" for a rerun, and a
+  // killed pack leaves everything as it was.
+  bool keep_partial = false;
 };
 
 // Writes a fresh random key to `path` (64 hexadecimal digits, mode 0600) for key_file. Never

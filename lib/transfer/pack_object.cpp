@@ -189,10 +189,20 @@ class ObjectTarget : public PackTarget {
     journal_->remove();
   }
 
-  // What is up stays up, for the same pack to resume from; a cancelled pack first sends the
-  // parts it has made (a few at most).
+  // A failed pack keeps what is up, for the same pack to resume from. A cancelled one aborts
+  // the upload, or with keep_partial first sends the parts it has made (a few at most).
   void abort(bool cancelled) noexcept override {
-    if (uploader_) uploader_->stop(cancelled);
+    if (!uploader_) return;
+    const bool discard = cancelled && !options_.keep_partial;
+    uploader_->stop(cancelled && !discard);
+    if (!discard) return;
+    abort_upload();
+    std::lock_guard lock(journal_mutex_);
+    try {
+      journal_->remove();
+    } catch (const Error& e) {
+      log::warn(std::string("removing the journal of a cancelled upload: ") + e.what());
+    }
   }
 
  private:

@@ -9,7 +9,7 @@ from pathlib import Path
 import boto3
 
 import nubo
-from nubo import s3
+from nubo import s3, transfer
 from nubo.errors import NuboError, Status
 
 
@@ -71,6 +71,16 @@ class Copy(unittest.TestCase):
         with self.assertRaises(NuboError) as e:
             s3.copy(self.dir, "s3://py-bucket/x/", streams=0)
         self.assertIn("streams", str(e.exception))
+
+    def test_pack_to_a_bucket_and_back(self) -> None:
+        src = self.dir / "src"
+        src.mkdir()
+        (src / "a.bin").write_bytes(os.urandom(100_000))
+        packed = transfer.pack(src, "s3://py-bucket/p.nubo", keep_partial=True, sync=False)
+        self.assertEqual(packed.bytes_transferred, packed.bytes_stored)
+        transfer.unpack("s3://py-bucket/p.nubo", self.dir / "out", sync=False)
+        self.assertEqual((self.dir / "out" / "src" / "a.bin").read_bytes(),
+                         (src / "a.bin").read_bytes())
 
 
 if __name__ == "__main__":

@@ -295,6 +295,7 @@ TEST_CASE("pack writes an archive to a bucket as it packs, and resumes after a c
   po.sync = false;
   po.threads = 2;
   po.level = 19;  // slow enough to be cancelled half way
+  po.keep_partial = true;
   po.progress = [](const nubo::transfer::Progress& p) { return p.bytes_done < (12 << 20); };
   CHECK_THROWS_WITH(nubo::transfer::pack({t / "src"}, url.text(), po),
                     Catch::Contains("cancelled"));
@@ -316,6 +317,29 @@ TEST_CASE("pack writes an archive to a bucket as it packs, and resumes after a c
   CHECK(nubo_test::tree(t / "cache/nubo/s3", false).empty());  // journal gone, nothing staged
 }
 
+TEST_CASE("a cancelled pack to a bucket aborts its upload unless told to keep it", "[s3][server]") {
+  TempDir t;
+  nubo_test::write_file(t / "src/weights.bin", nubo_test::random_bytes(20 << 20, 5));
+  ScopedEnv cache("XDG_CACHE_HOME", (t / "cache").c_str());
+  nubo::transfer::ProgressTracker::set_interval_for_testing(std::chrono::milliseconds(0));
+  auto c = client();
+  const s3::ObjectUrl url{fresh_bucket(), "w.nubo"};
+  nubo::transfer::PackOptions po;
+  po.chunk_size = 1 << 20;
+  po.sync = false;
+  po.threads = 1;
+  po.progress = [](const nubo::transfer::Progress& p) { return p.bytes_done < (12 << 20); };
+  CHECK_THROWS_WITH(nubo::transfer::pack({t / "src"}, url.text(), po),
+                    Catch::Contains("cancelled"));
+  CHECK(nubo_test::tree(t / "cache/nubo/s3", false).empty());  // nothing left to resume
+  CHECK(!c.head_object(url));
+  po.progress = {};
+  auto s = nubo::transfer::pack({t / "src"}, url.text(), po);
+  CHECK_FALSE(s.resumed);  // the first part went up, and was aborted with the upload
+  CHECK(s.bytes_transferred == s.bytes_stored);
+  nubo::transfer::ProgressTracker::set_interval_for_testing(std::chrono::milliseconds(100));
+}
+
 TEST_CASE("a resumed pack to a bucket keeps the parts whose sources did not change, encrypted too",
           "[s3][server]") {
   TempDir t;
@@ -334,6 +358,7 @@ TEST_CASE("a resumed pack to a bucket keeps the parts whose sources did not chan
     po.chunk_size = 1 << 20;
     po.sync = false;
     po.threads = 1;
+    po.keep_partial = true;
     if (encrypted) po.key_file = t / "k.key";
     // Two whole parts (8 MiB each) made by the cancel: the first holds one.bin's start alone,
     // the second two.bin's start too.

@@ -398,6 +398,7 @@ class nubo_transfer_pack_options(Sized):
         ("include", POINTER(c_char_p)),
         ("include_count", c_size_t),
         ("key_file", c_char_p),
+        ("keep_partial", c_int),
     ]
 
 

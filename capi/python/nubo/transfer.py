@@ -171,11 +171,12 @@ def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
          threads: int = 0, memory_limit: Optional[int] = None, target_rate: float = 0,
          resume: bool = True, sync: bool = True, progress: Optional[ProgressFn] = None,
          exclude: Iterable[str] = (), include: Iterable[str] = (),
-         key_file: Optional[StrPath] = None) -> Summary:
+         key_file: Optional[StrPath] = None, keep_partial: bool = False) -> Summary:
     """Packs files and directories into `archive`; resumes an interrupted pack of the same
     sources. exclude/include: rsync's filter patterns (an excluded entry is kept when an
-    include pattern matches it). key_file: encrypt with that key (keygen makes one). Raises
-    NuboError (CANCELLED when progress returned False)."""
+    include pattern matches it). key_file: encrypt with that key (keygen makes one).
+    keep_partial: packing to s3://, a cancel keeps the upload for a rerun (default: aborts it).
+    Raises NuboError (CANCELLED when progress returned False)."""
     if isinstance(sources, (str, bytes, os.PathLike)):
         sources = [sources]  # type: ignore[list-item]
     encoded = [_path(s) for s in sources]  # type: ignore[union-attr]
@@ -192,6 +193,7 @@ def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
     included, o.include_count = _patterns(include)
     o.exclude, o.include = excluded, included
     o.key_file = _optional_path(key_file)
+    o.keep_partial = int(keep_partial)
     call = _call(progress)
     o.progress = call.c
     array = (c_char_p * max(len(encoded), 1))(*encoded)

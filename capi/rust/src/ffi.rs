@@ -419,6 +419,7 @@ sized_structs! {
         pub include: *const *const c_char,
         pub include_count: usize,
         pub key_file: *const c_char,
+        pub keep_partial: c_int,
     }
 }
 
@@ -1415,7 +1416,7 @@ mod tests {
             nubo_transfer_pack_options { struct_size, codec, level, chunk_size, threads,
                                          memory_limit, target_rate, resume, sync, progress,
                                          progress_user, exclude, exclude_count, include,
-                                         include_count, key_file }
+                                         include_count, key_file, keep_partial }
             nubo_transfer_unpack_options { struct_size, threads, memory_limit, resume, sync,
                                            progress, progress_user, preserve_special_modes, key_file
                                            }

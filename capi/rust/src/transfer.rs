@@ -109,6 +109,9 @@ pub struct PackOptions {
     pub include: Vec<String>,
     /// Encrypt with the key in this file ([`keygen`] makes one).
     pub key_file: Option<PathBuf>,
+    /// Packing to `s3://`: a cancel keeps the upload on the server for a rerun to continue
+    /// (default false: it is aborted). A local pack keeps its `.part` either way.
+    pub keep_partial: bool,
 }
 
 /// Options of [`unpack`].
@@ -289,6 +292,7 @@ pub fn pack<P: AsRef<Path>>(
     o.include = include.ptr();
     o.include_count = options.include.len();
     o.key_file = c_ptr(&key_file);
+    o.keep_partial = c_int::from(options.keep_partial);
     let mut callback = Callback::new(progress);
     (o.progress, o.progress_user) = callback.raw();
     let mut summary = ffi::nubo_transfer_summary::new();

@@ -227,6 +227,10 @@ int main(int argc, char** argv) {
   std::string key_file;
   pack->add_option("--encrypt", key_file,
                    "encrypt with the key in this file (AES-256-GCM; nubo-xfer keygen makes one)");
+  bool keep_partial = false;
+  pack->add_flag("--keep-partial", keep_partial,
+                 "-o s3://...: a cancel (Ctrl-C) keeps the upload for a rerun instead of "
+                 "aborting it");
   nubo_xfer::Selection selection;
   nubo_xfer::add_selection(pack, selection);
   add_common(pack, common, true);
@@ -307,6 +311,7 @@ int main(int argc, char** argv) {
       o.exclude = selection.exclude;
       o.include = selection.include;
       o.key_file = key_file;
+      o.keep_partial = keep_partial;
       bar.emplace("packed", common.quiet);
       o.progress = [&](const xfer::Progress& p) { return (*bar)(p); };
       auto s = xfer::pack(sources, output, o);
