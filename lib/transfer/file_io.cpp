@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include "nubo/error.hpp"
 
@@ -146,6 +148,20 @@ Fd open_read(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw_io("open", path, errno);
   return Fd(fd, path);
+}
+
+int default_file_mode() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Umask:", 0) != 0) continue;
+    try {
+      return 0666 & ~static_cast<int>(std::stoul(line.substr(6), nullptr, 8) & 0777);
+    } catch (const std::exception&) {
+      break;
+    }
+  }
+  return 0644;
 }
 
 Fd open_write(const std::string& path, int mode) {

@@ -75,6 +75,10 @@ class DataMap {
 Fd open_read(const std::string& path);
 // O_WRONLY|O_CREAT (no truncation): the caller decides what to keep.
 Fd open_write(const std::string& path, int mode = 0644);
+// The permissions a new file gets by default, as cp and tar give them: 0666 less the process's
+// umask. Read from /proc/self/status rather than set and reset with umask(), which would
+// change it for every thread meanwhile; 0644 where /proc does not say.
+int default_file_mode();
 bool exists(const std::string& path);
 // fsyncs the directory holding `path`, making a rename or create in it durable.
 void sync_parent_dir(const std::string& path);

@@ -384,6 +384,9 @@ CopySummary download_file(Client& client, const ObjectUrl& url, const std::strin
       log::warn(url.text() + " carries no nubo checksum and " + verdict.detail +
                 ": only its size was checked");
   }
+  // Written unreadable to others while incomplete; in place, as any new file is.
+  if (::fchmod(out.get(), static_cast<mode_t>(transfer::default_file_mode())) != 0)
+    transfer::throw_io("set the permissions of", tmp, errno);
   if (options.sync) out.datasync();
   out.close();
   transfer::rename_file(tmp, path);
