@@ -1,9 +1,14 @@
 // Object storage against a real S3-compatible server on loopback (run by with_s3_server.py,
 // which sets AWS_ENDPOINT_URL and test credentials): objects, multipart uploads resumed after a
 // cancel, downloads resumed and verified, and the errors a person can act on.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "../train/helpers.hpp"
 #include "../transfer/helpers.hpp"
@@ -409,4 +414,107 @@ TEST_CASE("the trainer checkpoints to a bucket, prunes there, and resumes from i
   for (int i = 0; i < 4; ++i) got.push_back(b.step().loss);
   CHECK(got == expect);
   CHECK(a.parameters() == b.parameters());
+}
+
+namespace {
+
+// A file of `size` bytes with 1 MiB of random data at each of `islands`, holes elsewhere.
+void write_sparse(const std::string& path, std::uint64_t size,
+                  const std::vector<std::uint64_t>& islands) {
+  nubo_test::write_file(path, "");
+  const int fd = ::open(path.c_str(), O_WRONLY);
+  REQUIRE(fd >= 0);
+  for (const auto at : islands) {
+    const auto data = nubo_test::random_bytes(1 << 20, at);
+    REQUIRE(::pwrite(fd, data.data(), data.size(), static_cast<off_t>(at)) ==
+            static_cast<ssize_t>(data.size()));
+  }
+  REQUIRE(::ftruncate(fd, static_cast<off_t>(size)) == 0);
+  ::close(fd);
+}
+
+std::uint64_t allocated(const std::string& path) {
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  return static_cast<std::uint64_t>(st.st_blocks) * 512;
+}
+
+}  // namespace
+
+TEST_CASE("archives and trees go to a bucket and back: empty, sparse, many small, unicode names",
+          "[s3][server]") {
+  TempDir t;
+  ScopedEnv cache("XDG_CACHE_HOME", (t / "cache").c_str());
+  const std::string src = t / "src";
+  nubo_test::write_file(src + "/empty", "");
+  nubo_test::write_file(src + "/unicodé/日本語 ✓.txt", "こんにちは\n");
+  for (int i = 0; i < 300; ++i)
+    nubo_test::write_file(src + "/many/f" + std::to_string(i),
+                          nubo_test::text_bytes(100 + static_cast<std::size_t>(i) * 37,
+                                                static_cast<std::uint64_t>(i)));
+  write_sparse(src + "/disk.img", 40 << 20, {0, 20 << 20});
+  // A 3 GiB sparse file: the archive holds its data, not its holes, and it comes back sparse.
+  const std::uint64_t huge = 3ull << 30;
+  write_sparse(t / "huge/sparse.bin", huge, {0, 1ull << 30, huge - (1 << 20)});
+  auto c = client();
+  const auto bucket = fresh_bucket();
+
+  nubo::transfer::PackOptions po;
+  po.sync = false;
+  const auto archive = "s3://" + bucket + "/round.nubo";
+  auto packed = nubo::transfer::pack({src, t / "huge"}, archive, po);
+  CHECK(packed.bytes_stored < (16 << 20));  // the data, not 3 GiB of holes
+  nubo::transfer::UnpackOptions uo;
+  uo.sync = false;
+  nubo::transfer::unpack(archive, t / "out", uo);
+  std::string why;
+  CHECK(nubo_test::same_tree(src, t / "out/src", &why));
+  INFO(why);
+  CHECK(std::filesystem::file_size(t / "out/huge/sparse.bin") == huge);
+  CHECK(allocated(t / "out/huge/sparse.bin") < (64 << 20));
+  for (const std::uint64_t at : std::vector<std::uint64_t>{0, 1ull << 30, huge - (1 << 20)}) {
+    std::ifstream f(t / "out/huge/sparse.bin", std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(at));
+    std::string back(1 << 20, '\0');
+    f.read(back.data(), static_cast<std::streamsize>(back.size()));
+    CHECK(back == nubo_test::random_bytes(1 << 20, at));
+  }
+  CHECK(nubo::transfer::verify(archive).files == packed.files);
+
+  // Plain objects: each file one object, its path (unicode and all) the key's rest.
+  auto o = small_parts();
+  auto up = s3::copy(src, "s3://" + bucket + "/tree/", o);
+  CHECK(up.files == 303);
+  s3::copy("s3://" + bucket + "/tree/", t / "back", o);
+  CHECK(nubo_test::tree(src, false) == nubo_test::tree(t / "back/src", false));
+  CHECK(nubo_test::first_wrong_file(t / "back", t.path()) == "");
+}
+
+TEST_CASE(
+    "a bit flipped in an archive in a bucket is found by verify and unpack, and nothing "
+    "corrupted lands",
+    "[s3][server]") {
+  TempDir t;
+  nubo_test::write_file(t / "src/weights.bin", nubo_test::random_bytes(3 << 20, 11));
+  nubo_test::write_file(t / "src/notes.txt", "kept\n");
+  nubo::transfer::PackOptions po;
+  po.chunk_size = 1 << 20;
+  po.sync = false;
+  nubo::transfer::pack({t / "src"}, t / "a.nubo", po);
+  auto bytes = nubo_test::read_file(t / "a.nubo");
+  bytes[(3 << 20) / 2] = static_cast<char>(bytes[(3 << 20) / 2] ^ 0x10);  // in weights' 2nd chunk
+  auto c = client();
+  const s3::ObjectUrl url{fresh_bucket(), "flipped.nubo"};
+  c.put_object(url, nubo::transfer::as_bytes(bytes));
+  nubo::Errc code{};
+  auto why = error_of([&] { nubo::transfer::verify(url.text()); }, &code);
+  CHECK(code == nubo::Errc::corrupt);
+  CHECK_THAT(why, Catch::Contains("weights.bin"));
+  nubo::transfer::UnpackOptions uo;
+  uo.sync = false;
+  why = error_of([&] { nubo::transfer::unpack(url.text(), t / "out", uo); }, &code);
+  CHECK(code == nubo::Errc::corrupt);
+  CHECK_THAT(why, Catch::Contains("weights.bin"));
+  struct stat st {};
+  CHECK(::stat((t / "out/src/weights.bin").c_str(), &st) != 0);
 }
