@@ -10,6 +10,8 @@
 #      Python binding's progress callback returns False then; keep_partial=True keeps the
 #      upload), then the same pack again: the bytes the resumed run uploads against a full run's.
 #   4. `cat -v` of one small file: the bytes read against the index and one chunk.
+# Beside them, the same pack and unpack with no network (a local archive on the same tmpfs):
+# what nubo's upload and download cannot go below on this machine.
 # Corpus (in tmpfs, BENCH_DIR): the Linux tree of corpus.sh (256 MiB of linux-source-6.1, about
 # 31,500 files), Fashion-MNIST decompressed (55 MB) and RANDOM_MB of random bytes (default 128),
 # about 440 MB. Medians of RUNS interleaved runs (default 3).
@@ -102,30 +104,30 @@ nubo_up() { "$xfer" pack "$corpus" -o s3://bench/nubo/corpus.nubo -q --no-sync -
 # A new key each run: rclone copy skips an object that is already there.
 rclone_up() { rclone copyto "$work/corpus.tar" ":s3:bench/rclone/corpus-$((++uploads)).tar"; }
 aws_up() { aws s3 cp "$work/corpus.tar" s3://bench/aws/corpus.tar --only-show-errors; }
-nubo_down() { rm -rf "$work/down" && "$xfer" unpack s3://bench/nubo/corpus.nubo -C "$work/down" -q --no-sync; }
+# What nubo does without the network, on the same tmpfs: the floor of its upload and download.
+local_pack() { "$xfer" pack "$corpus" -o "$work/local.nubo" -q --no-sync -f; }
+local_unpack() { "$xfer" unpack "$work/local.nubo" -C "$work/down" -q --no-sync; }
+# Each download starts from an empty $work/down (and $work/dl), emptied outside its time.
+nubo_down() { "$xfer" unpack s3://bench/nubo/corpus.nubo -C "$work/down" -q --no-sync; }
 rclone_down() {
-  rm -rf "$work/down" "$work/dl" && mkdir -p "$work/down" &&
-    rclone copy :s3:bench/rclone-zst/corpus.tar.zst "$work/dl/" &&
+  rclone copy :s3:bench/rclone-zst/corpus.tar.zst "$work/dl/" &&
     zstd -d -q -c "$work/dl/corpus.tar.zst" | tar -x -C "$work/down"
 }
-aws_down() {
-  rm -rf "$work/down" && mkdir -p "$work/down" &&
-    aws s3 cp s3://bench/zst/corpus.tar.zst - | zstd -d -q | tar -x -C "$work/down"
-}
+aws_down() { aws s3 cp s3://bench/zst/corpus.tar.zst - | zstd -d -q | tar -x -C "$work/down"; }
 
 declare -A t
 uploads=0
 for r in $(seq "$runs"); do
-  for c in nubo_up rclone_up aws_up nubo_down rclone_down aws_down; do
+  for c in nubo_up rclone_up aws_up local_pack nubo_down rclone_down aws_down local_unpack; do
+    rm -rf "$work/down" "$work/dl" && mkdir -p "$work/down"
     timed "$c" >"$work/ms"
     t[$c]+="$(cat "$work/ms") "
     echo "bench_s3: run $r $c: ${t[$c]}" >&2
   done
-  [ "$r" = 1 ] && diff -r "$corpus" "$work/down/corpus" >/dev/null
 done
 "$xfer" unpack s3://bench/nubo/corpus.nubo -C "$work/check" -q --no-sync
 diff -r "$corpus" "$work/check/corpus" >/dev/null || { echo "bench_s3: unpacked corpus differs" >&2; exit 1; }
-rm -rf "$work/check" "$work/down" "$work/dl"
+rm -rf "$work/check" "$work/down" "$work/dl" "$work/local.nubo"
 for c in "${!t[@]}"; do t[$c]=$(median ${t[$c]}); done
 nubo_bytes=$("$xfer" pack "$corpus" -o "$work/local.nubo" -q --no-sync -f --json |
   python3 -c "import json,sys; print(json.load(sys.stdin)['bytes_stored'])")
@@ -182,9 +184,11 @@ verdict() { python3 -c "print('met' if $1 else 'NOT met')"; }
   echo "| upload | nubo-xfer pack -o s3:// (zstd) | ${t[nubo_up]} | $(mbs "${t[nubo_up]}") | |"
   echo "| upload | rclone copy (tar) | ${t[rclone_up]} | $(mbs "${t[rclone_up]}") | $(ratio "${t[nubo_up]}" "${t[rclone_up]}") |"
   echo "| upload | aws s3 cp (tar) | ${t[aws_up]} | $(mbs "${t[aws_up]}") | $(ratio "${t[nubo_up]}" "${t[aws_up]}") |"
+  echo "| (floor) | nubo-xfer pack to a local file, no network | ${t[local_pack]} | $(mbs "${t[local_pack]}") | $(ratio "${t[nubo_up]}" "${t[local_pack]}") |"
   echo "| download | nubo-xfer unpack s3:// (verified) | ${t[nubo_down]} | $(mbs "${t[nubo_down]}") | |"
   echo "| download | rclone copy (tar.zst), zstd -d \\| tar -x | ${t[rclone_down]} | $(mbs "${t[rclone_down]}") | $(ratio "${t[nubo_down]}" "${t[rclone_down]}") |"
   echo "| download | aws s3 cp (tar.zst) - \\| zstd -d \\| tar -x | ${t[aws_down]} | $(mbs "${t[aws_down]}") | $(ratio "${t[nubo_down]}" "${t[aws_down]}") |"
+  echo "| (floor) | nubo-xfer unpack of a local archive, no network | ${t[local_unpack]} | $(mbs "${t[local_unpack]}") | $(ratio "${t[nubo_down]}" "${t[local_unpack]}") |"
   echo
   echo "| measure | nubo | peer | ratio | target |"
   echo "|---|---:|---:|---:|---|"
@@ -194,6 +198,10 @@ verdict() { python3 -c "print('met' if $1 else 'NOT met')"; }
   echo "| bytes uploaded by a pack resumed at 50%, against a full pack's | $res_sent | $full_sent | $res_ratio | <= 0.55: $(verdict "$res_ratio <= 0.55") |"
   echo
   echo "- The resumed pack continued an interrupted one: resumed=$res_resumed."
+  echo "- With no network at all, nubo's pack takes $(ratio "${t[local_pack]}" "$faster_up") of the faster"
+  echo "  peer's upload time and its unpack $(ratio "${t[local_unpack]}" "$faster_down") of the faster peer's download:"
+  echo "  the compression, and the creation of the corpus's files (in the kernel, as tar's),"
+  echo "  that the upload and the download overlap the network with."
   echo "- \`cat -v\` of \`$small\` read $cat_read; \`list -v\` (header, trailer and index) read"
   echo "  $index_bytes. Small reads go through 1 MiB blocks, chunks are fetched whole (4 MiB)."
   if [ "$server" = moto ]; then
