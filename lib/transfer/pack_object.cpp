@@ -45,6 +45,8 @@ class PartBuffer : public ArchiveOutput {
   std::vector<std::byte>& part_;
 };
 
+// A kSealed record: the part's number (u32) and size (u64), then the pack's state at its end.
+constexpr std::size_t kSealedHead = 12;
 std::vector<std::byte> encode_sealed(int number, std::uint64_t size, const PackCheckpoint& c) {
   std::vector<std::byte> out;
   ByteWriter w(out);
@@ -313,7 +315,7 @@ class ObjectTarget : public PackTarget {
       }
       if (r.type != kSealed) continue;
       const auto part = kept_part(r, kept.size() + 1, offset, etags, held);
-      const auto c = part ? decode_checkpoint(Bytes(r.payload).subspan(12)) : std::nullopt;
+      const auto c = part ? decode_checkpoint(Bytes(r.payload).subspan(kSealedHead)) : std::nullopt;
       if (!c || !fits(*c, replay.index(), offset + part->size) ||
           !same_sources(replay, walk.entries)) {
         break;
@@ -371,7 +373,7 @@ class ObjectTarget : public PackTarget {
                                            std::uint64_t offset,
                                            const std::map<int, std::string>& etags,
                                            const std::map<int, s3::Part>& held) {
-    if (r.payload.size() < 12) return std::nullopt;
+    if (r.payload.size() < kSealedHead) return std::nullopt;
     ByteReader in(r.payload, "journal");
     const auto number = static_cast<int>(in.get<std::uint32_t>());
     const auto size = in.get<std::uint64_t>();
