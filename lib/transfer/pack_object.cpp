@@ -227,40 +227,30 @@ class ObjectTarget : public PackTarget {
 
   // The index records added since the last part, in records of at most kDeltaRecord.
   void journal_delta(const Index& index) {
-    std::vector<std::byte> batch;
-    auto put_batch = [&](std::uint16_t type, std::uint64_t first, std::uint32_t count) {
-      std::vector<std::byte> record;
+    journal_items(kEntries, index.entries, entry_from_, encode_index_entry);
+    journal_items(kChunks, index.chunks, chunk_from_, encode_index_chunk);
+  }
+
+  // items[from, end) as records of `type`: each the position of its first item, how many, and
+  // the items as `encode` writes them.
+  template <typename Item>
+  void journal_items(std::uint16_t type, const std::vector<Item>& items, std::uint64_t from,
+                     void (*encode)(ByteWriter&, const Item&)) {
+    std::vector<std::byte> batch, record;
+    std::uint64_t first = from;
+    for (auto i = from; i < items.size(); ++i) {
+      ByteWriter items_out(batch);
+      encode(items_out, items[i]);
+      if (batch.size() < kDeltaRecord && i + 1 < items.size()) continue;
+      record.clear();
       ByteWriter w(record);
       w.put<std::uint64_t>(first);
-      w.put<std::uint32_t>(count);
+      w.put<std::uint32_t>(static_cast<std::uint32_t>(i + 1 - first));
       w.put_bytes(batch);
       journal_->append(type, record);
       batch.clear();
-    };
-    std::uint64_t first = entry_from_;
-    std::uint32_t count = 0;
-    for (auto i = entry_from_; i < index.entries.size(); ++i) {
-      ByteWriter w(batch);
-      encode_index_entry(w, index.entries[i]);
-      if (++count, batch.size() >= kDeltaRecord) {
-        put_batch(kEntries, first, count);
-        first = i + 1;
-        count = 0;
-      }
+      first = i + 1;
     }
-    if (count > 0 || first == entry_from_) put_batch(kEntries, first, count);
-    first = chunk_from_;
-    count = 0;
-    for (auto i = chunk_from_; i < index.chunks.size(); ++i) {
-      ByteWriter w(batch);
-      encode_index_chunk(w, index.chunks[i]);
-      if (++count, batch.size() >= kDeltaRecord) {
-        put_batch(kChunks, first, count);
-        first = i + 1;
-        count = 0;
-      }
-    }
-    if (count > 0) put_batch(kChunks, first, count);
   }
 
   // Continues an earlier attempt from the last part the server holds of it, when it can.

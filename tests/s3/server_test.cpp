@@ -40,6 +40,25 @@ std::string fresh_bucket() {
   return name;
 }
 
+// Packs in 1 MiB chunks, without fdatasync, on `threads` threads.
+nubo::transfer::PackOptions quick_pack(int threads) {
+  nubo::transfer::PackOptions o;
+  o.chunk_size = 1 << 20;
+  o.sync = false;
+  o.threads = threads;
+  return o;
+}
+
+// Every progress report reaches the callback while it lives: a cancel comes at the byte asked.
+struct ProgressEveryCall {
+  ProgressEveryCall() {
+    nubo::transfer::ProgressTracker::set_interval_for_testing(std::chrono::milliseconds(0));
+  }
+  ~ProgressEveryCall() {
+    nubo::transfer::ProgressTracker::set_interval_for_testing(std::chrono::milliseconds(100));
+  }
+};
+
 s3::CopyOptions small_parts() {
   s3::CopyOptions o;
   o.part_size = 5 << 20;  // S3's smallest part
@@ -246,10 +265,7 @@ TEST_CASE("an archive in a bucket is listed, read at random, verified and unpack
   TempDir t;
   nubo_test::write_file(t / "src/big.bin", nubo_test::random_bytes(9 << 20, 4));
   nubo_test::write_file(t / "src/notes/a.txt", nubo_test::text_bytes(50000, 5));
-  nubo::transfer::PackOptions po;
-  po.chunk_size = 1 << 20;
-  po.sync = false;
-  nubo::transfer::pack({t / "src"}, t / "a.nubo", po);
+  nubo::transfer::pack({t / "src"}, t / "a.nubo", quick_pack(0));
   auto c = client();
   s3::ObjectUrl url{fresh_bucket(), "archives/a.nubo"};
   s3::upload_file(c, t / "a.nubo", url, small_parts());
@@ -295,10 +311,7 @@ TEST_CASE("pack writes an archive to a bucket as it packs, and resumes after a c
   ScopedEnv cache("XDG_CACHE_HOME", (t / "cache").c_str());
   auto c = client();
   const s3::ObjectUrl url{fresh_bucket(), "ckpt/step-100.nubo"};
-  nubo::transfer::PackOptions po;
-  po.chunk_size = 1 << 20;
-  po.sync = false;
-  po.threads = 2;
+  auto po = quick_pack(2);
   po.level = 19;  // slow enough to be cancelled half way
   po.keep_partial = true;
   po.progress = [](const nubo::transfer::Progress& p) { return p.bytes_done < (12 << 20); };
@@ -326,13 +339,10 @@ TEST_CASE("a cancelled pack to a bucket aborts its upload unless told to keep it
   TempDir t;
   nubo_test::write_file(t / "src/weights.bin", nubo_test::random_bytes(20 << 20, 5));
   ScopedEnv cache("XDG_CACHE_HOME", (t / "cache").c_str());
-  nubo::transfer::ProgressTracker::set_interval_for_testing(std::chrono::milliseconds(0));
+  ProgressEveryCall every_call;
   auto c = client();
   const s3::ObjectUrl url{fresh_bucket(), "w.nubo"};
-  nubo::transfer::PackOptions po;
-  po.chunk_size = 1 << 20;
-  po.sync = false;
-  po.threads = 1;
+  auto po = quick_pack(1);
   po.progress = [](const nubo::transfer::Progress& p) { return p.bytes_done < (12 << 20); };
   CHECK_THROWS_WITH(nubo::transfer::pack({t / "src"}, url.text(), po),
                     Catch::Contains("cancelled"));
@@ -342,7 +352,6 @@ TEST_CASE("a cancelled pack to a bucket aborts its upload unless told to keep it
   auto s = nubo::transfer::pack({t / "src"}, url.text(), po);
   CHECK_FALSE(s.resumed);  // the first part went up, and was aborted with the upload
   CHECK(s.bytes_transferred == s.bytes_stored);
-  nubo::transfer::ProgressTracker::set_interval_for_testing(std::chrono::milliseconds(100));
 }
 
 TEST_CASE("a resumed pack to a bucket keeps the parts whose sources did not change, encrypted too",
@@ -352,17 +361,13 @@ TEST_CASE("a resumed pack to a bucket keeps the parts whose sources did not chan
   nubo_test::write_file(t / "src/b/two.bin", nubo_test::random_bytes(12 << 20, 8));
   ScopedEnv cache("XDG_CACHE_HOME", (t / "cache").c_str());
   nubo::transfer::keygen(t / "k.key");
-  // Every progress report reaches the callback: the cancel comes at 20 MiB exactly.
-  nubo::transfer::ProgressTracker::set_interval_for_testing(std::chrono::milliseconds(0));
+  ProgressEveryCall every_call;  // the cancel comes at 20 MiB exactly
   auto c = client();
   const auto bucket = fresh_bucket();
   for (const bool encrypted : {false, true}) {
     INFO("encrypted: " << encrypted);
     const s3::ObjectUrl url{bucket, encrypted ? "sealed.nubo" : "plain.nubo"};
-    nubo::transfer::PackOptions po;
-    po.chunk_size = 1 << 20;
-    po.sync = false;
-    po.threads = 1;
+    auto po = quick_pack(1);
     po.keep_partial = true;
     if (encrypted) po.key_file = t / "k.key";
     // Two whole parts (8 MiB each) made by the cancel: the first holds one.bin's start alone,
@@ -385,7 +390,6 @@ TEST_CASE("a resumed pack to a bucket keeps the parts whose sources did not chan
     CHECK(nubo_test::same_tree(t / "src", out + "/src"));
     nubo_test::write_file(t / "src/b/two.bin", nubo_test::random_bytes(12 << 20, 8));
   }
-  nubo::transfer::ProgressTracker::set_interval_for_testing(std::chrono::milliseconds(100));
 }
 
 TEST_CASE("the trainer checkpoints to a bucket, prunes there, and resumes from it exactly",
@@ -497,10 +501,7 @@ TEST_CASE(
   TempDir t;
   nubo_test::write_file(t / "src/weights.bin", nubo_test::random_bytes(3 << 20, 11));
   nubo_test::write_file(t / "src/notes.txt", "kept\n");
-  nubo::transfer::PackOptions po;
-  po.chunk_size = 1 << 20;
-  po.sync = false;
-  nubo::transfer::pack({t / "src"}, t / "a.nubo", po);
+  nubo::transfer::pack({t / "src"}, t / "a.nubo", quick_pack(0));
   auto bytes = nubo_test::read_file(t / "a.nubo");
   bytes[(3 << 20) / 2] = static_cast<char>(bytes[(3 << 20) / 2] ^ 0x10);  // in weights' 2nd chunk
   auto c = client();

@@ -29,7 +29,6 @@ void PartUploader::send(int number, std::vector<std::byte> data) {
 void PartUploader::keep(const Part& part) {
   std::lock_guard lock(mutex_);
   parts_.push_back(part);
-  kept_ += part.size;
 }
 
 std::vector<Part> PartUploader::finish() {
@@ -57,11 +56,6 @@ void PartUploader::stop(bool drain) noexcept {
 std::uint64_t PartUploader::bytes_sent() const {
   std::lock_guard lock(mutex_);
   return sent_;
-}
-
-std::uint64_t PartUploader::bytes_kept() const {
-  std::lock_guard lock(mutex_);
-  return kept_;
 }
 
 void PartUploader::run() {

@@ -27,7 +27,7 @@ class PartUploader {
 
   // Queues part `number`; rethrows a failure of an earlier part.
   void send(int number, std::vector<std::byte> data);
-  // Counts `part` as sent by an earlier attempt: the server holds it.
+  // Lists `part` among the upload's parts: an earlier attempt sent it, and the server holds it.
   void keep(const Part& part);
   // Waits until every queued part is up; the parts by number. Rethrows the first failure.
   std::vector<Part> finish();
@@ -36,7 +36,6 @@ class PartUploader {
   void stop(bool drain) noexcept;
 
   std::uint64_t bytes_sent() const;
-  std::uint64_t bytes_kept() const;
 
  private:
   struct Queued {
@@ -56,7 +55,7 @@ class PartUploader {
   std::vector<Queued> queue_;
   std::size_t sending_ = 0;
   std::vector<Part> parts_;
-  std::uint64_t sent_ = 0, kept_ = 0;
+  std::uint64_t sent_ = 0;
   bool stopping_ = false;
   std::exception_ptr failure_;
   std::vector<std::thread> threads_;
