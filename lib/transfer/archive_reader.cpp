@@ -17,6 +17,27 @@ namespace {
   throw Error(Errc::corrupt, where + ": " + problem);
 }
 
+// A compressed index as it is decoded, and the XXH3-64 of what it decoded to.
+class HashedZstdStream : public ByteStream {
+ public:
+  HashedZstdStream(Bytes frame, std::uint64_t size) : frame_(frame, size) {}
+  std::size_t read_some(std::vector<std::byte>& out, std::size_t max) override {
+    const auto at = out.size();
+    const auto n = frame_.read_some(out, max);
+    hash_.update({out.data() + at, n});
+    return n;
+  }
+  // Checks that the frame ended where it declared, and returns the hash.
+  std::uint64_t finish() {
+    frame_.finish();
+    return hash_.digest();
+  }
+
+ private:
+  ZstdFrameStream frame_;
+  Hasher64 hash_;
+};
+
 // Rethrows a decoder's corrupt error with `where` in front of its message.
 template <class F>
 auto with_context(const std::string& where, F&& f) {
@@ -72,7 +93,8 @@ ArchiveFile ArchiveFile::open(const std::string& path, const Key* key) {
                   "index: " + std::to_string(r.raw_size) + " bytes is beyond the 1 GiB limit");
     }
     // The stored size was checked against the file's real size: this allocation is backed by
-    // data. The decoded one is bounded by the format's limit.
+    // data. The decoded size is only declared: a compressed index is decoded as it is read,
+    // and the first entry that does not fit stops it.
     std::vector<std::byte> payload(r.stored_size);
     a.source_->pread_exact(payload, t.index_offset + kRecordHeaderSize, "index");
     if (payload_check(payload) != r.payload_check) {
@@ -80,17 +102,21 @@ ArchiveFile ArchiveFile::open(const std::string& path, const Key* key) {
     }
     std::vector<std::byte> opened;
     auto stored = a.open_payload(r, t.index_offset, payload, opened, "index");
-    std::vector<std::byte> decoded;
-    if (r.codec != ChunkCodec::none) {
-      decoded.resize(r.raw_size);
-      Decompressor().decompress(r.codec, stored, decoded);
+    const auto decode = [&](ByteReader& reader) {
+      a.index_ = decode_index(reader, a.header_.version_major, a.header_.chunk_size, begin,
+                              t.index_offset, a.header_.seal_overhead());
+    };
+    if (r.codec == ChunkCodec::none) {
+      if (hash64(stored) != r.hash) throw Error(Errc::corrupt, "index: checksum mismatch");
+      ByteReader reader(stored, "index");
+      decode(reader);
     } else {
-      decoded.assign(stored.begin(), stored.end());
+      HashedZstdStream decoded(stored, r.raw_size);
+      ByteReader reader(decoded, r.raw_size, "index");
+      decode(reader);
+      if (decoded.finish() != r.hash) throw Error(Errc::corrupt, "index: checksum mismatch");
     }
-    if (hash64(decoded) != r.hash) throw Error(Errc::corrupt, "index: checksum mismatch");
     a.id_ = r.hash;
-    a.index_ = decode_index(decoded, a.header_.version_major, a.header_.chunk_size, begin,
-                            t.index_offset, a.header_.seal_overhead());
   } catch (const Error& e) {
     if (e.code() != Errc::corrupt) throw;
     const Fd* file = a.source_->file();

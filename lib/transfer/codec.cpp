@@ -13,6 +13,18 @@
 
 namespace nubo::transfer {
 
+namespace {
+
+// A frame may not ask for a larger window than a chunk: bounds memory on hostile input (zstd's
+// own limit is 128 MiB).
+constexpr int kMaxWindowLog = 27;
+
+[[noreturn]] void zstd_corrupt(std::size_t code) {
+  throw Error(Errc::corrupt, std::string("zstd: ") + ZSTD_getErrorName(code));
+}
+
+}  // namespace
+
 std::string_view chunk_codec_name(ChunkCodec c) {
   switch (c) {
     case ChunkCodec::none:
@@ -114,9 +126,7 @@ void Decompressor::decompress(ChunkCodec codec, Bytes stored, MutableBytes out) 
     case ChunkCodec::zstd: {
       if (!ctx_->zstd) {
         if (!(ctx_->zstd = ZSTD_createDCtx())) throw std::bad_alloc();
-        // A frame may not ask for a larger window than the chunk itself: bounds memory on
-        // hostile input (zstd's own limit is 128 MiB).
-        ZSTD_DCtx_setParameter(ctx_->zstd, ZSTD_d_windowLogMax, 27);
+        ZSTD_DCtx_setParameter(ctx_->zstd, ZSTD_d_windowLogMax, kMaxWindowLog);
       }
       // The frame must declare exactly the expected size (pack always writes it).
       auto declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
@@ -126,7 +136,7 @@ void Decompressor::decompress(ChunkCodec codec, Bytes stored, MutableBytes out) 
       }
       auto n =
           ZSTD_decompressDCtx(ctx_->zstd, out.data(), out.size(), stored.data(), stored.size());
-      if (ZSTD_isError(n)) throw Error(Errc::corrupt, std::string("zstd: ") + ZSTD_getErrorName(n));
+      if (ZSTD_isError(n)) zstd_corrupt(n);
       if (n != out.size()) {
         throw Error(Errc::corrupt, "zstd frame decodes to " + std::to_string(n) + " bytes, not " +
                                        std::to_string(out.size()));
@@ -150,6 +160,67 @@ void Decompressor::decompress(ChunkCodec codec, Bytes stored, MutableBytes out) 
     }
   }
   throw Error(Errc::corrupt, "unknown codec " + std::to_string(static_cast<int>(codec)));
+}
+
+struct ZstdFrameStream::State {
+  ZSTD_DCtx* ctx = nullptr;
+  ZSTD_inBuffer in{};
+  std::uint64_t size = 0;
+  std::uint64_t produced = 0;
+  bool ended = false;  // the frame's last block was decoded
+  ~State() { ZSTD_freeDCtx(ctx); }
+};
+
+ZstdFrameStream::ZstdFrameStream(Bytes frame, std::uint64_t size)
+    : state_(std::make_unique<State>()) {
+  if (ZSTD_getFrameContentSize(frame.data(), frame.size()) != size) {
+    throw Error(Errc::corrupt, "zstd frame does not declare " + std::to_string(size) + " bytes");
+  }
+  if (!(state_->ctx = ZSTD_createDCtx())) throw std::bad_alloc();
+  ZSTD_DCtx_setParameter(state_->ctx, ZSTD_d_windowLogMax, kMaxWindowLog);
+  state_->in = {frame.data(), frame.size(), 0};
+  state_->size = size;
+}
+
+ZstdFrameStream::~ZstdFrameStream() = default;
+
+std::size_t ZstdFrameStream::read_some(std::vector<std::byte>& out, std::size_t max) {
+  auto& s = *state_;
+  const auto at = out.size();
+  // One byte more than is left: a frame that goes on past its declared size is caught here.
+  const auto room = static_cast<std::size_t>(std::min<std::uint64_t>(max, s.size - s.produced)) + 1;
+  out.resize(at + room);
+  ZSTD_outBuffer o{out.data() + at, room, 0};
+  while (o.pos < o.size && !s.ended) {
+    const auto before = s.in.pos;
+    auto hint = ZSTD_decompressStream(s.ctx, &o, &s.in);
+    if (ZSTD_isError(hint)) zstd_corrupt(hint);
+    s.ended = hint == 0;
+    if (!s.ended && o.pos == 0 && s.in.pos == before) {
+      throw Error(Errc::corrupt, "zstd frame is truncated");
+    }
+    if (o.pos > 0) break;  // a piece is enough: the reader asks again
+  }
+  out.resize(at + o.pos);
+  s.produced += o.pos;
+  if (s.produced > s.size) {
+    throw Error(Errc::corrupt, "zstd frame decodes to more than its " + std::to_string(s.size) +
+                                   " declared bytes");
+  }
+  return o.pos;
+}
+
+void ZstdFrameStream::finish() {
+  auto& s = *state_;
+  std::vector<std::byte> extra;
+  if (!s.ended && read_some(extra, 1) == 0 && !s.ended) {
+    throw Error(Errc::corrupt, "zstd frame is truncated");
+  }
+  if (!s.ended || s.produced != s.size) {
+    throw Error(Errc::corrupt,
+                "zstd frame does not end after its " + std::to_string(s.size) + " declared bytes");
+  }
+  if (s.in.pos != s.in.size) throw Error(Errc::corrupt, "bytes after the zstd frame");
 }
 
 }  // namespace nubo::transfer

@@ -73,4 +73,23 @@ class Decompressor {
   std::unique_ptr<Contexts> ctx_;
 };
 
+// One zstd frame decoded a piece at a time (the archive's index): it must declare `size` bytes
+// and decode to exactly those, and what it holds at once is zstd's window, never `size`. Each
+// problem throws Error(corrupt) whose message is the problem alone.
+class ZstdFrameStream : public ByteStream {
+ public:
+  ZstdFrameStream(Bytes frame, std::uint64_t size);
+  ~ZstdFrameStream() override;
+  ZstdFrameStream(const ZstdFrameStream&) = delete;
+  ZstdFrameStream& operator=(const ZstdFrameStream&) = delete;
+
+  std::size_t read_some(std::vector<std::byte>& out, std::size_t max) override;
+  // After `size` bytes were read: throws unless the frame ends there, with no bytes after it.
+  void finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 }  // namespace nubo::transfer

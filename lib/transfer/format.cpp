@@ -234,6 +234,10 @@ EntryMeta decode_entry_from(ByteReader& r) {
   e.mode = r.get<std::uint32_t>();
   if (e.mode & ~07777u) corrupt(r.what() + ": mode has bits beyond 07777");
   e.size = r.get<std::uint64_t>();
+  if (e.size > kMaxFileSize) {
+    corrupt(r.what() + ": size " + std::to_string(e.size) + " is beyond the largest file (" +
+            std::to_string(kMaxFileSize) + " bytes)");
+  }
   e.mtime_ns = r.get<std::int64_t>();
   auto path_len = r.get<std::uint16_t>();
   auto target_len = r.get<std::uint16_t>();
@@ -369,25 +373,38 @@ std::vector<std::byte> encode_index(const Index& index) {
 Index decode_index(Bytes in, std::uint16_t version_major, std::uint32_t chunk_size,
                    std::uint64_t data_begin, std::uint64_t data_end, std::uint32_t seal_overhead) {
   ByteReader r(in, "index");
+  return decode_index(r, version_major, chunk_size, data_begin, data_end, seal_overhead);
+}
+
+Index decode_index(ByteReader& r, std::uint16_t version_major, std::uint32_t chunk_size,
+                   std::uint64_t data_begin, std::uint64_t data_end, std::uint32_t seal_overhead) {
   const bool v2 = version_major >= 2;
+  const auto size = r.remaining();
   auto entry_count = r.get<std::uint64_t>();
   auto chunk_count = r.get<std::uint64_t>();
   // Each entry takes at least 73 bytes (81 in version 2) and each chunk 32: counts that do not
-  // fit the payload are refused before anything is reserved for them.
+  // fit the payload are refused before anything is decoded for them. Every chunk and bundle is
+  // a record of the data region, at least a record header.
   const std::uint64_t min_entry = 24 + 16 + (v2 ? 8 : 0) + 32 + 1;
   if (entry_count > r.remaining() / min_entry ||
       chunk_count > (r.remaining() - entry_count * min_entry) / kIndexChunkSize) {
     corrupt("index: " + std::to_string(entry_count) + " entries and " +
-            std::to_string(chunk_count) + " chunks cannot fit in " + std::to_string(in.size()) +
+            std::to_string(chunk_count) + " chunks cannot fit in " + std::to_string(size) +
             " bytes");
   }
+  const auto data_size = data_end > data_begin ? data_end - data_begin : 0;
+  if (chunk_count > data_size / kRecordHeaderSize) {
+    corrupt("index: " + std::to_string(chunk_count) + " chunks cannot fit in the " +
+            std::to_string(data_size) + " bytes of data");
+  }
+  // A bundle's members each have an entry record (33 bytes at least) in its raw bytes.
+  const std::uint64_t max_members = chunk_size / 33;
+  // Grown as entries decode, never reserved from the counts: what is held is what was read.
   Index index;
-  index.entries.resize(entry_count);
-  std::uint64_t next_chunk = 0;
+  std::uint64_t next_chunk = 0, members = 0;
   for (std::uint64_t i = 0; i < entry_count; ++i) {
-    auto& e = index.entries[i];
-    const IndexEntry* previous = i > 0 ? &index.entries[i - 1] : nullptr;
-    e = decode_index_entry(r, v2);
+    const IndexEntry* previous = i > 0 ? &index.entries.back() : nullptr;
+    auto e = decode_index_entry(r, v2);
     auto where = "index: entry " + std::to_string(i) + " '" + e.meta.path + "'";
     // A bundle's members are consecutive entries that share its record.
     const bool joins_bundle =
@@ -398,53 +415,67 @@ Index decode_index(Bytes in, std::uint16_t version_major, std::uint32_t chunk_si
       corrupt(where + ": record offset " + std::to_string(e.record_offset) + " out of place");
     }
     if (e.bundled) {
+      members = joins_bundle ? members + 1 : 1;
       if (e.chunk_count != 0 || (!joins_bundle && e.first_chunk != next_chunk) ||
-          e.first_chunk >= chunk_count ||
+          e.first_chunk >= chunk_count || members > max_members ||
           (e.meta.kind != EntryKind::file && e.bundle_offset != 0)) {
         corrupt(where + ": its place in a bundle is out of range");
       }
       if (!joins_bundle) ++next_chunk;
-      continue;
+    } else {
+      auto expected = e.meta.kind == EntryKind::file ? chunks_for(e.meta.size, chunk_size) : 0;
+      if (e.chunk_count != expected || e.first_chunk != next_chunk ||
+          e.chunk_count > chunk_count - next_chunk || e.bundle_offset != 0) {
+        corrupt(where + ": chunk list does not match its size");
+      }
+      next_chunk += e.chunk_count;
     }
-    auto expected = e.meta.kind == EntryKind::file ? chunks_for(e.meta.size, chunk_size) : 0;
-    if (e.chunk_count != expected || e.first_chunk != next_chunk ||
-        e.chunk_count > chunk_count - next_chunk || e.bundle_offset != 0) {
-      corrupt(where + ": chunk list does not match its size");
-    }
-    next_chunk += e.chunk_count;
+    index.entries.push_back(std::move(e));
   }
   if (next_chunk != chunk_count) corrupt("index: chunks not owned by any file");
-  index.chunks.resize(chunk_count);
-  for (auto& c : index.chunks) c = decode_index_chunk(r);
+  for (std::uint64_t k = 0; k < chunk_count; ++k) index.chunks.push_back(decode_index_chunk(r));
   if (r.remaining() != 0) corrupt("index: trailing bytes");
-  // Each chunk's sizes follow from its file's size; its record must lie in the data region.
+  // Each chunk's sizes follow from its file's size, and the records lie in the data region in
+  // the order of the index, one after the other: `floor` is where the last one ended. Every sum
+  // below is of values already bounded (sizes by the chunk size, offsets by the data region).
+  const auto sealed = [&](std::uint64_t payload) {
+    return kRecordHeaderSize + payload + (payload > 0 ? seal_overhead : 0);
+  };
+  std::uint64_t floor = data_begin;
   for (std::uint64_t i = 0; i < entry_count; ++i) {
     const auto& e = index.entries[i];
     if (e.bundled) {
       auto& c = index.chunks[e.first_chunk];
       if (!c.bundle || c.record_offset != e.record_offset || c.raw_size > chunk_size ||
           c.stored_size > max_stored(c.codec, c.raw_size, seal_overhead) ||
-          e.bundle_offset + e.meta.size > c.raw_size) {
+          e.meta.size > c.raw_size || e.bundle_offset > c.raw_size - e.meta.size) {
         corrupt("index: '" + e.meta.path + "': its bundle's sizes or offset are out of range");
       }
       if (i == 0 || index.entries[i - 1].first_chunk != e.first_chunk ||
           !index.entries[i - 1].bundled) {
         c.owner = static_cast<std::uint32_t>(i);
+        if (c.record_offset < floor) corrupt("index: '" + e.meta.path + "': records overlap");
+        floor = c.record_offset + kRecordHeaderSize + c.stored_size;
       }
       continue;
     }
+    if (e.record_offset < floor) corrupt("index: '" + e.meta.path + "': records overlap");
+    floor = e.record_offset + sealed(encoded_entry_size(e.meta));
     for (std::uint64_t k = 0; k < e.chunk_count; ++k) {
       auto& c = index.chunks[e.first_chunk + k];
       auto want = chunk_bytes(e.meta.size, chunk_size, k);
       if (c.bundle || c.raw_size != want ||
           c.stored_size > max_stored(c.codec, c.raw_size, seal_overhead) ||
-          c.record_offset <= e.record_offset || c.record_offset >= data_end) {
+          c.record_offset < floor || c.record_offset >= data_end) {
         corrupt("index: file '" + e.meta.path + "' chunk " + std::to_string(k) +
                 ": sizes or offset out of range");
       }
       c.owner = static_cast<std::uint32_t>(i);
+      floor = c.record_offset + kRecordHeaderSize + c.stored_size;
     }
+    if (e.meta.kind == EntryKind::file) floor += sealed(kEndPayloadSize);
   }
+  if (floor > data_end) corrupt("index: the records it lists extend past the data");
   return index;
 }
 

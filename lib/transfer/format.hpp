@@ -48,6 +48,9 @@ constexpr std::uint32_t kMaxChunkSize = 64 << 20;
 constexpr std::size_t kMaxPathLength = 4096;
 constexpr std::size_t kMaxEntryPayload = 64 + 2 * kMaxPathLength;
 constexpr std::uint64_t kMaxIndexSize = 1ull << 30;
+// A file's size, as off_t holds it: every sum of a size and an offset or a chunk size fits in
+// 64 bits, and one that would not is refused where it is decoded.
+constexpr std::uint64_t kMaxFileSize = (1ull << 63) - 1;
 
 // An encrypted archive's key: its data key, wrapped (AES-256-GCM) by the key-encryption key the
 // user holds, and what names that key, so that a reader can say which key it needs.
@@ -134,7 +137,8 @@ inline std::size_t encoded_entry_size(const EntryMeta& e) {
 // is a directory or a symlink, or a file whose content and entry record together take at most
 // half a chunk: a bundle holds one such entry at least, and any number up to a chunk's bytes.
 inline bool bundled_in_archive(const EntryMeta& e, std::uint32_t chunk_size) {
-  return e.kind != EntryKind::file || e.size + encoded_entry_size(e) <= chunk_size / 2;
+  return e.kind != EntryKind::file ||
+         (e.size <= chunk_size / 2 && e.size + encoded_entry_size(e) <= chunk_size / 2);
 }
 // The entry records of a bundle's raw bytes after `table_offset`; throws corrupt.
 std::vector<EntryMeta> decode_bundle_table(Bytes raw, std::uint64_t table_offset);
@@ -191,7 +195,7 @@ struct Index {
 
 // The number of chunks a file of `size` bytes has: all full but the last.
 inline std::uint64_t chunks_for(std::uint64_t size, std::uint32_t chunk_size) {
-  return (size + chunk_size - 1) / chunk_size;
+  return size / chunk_size + (size % chunk_size != 0 ? 1 : 0);
 }
 // The size of chunk k of a file of `size` bytes.
 inline std::uint64_t chunk_bytes(std::uint64_t size, std::uint32_t chunk_size, std::uint64_t k) {
@@ -206,11 +210,16 @@ void encode_index_entry(ByteWriter& w, const IndexEntry& e);
 IndexEntry decode_index_entry(ByteReader& r, bool v2);
 void encode_index_chunk(ByteWriter& w, const IndexChunk& c);
 IndexChunk decode_index_chunk(ByteReader& r);
-// Decodes the (decoded) index of an archive of format `version_major`. Checks that counts fit
-// the payload (no allocation beyond it), that each file has the chunk count and sizes its size
-// implies, that a bundle's members are consecutive entries, and that every offset lies in
-// [data_begin, data_end).
+// Decodes the (decoded) index of an archive of format `version_major`, from `r` (a buffer, or
+// the stream of a compressed index, decoded as it goes). Checks that counts fit the payload and
+// the data region (nothing is allocated beyond what was read), that each file has the chunk
+// count and sizes its size implies, that a bundle's members are consecutive entries within its
+// bytes, and that the records it lists follow each other in [data_begin, data_end) without
+// overlapping. Stops at the first problem, before the rest of a stream is decoded.
 // `seal_overhead`: as decode_record_header's, for an encrypted archive's stored sizes.
+Index decode_index(ByteReader& r, std::uint16_t version_major, std::uint32_t chunk_size,
+                   std::uint64_t data_begin, std::uint64_t data_end,
+                   std::uint32_t seal_overhead = 0);
 Index decode_index(Bytes in, std::uint16_t version_major, std::uint32_t chunk_size,
                    std::uint64_t data_begin, std::uint64_t data_end,
                    std::uint32_t seal_overhead = 0);

@@ -19,6 +19,23 @@ std::uint64_t hash64(Bytes data) {
   return XXH3_64bits(data.data(), data.size());
 }
 
+struct Hasher64::State {
+  XXH3_state_t xxh;
+};
+
+Hasher64::Hasher64() : state_(std::make_unique<State>()) {
+  XXH3_64bits_reset(&state_->xxh);
+}
+Hasher64::~Hasher64() = default;
+
+void Hasher64::update(Bytes data) {
+  XXH3_64bits_update(&state_->xxh, data.data(), data.size());
+}
+
+std::uint64_t Hasher64::digest() const {
+  return XXH3_64bits_digest(&state_->xxh);
+}
+
 std::string hex64(std::uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));

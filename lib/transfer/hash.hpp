@@ -15,6 +15,20 @@
 namespace nubo::transfer {
 
 std::uint64_t hash64(Bytes data);
+// XXH3-64 fed in pieces: what hash64 gives of the same bytes at once.
+class Hasher64 {
+ public:
+  Hasher64();
+  ~Hasher64();
+  Hasher64(const Hasher64&) = delete;
+  Hasher64& operator=(const Hasher64&) = delete;
+  void update(Bytes data);
+  std::uint64_t digest() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 // A 64-bit hash as 16 lowercase hex digits: the names of journals and long temporary files.
 std::string hex64(std::uint64_t v);
 

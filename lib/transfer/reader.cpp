@@ -147,9 +147,16 @@ std::size_t Reader::read(std::string_view path, std::uint64_t offset,
       if (data.data() != impl_->chunk.data()) impl_->chunk.assign(data.begin(), data.end());
       impl_->cached = ie.first_chunk + k;
     }
-    auto in_chunk =
-        static_cast<std::size_t>(ie.bundled ? ie.bundle_offset + at : at - k * a.chunk_size());
-    auto n = std::min(want - done, impl_->chunk.size() - in_chunk);
+    const std::uint64_t in_chunk =
+        ie.bundled ? std::uint64_t{ie.bundle_offset} + at : at - k * a.chunk_size();
+    // Every pass copies at least one byte, or fails: the index was checked so that the bytes
+    // lie in their chunk, and a reader never spins on one that says otherwise.
+    if (in_chunk >= impl_->chunk.size()) {
+      throw Error(Errc::corrupt, a.path() + ": '" + e.path + "': byte " + std::to_string(at) +
+                                     " lies past the end of its chunk");
+    }
+    auto n = static_cast<std::size_t>(
+        std::min<std::uint64_t>(want - done, impl_->chunk.size() - in_chunk));
     std::copy_n(impl_->chunk.data() + in_chunk, n, out.data() + done);
     done += n;
   }
