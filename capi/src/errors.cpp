@@ -37,7 +37,7 @@ nubo_status fail(nubo_status status, const char* function, std::string_view mess
   try {
     t_message.assign(function);
     t_message += ": ";
-    t_message += message;
+    t_message += nubo::printable(message);  // a name in it may come from an archive or a peer
     t_fallback = nullptr;
   } catch (...) {
     t_fallback = "out of memory while recording the error message";

@@ -27,6 +27,13 @@ enum class Errc : int {
 
 NUBO_API std::string_view errc_name(Errc code) noexcept;
 
+// `text` as a terminal may show it: a name from an archive, a peer or a server cannot move the
+// cursor, clear the screen, reorder what follows it or forge a line. Control characters become
+// C escapes (\n, \t, \x1b), and so do bytes that are not UTF-8 and the C1 controls; the
+// bidirectional overrides become \u202e. Everything else, UTF-8 included, is kept. For
+// messages, listings and logs; JSON keeps the exact text.
+NUBO_API std::string printable(std::string_view text);
+
 class NUBO_API Error : public std::runtime_error {
  public:
   Error(Errc code, const std::string& message) : std::runtime_error(message), code_(code) {}

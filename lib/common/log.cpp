@@ -23,9 +23,10 @@ void write(env::LogLevel lvl, std::string_view message) {
   if (static_cast<int>(lvl) > static_cast<int>(level())) return;
   static const char* names[] = {"error", "warn", "info", "debug"};
   static std::mutex mutex;  // one line at a time from many threads
+  // Names in a message may come from an archive or a peer: shown escaped, one line each.
+  const auto line = printable(message);
   std::lock_guard<std::mutex> lock(mutex);
-  std::fprintf(stderr, "nubo %s: %.*s\n", names[static_cast<int>(lvl)],
-               static_cast<int>(message.size()), message.data());
+  std::fprintf(stderr, "nubo %s: %s\n", names[static_cast<int>(lvl)], line.c_str());
 }
 
 }  // namespace nubo::log

@@ -36,3 +36,22 @@ TEST_CASE("split keeps empty fields; split_whitespace drops them") {
   REQUIRE(w.size() == 3);
   CHECK(w[2] == "c");
 }
+
+TEST_CASE("printable escapes what would drive a terminal and keeps the rest") {
+  CHECK(printable("plain/path é 日本.txt") == "plain/path é 日本.txt");
+  CHECK(printable("a\nb\tc\rd") == "a\\nb\\tc\\rd");
+  CHECK(printable("\x1b[2Jcleared") == "\\x1b[2Jcleared");
+  CHECK(printable(std::string("nul\0del\x7f", 8)) == "nul\\x00del\\x7f");
+  // C1 controls, raw (8-bit CSI) and as UTF-8 (U+009B), and bytes that are not UTF-8.
+  CHECK(printable("\x9b"
+                  "31m") == "\\x9b31m");
+  CHECK(printable("\xc2\x9b"
+                  "31m") == "\\xc2\\x9b31m");
+  CHECK(printable("\xff\xfe") == "\\xff\\xfe");
+  CHECK(printable("\xc3") == "\\xc3");                    // a sequence cut short
+  CHECK(printable("\xc0\xaf") == "\\xc0\\xaf");           // an overlong '/'
+  CHECK(printable("\xed\xa0\x80") == "\\xed\\xa0\\x80");  // a UTF-16 surrogate
+  // A right-to-left override would show "txt.exe" as "exe.txt".
+  CHECK(printable("evil\u202etxt.exe") == "evil\\u202etxt.exe");
+  CHECK(printable("").empty());
+}

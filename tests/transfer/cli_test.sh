@@ -89,4 +89,34 @@ grep -q "is encrypted: give its key file (--key), key [0-9a-f]\{32\}" err \
 cmp src/sub/big.bin opened/src/sub/big.bin || fail "unpack --key"
 [ "$(status "$xfer" pack src -o x.nubo --encrypt no-such.key)" = 1 ] || fail "a missing key file"
 grep -q "no-such.key' does not exist" err || fail "a missing key file's message: $(cat err)"
+# Names that would drive a terminal are listed escaped, one a line; JSON keeps them exact.
+mkdir -p odd
+printf 'x' > "odd/$(printf 'evil\033[2J\nforged')"
+"$xfer" pack odd -o odd.nubo -q
+"$xfer" list odd.nubo > listed.txt
+[ "$(wc -l < listed.txt)" = 2 ] || fail "an escaped name took more than one line: $(cat -v listed.txt)"
+! grep -q "$(printf '\033')" listed.txt || fail "list printed an escape character raw"
+grep -qF 'odd/evil\x1b[2J\nforged' listed.txt || fail "list: $(cat -v listed.txt)"
+"$xfer" list odd.nubo --json | grep -qF '"path": "odd/evil\u001b[2J\nforged"' \
+  || fail "list --json changed the name"
+[ "$(status "$xfer" cat odd.nubo "odd/$(printf 'evil\033[2J')")" = 1 ] || fail "cat of no entry"
+! grep -q "$(printf '\033')" err || fail "an error printed an escape character raw"
+
+# cat of a directory is refused, not an empty success.
+[ "$(status "$xfer" cat odd.nubo odd)" = 2 ] || fail "cat of a directory: $(cat err)"
+grep -q "'odd' is a directory, not a file" err || fail "cat of a directory: $(cat err)"
+
+# The first SIGTERM ends a command whose peer never answers (no second signal needed).
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True); time.sleep(300)' > silent.port &
+silent_pid=$!
+for _ in $(seq 100); do [ -s silent.port ] && break; sleep 0.05; done
+"$xfer" send src "127.0.0.1:$(cat silent.port)" --timeout 5m -q 2>/dev/null &
+send_pid=$!
+sleep 1
+kill -TERM $send_pid
+set +e; wait $send_pid; s=$?; set -e
+kill $silent_pid
+[ $s = 130 ] || fail "send after one SIGTERM exited $s"
 echo "cli_test: ok"

@@ -9,9 +9,11 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "nubo/error.hpp"
 #include "nubo/units.hpp"
 #include "nubo/version.h"
 
@@ -39,6 +41,12 @@ inline int parse(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
+}
+
+// "<tool>: <message>" on stderr, escaped: names in it may come from an archive, a peer or a
+// server, and must not reach the terminal as control characters.
+inline void print_error(const char* tool, const std::string& message) {
+  std::fprintf(stderr, "%s: %s\n", tool, nubo::printable(message).c_str());
 }
 
 // A finite number in [min, max] (shown in --help as `shown`): CLI::Range's job, with NaN and

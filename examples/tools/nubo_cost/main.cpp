@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
     if (sca->parsed()) return nubo_cost::run(sc);
     return nubo_cost::run(own);
   } catch (const nubo::Error& e) {
-    std::fprintf(stderr, "nubo-cost: %s\n", e.what());
+    nubo_cli::print_error("nubo-cost", e.what());
     return 1;
   }
 }

@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
   if (const int status = nubo_cli::parse(app, argc, argv); status >= 0) return status;
 
   auto fail = [](const std::string& m) {
-    std::cerr << "nubo-run: " << m << "\n";
+    nubo_cli::print_error("nubo-run", m);
     return 2;
   };
   int min_nodes = 1, nnodes = 1;
@@ -299,7 +299,7 @@ int main(int argc, char** argv) {
                      round, r.nodes(), nnodes, r.node_index * nproc,
                      r.node_index * nproc + nproc - 1, spec.world_size);
       } catch (const nubo::Error& e) {
-        std::fprintf(stderr, "nubo-run: %s\n", e.what());
+        nubo_cli::print_error("nubo-run", e.what());
         status = stopped_by ? 128 + stopped_by : e.code() == nubo::Errc::cancelled ? 0 : 1;
         break;
       }
@@ -341,7 +341,7 @@ int main(int argc, char** argv) {
     try {
       nubo::finish_elastic_job(base_rendezvous, status);
     } catch (const nubo::Error& e) {
-      std::fprintf(stderr, "nubo-run: %s\n", e.what());
+      nubo_cli::print_error("nubo-run", e.what());
     }
   }
   if (!made_dir.empty()) {

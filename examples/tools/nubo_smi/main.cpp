@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
     }
     return 0;
   } catch (const nubo::Error& e) {
-    std::fprintf(stderr, "nubo-smi: %s\n", e.what());
+    nubo_cli::print_error("nubo-smi", e.what());
     return kExitError;
   }
 }

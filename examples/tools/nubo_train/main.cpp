@@ -282,7 +282,7 @@ int main(int argc, char** argv) {
     }
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "nubo-train: %s\n", e.what());
+    nubo_cli::print_error("nubo-train", e.what());
     return 1;
   }
 }

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <csignal>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -33,6 +33,7 @@
 #include "nubo/units.hpp"
 #include "progress_bar.hpp"
 #include "selection.hpp"
+#include "stop_signals.hpp"
 
 namespace {
 
@@ -46,11 +47,10 @@ constexpr int kExitRetry = 5;
 constexpr int kExitInterrupted = 130;
 
 // The first interrupt stops the work at its next step (a send first delivers what it has
-// queued, for at most 5 s); a second one ends the program at once. Either way what was
-// verified stays verified, and the same command resumes.
-void on_interrupt(int) {
-  if (ProgressBar::interrupted.exchange(true)) std::_Exit(kExitInterrupted);
-}
+// queued, for at most 5 s), and ends the program kStopGrace later if the work has not ended; a
+// second one ends it at once. Either way what was verified stays verified, and the same command
+// resumes. Commands that only read end at once.
+constexpr auto kStopGrace = std::chrono::seconds(10);
 
 // Options shared by the subcommands, as given on the command line.
 struct Common {
@@ -158,16 +158,18 @@ int list(const std::string& archive, const std::string& key_file, bool long_form
     std::cout << out.dump(2) << "\n";
     return 0;
   }
+  // Names as the archive holds them may hold anything but '/' and NUL: escaped, one a line.
   for (const auto& e : entries) {
+    const auto name = nubo::printable(e.path);
     if (long_format) {
       std::printf("%s %14llu %12llu %s %s", mode_string(e).c_str(),
                   static_cast<unsigned long long>(e.size),
                   static_cast<unsigned long long>(e.stored_size), time_string(e.mtime_ns).c_str(),
-                  e.path.c_str());
-      if (!e.link_target.empty()) std::printf(" -> %s", e.link_target.c_str());
+                  name.c_str());
+      if (!e.link_target.empty()) std::printf(" -> %s", nubo::printable(e.link_target).c_str());
       std::printf("\n");
     } else {
-      std::printf("%s\n", e.path.c_str());
+      std::printf("%s\n", name.c_str());
     }
   }
   return 0;
@@ -178,9 +180,15 @@ int cat(const std::string& archive, const std::string& key_file, const std::stri
   xfer::Reader reader(archive, key_file);
   const auto* e = reader.find(path);
   if (!e) throw nubo::Error(nubo::Errc::not_found, archive + ": no entry '" + path + "'");
+  if (e->kind != xfer::EntryKind::file) {
+    throw nubo::Error(nubo::Errc::invalid_argument,
+                      archive + ": '" + path + "' is a " +
+                          std::string(xfer::entry_kind_name(e->kind)) + ", not a file: cat " +
+                          "writes one file's content");
+  }
   std::vector<std::byte> buffer(reader.chunk_size());
   for (std::uint64_t at = 0; at < e->size;) {
-    if (ProgressBar::interrupted) throw nubo::Error(nubo::Errc::cancelled, "interrupted");
+    if (nubo_cli::stop_requested) throw nubo::Error(nubo::Errc::cancelled, "interrupted");
     auto n = reader.read(path, at, buffer);
     if (n == 0) break;
     for (std::size_t done = 0; done < n;) {
@@ -280,8 +288,9 @@ int main(int argc, char** argv) {
   nubo_cli::add_version(app, "nubo-xfer");
   if (const int status = nubo_cli::parse(app, argc, argv); status >= 0) return status;
 
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
+  const bool only_reads = list_cmd->parsed() || cat_cmd->parsed() || keygen->parsed();
+  nubo_cli::handle_stop_signals(kExitInterrupted,
+                                only_reads ? std::chrono::milliseconds(0) : kStopGrace);
   std::optional<ProgressBar> bar;
   try {
     std::uint64_t memory = nubo::parse_bytes(common.memory, "--memory");
@@ -361,7 +370,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "nubo-xfer: interrupted; run the same command again to resume\n");
       return kExitInterrupted;
     }
-    std::fprintf(stderr, "nubo-xfer: %s\n", e.what());
+    nubo_cli::print_error("nubo-xfer", e.what());
     switch (e.code()) {
       case nubo::Errc::invalid_argument:
         return kExitUsage;

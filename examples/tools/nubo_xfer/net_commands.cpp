@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <csignal>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -15,6 +14,7 @@
 #include "nubo/net.hpp"
 #include "nubo/units.hpp"
 #include "progress_bar.hpp"
+#include "stop_signals.hpp"
 
 namespace nubo_xfer {
 
@@ -80,11 +80,6 @@ double duration(const std::string& text, const char* option) {
   return s;
 }
 
-std::atomic<bool> stop_serving{false};
-void on_stop(int) {
-  stop_serving = true;
-}
-
 int run_serve(NetCommands& n) {
   nubo::net::ServeOptions o;
   o.listen = n.listen;
@@ -100,15 +95,13 @@ int run_serve(NetCommands& n) {
   o.handshake_seconds = duration(n.handshake_timeout, "--handshake-timeout");
   o.preserve_special_modes = n.preserve_special_modes;
   nubo::net::Server server(o);
-  std::signal(SIGINT, on_stop);
-  std::signal(SIGTERM, on_stop);
   if (!n.quiet && !n.json)
     std::fprintf(stderr, "nubo-xfer: serving on %s, writing below %s\n", server.address().c_str(),
                  n.dest.c_str());
   // The port on stdout, for scripts that let the system pick one (--listen 127.0.0.1:0).
   std::printf("%u\n", static_cast<unsigned>(server.port()));
   std::fflush(stdout);
-  while (!stop_serving) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  while (!nubo_cli::stop_requested) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   server.stop();
   auto s = server.stats();
   if (n.json) {

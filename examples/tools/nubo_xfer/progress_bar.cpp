@@ -6,10 +6,9 @@
 #include <algorithm>
 
 #include "nubo/units.hpp"
+#include "stop_signals.hpp"
 
 namespace nubo_xfer {
-
-std::atomic<bool> ProgressBar::interrupted{false};
 
 namespace {
 constexpr auto kPlainEvery = std::chrono::seconds(5);
@@ -48,7 +47,7 @@ std::string ProgressBar::line(const nubo::transfer::Progress& p, bool with_file)
 }
 
 bool ProgressBar::operator()(const nubo::transfer::Progress& p) {
-  if (interrupted) return false;
+  if (nubo_cli::stop_requested) return false;
   if (quiet_) return true;
   int percent = p.bytes_total == 0 ? 100
                                    : static_cast<int>(100.0 * static_cast<double>(p.bytes_done) /

@@ -17,12 +17,11 @@ class ProgressBar {
   // `verb` names what is counted ("packed", "unpacked", "verified"); output goes to stderr.
   ProgressBar(std::string verb, bool quiet);
 
-  // The callback: draws, and returns false once `interrupted` is set (Ctrl-C).
+  // The callback: draws, and returns false once a stop was asked for (Ctrl-C, SIGTERM:
+  // nubo_cli::stop_requested).
   bool operator()(const nubo::transfer::Progress& p);
   // Ends the line on a terminal.
   void finish();
-
-  static std::atomic<bool> interrupted;
 
  private:
   std::string line(const nubo::transfer::Progress& p, bool with_file) const;

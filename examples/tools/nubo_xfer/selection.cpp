@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
 #include "nubo/units.hpp"
 
@@ -36,7 +37,8 @@ int dry_run(const std::vector<std::string>& sources, const Selection& s, const c
                      {"size", e.size},
                      {"mode", e.mode}});
     } else {
-      std::printf("%s%s\n", e.path.c_str(), e.kind == xfer::EntryKind::directory ? "/" : "");
+      std::printf("%s%s\n", nubo::printable(e.path).c_str(),
+                  e.kind == xfer::EntryKind::directory ? "/" : "");
     }
   }
   if (json) std::cout << out.dump(2) << "\n";
