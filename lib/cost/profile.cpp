@@ -1,12 +1,11 @@
 // The profile a nubo-train run writes (docs/profile.schema.json), read and written here. Unknown
 // keys are ignored so that newer trainers can add fields; known ones must have the right type and
 // range, and every error names the file and the field.
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "common/json.hpp"
+#include "common/small_file.hpp"
 #include "common/text.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
@@ -119,13 +118,7 @@ Profile Profile::parse(std::string_view json, const std::string& source) {
 }
 
 Profile Profile::load(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(Errc::not_found, "profile " + path + ": cannot open the file");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (ss.str().size() > (16u << 20))
-    throw Error(Errc::invalid_argument, "profile " + path + ": larger than 16 MiB; not a profile");
-  return parse(ss.str(), path);
+  return parse(files::read_small_file(path, 16u << 20, "profile").bytes, path);
 }
 
 std::string Profile::to_json() const {

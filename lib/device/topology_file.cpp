@@ -1,8 +1,6 @@
 #include "device/topology_file.hpp"
 
-#include <fstream>
-#include <sstream>
-
+#include "common/small_file.hpp"
 #include "common/text.hpp"
 #include "device/sim_devices.hpp"
 #include "nubo/error.hpp"
@@ -157,12 +155,7 @@ Topology parse_topology(std::string_view text, const std::string& source) {
 }
 
 Topology read_topology_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(Errc::not_found, "topology file " + path + ": cannot be opened");
-  std::string text(kMaxFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  return parse_topology(text, path);
+  return parse_topology(files::read_small_file(path, kMaxFileBytes, "topology file").bytes, path);
 }
 
 }  // namespace nubo::detail

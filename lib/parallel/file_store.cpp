@@ -2,7 +2,6 @@
 // into place, so a reader sees either no key or the whole value, never part of it (rename is
 // atomic on one file system, and on NFS for files in one folder).
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,6 +10,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/small_file.hpp"
 #include "nubo/error.hpp"
 #include "parallel/store.hpp"
 
@@ -60,41 +60,12 @@ class FileStore final : public Store {
 
   std::optional<std::string> try_get(const std::string& key) override {
     check_store_key(key);
-    const std::string path = path_of(key);
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      if (errno == ENOENT) return std::nullopt;
-      fail("cannot open", path, errno);
-    }
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-      int err = errno;
-      ::close(fd);
-      fail("cannot stat", path, err);
-    }
-    if (st.st_size < 0 || static_cast<std::uint64_t>(st.st_size) > kMaxStoreValue) {
-      ::close(fd);
-      throw Error(Errc::corrupt, "rendezvous file " + path + " holds " +
-                                     std::to_string(st.st_size) +
-                                     " bytes, more than any nubo record (1 MiB): is the folder "
-                                     "shared with something else?");
-    }
-    std::string value(static_cast<std::size_t>(st.st_size), '\0');
-    std::size_t done = 0;
-    while (done < value.size()) {
-      ssize_t n = ::read(fd, value.data() + done, value.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        int err = errno;
-        ::close(fd);
-        fail("cannot read", path, err);
-      }
-      if (n == 0) break;  // the file cannot shrink (renamed into place whole); be safe anyway
-      done += static_cast<std::size_t>(n);
-    }
-    ::close(fd);
-    value.resize(done);
-    return value;
+    // A record is renamed into place whole and never exceeds kMaxStoreValue: anything else
+    // there (larger, not a regular file) was not written by nubo.
+    auto file =
+        files::read_small_file_if_present(path_of(key), kMaxStoreValue, "rendezvous record");
+    if (!file) return std::nullopt;
+    return std::move(file->bytes);
   }
 
   std::string describe() const override { return url_; }

@@ -9,12 +9,13 @@
 #include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <string_view>
 
 #include "common/env.hpp"
+#include "common/json.hpp"
 #include "common/log.hpp"
+#include "common/small_file.hpp"
 #include "device/openblas.hpp"
 #include "nubo/error.hpp"
 #include "nubo/version.h"
@@ -25,6 +26,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kSchema = "nubo-autotune/1";
+constexpr std::uint64_t kMaxCacheBytes = 16u << 20;  // a few hundred bytes an entry
 
 // Concatenation by += steps: GCC 12 reports a false -Werror=restrict for chains of
 // std::string operator+ with literals (GCC bug 105329).
@@ -41,14 +43,12 @@ std::string version() {
 
 // The cache's entries, or an empty object (with a warning) when the file is unusable.
 nlohmann::json read_cache(const std::string& path, bool warn = true) {
-  std::error_code ec;
-  if (path.empty() || !fs::exists(path, ec)) return nlohmann::json::object();
-  std::ifstream f(path);
-  std::stringstream text;
-  text << f.rdbuf();
+  if (path.empty()) return nlohmann::json::object();
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.str());
+    const auto file = files::read_small_file_if_present(path, kMaxCacheBytes, "autotune cache");
+    if (!file) return nlohmann::json::object();
+    j = json::parse(file->bytes, "autotune cache " + path);
     if (!j.is_object() || j.value("schema", "") != kSchema || !j.contains("entries") ||
         !j["entries"].is_object())
       throw std::runtime_error(cat({"not a ", kSchema, " file"}));

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common/log.hpp"
+#include "common/small_file.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
@@ -36,30 +37,20 @@ std::array<std::byte, sizeof kWrapLabel + 32> wrap_aad(const format::KeyBlock& b
 }  // namespace
 
 Key read_key_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT)
-      throw Error(Errc::not_found, "key file '" + path + "' does not exist (nubo-xfer keygen " +
-                                       path + " makes one)");
-    throw_io("open the key file", path, errno);
+  const auto file = files::read_small_file_if_present(path, kMaxKeyFile, "key file");
+  if (!file) {
+    throw Error(Errc::not_found,
+                "key file '" + path + "' does not exist (nubo-xfer keygen " + path + " makes one)");
   }
-  Fd file(fd, path);
-  const auto st = file.stat();
-  if (!S_ISREG(st.st_mode))
-    throw Error(Errc::invalid_argument, "key file '" + path + "' is not a regular file");
-  if (st.st_size > static_cast<off_t>(kMaxKeyFile))
-    throw Error(Errc::invalid_argument, "key file '" + path + "' holds " +
-                                            std::to_string(st.st_size) + " bytes: not a key");
-  if ((st.st_mode & 077) != 0)
+  if ((file->mode & 077) != 0)
     log::warn("key file '" + path + "' can be read by other users (chmod 600 " + path + ")");
-  std::vector<std::byte> bytes(static_cast<std::size_t>(st.st_size));
-  file.pread_exact(bytes, 0, "key file");
+  const auto& bytes = file->bytes;
   Key key{};
   if (bytes.size() == key.size()) {
     std::memcpy(key.data(), bytes.data(), key.size());
     return key;
   }
-  std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::string text = bytes;
   const auto first = text.find_first_not_of(" \t\r\n");
   const auto last = text.find_last_not_of(" \t\r\n");
   text = first == std::string::npos ? "" : text.substr(first, last - first + 1);

@@ -1,5 +1,7 @@
 // The rendezvous stores: a folder, the tcp:// store that rank 0 hosts (tokens, hostile clients),
 // and a real redis-server started on loopback for the test.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -71,7 +73,11 @@ TEST_CASE("the file store rejects an oversized record") {
     std::fwrite(junk.data(), 1, junk.size(), f);
     std::fclose(f);
   }
-  CHECK_THROWS_WITH(store->try_get("huge"), Catch::Contains("more than any nubo record"));
+  CHECK_THROWS_WITH(store->try_get("huge"),
+                    Catch::Contains("more than a rendezvous record may have"));
+  // A FIFO where a record should be is refused at once, not waited on for a writer.
+  REQUIRE(::mkfifo((dir.path + "/k.fifo").c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(store->try_get("fifo"), Catch::Contains("is a FIFO"));
 }
 
 TEST_CASE("process records are checked when decoded") {

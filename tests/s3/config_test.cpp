@@ -1,5 +1,7 @@
 // The AWS CLI's configuration: the environment, profiles in the credentials and config files,
 // endpoints and addressing, and bad files named with their line.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 
@@ -104,6 +106,17 @@ TEST_CASE("missing credentials and bad files are clear errors", "[s3]") {
       endpoint("AWS_ENDPOINT_URL", "ftp://x");
   nubo_test::write_file(t / ".aws/credentials", "");
   CHECK_THROWS_WITH(s3::load_config(), Catch::Contains("http://"));
+  // A device or a FIFO is refused at once, not read without end or waited on.
+  {
+    ScopedEnv zero("AWS_CONFIG_FILE", "/dev/zero");
+    CHECK_THROWS_WITH(s3::load_config(),
+                      Catch::Contains("AWS config file '/dev/zero' is a character device"));
+  }
+  REQUIRE(::mkfifo((t / "fifo").c_str(), 0600) == 0);
+  const auto fifo_path = t / "fifo";
+  ScopedEnv fifo("AWS_SHARED_CREDENTIALS_FILE", fifo_path.c_str());
+  CHECK_THROWS_WITH(s3::load_config(), Catch::Contains("AWS credentials file") &&
+                                           Catch::Contains("is a FIFO, not a regular file"));
 }
 
 TEST_CASE("a malformed URL is named before credentials are looked for", "[s3]") {

@@ -1,12 +1,8 @@
 #include "transfer/net/token.hpp"
 
-#include <sys/stat.h>
-
-#include <fstream>
-#include <sstream>
-
 #include "common/env.hpp"
 #include "common/log.hpp"
+#include "common/small_file.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
 
@@ -28,21 +24,20 @@ std::string resolve_token(const std::string& given) {
 namespace nubo::net {
 
 std::string read_token_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    throw Error(Errc::invalid_argument, "token file '" + path + "' cannot be read");
-  if (st.st_mode & 077)
+  // A missing or unreadable token file is a usage error, as a malformed one is.
+  auto file = [&] {
+    try {
+      return files::read_small_file(path, 4096, "token file");
+    } catch (const Error& e) {
+      throw Error(Errc::invalid_argument, e.what());
+    }
+  }();
+  if (file.mode & 077)
     throw Error(Errc::invalid_argument,
                 "token file '" + path + "' is accessible to other users: chmod 600 it");
-  if (st.st_size > 4096)
-    throw Error(Errc::invalid_argument, "token file '" + path + "' is larger than 4 KiB");
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  auto token = ss.str();
+  auto& token = file.bytes;
   while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
-  if (!f || token.empty())
-    throw Error(Errc::invalid_argument, "token file '" + path + "' is empty");
+  if (token.empty()) throw Error(Errc::invalid_argument, "token file '" + path + "' is empty");
   return token;
 }
 

@@ -2,10 +2,10 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <sstream>
 
+#include "common/small_file.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
 
@@ -32,16 +32,11 @@ std::string trim(const std::string& s) {
 
 // An INI file as the AWS CLI writes it; indented lines under "key =" belong to that key's block
 // ("s3 =" then "  addressing_style = path") and are stored as "key.sub". Missing: empty.
-Sections read_ini(const std::string& path) {
+Sections read_ini(const std::string& path, std::string_view what) {
   Sections out;
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return out;
-  std::stringstream buffer;
-  buffer << f.rdbuf();
-  const std::string text = buffer.str();
-  if (text.size() > kMaxFileBytes)
-    throw Error(Errc::invalid_argument, path + ": larger than 1 MiB; not an AWS profile file");
-  std::istringstream lines(text);
+  const auto file = files::read_small_file_if_present(path, kMaxFileBytes, what);
+  if (!file) return out;
+  std::istringstream lines(file->bytes);
   std::string line, section, block;
   int number = 0;
   while (std::getline(lines, line)) {
@@ -88,8 +83,8 @@ Config load_config(const std::string& profile) {
                                             : "default";
   const auto credentials_path = home_file("AWS_SHARED_CREDENTIALS_FILE", "credentials");
   const auto config_path = home_file("AWS_CONFIG_FILE", "config");
-  const auto credentials_file = read_ini(credentials_path);
-  const auto config_file = read_ini(config_path);
+  const auto credentials_file = read_ini(credentials_path, "AWS credentials file");
+  const auto config_file = read_ini(config_path, "AWS config file");
   const Section* from_credentials = nullptr;
   const Section* from_config = nullptr;
   if (auto it = credentials_file.find(c.profile); it != credentials_file.end())
