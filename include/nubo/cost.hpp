@@ -127,7 +127,11 @@ class NUBO_API Catalog {
   friend struct detail::CostAccess;
   struct NoInstances {};
   explicit Catalog(NoInstances);  // empty()'s: the provider prices only
-  void add_row(Instance instance);
+  // Validates the rows and adds them, each replacing the row with its key.
+  void add_rows(std::vector<Instance> rows);
+  // A parsed file or text: its rows and prices added as one change, or none of them.
+  void merge(std::vector<Instance> rows, std::vector<ProviderPrices> providers,
+             const std::string& source, bool replace);
   void changed();
 
   std::vector<Instance> instances_;

@@ -8,7 +8,6 @@
 namespace nubo::csv {
 namespace {
 
-constexpr std::size_t kMaxBytes = 64u << 20;  // catalogs are kilobytes; refuse absurd inputs
 constexpr std::size_t kMaxFields = 256;
 
 [[noreturn]] void fail_at(const std::string& source, std::size_t line, std::string_view msg) {

@@ -12,6 +12,9 @@
 
 namespace nubo::csv {
 
+// The largest table read: every cloud's full catalog is tens of megabytes at most.
+constexpr std::size_t kMaxBytes = 64u << 20;
+
 // The header and the name of the source, shared by a table and its rows.
 struct Schema {
   std::string source;

@@ -44,7 +44,13 @@ std::string lower(std::string_view s) {
 }
 
 bool iequals(std::string_view a, std::string_view b) {
-  return lower(a) == lower(b);
+  // Byte by byte: catalogs compare names per row, and a copy each time made loading slow.
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
 }
 
 std::int64_t parse_int(std::string_view s, std::string_view what, std::int64_t min,

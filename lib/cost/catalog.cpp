@@ -5,15 +5,14 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
 #include "common/csv.hpp"
 #include "common/json.hpp"
+#include "common/small_file.hpp"
 #include "common/text.hpp"
 #include "cost/fields.hpp"
 #include "cost/model.hpp"
@@ -90,9 +89,9 @@ Instance parse_instance(const detail::Fields& f) {
   // Parsed as a number first so "0" says "zero GPUs" and "1.5" says "whole number".
   double gpus = f.number("gpus", -1e9, 1e9, std::nan(""));
   if (std::isnan(gpus)) f.fail("gpus: missing value");
-  if (gpus <= 0) f.fail("gpus: an instance needs at least one GPU, got " + f.str("gpus"));
+  if (gpus <= 0) f.fail("gpus: an instance needs at least one GPU, got " + f.number_text("gpus"));
   if (gpus != std::floor(gpus) || gpus > 64)
-    f.fail("gpus: expected a whole number from 1 to 64, got " + f.str("gpus"));
+    f.fail("gpus: expected a whole number from 1 to 64, got " + f.number_text("gpus"));
   in.gpus = static_cast<int>(gpus);
   in.interconnect = parse_interconnect(f, in.gpus);
   if ((in.interconnect == Interconnect::nvlink || in.interconnect == Interconnect::nvswitch) &&
@@ -104,24 +103,25 @@ Instance parse_instance(const detail::Fields& f) {
   in.network_gbps = f.number("network_gbps", 0, 1e5, 0);
 
   auto price = [&](std::string_view name, double fallback) {
-    auto s = std::string(text::trim(f.str(name)));
+    auto s = std::string(text::trim(f.number_text(name)));
     if (!s.empty() && s[0] == '-')
       f.fail(std::string(name) + ": a price cannot be negative, got " + s);
     return f.number(name, 0, kMaxPrice, fallback);
   };
-  if (text::trim(f.str("on_demand")).empty()) f.fail("on_demand: missing value");
+  if (text::trim(f.number_text("on_demand")).empty()) f.fail("on_demand: missing value");
   in.on_demand = price("on_demand", 0);
-  if (in.on_demand <= 0) f.fail("on_demand: the price must be positive, got " + f.str("on_demand"));
+  if (in.on_demand <= 0)
+    f.fail("on_demand: the price must be positive, got " + f.number_text("on_demand"));
   in.spot = price("spot", -1);
   if (in.spot > in.on_demand)
-    f.fail("spot: " + f.str("spot") + " $/h is above the on-demand price " + f.str("on_demand") +
-           " $/h; spot is never dearer");
+    f.fail("spot: " + f.number_text("spot") + " $/h is above the on-demand price " +
+           f.number_text("on_demand") + " $/h; spot is never dearer");
   in.reserved_1y = price("reserved_1y", -1);
   in.reserved_3y = price("reserved_3y", -1);
   for (auto [name, v] : {std::pair{"reserved_1y", in.reserved_1y}, {"reserved_3y", in.reserved_3y}})
     if (v > in.on_demand)
-      f.fail(std::string(name) + ": " + f.str(name) + " $/h is above the on-demand price " +
-             f.str("on_demand") + " $/h");
+      f.fail(std::string(name) + ": " + f.number_text(name) + " $/h is above the on-demand price " +
+             f.number_text("on_demand") + " $/h");
   in.gpu_link_gbs = f.number("gpu_link_gbs", 0, 1e5, 0);
   in.price_date = date_field(f, "price_date");
   in.spot_date = date_field(f, "spot_date");
@@ -176,9 +176,10 @@ ProviderPrices parse_provider(const detail::Fields& f) {
   return p;
 }
 
-bool same_key(const Instance& a, const Instance& b) {
-  return a.provider == b.provider && text::iequals(a.name, b.name) &&
-         text::iequals(a.region, b.region);
+// What identifies a row: its provider, and its name and region in any case. A row with the key
+// of one already loaded replaces it.
+std::string row_key(const Instance& in) {
+  return in.provider + '\n' + text::lower(in.name) + '\n' + text::lower(in.region);
 }
 
 void derive(Instance& in, ReservedDiscounts d) {
@@ -207,8 +208,7 @@ void check_duplicates(const std::vector<Instance>& rows, const std::string& sour
   seen.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    auto [it, fresh] =
-        seen.emplace(r.provider + '\n' + text::lower(r.name) + '\n' + text::lower(r.region), i);
+    auto [it, fresh] = seen.emplace(row_key(r), i);
     if (!fresh) {
       const auto& first = rows[it->second];
       throw Error(Errc::invalid_argument,
@@ -342,49 +342,27 @@ void Catalog::set_reserved_discounts(ReservedDiscounts d) {
 }
 
 void Catalog::load_file(const std::string& path, bool replace) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    throw Error(Errc::not_found, path + ": cannot open the catalog file: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << file.rdbuf();
-  auto text = ss.str();
-  bool json = text::lower(path).ends_with(".json") ||
-              (!text::lower(path).ends_with(".csv") && looks_like_json(text));
-  auto parsed = parse_any(text, path, json);
-  check_duplicates(parsed.instances, path);
-  // Commit only after everything parsed: a bad file leaves the catalog as it was.
-  Catalog next = *this;
-  if (replace && !parsed.instances.empty()) next.instances_.clear();
-  for (auto& in : parsed.instances) next.add_row(std::move(in));
-  for (auto& p : parsed.providers) {
-    auto it = std::find_if(next.providers_.begin(), next.providers_.end(),
-                           [&](const ProviderPrices& q) { return q.provider == p.provider; });
-    if (it != next.providers_.end())
-      *it = std::move(p);
-    else
-      next.providers_.push_back(std::move(p));
-  }
-  next.sources_.push_back(path);
-  next.changed();
-  *this = std::move(next);
+  const auto file = files::read_small_file(path, csv::kMaxBytes, "catalog file");
+  const auto name = text::lower(path);
+  const bool json =
+      name.ends_with(".json") || (!name.ends_with(".csv") && looks_like_json(file.bytes));
+  auto parsed = parse_any(file.bytes, path, json);
+  merge(std::move(parsed.instances), std::move(parsed.providers), path, replace);
 }
 
 void Catalog::load_text(std::string_view text, const std::string& source, bool replace) {
   auto parsed = parse_any(text, source, looks_like_json(text));
-  check_duplicates(parsed.instances, source);
+  merge(std::move(parsed.instances), std::move(parsed.providers), source, replace);
+}
+
+void Catalog::merge(std::vector<Instance> rows, std::vector<ProviderPrices> providers,
+                    const std::string& source, bool replace) {
+  check_duplicates(rows, source);
+  // Commit only after everything was checked: a bad file leaves the catalog as it was.
   Catalog next = *this;
-  if (replace && !parsed.instances.empty()) next.instances_.clear();
-  next.instances_.reserve(next.instances_.size() + parsed.instances.size());
-  // A fresh table can skip the replace search, which is quadratic for large catalogs.
-  bool fresh = next.instances_.empty();
-  for (auto& in : parsed.instances) {
-    derive(in, next.discounts_);
-    if (fresh)
-      next.instances_.push_back(std::move(in));
-    else
-      next.add_row(std::move(in));
-  }
-  for (auto& p : parsed.providers) {
+  if (replace && !rows.empty()) next.instances_.clear();
+  next.add_rows(std::move(rows));
+  for (auto& p : providers) {
     auto it = std::find_if(next.providers_.begin(), next.providers_.end(),
                            [&](const ProviderPrices& q) { return q.provider == p.provider; });
     if (it != next.providers_.end())
@@ -398,7 +376,9 @@ void Catalog::load_text(std::string_view text, const std::string& source, bool r
 }
 
 void Catalog::add(Instance in) {
-  add_row(std::move(in));
+  std::vector<Instance> rows;
+  rows.push_back(std::move(in));
+  add_rows(std::move(rows));
   changed();
 }
 
@@ -406,20 +386,27 @@ void Catalog::changed() {
   compiled_ = detail::compile_catalog(*this);
 }
 
-void Catalog::add_row(Instance in) {
-  if (in.gpus <= 0) throw Error(Errc::invalid_argument, in.name + ": gpus must be at least 1");
-  if (!(in.on_demand > 0))
-    throw Error(Errc::invalid_argument, in.name + ": the on-demand price must be positive");
-  if (in.spot > in.on_demand)
-    throw Error(Errc::invalid_argument, in.name + ": the spot price is above the on-demand price");
-  detail::GpuCatalog::builtin().get(in.gpu_model);  // throws naming the known models
-  derive(in, discounts_);
-  for (auto& existing : instances_)
-    if (same_key(existing, in)) {
-      existing = std::move(in);
-      return;
-    }
-  instances_.push_back(std::move(in));
+void Catalog::add_rows(std::vector<Instance> rows) {
+  // Where each key is: one lookup a row, so that loading is linear in the rows.
+  std::unordered_map<std::string, std::size_t> at;
+  at.reserve(instances_.size() + rows.size());
+  for (std::size_t i = 0; i < instances_.size(); ++i) at.emplace(row_key(instances_[i]), i);
+  instances_.reserve(instances_.size() + rows.size());
+  for (auto& in : rows) {
+    if (in.gpus <= 0) throw Error(Errc::invalid_argument, in.name + ": gpus must be at least 1");
+    if (!(in.on_demand > 0))
+      throw Error(Errc::invalid_argument, in.name + ": the on-demand price must be positive");
+    if (in.spot > in.on_demand)
+      throw Error(Errc::invalid_argument,
+                  in.name + ": the spot price is above the on-demand price");
+    detail::GpuCatalog::builtin().get(in.gpu_model);  // throws naming the known models
+    derive(in, discounts_);
+    auto [it, fresh] = at.emplace(row_key(in), instances_.size());
+    if (fresh)
+      instances_.push_back(std::move(in));
+    else
+      instances_[it->second] = std::move(in);
+  }
 }
 
 const Instance* Catalog::find(std::string_view name, std::string_view region) const {

@@ -1,5 +1,6 @@
 #include "cost/fields.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <vector>
 
@@ -9,7 +10,7 @@
 namespace nubo::cost::detail {
 
 double Fields::number(std::string_view name, double min, double max, double fallback) const {
-  auto s = str(name);
+  auto s = number_text(name);
   if (text::trim(s).empty()) return fallback;
   try {
     return text::parse_double(text::trim(s), name, min, max);
@@ -20,7 +21,7 @@ double Fields::number(std::string_view name, double min, double max, double fall
 }
 
 double Fields::required(std::string_view name, double min, double max) const {
-  if (text::trim(str(name)).empty()) fail(std::string(name) + ": missing value");
+  if (text::trim(number_text(name)).empty()) fail(std::string(name) + ": missing value");
   return number(name, min, max, 0);
 }
 
@@ -40,16 +41,22 @@ std::string CsvFields::str(std::string_view name) const {
 std::string JsonFields::str(std::string_view name) const {
   auto it = object_.find(std::string(name));
   if (it == object_.end() || it->is_null()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_number()) {
-    // Shortest text that reads back as the same double.
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", it->get<double>());
-    return buf;
+  if (!it->is_string())
+    fail(std::string(name) + ": expected a string, got " + it->type_name() + " " + it->dump());
+  return it->get<std::string>();
+}
+
+std::string JsonFields::number_text(std::string_view name) const {
+  auto it = object_.find(std::string(name));
+  if (it == object_.end() || it->is_null()) return "";
+  if (!it->is_number()) {
+    fail(std::string(name) + ": expected a number, got " + it->type_name() + " " + it->dump() +
+         (it->is_string() ? " (write numbers without quotes)" : ""));
   }
-  if (it->is_boolean()) return it->get<bool>() ? "1" : "0";
-  fail(std::string(name) + ": expected a string or a number, got " + it->type_name());
-  return "";  // not reached
+  // The shortest text that reads back as the same double.
+  char buf[32];
+  const auto end = std::to_chars(buf, buf + sizeof buf, it->get<double>()).ptr;
+  return {buf, end};
 }
 
 void JsonFields::fail(std::string_view message) const {

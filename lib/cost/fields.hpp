@@ -17,6 +17,8 @@ class Fields {
   virtual ~Fields() = default;
   // The text of a field; "" when it is empty or absent (optional fields).
   virtual std::string str(std::string_view name) const = 0;
+  // The text of a numeric field, as str(); a JSON field must then be a number, not a string.
+  virtual std::string number_text(std::string_view name) const { return str(name); }
   // "<file>:<line>: <message>" as nubo::Error(invalid_argument).
   [[noreturn]] virtual void fail(std::string_view message) const = 0;
   virtual std::string where() const = 0;  // "<file>:<line>"
@@ -44,7 +46,9 @@ class JsonFields : public Fields {
  public:
   JsonFields(const nlohmann::json& object, std::string source, std::size_t line)
       : object_(object), source_(std::move(source)), line_(line) {}
+  // JSON says what a value is: a text field must be a string, a numeric one a number.
   std::string str(std::string_view name) const override;
+  std::string number_text(std::string_view name) const override;
   [[noreturn]] void fail(std::string_view message) const override;
   std::string where() const override { return source_ + ":" + std::to_string(line_); }
 

@@ -2,6 +2,7 @@
 #include <map>
 #include <numeric>
 #include <tuple>
+#include <unordered_set>
 
 #include "common/text.hpp"
 #include "cost/planner_index.hpp"
@@ -56,11 +57,9 @@ std::shared_ptr<const CompiledCatalog> compile_catalog(const Catalog& catalog,
       });
       for (auto r : order) s.prices[p].push_back(in[r].price(static_cast<Pricing>(p)));
     }
-    std::vector<std::string> names;
-    for (auto r : s.rows)
-      if (std::find(names.begin(), names.end(), in[r].name) == names.end())
-        names.push_back(in[r].name);
-    s.subject = names.front();
+    std::unordered_set<std::string_view> names;
+    for (auto r : s.rows) names.insert(in[r].name);
+    s.subject = in[s.rows.front()].name;
     if (names.size() > 1)
       s.subject += " and " + std::to_string(names.size() - 1) + " more (" + std::to_string(s.gpus) +
                    "x " + s.gpu->model + ", " + s.provider + ")";

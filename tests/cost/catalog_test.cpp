@@ -167,6 +167,51 @@ TEST_CASE("a JSON catalog's bad row is reported with its line") {
   CHECK(c.instances()[0].reserved_3y_derived);
 }
 
+TEST_CASE("a JSON catalog says what each value is: no duplicate keys, no numbers as strings") {
+  auto c = Catalog::empty();
+  const auto row = [](const std::string& fields) {
+    return R"({"instances": [{"provider": "aws", "instance": "x", "region": "r",
+               "gpu_model": "T4", )" +
+           fields + "}]}";
+  };
+  CHECK_THROWS_WITH(c.load_text(row(R"("gpus": 1, "on_demand": 1.0, "on_demand": 0.1)"), "d.json"),
+                    Catch::Contains("d.json: the key 'on_demand' appears twice in instances[0]"));
+  CHECK_THROWS_WITH(c.load_text(R"({"instances": [], "instances": []})", "top.json"),
+                    Catch::Contains("the key 'instances' appears twice in the document"));
+  CHECK_THROWS_WITH(c.load_text(row(R"("gpus": 1, "on_demand": "3.1")"), "s.json"),
+                    Catch::Contains("on_demand: expected a number, got string \"3.1\"") &&
+                        Catch::Contains("without quotes"));
+  CHECK_THROWS_WITH(c.load_text(row(R"("gpus": true, "on_demand": 1)"), "b.json"),
+                    Catch::Contains("gpus: expected a number, got boolean true"));
+  CHECK_THROWS_WITH(c.load_text(R"({"instances": [{"provider": "aws", "instance": 5,
+                    "region": "r", "gpu_model": "T4", "gpus": 1, "on_demand": 1}]})",
+                                "n.json"),
+                    Catch::Contains("instance: expected a string, got number 5"));
+  CHECK(c.instances().empty());  // every refusal left the catalog as it was
+  c.load_text(row(R"("gpus": 1, "on_demand": 0.35, "spot": null)"), "ok.json");
+  REQUIRE(c.instances().size() == 1);
+  CHECK(c.instances()[0].on_demand == 0.35);
+  CHECK(c.instances()[0].spot < 0);  // null: not given
+}
+
+TEST_CASE("a large catalog loads in one pass, replacing rows by key in any case") {
+  auto c = Catalog::empty();
+  std::string text = kHeader;
+  const int rows = 20000;
+  for (int i = 0; i < rows; ++i)
+    text += "aws,g" + std::to_string(i) + ".xlarge,us-east-1,T4,1,none,4,16,10,1.5,\n";
+  c.load_text(text, "big.csv");
+  CHECK(c.instances().size() == rows);
+  // The same keys in other cases replace the rows; new ones are added after them.
+  c.load_text(std::string(kHeader) + "aws,G7.XLARGE,US-EAST-1,T4,1,none,4,16,10,0.5,\n" +
+                  "aws,new.xlarge,us-east-1,T4,1,none,4,16,10,0.5,\n",
+              "update.csv");
+  CHECK(c.instances().size() == rows + 1);
+  CHECK(c.instances()[7].on_demand == 0.5);
+  CHECK(c.instances()[7].name == "G7.XLARGE");
+  CHECK(c.instances().back().name == "new.xlarge");
+}
+
 TEST_CASE("a user's catalog adds rows, replaces rows with the same key, or replaces all") {
   auto c = Catalog::builtin();
   const auto before = c.instances().size();
