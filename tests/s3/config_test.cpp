@@ -150,12 +150,40 @@ TEST_CASE("XML answers are read within bounds, entities decoded", "[s3]") {
   CHECK(s3::xml_values(xml, "Key") == std::vector<std::string>{"a & b <c>", "two"});
   CHECK(s3::xml_values(xml, "Key", 1).size() == 1);
   CHECK(s3::xml_values("", "Key").empty());
-  CHECK(s3::md5_hex(nubo::transfer::as_bytes(std::string(""))) ==
+  CHECK(s3::md5_hex(s3::md5_of(nubo::transfer::as_bytes(std::string("")))) ==
         "d41d8cd98f00b204e9800998ecf8427e");
-  CHECK(s3::md5_base64(nubo::transfer::as_bytes(std::string(""))) == "1B2M2Y8AsgTpgAmY7PhCfg==");
+  CHECK(s3::md5_base64(s3::md5_of(nubo::transfer::as_bytes(std::string("")))) ==
+        "1B2M2Y8AsgTpgAmY7PhCfg==");
   CHECK(s3::part_size_for(1) == 8u << 20);
   CHECK(s3::part_size_for(100ull << 30) == 64u << 20);           // ~1600 parts
   CHECK(s3::part_size_for(5ull << 40) >= (5ull << 40) / 10000);  // within 10,000 parts
+}
+
+TEST_CASE("ETags are read in S3's forms, and a multipart one made as S3 makes it", "[s3]") {
+  auto e = s3::parse_etag_md5("\"D41D8CD98F00B204E9800998ECF8427E\"");
+  REQUIRE(e);
+  CHECK(e->md5 == "d41d8cd98f00b204e9800998ecf8427e");
+  CHECK(e->parts == 0);
+  e = s3::parse_etag_md5("0123456789abcdef0123456789abcdef-3");
+  REQUIRE(e);
+  CHECK(e->parts == 3);
+  for (const char* bad :
+       {"", "\"\"", "0123", "0123456789abcdef0123456789abcdeg",
+        "0123456789abcdef0123456789abcdef-0", "0123456789abcdef0123456789abcdef-",
+        "0123456789abcdef0123456789abcdef-10001", "0123456789abcdef0123456789abcdef-2x",
+        "0123456789abcdef0123456789abcdef0"})
+    CHECK_FALSE(s3::parse_etag_md5(bad));
+  const auto part = [](const std::string& text) {
+    return s3::md5_of(nubo::transfer::as_bytes(text));
+  };
+  // Python: md5(md5(b"hello,").digest() + md5(b" world").digest()).hexdigest() + "-2"
+  CHECK(s3::multipart_etag({part("hello,"), part(" world")}) ==
+        "1a4a892dc4d479cf29dd291268280d92-2");
+  CHECK(s3::md5_of_etag("\"" + s3::md5_hex(part("x")) + "\"") == part("x"));
+  CHECK_FALSE(s3::md5_of_etag("0123456789abcdef0123456789abcdef-2"));
+  CHECK(s3::etag_is_not_content_md5("aws:kms", false));
+  CHECK(s3::etag_is_not_content_md5("AES256", true));
+  CHECK_FALSE(s3::etag_is_not_content_md5("AES256", false));
 }
 
 TEST_CASE("attempts and the stall timeout are read as the AWS CLI reads them, and checked",

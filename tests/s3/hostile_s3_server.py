@@ -13,6 +13,12 @@ names the misbehaviour (path-style requests: /BUCKET/KEY):
                nubo) would have uploaded them: `single` (put whole), `multi` (2 parts of 6
                bytes); `intact` is a 2-part object whose ETag matches; `kms` is stored
                with SSE-KMS, whose ETag is not an MD5 of the content
+  redirect     every request: 307 TemporaryRedirect to another endpoint
+  flipping     stores what it is sent with one byte flipped, as behind a proxy that alters
+               each PUT body and strips its Content-MD5; answers the ETags of what it stored
+               (objects put whole, and multipart uploads: create, parts, list, complete, abort)
+  badcomplete  stores parts intact, but completes a multipart upload with an ETag of other
+               parts than those sent
   signed       checks every request's Signature V4 as S3 does (written here from the
                specification, independently of nubo's), for key id AKIDHOSTILE with secret
                `secret`: a good signature gets the object "signed ok", a bad one 403
@@ -40,6 +46,9 @@ ALTERED = {  # key: (ETag, part size or 0 for an object put whole)
 
 
 KEYS = {"AKIDHOSTILE": "secret"}
+
+STORED = {}  # (bucket, key) -> bytes, for flipping and badcomplete
+UPLOADS = {}  # upload id -> {part number: bytes}
 
 
 def sigv4_problem(method: str, target: str, headers) -> str:
@@ -116,11 +125,83 @@ class Handler(BaseHTTPRequestHandler):
         if with_body:
             self.wfile.write(body)
 
+    def answer(self, status: int, body: bytes = b"", etag: str = "", with_body: bool = True,
+               content_type: str = "application/xml") -> None:
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Type", content_type)
+        if etag:
+            self.send_header("ETag", f'"{etag}"')
+        self.end_headers()
+        if with_body:
+            self.wfile.write(body)
+
+    def store(self, bucket: str, sent: bytes, with_body: bool) -> None:
+        """A small S3 of uploads: the bytes kept are flipped (flipping) or as sent."""
+        path, _, query = self.path.partition("?")
+        key = path.lstrip("/").split("/", 1)[-1]
+        q = dict(p.split("=", 1) if "=" in p else (p, "") for p in query.split("&") if p)
+        kept = sent
+        if bucket == "flipping" and sent:
+            kept = bytearray(sent)
+            kept[len(kept) // 2] ^= 0x01
+            kept = bytes(kept)
+        if self.command == "POST" and "uploads" in q:
+            upload = f"upload-{len(UPLOADS) + 1}"
+            UPLOADS[upload] = {}
+            return self.answer(200, f"<InitiateMultipartUploadResult><UploadId>{upload}"
+                                    f"</UploadId></InitiateMultipartUploadResult>".encode())
+        if "uploadId" in q and q["uploadId"] not in UPLOADS:
+            return self.answer(404, b"<Error><Code>NoSuchUpload</Code></Error>")
+        if self.command == "PUT" and "partNumber" in q:
+            UPLOADS[q["uploadId"]][int(q["partNumber"])] = kept
+            return self.answer(200, etag=md5(kept).hexdigest())
+        if self.command == "GET" and "uploadId" in q:
+            parts = "".join(f"<Part><PartNumber>{n}</PartNumber><ETag>&quot;{md5(b).hexdigest()}"
+                            f"&quot;</ETag><Size>{len(b)}</Size></Part>"
+                            for n, b in sorted(UPLOADS[q["uploadId"]].items()))
+            return self.answer(200, f"<ListPartsResult>{parts}<IsTruncated>false</IsTruncated>"
+                                    f"</ListPartsResult>".encode())
+        if self.command == "POST" and "uploadId" in q:
+            parts = [b for _, b in sorted(UPLOADS.pop(q["uploadId"]).items())]
+            STORED[(bucket, key)] = b"".join(parts)
+            digests = [md5(b).digest() for b in parts]
+            if bucket == "badcomplete":
+                digests = digests[1:] + digests[:1] + digests[:1]  # other parts, one more
+            etag = md5(b"".join(digests)).hexdigest() + f"-{len(digests)}"
+            return self.answer(200, f"<CompleteMultipartUploadResult><ETag>&quot;{etag}&quot;"
+                                    f"</ETag></CompleteMultipartUploadResult>".encode())
+        if self.command == "DELETE":
+            UPLOADS.pop(q.get("uploadId", ""), None)
+            STORED.pop((bucket, key), None)
+            return self.answer(204)
+        if self.command == "PUT":
+            STORED[(bucket, key)] = kept
+            return self.answer(200, etag=md5(kept).hexdigest())
+        if (bucket, key) in STORED:
+            data = STORED[(bucket, key)]
+            return self.answer(200, data, md5(data).hexdigest(), with_body,
+                               "application/octet-stream")
+        return self.not_found(with_body)
+
     def serve(self, with_body: bool) -> None:
         b = self.bucket()
-        if self.headers.get("Content-Length"):  # a body sent with the request: drop it
-            self.rfile.read(int(self.headers["Content-Length"]))
-        if b == "signed":
+        sent = b""
+        if self.headers.get("Content-Length"):
+            sent = self.rfile.read(int(self.headers["Content-Length"]))
+        if b in ("flipping", "badcomplete"):
+            self.store(b, sent, with_body)
+        elif b == "redirect":
+            body = (b"<Error><Code>TemporaryRedirect</Code><Message>Please re-send this request to "
+                    b"the specified temporary endpoint.</Message><Endpoint>redirect.s3.eu-west-3."
+                    b"amazonaws.com</Endpoint></Error>")
+            self.send_response(307)
+            self.send_header("Location", "https://redirect.s3.eu-west-3.amazonaws.com/object.bin")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if with_body:
+                self.wfile.write(body)
+        elif b == "signed":
             problem = sigv4_problem(self.command, self.path, self.headers)
             body = (f"<Error><Code>{problem}</Code><Message>refused</Message></Error>".encode()
                     if problem else b"signed ok")
@@ -191,6 +272,9 @@ class Handler(BaseHTTPRequestHandler):
         self.serve(True)
 
     def do_POST(self) -> None:
+        self.serve(True)
+
+    def do_DELETE(self) -> None:
         self.serve(True)
 
 

@@ -24,7 +24,7 @@ unset AWS_PROFILE
 
 # expect WHAT SECONDS COMMAND...: fails (not 0), within SECONDS, with WHAT in its message.
 expect() {
-  local what=$1 limit=$2 start end status
+  local what=$1 limit=$2 start end
   shift 2
   start=$(date +%s)
   set +e
@@ -79,6 +79,21 @@ for wrong in "AWS_SECRET_ACCESS_KEY=not-the-secret" "AWS_ACCESS_KEY_ID=AKIDUNKNO
   ! grep -q "not-the-secret" err || fail "the secret appears in the message"
   [ ! -e got.bin ] || fail "a refused download landed"
 done
+# A proxy that flips a byte of every PUT body and strips its Content-MD5: the server's ETag tells,
+# and the upload fails (exit 3), whole, in parts, and packed; never a success.
+head -c 100000 /dev/urandom > small.bin
+expect "altered on the way" 30 "$xfer" cp small.bin s3://flipping/small.bin -q
+head -c 20000000 /dev/urandom > big.bin  # three parts of 8 MiB
+expect "altered on the way" 60 "$xfer" cp big.bin s3://flipping/big.bin -q
+[ "$status" = 3 ] || fail "an altered upload exited $status"
+mkdir -p src && cp small.bin src/
+expect "altered on the way" 30 "$xfer" pack src -o s3://flipping/a.nubo -q
+# A completion that names other parts than those sent is refused too.
+expect "not the 3 parts sent" 60 "$xfer" cp big.bin s3://badcomplete/big.bin -q
+# A redirect says where to and why it was not followed.
+expect "redirected the request to https://redirect.s3.eu-west-3" 30 \
+  "$xfer" cp s3://redirect/object.bin got.bin -q
+grep -q "does not follow redirects with credentials" err || fail "redirect: $(cat err)"
 # Bad knobs are refused, naming them.
 expect "AWS_MAX_ATTEMPTS" 10 env AWS_MAX_ATTEMPTS=zero "$xfer" cp s3://unavailable/x got.bin -q
 expect "NUBO_S3_TIMEOUT" 10 env NUBO_S3_TIMEOUT=-1 "$xfer" cp s3://unavailable/x got.bin -q

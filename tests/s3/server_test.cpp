@@ -78,7 +78,7 @@ TEST_CASE("objects go up with their metadata and come back by range", "[s3][serv
   REQUIRE(info);
   CHECK(info->size == text.size());
   CHECK(info->metadata.at("purpose") == "test");
-  CHECK(info->etag == s3::md5_hex(nubo::transfer::as_bytes(text)));
+  CHECK(info->etag == s3::md5_hex(s3::md5_of(nubo::transfer::as_bytes(text))));
   CHECK(c.get_range(url, 7, 6) == "object");
   CHECK(!c.head_object({url.bucket, "missing"}));
   c.delete_object(url);

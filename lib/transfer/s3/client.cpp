@@ -1,8 +1,5 @@
 #include "transfer/s3/client.hpp"
 
-#include <openssl/evp.h>
-#include <openssl/md5.h>
-
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -64,21 +61,54 @@ ObjectUrl parse_s3_url(std::string_view text) {
   return u;
 }
 
-std::string md5_hex(transfer::Bytes data) {
-  unsigned char d[MD5_DIGEST_LENGTH];
-  unsigned int n = 0;
-  EVP_Digest(data.data(), data.size(), d, &n, EVP_md5(), nullptr);
-  return text::hex(d, n);
+namespace {
+
+// Whether the server stored the body it was sent, from its answer: the ETag of what it kept is
+// the MD5 of those bytes, unless the object is encrypted with the server's or the caller's key
+// (SSE-KMS, SSE-C), or the server makes ETags of its own. A difference means the bytes were
+// altered on the way, and whatever altered them dropped the Content-MD5 that would have made
+// the server refuse them: the upload failed, and nothing of it may count as stored.
+void check_stored(const http::Response& r, const Md5& sent, const std::string& what) {
+  const auto etag = r.headers.find("etag");
+  if (etag == r.headers.end()) throw Error(Errc::corrupt, what + ": the server gave no ETag");
+  const auto sse = r.headers.find("x-amz-server-side-encryption");
+  if (etag_is_not_content_md5(sse == r.headers.end() ? "" : sse->second,
+                              r.headers.count("x-amz-server-side-encryption-customer-algorithm")))
+    return;
+  const auto stored = parse_etag_md5(etag->second);
+  if (!stored || stored->parts != 0) return;
+  if (stored->md5 != md5_hex(sent))
+    throw Error(Errc::corrupt, what + ": the server stored bytes whose MD5 is " + stored->md5 +
+                                   ", not " + md5_hex(sent) +
+                                   " as sent: they were altered on the way. Nothing of them "
+                                   "counts as uploaded: run the same command again");
 }
 
-std::string md5_base64(transfer::Bytes data) {
-  unsigned char d[MD5_DIGEST_LENGTH];
-  unsigned int n = 0;
-  EVP_Digest(data.data(), data.size(), d, &n, EVP_md5(), nullptr);
-  unsigned char out[32];
-  const int len = EVP_EncodeBlock(out, d, static_cast<int>(n));
-  return {reinterpret_cast<const char*>(out), static_cast<std::size_t>(len)};
+// Whether a completed multipart upload is the parts it was made of: its ETag, when S3's form
+// ("<MD5 of the parts' MD5s>-N"), must name those N parts. Other forms (a server's own, or under
+// SSE-KMS) are opaque.
+void check_completed(std::string_view body, const std::vector<Part>& parts,
+                     const std::string& what) {
+  const auto etags = xml_values(body, "ETag", 1);
+  if (etags.empty()) return;
+  const auto etag = parse_etag_md5(etags[0]);
+  if (!etag || etag->parts == 0) return;
+  std::vector<Md5> digests;
+  for (const auto& p : parts) {
+    const auto d = md5_of_etag(p.etag);
+    if (!d) return;  // parts whose ETags are no MD5s: nothing to compare with
+    digests.push_back(*d);
+  }
+  const auto expected = multipart_etag(digests);
+  if (etag->md5 + "-" + std::to_string(etag->parts) != expected)
+    throw Error(Errc::corrupt, what + ": the server completed the object as '" + etags[0] +
+                                   "', not the " + std::to_string(parts.size()) + " parts sent ('" +
+                                   expected +
+                                   "'): the object is not what was uploaded; run the same "
+                                   "command again");
 }
+
+}  // namespace
 
 Client::Client(Config config, ClientOptions options)
     : config_(std::move(config)),
@@ -214,6 +244,18 @@ void Client::fail(const Call& call, const http::Response& r) const {
                                             ", not " + config_.region + "; set AWS_REGION" +
                                             (region.empty() ? "" : "=" + region));
   }
+  if (r.status >= 300 && r.status < 400) {
+    // A signed request sent on elsewhere would carry its credentials there: never followed.
+    const auto location = r.headers.count("location") ? r.headers.at("location") : std::string();
+    const auto endpoints = xml_values(r.body, "Endpoint", 1);
+    const auto to = !location.empty()    ? location
+                    : !endpoints.empty() ? endpoints[0]
+                                         : std::string("another address it did not name");
+    throw Error(Errc::invalid_argument,
+                what + ": the server redirected the request to " + printable(to.substr(0, 300)) +
+                    "; nubo does not follow redirects with credentials: set the endpoint (or "
+                    "AWS_REGION) to where the bucket is");
+  }
   if (code == "QuotaExceeded" || code == "EntityTooLarge" || r.status == 507)
     throw Error(Errc::io, what +
                               ": the storage quota is exhausted or the object too large; "
@@ -245,13 +287,14 @@ void Client::put_object(const ObjectUrl& url, transfer::Bytes body, const Metada
   limiter_->acquire(body.size());
   Call c{"PUT", &url};
   c.body = body;
-  c.headers["content-md5"] = md5_base64(body);
+  const auto md5 = md5_of(body);
+  c.headers["content-md5"] = md5_base64(md5);
   for (const auto& [k, v] : metadata) c.headers["x-amz-meta-" + k] = v;
   if (!options_.server_side_encryption.empty())
     c.headers["x-amz-server-side-encryption"] = options_.server_side_encryption;
   if (!options_.kms_key_id.empty())
     c.headers["x-amz-server-side-encryption-aws-kms-key-id"] = options_.kms_key_id;
-  send(c);
+  check_stored(send(c), md5, "PUT " + url.text());
 }
 
 std::optional<ObjectInfo> Client::head_object(const ObjectUrl& url) {
@@ -357,18 +400,16 @@ std::string Client::create_multipart(const ObjectUrl& url, const Metadata& metad
 }
 
 std::string Client::upload_part(const ObjectUrl& url, const std::string& upload_id, int number,
-                                transfer::Bytes data) {
+                                transfer::Bytes data, std::optional<Md5> md5) {
   limiter_->acquire(data.size());
   Call c{"PUT", &url,
          "partNumber=" + std::to_string(number) + "&uploadId=" + uri_encode(upload_id, false)};
   c.body = data;
-  c.headers["content-md5"] = md5_base64(data);
+  if (!md5) md5 = md5_of(data);
+  c.headers["content-md5"] = md5_base64(*md5);
   auto r = send(c);
-  auto etag = r.headers.find("etag");
-  if (etag == r.headers.end())
-    throw Error(Errc::corrupt, "PUT " + url.text() + " part " + std::to_string(number) +
-                                   ": the server gave no ETag");
-  return unquote(etag->second);
+  check_stored(r, *md5, "PUT " + url.text() + " part " + std::to_string(number));
+  return unquote(r.headers.at("etag"));
 }
 
 std::vector<Part> Client::list_parts(const ObjectUrl& url, const std::string& upload_id) {
@@ -400,6 +441,7 @@ void Client::complete_multipart(const ObjectUrl& url, const std::string& upload_
   // S3 may answer 200 with an error in the body.
   if (auto codes = xml_values(r.body, "Code", 1); !codes.empty())
     throw Error(Errc::io, "CompleteMultipartUpload " + url.text() + ": " + codes[0]);
+  check_completed(r.body, parts, "CompleteMultipartUpload " + url.text());
 }
 
 void Client::abort_multipart(const ObjectUrl& url, const std::string& upload_id) {

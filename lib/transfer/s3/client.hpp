@@ -19,6 +19,7 @@
 #include "transfer/bytes.hpp"
 #include "transfer/rate.hpp"
 #include "transfer/s3/config.hpp"
+#include "transfer/s3/etag.hpp"
 #include "transfer/s3/responses.hpp"
 
 namespace nubo::s3 {
@@ -59,6 +60,7 @@ class Client {
   const Config& config() const { return config_; }
 
   void create_bucket(const std::string& bucket);
+  // Error(corrupt) when the server's ETag says it stored other bytes than those sent.
   void put_object(const ObjectUrl& url, transfer::Bytes body, const Metadata& metadata = {});
   std::optional<ObjectInfo> head_object(const ObjectUrl& url);
   // HEAD of part `number` (1-based) of the object: its size, and how many parts the object has.
@@ -71,11 +73,13 @@ class Client {
                                                                   std::size_t limit = 10000000);
 
   std::string create_multipart(const ObjectUrl& url, const Metadata& metadata);
-  // The part's ETag, once the server checked its Content-MD5.
+  // The part's ETag, once the server checked its Content-MD5 and its ETag says it stored the
+  // bytes sent (else Error(corrupt)). `md5`: the data's, when the caller has it already.
   std::string upload_part(const ObjectUrl& url, const std::string& upload_id, int number,
-                          transfer::Bytes data);
+                          transfer::Bytes data, std::optional<Md5> md5 = std::nullopt);
   // Every part the server holds for the upload; Error(not_found) when the upload is gone.
   std::vector<Part> list_parts(const ObjectUrl& url, const std::string& upload_id);
+  // Error(corrupt) when the completed object's ETag, in S3's form, is not of these parts.
   void complete_multipart(const ObjectUrl& url, const std::string& upload_id,
                           const std::vector<Part>& parts);
   void abort_multipart(const ObjectUrl& url, const std::string& upload_id);
@@ -101,9 +105,5 @@ class Client {
   ClientOptions options_;
   std::shared_ptr<transfer::RateLimiter> limiter_;  // shared by the client's copies
 };
-
-// The MD5 of `data`, base64 (Content-MD5) and hex (an S3 part's ETag).
-std::string md5_base64(transfer::Bytes data);
-std::string md5_hex(transfer::Bytes data);
 
 }  // namespace nubo::s3

@@ -244,13 +244,13 @@ CopySummary upload_file(Client& client, const std::string& path, const ObjectUrl
     buffer.resize(n);
     file.pread_exact(buffer, offset, path + " (changed while read?)");
     const auto bytes = body(buffer, offset);
-    const auto md5 = md5_hex(bytes);
+    const auto md5 = md5_of(bytes);
     const int number = static_cast<int>(i + 1);
-    if (const Part* p = on_server[i]; p && p->size == bytes.size() && p->etag == md5) {
+    if (const Part* p = on_server[i]; p && p->size == bytes.size() && p->etag == md5_hex(md5)) {
       parts[i] = *p;
       resumed += n;
     } else {
-      parts[i] = {number, bytes.size(), client.upload_part(url, upload_id, number, bytes)};
+      parts[i] = {number, bytes.size(), client.upload_part(url, upload_id, number, bytes, md5)};
       progress.written += n;
     }
     progress.done += n;

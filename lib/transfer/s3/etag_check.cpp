@@ -9,25 +9,21 @@
 
 #include "common/text.hpp"
 #include "nubo/error.hpp"
+#include "transfer/s3/etag.hpp"
 
 namespace nubo::s3 {
 
 namespace {
 
 using Result = EtagVerdict::Result;
-constexpr std::size_t kMd5Size = 16;
 
 EtagVerdict verdict(Result r, std::string detail) {
   return {r, std::move(detail)};
 }
 
-bool is_md5_hex(const std::string& s) {
-  return s.size() == 2 * kMd5Size && s.find_first_not_of("0123456789abcdef") == std::string::npos;
-}
-
-// The MD5 of bytes [offset, offset + size) of `file`, appended to `digests`.
-void md5_of_range(const transfer::Fd& file, std::uint64_t offset, std::uint64_t size,
-                  std::vector<unsigned char>& buffer, std::vector<unsigned char>& digests) {
+// The MD5 of bytes [offset, offset + size) of `file`.
+Md5 md5_of_range(const transfer::Fd& file, std::uint64_t offset, std::uint64_t size,
+                 std::vector<unsigned char>& buffer) {
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_md5(), nullptr) != 1)
     throw Error(Errc::unavailable, "MD5 is not available from libcrypto");
@@ -38,10 +34,10 @@ void md5_of_range(const transfer::Fd& file, std::uint64_t offset, std::uint64_t 
     EVP_DigestUpdate(ctx.get(), buffer.data(), n);
     done += n;
   }
-  unsigned char d[EVP_MAX_MD_SIZE];
+  Md5 d{};
   unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx.get(), d, &len);
-  digests.insert(digests.end(), d, d + len);
+  EVP_DigestFinal_ex(ctx.get(), d.data(), &len);
+  return d;
 }
 
 // The sizes of the object's `count` parts: uniform as every common client makes them (all but
@@ -92,48 +88,30 @@ std::optional<std::vector<std::uint64_t>> part_sizes(Client& client, const Objec
 
 EtagVerdict check_etag(Client& client, const ObjectUrl& url, const ObjectInfo& info,
                        const transfer::Fd& file) {
-  if (info.server_side_encryption == "aws:kms" || info.server_side_encryption == "aws:kms:dsse" ||
-      info.customer_key)
+  if (etag_is_not_content_md5(info.server_side_encryption, info.customer_key))
     return verdict(Result::not_checkable, "its ETag is not an MD5 under SSE-KMS or SSE-C");
-  auto etag = info.etag;
-  std::transform(etag.begin(), etag.end(), etag.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  const auto dash = etag.find('-');
-  const auto md5 = etag.substr(0, dash);
-  if (!is_md5_hex(md5))
+  const auto etag = parse_etag_md5(info.etag);
+  if (!etag)
     return verdict(Result::not_checkable,
-                   "its ETag '" + info.etag.substr(0, 80) + "' is not an MD5");
-  std::vector<unsigned char> buffer(1 << 20), digests;
-  if (dash == std::string::npos) {
-    md5_of_range(file, 0, info.size, buffer, digests);
-    const auto got = text::hex(digests.data(), kMd5Size);
-    return got == md5 ? verdict(Result::matched, {}) : verdict(Result::mismatched, got);
+                   "its ETag '" + info.etag.substr(0, 80) +
+                       "' is not an MD5, nor one of parts with a count from 1 to 10,000");
+  std::vector<unsigned char> buffer(1 << 20);
+  if (etag->parts == 0) {
+    const auto got = md5_hex(md5_of_range(file, 0, info.size, buffer));
+    return got == etag->md5 ? verdict(Result::matched, {}) : verdict(Result::mismatched, got);
   }
-  const auto count_text = etag.substr(dash + 1);
-  int count = 0;
-  try {
-    std::size_t used = 0;
-    count = std::stoi(count_text, &used);
-    if (used != count_text.size()) count = 0;
-  } catch (const std::exception&) {
-    count = 0;
-  }
-  if (count < 1 || count > 10000)
-    return verdict(Result::not_checkable, "its ETag '" + info.etag.substr(0, 80) +
-                                              "' names no part count from 1 to 10,000");
   std::string why_not;
-  const auto sizes = part_sizes(client, url, info.size, count, why_not);
+  const auto sizes = part_sizes(client, url, info.size, etag->parts, why_not);
   if (!sizes) return verdict(Result::not_checkable, why_not);
+  std::vector<Md5> digests;
   std::uint64_t offset = 0;
   for (const auto n : *sizes) {
-    md5_of_range(file, offset, n, buffer, digests);
+    digests.push_back(md5_of_range(file, offset, n, buffer));
     offset += n;
   }
-  unsigned char d[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(digests.data(), digests.size(), d, &len, EVP_md5(), nullptr);
-  const auto got = text::hex(d, len) + "-" + std::to_string(count);
-  return got == etag ? verdict(Result::matched, {}) : verdict(Result::mismatched, got);
+  const auto got = multipart_etag(digests);
+  return got == etag->md5 + "-" + std::to_string(etag->parts) ? verdict(Result::matched, {})
+                                                              : verdict(Result::mismatched, got);
 }
 
 }  // namespace nubo::s3
