@@ -236,7 +236,11 @@ void Socket::start_tls(const tls::Context& context, const std::string& host) {
   ERR_clear_error();
   ssl_ = SSL_new(context.get());
   if (!ssl_) throw Error(Errc::internal, "TLS: " + tls::last_error("SSL_new failed"));
-  BIO* bio = tls::socket_bio(fd_);
+  // A client looks at the server's first byte before TLS reads it: a server that refuses
+  // before any handshake (too busy, or it wants what this client does not do) answers in the
+  // clear. Its bio reads nothing until then, however soon that answer arrives.
+  bool first_answer = !context.server_side();
+  BIO* bio = tls::socket_bio(fd_, first_answer);
   SSL_set_bio(ssl_, bio, bio);  // the SSL owns it from here
   SSL_set_mode(ssl_, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   if (context.server_side()) {
@@ -252,9 +256,6 @@ void Socket::start_tls(const tls::Context& context, const std::string& host) {
     SSL_set_connect_state(ssl_);
   }
   handshake_psk_ = !context.psk().empty() && context.options().ca_file.empty();
-  // A client looks at the server's first byte before TLS reads it: a server that refuses before
-  // any handshake (too busy, or it wants what this client does not do) answers in the clear.
-  bool first_answer = !context.server_side();
   for (;;) {
     ERR_clear_error();
     const int rc = SSL_do_handshake(ssl_);
@@ -275,6 +276,7 @@ void Socket::start_tls(const tls::Context& context, const std::string& host) {
         ssl_ = nullptr;
         throw Error(Errc::unavailable, "peer " + peer_ + " answered in the clear, not with TLS");
       }
+      tls::release_reads(bio);
       continue;
     }
     tls_retry(rc, "handshake with");

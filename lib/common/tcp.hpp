@@ -60,9 +60,11 @@ class Socket {
   void set_deadline(std::optional<std::chrono::steady_clock::time_point> at) { deadline_ = at; }
 
   // TLS 1.3 over this connection (common/tls.hpp): the handshake as a client (`host`: the name
-  // a certificate must carry) or a server, within the timeout and deadline. Error(unavailable)
-  // naming the peer and OpenSSL's reason when it fails (another token, a certificate that does
-  // not verify). Afterwards every read and write goes through it.
+  // a certificate must carry) or a server, within the timeout and deadline. When it fails:
+  // Error(invalid_argument) when a key derived from the token did not verify (another token,
+  // or the handshake altered on the way), else Error(unavailable) naming the peer and OpenSSL's
+  // reason (a certificate that does not verify, a record that does not authenticate).
+  // Afterwards every read and write goes through it.
   void start_tls(const tls::Context& context, const std::string& host = "");
   bool encrypted() const { return ssl_ != nullptr; }
   // The first byte the peer sent, without consuming it (waits for it within the timeout and

@@ -86,8 +86,14 @@ int find_psk(SSL* ssl, const unsigned char* id, std::size_t idlen, SSL_SESSION**
   return *sess ? 1 : 0;
 }
 
+// What a socket BIO holds: its descriptor, and whether reads wait for release_reads.
+struct SocketBio {
+  int fd;
+  bool hold_reads;
+};
+
 int fd_of(BIO* b) {
-  return static_cast<int>(reinterpret_cast<std::intptr_t>(BIO_get_data(b)));
+  return static_cast<SocketBio*>(BIO_get_data(b))->fd;
 }
 
 bool transient(int err) {
@@ -103,6 +109,10 @@ int bio_write(BIO* b, const char* data, int size) {
 
 int bio_read(BIO* b, char* out, int size) {
   BIO_clear_retry_flags(b);
+  if (static_cast<SocketBio*>(BIO_get_data(b))->hold_reads) {
+    BIO_set_retry_read(b);
+    return -1;
+  }
   const auto n = ::recv(fd_of(b), out, static_cast<std::size_t>(size), 0);
   if (n < 0 && transient(errno)) BIO_set_retry_read(b);
   return static_cast<int>(n);
@@ -125,6 +135,12 @@ int bio_create(BIO* b) {
   return 1;
 }
 
+int bio_destroy(BIO* b) {
+  delete static_cast<SocketBio*>(BIO_get_data(b));
+  BIO_set_data(b, nullptr);
+  return 1;
+}
+
 const BIO_METHOD* socket_method() {
   static BIO_METHOD* method = [] {
     BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "nubo socket");
@@ -133,6 +149,7 @@ const BIO_METHOD* socket_method() {
       BIO_meth_set_read(m, bio_read);
       BIO_meth_set_ctrl(m, bio_ctrl);
       BIO_meth_set_create(m, bio_create);
+      BIO_meth_set_destroy(m, bio_destroy);
     }
     return m;
   }();
@@ -141,12 +158,16 @@ const BIO_METHOD* socket_method() {
 
 }  // namespace
 
-BIO* socket_bio(int fd) {
+BIO* socket_bio(int fd, bool hold_reads) {
   const BIO_METHOD* m = socket_method();
   BIO* b = m ? BIO_new(m) : nullptr;
   if (!b) throw Error(Errc::internal, "TLS: " + last_error("BIO_new failed"));
-  BIO_set_data(b, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)));
+  BIO_set_data(b, new SocketBio{fd, hold_reads});
   return b;
+}
+
+void release_reads(BIO* bio) {
+  static_cast<SocketBio*>(BIO_get_data(bio))->hold_reads = false;
 }
 
 Failure classify(unsigned long error, bool psk) {

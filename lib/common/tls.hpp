@@ -54,8 +54,11 @@ class Context {
 
 // A BIO over a connected socket `fd` (not owned) that never raises SIGPIPE: writes use
 // send(MSG_NOSIGNAL), as nubo's clear-text path does, so a peer that vanishes is an error
-// rather than the end of the process.
-BIO* socket_bio(int fd);
+// rather than the end of the process. With `hold_reads`, it reads nothing (TLS sees "not yet")
+// until release_reads: a client looks at the server's first byte itself before TLS consumes it,
+// since a server that refuses before any handshake answers in the clear.
+BIO* socket_bio(int fd, bool hold_reads = false);
+void release_reads(BIO* bio);
 
 // What a failed TLS call means, from the first queued OpenSSL error.
 enum class Failure {

@@ -1,9 +1,15 @@
-// A server under hostile load and in awkward states: idle unauthenticated connections from many
-// addresses, a client dripping its handshake, a full server, a rerun after a cut link, a
+// A server under hostile load and in awkward states: a flood of connects from many addresses,
+// re-opened as soon as they are dropped; idle unauthenticated connections; a client dripping its
+// handshake, a full server, a rerun after a cut link, a
 // destination that does not exist, and setuid bits in what arrives.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <thread>
@@ -42,7 +48,133 @@ bool closed_within(int fd, std::chrono::milliseconds limit) {
   return false;
 }
 
+// A non-blocking TCP connect to 127.0.0.1:`port` from `source`; -1 when it fails at once.
+int start_connect(const std::string& source, std::uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_in a{}, to{};
+  a.sin_family = to.sin_family = AF_INET;
+  ::inet_pton(AF_INET, source.c_str(), &a.sin_addr);
+  ::inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+  to.sin_port = htons(port);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0 && errno != EINPROGRESS)) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// The attack that once starved real senders: 200 bare connects, 4 each from 127.0.0.2 to
+// 127.0.0.51, each re-opened as soon as the server drops it (thousands a second), and one
+// client from 127.0.0.60 dripping a TLS ClientHello a byte every 200 ms.
+class Flood {
+ public:
+  explicit Flood(std::uint16_t port) : port_(port), thread_([this] { run(); }) {}
+  ~Flood() {
+    stop_ = true;
+    thread_.join();
+  }
+  std::uint64_t connects() const { return connects_; }
+
+ private:
+  void run() {
+    constexpr int kBare = 200;
+    std::vector<pollfd> fds(kBare + 1);
+    auto source = [](std::size_t i) {
+      return i < kBare ? "127.0.0." + std::to_string(2 + i / 4) : std::string("127.0.0.60");
+    };
+    auto reopen = [&](std::size_t i) {
+      if (fds[i].fd >= 0) ::close(fds[i].fd);
+      fds[i] = {start_connect(source(i), port_), POLLIN, 0};
+      ++connects_;
+    };
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      fds[i].fd = -1;
+      reopen(i);
+    }
+    const std::string hello("\x16\x03\x01\x01\x00\x01\x00\x00\xfc\x03\x03", 11);
+    std::size_t dripped = 0;
+    auto next_drip = std::chrono::steady_clock::now();
+    while (!stop_) {
+      ::poll(fds.data(), fds.size(), 20);
+      for (std::size_t i = 0; i < fds.size(); ++i) {
+        if (fds[i].fd < 0) {
+          reopen(i);
+          continue;
+        }
+        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        char junk[256];
+        const auto n = ::recv(fds[i].fd, junk, sizeof junk, MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+          reopen(i);
+          if (i == kBare) dripped = 0;
+        }
+      }
+      if (std::chrono::steady_clock::now() >= next_drip) {
+        next_drip += std::chrono::milliseconds(200);
+        auto& drip = fds[kBare];
+        if (drip.fd >= 0 && ::send(drip.fd, &hello[dripped % hello.size()], 1, MSG_NOSIGNAL) == 1)
+          ++dripped;
+      }
+    }
+    for (auto& p : fds)
+      if (p.fd >= 0) ::close(p.fd);
+  }
+
+  std::uint16_t port_;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> connects_{0};
+  std::thread thread_;
+};
+
+// This process's stderr (where the server logs) into `path` for a scope.
+class StderrTo {
+ public:
+  explicit StderrTo(const std::string& path) : saved_(::dup(2)) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 2);
+    ::close(fd);
+  }
+  ~StderrTo() {
+    ::dup2(saved_, 2);
+    ::close(saved_);
+  }
+
+ private:
+  int saved_;
+};
+
 }  // namespace
+
+TEST_CASE("a flood of connects re-opened as soon as dropped starves no sender, and logs little",
+          "[net][hostile]") {
+  TempDir t;
+  nubo_test::write_file(t / "src/a", nubo_test::text_bytes(256 << 10, 5));
+  nubo_test::write_file(t / "src/d/b", "small");
+  std::uint64_t connects = 0;
+  {
+    StderrTo log(t / "server.log");
+    net::Server server(nubo_test::serve_options(t / "dst", 30));
+    Flood flood(server.port());
+    while (flood.connects() < 1000) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 8; ++i) {
+      INFO("send " << i << " under the flood");
+      const auto sub = "run" + std::to_string(i);
+      auto s = net::send({t / "src"}, nubo_test::dest_of(server, sub), nubo_test::send_options(2));
+      CHECK(s.files == 2);
+      CHECK(nubo_test::same_tree(t / "src", t / ("dst/" + sub + "/src")));
+    }
+    connects = flood.connects();
+  }
+  INFO("the flood opened " << connects << " connections");
+  // One line a period about the drops (and one at the end), not one per connection.
+  const auto text = nubo_test::read_file(t / "server.log");
+  const auto lines = std::count(text.begin(), text.end(), '\n');
+  INFO(text.substr(0, 2000));
+  CHECK(lines <= 10);
+  CHECK(contains(text, "dropped "));
+  CHECK(contains(text, "idle (nothing sent), evicted for newcomers"));
+}
 
 TEST_CASE("idle unauthenticated connections from many addresses do not starve a send",
           "[net][hostile]") {
@@ -80,6 +212,32 @@ TEST_CASE("more connections than an address may have pending are refused with a 
   CHECK(contains(tn::decode_error(m.payload).text, "still authenticating"));
   ::close(a);
   ::close(b);
+}
+
+TEST_CASE("a sender over its address's pending limit is told so, not a TLS error",
+          "[net][hostile]") {
+  TempDir t;
+  nubo_test::write_file(t / "src/a", "hello");
+  auto so = nubo_test::serve_options(t / "dst", 30);
+  so.max_pending_per_address = 2;
+  net::Server server(so);
+  // The refusal is written at once, in the clear: whenever it arrives, the TLS client reads it
+  // as the server's answer rather than as a record of the wrong version.
+  for (int i = 0; i < 5; ++i) {
+    int a = nubo_test::connect_from("127.0.0.1", server.port());
+    int b = nubo_test::connect_from("127.0.0.1", server.port());
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // both admitted as pending
+    nubo::Errc code{};
+    auto why = error_of(
+        [&] { net::send({t / "src"}, nubo_test::dest_of(server), nubo_test::send_options(1)); },
+        &code);
+    CHECK(code == nubo::Errc::unavailable);
+    CHECK(contains(why, "too many connections from your address are still authenticating"));
+    CHECK(!contains(why, "wrong version number"));
+    ::close(a);
+    ::close(b);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 TEST_CASE("a client dripping its handshake is dropped at the handshake deadline",

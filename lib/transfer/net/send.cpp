@@ -78,19 +78,29 @@ void run_stream(Socket& s, SendQueue& queue, RateLimiter& limiter, LinkMeter& me
 }
 
 // A connection to the server, encrypted unless the options say otherwise. A refusal the server
-// sent before the handshake (busy, encryption required) is shown as the server's reason.
+// sent before the handshake (busy, encryption required) is shown as the server's reason. A key
+// from the token that does not verify means another token, or a handshake altered on the way:
+// one more handshake tells which, since a token does not change between two.
 Socket open_stream(const Endpoint& endpoint, const SendOptions& options,
                    const std::shared_ptr<tls::Context>& tls) {
-  auto s = Socket::connect(endpoint, options.timeout_seconds);
-  if (tls) {
+  for (int attempt = 1;; ++attempt) {
+    auto s = Socket::connect(endpoint, options.timeout_seconds);
+    if (!tls) return s;
     try {
       s.start_tls(*tls, endpoint.host);
-    } catch (const Error&) {
+      return s;
+    } catch (const Error& e) {
       if (auto refusal = read_refusal(s)) throw *refusal;
-      throw;
+      if (e.code() != Errc::invalid_argument) throw;  // not the token's check (tcp.hpp)
+      if (attempt == 2)
+        throw Error(Errc::invalid_argument, std::string(e.what()) +
+                                                " (twice: if the tokens are the same, something on "
+                                                "the way alters every connection)");
+      log::warn(std::string(e.what()) +
+                "; trying once more, in case the handshake was altered "
+                "on the way");
     }
   }
-  return s;
 }
 
 // The message for an encoded chunk or bundle job: the frame header and meta in `head`, the

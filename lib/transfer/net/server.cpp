@@ -1,8 +1,9 @@
 // nubo::net::Server: an accept loop and a thread per connection, at most max_connections at
-// once. Each connection authenticates first (auth.hpp); a control connection then runs a send's
-// Session, and data connections join it by its id. Whatever one connection does wrong (a wrong
-// token, garbage, a huge length, silence) ends that connection with a logged reason and nothing
-// else: the others go on.
+// once. Each connection authenticates first (auth.hpp), admitted until then by admission.hpp;
+// a control connection then runs a send's Session, and data connections join it by its id.
+// Whatever one connection does wrong (a wrong token, garbage, a huge length, silence) ends that
+// connection and nothing else: the others go on. Its reason is logged, or, before it
+// authenticated, counted into one line per period (drop_report.hpp).
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -20,7 +21,9 @@
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
 #include "transfer/codec.hpp"
+#include "transfer/net/admission.hpp"
 #include "transfer/net/auth.hpp"
+#include "transfer/net/drop_report.hpp"
 #include "transfer/net/session.hpp"
 #include "transfer/net/socket.hpp"
 #include "transfer/net/token.hpp"
@@ -59,7 +62,7 @@ struct Server::Impl {
     int fd = -1;
     bool finished = false;
     bool authenticated = false;
-    bool evicted = false;              // dropped to make room: its thread is on its way out
+    bool evicted = false;              // dropped for a newcomer: its thread is on its way out
     std::string address;               // the peer's, for the per-address budget
     std::optional<SessionId> session;  // the send it serves, once authenticated
   };
@@ -71,14 +74,19 @@ struct Server::Impl {
   };
   std::map<SessionId, Send> sessions;
   ServerStats stats;
+  // Connections not yet authenticated (admission.hpp), and what was dropped of them (logged a
+  // line per period, not per drop). Under the mutex.
+  std::optional<Admission> admission;
+  DropReport drops;
 
   void accept_loop();
+  // Admits a new connection, or refuses it with a reason; evicts what the admission says.
+  void admit(Socket s);
   void serve(std::uint64_t id, Socket s);
-  // Makes room for a new unauthenticated connection from `address`; false when that address
-  // already has its share pending. Under the mutex.
-  bool admit_pending(const std::string& address);
   // Counts an authenticated connection; false when max_connections are in use.
   bool admit_authenticated(std::uint64_t id);
+  // Logs the dropped connections' line when its period is over (or now, when `final`).
+  void report_drops(bool final);
   void refuse_later(Socket s, Errc code, const std::string& text);
   void run_control(Socket& s, const std::shared_ptr<Session>& session);
   void run_data(Socket& s, const std::shared_ptr<Session>& session);
@@ -134,33 +142,23 @@ void Server::Impl::refuse_later(Socket s, Errc code, const std::string& text) {
   }).detach();
 }
 
-bool Server::Impl::admit_pending(const std::string& address) {
-  std::vector<std::uint64_t> pending;  // oldest first
-  int from_address = 0;
-  for (const auto& [id, c] : conns) {
-    if (c.finished || c.authenticated || c.evicted) continue;
-    pending.push_back(id);
-    if (c.address == address) ++from_address;
-  }
-  if (from_address >= options.max_pending_per_address) return false;
-  // The oldest unauthenticated connection makes way: a flood of idle connections only ever
-  // evicts itself, and a real client finishes its handshake in milliseconds.
-  for (std::size_t i = 0; i + static_cast<std::size_t>(options.max_pending) <= pending.size();
-       ++i) {
-    auto& c = conns[pending[i]];
-    if (c.fd >= 0) ::shutdown(c.fd, SHUT_RDWR);
-    c.evicted = true;
-  }
-  return true;
-}
-
 bool Server::Impl::admit_authenticated(std::uint64_t id) {
   std::lock_guard lock(mutex);
+  admission->leave(id);
   int in_use = 0;
   for (const auto& [_, c] : conns) in_use += c.authenticated && !c.finished;
   if (in_use >= options.max_connections) return false;
   conns[id].authenticated = true;
   return true;
+}
+
+void Server::Impl::report_drops(bool final) {
+  std::optional<std::string> line;
+  {
+    std::lock_guard lock(mutex);
+    line = drops.due(std::chrono::steady_clock::now(), final);
+  }
+  if (line) log::warn(*line);
 }
 
 void Server::Impl::reap() {
@@ -183,28 +181,62 @@ void Server::Impl::accept_loop() {
   while (!stopping) {
     Socket s = listener->accept(500, options.timeout_seconds);
     reap();
-    if (!s) continue;
-    std::unique_lock lock(mutex);
-    ++stats.connections;
-    const std::string address = address_of(s.peer());
-    if (!admit_pending(address)) {
-      ++stats.refused;
-      lock.unlock();
-      log::warn("refused connection from " + s.peer() + ": " +
-                std::to_string(options.max_pending_per_address) +
-                " connections from that address are still authenticating");
-      refuse_later(std::move(s), Errc::unavailable,
-                   "server busy: too many connections from your address are still "
-                   "authenticating; try again later");
-      continue;
-    }
-    auto id = next_conn++;
-    auto& c = conns[id];
-    c.fd = s.fd();
-    c.address = address;
-    c.thread =
-        std::thread([this, id, sock = std::move(s)]() mutable { serve(id, std::move(sock)); });
+    report_drops(false);
+    if (s) admit(std::move(s));
   }
+}
+
+void Server::Impl::admit(Socket s) {
+  std::unique_lock lock(mutex);
+  ++stats.connections;
+  const std::string address = address_of(s.peer());
+  const auto id = next_conn++;
+  const auto d = admission->arrive(id, s.fd(), address, std::chrono::steady_clock::now());
+  for (auto victim : d.evicted) {
+    auto it = conns.find(victim);
+    if (it == conns.end()) continue;
+    if (it->second.fd >= 0) ::shutdown(it->second.fd, SHUT_RDWR);
+    it->second.evicted = true;
+    ++stats.refused;
+    drops.note("idle (nothing sent), evicted for newcomers", it->second.address);
+  }
+  if (d.refusal != Admission::Refusal::none) {
+    ++stats.refused;
+    std::string why, text;
+    switch (d.refusal) {
+      case Admission::Refusal::rate:
+        why = "refused: their address lost too many connections before authenticating";
+        text =
+            "server busy: too many connections from your address came to nothing (idle, or "
+            "a failed handshake); try again in a few seconds";
+        break;
+      case Admission::Refusal::address:
+        why = "over " + std::to_string(options.max_pending_per_address) +
+              " connections authenticating per address";
+        text =
+            "server busy: too many connections from your address are still "
+            "authenticating; try again later";
+        break;
+      default:
+        why = "refused: every slot for connections authenticating held by handshakes";
+        text =
+            "server busy: every slot for connections not yet authenticated is taken by "
+            "handshakes in progress; try again in a few seconds";
+    }
+    drops.note(why, address);
+    lock.unlock();
+    // From an address that keeps losing connections, a refusal costs no thread: its message,
+    // and the connection is closed.
+    if (d.refusal == Admission::Refusal::rate)
+      send_error(s, Errc::unavailable, text);
+    else
+      refuse_later(std::move(s), Errc::unavailable, text);
+    return;
+  }
+  auto& c = conns[id];
+  c.fd = s.fd();
+  c.address = address;
+  c.thread = std::thread([this, id, sock = std::move(s)]() mutable { serve(id, std::move(sock)); });
 }
 
 void Server::Impl::serve(std::uint64_t id, Socket s) {
@@ -212,23 +244,28 @@ void Server::Impl::serve(std::uint64_t id, Socket s) {
   std::shared_ptr<Session> session;
   SessionId session_id{};
   bool control = false;
+  bool authenticated = false;
   try {
     // The handshake, TLS and the token, within its deadline however the client paces it.
     s.set_deadline(std::chrono::steady_clock::now() +
                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                        std::chrono::duration<double>(options.handshake_seconds)));
-    if (std::to_integer<unsigned char>(s.peek_byte()) == tls::kHandshakeRecord) {
+    const bool encrypted = std::to_integer<unsigned char>(s.peek_byte()) == tls::kHandshakeRecord;
+    if (encrypted) {
       s.start_tls(*tls);
+      std::lock_guard lock(mutex);
+      admission->handshaken(id);
     } else if (options.require_encryption) {
       throw Error(Errc::invalid_argument,
                   "this server accepts only encrypted connections (TLS): send without "
                   "--no-encryption");
-    } else {
+    }
+    auto a = server_handshake(s, token);
+    authenticated = true;
+    if (!encrypted)
       log::warn("connection from " + peer +
                 " is not encrypted (--no-encryption): what it sends can be read and altered "
                 "on the way");
-    }
-    auto a = server_handshake(s, token);
     if (!admit_authenticated(id)) {
       log::warn("refused connection from " + peer + ": " + std::to_string(options.max_connections) +
                 " connections already");
@@ -271,10 +308,20 @@ void Server::Impl::serve(std::uint64_t id, Socket s) {
     }
   } catch (const Error& e) {
     bool quiet = stopping || (e.code() == Errc::unavailable && !control && session);
+    bool evicted = false;
     if (!quiet) {
-      log::warn("connection from " + peer + " closed: " + e.what());
       std::lock_guard lock(mutex);
-      ++stats.refused;
+      if (auto it = conns.find(id); it != conns.end()) evicted = it->second.evicted;
+      if (evicted) {
+        // Counted and reported when it was evicted.
+      } else if (!authenticated) {
+        ++stats.refused;
+        admission->dropped(address_of(peer), std::chrono::steady_clock::now());
+        drops.note("ended before authenticating", address_of(peer), peer + ": " + e.what());
+      } else {
+        ++stats.refused;
+        log::warn("connection from " + peer + " closed: " + e.what());
+      }
     }
     // Tell the peer why (a full disk, a busy destination, a refused entry): the sender shows
     // the receiver's reason rather than a reset. A peer that went silent is not written to; on
@@ -283,7 +330,7 @@ void Server::Impl::serve(std::uint64_t id, Socket s) {
     if (session && !control && e.code() == Errc::io) session->fail(e.what());
     // The peer's bytes may still be unread (before authentication, or a sender streaming
     // chunks): a lingering close lets the reason arrive instead of a reset.
-    if (e.code() != Errc::timeout) refuse(s, e.code(), e.what());
+    if (e.code() != Errc::timeout && !evicted) refuse(s, e.code(), e.what());
   } catch (const std::exception& e) {
     log::error("connection from " + peer + ": " + e.what());
   }
@@ -295,6 +342,7 @@ void Server::Impl::serve(std::uint64_t id, Socket s) {
   {
     // Forgotten before it is closed, so that stop() never shuts down a reused descriptor.
     std::lock_guard lock(mutex);
+    admission->leave(id);
     auto it = conns.find(id);
     if (it != conns.end()) {
       it->second.fd = -1;
@@ -401,6 +449,9 @@ Server::Server(const ServeOptions& options) : impl_(std::make_unique<Impl>()) {
     throw Error(Errc::invalid_argument, "handshake_seconds must be in (0, 3600]");
   if (options.max_pending < 1 || options.max_pending_per_address < 1)
     throw Error(Errc::invalid_argument, "max_pending and max_pending_per_address must be >= 1");
+  i.admission.emplace(
+      Admission::Limits{.max_pending = options.max_pending,
+                        .max_pending_per_address = options.max_pending_per_address});
   i.token = resolve_token(options.token);
   tls::Options t;
   t.token = i.token;
@@ -449,6 +500,7 @@ void Server::stop() {
   }
   for (auto& [_, c] : conns)
     if (c.thread.joinable()) c.thread.join();
+  i.report_drops(true);
 }
 
 std::uint16_t Server::port() const {
