@@ -58,6 +58,12 @@ NUBO_C_API const char* nubo_last_error(void);
 NUBO_C_API const char* nubo_version(void);
 /* NUBO_ABI_VERSION of the library actually loaded; compare with the header's. */
 NUBO_C_API int nubo_abi_version(void);
+/*
+ * Parses every environment variable nubo reads (docs/env.md) that is set: NUBO_ERR_INVALID_ARGUMENT
+ * for the first malformed one, named in nubo_last_error(). Call it first, so that a typo stops
+ * the program before any work.
+ */
+NUBO_C_API nubo_status nubo_check_environment(void);
 
 /*
  * The one element type of the ABI. Buffers and collectives hold F32 to I64; TF32 is F32

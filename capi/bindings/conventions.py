@@ -26,7 +26,8 @@ CAPABILITY_PREFIXES: dict[str, tuple[str, ...]] = {
     "cost": ("nubo_cost_",),
     "units": ("nubo_units_",),
 }
-CORE_FUNCTIONS = ("nubo_status_string", "nubo_last_error", "nubo_version", "nubo_abi_version")
+CORE_FUNCTIONS = ("nubo_status_string", "nubo_last_error", "nubo_version", "nubo_abi_version",
+                  "nubo_check_environment")
 OUT_SUFFIXES = ("_info", "_summary")
 LENT_SUFFIXES = ("_progress", "_notice")
 

@@ -1,8 +1,9 @@
-// Status codes, the thread's last error, and versions.
+// Status codes, the thread's last error, versions, and the environment's check.
 #include <string>
 
 #include "guard.hpp"
 #include "nubo.h"
+#include "nubo/env.hpp"
 #include "nubo/error.hpp"
 #include "nubo/version.h"
 
@@ -111,6 +112,10 @@ NUBO_C_API const char* nubo_version(void) {
 
 NUBO_C_API int nubo_abi_version(void) {
   return NUBO_ABI_VERSION;
+}
+
+NUBO_C_API nubo_status nubo_check_environment(void) {
+  return nubo::capi::guard(__func__, [] { nubo::check_environment(); });
 }
 
 }  // extern "C"

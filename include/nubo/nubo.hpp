@@ -6,6 +6,7 @@
 #include "nubo/device.hpp"
 #include "nubo/dtype.hpp"
 #include "nubo/elastic.hpp"
+#include "nubo/env.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
 #include "nubo/parallel.hpp"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/text.hpp"
+#include "nubo/env.hpp"
 #include "nubo/error.hpp"
 
 namespace nubo::env {
@@ -32,13 +33,13 @@ std::optional<std::string> get(const char* name) {
 
 LogLevel log_level() {
   auto v = get("NUBO_LOG");
-  if (!v || v->empty()) return LogLevel::warn;
+  if (!v) return LogLevel::warn;
   auto s = text::lower(text::trim(*v));
   if (s == "error") return LogLevel::error;
   if (s == "warn" || s == "warning") return LogLevel::warn;
   if (s == "info") return LogLevel::info;
   if (s == "debug") return LogLevel::debug;
-  bad_value("NUBO_LOG", *v, "error, warn, info or debug");
+  bad_value("NUBO_LOG", *v, "error, warn, info or debug (unset, warn)");
 }
 
 std::optional<std::string> sim_devices() {
@@ -204,3 +205,20 @@ std::string autotune_cache_path() {
 }
 
 }  // namespace nubo::env
+
+namespace nubo {
+
+void check_environment() {
+  env::log_level();
+  env::cuda_enabled();
+  env::cuda_device_order();
+  env::job();
+  env::timeout();
+  env::checkpoint_delay_s();
+  env::autotune_enabled();
+  env::shm_disabled();
+  env::cpu_bind();
+  env::blas_threads();
+}
+
+}  // namespace nubo

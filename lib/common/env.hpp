@@ -13,7 +13,8 @@ enum class LogLevel { error = 0, warn = 1, info = 2, debug = 3 };
 // The raw value of a variable, or nullopt when unset. Empty counts as set.
 std::optional<std::string> get(const char* name);
 
-// NUBO_LOG=error|warn|info|debug (default warn).
+// NUBO_LOG=error|warn|info|debug (default warn; empty is malformed, as for every variable that
+// names one of a list).
 LogLevel log_level();
 
 // NUBO_SIM_DEVICES, e.g. "8xA100-SXM4-80GB" or "2xT4,1xV100-SXM2-16GB"; nullopt or empty: none.

@@ -105,10 +105,11 @@ DeviceReport discover(const DiscoverOptions& options) {
   // Bad configuration is the caller's error, reported before any work.
   env::log_level();
   env::cuda_device_order();
+  const bool cuda_on = env::cuda_enabled();  // NUBO_CUDA=2 is an error with the probe off too
   auto sim_spec = options.sim_devices ? options.sim_devices : env::sim_devices();
   auto topology = options.sim_topology_file ? options.sim_topology_file : env::sim_topology();
   auto plugin = options.cuda_plugin_path ? options.cuda_plugin_path : env::cuda_plugin();
-  bool probe = options.probe_cuda && env::cuda_enabled();
+  bool probe = options.probe_cuda && cuda_on;
   if (topology && !(sim_spec && !sim_spec->empty()))
     throw Error(Errc::invalid_argument,
                 "a topology file (" + *topology +

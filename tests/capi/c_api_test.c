@@ -2,6 +2,7 @@
  * The C ABI exercised from C11 (not C++): what a C program sees of libnubo_c.so. Run by CTest
  * with NUBO_SIM_DEVICES=2xA100-SXM4-80GB in the environment; exits nonzero when a check fails.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,6 +59,15 @@ static void test_versions(void) {
   CHECK(strcmp(nubo_version(), expected) == 0);
   CHECK(strcmp(nubo_version(), "0.1.0") == 0);
   CHECK(nubo_abi_version() == NUBO_ABI_VERSION);
+}
+
+static void test_environment_check(void) {
+  CHECK(nubo_check_environment() == NUBO_OK);
+  setenv("NUBO_CUDA", "2", 1);
+  CHECK(nubo_check_environment() == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(nubo_last_error(), "NUBO_CUDA='2' is not valid") != NULL);
+  unsetenv("NUBO_CUDA");
+  CHECK(nubo_check_environment() == NUBO_OK);
 }
 
 static void test_status_strings(void) {
@@ -483,6 +493,7 @@ int main(void) {
   nubo_device_report* report;
   test_last_error_starts_empty();
   test_versions();
+  test_environment_check();
   test_status_strings();
   test_options_init();
   test_discover_with_options();

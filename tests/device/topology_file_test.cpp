@@ -61,7 +61,7 @@ TEST_CASE("a topology file must match the simulated devices and needs them") {
   o.sim_topology_file = "x.topo";
   CHECK_THROWS_WITH(discover(o), Catch::Contains("NUBO_SIM_DEVICES"));
   CHECK_THROWS_WITH(testing::sim_report("8xA100-SXM4-80GB", "no-such-file.topo"),
-                    Catch::Contains("cannot be opened"));
+                    Catch::Contains("does not exist"));
 }
 
 TEST_CASE("the topology file replaces the built-in links of simulated devices") {

@@ -28,7 +28,7 @@ __version__ = "0.1.0"  # the version of nubo this package binds; pyproject.toml 
 
 __all__ = [
     "Backend", "Device", "DeviceReport", "Diagnosis", "DriverInfo", "HostCpu", "Link",
-    "LinkKind", "NuboError", "Severity", "Status", "abi_version", "discover",
+    "LinkKind", "NuboError", "Severity", "Status", "abi_version", "check_environment", "discover",
     "library_path", "version",
     "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "keygen", "list_archive",
     "pack", "unpack", "verify",
@@ -40,6 +40,13 @@ __all__ = [
 def version() -> str:
     """The version of the loaded libnubo_c.so, "MAJOR.MINOR.PATCH"."""
     return _lib.text(_lib.lib().nubo_version())
+
+
+def check_environment() -> None:
+    """Parses every environment variable nubo reads (docs/env.md) that is set; raises NuboError
+    (Status.INVALID_ARGUMENT) naming the first malformed one. Call it first, so that a typo stops
+    the program before any work."""
+    _lib.check(_lib.lib().nubo_check_environment())
 
 
 def abi_version() -> int:

@@ -755,6 +755,7 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_last_error": (c_char_p, []),
     "nubo_version": (c_char_p, []),
     "nubo_abi_version": (c_int, []),
+    "nubo_check_environment": (c_int, []),
     "nubo_device_discover_options_init": (
         c_int, [POINTER(nubo_device_discover_options), c_size_t]),
     "nubo_device_discover": (

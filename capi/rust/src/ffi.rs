@@ -761,6 +761,7 @@ extern "C" {
     pub fn nubo_last_error() -> *const c_char;
     pub fn nubo_version() -> *const c_char;
     pub fn nubo_abi_version() -> c_int;
+    pub fn nubo_check_environment() -> nubo_status;
     pub fn nubo_device_discover_options_init(
         options: *mut nubo_device_discover_options,
         struct_size: usize,

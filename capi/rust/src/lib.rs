@@ -239,6 +239,14 @@ pub fn version() -> String {
     unsafe { owned(ffi::nubo_version()) }
 }
 
+/// Parses every environment variable nubo reads (docs/env.md) that is set; an error
+/// ([`Status::InvalidArgument`]) names the first malformed one. Call it first, so that a typo
+/// stops the program before any work.
+pub fn check_environment() -> Result<(), Error> {
+    // SAFETY: no arguments, no preconditions.
+    check(unsafe { ffi::nubo_check_environment() })
+}
+
 /// `NUBO_ABI_VERSION` of the loaded library; [`ffi::NUBO_ABI_VERSION`] is the one this crate
 /// was written for.
 pub fn abi_version() -> i32 {

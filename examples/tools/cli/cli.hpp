@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "nubo/env.hpp"
 #include "nubo/error.hpp"
 #include "nubo/units.hpp"
 #include "nubo/version.h"
@@ -32,21 +33,29 @@ inline void add_version(CLI::App& app, const std::string& tool) {
           " (C ABI " + std::to_string(NUBO_ABI_VERSION) + ")");
 }
 
-// Parses the command line: -1 to go on, else the status to exit with (0 after --help or
-// --version, kExitUsage after an error, which CLI11 has printed).
-inline int parse(CLI::App& app, int argc, char** argv) {
-  try {
-    app.parse(argc, argv);
-    return -1;
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kExitUsage;
-  }
-}
-
 // "<tool>: <message>" on stderr, escaped: names in it may come from an archive, a peer or a
 // server, and must not reach the terminal as control characters.
 inline void print_error(const char* tool, const std::string& message) {
   std::fprintf(stderr, "%s: %s\n", tool, nubo::printable(message).c_str());
+}
+
+// Parses the command line, then checks the environment: -1 to go on, else the status to exit
+// with (0 after --help or --version, kExitUsage after an error, which is printed). A malformed
+// NUBO_* variable is a usage error as a malformed flag is, found before any work.
+inline int parse(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  try {
+    nubo::check_environment();
+    return -1;
+  } catch (const nubo::Error& e) {
+    const std::string tool = argc > 0 ? argv[0] : "nubo";
+    print_error(tool.substr(tool.rfind('/') + 1).c_str(), e.what());
+    return kExitUsage;
+  }
 }
 
 // A finite number in [min, max] (shown in --help as `shown`): CLI::Range's job, with NaN and
@@ -67,6 +76,12 @@ inline CLI::Validator Range(double min, double max, std::string shown = {}) {
       },
       shown);
 }
+// Text that must say something: an empty value would silently mean the default.
+inline const CLI::Validator NonEmpty(
+    [](std::string& text) -> std::string {
+      return text.empty() ? "is empty: give a value, or leave the option out for its default" : "";
+    },
+    "TEXT");
 inline const CLI::Validator PositiveNumber = Range(1e-300, 1e300, "POSITIVE");
 inline const CLI::Validator NonNegativeNumber = Range(0, 1e300, "NONNEGATIVE");
 inline const CLI::Validator Finite = Range(-1e300, 1e300, "NUMBER");

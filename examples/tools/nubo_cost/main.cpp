@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
       ->check(nubo_cli::Range(1e-6, 100.0));
   p->add_option("--checkpoint-size", plan.checkpoint_size, "checkpoint size, e.g. 20G");
   p->add_option("--checkpoint-every", plan.checkpoint_every,
-                "on-demand checkpoint interval, e.g. 1h");
+                "on-demand checkpoint interval, e.g. 1h")
+      ->check(nubo_cli::PositiveDuration);
   p->add_option("--egress", plan.egress, "results downloaded afterwards, e.g. 500G");
   p->add_option("--keep-months", plan.keep_months, "months to keep data in object storage after")
       ->check(nubo_cli::Range(0.0, 1200.0));
@@ -139,8 +140,10 @@ int main(int argc, char** argv) {
       ->check(nubo_cli::Range(1.0, 10.0));
   o->add_option("--maintenance", own.maintenance, "per year, fraction of the price, default 0")
       ->check(nubo_cli::Range(0.0, 0.99));
-  o->add_option("--instance", own.instance, "the cloud instance to compare, default p4d.24xlarge");
-  o->add_option("--pricing", own.pricing, "its pricing, default on-demand");
+  auto* own_instance = o->add_option("--instance", own.instance,
+                                     "the cloud instance to compare, default p4d.24xlarge");
+  o->add_option("--pricing", own.pricing, "the --instance's pricing, default on-demand")
+      ->needs(own_instance);
   o->add_flag("--json", own.json, "print JSON");
 
   nubo_cost::ScaleCommand sc;

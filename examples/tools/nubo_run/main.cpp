@@ -188,6 +188,13 @@ int main(int argc, char** argv) {
       rendezvous = "file://" + made_dir;
     } else {
       nubo::check_rendezvous(rendezvous, "--rendezvous");
+      // A file:// folder is shared between the nodes, so it must be there already: making it
+      // would hide a typo, or a mount that is missing on this node.
+      if (std::error_code ec; rendezvous.rfind("file://", 0) == 0 &&
+                              !std::filesystem::is_directory(rendezvous.substr(7), ec)) {
+        return fail("--rendezvous " + rendezvous + ": the folder " + rendezvous.substr(7) +
+                    " does not exist (make it, or mount the shared one)");
+      }
       const bool redis_with_job = rendezvous.rfind("redis://", 0) == 0 &&
                                   rendezvous.find('/', 8) != std::string::npos &&
                                   rendezvous.back() != '/';

@@ -36,6 +36,20 @@ extern "C" void on_sigterm(int) {
   if (auto* t = g_trainer.load()) t->request_stop();  // sets an atomic flag, nothing more
 }
 
+// --checkpoint-every: a number of steps, a duration or auto; zero of either would never
+// checkpoint (leave the option out for no periodic checkpoints).
+const CLI::Validator CheckpointEvery(
+    [](std::string& text) -> std::string {
+      if (text == "auto") return "";
+      if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+        if (text.find_first_not_of('0') == std::string::npos)
+          return "0 steps would never checkpoint: leave the option out for none";
+        return text.size() > 18 ? "more steps than any run takes" : "";
+      }
+      return nubo_cli::PositiveDuration(text);
+    },
+    "STEPS|DURATION|auto");
+
 std::vector<std::size_t> parse_hidden(const std::string& text) {
   std::vector<std::size_t> out;
   std::size_t at = 0;
@@ -78,7 +92,8 @@ int main(int argc, char** argv) {
   bool resume = false, fresh = false, strict_resume = false, autotune = false, quiet = false,
        sync_checkpoints = false;
   app.add_option("--devices", devices,
-                 "cpu, cpu:N, sim:N or cuda:I[,J...] (default: all GPUs, else cpu)");
+                 "cpu, cpu:N, sim:N or cuda:I[,J...] (default: all GPUs, else cpu)")
+      ->check(nubo_cli::NonEmpty);
   app.add_option("--epochs", epochs, "Epochs in all (a resumed run continues to this many)")
       ->check(nubo_cli::Range(1, 100000));
   app.add_option("--batch", batch, "Global batch: samples per step, all workers together")
@@ -90,11 +105,13 @@ int main(int argc, char** argv) {
                  "Learning rate: cosine (decays to 0 by the last epoch) or constant")
       ->check(CLI::IsMember({"cosine", "constant"}));
   app.add_option("--hidden", hidden, "Hidden layer widths, e.g. 256,128");
-  app.add_option("--seed", seed, "Seed of the initial parameters and the shuffle");
+  app.add_option("--seed", seed, "Seed of the initial parameters and the shuffle")
+      ->check(nubo_cli::Range(0, 18446744073709551615.0, "0 to 2^64 - 1"));
   app.add_option("--checkpoint", checkpoint_dir, "Directory for checkpoints");
   app.add_option("--checkpoint-every", checkpoint_every,
                  "Checkpoint every N steps, every duration (30s, 10m), or auto: Daly's interval "
-                 "from the measured write time and --mtbi");
+                 "from the measured write time and --mtbi")
+      ->check(CheckpointEvery);
   app.add_option("--mtbi", mtbi,
                  "Mean time between interruptions for --checkpoint-every auto (default: the "
                  "--instance provider's spot figure, else the catalog's default provider's)");
@@ -108,10 +125,14 @@ int main(int argc, char** argv) {
   app.add_flag("--strict-resume", strict_resume,
                "Refuse a checkpoint written by another team (device kind or worker count)");
   app.add_option("--profile", profile_path, "Write the run's profile (JSON) here");
-  app.add_option("--instance", instance, "Show the live cost of this cloud instance");
-  app.add_option("--pricing", pricing, "on-demand, spot, reserved-1y or reserved-3y");
+  auto* instance_option =
+      app.add_option("--instance", instance, "Show the live cost of this cloud instance");
+  app.add_option("--pricing", pricing,
+                 "on-demand, spot, reserved-1y or reserved-3y (with --instance)")
+      ->needs(instance_option);
   app.add_option("--data", data_dir, "Fashion-MNIST directory (gzipped IDX files)");
-  app.add_option("--subset", subset, "Train on the first N rows only (0: all)");
+  app.add_option("--subset", subset, "Train on the first N rows only (0: all)")
+      ->check(nubo_cli::Range(0, 1e12, "0 or more"));
   app.add_option("--bucket-mb", bucket_mb,
                  "Gradient bucket size in MiB (2^20 bytes; 0: no buckets)")
       ->check(nubo_cli::Range(0.0, 4096.0));
@@ -209,11 +230,10 @@ int main(int argc, char** argv) {
 
     auto last_print = std::chrono::steady_clock::now() - std::chrono::hours(1);
     double shown_interval = 0;
-    auto progress = [&](const nubo::TrainProgress& p) {
-      auto now = std::chrono::steady_clock::now();
-      // --checkpoint-every auto: each interval the trainer plans, once, with what it rests on.
-      if (leader && o.checkpoint_auto && p.checkpoint_interval_s != shown_interval) {
-        shown_interval = p.checkpoint_interval_s;
+    // --checkpoint-every auto: each interval the trainer plans, once, with what it rests on.
+    auto show_interval = [&](double interval) {
+      if (leader && o.checkpoint_auto && interval != shown_interval) {
+        shown_interval = interval;
         const auto prof = trainer.profile();
         std::printf(
             "checkpoint interval %s (Daly: %s to write one, an interruption every %s on "
@@ -223,6 +243,10 @@ int main(int argc, char** argv) {
             nubo::format_duration(o.mtbi_s).c_str(), prof.checkpoint_expected_waste * 100);
         std::fflush(stdout);
       }
+    };
+    auto progress = [&](const nubo::TrainProgress& p) {
+      auto now = std::chrono::steady_clock::now();
+      show_interval(p.checkpoint_interval_s);
       bool epoch_end = p.step % p.steps_per_epoch == 0;
       if (!leader || quiet || (!epoch_end && now - last_print < std::chrono::seconds(2)))
         return true;
@@ -251,6 +275,8 @@ int main(int argc, char** argv) {
       throw;
     }
     g_trainer = nullptr;
+    // A short run may end before its first background write did, and planned from it.
+    show_interval(trainer.profile().checkpoint_interval_s);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!profile_path.empty() && leader) {

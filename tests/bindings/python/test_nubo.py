@@ -62,6 +62,21 @@ class LibraryTest(unittest.TestCase):
         self.assertEqual(nubo.version(), nubo.__version__)
         self.assertEqual(nubo.abi_version(), _lib.ABI_VERSION)
 
+    def test_check_environment(self) -> None:
+        nubo.check_environment()
+        saved = os.environ.get("NUBO_LOG")
+        os.environ["NUBO_LOG"] = "loud"
+        try:
+            with self.assertRaises(nubo.NuboError) as caught:
+                nubo.check_environment()
+            self.assertEqual(caught.exception.status, nubo.Status.INVALID_ARGUMENT)
+            self.assertIn("NUBO_LOG='loud' is not valid", str(caught.exception))
+        finally:
+            if saved is None:
+                del os.environ["NUBO_LOG"]
+            else:
+                os.environ["NUBO_LOG"] = saved
+
     def test_installed_package_uses_bundled_library(self) -> None:
         if os.environ.get("NUBO_TEST_EXPECT_BUNDLED") != "1":
             self.skipTest("NUBO_TEST_EXPECT_BUNDLED is not set")
