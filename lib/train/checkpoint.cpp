@@ -12,9 +12,12 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
 #include <thread>
 
 #include "common/env.hpp"
+#include "common/json.hpp"
 #include "common/log.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
@@ -279,9 +282,13 @@ void DataParallelTrainer::load(const std::string& path) {
   std::string optimizer, rng_state;
   std::uint64_t step = 0, position = 0, rows = 0, batch = 0;
   int epoch = 0;
+  try {  // a checkpoint that is not well-formed is corrupt (resume falls back), not bad usage
+    meta = json::parse({reinterpret_cast<const char*>(bytes.data()), bytes.size()},
+                       path + ": meta.json");
+  } catch (const Error& x) {
+    throw Error(Errc::corrupt, x.what());
+  }
   try {
-    meta = nlohmann::json::parse(reinterpret_cast<const char*>(bytes.data()),
-                                 reinterpret_cast<const char*>(bytes.data()) + bytes.size());
     if (meta.at("format").get<std::string>() != kFormat)
       throw Error(Errc::corrupt, path + ": checkpoint format '" +
                                      meta.at("format").get<std::string>() + "', expected " +
@@ -321,6 +328,26 @@ void DataParallelTrainer::load(const std::string& path) {
                   line + "; refused (strict_resume: resume on the same team for an exact repeat)");
     log::warn(line + " (the run continues, not bit for bit as on the original team)");
   }
+  // The step, the epoch and the data position follow from each other (run_step advances them
+  // together): where they do not, the checkpoint was not written by a run of this data and
+  // batch, whatever else it says. It is corrupt, as one whose RNG state does not parse is, and
+  // an older one is used instead; a run never "resumes" past its end or mid-row.
+  const auto spe = m.steps_per_epoch();
+  const bool consistent =
+      epoch >= 0 ? position <= rows && step == static_cast<std::uint64_t>(epoch) * spe +
+                                                   (position + batch - 1) / batch
+                 : epoch == -1 && step == 0 && position == 0;
+  if (!consistent)
+    throw Error(Errc::corrupt,
+                path + ": step " + std::to_string(step) + ", epoch " + std::to_string(epoch) +
+                    " and data position " + std::to_string(position) + " do not fit together (" +
+                    std::to_string(rows) + " rows, " + std::to_string(spe) + " steps an epoch)");
+  std::mt19937_64 rng;
+  if (epoch >= 0) {
+    std::istringstream s(rng_state);
+    s >> rng;
+    if (s.fail()) throw Error(Errc::corrupt, path + ": the RNG state does not parse");
+  }
   const std::size_t states = m.replicas.at(0)->optimizer_states();
   std::vector<std::vector<float>> values;
   const char* names[] = {"params.bin", "state1.bin", "state2.bin"};
@@ -328,7 +355,7 @@ void DataParallelTrainer::load(const std::string& path) {
     values.push_back(read_floats(r, path, names[i], m.layout.total));
   // Everything was read and checked: only now change the trainer.
   if (epoch >= 0) {
-    m.restore_epoch(epoch, rng_state, position);
+    m.restore_epoch(epoch, rng, static_cast<std::size_t>(position));
   } else {  // taken before the first step
     m.rng.seed(m.opt.seed);
     m.epoch = -1;

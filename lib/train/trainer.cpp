@@ -102,16 +102,10 @@ void DataParallelTrainer::Impl::start_epoch(int e) {
   position = 0;
 }
 
-void DataParallelTrainer::Impl::restore_epoch(int e, const std::string& rng_state,
+void DataParallelTrainer::Impl::restore_epoch(int e, const std::mt19937_64& state,
                                               std::size_t pos) {
-  std::istringstream s(rng_state);
-  s >> rng;
-  if (s.fail()) throw Error(Errc::corrupt, "checkpoint: the RNG state does not parse");
+  rng = state;
   start_epoch(e);
-  if (pos > order.size())
-    throw Error(Errc::invalid_argument, "checkpoint: data position " + std::to_string(pos) +
-                                            " is past the " + std::to_string(order.size()) +
-                                            " rows of '" + train->name() + "'");
   position = pos;
 }
 
@@ -196,6 +190,11 @@ FitResult DataParallelTrainer::fit(int epochs, const TrainProgressFn& progress) 
   const bool checkpointing = !m.opt.checkpoint_dir.empty();
   const auto spe = m.steps_per_epoch();
   const std::uint64_t total = static_cast<std::uint64_t>(epochs) * spe;
+  if (m.step > total)
+    throw Error(Errc::invalid_argument,
+                "fit: the run resumed at step " + std::to_string(m.step) + ", past the " +
+                    std::to_string(total) + " steps of " + std::to_string(epochs) +
+                    (epochs == 1 ? " epoch" : " epochs") + ": give more epochs, or start afresh");
   const std::uint64_t first = m.step;
   auto t0 = Clock::now();
   m.last_checkpoint = t0;

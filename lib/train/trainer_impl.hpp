@@ -95,7 +95,8 @@ struct DataParallelTrainer::Impl {
 
   std::uint64_t steps_per_epoch() const;
   void start_epoch(int e);  // draws epoch e's shuffle from rng
-  void restore_epoch(int e, const std::string& rng_state, std::size_t pos);
+  // Epoch e from the generator's state at its start, at data position `pos` (checked by load).
+  void restore_epoch(int e, const std::mt19937_64& state, std::size_t pos);
   // Runs one step; returns the all-reduced statistics (see train::StatSlot).
   std::vector<float> run_step(float stop_vote, bool checkpoint_due);
   bool single_process() const { return team.size() == team.local_size(); }

@@ -115,5 +115,12 @@ for bad in "--mtbi 1h" "--checkpoint-every auto --mtbi 0" "--checkpoint-every au
   set -e
   [ "$status" -ne 0 ] && grep -q -- "--mtbi" "$work/bad.log" || fail "'$bad' was not refused"
 done
+# An empty --devices would silently mean "the default devices": refused as bad usage.
+set +e
+"$train" --devices '' >"$work/bad.log" 2>&1
+status=$?
+set -e
+[ "$status" -eq 2 ] && grep -q -- "--devices: is empty" "$work/bad.log" \
+  || fail "--devices '' was not refused: $(cat "$work/bad.log")"
 
 echo "ok"

@@ -1,8 +1,10 @@
 // The trainer in-process: data parallelism is exact (1 vs N workers, buckets vs none), resume is
 // exact, checkpoints are checked, and bad options get clear errors.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
 #include "nubo/error.hpp"
@@ -164,6 +166,42 @@ TEST_CASE("checkpoints of another model, damaged ones, and the fallback", "[trai
     } catch (const nubo::Error& e) {
       CHECK(e.code() == nubo::Errc::corrupt);
     }
+  }
+  SECTION("a well-formed checkpoint whose step and data position do not fit is set aside too") {
+    // Checkpoint 8, its meta.json rewritten as a writer that knows the format would: checksums
+    // and all intact, only the numbers wrong.
+    const auto original = (dir / "original.nubo").string();
+    std::filesystem::copy_file(t.checkpoint_path(8), original);
+    int tampers = 0;
+    const auto tampered = [&](const std::string& field, std::int64_t value) {
+      const auto work = dir / ("tamper-" + std::to_string(++tampers));
+      nubo::transfer::unpack(original, work.string(), {.sync = false});
+      auto meta = nlohmann::json::parse(std::ifstream(work / "meta.json"));
+      meta[field] = value;
+      std::ofstream(work / "meta.json") << meta.dump();
+      std::vector<std::string> files;
+      for (const auto& e : std::filesystem::directory_iterator(work))
+        files.push_back(e.path().string());
+      std::sort(files.begin(), files.end());
+      nubo::transfer::pack(files, t.checkpoint_path(8), {.sync = false});
+    };
+    for (auto [field, value] : {std::pair<std::string, std::int64_t>{"step", 1000000000000000000},
+                                {"position", 1000000},
+                                {"step", 7},
+                                {"epoch", 5}}) {
+      INFO(field << " = " << value);
+      tampered(field, value);
+      nubo::DataParallelTrainer r(team, o, data);  // as a damaged one: the previous is used
+      CHECK(r.resumed_from() == t.checkpoint_path(6));
+      CHECK(r.steps_done() == 6);
+      CHECK_THROWS_WITH(r.load(t.checkpoint_path(8)), Catch::Contains("do not fit together"));
+    }
+  }
+  SECTION("a run never resumes past its end") {
+    nubo::DataParallelTrainer r(team, o, data);
+    CHECK(r.steps_done() == 8);
+    CHECK_THROWS_WITH(r.fit(1), Catch::Contains("past the 4 steps of 1 epoch:"));
+    CHECK(r.fit(2) == nubo::FitResult::finished);
   }
   SECTION("a missing checkpoint") {
     CHECK_THROWS_AS(t.load((dir / "nope.nubo").string()), nubo::Error);
