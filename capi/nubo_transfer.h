@@ -144,6 +144,18 @@ NUBO_C_API nubo_status nubo_transfer_pack(const char* const* sources, size_t sou
                                           const nubo_transfer_pack_options* options,
                                           nubo_transfer_summary* summary);
 /*
+ * Whether `archive` is what packing `sources` with `options` would make of them now, as rsync's
+ * quick check decides (the entries' kinds, sizes, modification times, modes and link targets;
+ * the chunk size; the encryption): into `buf`, "" when it is, else the first difference
+ * ("'src/a.txt': its size changed"). The buffer as nubo_cost_meter_line's. NUBO_ERR_NOT_FOUND
+ * when there is no such archive, NUBO_ERR_CORRUPT when it is damaged or incomplete.
+ */
+NUBO_C_API nubo_status nubo_transfer_archive_difference(const char* archive,
+                                                        const char* const* sources,
+                                                        size_t source_count,
+                                                        const nubo_transfer_pack_options* options,
+                                                        char* buf, size_t capacity, size_t* needed);
+/*
  * Unpacks `archive` into `directory` (created if missing). NUBO_ERR_CORRUPT for a damaged
  * archive or one with unsafe paths or links (refused before anything is written).
  */

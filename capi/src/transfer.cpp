@@ -6,6 +6,7 @@
 #include "nubo.h"
 #include "nubo/transfer.hpp"
 #include "sized_struct.hpp"
+#include "text_out.hpp"
 #include "transfer_convert.hpp"
 
 namespace nubo::capi {
@@ -118,6 +119,35 @@ void check_summary(const nubo_transfer_summary* summary) {
   }
 }
 
+// The sources of a pack, checked.
+std::vector<std::string> pack_sources(const char* const* sources, size_t source_count) {
+  if (source_count == 0) throw Error(Errc::invalid_argument, "source_count is 0: nothing to pack");
+  nubo::capi::require(sources, "sources");
+  return nubo::capi::to_strings(sources, source_count, "sources");
+}
+
+// The C options of a pack (NULL: the defaults) as the C++ ones.
+xfer::PackOptions pack_options(const nubo_transfer_pack_options* options) {
+  auto o = default_pack();
+  if (options)
+    o = nubo::capi::read_sized(*options, o, "options", "nubo_transfer_pack_options_init()");
+  xfer::PackOptions p;
+  p.codec = to_codec(o.codec);
+  p.level = o.level;
+  p.chunk_size = o.chunk_size;
+  p.threads = o.threads;
+  p.memory_limit = o.memory_limit;
+  p.target_rate = o.target_rate;
+  p.resume = o.resume != 0;
+  p.sync = o.sync != 0;
+  p.exclude = nubo::capi::to_strings(o.exclude, o.exclude_count, "options->exclude");
+  p.include = nubo::capi::to_strings(o.include, o.include_count, "options->include");
+  p.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
+  p.key_file = o.key_file ? o.key_file : "";
+  p.keep_partial = o.keep_partial != 0;
+  return p;
+}
+
 }  // namespace
 
 extern "C" {
@@ -152,29 +182,20 @@ NUBO_C_API nubo_status nubo_transfer_pack(const char* const* sources, size_t sou
                                           nubo_transfer_summary* summary) {
   return nubo::capi::guard("nubo_transfer_pack", [&] {
     nubo::capi::require(archive, "archive");
-    if (source_count == 0)
-      throw Error(Errc::invalid_argument, "source_count is 0: nothing to pack");
-    nubo::capi::require(sources, "sources");
     check_summary(summary);
-    auto list = nubo::capi::to_strings(sources, source_count, "sources");
-    auto o = default_pack();
-    if (options)
-      o = nubo::capi::read_sized(*options, o, "options", "nubo_transfer_pack_options_init()");
-    xfer::PackOptions p;
-    p.codec = to_codec(o.codec);
-    p.level = o.level;
-    p.chunk_size = o.chunk_size;
-    p.threads = o.threads;
-    p.memory_limit = o.memory_limit;
-    p.target_rate = o.target_rate;
-    p.resume = o.resume != 0;
-    p.sync = o.sync != 0;
-    p.exclude = nubo::capi::to_strings(o.exclude, o.exclude_count, "options->exclude");
-    p.include = nubo::capi::to_strings(o.include, o.include_count, "options->include");
-    p.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
-    p.key_file = o.key_file ? o.key_file : "";
-    p.keep_partial = o.keep_partial != 0;
-    write_summary(xfer::pack(list, archive, p), summary);
+    auto list = pack_sources(sources, source_count);
+    write_summary(xfer::pack(list, archive, pack_options(options)), summary);
+  });
+}
+
+NUBO_C_API nubo_status nubo_transfer_archive_difference(
+    const char* archive, const char* const* sources, size_t source_count,
+    const nubo_transfer_pack_options* options, char* buf, size_t capacity, size_t* needed) {
+  return nubo::capi::guard("nubo_transfer_archive_difference", [&] {
+    nubo::capi::require(archive, "archive");
+    auto list = pack_sources(sources, source_count);
+    nubo::capi::copy_text_out(xfer::archive_difference(archive, list, pack_options(options)),
+                              "the difference", buf, capacity, needed);
   });
 }
 

@@ -157,6 +157,16 @@ struct Entry {
   std::uint64_t chunks = 0;
 };
 
+// Whether `archive` (a file or s3://BUCKET/KEY) is what packing `sources` with `options` would
+// make of them now, as rsync's quick check decides: the same entries, each with the same kind,
+// size, modification time, mode and link target, in chunks of the same size, encrypted when
+// `options.key_file` says so (under that key). "" when it is; else the first difference, e.g.
+// "'src/a.txt': its size changed". The contents are not read. A damaged or incomplete archive
+// throws as list() does. nubo-xfer's rerun of a pack that completed says "up to date" with it.
+NUBO_API std::string archive_difference(const std::string& archive,
+                                        const std::vector<std::string>& sources,
+                                        const PackOptions& options = {});
+
 // The entries of `archive`, from its index (cheap: the data is not read). An encrypted archive's
 // names are sealed: it needs `key_file`.
 NUBO_API std::vector<Entry> list(const std::string& archive, const std::string& key_file = {});

@@ -39,6 +39,10 @@ std::uint64_t checkpoint_interval(std::uint64_t total, std::uint64_t chunk_size)
   return std::clamp<std::uint64_t>(total / 16, 4 * chunk_size, 1ull << 30);
 }
 
+// A pack writes "<archive>.part", and its progress in "<archive>.journal".
+constexpr const char* kPartSuffix = ".part";
+constexpr const char* kJournalSuffix = ".journal";
+
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -62,9 +66,6 @@ class FileTarget : public PackTarget {
   FileTarget(const std::vector<std::string>& sources, std::string archive,
              const PackOptions& options)
       : sources_(sources), archive_(std::move(archive)), options_(options) {}
-
-  // Files the walk must leave out: the archive and its companions, when inside a source.
-  std::vector<std::string> companions() const { return {archive_, part_path(), journal_path()}; }
 
   Start start(const WalkResult& walk, std::uint32_t chunk_size, const Key* key) override {
     interval_ = checkpoint_interval(walk.bytes, chunk_size);
@@ -106,8 +107,8 @@ class FileTarget : public PackTarget {
   }
 
  private:
-  std::string part_path() const { return archive_ + ".part"; }
-  std::string journal_path() const { return archive_ + ".journal"; }
+  std::string part_path() const { return archive_ + kPartSuffix; }
+  std::string journal_path() const { return archive_ + kJournalSuffix; }
 
   const std::vector<std::string>& sources_;
   std::string archive_;
@@ -355,6 +356,10 @@ Summary run_pack(const std::vector<std::string>& sources, const PackOptions& opt
 
 }  // namespace
 
+std::vector<std::string> companions_of(const std::string& archive) {
+  return {archive, archive + kPartSuffix, archive + kJournalSuffix};
+}
+
 std::optional<Encryption> fresh_encryption(const Key* key) {
   if (!key) return std::nullopt;
   auto [cipher, block] = ArchiveCipher::create(*key);
@@ -390,7 +395,7 @@ Summary pack(const std::vector<std::string>& sources, const std::string& archive
     return run_pack(sources, options, target, {});
   }
   FileTarget target(sources, archive, options);
-  return run_pack(sources, options, target, target.companions());
+  return run_pack(sources, options, target, companions_of(archive));
 }
 
 }  // namespace nubo::transfer

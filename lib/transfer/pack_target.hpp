@@ -42,6 +42,10 @@ class PackTarget {
   virtual void abort(bool /*cancelled*/) noexcept {}
 };
 
+// The files a pack into the local file `archive` writes ("<archive>.part", its journal, the
+// archive itself): the walk leaves them out when the archive lies inside a source.
+std::vector<std::string> companions_of(const std::string& archive);
+
 // A fresh data key for a new archive, when encrypting with `key`.
 std::optional<Encryption> fresh_encryption(const Key* key);
 

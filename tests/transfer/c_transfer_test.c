@@ -82,6 +82,22 @@ int main(int argc, char** argv) {
         summary.chunks_by_codec[NUBO_CODEC_ZERO] == 0);
   CHECK(calls >= 2);
 
+  /* The archive is what packing its source makes now: no difference, until the source changes. */
+  CHECK(nubo_transfer_archive_difference(archive, sources, 1, NULL, buf, sizeof buf, &got) ==
+        NUBO_OK);
+  CHECK(buf[0] == '\0' && got == 1);
+  f = fopen(file, "a");
+  fputs("more\n", f);
+  fclose(f);
+  CHECK(nubo_transfer_archive_difference(archive, sources, 1, NULL, buf, sizeof buf, &got) ==
+        NUBO_OK);
+  CHECK(strstr(buf, "src/hello.txt': its size changed") != NULL);
+  CHECK(nubo_transfer_archive_difference("/nonexistent.nubo", sources, 1, NULL, buf, sizeof buf,
+                                         &got) == NUBO_ERR_NOT_FOUND);
+  f = fopen(file, "w");
+  fputs(data, f);
+  fclose(f);
+
   /* Bad inputs. */
   CHECK(nubo_transfer_pack(NULL, 1, archive, NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK(strstr(nubo_last_error(), "sources is NULL") != NULL);

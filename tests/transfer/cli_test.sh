@@ -25,11 +25,26 @@ head -c 300000 /dev/urandom > src/sub/big.bin
 cmp src/sub/big.bin out1/src/sub/big.bin || fail "-o - did not round-trip"
 [ "$(status "$xfer" pack src -o - --json)" = 2 ] || fail "-o - with --json was not refused"
 
-# An existing archive is kept unless -f.
+# An existing archive is kept unless -f. The same pack run again after it completed has
+# nothing to do (exit 0, as rsync), so that a wrapper retrying until success ends; once the
+# sources changed it is refused, naming what changed.
 "$xfer" pack src -o a.nubo -q
+"$xfer" pack src -o a.nubo 2> err || fail "a rerun of a completed pack failed: $(cat err)"
+grep -q "a.nubo is up to date with its sources" err || fail "the rerun: $(cat err)"
+until "$xfer" pack src -o a.nubo -q; do fail "a retry loop would not end"; done
+printf 'hello, again\n' > src/a.txt
 [ "$(status "$xfer" pack src -o a.nubo -q)" = 2 ] || fail "an existing archive was overwritten"
-grep -q -- "-f" err || fail "the refusal does not mention -f"
+grep -q "differs from the sources: 'src/a.txt': its size changed; pass -f" err \
+  || fail "the refusal: $(cat err)"
+touch src/new.txt
+[ "$(status "$xfer" pack src -o a.nubo -q)" = 2 ] || fail "a new source file went unnoticed"
+rm src/new.txt
+printf 'not an archive' > b.nubo
+[ "$(status "$xfer" pack src -o b.nubo -q)" = 2 ] || fail "a file that is no archive was overwritten"
+grep -q "not a complete archive" err || fail "the refusal: $(cat err)"
 "$xfer" pack src -o a.nubo -q -f
+"$xfer" pack src -o a.nubo -q || fail "a rerun after -f"
+printf 'hello\n' > src/a.txt
 
 # Filters, and a dry run that writes nothing.
 "$xfer" pack src -o f.nubo -n --exclude '*.tmp' --exclude 'logs/' --include 'sub/keep.tmp' \

@@ -21,8 +21,8 @@ from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, Host
                       LinkKind, Severity, discover)
 from .errors import NuboError, Status
 from .parallel import Buffer, DType, Event, NativeHandles, Pending, ReduceOp, Team, Worker
-from .transfer import (Archive, Codec, Entry, EntryKind, Progress, Summary, keygen, list_archive,
-                       pack, unpack, verify)
+from .transfer import (Archive, Codec, Entry, EntryKind, Progress, Summary, archive_difference,
+                       keygen, list_archive, pack, unpack, verify)
 
 __version__ = "0.1.0"  # the version of nubo this package binds; pyproject.toml says the same
 
@@ -30,7 +30,8 @@ __all__ = [
     "Backend", "Device", "DeviceReport", "Diagnosis", "DriverInfo", "HostCpu", "Link",
     "LinkKind", "NuboError", "Severity", "Status", "abi_version", "check_environment", "discover",
     "library_path", "version",
-    "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "keygen", "list_archive",
+    "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "archive_difference", "keygen",
+    "list_archive",
     "pack", "unpack", "verify",
     "Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker",
     "cost", "interruption", "net", "s3", "train", "units",

@@ -830,6 +830,8 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
         c_int, [POINTER(nubo_transfer_verify_options), c_size_t]),
     "nubo_transfer_pack": (
         c_int, [POINTER(c_char_p), c_size_t, c_char_p, POINTER(nubo_transfer_pack_options), POINTER(nubo_transfer_summary)]),
+    "nubo_transfer_archive_difference": (
+        c_int, [c_char_p, POINTER(c_char_p), c_size_t, POINTER(nubo_transfer_pack_options), c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_transfer_unpack": (
         c_int, [c_char_p, c_char_p, POINTER(nubo_transfer_unpack_options), POINTER(nubo_transfer_summary)]),
     "nubo_transfer_verify": (

@@ -166,6 +166,39 @@ def _codec(codec: Union[str, Codec]) -> int:
     return int(codec)
 
 
+class _PackOptions:
+    """nubo_transfer_pack_options filled from pack()'s arguments, with the arrays its pointers
+    reach (kept alive as long as it is)."""
+
+    def __init__(self, codec: Union[str, Codec] = "zstd", level: int = 0,
+                 chunk_size: Optional[int] = None, threads: int = 0,
+                 memory_limit: Optional[int] = None, target_rate: float = 0,
+                 resume: bool = True, sync: bool = True, exclude: Iterable[str] = (),
+                 include: Iterable[str] = (), key_file: Optional[StrPath] = None,
+                 keep_partial: bool = False) -> None:
+        o = nubo_transfer_pack_options()
+        _lib.check(_lib.lib().nubo_transfer_pack_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+        o.codec, o.level, o.threads = _codec(codec), level, threads
+        if chunk_size is not None:
+            o.chunk_size = chunk_size
+        if memory_limit is not None:
+            o.memory_limit = memory_limit
+        o.target_rate, o.resume, o.sync = target_rate, int(resume), int(sync)
+        self.excluded, o.exclude_count = _patterns(exclude)
+        self.included, o.include_count = _patterns(include)
+        o.exclude, o.include = self.excluded, self.included
+        o.key_file = _optional_path(key_file)
+        o.keep_partial = int(keep_partial)
+        self.c = o
+
+
+def _sources(sources: Union[StrPath, Iterable[StrPath]]) -> "tuple[ctypes.Array[c_char_p], int]":
+    if isinstance(sources, (str, bytes, os.PathLike)):
+        sources = [sources]  # type: ignore[list-item]
+    encoded = [_path(s) for s in sources]  # type: ignore[union-attr]
+    return (c_char_p * max(len(encoded), 1))(*encoded), len(encoded)
+
+
 def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
          codec: Union[str, Codec] = "zstd", level: int = 0, chunk_size: Optional[int] = None,
          threads: int = 0, memory_limit: Optional[int] = None, target_rate: float = 0,
@@ -177,31 +210,30 @@ def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
     include pattern matches it). key_file: encrypt with that key (keygen makes one).
     keep_partial: packing to s3://, a cancel keeps the upload for a rerun (default: aborts it).
     Raises NuboError (CANCELLED when progress returned False)."""
-    if isinstance(sources, (str, bytes, os.PathLike)):
-        sources = [sources]  # type: ignore[list-item]
-    encoded = [_path(s) for s in sources]  # type: ignore[union-attr]
-    lib = _lib.lib()
-    o = nubo_transfer_pack_options()
-    _lib.check(lib.nubo_transfer_pack_options_init(ctypes.byref(o), ctypes.sizeof(o)))
-    o.codec, o.level, o.threads = _codec(codec), level, threads
-    if chunk_size is not None:
-        o.chunk_size = chunk_size
-    if memory_limit is not None:
-        o.memory_limit = memory_limit
-    o.target_rate, o.resume, o.sync = target_rate, int(resume), int(sync)
-    excluded, o.exclude_count = _patterns(exclude)
-    included, o.include_count = _patterns(include)
-    o.exclude, o.include = excluded, included
-    o.key_file = _optional_path(key_file)
-    o.keep_partial = int(keep_partial)
+    options = _PackOptions(codec, level, chunk_size, threads, memory_limit, target_rate, resume,
+                           sync, exclude, include, key_file, keep_partial)
     call = _call(progress)
-    o.progress = call.c
-    array = (c_char_p * max(len(encoded), 1))(*encoded)
+    options.c.progress = call.c
+    array, count = _sources(sources)
     target = _path(archive)
     s = nubo_transfer_summary()
-    call.run(lambda: lib.nubo_transfer_pack(array, len(encoded), target, ctypes.byref(o),
-                                            ctypes.byref(s)))
+    call.run(lambda: _lib.lib().nubo_transfer_pack(array, count, target, ctypes.byref(options.c),
+                                                   ctypes.byref(s)))
     return _summary(s)
+
+
+def archive_difference(archive: StrPath, sources: Union[StrPath, Iterable[StrPath]], *,
+                       chunk_size: Optional[int] = None, exclude: Iterable[str] = (),
+                       include: Iterable[str] = (), key_file: Optional[StrPath] = None) -> str:
+    """Whether `archive` is what pack(sources, ...) would make of them now, as rsync's quick
+    check decides (kinds, sizes, modification times, modes, link targets; the chunk size; the
+    encryption): "" when it is, else the first difference, e.g. "'src/a.txt': its size
+    changed". Raises NuboError (NOT_FOUND: no archive there; CORRUPT: a damaged one)."""
+    options = _PackOptions(chunk_size=chunk_size, exclude=exclude, include=include,
+                           key_file=key_file)
+    array, count = _sources(sources)
+    return _lib.read_text(_lib.lib().nubo_transfer_archive_difference, _path(archive), array,
+                          count, ctypes.byref(options.c))
 
 
 def unpack(archive: StrPath, directory: StrPath, *, threads: int = 0,

@@ -960,6 +960,15 @@ extern "C" {
         options: *const nubo_transfer_pack_options,
         summary: *mut nubo_transfer_summary,
     ) -> nubo_status;
+    pub fn nubo_transfer_archive_difference(
+        archive: *const c_char,
+        sources: *const *const c_char,
+        source_count: usize,
+        options: *const nubo_transfer_pack_options,
+        buf: *mut c_char,
+        capacity: usize,
+        needed: *mut usize,
+    ) -> nubo_status;
     pub fn nubo_transfer_unpack(
         archive: *const c_char,
         directory: *const c_char,

@@ -18,7 +18,8 @@ use std::ptr::{self, NonNull};
 
 use crate::progress::{Callback, FromRaw};
 use crate::{
-    c_int_of, c_ptr, c_string, check, ffi, optional_path, owned, path_string, Error, Status,
+    c_int_of, c_ptr, c_string, check, ffi, optional_path, owned, path_string, read_text, Error,
+    Status,
 };
 
 /// How chunks are compressed (`--codec`).
@@ -259,6 +260,51 @@ pub fn keygen(path: impl AsRef<Path>) -> Result<(), Error> {
     check(unsafe { ffi::nubo_transfer_keygen(path.as_ptr()) })
 }
 
+/// [`PackOptions`] as the C struct, with the strings its pointers reach (kept alive as long as
+/// it is).
+struct RawPackOptions {
+    raw: ffi::nubo_transfer_pack_options,
+    _exclude: StringList,
+    _include: StringList,
+    _key_file: Option<CString>,
+}
+
+impl RawPackOptions {
+    fn new(options: &PackOptions) -> Result<RawPackOptions, Error> {
+        let exclude = StringList::patterns("exclude", &options.exclude)?;
+        let include = StringList::patterns("include", &options.include)?;
+        let key_file = optional_path("key_file", options.key_file.as_deref())?;
+        let mut o = ffi::nubo_transfer_pack_options::new();
+        // SAFETY: `o` is a valid struct of the size given.
+        check(unsafe { ffi::nubo_transfer_pack_options_init(&mut o, std::mem::size_of_val(&o)) })?;
+        if let Some(codec) = options.codec {
+            o.codec = codec.raw();
+        }
+        if let Some(level) = options.level {
+            o.level = level;
+        }
+        o.chunk_size = options.chunk_size.unwrap_or(o.chunk_size);
+        if let Some(threads) = options.threads {
+            o.threads = c_int_of("threads", threads)?;
+        }
+        o.memory_limit = options.memory_limit.unwrap_or(o.memory_limit);
+        o.resume = flag(options.resume, o.resume);
+        o.sync = flag(options.sync, o.sync);
+        o.exclude = exclude.ptr();
+        o.exclude_count = options.exclude.len();
+        o.include = include.ptr();
+        o.include_count = options.include.len();
+        o.key_file = c_ptr(&key_file);
+        o.keep_partial = c_int::from(options.keep_partial);
+        Ok(RawPackOptions {
+            raw: o,
+            _exclude: exclude,
+            _include: include,
+            _key_file: key_file,
+        })
+    }
+}
+
 /// Packs `sources` (files, directories recursively, symlinks as links) into `archive`.
 pub fn pack<P: AsRef<Path>>(
     sources: &[P],
@@ -268,33 +314,9 @@ pub fn pack<P: AsRef<Path>>(
 ) -> Result<Summary, Error> {
     let sources = StringList::paths(sources)?;
     let archive = path_string("the archive's path", archive.as_ref())?;
-    let exclude = StringList::patterns("exclude", &options.exclude)?;
-    let include = StringList::patterns("include", &options.include)?;
-    let key_file = optional_path("key_file", options.key_file.as_deref())?;
-    let mut o = ffi::nubo_transfer_pack_options::new();
-    // SAFETY: `o` is a valid struct of the size given.
-    check(unsafe { ffi::nubo_transfer_pack_options_init(&mut o, std::mem::size_of_val(&o)) })?;
-    if let Some(codec) = options.codec {
-        o.codec = codec.raw();
-    }
-    if let Some(level) = options.level {
-        o.level = level;
-    }
-    o.chunk_size = options.chunk_size.unwrap_or(o.chunk_size);
-    if let Some(threads) = options.threads {
-        o.threads = c_int_of("threads", threads)?;
-    }
-    o.memory_limit = options.memory_limit.unwrap_or(o.memory_limit);
-    o.resume = flag(options.resume, o.resume);
-    o.sync = flag(options.sync, o.sync);
-    o.exclude = exclude.ptr();
-    o.exclude_count = options.exclude.len();
-    o.include = include.ptr();
-    o.include_count = options.include.len();
-    o.key_file = c_ptr(&key_file);
-    o.keep_partial = c_int::from(options.keep_partial);
+    let mut o = RawPackOptions::new(options)?;
     let mut callback = Callback::new(progress);
-    (o.progress, o.progress_user) = callback.raw();
+    (o.raw.progress, o.raw.progress_user) = callback.raw();
     let mut summary = ffi::nubo_transfer_summary::new();
     // SAFETY: every pointer in `o` and the lists outlives the call; `callback` too.
     let raw = unsafe {
@@ -302,12 +324,39 @@ pub fn pack<P: AsRef<Path>>(
             sources.ptr(),
             sources.len(),
             archive.as_ptr(),
-            &o,
+            &o.raw,
             &mut summary,
         )
     };
     callback.finish(raw)?;
     Ok(Summary::from_raw(&summary))
+}
+
+/// Whether `archive` is what [`pack`] of `sources` with `options` would make of them now, as
+/// rsync's quick check decides (kinds, sizes, modification times, modes, link targets; the
+/// chunk size; the encryption): `""` when it is, else the first difference, e.g.
+/// `'src/a.txt': its size changed`. [`Status::NotFound`]: no archive there.
+pub fn archive_difference<P: AsRef<Path>>(
+    archive: impl AsRef<Path>,
+    sources: &[P],
+    options: &PackOptions,
+) -> Result<String, Error> {
+    let sources = StringList::paths(sources)?;
+    let archive = path_string("the archive's path", archive.as_ref())?;
+    let o = RawPackOptions::new(options)?;
+    // SAFETY: every pointer in `o` and the lists outlives the calls; read_text hands a buffer of
+    // the size it asks for.
+    read_text("nubo_transfer_archive_difference", |buf, capacity, needed| unsafe {
+        ffi::nubo_transfer_archive_difference(
+            archive.as_ptr(),
+            sources.ptr(),
+            sources.len(),
+            &o.raw,
+            buf,
+            capacity,
+            needed,
+        )
+    })
 }
 
 /// Unpacks `archive` into `directory` (created if missing), each file verified before it takes

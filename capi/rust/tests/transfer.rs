@@ -107,6 +107,24 @@ fn a_tree_is_packed_listed_read_verified_and_unpacked() {
 }
 
 #[test]
+fn an_archive_is_up_to_date_with_its_sources_until_they_change() {
+    let dir = TempDir::new("difference");
+    let src = tree(&dir);
+    let archive = dir.0.join("d.nubo");
+    let options = PackOptions {
+        chunk_size: Some(1 << 20),
+        ..Default::default()
+    };
+    transfer::pack(&[&src], &archive, &options, None).unwrap();
+    assert_eq!(transfer::archive_difference(&archive, &[&src], &options).unwrap(), "");
+    fs::write(src.join("hello.txt"), b"hello, changed archive\n").unwrap();
+    let why = transfer::archive_difference(&archive, &[&src], &options).unwrap();
+    assert!(why.contains("src/hello.txt': its size changed"), "{why}");
+    let missing = transfer::archive_difference(dir.0.join("none.nubo"), &[&src], &options);
+    assert_eq!(missing.unwrap_err().status, Status::NotFound);
+}
+
+#[test]
 fn the_archive_handle_is_read_from_several_threads() {
     let dir = TempDir::new("threads");
     let src = tree(&dir);

@@ -114,6 +114,30 @@ void report(const std::string& operation, const xfer::Summary& s, const Common& 
   std::fprintf(stderr, "\n");
 }
 
+// An archive already at `output` is kept unless -f. A rerun of the pack that made it, with its
+// sources as they were, has nothing to do (exit 0, as rsync): true. One that differs is
+// refused, naming how; none there (or an interrupted pack's .part): false, pack.
+bool up_to_date(const std::string& output, const std::vector<std::string>& sources,
+                const xfer::PackOptions& o, const Common& common) {
+  std::string why;
+  try {
+    why = xfer::archive_difference(output, sources, o);
+  } catch (const nubo::Error& e) {
+    if (e.code() == nubo::Errc::not_found) return false;
+    why = std::string("it is not a complete archive (") + e.what() + ")";
+  }
+  if (!why.empty())
+    throw nubo::Error(nubo::Errc::invalid_argument, output + " already exists and differs from " +
+                                                        "the sources: " + why +
+                                                        "; pass -f to overwrite it");
+  if (common.json)
+    std::cout << nlohmann::json{{"operation", "packed"}, {"up_to_date", true}}.dump(2) << "\n";
+  else if (!common.quiet)
+    std::fprintf(stderr, "nubo-xfer: %s is up to date with its sources: nothing to do\n",
+                 output.c_str());
+  return true;
+}
+
 std::string mode_string(const xfer::Entry& e) {
   std::string s = e.kind == xfer::EntryKind::directory ? "d"
                   : e.kind == xfer::EntryKind::symlink ? "l"
@@ -303,9 +327,6 @@ int main(int argc, char** argv) {
         throw nubo::Error(nubo::Errc::invalid_argument,
                           common.json ? "-o - writes the archive to stdout: --json cannot go there"
                                       : "not writing an archive to a terminal (-f to force)");
-      if (output != "-" && !force && ::access(output.c_str(), F_OK) == 0)
-        throw nubo::Error(nubo::Errc::invalid_argument,
-                          output + " already exists: pass -f to overwrite it");
       xfer::PackOptions o;
       // zstd unless a rate to keep up with is given: then auto trades ratio for speed.
       if (codec.empty()) codec = target_rate != "0" ? "auto" : "zstd";
@@ -321,6 +342,7 @@ int main(int argc, char** argv) {
       o.include = selection.include;
       o.key_file = key_file;
       o.keep_partial = keep_partial;
+      if (output != "-" && !force && up_to_date(output, sources, o, common)) return 0;
       bar.emplace("packed", common.quiet);
       o.progress = [&](const xfer::Progress& p) { return (*bar)(p); };
       auto s = xfer::pack(sources, output, o);

@@ -54,6 +54,22 @@ class TransferTest(unittest.TestCase):
                          (self.src / "sub" / "b.bin").read_bytes())
         self.assertEqual(os.readlink(out / "src" / "link"), "a.txt")
 
+    def test_archive_difference(self) -> None:
+        archive = self.dir / "d.nubo"
+        nubo.pack(self.src, archive, chunk_size=64 << 10, sync=False)
+        self.assertEqual(nubo.archive_difference(archive, self.src, chunk_size=64 << 10), "")
+        self.assertIn("its chunks are of 65536 bytes",
+                      nubo.archive_difference(archive, self.src))
+        self.assertIn("src/sub/b.bin' is no longer in the sources",
+                      nubo.archive_difference(archive, self.src, chunk_size=64 << 10,
+                                              exclude=["*.bin"]))
+        (self.src / "new.txt").write_bytes(b"new")  # the directory changed first
+        self.assertEqual(nubo.archive_difference(archive, self.src, chunk_size=64 << 10),
+                         "'src': its modification time changed")
+        with self.assertRaises(nubo.NuboError) as caught:
+            nubo.archive_difference(self.dir / "none.nubo", self.src)
+        self.assertEqual(caught.exception.status, nubo.Status.NOT_FOUND)
+
     def test_encrypted_round_trip(self) -> None:
         key, other = self.dir / "k.key", self.dir / "other.key"
         nubo.keygen(key)

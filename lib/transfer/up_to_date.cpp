@@ -1,0 +1,51 @@
+// archive_difference (nubo/transfer.hpp): whether an archive is what packing its sources would
+// make now. The entries are compared as a resumed pack compares what it packed before
+// (entry_difference), and in the walk's order, which is the archive's.
+#include "nubo/error.hpp"
+#include "nubo/transfer.hpp"
+#include "transfer/archive_cipher.hpp"
+#include "transfer/archive_reader.hpp"
+#include "transfer/pack_resume.hpp"
+#include "transfer/pack_target.hpp"
+#include "transfer/s3/client.hpp"
+#include "transfer/walk.hpp"
+
+namespace nubo::transfer {
+
+std::string archive_difference(const std::string& archive, const std::vector<std::string>& sources,
+                               const PackOptions& options) {
+  const auto key = key_from_file(options.key_file);
+  std::optional<ArchiveFile> a;
+  try {
+    a.emplace(ArchiveFile::open(archive, key ? &*key : nullptr));
+  } catch (const Error& e) {
+    // Encrypted under another key, or with no key given: another archive than this pack's.
+    if (e.code() != Errc::invalid_argument) throw;
+    return e.what();
+  }
+  if (key && !a->header().key) return "it is not encrypted";
+  if (a->chunk_size() != options.chunk_size)
+    return "its chunks are of " + std::to_string(a->chunk_size()) + " bytes, not " +
+           std::to_string(options.chunk_size);
+  const bool local = !s3::is_s3_url(archive) && archive != "-";
+  const auto walk =
+      walk_sources(sources, local ? companions_of(archive) : std::vector<std::string>{},
+                   PathFilter(options.exclude, options.include));
+  const auto& packed = a->index().entries;
+  const auto& now = walk.entries;
+  for (std::size_t i = 0; i < std::min(packed.size(), now.size()); ++i) {
+    if (packed[i].meta.path != now[i].meta.path) {
+      return packed[i].meta.path < now[i].meta.path
+                 ? "'" + packed[i].meta.path + "' is no longer in the sources"
+                 : "'" + now[i].meta.path + "' is new";
+    }
+    if (auto why = entry_difference(packed[i].meta, now[i].meta); !why.empty())
+      return "'" + now[i].meta.path + "': " + why;
+  }
+  if (packed.size() > now.size())
+    return "'" + packed[now.size()].meta.path + "' is no longer in the sources";
+  if (now.size() > packed.size()) return "'" + now[packed.size()].meta.path + "' is new";
+  return {};
+}
+
+}  // namespace nubo::transfer
