@@ -18,6 +18,9 @@ namespace {
 // A frame may not ask for a larger window than a chunk: bounds memory on hostile input (zstd's
 // own limit is 128 MiB).
 constexpr int kMaxWindowLog = 27;
+// A frame decoded as a stream keeps its window: 8 MiB at most. nubo writes its index at level 3,
+// whose window is 2 MiB whatever the size.
+constexpr int kMaxStreamWindowLog = 23;
 
 [[noreturn]] void zstd_corrupt(std::size_t code) {
   throw Error(Errc::corrupt, std::string("zstd: ") + ZSTD_getErrorName(code));
@@ -177,7 +180,7 @@ ZstdFrameStream::ZstdFrameStream(Bytes frame, std::uint64_t size)
     throw Error(Errc::corrupt, "zstd frame does not declare " + std::to_string(size) + " bytes");
   }
   if (!(state_->ctx = ZSTD_createDCtx())) throw std::bad_alloc();
-  ZSTD_DCtx_setParameter(state_->ctx, ZSTD_d_windowLogMax, kMaxWindowLog);
+  ZSTD_DCtx_setParameter(state_->ctx, ZSTD_d_windowLogMax, kMaxStreamWindowLog);
   state_->in = {frame.data(), frame.size(), 0};
   state_->size = size;
 }

@@ -102,7 +102,7 @@ std::uint64_t peak_growth(const std::function<void()>& f) {
 // `archive` with its index replaced by a zstd frame of `declared` bytes: `prefix`, then zeros.
 // Compressed as a stream, so the test itself never holds the gigabyte it declares.
 void replace_index(const std::string& archive, const std::vector<std::byte>& prefix,
-                   std::uint64_t declared) {
+                   std::uint64_t declared, int window_log = 0) {
   auto bytes = nubo_test::read_file(archive);
   std::array<std::byte, fmt::kTrailerSize> tail{};
   std::memcpy(tail.data(), bytes.data() + bytes.size() - tail.size(), tail.size());
@@ -113,6 +113,7 @@ void replace_index(const std::string& archive, const std::vector<std::byte>& pre
   std::vector<std::byte> compressed;
   ZSTD_CCtx* cctx = ZSTD_createCCtx();
   ZSTD_CCtx_setPledgedSrcSize(cctx, declared);
+  if (window_log) ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, window_log);
   const std::vector<std::byte> zeros(1 << 20);
   std::uint64_t fed = 0;
   auto feed = [&](xfer::Bytes piece, bool last) {
@@ -256,4 +257,9 @@ TEST_CASE("a compressed index that declares a gigabyte is refused before it is d
   CHECK_THROWS_WITH(xfer::list(zeros), Catch::Contains("path length 0"));
   CHECK(peak_growth([&] { xfer::list(zeros); }) < (64u << 20));
   CHECK_THROWS_WITH(xfer::verify(zeros, {.threads = 1}), Catch::Contains("path length 0"));
+
+  // 3. A frame that asks for a 32 MiB window, which a decoder would hold while it reads.
+  const auto window = copy("window.nubo");
+  replace_index(window, real, 64u << 20, 25);
+  CHECK_THROWS_WITH(xfer::list(window), Catch::Contains("zstd"));
 }
