@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "common/crc32c.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
 
@@ -54,4 +55,27 @@ TEST_CASE("printable escapes what would drive a terminal and keeps the rest") {
   // A right-to-left override would show "txt.exe" as "exe.txt".
   CHECK(printable("evil\u202etxt.exe") == "evil\\u202etxt.exe");
   CHECK(printable("").empty());
+}
+
+TEST_CASE("CRC-32C gives the published check values, whole or in pieces") {
+  const std::string digits = "123456789";
+  CHECK(crc32c::extend(0, digits.data(), digits.size()) == 0xe3069283u);
+  CHECK(crc32c::extend(0, nullptr, 0) == 0u);
+  // RFC 3720's examples: 32 bytes of zeros, of 0xff, and ascending.
+  std::string zeros(32, '\0'), ones(32, '\xff'), up(32, '\0');
+  for (int i = 0; i < 32; ++i) up[static_cast<std::size_t>(i)] = static_cast<char>(i);
+  CHECK(crc32c::extend(0, zeros.data(), 32) == 0x8a9136aau);
+  CHECK(crc32c::extend(0, ones.data(), 32) == 0x62a8ab43u);
+  CHECK(crc32c::extend(0, up.data(), 32) == 0x46dd794eu);
+  // In pieces of every size, across the 8-byte steps.
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += static_cast<char>(i * 7 + 3);
+  const auto whole = crc32c::extend(0, text.data(), text.size());
+  for (std::size_t cut : {1u, 7u, 8u, 9u, 500u, 999u}) {
+    auto c = crc32c::extend(0, text.data(), cut);
+    CHECK(crc32c::extend(c, text.data() + cut, text.size() - cut) == whole);
+    auto p = crc32c::extend_portable(0, text.data(), cut);
+    CHECK(crc32c::extend_portable(p, text.data() + cut, text.size() - cut) == whole);
+  }
+  CHECK(crc32c::extend_portable(0, digits.data(), digits.size()) == 0xe3069283u);
 }

@@ -19,6 +19,8 @@ names the misbehaviour (path-style requests: /BUCKET/KEY):
                (objects put whole, and multipart uploads: create, parts, list, complete, abort)
   badcomplete  stores parts intact, but completes a multipart upload with an ETag of other
                parts than those sent
+  kmsflip      as flipping, for objects under SSE-KMS (their ETags no MD5 of the content), as a
+               server that checks checksums answers: with the CRC-32C of what it received
   signed       checks every request's Signature V4 as S3 does (written here from the
                specification, independently of nubo's), for key id AKIDHOSTILE with secret
                `secret`: a good signature gets the object "signed ok", a bad one 403
@@ -27,6 +29,7 @@ names the misbehaviour (path-style requests: /BUCKET/KEY):
 Prints its port on stdout, then serves until killed.
 Usage: hostile_s3_server.py
 """
+import base64
 import hashlib
 import hmac
 import re
@@ -47,7 +50,7 @@ ALTERED = {  # key: (ETag, part size or 0 for an object put whole)
 
 KEYS = {"AKIDHOSTILE": "secret"}
 
-STORED = {}  # (bucket, key) -> bytes, for flipping and badcomplete
+STORED = {}  # (bucket, key) -> bytes, for flipping, badcomplete and kmsflip
 UPLOADS = {}  # upload id -> {part number: bytes}
 
 
@@ -76,6 +79,27 @@ def sigv4_problem(method: str, target: str, headers) -> str:
         key = hmac.new(key, part.encode(), hashlib.sha256).digest()
     expected = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
     return "" if hmac.compare_digest(expected, signature) else "SignatureDoesNotMatch"
+
+
+def _crc32c_table() -> list:
+    table = []
+    for b in range(256):
+        c = b
+        for _ in range(8):
+            c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
+        table.append(c)
+    return table
+
+
+CRC32C_TABLE = _crc32c_table()
+
+
+def crc32c_base64(data: bytes) -> str:
+    """x-amz-checksum-crc32c of `data` (CRC-32C, big-endian, base64), written from RFC 3720."""
+    c = 0xFFFFFFFF
+    for b in data:
+        c = (c >> 8) ^ CRC32C_TABLE[(c ^ b) & 0xFF]
+    return base64.b64encode((c ^ 0xFFFFFFFF).to_bytes(4, "big")).decode()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -126,12 +150,14 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def answer(self, status: int, body: bytes = b"", etag: str = "", with_body: bool = True,
-               content_type: str = "application/xml") -> None:
+               content_type: str = "application/xml", headers: dict = None) -> None:
         self.send_response(status)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Content-Type", content_type)
         if etag:
             self.send_header("ETag", f'"{etag}"')
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         if with_body:
             self.wfile.write(body)
@@ -142,7 +168,7 @@ class Handler(BaseHTTPRequestHandler):
         key = path.lstrip("/").split("/", 1)[-1]
         q = dict(p.split("=", 1) if "=" in p else (p, "") for p in query.split("&") if p)
         kept = sent
-        if bucket == "flipping" and sent:
+        if bucket in ("flipping", "kmsflip") and sent:
             kept = bytearray(sent)
             kept[len(kept) // 2] ^= 0x01
             kept = bytes(kept)
@@ -153,9 +179,13 @@ class Handler(BaseHTTPRequestHandler):
                                     f"</UploadId></InitiateMultipartUploadResult>".encode())
         if "uploadId" in q and q["uploadId"] not in UPLOADS:
             return self.answer(404, b"<Error><Code>NoSuchUpload</Code></Error>")
+        # Under SSE-KMS the ETag is no MD5 of the content; the checksum still tells.
+        kms = {"x-amz-server-side-encryption": "aws:kms",
+               "x-amz-checksum-crc32c": crc32c_base64(kept)} if bucket == "kmsflip" else {}
+        stored_etag = "0f1e2d3c4b5a69788796a5b4c3d2e1f0" if kms else md5(kept).hexdigest()
         if self.command == "PUT" and "partNumber" in q:
             UPLOADS[q["uploadId"]][int(q["partNumber"])] = kept
-            return self.answer(200, etag=md5(kept).hexdigest())
+            return self.answer(200, etag=stored_etag, headers=kms)
         if self.command == "GET" and "uploadId" in q:
             parts = "".join(f"<Part><PartNumber>{n}</PartNumber><ETag>&quot;{md5(b).hexdigest()}"
                             f"&quot;</ETag><Size>{len(b)}</Size></Part>"
@@ -177,7 +207,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(204)
         if self.command == "PUT":
             STORED[(bucket, key)] = kept
-            return self.answer(200, etag=md5(kept).hexdigest())
+            return self.answer(200, etag=stored_etag, headers=kms)
         if (bucket, key) in STORED:
             data = STORED[(bucket, key)]
             return self.answer(200, data, md5(data).hexdigest(), with_body,
@@ -189,7 +219,7 @@ class Handler(BaseHTTPRequestHandler):
         sent = b""
         if self.headers.get("Content-Length"):
             sent = self.rfile.read(int(self.headers["Content-Length"]))
-        if b in ("flipping", "badcomplete"):
+        if b in ("flipping", "badcomplete", "kmsflip"):
             self.store(b, sent, with_body)
         elif b == "redirect":
             body = (b"<Error><Code>TemporaryRedirect</Code><Message>Please re-send this request to "

@@ -88,6 +88,10 @@ expect "altered on the way" 60 "$xfer" cp big.bin s3://flipping/big.bin -q
 [ "$status" = 3 ] || fail "an altered upload exited $status"
 mkdir -p src && cp small.bin src/
 expect "altered on the way" 30 "$xfer" pack src -o s3://flipping/a.nubo -q
+# Under SSE-KMS the ETag says nothing of the content: the CRC-32C a checking server answers
+# with still does, whole and in parts.
+expect "received bytes whose CRC-32C is" 30 "$xfer" cp small.bin s3://kmsflip/small.bin -q
+expect "received bytes whose CRC-32C is" 30 "$xfer" pack src -o s3://kmsflip/a.nubo -q
 # A completion that names other parts than those sent is refused too.
 expect "not the 3 parts sent" 60 "$xfer" cp big.bin s3://badcomplete/big.bin -q
 # A redirect says where to and why it was not followed.

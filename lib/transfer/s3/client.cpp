@@ -1,11 +1,14 @@
 #include "transfer/s3/client.hpp"
 
+#include <openssl/evp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <random>
 #include <thread>
 
+#include "common/crc32c.hpp"
 #include "common/log.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
@@ -63,12 +66,32 @@ ObjectUrl parse_s3_url(std::string_view text) {
 
 namespace {
 
-// Whether the server stored the body it was sent, from its answer: the ETag of what it kept is
-// the MD5 of those bytes, unless the object is encrypted with the server's or the caller's key
-// (SSE-KMS, SSE-C), or the server makes ETags of its own. A difference means the bytes were
-// altered on the way, and whatever altered them dropped the Content-MD5 that would have made
-// the server refuse them: the upload failed, and nothing of it may count as stored.
-void check_stored(const http::Response& r, const Md5& sent, const std::string& what) {
+// A body's CRC-32C as x-amz-checksum-crc32c carries it: the 4 bytes, big-endian, in base64.
+std::string crc32c_base64(transfer::Bytes body) {
+  const auto crc = crc32c::extend(0, body.data(), body.size());
+  const unsigned char be[4] = {
+      static_cast<unsigned char>(crc >> 24), static_cast<unsigned char>(crc >> 16),
+      static_cast<unsigned char>(crc >> 8), static_cast<unsigned char>(crc)};
+  unsigned char out[12];
+  const int len = EVP_EncodeBlock(out, be, 4);
+  return {reinterpret_cast<const char*>(out), static_cast<std::size_t>(len)};
+}
+
+// Whether the server stored the body it was sent, from its answer. A server that checks
+// x-amz-checksum-crc32c (S3, MinIO) answers with the CRC-32C of what it received. The ETag of
+// what it kept is the MD5 of those bytes, unless the object is encrypted with the server's or
+// the caller's key (SSE-KMS, SSE-C), or the server makes ETags of its own. A difference means
+// the bytes were altered on the way, and whatever altered them dropped the Content-MD5 that
+// would have made the server refuse them: the upload failed, and nothing of it may count as
+// stored.
+void check_stored(const http::Response& r, const Md5& sent, const std::string& crc,
+                  const std::string& what) {
+  const auto again = ". Nothing of them counts as uploaded: run the same command again";
+  if (const auto echo = r.headers.find("x-amz-checksum-crc32c");
+      echo != r.headers.end() && echo->second != crc)
+    throw Error(Errc::corrupt, what + ": the server received bytes whose CRC-32C is " +
+                                   printable(echo->second.substr(0, 16)) + ", not " + crc +
+                                   " as sent: they were altered on the way" + again);
   const auto etag = r.headers.find("etag");
   if (etag == r.headers.end()) throw Error(Errc::corrupt, what + ": the server gave no ETag");
   const auto sse = r.headers.find("x-amz-server-side-encryption");
@@ -80,8 +103,7 @@ void check_stored(const http::Response& r, const Md5& sent, const std::string& w
   if (stored->md5 != md5_hex(sent))
     throw Error(Errc::corrupt, what + ": the server stored bytes whose MD5 is " + stored->md5 +
                                    ", not " + md5_hex(sent) +
-                                   " as sent: they were altered on the way. Nothing of them "
-                                   "counts as uploaded: run the same command again");
+                                   " as sent: they were altered on the way" + again);
 }
 
 // Whether a completed multipart upload is the parts it was made of: its ETag, when S3's form
@@ -288,13 +310,15 @@ void Client::put_object(const ObjectUrl& url, transfer::Bytes body, const Metada
   Call c{"PUT", &url};
   c.body = body;
   const auto md5 = md5_of(body);
+  const auto crc = crc32c_base64(body);
   c.headers["content-md5"] = md5_base64(md5);
+  c.headers["x-amz-checksum-crc32c"] = crc;
   for (const auto& [k, v] : metadata) c.headers["x-amz-meta-" + k] = v;
   if (!options_.server_side_encryption.empty())
     c.headers["x-amz-server-side-encryption"] = options_.server_side_encryption;
   if (!options_.kms_key_id.empty())
     c.headers["x-amz-server-side-encryption-aws-kms-key-id"] = options_.kms_key_id;
-  check_stored(send(c), md5, "PUT " + url.text());
+  check_stored(send(c), md5, crc, "PUT " + url.text());
 }
 
 std::optional<ObjectInfo> Client::head_object(const ObjectUrl& url) {
@@ -390,6 +414,8 @@ std::vector<std::pair<std::string, std::uint64_t>> Client::list_objects(const Ob
 
 std::string Client::create_multipart(const ObjectUrl& url, const Metadata& metadata) {
   Call c{"POST", &url, "uploads="};
+  // Every part carries its CRC-32C, which a server that knows checksums checks as it arrives.
+  c.headers["x-amz-checksum-algorithm"] = "CRC32C";
   for (const auto& [k, v] : metadata) c.headers["x-amz-meta-" + k] = v;
   if (!options_.server_side_encryption.empty())
     c.headers["x-amz-server-side-encryption"] = options_.server_side_encryption;
@@ -399,17 +425,19 @@ std::string Client::create_multipart(const ObjectUrl& url, const Metadata& metad
   return parse_upload_id(r.body, "POST " + url.text() + "?uploads");
 }
 
-std::string Client::upload_part(const ObjectUrl& url, const std::string& upload_id, int number,
-                                transfer::Bytes data, std::optional<Md5> md5) {
+Part Client::upload_part(const ObjectUrl& url, const std::string& upload_id, int number,
+                         transfer::Bytes data, std::optional<Md5> md5) {
   limiter_->acquire(data.size());
   Call c{"PUT", &url,
          "partNumber=" + std::to_string(number) + "&uploadId=" + uri_encode(upload_id, false)};
   c.body = data;
   if (!md5) md5 = md5_of(data);
+  const auto crc = crc32c_base64(data);
   c.headers["content-md5"] = md5_base64(*md5);
+  c.headers["x-amz-checksum-crc32c"] = crc;
   auto r = send(c);
-  check_stored(r, *md5, "PUT " + url.text() + " part " + std::to_string(number));
-  return unquote(r.headers.at("etag"));
+  check_stored(r, *md5, crc, "PUT " + url.text() + " part " + std::to_string(number));
+  return {number, data.size(), unquote(r.headers.at("etag")), crc};
 }
 
 std::vector<Part> Client::list_parts(const ObjectUrl& url, const std::string& upload_id) {
@@ -431,9 +459,13 @@ std::vector<Part> Client::list_parts(const ObjectUrl& url, const std::string& up
 void Client::complete_multipart(const ObjectUrl& url, const std::string& upload_id,
                                 const std::vector<Part>& parts) {
   std::string body = "<CompleteMultipartUpload>";
-  for (const auto& p : parts)
+  for (const auto& p : parts) {
     body += "<Part><PartNumber>" + std::to_string(p.number) + "</PartNumber><ETag>\"" + p.etag +
-            "\"</ETag></Part>";
+            "\"</ETag>";
+    if (!p.checksum_crc32c.empty())
+      body += "<ChecksumCRC32C>" + p.checksum_crc32c + "</ChecksumCRC32C>";
+    body += "</Part>";
+  }
   body += "</CompleteMultipartUpload>";
   Call c{"POST", &url, "uploadId=" + uri_encode(upload_id, false)};
   c.body = transfer::as_bytes(body);

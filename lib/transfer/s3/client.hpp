@@ -1,9 +1,9 @@
 // An S3 client for what nubo stores: objects put whole or in parts (multipart uploads, each part
-// checked by the server against its Content-MD5), read by range, described by HEAD, and the
-// multipart bookkeeping a resumed upload needs (ListParts). Every request is signed (SigV4),
-// retried with exponential backoff and jitter on 5xx, 429 (SlowDown) and timeouts, and every
-// response read within a bound. Errors say what a person can do: wrong credentials name the key
-// id (never the secret), and a missing bucket, access denied, clock skew, a wrong region and a
+// checked by the server against its Content-MD5 and its CRC-32C), read by range, described by HEAD,
+// and the multipart bookkeeping a resumed upload needs (ListParts). Every request is signed
+// (SigV4), retried with exponential backoff and jitter on 5xx, 429 (SlowDown) and timeouts, and
+// every response read within a bound. Errors say what a person can do: wrong credentials name the
+// key id (never the secret), and a missing bucket, access denied, clock skew, a wrong region and a
 // quota each get their own advice.
 #pragma once
 
@@ -73,10 +73,11 @@ class Client {
                                                                   std::size_t limit = 10000000);
 
   std::string create_multipart(const ObjectUrl& url, const Metadata& metadata);
-  // The part's ETag, once the server checked its Content-MD5 and its ETag says it stored the
-  // bytes sent (else Error(corrupt)). `md5`: the data's, when the caller has it already.
-  std::string upload_part(const ObjectUrl& url, const std::string& upload_id, int number,
-                          transfer::Bytes data, std::optional<Md5> md5 = std::nullopt);
+  // The part as the server took it (its ETag, its CRC-32C), once the server checked its
+  // Content-MD5 and CRC-32C, and its answer says it stored the bytes sent (else
+  // Error(corrupt)). `md5`: the data's, when the caller has it already.
+  Part upload_part(const ObjectUrl& url, const std::string& upload_id, int number,
+                   transfer::Bytes data, std::optional<Md5> md5 = std::nullopt);
   // Every part the server holds for the upload; Error(not_found) when the upload is gone.
   std::vector<Part> list_parts(const ObjectUrl& url, const std::string& upload_id);
   // Error(corrupt) when the completed object's ETag, in S3's form, is not of these parts.

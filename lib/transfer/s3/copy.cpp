@@ -250,7 +250,7 @@ CopySummary upload_file(Client& client, const std::string& path, const ObjectUrl
       parts[i] = *p;
       resumed += n;
     } else {
-      parts[i] = {number, bytes.size(), client.upload_part(url, upload_id, number, bytes, md5)};
+      parts[i] = client.upload_part(url, upload_id, number, bytes, md5);
       progress.written += n;
     }
     progress.done += n;

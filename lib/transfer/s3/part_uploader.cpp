@@ -70,8 +70,7 @@ void PartUploader::run() {
       ++sending_;
     }
     try {
-      Part done{part.number, part.data.size(),
-                client_.upload_part(url_, upload_id_, part.number, part.data)};
+      const Part done = client_.upload_part(url_, upload_id_, part.number, part.data);
       if (uploaded_) {
         std::lock_guard report(report_mutex_);
         uploaded_(done);

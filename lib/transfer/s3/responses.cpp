@@ -143,14 +143,14 @@ PartsPage parse_list_parts(std::string_view body, const std::string& what) {
   PartsPage page;
   for (const auto& xml : xml_values(body, "Part", 10000)) {
     auto numbers = xml_values(xml, "PartNumber", 1), sizes = xml_values(xml, "Size", 1),
-         etags = xml_values(xml, "ETag", 1);
+         etags = xml_values(xml, "ETag", 1), checksums = xml_values(xml, "ChecksumCRC32C", 1);
     if (numbers.empty() || sizes.empty() || etags.empty()) continue;
     const auto n = number(numbers[0], what, "a PartNumber");
     if (n < 1 || n > 10000)
       throw Error(Errc::corrupt,
                   what + ": part number " + std::to_string(n) + " is outside S3's 1..10000");
-    page.parts.push_back(
-        {static_cast<int>(n), number(sizes[0], what, "a part's Size"), unquote(etags[0])});
+    page.parts.push_back({static_cast<int>(n), number(sizes[0], what, "a part's Size"),
+                          unquote(etags[0]), checksums.empty() ? "" : checksums[0].substr(0, 16)});
   }
   page.next = next_page(body, "NextPartNumberMarker");
   return page;

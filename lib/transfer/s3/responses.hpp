@@ -15,7 +15,8 @@ namespace nubo::s3 {
 struct Part {
   int number = 0;
   std::uint64_t size = 0;
-  std::string etag;  // without quotes
+  std::string etag;             // without quotes
+  std::string checksum_crc32c;  // base64, as S3 gives it; empty when the server gave none
 };
 
 // The text of every <tag>...</tag> in `xml`, entities decoded; at most `limit` of them.
