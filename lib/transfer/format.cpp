@@ -446,7 +446,8 @@ Index decode_index(ByteReader& r, std::uint16_t version_major, std::uint32_t chu
     const auto& e = index.entries[i];
     if (e.bundled) {
       auto& c = index.chunks[e.first_chunk];
-      if (!c.bundle || c.record_offset != e.record_offset || c.raw_size > chunk_size ||
+      if (!c.bundle || c.record_offset != e.record_offset || c.raw_size == 0 ||
+          c.raw_size > chunk_size ||
           c.stored_size > max_stored(c.codec, c.raw_size, seal_overhead) ||
           e.meta.size > c.raw_size || e.bundle_offset > c.raw_size - e.meta.size) {
         corrupt("index: '" + e.meta.path + "': its bundle's sizes or offset are out of range");

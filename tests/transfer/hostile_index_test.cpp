@@ -215,6 +215,26 @@ TEST_CASE("records the index lists must follow each other without overlapping") 
                     Catch::Contains("cannot fit in the 86 bytes of data"));
 }
 
+TEST_CASE("a bundle of no bytes is refused (listing divided by its size)") {
+  // Found by fuzz:archive_structure: list() estimates a bundled file's stored size in
+  // proportion to its bundle's raw size, which nothing kept from being 0 (SIGFPE).
+  fmt::Index idx;
+  fmt::IndexEntry e;
+  e.meta = file_meta("empty", 0);
+  e.record_offset = 64;
+  e.bundled = true;
+  idx.entries.push_back(e);
+  fmt::IndexChunk c;
+  c.record_offset = 64;
+  c.bundle = true;
+  c.raw_size = 0;
+  idx.chunks.push_back(c);
+  CHECK_THROWS_WITH(fmt::decode_index(fmt::encode_index(idx), fmt::kVersionMajor, 4096, 64, 1000),
+                    Catch::Contains("'empty': its bundle's sizes or offset are out of range"));
+  idx.chunks[0].raw_size = 40;
+  CHECK_NOTHROW(fmt::decode_index(fmt::encode_index(idx), fmt::kVersionMajor, 4096, 64, 1000));
+}
+
 TEST_CASE("a compressed index that declares a gigabyte is refused before it is decoded") {
   TempDir dir;
   nubo_test::write_file(dir / "src/a", "hello");
