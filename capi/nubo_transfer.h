@@ -81,6 +81,10 @@ typedef struct nubo_transfer_pack_options {
   /* Packing to s3://: nonzero keeps a cancelled upload on the server for a rerun to continue;
    * 0 (default) aborts it. A local pack keeps its .part either way. */
   int keep_partial;
+  /* Nonzero: an archive already there that is what this pack would make of the sources now
+   * (nubo_transfer_archive_difference says none) is kept, and the summary says up_to_date;
+   * 0 (default): it is replaced. */
+  int skip_unchanged;
 } nubo_transfer_pack_options;
 
 typedef struct nubo_transfer_unpack_options {
@@ -120,6 +124,8 @@ typedef struct nubo_transfer_summary {
   /* Bytes moved over the network: uploaded by a pack to s3://, fetched from s3:// by unpack and
    * verify; 0 for local archives. */
   uint64_t bytes_transferred;
+  /* Nonzero: a pack with skip_unchanged found the archive already made; nothing was written. */
+  int up_to_date;
 } nubo_transfer_summary;
 
 /* Writes a fresh random key (64 hexadecimal digits, mode 0600) to `path` for key_file; never

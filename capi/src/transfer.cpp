@@ -107,6 +107,7 @@ void write_summary(const xfer::Summary& s, nubo_transfer_summary* out) {
   c.seconds = s.seconds;
   c.resumed = s.resumed ? 1 : 0;
   c.bytes_transferred = s.bytes_transferred;
+  c.up_to_date = s.up_to_date ? 1 : 0;
   nubo::capi::write_sized(c, out, "summary", "nubo_transfer_summary");
 }
 
@@ -145,6 +146,7 @@ xfer::PackOptions pack_options(const nubo_transfer_pack_options* options) {
   p.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
   p.key_file = o.key_file ? o.key_file : "";
   p.keep_partial = o.keep_partial != 0;
+  p.skip_unchanged = o.skip_unchanged != 0;
   return p;
 }
 

@@ -84,6 +84,11 @@ struct PackOptions {
   // cancel aborts the upload. A local pack always keeps its "<archive>.part" for a rerun, and a
   // killed pack leaves everything as it was.
   bool keep_partial = false;
+  // An archive already at `archive` that is what this pack would make of the sources now
+  // (archive_difference says none) is kept: the pack only clears what an earlier attempt left
+  // (killed once the archive was whole) and returns at once, with summary.up_to_date. Off, an
+  // archive there is replaced. nubo-xfer pack sets it unless -f.
+  bool skip_unchanged = false;
 };
 
 // Writes a fresh random key to `path` (64 hexadecimal digits, mode 0600) for key_file. Never
@@ -120,6 +125,9 @@ struct Summary {
   // Bytes moved over the network: uploaded by pack -o s3://..., fetched from s3://... by unpack
   // and verify. 0 for local archives.
   std::uint64_t bytes_transferred = 0;
+  // pack with skip_unchanged: the archive was already what it would have made; nothing was
+  // written (bytes_skipped is every byte).
+  bool up_to_date = false;
 };
 
 // Packs `sources` (files, directories recursively, symlinks as links) into `archive`. A

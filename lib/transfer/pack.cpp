@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <optional>
 
@@ -104,6 +105,12 @@ class FileTarget : public PackTarget {
     rename_file(part_path(), archive_);
     if (options_.sync) sync_parent_dir(archive_);
     journal_->remove();
+  }
+
+  void forget_earlier() override {
+    std::error_code ec;
+    std::filesystem::remove(part_path(), ec);
+    std::filesystem::remove(journal_path(), ec);
   }
 
  private:
@@ -341,8 +348,15 @@ Encoding pack_encoding(const PackOptions& options, std::optional<AutoCodec>& aut
   return encoding;
 }
 
-Summary run_pack(const std::vector<std::string>& sources, const PackOptions& options,
-                 PackTarget& target, const std::vector<std::string>& companions) {
+Summary run_pack(const std::vector<std::string>& sources, const std::string& archive,
+                 const PackOptions& options, PackTarget& target,
+                 const std::vector<std::string>& companions) {
+  if (options.skip_unchanged) {
+    if (auto done = unchanged(archive, sources, options)) {
+      target.forget_earlier();
+      return *done;
+    }
+  }
   auto started = Clock::now();
   std::optional<AutoCodec> auto_codec;
   auto encoding = pack_encoding(options, auto_codec);
@@ -388,14 +402,14 @@ Summary pack(const std::vector<std::string>& sources, const std::string& archive
   if (archive.empty()) throw Error(Errc::invalid_argument, "no archive path given");
   if (s3::is_s3_url(archive)) {
     auto target = object_target(sources, s3::parse_s3_url(archive), options);
-    return run_pack(sources, options, *target, {});
+    return run_pack(sources, archive, options, *target, {});
   }
   if (archive == "-") {
     StreamTarget target;
-    return run_pack(sources, options, target, {});
+    return run_pack(sources, archive, options, target, {});
   }
   FileTarget target(sources, archive, options);
-  return run_pack(sources, options, target, companions_of(archive));
+  return run_pack(sources, archive, options, target, companions_of(archive));
 }
 
 }  // namespace nubo::transfer

@@ -1,5 +1,6 @@
 #include "transfer/pack_object.hpp"
 
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -129,9 +130,7 @@ class ObjectTarget : public PackTarget {
     // and a generous allowance for the records of many small files.
     part_size_ = s3::part_size_for(walk.bytes + 512 * walk.entries.size() + (1 << 20));
     chunk_size_ = chunk_size;
-    journal_.emplace(Journal::open(
-        s3::cache_dir("") + "/pack-" + hex64(hash64(as_bytes(url_.text()))) + ".journal",
-        identity_));
+    journal_.emplace(Journal::open(journal_path(), identity_));
     bool completing = false;
     for (const auto& r : journal_->loaded()) {
       if (r.type == kUpload)
@@ -207,7 +206,24 @@ class ObjectTarget : public PackTarget {
     }
   }
 
+  // Killed once the object was whole, an attempt may have left its journal, or an upload it
+  // began and never completed (when another attempt completed the object).
+  void forget_earlier() override {
+    std::error_code ec;
+    if (!std::filesystem::exists(journal_path(), ec)) return;
+    journal_.emplace(Journal::open(journal_path(), identity_));
+    for (const auto& r : journal_->loaded())
+      if (r.type == kUpload)
+        upload_id_.assign(reinterpret_cast<const char*>(r.payload.data()), r.payload.size());
+    if (!upload_id_.empty()) abort_upload();
+    journal_->remove();
+  }
+
  private:
+  std::string journal_path() const {
+    return s3::cache_dir("") + "/pack-" + hex64(hash64(as_bytes(url_.text()))) + ".journal";
+  }
+
   void start_uploader() {
     uploader_.emplace(client_, url_, upload_id_, kStreams, [this](const s3::Part& p) {
       std::lock_guard lock(journal_mutex_);

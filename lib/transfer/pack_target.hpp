@@ -40,7 +40,18 @@ class PackTarget {
   virtual void finish(ArchiveWriter& writer, Summary& summary) = 0;
   // The pack failed, or was cancelled (then after a last checkpoint, when it could take one).
   virtual void abort(bool /*cancelled*/) noexcept {}
+  // The archive is already what this pack would make (skip_unchanged): clears what an earlier
+  // attempt left when it was killed once the archive was whole (its journal, a partial file, an
+  // upload it began and never completed).
+  virtual void forget_earlier() {}
 };
+
+// The summary of a pack that has nothing to do: the archive at `archive` is already what
+// packing `sources` with `options` makes now (up_to_date set); nullopt when it is not, or is
+// not there, or cannot be read as a whole archive.
+std::optional<Summary> unchanged(const std::string& archive,
+                                 const std::vector<std::string>& sources,
+                                 const PackOptions& options);
 
 // The files a pack into the local file `archive` writes ("<archive>.part", its journal, the
 // archive itself): the walk leaves them out when the archive lies inside a source.

@@ -120,8 +120,12 @@ TEST_CASE(
     const auto sent = json_number(summary, "bytes_transferred");
     const auto held = bytes_held(nubo_test::read_file(log));
     INFO(summary);
-    // What the server held went up once: the rerun sent the rest, and only the rest.
-    CHECK(sent + held == stored);
+    // What the server held went up once: the rerun sent the rest, and only the rest. Killed
+    // once the object was complete, the rerun finds it up to date and sends nothing.
+    if (summary.find("\"up_to_date\": true") != std::string::npos)
+      CHECK(sent == 0);
+    else
+      CHECK(sent + held == stored);
     if (held > 0) ++resumed;
     bytes_not_sent_again += held;
     REQUIRE(client.get_range(url, 0, reference.size()) == reference);

@@ -86,6 +86,10 @@ int main(int argc, char** argv) {
   CHECK(nubo_transfer_archive_difference(archive, sources, 1, NULL, buf, sizeof buf, &got) ==
         NUBO_OK);
   CHECK(buf[0] == '\0' && got == 1);
+  po.skip_unchanged = 1;
+  CHECK(nubo_transfer_pack(sources, 1, archive, &po, &summary) == NUBO_OK);
+  CHECK(summary.up_to_date && summary.files == 1 && summary.bytes_skipped == strlen(data));
+  po.skip_unchanged = 0;
   f = fopen(file, "a");
   fputs("more\n", f);
   fclose(f);

@@ -399,6 +399,7 @@ class nubo_transfer_pack_options(Sized):
         ("include_count", c_size_t),
         ("key_file", c_char_p),
         ("keep_partial", c_int),
+        ("skip_unchanged", c_int),
     ]
 
 
@@ -441,6 +442,7 @@ class nubo_transfer_summary(Sized):
         ("seconds", c_double),
         ("resumed", c_int),
         ("bytes_transferred", c_uint64),
+        ("up_to_date", c_int),
     ]
 
 

@@ -103,6 +103,7 @@ class Summary:
     seconds: float
     resumed: bool
     bytes_transferred: int  # over the network: uploaded to, or fetched from, s3://
+    up_to_date: bool = False  # pack(skip_unchanged=True) found the archive already made
 
     @property
     def ratio(self) -> float:
@@ -153,7 +154,8 @@ def _summary(s: nubo_transfer_summary) -> Summary:
     return Summary(files=s.files, directories=s.directories, symlinks=s.symlinks, bytes=s.bytes,
                    bytes_stored=s.bytes_stored, bytes_skipped=s.bytes_skipped, chunks=s.chunks,
                    chunks_by_codec=chunk_counts(s.chunks_by_codec), seconds=s.seconds,
-                   resumed=bool(s.resumed), bytes_transferred=s.bytes_transferred)
+                   resumed=bool(s.resumed), bytes_transferred=s.bytes_transferred,
+                   up_to_date=bool(s.up_to_date))
 
 
 def _codec(codec: Union[str, Codec]) -> int:
@@ -175,7 +177,7 @@ class _PackOptions:
                  memory_limit: Optional[int] = None, target_rate: float = 0,
                  resume: bool = True, sync: bool = True, exclude: Iterable[str] = (),
                  include: Iterable[str] = (), key_file: Optional[StrPath] = None,
-                 keep_partial: bool = False) -> None:
+                 keep_partial: bool = False, skip_unchanged: bool = False) -> None:
         o = nubo_transfer_pack_options()
         _lib.check(_lib.lib().nubo_transfer_pack_options_init(ctypes.byref(o), ctypes.sizeof(o)))
         o.codec, o.level, o.threads = _codec(codec), level, threads
@@ -189,6 +191,7 @@ class _PackOptions:
         o.exclude, o.include = self.excluded, self.included
         o.key_file = _optional_path(key_file)
         o.keep_partial = int(keep_partial)
+        o.skip_unchanged = int(skip_unchanged)
         self.c = o
 
 
@@ -204,14 +207,17 @@ def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
          threads: int = 0, memory_limit: Optional[int] = None, target_rate: float = 0,
          resume: bool = True, sync: bool = True, progress: Optional[ProgressFn] = None,
          exclude: Iterable[str] = (), include: Iterable[str] = (),
-         key_file: Optional[StrPath] = None, keep_partial: bool = False) -> Summary:
+         key_file: Optional[StrPath] = None, keep_partial: bool = False,
+         skip_unchanged: bool = False) -> Summary:
     """Packs files and directories into `archive`; resumes an interrupted pack of the same
     sources. exclude/include: rsync's filter patterns (an excluded entry is kept when an
     include pattern matches it). key_file: encrypt with that key (keygen makes one).
     keep_partial: packing to s3://, a cancel keeps the upload for a rerun (default: aborts it).
+    skip_unchanged: an archive already there that is what this pack would make is kept, and
+    the summary says up_to_date (default: it is replaced).
     Raises NuboError (CANCELLED when progress returned False)."""
     options = _PackOptions(codec, level, chunk_size, threads, memory_limit, target_rate, resume,
-                           sync, exclude, include, key_file, keep_partial)
+                           sync, exclude, include, key_file, keep_partial, skip_unchanged)
     call = _call(progress)
     options.c.progress = call.c
     array, count = _sources(sources)

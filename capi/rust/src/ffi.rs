@@ -420,6 +420,7 @@ sized_structs! {
         pub include_count: usize,
         pub key_file: *const c_char,
         pub keep_partial: c_int,
+        pub skip_unchanged: c_int,
     }
 }
 
@@ -462,6 +463,7 @@ sized_structs! {
         pub seconds: c_double,
         pub resumed: c_int,
         pub bytes_transferred: u64,
+        pub up_to_date: c_int,
     }
 }
 
@@ -1426,7 +1428,7 @@ mod tests {
             nubo_transfer_pack_options { struct_size, codec, level, chunk_size, threads,
                                          memory_limit, target_rate, resume, sync, progress,
                                          progress_user, exclude, exclude_count, include,
-                                         include_count, key_file, keep_partial }
+                                         include_count, key_file, keep_partial, skip_unchanged }
             nubo_transfer_unpack_options { struct_size, threads, memory_limit, resume, sync,
                                            progress, progress_user, preserve_special_modes, key_file
                                            }
@@ -1434,7 +1436,7 @@ mod tests {
                                            progress_user, key_file }
             nubo_transfer_summary { struct_size, files, directories, symlinks, bytes, bytes_stored,
                                     bytes_skipped, chunks, chunks_by_codec, seconds, resumed,
-                                    bytes_transferred }
+                                    bytes_transferred, up_to_date }
             nubo_transfer_archive_entry_info { struct_size, kind, path, size, mode, mtime_ns,
                                                link_target, hash, stored_size, chunks }
             nubo_net_progress { struct_size, bytes_done, bytes_total, bytes_written, bytes_skipped,

@@ -113,6 +113,9 @@ pub struct PackOptions {
     /// Packing to `s3://`: a cancel keeps the upload on the server for a rerun to continue
     /// (default false: it is aborted). A local pack keeps its `.part` either way.
     pub keep_partial: bool,
+    /// An archive already there that is what this pack would make of the sources now is kept,
+    /// and the summary says `up_to_date` (default false: it is replaced).
+    pub skip_unchanged: bool,
 }
 
 /// Options of [`unpack`].
@@ -158,6 +161,8 @@ pub struct Summary {
     pub resumed: bool,
     /// Bytes moved over the network (s3:// archives); 0 for local ones.
     pub bytes_transferred: u64,
+    /// A pack with `skip_unchanged` found the archive already made: nothing was written.
+    pub up_to_date: bool,
 }
 
 impl Summary {
@@ -174,6 +179,7 @@ impl Summary {
             seconds: s.seconds,
             resumed: s.resumed != 0,
             bytes_transferred: s.bytes_transferred,
+            up_to_date: s.up_to_date != 0,
         }
     }
 }
@@ -296,6 +302,7 @@ impl RawPackOptions {
         o.include_count = options.include.len();
         o.key_file = c_ptr(&key_file);
         o.keep_partial = c_int::from(options.keep_partial);
+        o.skip_unchanged = c_int::from(options.skip_unchanged);
         Ok(RawPackOptions {
             raw: o,
             _exclude: exclude,

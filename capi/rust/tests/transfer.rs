@@ -115,8 +115,16 @@ fn an_archive_is_up_to_date_with_its_sources_until_they_change() {
         chunk_size: Some(1 << 20),
         ..Default::default()
     };
-    transfer::pack(&[&src], &archive, &options, None).unwrap();
+    let first = transfer::pack(&[&src], &archive, &options, None).unwrap();
+    assert!(!first.up_to_date);
     assert_eq!(transfer::archive_difference(&archive, &[&src], &options).unwrap(), "");
+    let skipping = PackOptions {
+        skip_unchanged: true,
+        ..options.clone()
+    };
+    let again = transfer::pack(&[&src], &archive, &skipping, None).unwrap();
+    assert!(again.up_to_date);
+    assert_eq!(again.bytes_stored, first.bytes_stored);
     fs::write(src.join("hello.txt"), b"hello, changed archive\n").unwrap();
     let why = transfer::archive_difference(&archive, &[&src], &options).unwrap();
     assert!(why.contains("src/hello.txt': its size changed"), "{why}");

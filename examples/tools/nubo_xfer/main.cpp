@@ -85,6 +85,7 @@ nlohmann::json summary_json(const std::string& operation, const xfer::Summary& s
           {"seconds", s.seconds},
           {"rate", s.seconds > 0 ? static_cast<double>(s.bytes) / s.seconds : 0},
           {"resumed", s.resumed},
+          {"up_to_date", s.up_to_date},
           {"bytes_transferred", s.bytes_transferred}};
 }
 
@@ -114,28 +115,22 @@ void report(const std::string& operation, const xfer::Summary& s, const Common& 
   std::fprintf(stderr, "\n");
 }
 
-// An archive already at `output` is kept unless -f. A rerun of the pack that made it, with its
-// sources as they were, has nothing to do (exit 0, as rsync): true. One that differs is
-// refused, naming how; none there (or an interrupted pack's .part): false, pack.
-bool up_to_date(const std::string& output, const std::vector<std::string>& sources,
-                const xfer::PackOptions& o, const Common& common) {
+// An archive already at `output` is kept unless -f: one that is not what packing the sources
+// makes now is refused, naming how. One that is means the work is done (pack's skip_unchanged
+// then says up_to_date), as rsync: a rerun after a pack completed exits 0.
+void refuse_other_archive(const std::string& output, const std::vector<std::string>& sources,
+                          const xfer::PackOptions& o) {
   std::string why;
   try {
     why = xfer::archive_difference(output, sources, o);
   } catch (const nubo::Error& e) {
-    if (e.code() == nubo::Errc::not_found) return false;
+    if (e.code() == nubo::Errc::not_found) return;  // none there: an interrupted pack resumes
     why = std::string("it is not a complete archive (") + e.what() + ")";
   }
   if (!why.empty())
     throw nubo::Error(nubo::Errc::invalid_argument, output + " already exists and differs from " +
                                                         "the sources: " + why +
                                                         "; pass -f to overwrite it");
-  if (common.json)
-    std::cout << nlohmann::json{{"operation", "packed"}, {"up_to_date", true}}.dump(2) << "\n";
-  else if (!common.quiet)
-    std::fprintf(stderr, "nubo-xfer: %s is up to date with its sources: nothing to do\n",
-                 output.c_str());
-  return true;
 }
 
 std::string mode_string(const xfer::Entry& e) {
@@ -342,12 +337,17 @@ int main(int argc, char** argv) {
       o.include = selection.include;
       o.key_file = key_file;
       o.keep_partial = keep_partial;
-      if (output != "-" && !force && up_to_date(output, sources, o, common)) return 0;
+      o.skip_unchanged = !force;
+      if (output != "-" && !force) refuse_other_archive(output, sources, o);
       bar.emplace("packed", common.quiet);
       o.progress = [&](const xfer::Progress& p) { return (*bar)(p); };
       auto s = xfer::pack(sources, output, o);
       bar->finish();
-      report("packed", s, common);
+      if (s.up_to_date && !common.json && !common.quiet)
+        std::fprintf(stderr, "nubo-xfer: %s is up to date with its sources: nothing to do\n",
+                     output.c_str());
+      else
+        report("packed", s, common);
     } else if (unpack->parsed()) {
       xfer::UnpackOptions o;
       o.threads = common.threads;

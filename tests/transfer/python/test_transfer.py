@@ -56,8 +56,13 @@ class TransferTest(unittest.TestCase):
 
     def test_archive_difference(self) -> None:
         archive = self.dir / "d.nubo"
-        nubo.pack(self.src, archive, chunk_size=64 << 10, sync=False)
+        first = nubo.pack(self.src, archive, chunk_size=64 << 10, sync=False)
+        self.assertFalse(first.up_to_date)
         self.assertEqual(nubo.archive_difference(archive, self.src, chunk_size=64 << 10), "")
+        again = nubo.pack(self.src, archive, chunk_size=64 << 10, sync=False, skip_unchanged=True)
+        self.assertTrue(again.up_to_date)
+        self.assertEqual((again.files, again.bytes, again.bytes_skipped, again.bytes_stored),
+                         (first.files, first.bytes, first.bytes, first.bytes_stored))
         self.assertIn("its chunks are of 65536 bytes",
                       nubo.archive_difference(archive, self.src))
         self.assertIn("src/sub/b.bin' is no longer in the sources",
