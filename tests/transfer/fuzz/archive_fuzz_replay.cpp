@@ -49,7 +49,7 @@ std::vector<std::string> seeds(const std::string& dir) {
     xfer::pack({src}, archive, o);
     out.push_back(read_all(archive));
   }
-  // And one encrypted with the key the target reads every input with (archive_fuzz.cpp).
+  // And one encrypted with the key the target reads every input with (fuzz_readers.hpp).
   write_all(dir + "/fuzz.key", std::string(64, 'a'));
   ::chmod((dir + "/fuzz.key").c_str(), 0600);
   xfer::PackOptions o;
