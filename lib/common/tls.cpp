@@ -2,6 +2,7 @@
 
 #include <openssl/err.h>
 #include <openssl/kdf.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
@@ -10,7 +11,10 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <string_view>
 
+#include "common/small_file.hpp"
 #include "nubo/error.hpp"
 
 namespace nubo::tls {
@@ -26,6 +30,70 @@ constexpr const char* kPskIdentity = "nubo-net-1";
 constexpr unsigned char kPskLabel[] = "nubo-net-1 tls13 psk from the shared token";
 // TLS_AES_128_GCM_SHA256: the suite the PSK session is made for (its hash is SHA-256).
 constexpr unsigned char kPskSuite[] = {0x13, 0x01};
+
+// PEM files (certificates, keys, CAs) are read through files::read_small_file, bounded and
+// only when regular, then handed to OpenSSL from memory: its own file readers would wait on a
+// FIFO and read /dev/zero without end.
+constexpr std::uint64_t kMaxPemFile = 1 << 20;
+
+struct BioFree {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+using Bio = std::unique_ptr<BIO, BioFree>;
+
+Bio pem_of(const std::string& path, std::string_view what, std::string& bytes) {
+  bytes = files::read_small_file(path, kMaxPemFile, what).bytes;
+  Bio bio(BIO_new_mem_buf(bytes.data(), static_cast<int>(bytes.size())));
+  if (!bio) throw Error(Errc::out_of_memory, "TLS: BIO_new_mem_buf failed");
+  return bio;
+}
+
+// The certificate and the chain after it, as SSL_CTX_use_certificate_chain_file reads them.
+bool use_chain(SSL_CTX* ctx, const std::string& path) {
+  std::string bytes;
+  auto bio = pem_of(path, "certificate file", bytes);
+  X509* leaf = PEM_read_bio_X509_AUX(bio.get(), nullptr, nullptr, nullptr);
+  if (!leaf) return false;
+  const bool used = SSL_CTX_use_certificate(ctx, leaf) == 1;
+  X509_free(leaf);
+  if (!used || SSL_CTX_clear_chain_certs(ctx) != 1) return false;
+  while (X509* ca = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    if (SSL_CTX_add0_chain_cert(ctx, ca) != 1) {
+      X509_free(ca);
+      return false;
+    }
+  }
+  // The end of the file, and nothing else, ends the chain.
+  const auto e = ERR_peek_last_error();
+  if (ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE) ERR_clear_error();
+  return ERR_peek_error() == 0;
+}
+
+bool use_key(SSL_CTX* ctx, const std::string& path) {
+  std::string bytes;
+  auto bio = pem_of(path, "private key file", bytes);
+  EVP_PKEY* key = PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr);
+  if (!key) return false;
+  const bool used = SSL_CTX_use_PrivateKey(ctx, key) == 1;
+  EVP_PKEY_free(key);
+  return used;
+}
+
+bool use_cas(SSL_CTX* ctx, const std::string& path) {
+  std::string bytes;
+  auto bio = pem_of(path, "CA file", bytes);
+  X509_STORE* store = SSL_CTX_get_cert_store(ctx);
+  int added = 0;
+  while (X509* ca = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    const bool ok = X509_STORE_add_cert(store, ca) == 1;
+    X509_free(ca);
+    if (!ok) return false;
+    ++added;
+  }
+  const auto e = ERR_peek_last_error();
+  if (ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE) ERR_clear_error();
+  return added > 0 && ERR_peek_error() == 0;
+}
 
 std::string derive_psk(const std::string& token) {
   std::string key(32, '\0');
@@ -233,10 +301,8 @@ void Context::configure(const Options& options, bool server) {
     if (!options.cert_file.empty() || !options.key_file.empty()) {
       if (options.cert_file.empty() || options.key_file.empty())
         throw Error(Errc::invalid_argument, "TLS: a certificate needs both --cert and --key");
-      if (SSL_CTX_use_certificate_chain_file(ctx_, options.cert_file.c_str()) != 1)
-        throw bad_file("the certificate", options.cert_file);
-      if (SSL_CTX_use_PrivateKey_file(ctx_, options.key_file.c_str(), SSL_FILETYPE_PEM) != 1)
-        throw bad_file("the private key", options.key_file);
+      if (!use_chain(ctx_, options.cert_file)) throw bad_file("the certificate", options.cert_file);
+      if (!use_key(ctx_, options.key_file)) throw bad_file("the private key", options.key_file);
       if (SSL_CTX_check_private_key(ctx_) != 1)
         throw bad_file("the private key (it does not match the certificate)", options.key_file);
     } else if (psk_.empty()) {
@@ -245,8 +311,7 @@ void Context::configure(const Options& options, bool server) {
     SSL_CTX_set_psk_find_session_callback(ctx_, find_psk);
   } else {
     if (!options.ca_file.empty()) {
-      if (SSL_CTX_load_verify_locations(ctx_, options.ca_file.c_str(), nullptr) != 1)
-        throw bad_file("the CA file", options.ca_file);
+      if (!use_cas(ctx_, options.ca_file)) throw bad_file("the CA file", options.ca_file);
       SSL_CTX_set_verify(ctx_, SSL_VERIFY_PEER, nullptr);
     } else if (psk_.empty()) {
       throw Error(Errc::invalid_argument, "TLS: a client needs a token or a CA file");

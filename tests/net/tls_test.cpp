@@ -1,6 +1,8 @@
 // TLS on the wire (docs/net.md, "Encryption"): what an on-path attacker sees and what altering
 // the stream does, the opt-out and the server that refuses it, certificates checked against a
 // CA and a name, and a token that does not match.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <thread>
@@ -209,6 +211,15 @@ TEST_CASE("unusable certificate options are refused before listening", "[net][tl
   net::Server server(nubo_test::serve_options(t / "dst"));
   CHECK(contains(error_of([&] { net::send({t / "src"}, nubo_test::dest_of(server), o); }),
                  "no-such-ca.pem"));
+  // A device or a FIFO is refused at once: OpenSSL's own readers would read /dev/zero without
+  // end, or wait on the FIFO for a writer.
+  so.key_file = pki.key;
+  so.cert_file = "/dev/zero";
+  CHECK(contains(error_of([&] { net::Server s(so); }), "'/dev/zero' is a character device"));
+  REQUIRE(::mkfifo((t / "fifo.pem").c_str(), 0600) == 0);
+  o.ca_file = t / "fifo.pem";
+  CHECK(contains(error_of([&] { net::send({t / "src"}, nubo_test::dest_of(server), o); }),
+                 "is a FIFO"));
 }
 
 TEST_CASE("a recorded session played back to the server is refused and writes nothing",
