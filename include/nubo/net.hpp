@@ -94,10 +94,11 @@ struct ServeOptions {
   // that come in the clear (--no-encryption), which are otherwise served with a warning.
   std::string cert_file, key_file;
   bool require_encryption = false;
-  // Hostile load: a client has this long to finish its handshake (TLS and the token), however
-  // slowly it drips bytes; connections not yet authenticated have a budget of their own (the
-  // oldest is dropped for a newcomer) and at most max_pending_per_address per address, so they
-  // never starve authenticated ones.
+  // Hostile load (docs/net.md, "Under a flood"): a client has this long to finish its handshake
+  // (TLS and the token), however slowly it drips bytes; connections not yet authenticated have
+  // a budget of their own, at most max_pending_per_address per address. When it is full, only
+  // a connection that has sent nothing makes way for a newcomer; an address whose connections
+  // keep coming to nothing is refused for a while.
   double handshake_seconds = 10;
   int max_pending = 16;
   int max_pending_per_address = 4;
