@@ -129,8 +129,9 @@ typedef struct nubo_net_server_options {
   const char* key_file;
   int require_encryption;
   /* Hostile load: a client has handshake_seconds (default 10) to authenticate; connections
-   * not yet authenticated have a budget of max_pending (default 16, the oldest is dropped for a
-   * newcomer), at most max_pending_per_address (default 4) per address. */
+   * not yet authenticated have a budget of max_pending (default 16; when it is full, one that
+   * has sent nothing makes way for a newcomer), at most max_pending_per_address (default 4) per
+   * address. */
   double handshake_seconds;
   int max_pending;
   int max_pending_per_address;

@@ -244,7 +244,8 @@ pub struct ServerOptions {
     pub require_encryption: bool,
     /// Time a client has to authenticate (default 10 s).
     pub handshake_seconds: Option<f64>,
-    /// Connections not yet authenticated (default 16, the oldest dropped for a newcomer).
+    /// Connections not yet authenticated (default 16; when full, one that has sent nothing
+    /// makes way for a newcomer).
     pub max_pending: Option<i32>,
     /// Of those, per address (default 4).
     pub max_pending_per_address: Option<i32>,
