@@ -23,9 +23,10 @@ namespace {
 
 // The variables the environment reader checks, set from the input for one call.
 constexpr const char* kVariables[] = {
-    "NUBO_LOG",        "NUBO_CUDA",        "CUDA_DEVICE_ORDER", "NUBO_RANK",
-    "NUBO_WORLD_SIZE", "NUBO_LOCAL_RANK",  "NUBO_RENDEZVOUS",   "NUBO_TIMEOUT",
-    "NUBO_CHECKPOINT_DELAY", "NUBO_AUTOTUNE", "NUBO_SHM_DISABLE", "OMP_NUM_THREADS"};
+    "NUBO_LOG",        "NUBO_CUDA",        "CUDA_DEVICE_ORDER",
+    "NUBO_RANK",       "NUBO_WORLD_SIZE",  "NUBO_LOCAL_RANK",
+    "NUBO_RENDEZVOUS", "NUBO_TIMEOUT",     "NUBO_CHECKPOINT_DELAY",
+    "NUBO_AUTOTUNE",   "NUBO_SHM_DISABLE", "OMP_NUM_THREADS"};
 
 void environment(std::string_view text) {
   for (const char* v : kVariables) ::unsetenv(v);

@@ -45,8 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static Fixture f;
   const auto meta = f.dir / "meta" / "meta.json";
   fs::create_directories(meta.parent_path());
-  std::ofstream(meta, std::ios::binary).write(reinterpret_cast<const char*>(data),
-                                              static_cast<std::streamsize>(size));
+  std::ofstream(meta, std::ios::binary)
+      .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   auto files = f.tensors;
   files.push_back(meta.string());
   const auto ckpt = (f.dir / "fuzzed.nubo").string();
