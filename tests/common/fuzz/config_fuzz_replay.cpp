@@ -17,5 +17,10 @@ int main(int argc, char** argv) {
           "file:///tmp/x\nNUBO_TIMEOUT=2.5\nOMP_NUM_THREADS=4,2\nNUBO_SHM_DISABLE=1\n",
       std::string(1, '\4') + std::string(64, 'a') + "\n",
       std::string(1, '\5') + "a-shared-token-of-some-length\n"};
-  return nubo_test::replay_main(argc, argv, "config_fuzz_replay", seeds, 500);
+  // The first byte picks the reader: mutations keep it.
+  return nubo_test::replay_main(
+      argc, argv, "config_fuzz_replay", seeds,
+      {.mutations = 500,
+       .keep = 1,
+       .pieces = {"[", "]", "=", "\n", "\t", "NV12", "SYS", "X", "\\u0000", "NUBO_RANK="}});
 }

@@ -22,9 +22,11 @@ int main(int argc, char** argv) {
    "gpus": 1, "on_demand": 0.75}],
  "providers": [{"provider": "lambda", "object_storage_gb_month": 0.02,
    "block_storage_gb_month": 0.1, "egress_tiers": "inf:0"}]})";
-  return nubo_test::replay_main(argc, argv, "catalog_fuzz_replay",
-                                {read(NUBO_SOURCE_DIR "/lib/cost/instances.csv"),
-                                 read(NUBO_SOURCE_DIR "/lib/cost/providers.csv"), json,
-                                 read(NUBO_SOURCE_DIR "/tests/data/sample_profile.json")},
-                                400);
+  return nubo_test::replay_main(
+      argc, argv, "catalog_fuzz_replay",
+      {read(NUBO_SOURCE_DIR "/lib/cost/instances.csv"),
+       read(NUBO_SOURCE_DIR "/lib/cost/providers.csv"), json,
+       read(NUBO_SOURCE_DIR "/tests/data/sample_profile.json")},
+      {.mutations = 400,
+       .pieces = {",", "\"", "{", "}", "[", "]", ":", "\n#", "\"gpus\": ", "null"}});
 }

@@ -1,22 +1,12 @@
-// The S3 response fuzz target as a plain test, for builds without libFuzzer (g++, `make test`):
-// it runs the target over well-formed answers of each kind and over thousands of seeded
-// mutations of them (flipped bytes, truncations, spliced garbage and tags, repeated elements,
-// huge numbers), plus any files given on the command line (e.g. crashes found by the fuzzer).
-#include <cstdint>
-#include <cstdlib>
-#include <fstream>
-#include <iostream>
-#include <random>
+// The S3 response fuzz target as a plain test (tests/support/fuzz_replay.hpp): well-formed
+// answers of each kind as seeds, each after the byte that selects its parser, and S3's tags,
+// entities and numbers as pieces to splice in.
 #include <string>
 #include <vector>
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+#include "fuzz_replay.hpp"
 
 namespace {
-
-void run(const std::string& s) {
-  LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
-}
 
 // Well-formed answers, each after the byte that selects its parser.
 std::vector<std::string> seeds() {
@@ -44,62 +34,13 @@ std::vector<std::string> seeds() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::size_t runs = 0;
-  for (int i = 1; i < argc; ++i) {
-    std::ifstream f(argv[i], std::ios::binary);
-    run({std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()});
-    ++runs;
-  }
-  const auto base = seeds();
-  if (const char* corpus = std::getenv("NUBO_FUZZ_WRITE_SEEDS")) {
-    for (std::size_t i = 0; i < base.size(); ++i)
-      std::ofstream(std::string(corpus) + "/seed" + std::to_string(i), std::ios::binary) << base[i];
-  }
-  static const char* kPieces[] = {"<Contents>",
-                                  "</Contents>",
-                                  "<Key>",
-                                  "</Key>",
-                                  "<Size>",
-                                  "</Size>",
-                                  "<Part>",
-                                  "</Part>",
-                                  "<PartNumber>",
-                                  "&",
-                                  "&amp;",
-                                  "</ListBucketResult>",
-                                  "99999999999999999999",
-                                  "-1",
-                                  "0"};
-  std::mt19937_64 rng(2026);
-  for (const auto& seed : base) {
-    run(seed);
-    ++runs;
-    for (int m = 0; m < 1500; ++m) {
-      auto s = seed;
-      switch (rng() % 5) {
-        case 0:  // flipped bytes (the selector byte kept)
-          for (int k = 0; k < 1 + static_cast<int>(rng() % 4); ++k)
-            s[1 + rng() % (s.size() - 1)] ^= static_cast<char>(1 + rng() % 255);
-          break;
-        case 1:  // truncated
-          s.resize(1 + rng() % (s.size() - 1));
-          break;
-        case 2: {  // garbage spliced in
-          std::string junk(1 + rng() % 32, '\0');
-          for (auto& c : junk) c = static_cast<char>(rng());
-          s.insert(1 + rng() % (s.size() - 1), junk);
-          break;
-        }
-        case 3:  // a tag, an entity or a number spliced in
-          s.insert(1 + rng() % (s.size() - 1), kPieces[rng() % std::size(kPieces)]);
-          break;
-        default:  // the body repeated
-          s += s.substr(1);
-      }
-      run(s);
-      ++runs;
-    }
-  }
-  std::cout << "response_fuzz_replay: " << runs << " inputs, no crash\n";
-  return 0;
+  // The first byte picks the parser: mutations keep it.
+  return nubo_test::replay_main(
+      argc, argv, "response_fuzz_replay", seeds(),
+      {.mutations = 1500,
+       .seed = 2026,
+       .keep = 1,
+       .pieces = {"<Contents>", "</Contents>", "<Key>", "</Key>", "<Size>", "</Size>", "<Part>",
+                  "</Part>", "<PartNumber>", "&", "&amp;", "</ListBucketResult>",
+                  "99999999999999999999", "-1", "0"}});
 }
