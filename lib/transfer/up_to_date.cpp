@@ -83,8 +83,7 @@ std::optional<Summary> unchanged(const std::string& archive,
   for (const auto& c : a->index().chunks) count_stored(s.chunks_by_codec, c.codec);
   s.chunks = a->index().chunks.size();
   s.bytes_stored = a->size();
-  s.bytes_skipped = s.bytes;
-  s.bytes_transferred = a->source().bytes_fetched();
+  s.bytes_skipped = s.bytes;  // and nothing uploaded: a pack's bytes_transferred is what it sent
   s.up_to_date = true;
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return s;
