@@ -48,6 +48,17 @@ Bio pem_of(const std::string& path, std::string_view what, std::string& bytes) {
   return bio;
 }
 
+// Hands each certificate left in `bio` to `take`, which owns it; false when `take` refuses one,
+// or when something other than the end of the file ends the reading.
+template <class Take>
+bool each_certificate(BIO* bio, Take take) {
+  while (X509* c = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr))
+    if (!take(c)) return false;
+  const auto e = ERR_peek_last_error();
+  if (ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE) ERR_clear_error();
+  return ERR_peek_error() == 0;
+}
+
 // The certificate and the chain after it, as SSL_CTX_use_certificate_chain_file reads them.
 bool use_chain(SSL_CTX* ctx, const std::string& path) {
   std::string bytes;
@@ -57,16 +68,11 @@ bool use_chain(SSL_CTX* ctx, const std::string& path) {
   const bool used = SSL_CTX_use_certificate(ctx, leaf) == 1;
   X509_free(leaf);
   if (!used || SSL_CTX_clear_chain_certs(ctx) != 1) return false;
-  while (X509* ca = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
-    if (SSL_CTX_add0_chain_cert(ctx, ca) != 1) {
-      X509_free(ca);
-      return false;
-    }
-  }
-  // The end of the file, and nothing else, ends the chain.
-  const auto e = ERR_peek_last_error();
-  if (ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE) ERR_clear_error();
-  return ERR_peek_error() == 0;
+  return each_certificate(bio.get(), [&](X509* ca) {
+    if (SSL_CTX_add0_chain_cert(ctx, ca) == 1) return true;  // the chain owns it now
+    X509_free(ca);
+    return false;
+  });
 }
 
 bool use_key(SSL_CTX* ctx, const std::string& path) {
@@ -84,15 +90,13 @@ bool use_cas(SSL_CTX* ctx, const std::string& path) {
   auto bio = pem_of(path, "CA file", bytes);
   X509_STORE* store = SSL_CTX_get_cert_store(ctx);
   int added = 0;
-  while (X509* ca = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
-    const bool ok = X509_STORE_add_cert(store, ca) == 1;
+  const bool read = each_certificate(bio.get(), [&](X509* ca) {
+    const bool ok = X509_STORE_add_cert(store, ca) == 1;  // the store takes a reference
     X509_free(ca);
-    if (!ok) return false;
-    ++added;
-  }
-  const auto e = ERR_peek_last_error();
-  if (ERR_GET_LIB(e) == ERR_LIB_PEM && ERR_GET_REASON(e) == PEM_R_NO_START_LINE) ERR_clear_error();
-  return added > 0 && ERR_peek_error() == 0;
+    added += ok;
+    return ok;
+  });
+  return read && added > 0;
 }
 
 std::string derive_psk(const std::string& token) {
