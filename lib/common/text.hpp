@@ -20,6 +20,9 @@ std::int64_t parse_int(std::string_view s, std::string_view what, std::int64_t m
                        std::int64_t max);
 double parse_double(std::string_view s, std::string_view what, double min, double max);
 
+// A run of decimal digits with a comma every three from the right: "2600" -> "2,600".
+std::string group_digits(std::string_view digits);
+
 // "a, b and c" style listing for messages.
 std::string join(const std::vector<std::string>& items, std::string_view sep);
 

@@ -67,12 +67,8 @@ std::string format_money(double dollars) {
   std::snprintf(buf, sizeof buf, "%.2f", std::fabs(dollars));
   std::string digits(buf);
   auto dot = digits.find('.');
-  std::string whole = digits.substr(0, dot), grouped;
-  for (std::size_t i = 0; i < whole.size(); ++i) {
-    if (i && (whole.size() - i) % 3 == 0) grouped += ',';
-    grouped += whole[i];
-  }
-  return std::string(dollars < 0 ? "-$" : "$") + grouped + digits.substr(dot);
+  return std::string(dollars < 0 ? "-$" : "$") + text::group_digits(digits.substr(0, dot)) +
+         digits.substr(dot);
 }
 
 }  // namespace nubo::cost

@@ -79,3 +79,11 @@ TEST_CASE("CRC-32C gives the published check values, whole or in pieces") {
   }
   CHECK(crc32c::extend_portable(0, digits.data(), digits.size()) == 0xe3069283u);
 }
+
+TEST_CASE("group_digits puts a comma every three digits from the right") {
+  CHECK(nubo::text::group_digits("") == "");
+  CHECK(nubo::text::group_digits("7") == "7");
+  CHECK(nubo::text::group_digits("600") == "600");
+  CHECK(nubo::text::group_digits("2600") == "2,600");
+  CHECK(nubo::text::group_digits("1234567") == "1,234,567");
+}

@@ -1,22 +1,9 @@
 #include "transfer/net/drop_report.hpp"
 
+#include "common/text.hpp"
 #include "nubo/units.hpp"
 
 namespace nubo::transfer::net {
-namespace {
-
-// 2600 -> "2,600": counts a person reads at a glance.
-std::string grouped(std::uint64_t n) {
-  const auto digits = std::to_string(n);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-}  // namespace
 
 void DropReport::note(const std::string& why, const std::string& address,
                       const std::string& example) {
@@ -31,15 +18,16 @@ std::optional<std::string> DropReport::due(Clock::time_point now, bool final) {
     if (total_ == 0) since_ = now;
     return std::nullopt;
   }
-  std::string line = "dropped " + grouped(total_) + " connection" + (total_ == 1 ? "" : "s") +
+  const auto count = [](std::uint64_t n) { return text::group_digits(std::to_string(n)); };
+  std::string line = "dropped " + count(total_) + " connection" + (total_ == 1 ? "" : "s") +
                      " from " + (addresses_.size() >= kMaxAddresses ? "at least " : "") +
-                     grouped(addresses_.size()) + " address" +
-                     (addresses_.size() == 1 ? "" : "es") + " in the last " +
+                     count(addresses_.size()) + " address" + (addresses_.size() == 1 ? "" : "es") +
+                     " in the last " +
                      format_duration(std::chrono::duration<double>(now - since_).count()) +
                      " before they authenticated:";
   const char* sep = " ";
   for (const auto& [why, n] : by_reason_) {
-    line += sep + grouped(n) + " " + why;
+    line += sep + count(n) + " " + why;
     if (auto e = examples_.find(why); e != examples_.end()) line += " (e.g. " + e->second + ")";
     sep = "; ";
   }
