@@ -8,6 +8,17 @@
 #include "nubo/error.hpp"
 
 namespace nubo::cost::detail {
+namespace {
+
+// A JSON value as a message shows it: its text, cut short when long (a value may be megabytes).
+std::string shown(const nlohmann::json& v) {
+  constexpr std::size_t kMaxShown = 60;
+  auto text = v.dump();
+  if (text.size() > kMaxShown) text = text.substr(0, kMaxShown) + "...";
+  return text;
+}
+
+}  // namespace
 
 double Fields::number(std::string_view name, double min, double max, double fallback) const {
   auto s = number_text(name);
@@ -42,7 +53,7 @@ std::string JsonFields::str(std::string_view name) const {
   auto it = object_.find(std::string(name));
   if (it == object_.end() || it->is_null()) return "";
   if (!it->is_string())
-    fail(std::string(name) + ": expected a string, got " + it->type_name() + " " + it->dump());
+    fail(std::string(name) + ": expected a string, got " + it->type_name() + " " + shown(*it));
   return it->get<std::string>();
 }
 
@@ -50,7 +61,7 @@ std::string JsonFields::number_text(std::string_view name) const {
   auto it = object_.find(std::string(name));
   if (it == object_.end() || it->is_null()) return "";
   if (!it->is_number()) {
-    fail(std::string(name) + ": expected a number, got " + it->type_name() + " " + it->dump() +
+    fail(std::string(name) + ": expected a number, got " + it->type_name() + " " + shown(*it) +
          (it->is_string() ? " (write numbers without quotes)" : ""));
   }
   // The shortest text that reads back as the same double.

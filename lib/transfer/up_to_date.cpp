@@ -3,10 +3,10 @@
 // (entry_difference), and in the walk's order, which is the archive's.
 #include <chrono>
 #include <optional>
+
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
 #include "transfer/archive_cipher.hpp"
-
 #include "transfer/archive_reader.hpp"
 #include "transfer/pack_resume.hpp"
 #include "transfer/pack_target.hpp"

@@ -187,6 +187,14 @@ TEST_CASE("a JSON catalog says what each value is: no duplicate keys, no numbers
                     "region": "r", "gpu_model": "T4", "gpus": 1, "on_demand": 1}]})",
                                 "n.json"),
                     Catch::Contains("instance: expected a string, got number 5"));
+  const std::string huge(1 << 20, '7');
+  try {
+    c.load_text(row(R"("gpus": 1, "on_demand": ")" + huge + "\""), "big.json");
+    FAIL("a megabyte string where a price belongs was accepted");
+  } catch (const nubo::Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("on_demand: expected a number, got string \"777"));
+    CHECK(std::string_view(e.what()).size() < 300);  // the value is cut short, not echoed whole
+  }
   CHECK(c.instances().empty());  // every refusal left the catalog as it was
   c.load_text(row(R"("gpus": 1, "on_demand": 0.35, "spot": null)"), "ok.json");
   REQUIRE(c.instances().size() == 1);
