@@ -57,16 +57,56 @@ struct NUBO_API Instance {
   double memory_gib = 0;
   double network_gbps = 0;
   double on_demand = 0;                     // $/h for the whole instance
-  double spot = -1;                         // $/h; < 0: not known
+  double spot = -1;                         // $/h, the median of its zones' quotes; < 0: not known
+  double spot_lowest = -1;                  // $/h, the cheapest zone's quote; < 0: not known
+  int spot_quotes = 0;                      // zones (or quotes) behind `spot`
   double reserved_1y = 0, reserved_3y = 0;  // effective $/h
   bool reserved_1y_derived = false, reserved_3y_derived = false;
   double gpu_link_gbs = 0;  // per-GPU all-reduce bandwidth, GB/s per direction
   bool gpu_link_derived = false;
+  // The provider's published interruption frequency ("<5%", AWS Spot Advisor) and the mean time
+  // between interruptions nubo reads from it (docs/cost.md); "" and 0: the provider's default.
+  std::string interruption_band;
+  double spot_mtbi_h = 0;
   std::string price_date, spot_date;
   std::string source;  // the row's cited source, and where it was read ("mine.csv:4")
 
   // $/h under a pricing; < 0 when the catalog has no such price.
   double price(Pricing p) const;
+};
+
+// A row a lenient import left out, and why: "skypilot/aws.csv:12", "p5.48xlarge: spot price
+// $30/h is above on-demand $20/h".
+struct SkippedRow {
+  std::string where;
+  std::string reason;
+};
+
+// One source of the catalog's prices: a file in a public format, embedded, cached by
+// `nubo-cost catalog update`, or given by the user.
+struct CatalogSource {
+  std::string name;      // "skypilot-aws", "aws-spot-advisor", ...
+  std::string format;    // "skypilot", "gpuhunt", "spot-advisor", "aws-price-list", "azure-retail"
+  std::string provider;  // the provider it prices ("aws")
+  std::string url;       // where an update fetches it
+  std::string origin;    // "embedded", "cache", "skypilot cache", or the file's path
+  std::string fetched;   // when it was fetched, UTC: "2026-12-03T10:00:00Z"
+  std::string etag;      // the server's, for a conditional update
+  std::size_t rows = 0;  // instance rows, reserved prices or interruption bands it gave
+  std::size_t records = 0;  // records read
+  std::vector<SkippedRow> skipped;
+
+  NUBO_API double age_days() const;  // days since `fetched`; < 0 when it is not a time
+};
+
+// Where the tools find fetched catalogs: nubo's cache ($XDG_CACHE_HOME/nubo/catalog, else
+// ~/.cache/nubo/catalog) and SkyPilot's (~/.sky/catalogs). Empty: those defaults.
+struct CatalogPaths {
+  std::string cache_dir;
+  std::string skypilot_dir;
+  bool use_cache = true;
+  bool use_skypilot = true;
+  static std::string default_cache_dir();
 };
 
 struct ProviderPrices {
@@ -111,15 +151,30 @@ class NUBO_API Catalog {
   ReservedDiscounts reserved_discounts() const { return discounts_; }
 
   const std::vector<Instance>& instances() const { return instances_; }
-  // By instance name (case-insensitive) and, when given, region; the first match; nullptr if none.
+  // By instance name (case-insensitive) and, when given, region; without a region, the region
+  // where it is cheapest on demand; nullptr if none.
   const Instance* find(std::string_view name, std::string_view region = {}) const;
   // As find; throws not_found naming close matches.
   const Instance& get(std::string_view name, std::string_view region = {}) const;
   // A provider's storage and network prices; falls back to "aws" (fallback set to true).
   const ProviderPrices& provider(std::string_view name, bool* fallback = nullptr) const;
   const std::vector<ProviderPrices>& providers() const { return providers_; }
-  // Where the rows came from: "embedded instances.csv", "mine.csv", ...
+  // Where the rows came from: "embedded providers.csv", "mine.csv", ...
   const std::vector<std::string>& sources() const { return sources_; }
+
+  // The embedded snapshot as refreshed since: each source's newest version among the embedded
+  // one, `nubo-cost catalog update`'s cache and SkyPilot's local catalogs. What the tools use;
+  // it never fetches anything itself.
+  static Catalog current(const CatalogPaths& paths = {});
+  // The public sources the snapshot holds and an update fetches, without their rows.
+  static std::vector<CatalogSource> known_sources();
+  // Adds the rows of a file in a public format (`source.format`). Lenient: a row that fails a
+  // check is skipped and listed in source_info() with its line and reason; a file that is not
+  // that format at all (its header lacks a column) throws invalid_argument.
+  void import_text(std::string_view text, const CatalogSource& source);
+  void import_file(const std::string& path, CatalogSource source);
+  // Every imported source with what it gave and skipped.
+  const std::vector<CatalogSource>& source_info() const { return imported_; }
 
   void add(Instance instance);  // validated like a file row; replaces a row with the same key
 
@@ -137,9 +192,41 @@ class NUBO_API Catalog {
   std::vector<Instance> instances_;
   std::vector<ProviderPrices> providers_;
   std::vector<std::string> sources_;
+  std::vector<CatalogSource> imported_;
   ReservedDiscounts discounts_;
   std::shared_ptr<const detail::CompiledCatalog> compiled_;
 };
+
+// ---- Refreshing the catalog ---------------------------------------------------------------
+
+// `nubo-cost catalog update`: fetches each public source over HTTPS into the user's cache. A
+// source whose new version fails (an HTTP error, a truncated or malformed body, too many bad
+// rows) keeps its last good version. Nothing else fetches: plans read what is cached.
+struct CatalogUpdateOptions {
+  std::string cache_dir;                    // "": CatalogPaths::default_cache_dir()
+  std::vector<std::string> sources;         // names to refresh; empty: every known source
+  std::map<std::string, std::string> urls;  // name -> URL, over NUBO_CATALOG_URL_<NAME> and the
+                                            // known URL
+  double timeout_s = 30;                    // connecting, and the longest stall of a transfer
+  double total_timeout_s = 600;             // one source at most
+  double max_skipped = 0.5;  // a new version that skips more of its records than this is refused
+};
+
+enum class UpdateStatus { updated = 0, not_modified = 1, failed = 2 };
+NUBO_API std::string_view update_status_name(UpdateStatus s) noexcept;  // "updated", ...
+
+struct CatalogUpdate {
+  std::string name, url;
+  UpdateStatus status = UpdateStatus::failed;
+  std::string message;      // why it failed, and which version stays
+  std::size_t records = 0;  // of the new version
+  std::size_t skipped = 0;
+  std::string fetched;  // the cached version's fetch time after the update; "" when none
+};
+
+// One entry per source, in the order of known_sources(); throws only for bad options (an
+// unknown source name, no cache folder).
+NUBO_API std::vector<CatalogUpdate> update_catalog(const CatalogUpdateOptions& options = {});
 
 // ---- The workload -------------------------------------------------------------------------
 
@@ -184,8 +271,24 @@ struct NUBO_API Profile {
   std::string to_json() const;
 };
 
+// The optimizer whose states a model-described workload keeps: Adam(W) two fp32 states per
+// parameter, SGD with momentum one.
+enum class Optimizer { adam = 0, sgd = 1 };
+NUBO_API std::string_view optimizer_name(Optimizer o) noexcept;  // "adam", "sgd"
+NUBO_API Optimizer parse_optimizer(std::string_view text);       // "adam", "adamw", "sgd"
+
 struct NUBO_API Workload {
   std::string name;
+  // Described by its model: `parameters` (7e9) with the training `tokens` (or samples x
+  // sequence_length) gives what is not given: the FLOPs (6 N D), the GPU memory per worker
+  // (weights, gradients and optimizer states under ZeRO stage `sharding`, plus activations) and
+  // the gradient bytes all-reduced per step (docs/cost.md, "Workloads by model").
+  double parameters = 0;
+  double tokens = 0;
+  double sequence_length = 0;  // tokens per sample; 0: 2048 for the activation estimate
+  double micro_batch = 1;      // samples per GPU in one forward pass (activations)
+  Optimizer optimizer = Optimizer::adam;
+  int sharding = 0;  // ZeRO stage: 0 plain data parallelism, 1-3; -1: the least that fits
   // Analytic: total training FLOPs, or flops_per_sample x samples x epochs.
   double total_flops = 0;
   double flops_per_sample = 0;
@@ -216,6 +319,10 @@ struct NUBO_API Workload {
 
   // A measured workload from a profile: `epochs` passes over profile.dataset_samples.
   static Workload from_profile(const Profile& profile, double epochs);
+  // The training FLOPs the analytic fields give: total_flops; else 6 x parameters x tokens
+  // (Kaplan et al. 2020; tokens, or samples x sequence_length x epochs); else flops_per_sample
+  // x samples x epochs; 0 when none is given.
+  double training_flops() const;
 };
 
 // ---- Estimates ----------------------------------------------------------------------------
@@ -253,7 +360,13 @@ struct NUBO_API Estimate {
   double checkpoint_interval_s = 0;
   double expected_interruptions = 0;
   double memory_needed_bytes = 0, memory_per_gpu_bytes = 0;
+  int sharding = -1;               // the ZeRO stage memory_needed_bytes assumes; -1: not modelled
   double reserved_break_even = 0;  // reserved pricings: utilisation above which it pays
+  // The price in force: its date and source, so a later report prices past work at what it
+  // cost then; and for spot, the interruption band and mean time between interruptions used.
+  std::string price_date, price_source;
+  std::string interruption_band;
+  double spot_mtbi_s = 0;
   bool pareto = false;
   std::map<std::string, std::string> tags;
   std::vector<std::string> notes;  // assumptions that apply ("storage priced as aws", ...)
@@ -268,7 +381,7 @@ struct PlanRequest {
   int min_nodes = 1, max_nodes = 1;
   double deadline_s = 0;              // 0: none
   double budget = 0;                  // $; 0: none
-  std::string gpu, provider, region;  // filters: substring of the GPU model (case-insensitive),
+  std::string gpu, provider, region;  // filters: the GPU model as gpu_model_matches() reads it,
                                       // exact provider and region; empty: all
   enum class Rank { cost, time } rank = Rank::cost;
   std::size_t limit = 10;        // ranked plans returned; 0: all
@@ -302,6 +415,11 @@ class NUBO_API Plan {
   std::shared_ptr<const detail::PlanData> data_;  // the records behind exclusions()
   mutable std::shared_ptr<std::vector<Exclusion>> exclusions_;
 };
+
+// Whether a GPU model is one a filter names: the filter (any case) starts the model's key or one
+// of its parts after a '-' ("A100" and "sxm4" match A100-SXM4-80GB; "H200" does not match
+// GH200-96GB); an empty filter matches every model.
+NUBO_API bool gpu_model_matches(std::string_view model, std::string_view filter);
 
 // Plans a workload over a catalog; throws invalid_argument for a bad request or workload.
 NUBO_API Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& request);

@@ -25,6 +25,10 @@ NUBO_API double parse_rate(std::string_view text, std::string_view what);
 // of them, largest first: "1h30m", "2m30s".
 NUBO_API double parse_duration(std::string_view text, std::string_view what);
 
+// A count, as model sizes and token counts are written: "7B" (7 x 10^9), "70M", "1.5T", "125K",
+// "2e9", "1000"; K, M, B (or G) and T are powers of 1000.
+NUBO_API double parse_count(std::string_view text, std::string_view what);
+
 // "512 B", "1.5 KiB", "80.0 GiB" (`decimals` after the point, above bytes).
 NUBO_API std::string format_bytes(double bytes, int decimals = 1);
 // For people: "420 ms", "3.4 s", "45 s", "30 min", "10.0 h", "3.0 d"; "forever" when infinite.

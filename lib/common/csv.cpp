@@ -58,7 +58,8 @@ std::vector<std::string> split_record(std::string_view line, const std::string& 
 }  // namespace
 
 Table Table::parse(std::string_view text, std::string source,
-                   const std::vector<std::string>& required_columns) {
+                   const std::vector<std::string>& required_columns,
+                   std::vector<BadLine>* bad_lines) {
   if (text.size() > kMaxBytes) fail_at(source, 0, "file is larger than 64 MiB");
   auto schema = std::make_shared<Schema>();
   schema->source = std::move(source);
@@ -71,8 +72,23 @@ Table Table::parse(std::string_view text, std::string source,
     if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
     auto line = text::trim(raw);
     if (line.empty() || line.front() == '#') continue;
-    if (line.find('\0') != std::string_view::npos) fail_at(src, line_no, "NUL byte");
-    auto fields = split_record(line, src, line_no);
+    std::vector<std::string> fields;
+    try {
+      if (line.find('\0') != std::string_view::npos) fail_at(src, line_no, "NUL byte");
+      fields = split_record(line, src, line_no);
+      if (have_header && fields.size() != schema->columns.size())
+        fail_at(src, line_no,
+                "expected " + std::to_string(schema->columns.size()) + " fields, found " +
+                    std::to_string(fields.size()));
+    } catch (const Error& e) {
+      if (!bad_lines || !have_header) throw;
+      // The message without its "<source>:<line>: " prefix: the line is kept beside it.
+      std::string why = e.what();
+      const auto prefix = src + ":" + std::to_string(line_no) + ": ";
+      if (why.starts_with(prefix)) why.erase(0, prefix.size());
+      bad_lines->push_back({line_no, why});
+      continue;
+    }
     if (!have_header) {
       for (auto& f : fields) {
         if (f.empty()) fail_at(src, line_no, "empty column name in the header");
@@ -83,11 +99,6 @@ Table Table::parse(std::string_view text, std::string source,
       for (auto& req : required_columns) schema->column_index(req);
       have_header = true;
       continue;
-    }
-    if (fields.size() != schema->columns.size()) {
-      fail_at(src, line_no,
-              "expected " + std::to_string(schema->columns.size()) + " fields, found " +
-                  std::to_string(fields.size()));
     }
     table.rows_.emplace_back(schema, std::move(fields), line_no);
   }

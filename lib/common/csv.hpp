@@ -43,12 +43,21 @@ class Row {
   std::size_t line_;
 };
 
+// A record a lenient parse left out: its line and why.
+struct BadLine {
+  std::size_t line = 0;
+  std::string reason;
+};
+
 class Table {
  public:
   // Parses `text`; `source` names it in errors (a file path or "embedded gpu_models.csv").
-  // Every name in `required_columns` must be in the header.
+  // Every name in `required_columns` must be in the header. With `bad_lines`, a record that
+  // cannot be read (a wrong number of fields, broken quoting) is reported there and left out
+  // instead of failing the table; a bad header still fails it.
   static Table parse(std::string_view text, std::string source,
-                     const std::vector<std::string>& required_columns);
+                     const std::vector<std::string>& required_columns,
+                     std::vector<BadLine>* bad_lines = nullptr);
 
   const std::string& source() const { return schema_->source; }
   const std::vector<std::string>& columns() const { return schema_->columns; }

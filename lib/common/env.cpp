@@ -1,6 +1,7 @@
 #include "common/env.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
@@ -197,11 +198,42 @@ std::optional<BlasThreads> blas_threads() {
   return std::nullopt;
 }
 
+namespace {
+
+// nubo's folder in the user's cache: $XDG_CACHE_HOME/nubo, else $HOME/.cache/nubo, else "".
+std::string nubo_cache_home() {
+  if (auto x = non_empty("XDG_CACHE_HOME")) return *x + "/nubo";
+  if (auto h = non_empty("HOME")) return *h + "/.cache/nubo";
+  return "";
+}
+
+}  // namespace
+
 std::string autotune_cache_path() {
   if (auto v = non_empty("NUBO_AUTOTUNE_CACHE")) return std::string(text::trim(*v));
-  if (auto x = non_empty("XDG_CACHE_HOME")) return *x + "/nubo/autotune.json";
-  if (auto h = non_empty("HOME")) return *h + "/.cache/nubo/autotune.json";
+  const auto home = nubo_cache_home();
+  return home.empty() ? home : home + "/autotune.json";
+}
+
+std::string catalog_cache_dir() {
+  if (auto v = non_empty("NUBO_CATALOG_CACHE")) return std::string(text::trim(*v));
+  const auto home = nubo_cache_home();
+  return home.empty() ? home : home + "/catalog";
+}
+
+std::string skypilot_catalog_dir() {
+  if (auto h = non_empty("HOME")) return *h + "/.sky/catalogs";
   return "";
+}
+
+std::optional<std::string> catalog_url(std::string_view source_name) {
+  std::string variable = "NUBO_CATALOG_URL_";
+  for (char c : source_name)
+    variable += std::isalnum(static_cast<unsigned char>(c))
+                    ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
+                    : '_';
+  if (auto v = non_empty(variable.c_str())) return std::string(text::trim(*v));
+  return std::nullopt;
 }
 
 }  // namespace nubo::env

@@ -93,4 +93,13 @@ bool autotune_enabled();
 // else $HOME/.cache/nubo/autotune.json, else "" (no cache).
 std::string autotune_cache_path();
 
+// NUBO_CATALOG_CACHE: where `nubo-cost catalog update` keeps the catalogs it fetched; default
+// $XDG_CACHE_HOME/nubo/catalog, else $HOME/.cache/nubo/catalog, else "" (no cache).
+std::string catalog_cache_dir();
+// SkyPilot's local catalogs: $HOME/.sky/catalogs ("" without HOME).
+std::string skypilot_catalog_dir();
+// NUBO_CATALOG_URL_<NAME>: the URL an update fetches the source NAME from ("skypilot-aws" reads
+// NUBO_CATALOG_URL_SKYPILOT_AWS); nullopt when unset.
+std::optional<std::string> catalog_url(std::string_view source_name);
+
 }  // namespace nubo::env

@@ -13,22 +13,48 @@
 namespace nubo::http {
 namespace {
 
+// The longest line a filtered body may hold.
+constexpr std::size_t kMaxLine = 1 << 20;
+
 struct Transfer {
   const Request* request = nullptr;
   Response* response = nullptr;
   std::size_t sent = 0;
   bool too_large = false;
+  std::string partial;  // a filtered body's line not yet ended
 };
+
+bool keep(Transfer* t, std::string_view bytes) {
+  if (t->response->body.size() + bytes.size() > t->request->max_response) {
+    t->too_large = true;
+    return false;
+  }
+  t->response->body.append(bytes);
+  return true;
+}
+
+// A filtered body: whole lines, each kept or dropped.
+bool filter_lines(Transfer* t, std::string_view data) {
+  while (!data.empty()) {
+    const auto newline = data.find('\n');
+    if (newline == std::string_view::npos) {
+      t->partial.append(data);
+      if (t->partial.size() > kMaxLine) t->too_large = true;
+      return !t->too_large;
+    }
+    t->partial.append(data.substr(0, newline + 1));
+    data.remove_prefix(newline + 1);
+    if (t->request->keep_line(t->partial) && !keep(t, t->partial)) return false;
+    t->partial.clear();
+  }
+  return true;
+}
 
 std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const auto bytes = size * n;
-  if (t->response->body.size() + bytes > t->request->max_response) {
-    t->too_large = true;
-    return 0;  // stops the transfer
-  }
-  t->response->body.append(data, bytes);
-  return bytes;
+  const bool ok = t->request->keep_line ? filter_lines(t, {data, bytes}) : keep(t, {data, bytes});
+  return ok ? bytes : 0;  // 0 stops the transfer
 }
 
 std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
@@ -84,7 +110,9 @@ CURL* thread_handle() {
 Response request(const Request& request) {
   CURL* c = thread_handle();
   Response response;
-  Transfer t{&request, &response};
+  Transfer t;
+  t.request = &request;
+  t.response = &response;
   curl_slist* headers = nullptr;
   for (const auto& [k, v] : request.headers)
     headers = curl_slist_append(headers, (k + ": " + v).c_str());
@@ -103,6 +131,7 @@ Response request(const Request& request) {
                    static_cast<long>(std::max(1.0, request.timeout_seconds)));
   if (request.total_seconds > 0)
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(request.total_seconds * 1000));
+  if (request.accept_compressed) curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
@@ -131,6 +160,12 @@ Response request(const Request& request) {
     throw Error(Errc::unavailable, request.method + " " + request.url + ": " + why);
   }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  // A filtered body's last line, when it has no newline.
+  if (request.keep_line && !t.partial.empty() && request.keep_line(t.partial) &&
+      !keep(&t, t.partial))
+    throw Error(Errc::corrupt, request.method + " " + request.url +
+                                   ": the response is larger than " +
+                                   std::to_string(request.max_response) + " bytes");
   return response;
 }
 

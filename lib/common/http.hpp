@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include <cstddef>
 #include <span>
@@ -21,6 +23,12 @@ struct Request {
   std::size_t max_response = 16 << 20;  // bytes of body accepted
   double timeout_seconds = 30;          // connect, and the longest stall of a transfer
   double total_seconds = 0;             // the whole request at most; 0: no limit
+  // Ask for a compressed transfer (gzip, deflate), decoded here. Off by default: an object whose
+  // stored bytes are compressed must arrive as stored, for its checksum.
+  bool accept_compressed = false;
+  // When set, the body is read line by line and only the lines it keeps are stored (and count
+  // against max_response): a large price list filtered as it arrives.
+  std::function<bool(std::string_view line)> keep_line;
 };
 
 struct Response {

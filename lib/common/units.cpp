@@ -15,6 +15,8 @@ namespace {
 constexpr char kSizeHelp[] =
     "use bytes or a number with K, M, G, T, P (powers of 1024, as KiB, MiB...; KB, MB, GB, TB, "
     "PB: powers of 1000), e.g. 4M";
+constexpr char kCountHelp[] =
+    "use a number, optionally with K, M, B (or G) or T (powers of 1000), e.g. 7B or 2e9";
 constexpr char kDurationHelp[] =
     "use seconds or a number with ms, s, m, h, d or w, e.g. 90s, 10m, 1h30m";
 
@@ -89,6 +91,27 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
   if (!(bytes < 18446744073709551616.0))
     refuse(what, text, "is more than 2^64 - 1 bytes", kSizeHelp);
   return static_cast<std::uint64_t>(bytes);
+}
+
+double parse_count(std::string_view text, std::string_view what) {
+  const auto t = text::trim(text);
+  if (t.empty()) refuse(what, text, "is empty", kCountHelp);
+  const auto [value, end] = leading_number(t, what, text, kCountHelp);
+  const auto unit = text::lower(text::trim(t.substr(end)));
+  double scale = 1;
+  if (unit == "k")
+    scale = 1e3;
+  else if (unit == "m")
+    scale = 1e6;
+  else if (unit == "b" || unit == "g")
+    scale = 1e9;
+  else if (unit == "t")
+    scale = 1e12;
+  else if (!unit.empty())
+    refuse(what, text, "has an unknown unit '" + unit + "'", kCountHelp);
+  const double count = value * scale;
+  if (!(count < 1e30)) refuse(what, text, "is too large", kCountHelp);
+  return count;
 }
 
 double parse_rate(std::string_view text, std::string_view what) {

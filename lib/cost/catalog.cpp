@@ -22,7 +22,6 @@
 #include "nubo/error.hpp"
 
 namespace nubo::embedded {
-std::string_view cost_instances_csv();  // generated from lib/cost/instances.csv
 std::string_view cost_providers_csv();  // generated from lib/cost/providers.csv
 }  // namespace nubo::embedded
 
@@ -176,12 +175,6 @@ ProviderPrices parse_provider(const detail::Fields& f) {
   return p;
 }
 
-// What identifies a row: its provider, and its name and region in any case. A row with the key
-// of one already loaded replaces it.
-std::string row_key(const Instance& in) {
-  return in.provider + '\n' + text::lower(in.name) + '\n' + text::lower(in.region);
-}
-
 void derive(Instance& in, ReservedDiscounts d) {
   if (in.reserved_1y < 0 || in.reserved_1y_derived) {
     in.reserved_1y = in.on_demand * (1 - d.one_year);
@@ -208,7 +201,7 @@ void check_duplicates(const std::vector<Instance>& rows, const std::string& sour
   seen.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    auto [it, fresh] = seen.emplace(row_key(r), i);
+    auto [it, fresh] = seen.emplace(detail::row_key(r), i);
     if (!fresh) {
       const auto& first = rows[it->second];
       throw Error(Errc::invalid_argument,
@@ -317,11 +310,11 @@ Catalog Catalog::empty(ReservedDiscounts discounts) {
 }
 
 Catalog Catalog::builtin(ReservedDiscounts discounts) {
-  // Parsed once; each call returns a copy the caller may extend.
+  // The embedded snapshot alone, imported once; each call returns a copy the caller may extend.
   static const Catalog base = [] {
-    Catalog c = empty();
-    c.load_text(embedded::cost_instances_csv(), "embedded instances.csv");
-    return c;
+    CatalogPaths snapshot_only;
+    snapshot_only.use_cache = snapshot_only.use_skypilot = false;
+    return current(snapshot_only);
   }();
   Catalog c = base;
   if (discounts.one_year != c.discounts_.one_year ||
@@ -390,7 +383,7 @@ void Catalog::add_rows(std::vector<Instance> rows) {
   // Where each key is: one lookup a row, so that loading is linear in the rows.
   std::unordered_map<std::string, std::size_t> at;
   at.reserve(instances_.size() + rows.size());
-  for (std::size_t i = 0; i < instances_.size(); ++i) at.emplace(row_key(instances_[i]), i);
+  for (std::size_t i = 0; i < instances_.size(); ++i) at.emplace(detail::row_key(instances_[i]), i);
   instances_.reserve(instances_.size() + rows.size());
   for (auto& in : rows) {
     if (in.gpus <= 0) throw Error(Errc::invalid_argument, in.name + ": gpus must be at least 1");
@@ -401,7 +394,7 @@ void Catalog::add_rows(std::vector<Instance> rows) {
                   in.name + ": the spot price is above the on-demand price");
     detail::GpuCatalog::builtin().get(in.gpu_model);  // throws naming the known models
     derive(in, discounts_);
-    auto [it, fresh] = at.emplace(row_key(in), instances_.size());
+    auto [it, fresh] = at.emplace(detail::row_key(in), instances_.size());
     if (fresh)
       instances_.push_back(std::move(in));
     else
@@ -410,10 +403,12 @@ void Catalog::add_rows(std::vector<Instance> rows) {
 }
 
 const Instance* Catalog::find(std::string_view name, std::string_view region) const {
+  const Instance* best = nullptr;
   for (const auto& in : instances_)
-    if (text::iequals(in.name, name) && (region.empty() || text::iequals(in.region, region)))
-      return &in;
-  return nullptr;
+    if (text::iequals(in.name, name) && (region.empty() || text::iequals(in.region, region)) &&
+        (!best || in.on_demand < best->on_demand))
+      best = &in;
+  return best;
 }
 
 const Instance& Catalog::get(std::string_view name, std::string_view region) const {

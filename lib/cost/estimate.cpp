@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/text.hpp"
 #include "cost/model.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
@@ -21,8 +22,9 @@ Hardware hardware_of(const Catalog& catalog, const Instance& instance, bool* pro
   return h;
 }
 
-double spot_mtbi_s(const PlanRequest& r, const ProviderPrices& p) {
-  return r.spot_mtbi_s > 0 ? r.spot_mtbi_s : p.spot_mtbi_h * 3600;
+double spot_mtbi_s(const PlanRequest& r, const ProviderPrices& p, double instance_mtbi_h) {
+  if (r.spot_mtbi_s > 0) return r.spot_mtbi_s;
+  return (instance_mtbi_h > 0 ? instance_mtbi_h : p.spot_mtbi_h) * 3600;
 }
 
 double spot_restart_s(const PlanRequest& r, const ProviderPrices& p) {
@@ -91,16 +93,42 @@ Estimate make_estimate(const Catalog& catalog, const Workload& workload, const W
     e.notes.push_back("GPU link bandwidth derived from the GPU table (" +
                       std::string(interconnect_name(in.interconnect)) + ")");
   e.memory_per_gpu_bytes = static_cast<double>(h.gpu->memory_bytes);
-  e.memory_needed_bytes = m.memory_per_gpu;
-  if (m.memory_per_gpu > e.memory_per_gpu_bytes)
+  e.memory_needed_bytes =
+      memory_per_gpu(m.memory, in.gpus * nodes, e.memory_per_gpu_bytes, &e.sharding);
+  if (e.memory_needed_bytes > e.memory_per_gpu_bytes)
+    e.notes.push_back("does not fit: " +
+                      memory_reason(m.memory, *h.gpu, in.gpus * nodes, e.memory_needed_bytes));
+  else if (e.sharding > 0)
+    e.notes.push_back("fits with ZeRO-" + std::to_string(e.sharding) +
+                      " (--zero): the model states are partitioned over its " +
+                      std::to_string(in.gpus * nodes) + " GPUs");
+  if (!m.communication_modelled && in.gpus * nodes > 1)
     e.notes.push_back(
-        "does not fit: needs " +
-        format_bytes(static_cast<double>(static_cast<std::uint64_t>(m.memory_per_gpu))) +
-        " per GPU");
-
+        m.allreduce_bytes > 0
+            ? "communication between its " + std::to_string(in.gpus * nodes) +
+                  " GPUs not modelled: give --batch (with --samples, or --tokens and --seq-len) "
+                  "to count the steps"
+            : "communication between its " + std::to_string(in.gpus * nodes) +
+                  " GPUs not modelled: give --params (or --params-bytes) and --batch");
   const RunTime rt = run_time(m, h, nodes, request.comm_efficiency);
-  const Timing t = timing(m, h, rt, pricing, spot_mtbi_s(request, *h.provider),
-                          spot_restart_s(request, *h.provider));
+  const double mtbi = spot_mtbi_s(request, *h.provider, in.spot_mtbi_h);
+  const Timing t = timing(m, h, rt, pricing, mtbi, spot_restart_s(request, *h.provider));
+  e.price_date = pricing == Pricing::spot && !in.spot_date.empty() ? in.spot_date : in.price_date;
+  e.price_source = in.source;
+  e.interruption_band = in.interruption_band;
+  if (pricing == Pricing::spot) {
+    e.spot_mtbi_s = mtbi;
+    if (request.spot_mtbi_s > 0)
+      e.notes.push_back("spot interruptions every " + format_duration(mtbi) +
+                        " on average (--mtbi)");
+    else if (!in.interruption_band.empty())
+      e.notes.push_back("spot interruption frequency " + in.interruption_band + " a month (" +
+                        in.provider + "'s published band): one every " + format_duration(mtbi) +
+                        " on average");
+    else
+      e.notes.push_back("spot interruptions assumed every " + format_duration(mtbi) +
+                        " on average (" + in.provider + " default; no published band)");
+  }
   e.time = t.time;
   e.checkpoint_interval_s = t.interval_s;
   e.expected_interruptions = t.interruptions;
@@ -115,6 +143,14 @@ Estimate make_estimate(const Catalog& catalog, const Workload& workload, const W
 }
 
 }  // namespace detail
+
+bool gpu_model_matches(std::string_view model, std::string_view filter) {
+  if (filter.empty()) return true;
+  const auto m = text::lower(model), f = text::lower(filter);
+  for (auto at = m.find(f); at != std::string::npos; at = m.find(f, at + 1))
+    if (at == 0 || m[at - 1] == '-') return true;
+  return false;
+}
 
 Workload Workload::from_profile(const Profile& profile, double epochs) {
   Workload w;

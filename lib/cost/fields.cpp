@@ -113,4 +113,8 @@ std::vector<std::size_t> json_element_lines(std::string_view text, std::string_v
   return lines;
 }
 
+std::string row_key(const Instance& in) {
+  return in.provider + '\n' + text::lower(in.name) + '\n' + text::lower(in.region);
+}
+
 }  // namespace nubo::cost::detail

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/csv.hpp"
+#include "nubo/cost.hpp"
 
 namespace nubo::cost::detail {
 
@@ -57,6 +58,10 @@ class JsonFields : public Fields {
   std::string source_;
   std::size_t line_;
 };
+
+// What identifies a catalog row: its provider, and its name and region in any case. A row with
+// the key of one already loaded replaces it.
+std::string row_key(const Instance& in);
 
 // The line of each element of the top-level array `key` in a JSON text (1-based), in order; a
 // small scanner that skips strings, so "instances[3]" can be reported as a line like a CSV row.

@@ -117,7 +117,7 @@ WorkloadModel compile(const Workload& w) {
     // Work in device-TFLOP at the measured efficiency: seconds x devices x their peak.
     m.tflop = p.compute_time_s * p.devices * measured_peak(p) * m.steps;
     m.allreduce_bytes = p.allreduce_bytes;
-    m.memory_per_gpu =
+    m.memory.stated =
         w.memory_per_gpu_bytes > 0 ? w.memory_per_gpu_bytes : p.memory_per_device_bytes;
     m.dataset_bytes = w.dataset_bytes > 0 ? w.dataset_bytes : p.dataset_bytes;
     m.checkpoint_bytes = w.checkpoint_bytes > 0 ? w.checkpoint_bytes : p.checkpoint_bytes;
@@ -128,23 +128,31 @@ WorkloadModel compile(const Workload& w) {
     check(w.flops_per_sample, "flops_per_sample", 0, 1e30);
     check(w.samples, "samples", 0, 1e18);
     check(w.global_batch, "global_batch", 0, 1e12);
-    double flops = w.total_flops;
-    if (flops <= 0) {
-      if (w.flops_per_sample <= 0 || w.samples <= 0 || w.epochs <= 0)
-        throw Error(Errc::invalid_argument,
-                    "workload: give total_flops, or flops_per_sample with samples and epochs "
-                    "(or a measured profile)");
-      flops = w.flops_per_sample * w.samples * w.epochs;
-    }
+    check(w.parameters, "parameters", 0, 1e16);
+    check(w.tokens, "tokens", 0, 1e20);
+    check(w.sequence_length, "sequence_length", 0, 1e9);
+    check(w.micro_batch, "micro_batch", 1, 1e6);
+    m.memory = memory_model(w);
+    const double flops = w.training_flops();
+    if (flops <= 0)
+      throw Error(Errc::invalid_argument,
+                  "workload: give parameters with tokens, total_flops, or flops_per_sample "
+                  "with samples and epochs (or a measured profile)");
     m.tflop = flops / 1e12 / w.mfu;
-    if (w.global_batch > 0 && w.samples > 0) m.steps = w.samples * w.epochs / w.global_batch;
-    m.allreduce_bytes = w.parameter_bytes;
-    if (m.allreduce_bytes > 0 && m.steps <= 0)
-      m.notes.push_back("communication not modelled: give samples and global_batch to count steps");
-    m.memory_per_gpu = w.memory_per_gpu_bytes;
+    if (w.global_batch > 0 && w.samples > 0)
+      m.steps = w.samples * w.epochs / w.global_batch;
+    else if (w.global_batch > 0 && w.tokens > 0 && w.sequence_length > 0)
+      m.steps = w.tokens / (w.global_batch * w.sequence_length);
+    m.allreduce_bytes =
+        w.parameter_bytes > 0 ? w.parameter_bytes : w.parameters * m.memory.gradient_bytes;
+    if (!m.memory.modelled && m.memory.stated <= 0)
+      m.notes.push_back(
+          "GPU memory not modelled: give --params (or --gpu-memory) to rule out GPUs too small");
     m.dataset_bytes = w.dataset_bytes;
     m.checkpoint_bytes = w.checkpoint_bytes;
   }
+  // A profile measured its communication; an analytic workload needs steps and bytes.
+  m.communication_modelled = m.measured || (m.allreduce_bytes > 0 && m.steps > 0);
   m.staged_bytes = m.dataset_bytes * w.compression_ratio;
   m.checkpoint_write_mbps = w.checkpoint_write_mbps;
   m.checkpoint_interval_s = w.checkpoint_interval_s > 0 ? w.checkpoint_interval_s : 3600;
@@ -222,6 +230,13 @@ double storage_cost(const WorkloadModel& w, const ProviderPrices& p, double tota
 }
 
 }  // namespace detail
+
+double Workload::training_flops() const {
+  if (total_flops > 0) return total_flops;
+  const double all_tokens = tokens > 0 ? tokens : samples * sequence_length * epochs;
+  if (parameters > 0 && all_tokens > 0) return 6 * parameters * all_tokens;
+  return flops_per_sample * samples * epochs;
+}
 
 double CheckpointPlan::overhead_fraction() const {
   const double work = expected_wall_s - write_s - lost_work_s - restart_s;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/memory_model.hpp"
 #include "device/gpu_catalog.hpp"
 #include "nubo/cost.hpp"
 
@@ -33,8 +34,9 @@ struct WorkloadModel {
   double steps = 0;  // optimizer steps (0: unknown; communication is then not modelled)
   double allreduce_bytes = 0;
   double overlap = 0;
-  double memory_per_gpu = 0;
-  double staged_bytes = 0;  // dataset x compression ratio
+  MemoryModel memory;
+  bool communication_modelled = false;  // steps and all-reduce bytes known
+  double staged_bytes = 0;              // dataset x compression ratio
   double dataset_bytes = 0;
   double checkpoint_bytes = 0;
   double checkpoint_write_mbps = 0;  // 0: the provider's block storage throughput
@@ -78,8 +80,10 @@ double storage_cost(const WorkloadModel& w, const ProviderPrices& p, double tota
 
 // The hardware of an instance; `provider_fallback` is set when its provider has no price row.
 Hardware hardware_of(const Catalog& catalog, const Instance& instance, bool* provider_fallback);
-// Spot interruption figures: the request's, else the provider's defaults.
-double spot_mtbi_s(const PlanRequest& request, const ProviderPrices& provider);
+// Spot interruption figures: the request's, else the instance's published band, else the
+// provider's defaults.
+double spot_mtbi_s(const PlanRequest& request, const ProviderPrices& provider,
+                   double instance_mtbi_h);
 double spot_restart_s(const PlanRequest& request, const ProviderPrices& provider);
 // Throws invalid_argument naming the bad field of a request.
 void validate(const PlanRequest& request);

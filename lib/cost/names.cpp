@@ -34,6 +34,18 @@ Pricing parse_pricing(std::string_view text) {
                                           "': use on-demand, spot, reserved-1y or reserved-3y");
 }
 
+std::string_view optimizer_name(Optimizer o) noexcept {
+  return o == Optimizer::sgd ? "sgd" : "adam";
+}
+
+Optimizer parse_optimizer(std::string_view text) {
+  auto t = text::lower(text::trim(text));
+  if (t == "adam" || t == "adamw") return Optimizer::adam;
+  if (t == "sgd") return Optimizer::sgd;
+  throw Error(Errc::invalid_argument,
+              "unknown optimizer '" + std::string(text) + "': use adam (or adamw) or sgd");
+}
+
 std::string_view interconnect_name(Interconnect i) noexcept {
   switch (i) {
     case Interconnect::none:
@@ -60,6 +72,8 @@ std::string format_money(double dollars) {
       std::snprintf(buf, sizeof buf, "%s$%.10f", dollars < 0 ? "-" : "", std::fabs(dollars));
       small = buf;
       const auto first = small.find_first_not_of("-$0.");
+      // Under the tenth decimal there is nothing to show but zero.
+      if (first == std::string::npos) return "$0.00";
       small = small.substr(0, std::min(small.size(), first + 2));
     }
     return small;

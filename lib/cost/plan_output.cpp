@@ -9,12 +9,6 @@
 namespace nubo::cost {
 namespace {
 
-std::string gib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1u << 30));
-  return buf;
-}
-
 std::string nodes_text(int lo, int hi) {
   return lo == hi ? "x" + std::to_string(lo) : "x" + std::to_string(lo) + "-" + std::to_string(hi);
 }
@@ -39,11 +33,15 @@ Exclusion format(const detail::PlanData& d, const detail::ExclusionRecord& r) {
                  " support (its peak is 0 in the GPU table)";
       break;
     case detail::Why::memory:
-      e.reason = "needs " + gib(d.memory_per_gpu) + " of GPU memory per GPU; " + sh.gpu->model +
-                 " has " + gib(static_cast<double>(sh.gpu->memory_bytes));
+      e.reason = detail::memory_reason(d.memory, *sh.gpu, sh.gpus * r.nodes_lo, r.value);
       break;
     case detail::Why::no_network:
       e.reason = "the catalog gives it no network bandwidth, so it cannot span nodes";
+      break;
+    case detail::Why::no_communication:
+      e.reason =
+          "more nodes pay only through their speed, and communication between them is not "
+          "modelled: give --params (or --params-bytes) and --batch";
       break;
     case detail::Why::no_price:
       e.reason =
@@ -100,7 +98,12 @@ nlohmann::json estimate_json(const Estimate& e) {
       {"expected_interruptions", e.expected_interruptions},
       {"memory_needed_bytes", e.memory_needed_bytes},
       {"memory_per_gpu_bytes", e.memory_per_gpu_bytes},
+      {"sharding", e.sharding},
       {"reserved_break_even", e.reserved_break_even},
+      {"price_date", e.price_date},
+      {"price_source", e.price_source},
+      {"interruption_band", e.interruption_band},
+      {"spot_mtbi_s", e.spot_mtbi_s},
       {"tags", e.tags},
       {"notes", notes},
   };

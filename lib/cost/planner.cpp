@@ -62,7 +62,7 @@ Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& r
   data->index = index;
   data->pricings = request.pricings;
   data->dtype = model.dtype;
-  data->memory_per_gpu = model.memory_per_gpu;
+  data->memory = model.memory;
   data->deadline_s = request.deadline_s;
   data->budget = request.budget;
   data->catalog_sources = catalog.sources();
@@ -78,8 +78,7 @@ Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& r
 
   for (std::uint32_t si = 0; si < index->shapes.size(); ++si) {
     const auto& sh = index->shapes[si];
-    if (!gpu_filter.empty() && text::lower(sh.gpu->model).find(gpu_filter) == std::string::npos)
-      continue;
+    if (!gpu_model_matches(sh.gpu->model, gpu_filter)) continue;
     if (!provider_filter.empty() && sh.provider != provider_filter) continue;
     const std::size_t rows = sh.rows.size();
     const int lo = request.min_nodes, hi = request.max_nodes;
@@ -93,20 +92,36 @@ Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& r
       record(lo, hi, all, Why::dtype, 0, per_node * static_cast<std::size_t>(hi - lo + 1));
       continue;
     }
-    if (model.memory_per_gpu > static_cast<double>(sh.gpu->memory_bytes)) {
-      record(lo, hi, all, Why::memory, 0, per_node * static_cast<std::size_t>(hi - lo + 1));
-      continue;
-    }
     const ProviderPrices& provider = catalog.providers().at(sh.provider_index);
     const detail::Hardware h{sh.gpu, sh.gpus, sh.link_gbs * 1e9, sh.network_gbps * 1e9 / 8,
                              &provider};
-    const double mtbi = detail::spot_mtbi_s(request, provider);
+    const double mtbi = detail::spot_mtbi_s(request, provider, sh.spot_mtbi_h);
     const double restart = detail::spot_restart_s(request, provider);
     const double egress = egress_cost(provider, model.egress_bytes);
     std::array<int, detail::kPricings> no_price_record{-1, -1, -1, -1};
+    int memory_record = -1;
+    const double capacity = static_cast<double>(sh.gpu->memory_bytes);
     for (int nodes = lo; nodes <= hi; ++nodes) {
+      // Memory per GPU may fall with more GPUs to partition over (ZeRO).
+      const double need = detail::memory_per_gpu(model.memory, sh.gpus * nodes, capacity);
+      if (need > capacity) {
+        if (memory_record >= 0 && records[memory_record].nodes_hi == nodes - 1) {
+          records[memory_record].nodes_hi = nodes;
+          records[memory_record].options += per_node;
+        } else {
+          memory_record = static_cast<int>(records.size());
+          record(nodes, nodes, all, Why::memory, need, per_node);
+        }
+        continue;
+      }
       if (nodes > 1 && h.network_Bps <= 0) {
         record(nodes, hi, all, Why::no_network, 0,
+               per_node * static_cast<std::size_t>(hi - nodes + 1));
+        break;
+      }
+      // Nodes are worth more than one only for their speed, which rests on communication.
+      if (nodes > 1 && !model.communication_modelled) {
+        record(nodes, hi, all, Why::no_communication, 0,
                per_node * static_cast<std::size_t>(hi - nodes + 1));
         break;
       }

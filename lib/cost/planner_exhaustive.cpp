@@ -12,16 +12,6 @@
 
 namespace nubo::cost::detail {
 
-namespace {
-
-std::string gib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1u << 30));
-  return buf;
-}
-
-}  // namespace
-
 ExhaustivePlan plan_exhaustive(const Catalog& catalog, const Workload& workload,
                                const PlanRequest& request) {
   validate(request);
@@ -38,8 +28,7 @@ ExhaustivePlan plan_exhaustive(const Catalog& catalog, const Workload& workload,
     if (!request.region.empty() && !text::iequals(in.region, request.region)) continue;
     if (!provider_filter.empty() && in.provider != provider_filter) continue;
     const auto& gpu = GpuCatalog::builtin().get(in.gpu_model);
-    if (!gpu_filter.empty() && text::lower(gpu.model).find(gpu_filter) == std::string::npos)
-      continue;
+    if (!gpu_model_matches(gpu.model, gpu_filter)) continue;
     for (int nodes = request.min_nodes; nodes <= request.max_nodes; ++nodes) {
       for (auto p : request.pricings) {
         ++out.considered;
@@ -50,14 +39,18 @@ ExhaustivePlan plan_exhaustive(const Catalog& catalog, const Workload& workload,
                   gpu.model + " has no " + std::string(dtype_name(model.dtype)));
           continue;
         }
-        if (model.memory_per_gpu > static_cast<double>(gpu.memory_bytes)) {
-          exclude(option, Why::memory,
-                  "needs " + gib(model.memory_per_gpu) + " per GPU; " + gpu.model + " has " +
-                      gib(static_cast<double>(gpu.memory_bytes)));
+        const double capacity = static_cast<double>(gpu.memory_bytes);
+        const double need = memory_per_gpu(model.memory, in.gpus * nodes, capacity);
+        if (need > capacity) {
+          exclude(option, Why::memory, memory_reason(model.memory, gpu, in.gpus * nodes, need));
           continue;
         }
         if (nodes > 1 && in.network_gbps <= 0) {
           exclude(option, Why::no_network, "no network bandwidth, so it cannot span nodes");
+          continue;
+        }
+        if (nodes > 1 && !model.communication_modelled) {
+          exclude(option, Why::no_communication, "communication across nodes not modelled");
           continue;
         }
         if (in.price(p) < 0) {

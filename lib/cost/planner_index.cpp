@@ -24,11 +24,11 @@ std::shared_ptr<const CompiledCatalog> compile_catalog(const Catalog& catalog,
                                                        const std::vector<std::uint32_t>& rows) {
   const auto& in = catalog.instances();
   auto out = std::make_shared<CompiledCatalog>();
-  using Key = std::tuple<std::string, int, double, double, std::string>;
+  using Key = std::tuple<std::string, int, double, double, std::string, double>;
   std::map<Key, std::size_t> shape_of;
   for (auto r : rows) {
     const Instance& i = in[r];
-    Key key{i.gpu_model, i.gpus, i.gpu_link_gbs, i.network_gbps, i.provider};
+    Key key{i.gpu_model, i.gpus, i.gpu_link_gbs, i.network_gbps, i.provider, i.spot_mtbi_h};
     auto [it, fresh] = shape_of.emplace(key, out->shapes.size());
     if (fresh) {
       Shape s;
@@ -36,6 +36,7 @@ std::shared_ptr<const CompiledCatalog> compile_catalog(const Catalog& catalog,
       s.gpus = i.gpus;
       s.link_gbs = i.gpu_link_gbs;
       s.network_gbps = i.network_gbps;
+      s.spot_mtbi_h = i.spot_mtbi_h;
       s.provider = i.provider;
       if (!catalog.providers().empty()) {
         const ProviderPrices* p = &catalog.provider(i.provider);

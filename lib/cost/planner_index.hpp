@@ -1,7 +1,7 @@
 // The planner's index of a catalog. Options on instances with the same hardware (GPU model and
-// count, link and network bandwidth, provider) take the same time, and their cost rises with the
-// price; so the planner works per such "shape" on price-sorted rows instead of per row, and
-// explains exclusions per shape. Built once per catalog change (CostAccess::compiled).
+// count, link and network bandwidth, provider) and interruption band take the same time, and their
+// cost rises with the price; so the planner works per such "shape" on price-sorted rows instead of
+// per row, and explains exclusions per shape. Built once per catalog change (CostAccess::compiled).
 #pragma once
 
 #include <array>
@@ -21,6 +21,7 @@ struct Shape {
   const GpuModel* gpu = nullptr;
   int gpus = 0;
   double link_gbs = 0, network_gbps = 0;
+  double spot_mtbi_h = 0;  // the rows' published interruption band; 0: the provider's default
   std::string provider;
   std::size_t provider_index = 0;   // into Catalog::providers(), after the aws fallback
   std::vector<std::uint32_t> rows;  // catalog order
@@ -38,14 +39,22 @@ std::shared_ptr<const CompiledCatalog> compile_catalog(const Catalog& catalog,
                                                        const std::vector<std::uint32_t>& rows);
 
 // Why options were left out, in the order the checks run.
-enum class Why : std::uint8_t { dtype, memory, no_network, no_price, deadline, budget };
+enum class Why : std::uint8_t {
+  dtype,
+  memory,
+  no_network,
+  no_communication,
+  no_price,
+  deadline,
+  budget
+};
 
 struct ExclusionRecord {
   std::uint32_t shape = 0;
   int nodes_lo = 1, nodes_hi = 1;
   std::uint8_t pricings = 0;  // bit (1 << Pricing)
   Why why = Why::dtype;
-  double value = 0;  // deadline: the time; budget: the cheapest cost over it
+  double value = 0;  // memory: bytes per GPU; deadline: the time; budget: the cheapest cost
   std::size_t options = 0;
 };
 
@@ -67,7 +76,7 @@ struct ExhaustivePlan {
   std::vector<Estimate> ranked;  // every feasible option, best first
   std::vector<Estimate> frontier;
   std::vector<std::pair<std::string, std::string>> excluded;  // (option, reason)
-  std::array<std::size_t, 6> excluded_by{};                   // per Why
+  std::array<std::size_t, 7> excluded_by{};                   // per Why
   std::size_t considered = 0, feasible = 0;
 };
 ExhaustivePlan plan_exhaustive(const Catalog& catalog, const Workload& workload,
@@ -83,7 +92,8 @@ struct PlanData {
   std::vector<ExclusionRecord> records;
   std::vector<Pricing> pricings;
   DType dtype = DType::f32;
-  double memory_per_gpu = 0, deadline_s = 0, budget = 0;
+  MemoryModel memory;
+  double deadline_s = 0, budget = 0;
   std::vector<std::string> catalog_sources;
 };
 

@@ -22,10 +22,21 @@ static int contains(const char* haystack, const char* needle) {
   return haystack && strstr(haystack, needle) != NULL;
 }
 
-static void test_catalog(void) {
+/* The fixed catalog of tests/data: figures that do not move when the snapshot is refreshed. */
+static nubo_cost_catalog* fixed_catalog(void) {
   nubo_cost_catalog* catalog = NULL;
   CHECK(nubo_cost_catalog_builtin(&catalog) == NUBO_OK);
-  CHECK(nubo_cost_catalog_instance_count(catalog) >= 16);
+  CHECK(nubo_cost_catalog_load(catalog, NUBO_TEST_DATA_DIR "/fixed_instances.csv", 1) == NUBO_OK);
+  return catalog;
+}
+
+static void test_catalog(void) {
+  nubo_cost_catalog* builtin = NULL;
+  CHECK(nubo_cost_catalog_builtin(&builtin) == NUBO_OK);
+  CHECK(nubo_cost_catalog_instance_count(builtin) >= 400);
+  nubo_cost_catalog_free(builtin);
+  nubo_cost_catalog* catalog = fixed_catalog();
+  CHECK(nubo_cost_catalog_instance_count(catalog) == 16);
   int found = 0;
   for (size_t i = 0; i < nubo_cost_catalog_instance_count(catalog); ++i) {
     nubo_cost_instance_info info;
@@ -60,8 +71,7 @@ static void test_catalog(void) {
 }
 
 static void test_plan(void) {
-  nubo_cost_catalog* catalog = NULL;
-  CHECK(nubo_cost_catalog_builtin(&catalog) == NUBO_OK);
+  nubo_cost_catalog* catalog = fixed_catalog();
   nubo_cost_workload w;
   CHECK(nubo_cost_workload_init(&w, sizeof w) == NUBO_OK);
   CHECK(w.epochs == 1 && w.mfu == 0.4 && w.dtype == NUBO_DTYPE_BF16);
@@ -199,8 +209,7 @@ static void test_tools(void) {
   CHECK(nubo_cost_meter_line(meter, line, 4, NULL) == NUBO_ERR_INVALID_ARGUMENT && line[0] == 0);
   CHECK(nubo_cost_meter_line(NULL, line, sizeof line, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   nubo_cost_meter_free(meter);
-  nubo_cost_catalog* catalog = NULL;
-  CHECK(nubo_cost_catalog_builtin(&catalog) == NUBO_OK);
+  nubo_cost_catalog* catalog = fixed_catalog();
   CHECK(nubo_cost_meter_for_instance(catalog, "p5.48xlarge", NUBO_PRICING_ON_DEMAND, 2, &meter) ==
         NUBO_OK);
   CHECK(nubo_cost_meter_update(meter, 3600, 0.5, &spent, &projected) == NUBO_OK);

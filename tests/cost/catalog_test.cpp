@@ -9,8 +9,8 @@
 using namespace nubo;
 using namespace nubo::cost;
 
-TEST_CASE("the built-in catalog has the issue's instances at their published prices") {
-  auto c = Catalog::builtin();
+TEST_CASE("a catalog in nubo's CSV format holds its instances at their published prices") {
+  auto c = cost_test::fixed_catalog();
   struct Row {
     const char* name;
     const char* gpu;
@@ -26,8 +26,8 @@ TEST_CASE("the built-in catalog has the issue's instances at their published pri
         Row{"p3dn.24xlarge", "V100-SXM2-32GB", 8, 31.21}, Row{"g4dn.xlarge", "T4", 1, 0.526},
         Row{"g4dn.12xlarge", "T4", 4, 3.912}, Row{"g5.xlarge", "A10G", 1, 1.006},
         Row{"g5.12xlarge", "A10G", 4, 5.672}, Row{"g5.48xlarge", "A10G", 8, 16.288},
-        Row{"g6.xlarge", "L4", 1, 0.8048}, Row{"ND96asr_v4", "A100-SXM4-40GB", 8, 27.197},
-        Row{"NC24ads_A100_v4", "A100-PCIE-80GB", 1, 3.673},
+        Row{"g6.xlarge", "L4", 1, 0.8048}, Row{"Standard_ND96asr_v4", "A100-SXM4-40GB", 8, 27.197},
+        Row{"Standard_NC24ads_A100_v4", "A100-PCIE-80GB", 1, 3.673},
         Row{"a2-highgpu-1g", "A100-SXM4-40GB", 1, 0.73948 + 2.93391}}) {
     INFO(r.name);
     const auto& in = c.get(r.name);
@@ -51,20 +51,21 @@ TEST_CASE("the built-in catalog has the issue's instances at their published pri
 }
 
 TEST_CASE("reserved prices are derived from an overridable discount and marked") {
-  auto c = Catalog::builtin();
+  auto c = cost_test::fixed_catalog();
   const auto& p4d = c.get("p4d.24xlarge");
   CHECK(p4d.reserved_1y_derived);
   CHECK(p4d.reserved_1y == Approx(32.77 * 0.6));
   CHECK(p4d.reserved_3y == Approx(32.77 * 0.4));
   // The seed's 50-75% off.
-  auto seed = Catalog::builtin({.one_year = 0.5, .three_year = 0.75});
+  auto seed = cost_test::fixed_catalog();
+  seed.set_reserved_discounts({.one_year = 0.5, .three_year = 0.75});
   CHECK(seed.get("p4d.24xlarge").reserved_1y == Approx(16.385));
   CHECK(seed.get("p4d.24xlarge").reserved_3y == Approx(8.1925));
   CHECK_THROWS_AS(c.set_reserved_discounts({.one_year = 1.0, .three_year = 0.5}), Error);
 }
 
 TEST_CASE("GPU link bandwidth is derived from the interconnect and the GPU table") {
-  auto c = Catalog::builtin();
+  auto c = cost_test::fixed_catalog();
   CHECK(c.get("p4d.24xlarge").gpu_link_gbs == Approx(300));   // 600 GB/s NVLink / 2
   CHECK(c.get("p5.48xlarge").gpu_link_gbs == Approx(450));    // 900 / 2
   CHECK(c.get("g5.12xlarge").gpu_link_gbs == Approx(31.52));  // PCIe 4 x16: 16 x 0.985 x 2
@@ -221,7 +222,7 @@ TEST_CASE("a large catalog loads in one pass, replacing rows by key in any case"
 }
 
 TEST_CASE("a user's catalog adds rows, replaces rows with the same key, or replaces all") {
-  auto c = Catalog::builtin();
+  auto c = cost_test::fixed_catalog();
   const auto before = c.instances().size();
   const std::string path = "/tmp/nubo_cost_catalog_test.csv";
   {

@@ -34,4 +34,13 @@ inline std::string data_path(const std::string& name) {
   return std::string(NUBO_COST_DATA_DIR) + "/" + name;
 }
 
+// A fixed catalog of 16 AWS, Azure and GCP instances (tests/cost/fixed_instances.csv) with the
+// built-in provider prices: what tests of the planner's arithmetic run on, so they do not move
+// when the embedded snapshot is refreshed.
+inline nubo::cost::Catalog fixed_catalog() {
+  auto c = nubo::cost::Catalog::empty();
+  c.load_file(data_path("fixed_instances.csv"));
+  return c;
+}
+
 }  // namespace cost_test

@@ -60,7 +60,11 @@ TEST_CASE("communication: ring all-reduce 2(n-1)/n x bytes / link, plus the netw
   w.global_batch = 0;
   auto unknown = estimate(c, w, box, 1, Pricing::on_demand);
   CHECK(unknown.time.communication_s == 0);
-  CHECK_THAT(unknown.notes.front(), Catch::Contains("communication not modelled"));
+  bool said = false;
+  for (const auto& n : unknown.notes)
+    said = said || (n.find("communication between its 8 GPUs not modelled") != std::string::npos &&
+                    n.find("--batch") != std::string::npos);
+  CHECK(said);
 }
 
 TEST_CASE("staging: compressed dataset / the slower of disk and network") {
@@ -89,11 +93,13 @@ TEST_CASE("memory: a job that does not fit is flagged") {
   w.memory_per_gpu_bytes = 100e9;  // A100 80GB has 85.9e9 bytes
   auto e = estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand);
   CHECK(e.memory_needed_bytes > e.memory_per_gpu_bytes);
-  CHECK_THAT(e.notes.back(), Catch::Contains("does not fit"));
+  bool said = false;
+  for (const auto& n : e.notes) said = said || n.find("does not fit") != std::string::npos;
+  CHECK(said);
 }
 
 TEST_CASE("a measured profile scales by peak: compute x devices x measured peak / target peak") {
-  auto c = Catalog::builtin();
+  auto c = cost_test::fixed_catalog();
   Profile p;
   p.backend = "cpu";
   p.device_model = "test CPU";
@@ -151,7 +157,7 @@ TEST_CASE("bad workloads are rejected with the field named") {
   auto c = box_catalog();
   Workload none;
   CHECK_THROWS_WITH(estimate(c, none, c.get("box", "r1"), 1, Pricing::on_demand),
-                    Catch::Contains("give total_flops"));
+                    Catch::Contains("total_flops"));
   auto w = flops_workload();
   w.mfu = 1.5;
   CHECK_THROWS_WITH(estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand),
@@ -163,7 +169,7 @@ TEST_CASE("bad workloads are rejected with the field named") {
   // No spot price in r2.
   CHECK_THROWS_AS(estimate(c, flops_workload(), c.get("box", "r2"), 1, Pricing::spot), Error);
   // V100 has no bf16.
-  auto b = Catalog::builtin();
+  auto b = cost_test::fixed_catalog();
   CHECK_THROWS_WITH(estimate(b, flops_workload(), b.get("p3.2xlarge"), 1, Pricing::on_demand),
                     Catch::Contains("no bf16"));
 }

@@ -33,7 +33,7 @@ bool has_reason(const Plan& p, const std::string& needle) {
 }  // namespace
 
 TEST_CASE("the planner ranks the cheapest feasible plan first") {
-  auto c = Catalog::builtin();
+  auto c = cost_test::fixed_catalog();
   auto w = flops_workload();
   PlanRequest r;
   r.deadline_s = 24 * 3600;
@@ -68,7 +68,7 @@ TEST_CASE("the planner ranks the cheapest feasible plan first") {
 }
 
 TEST_CASE("an infeasible deadline is explained for every option") {
-  auto c = Catalog::builtin();
+  auto c = cost_test::fixed_catalog();
   PlanRequest r;
   r.deadline_s = 60;  // nothing trains 3e18 FLOPs in a minute
   auto p = plan(c, flops_workload(), r);
@@ -84,7 +84,7 @@ TEST_CASE("an infeasible deadline is explained for every option") {
 }
 
 TEST_CASE("memory, budget, missing prices and single-node instances are explained") {
-  auto c = Catalog::builtin();
+  auto c = cost_test::fixed_catalog();
   auto w = flops_workload();
   w.total_flops = 3e20;           // 83 h on one p4de: over a $500 budget
   w.memory_per_gpu_bytes = 60e9;  // more than 40 GB GPUs have
@@ -110,7 +110,7 @@ TEST_CASE("memory, budget, missing prices and single-node instances are explaine
 }
 
 TEST_CASE("the Pareto frontier: nothing on it is dominated, everything else is") {
-  auto c = Catalog::builtin();
+  auto c = cost_test::fixed_catalog();
   auto w = flops_workload();
   w.checkpoint_bytes = 20e9;
   auto p = plan(c, w, all_pricings(4));
@@ -136,7 +136,7 @@ TEST_CASE("the Pareto frontier: nothing on it is dominated, everything else is")
 }
 
 TEST_CASE("filters: GPU, provider and region") {
-  auto c = Catalog::builtin();
+  auto c = cost_test::fixed_catalog();
   PlanRequest r;
   r.gpu = "a100";
   r.limit = 0;
@@ -153,7 +153,7 @@ TEST_CASE("filters: GPU, provider and region") {
 }
 
 TEST_CASE("bad plan requests are rejected with the field named") {
-  auto c = Catalog::builtin();
+  auto c = cost_test::fixed_catalog();
   PlanRequest r;
   r.min_nodes = 0;
   CHECK_THROWS_WITH(plan(c, flops_workload(), r), Catch::Contains("min_nodes"));
@@ -236,7 +236,7 @@ TEST_CASE("the planner agrees with the exhaustive reference on a random catalog"
         CHECK(fast.frontier[i].label() + fast.frontier[i].region ==
               slow.frontier[i].label() + slow.frontier[i].region);
       // The same exclusions, counted per reason.
-      std::array<std::size_t, 6> by{};
+      std::array<std::size_t, 7> by{};
       for (const auto& rec : nubo::cost::detail::CostAccess::data(fast)->records)
         by[static_cast<int>(rec.why)] += rec.options;
       CHECK(by == slow.excluded_by);
@@ -245,11 +245,11 @@ TEST_CASE("the planner agrees with the exhaustive reference on a random catalog"
 }
 
 TEST_CASE("a plan as JSON holds the ranked plans, the frontier and the exclusions") {
-  auto p = plan(Catalog::builtin(), flops_workload(), all_pricings(2));
+  auto p = plan(cost_test::fixed_catalog(), flops_workload(), all_pricings(2));
   auto json = p.to_json();
   CHECK_THAT(json, Catch::Contains("\"ranked\"") && Catch::Contains("\"frontier\"") &&
                        Catch::Contains("\"exclusions\"") && Catch::Contains("\"time_s\"") &&
-                       Catch::Contains("\"rework\"") && Catch::Contains("embedded instances.csv"));
+                       Catch::Contains("\"rework\"") && Catch::Contains("fixed_instances.csv"));
 }
 
 TEST_CASE("Catalog() is the built-in catalog, and planning over no instances says so") {

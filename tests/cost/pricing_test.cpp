@@ -66,7 +66,8 @@ TEST_CASE("the seed's spot at 10% of on-demand, with interruptions priced in") {
 }
 
 TEST_CASE("reserved terms: effective hourly and break-even utilisation, the seed's 50-75% off") {
-  auto c = Catalog::builtin({.one_year = 0.5, .three_year = 0.75});
+  auto c = cost_test::fixed_catalog();
+  c.set_reserved_discounts({.one_year = 0.5, .three_year = 0.75});
   const auto& p4d = c.get("p4d.24xlarge");
   auto y1 = reserved_terms(p4d, Pricing::reserved_1y);
   auto y3 = reserved_terms(p4d, Pricing::reserved_3y);
@@ -83,7 +84,7 @@ TEST_CASE("reserved terms: effective hourly and break-even utilisation, the seed
 }
 
 TEST_CASE("egress tiers: 0.09 up to 10 TB, then 0.085, 0.07 and 0.05") {
-  const auto catalog = Catalog::builtin();
+  const auto catalog = cost_test::fixed_catalog();
   const auto& aws = catalog.provider("aws");
   CHECK(egress_cost(aws, 0) == 0);
   CHECK(egress_cost(aws, 1e12) == Approx(90));  // 1000 GB x 0.09
@@ -122,7 +123,7 @@ TEST_CASE("the seed's 8 V100s: ResNet-50 in 8 hours instead of 3 days") {
   CHECK(scaling_efficiency(72 * 3600.0, 8 * 3600.0, 8) == Approx(1.125));
   // nubo's own model of the run: ResNet-50 is 3.8e9 multiply-adds forward (He et al. 2016,
   // table 1) = 7.6 GFLOP, x 3 for training, x 1,281,167 ImageNet images x 90 epochs.
-  auto c = Catalog::builtin();
+  auto c = cost_test::fixed_catalog();
   Workload w;
   w.flops_per_sample = 3 * 7.6e9;
   w.samples = 1281167;
@@ -168,8 +169,9 @@ TEST_CASE("the live meter: money so far and the projected total from progress") 
   fixed.update(3600, 0.5);
   CHECK(fixed.spent() == Approx(15));
   CHECK(fixed.projected() == Approx(25));
-  auto p4d = CostMeter::for_instance(Catalog::builtin(), "p4d.24xlarge", Pricing::spot, 2);
+  auto p4d = CostMeter::for_instance(cost_test::fixed_catalog(), "p4d.24xlarge", Pricing::spot, 2);
   CHECK(p4d.hourly() == Approx(2 * 6.7915));
   CHECK_THROWS_AS(m.update(10, 1.5), Error);
-  CHECK_THROWS_AS(CostMeter::for_instance(Catalog::builtin(), "p3.2xlarge", Pricing::spot), Error);
+  CHECK_THROWS_AS(CostMeter::for_instance(cost_test::fixed_catalog(), "p3.2xlarge", Pricing::spot),
+                  Error);
 }

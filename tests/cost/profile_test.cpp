@@ -18,7 +18,7 @@ TEST_CASE("the sample profile reads, and predicts a run on other machines") {
   CHECK(p.allreduce_bytes == 940584);
   CHECK(p.dataset_samples == 60000);
   CHECK(p.checkpoint_bytes == 2821752);
-  auto c = Catalog::builtin();
+  auto c = cost_test::fixed_catalog();
   auto w = Workload::from_profile(p, 10);  // 6000 steps
   auto e = estimate(c, w, c.get("g4dn.xlarge"), 1, Pricing::on_demand);
   // 0.012 s x 1 x 1.0 TFLOP/s x 6000 steps = 72 TFLOP; a T4 does 8.1 fp32.

@@ -32,9 +32,17 @@ class ProfileSchema(unittest.TestCase):
         jsonschema.validate(json.loads((DATA / "sample_profile.json").read_text()), schema)
 
 
+def fixed(**discounts: float) -> cost.Catalog:
+    """The fixed catalog of tests/data: figures that stay put when the snapshot is refreshed."""
+    catalog = cost.Catalog.builtin(**discounts)
+    catalog.load(DATA / "fixed_instances.csv", replace=True)
+    return catalog
+
+
 class CatalogTest(unittest.TestCase):
     def test_builtin(self) -> None:
-        catalog = cost.Catalog.builtin()
+        self.assertGreaterEqual(len(cost.Catalog.builtin().instances), 400)
+        catalog = fixed()
         p4d = catalog.find("p4d.24xlarge")
         self.assertIsNotNone(p4d)
         assert p4d is not None
@@ -43,7 +51,7 @@ class CatalogTest(unittest.TestCase):
         self.assertAlmostEqual(p4d.on_demand, 32.77)
         self.assertTrue(p4d.reserved_1y_derived)
         self.assertIsNone(catalog.find("p3.2xlarge").spot)  # type: ignore[union-attr]
-        seed = cost.Catalog.builtin(one_year=0.5, three_year=0.75)
+        seed = fixed(one_year=0.5, three_year=0.75)
         self.assertAlmostEqual(seed.find("p4d.24xlarge").reserved_3y, 32.77 * 0.25)  # type: ignore
 
     def test_bad_file(self) -> None:
@@ -60,7 +68,7 @@ class CatalogTest(unittest.TestCase):
 
 class PlanTest(unittest.TestCase):
     def test_plan(self) -> None:
-        catalog = cost.Catalog.builtin()
+        catalog = fixed()
         workload = cost.Workload(total_flops=3e18, checkpoint_bytes=20e9,
                                  tags={"team": "vision"})
         plan = cost.plan(catalog, workload, pricings=("on-demand", "spot"), nodes=(1, 4),
@@ -81,12 +89,12 @@ class PlanTest(unittest.TestCase):
         self.assertAlmostEqual(by_team["vision"], sum(costs))
 
     def test_infeasible_deadline_is_explained(self) -> None:
-        plan = cost.plan(cost.Catalog(), cost.Workload(total_flops=3e18), deadline=60)
+        plan = cost.plan(fixed(), cost.Workload(total_flops=3e18), deadline=60)
         self.assertEqual(plan.ranked, [])
         self.assertTrue(any("past the 60 s deadline" in x.reason for x in plan.exclusions))
 
     def test_estimate_and_profile(self) -> None:
-        catalog = cost.Catalog()
+        catalog = fixed()
         w = cost.Workload(profile=DATA / "sample_profile.json", epochs=10)
         e = cost.estimate(catalog, w, "g4dn.xlarge")
         self.assertAlmostEqual(e.compute_s, 72 / 8.1)
@@ -131,7 +139,7 @@ class ToolsTest(unittest.TestCase):
         meter = cost.CostMeter(32.77)
         self.assertEqual(meter.update(1800, 0.25), (16.385, 65.54))
         self.assertEqual(meter.line(), "$16.39 spent, ~$65.54 projected")
-        p5 = cost.CostMeter.for_instance(cost.Catalog(), "p5.48xlarge", "on-demand", nodes=2)
+        p5 = cost.CostMeter.for_instance(fixed(), "p5.48xlarge", "on-demand", nodes=2)
         spent, projected = p5.update(3600, 0.5)
         self.assertAlmostEqual(spent, 196.64)
         with self.assertRaises(NuboError):

@@ -109,5 +109,6 @@ inline const CLI::Validator PositiveDuration = Units(nubo::parse_duration, true,
 inline const CLI::Validator Duration = Units(nubo::parse_duration, false, "DURATION");
 inline const CLI::Validator PositiveSize = Units(bytes_as_double, true, "SIZE > 0");
 inline const CLI::Validator PositiveRate = Units(nubo::parse_rate, true, "RATE > 0");
+inline const CLI::Validator PositiveCount = Units(nubo::parse_count, true, "COUNT > 0");
 
 }  // namespace nubo_cli

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog_load.hpp"
+#include "flag_values.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
 #include "svg.hpp"
@@ -30,52 +32,6 @@ using nubo::Errc;
 using nubo::Error;
 
 constexpr int kExitNoPlan = 3;
-
-[[noreturn]] void bad(const std::string& message) {
-  throw Error(Errc::invalid_argument, message);
-}
-
-// A whole-string number, >= 0.
-double number(const std::string& text, const std::string& flag) {
-  errno = 0;
-  char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
-    bad(flag + ": expected a number, got '" + text + "'");
-  if (v < 0) bad(flag + ": must not be negative, got '" + text + "'");
-  return v;
-}
-
-Catalog load_catalog(const CatalogFlags& f) {
-  ReservedDiscounts d;
-  if (!f.reserved_discount.empty()) {
-    std::string s = f.reserved_discount;
-    std::size_t start = 0;
-    while (start < s.size()) {
-      auto end = s.find(',', start);
-      auto item = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      auto eq = item.find('=');
-      auto key = item.substr(0, eq);
-      if (eq == std::string::npos || (key != "1y" && key != "3y"))
-        bad("--reserved-discount: expected 1y=FRACTION,3y=FRACTION, got '" + item + "'");
-      double v = number(item.substr(eq + 1), "--reserved-discount " + key);
-      (key == "1y" ? d.one_year : d.three_year) = v;
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
-  }
-  auto catalog = Catalog::builtin(d);
-  bool first = true;
-  for (const auto& path : f.catalogs) {
-    catalog.load_file(path, f.replace && first);
-    first = false;
-  }
-  return catalog;
-}
-
-std::string money_or_dash(double v) {
-  return v < 0 ? "-" : format_money(v);
-}
 
 void write_atomically(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp";
@@ -135,16 +91,26 @@ Workload workload_of(const PlanCommand& c) {
   if (!c.profile.empty()) {
     w = Workload::from_profile(Profile::load(c.profile), c.epochs);
   } else {
+    w.dtype = nubo::parse_dtype(c.dtype);
+    w.mfu = c.mfu;
+    if (!c.params.empty()) w.parameters = nubo::parse_count(c.params, "--params");
+    if (!c.model_bytes.empty())
+      w.parameters = parse_bytes(c.model_bytes, "--model-bytes") /
+                     static_cast<double>(nubo::dtype_size(w.dtype));
+    if (!c.tokens.empty()) w.tokens = nubo::parse_count(c.tokens, "--tokens");
+    w.sequence_length = c.seq_len;
+    w.micro_batch = c.micro_batch;
+    w.optimizer = parse_optimizer(c.optimizer);
+    w.sharding = c.zero == "auto" ? -1 : std::stoi(c.zero);
     if (!c.flops.empty()) {
       w.total_flops = number(c.flops, "--flops");
     } else if (!c.flops_per_sample.empty() && !c.samples.empty()) {
       w.flops_per_sample = number(c.flops_per_sample, "--flops-per-sample");
-    } else {
-      bad("describe the workload: --flops N, or --flops-per-sample N with --samples N, or "
-          "--profile run.json (from nubo-train)");
+    } else if (w.parameters <= 0 || (w.tokens <= 0 && (c.samples.empty() || c.seq_len <= 0))) {
+      bad("describe the workload: --params 7B with --tokens 2e9 (or --samples with --seq-len), "
+          "--flops N, --flops-per-sample N with --samples N, or --profile run.json (from "
+          "nubo-train)");
     }
-    w.dtype = nubo::parse_dtype(c.dtype);
-    w.mfu = c.mfu;
   }
   if (!c.samples.empty()) w.samples = number(c.samples, "--samples");
   w.epochs = c.epochs;
@@ -182,10 +148,15 @@ std::string describe(const Workload& w, const PlanRequest& r) {
         w.profile->device_model + "), " + number_text(w.epochs) + " epochs";
   } else {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3g",
-                  w.total_flops > 0 ? w.total_flops : w.flops_per_sample * w.samples * w.epochs);
+    std::snprintf(buf, sizeof buf, "%.3g", w.training_flops());
     s = std::string(buf) + " FLOPs in " + std::string(dtype_name(w.dtype)) + " at " +
         percent(w.mfu) + " MFU";
+    if (w.parameters > 0) {
+      std::snprintf(buf, sizeof buf, "%.3g parameters (%s, ZeRO-%s), ", w.parameters,
+                    std::string(optimizer_name(w.optimizer)).c_str(),
+                    w.sharding < 0 ? "auto" : std::to_string(w.sharding).c_str());
+      s = buf + s;
+    }
   }
   if (r.deadline_s > 0) s += "; deadline " + format_duration(r.deadline_s);
   if (r.budget > 0) s += "; budget " + format_money(r.budget);
@@ -202,18 +173,22 @@ void print_plan(const Plan& p, const Workload& w, const PlanRequest& r, bool exp
             << " x " << r.pricings.size() << (r.pricings.size() == 1 ? " pricing" : " pricings")
             << "): " << p.feasible << " feasible, " << p.excluded() << " excluded\n\n";
   if (!p.ranked.empty()) {
-    TextTable t({"#", "instance", "region", ">nodes", "pricing", "GPUs", ">time", ">cost", ">$/h",
-                 ">compute", ">comm", ">staging", ">ckpt", ">rework", "frontier"});
+    TextTable t({"#", "provider", "instance", "region", ">nodes", "pricing", "GPUs", ">time",
+                 ">cost", ">$/h", ">compute", ">comm", ">staging", ">ckpt", ">rework", "interrupts",
+                 "frontier"});
     for (std::size_t i = 0; i < p.ranked.size() && (limit == 0 || i < limit); ++i) {
       const auto& e = p.ranked[i];
-      t.add({std::to_string(i + 1), e.instance, e.region, std::to_string(e.nodes),
+      const std::string band = e.pricing != Pricing::spot    ? "-"
+                               : e.interruption_band.empty() ? "default"
+                                                             : e.interruption_band;
+      t.add({std::to_string(i + 1), e.provider, e.instance, e.region, std::to_string(e.nodes),
              std::string(pricing_name(e.pricing)) + (e.price_derived ? "*" : ""),
              std::to_string(e.gpus_per_node * e.nodes) + "x " + e.gpu_model,
              format_duration(e.time.total_s()), format_money(e.total_cost()),
              format_money(e.hourly), format_duration(e.time.compute_s),
              format_duration(e.time.communication_s), format_duration(e.time.staging_s),
              format_duration(e.time.checkpoint_s),
-             format_duration(e.time.rework_s + e.time.restart_s), e.pareto ? "yes" : ""});
+             format_duration(e.time.rework_s + e.time.restart_s), band, e.pareto ? "yes" : ""});
     }
     std::cout << t.str();
     const auto& b = p.ranked.front();
@@ -229,10 +204,17 @@ void print_plan(const Plan& p, const Workload& w, const PlanRequest& r, bool exp
               << format_money(b.cost.storage) << " + egress " << format_money(b.cost.egress)
               << "\n";
     if (b.pricing == Pricing::spot)
-      std::cout << "  spot: checkpoint every " << format_duration(b.checkpoint_interval_s)
-                << " (Young/Daly); "
+      std::cout << "  spot: "
+                << (b.checkpoint_interval_s > 0
+                        ? "checkpoint every " + format_duration(b.checkpoint_interval_s) +
+                              " (Young/Daly); "
+                        : std::string("no checkpoints (--checkpoint-size); "))
                 << fixed(b.expected_interruptions, b.expected_interruptions < 1 ? 2 : 1)
-                << " interruptions expected\n";
+                << " interruptions expected"
+                << (b.interruption_band.empty()
+                        ? ""
+                        : " (interruption frequency " + b.interruption_band + " a month)")
+                << "\n";
     for (const auto& n : b.notes) std::cout << "  note: " << n << "\n";
     bool derived = false;
     for (const auto& e : p.ranked) derived = derived || e.price_derived;
@@ -252,63 +234,6 @@ void print_plan(const Plan& p, const Workload& w, const PlanRequest& r, bool exp
 }
 
 }  // namespace
-
-int run(const CatalogCommand& c) {
-  auto catalog = load_catalog(c.catalog);
-  std::vector<const Instance*> rows;
-  auto lower = [](std::string s) {
-    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-  };
-  for (const auto& in : catalog.instances()) {
-    if (!c.gpu.empty() && lower(in.gpu_model).find(lower(c.gpu)) == std::string::npos) continue;
-    if (!c.provider.empty() && in.provider != lower(c.provider)) continue;
-    if (!c.region.empty() && lower(in.region) != lower(c.region)) continue;
-    rows.push_back(&in);
-  }
-  if (c.json) {
-    nlohmann::json arr = nlohmann::json::array();
-    for (const auto* in : rows)
-      arr.push_back({{"provider", in->provider},
-                     {"instance", in->name},
-                     {"region", in->region},
-                     {"gpu_model", in->gpu_model},
-                     {"gpus", in->gpus},
-                     {"interconnect", interconnect_name(in->interconnect)},
-                     {"vcpus", in->vcpus},
-                     {"memory_gib", in->memory_gib},
-                     {"network_gbps", in->network_gbps},
-                     {"on_demand", in->on_demand},
-                     {"spot", in->spot < 0 ? nlohmann::json(nullptr) : nlohmann::json(in->spot)},
-                     {"reserved_1y", in->reserved_1y},
-                     {"reserved_1y_derived", in->reserved_1y_derived},
-                     {"reserved_3y", in->reserved_3y},
-                     {"reserved_3y_derived", in->reserved_3y_derived},
-                     {"gpu_link_gbs", in->gpu_link_gbs},
-                     {"price_date", in->price_date},
-                     {"spot_date", in->spot_date},
-                     {"source", in->source}});
-    std::cout << nlohmann::json{{"instances", arr}, {"sources", catalog.sources()}}.dump(2) << "\n";
-    return 0;
-  }
-  TextTable t({"provider", "instance", "region", "GPUs", "link", ">net Gb/s", ">on-demand", ">spot",
-               ">1y", ">3y", "prices"});
-  for (const auto* in : rows)
-    t.add({in->provider, in->name, in->region, std::to_string(in->gpus) + "x " + in->gpu_model,
-           std::string(interconnect_name(in->interconnect)), fixed(in->network_gbps, 0),
-           format_money(in->on_demand), money_or_dash(in->spot),
-           format_money(in->reserved_1y) + (in->reserved_1y_derived ? "*" : ""),
-           format_money(in->reserved_3y) + (in->reserved_3y_derived ? "*" : ""),
-           in->price_date.empty() ? "?" : in->price_date});
-  std::cout << t.str()
-            << "\n$/h per instance. * derived: " << percent(catalog.reserved_discounts().one_year)
-            << " (1y) and " << percent(catalog.reserved_discounts().three_year)
-            << " (3y) off on-demand; --reserved-discount changes it.\nSources: ";
-  for (std::size_t i = 0; i < catalog.sources().size(); ++i)
-    std::cout << (i ? ", " : "") << catalog.sources()[i];
-  std::cout << " (each row's source: nubo-cost catalog --json)\n";
-  return 0;
-}
 
 int run(const PlanCommand& c) {
   auto catalog = load_catalog(c.catalog);
@@ -342,10 +267,12 @@ int run(const PlanCommand& c) {
     write_atomically(c.svg, plan_svg(in));
     if (c.limit && p.ranked.size() > c.limit) p.ranked.resize(c.limit);
   }
-  if (c.json)
+  if (c.json) {
     std::cout << p.to_json() << "\n";
-  else
+  } else {
     print_plan(p, w, r, c.explain, c.limit);
+    std::cout << "\n" << price_age_text(catalog, c.catalog);
+  }
   if (!c.svg.empty() && !c.json) std::cout << "\nChart: " << c.svg << "\n";
   return p.feasible ? 0 : kExitNoPlan;
 }
@@ -417,7 +344,7 @@ int run(const OwnCommand& c) {
   r.pue = c.pue;
   r.maintenance_per_year = c.maintenance;
   auto o = rent_vs_own(r);
-  const double seed = o.utilisation_for_saving(0.7);
+  const double seventy = o.utilisation_for_saving(0.7);
   if (c.json) {
     std::cout << nlohmann::json{{"instance", in.name},
                                 {"pricing", pricing_name(pricing)},
@@ -429,7 +356,7 @@ int run(const OwnCommand& c) {
                                 {"own_cost", o.own_cost},
                                 {"cloud_cost", o.cloud_cost},
                                 {"cloud_saving", o.cloud_saving},
-                                {"utilisation_for_70_percent_saving", seed}}
+                                {"utilisation_for_70_percent_saving", seventy}}
                      .dump(2)
               << "\n";
     return 0;
@@ -447,8 +374,7 @@ int run(const OwnCommand& c) {
             << ", rent " << format_money(o.cloud_cost) << "; renting "
             << (o.cloud_saving >= 0 ? "saves " + percent(o.cloud_saving)
                                     : "costs " + percent(-o.cloud_saving) + " more")
-            << ".\nThe seed's 70% saving from the cloud holds below " << percent(seed)
-            << " utilisation.\n";
+            << ".\nRenting saves 70% or more below " << percent(seventy) << " utilisation.\n";
   return 0;
 }
 

@@ -10,16 +10,28 @@ struct CatalogFlags {
   std::vector<std::string> catalogs;  // --catalog FILE (repeatable)
   bool replace = false;               // --replace-catalog
   std::string reserved_discount;      // --reserved-discount 1y=0.4,3y=0.6
+  std::string max_age = "7d";         // --max-age: warn about older prices
 };
 
 struct CatalogCommand {
   CatalogFlags catalog;
   std::string gpu, provider, region;
+  bool sources = false;  // --sources: the sources, not the rows
+  bool json = false;
+};
+
+struct UpdateCommand {
+  std::vector<std::string> sources;  // --source NAME (repeatable); none: all
+  std::vector<std::string> urls;     // --url NAME=URL (repeatable)
+  std::string timeout = "30s";
+  std::string cache;  // --cache DIR
   bool json = false;
 };
 
 struct PlanCommand {
   CatalogFlags catalog;
+  std::string params, model_bytes, tokens, optimizer = "adam", zero = "0";
+  double seq_len = 0, micro_batch = 1;
   std::string flops, flops_per_sample, samples, profile;
   double epochs = 1;
   std::string dtype = "bf16";
@@ -60,6 +72,7 @@ struct ScaleCommand {
 
 // Each returns the process exit status; nubo::Error propagates to main.
 int run(const CatalogCommand& c);
+int run(const UpdateCommand& c);
 int run(const PlanCommand& c);
 int run(const CheckpointCommand& c);
 int run(const OwnCommand& c);

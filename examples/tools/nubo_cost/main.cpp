@@ -1,6 +1,8 @@
 // nubo-cost: what a training job will take and cost on each cloud instance, and which to pick.
 //
-//   nubo-cost catalog [--gpu A100] [--provider aws]
+//   nubo-cost catalog [--gpu A100] [--provider aws] [--sources]
+//   nubo-cost catalog update [--source skypilot-aws] [--url NAME=URL]
+//   nubo-cost plan --params 7B --tokens 2e9 --deadline 48h --budget 2000
 //   nubo-cost plan --flops 3e18 --mfu 0.4 --deadline 24h [--budget 500] [--spot] [--nodes 1-4]
 //                  [--catalog mine.csv] [--json] [--svg plan.svg]
 //   nubo-cost plan --profile run.json --epochs 90
@@ -24,6 +26,8 @@ void catalog_flags(CLI::App* app, nubo_cost::CatalogFlags& f) {
   app->add_flag("--replace-catalog", f.replace, "the --catalog files replace the instance list");
   app->add_option("--reserved-discount", f.reserved_discount,
                   "discounts that derive reserved prices, e.g. 1y=0.4,3y=0.6");
+  app->add_option("--max-age", f.max_age, "warn about prices older than this, default 7d")
+      ->check(nubo_cli::PositiveDuration);
 }
 
 }  // namespace
@@ -38,17 +42,45 @@ int main(int argc, char** argv) {
   c->add_option("--gpu", cat.gpu, "only GPU models containing this, e.g. A100");
   c->add_option("--provider", cat.provider, "only this provider, e.g. aws");
   c->add_option("--region", cat.region, "only this region");
+  c->add_flag("--sources", cat.sources, "list the sources: age, rows and what each skipped");
   c->add_flag("--json", cat.json, "print JSON");
+
+  nubo_cost::UpdateCommand up;
+  auto* u = c->add_subcommand("update", "fetch the public catalogs into the cache");
+  u->add_option("--source", up.sources, "only this source (repeatable), e.g. skypilot-aws");
+  u->add_option("--url", up.urls, "NAME=URL: fetch a source from elsewhere (repeatable)");
+  u->add_option("--timeout", up.timeout, "give up on a stalled transfer after this, default 30s")
+      ->check(nubo_cli::PositiveDuration);
+  u->add_option("--cache", up.cache, "the cache folder, default $XDG_CACHE_HOME/nubo/catalog");
+  u->add_flag("--json", up.json, "print JSON");
 
   nubo_cost::PlanCommand plan;
   auto* p = app.add_subcommand("plan", "rank instance x nodes x pricing for a workload");
   catalog_flags(p, plan.catalog);
+  auto* params = p->add_option("--params", plan.params, "the model's parameters, e.g. 7B")
+                     ->check(nubo_cli::PositiveCount);
+  auto* model_bytes = p->add_option("--model-bytes", plan.model_bytes,
+                                    "the model's weights, e.g. 14G (for --dtype)")
+                          ->check(nubo_cli::PositiveSize);
+  params->excludes(model_bytes);
+  p->add_option("--tokens", plan.tokens, "training tokens, e.g. 2e9 or 300B")
+      ->check(nubo_cli::PositiveCount);
+  p->add_option("--seq-len", plan.seq_len, "tokens per sample, default 2048")
+      ->check(nubo_cli::PositiveNumber);
+  p->add_option("--micro-batch", plan.micro_batch, "samples per GPU per pass, default 1")
+      ->check(nubo_cli::Range(1, 1e6));
+  p->add_option("--optimizer", plan.optimizer, "adam (default) or sgd")
+      ->check(CLI::IsMember({"adam", "adamw", "sgd"}));
+  p->add_option("--zero", plan.zero, "ZeRO stage 0 (default), 1, 2, 3 or auto")
+      ->check(CLI::IsMember({"0", "1", "2", "3", "auto"}));
   auto* flops = p->add_option("--flops", plan.flops, "total training FLOPs, e.g. 3e18");
   p->add_option("--flops-per-sample", plan.flops_per_sample, "training FLOPs per sample");
   p->add_option("--samples", plan.samples, "samples per epoch");
   auto* profile = p->add_option("--profile", plan.profile, "a nubo-train profile (JSON)")
                       ->check(CLI::ExistingFile);
   flops->excludes(profile);
+  params->excludes(profile);
+  model_bytes->excludes(profile);
   p->add_option("--epochs", plan.epochs, "passes over the data")->check(nubo_cli::PositiveNumber);
   p->add_option("--dtype", plan.dtype, "f32, tf32, f16 or bf16 (fp32, fp16, ... also; analytic)");
   p->add_option("--mfu", plan.mfu, "achieved fraction of peak, default 0.4")
@@ -165,6 +197,7 @@ int main(int argc, char** argv) {
   nubo_cli::add_version(app, "nubo-cost");
   if (const int status = nubo_cli::parse(app, argc, argv); status >= 0) return status;
   try {
+    if (u->parsed()) return nubo_cost::run(up);
     if (c->parsed()) return nubo_cost::run(cat);
     if (p->parsed()) return nubo_cost::run(plan);
     if (k->parsed()) return nubo_cost::run(ck);

@@ -1,0 +1,41 @@
+// GPU memory of a training job described by its model (parameters, precision, optimizer): the
+// model states as the ZeRO paper counts them (Rajbhandari et al. 2020, section 3.1: weights,
+// gradients and optimizer states, each optionally partitioned over the data-parallel workers)
+// plus an activation estimate (Korthikanti et al. 2022). docs/cost.md has the formulas.
+#pragma once
+
+#include <string>
+
+#include "device/gpu_catalog.hpp"
+#include "nubo/cost.hpp"
+
+namespace nubo::cost::detail {
+
+struct MemoryModel {
+  bool modelled = false;  // false: no parameter count; memory is what the workload states
+  double stated = 0;      // bytes per GPU the workload states (memory_per_gpu_bytes), else 0
+  double parameters = 0;
+  // Bytes per parameter on one GPU without partitioning.
+  double weight_bytes = 0, gradient_bytes = 0, optimizer_bytes = 0;
+  double activations = 0;  // bytes per GPU, not partitioned
+  int sharding = 0;        // ZeRO stage 0-3; -1: the least that fits
+};
+
+MemoryModel memory_model(const Workload& w);
+
+// Model states per GPU (bytes) at a ZeRO stage over `gpus` data-parallel workers: stage 0 keeps
+// everything on each; 1 partitions the optimizer states; 2 also the gradients; 3 also the weights.
+double model_states(const MemoryModel& m, int stage, double gpus);
+
+// What one GPU needs when the job runs on `gpus` of them: the stated figure, or model states at
+// the workload's stage (or, for -1, the least stage whose states and activations fit in
+// `capacity`) plus activations. `stage` reports the stage used (-1 when not modelled).
+double memory_per_gpu(const MemoryModel& m, double gpus, double capacity, int* stage = nullptr);
+
+// Why an option does not fit, and the way out: "needs 104.3 GiB per GPU (112.0 GB of weights,
+// gradients and Adam states, plus 9.0 GiB of activations); A10G has 22.5 GiB; with ZeRO-3 (--zero
+// 3) across 8 of them each needs 21.5 GiB; or take a GPU that holds it".
+std::string memory_reason(const MemoryModel& m, const nubo::detail::GpuModel& gpu, double gpus,
+                          double needed);
+
+}  // namespace nubo::cost::detail

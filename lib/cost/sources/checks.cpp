@@ -1,0 +1,66 @@
+#include "cost/sources/checks.hpp"
+
+#include <cstdio>
+#include <unordered_map>
+
+#include "common/csv.hpp"
+#include "common/text.hpp"
+
+namespace nubo::embedded {
+std::string_view cost_price_bands_csv();  // generated from lib/cost/sources/price_bands.csv
+}
+
+namespace nubo::cost::sources {
+namespace {
+
+struct Band {
+  double min = 0, max = 0;  // $ per GPU-hour
+};
+
+const std::unordered_map<std::string, Band>& bands() {
+  static const auto table = [] {
+    std::unordered_map<std::string, Band> t;
+    const auto& gpus = nubo::detail::GpuCatalog::builtin();
+    auto csv = csv::Table::parse(embedded::cost_price_bands_csv(), "embedded price_bands.csv",
+                                 {"model", "min_gpu_hour", "max_gpu_hour"});
+    for (const auto& row : csv.rows()) {
+      const auto* m = gpus.find(row.str("model"));
+      if (!m) row.fail("model: unknown GPU model '" + row.str("model") + "'");
+      Band b{row.number("min_gpu_hour", 1e-4, 1e3), row.number("max_gpu_hour", 1e-4, 1e3)};
+      if (b.min >= b.max) row.fail("min_gpu_hour must be below max_gpu_hour");
+      t[m->model] = b;
+    }
+    return t;
+  }();
+  return table;
+}
+
+std::string dollars(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "$%.4g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string check_price(const nubo::detail::GpuModel& model, double gpus, double price,
+                        const char* what) {
+  if (!(price > 0)) return std::string(what) + " price of zero";
+  auto it = bands().find(model.model);
+  if (it == bands().end()) return {};
+  const double per_gpu = price / gpus;
+  if (per_gpu < it->second.min || per_gpu > it->second.max)
+    return std::string(what) + " price " + dollars(per_gpu) + " per GPU-hour is implausible for " +
+           model.model + " (expected " + dollars(it->second.min) + " to " +
+           dollars(it->second.max) + ")";
+  return {};
+}
+
+std::string check_below_on_demand(double price, double on_demand, const char* what) {
+  if (price > on_demand)
+    return std::string(what) + " price " + dollars(price) + "/h is above on-demand " +
+           dollars(on_demand) + "/h";
+  return {};
+}
+
+}  // namespace nubo::cost::sources

@@ -1,0 +1,19 @@
+// The data checks every imported row passes, whatever its source, so that no planner answer
+// rests on a broken row: prices of zero or implausible for the GPU, spot or reserved above
+// on-demand. Each returns "" or the reason the row is skipped.
+#pragma once
+
+#include <string>
+
+#include "device/gpu_catalog.hpp"
+
+namespace nubo::cost::sources {
+
+// A price for `gpus` GPUs of `model` ($/h for the instance), checked against the plausible band
+// of that model's price per GPU-hour (price_bands.csv). `what` names it: "on-demand", "spot".
+std::string check_price(const nubo::detail::GpuModel& model, double gpus, double price,
+                        const char* what);
+// Spot, reserved: never above on-demand.
+std::string check_below_on_demand(double price, double on_demand, const char* what);
+
+}  // namespace nubo::cost::sources

@@ -1,0 +1,103 @@
+#include "cost/sources/rows.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/text.hpp"
+#include "cost/sources/checks.hpp"
+#include "cost/sources/facts.hpp"
+#include "cost/sources/gpu_names.hpp"
+
+namespace nubo::cost::sources {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const auto n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+void RowBuilder::skip(const Quote& q, std::string reason) {
+  out_.skipped.push_back({q.where, q.name + (q.name.empty() ? "" : ": ") + std::move(reason)});
+}
+
+void RowBuilder::add(const Quote& q) {
+  ++out_.records;
+  if (q.name.empty()) return skip(q, "no instance name");
+  if (q.region.empty()) return skip(q, "no region");
+  if (!(q.gpus >= 1 && q.gpus <= 64 && q.gpus == std::floor(q.gpus)))
+    return skip(q, "GPU count " + std::to_string(q.gpus) + " is not a whole number from 1 to 64");
+  const auto hint = q.name + " " + q.hint;
+  auto match = match_gpu(q.gpu_name, q.gpu_memory_gib, hint);
+  if (!match.model && q.gpu_memory_gib > 0 && q.gpus > 1) {
+    // Some catalogs state the instance's total memory where the GPU's is meant.
+    auto per_gpu = match_gpu(q.gpu_name, q.gpu_memory_gib / q.gpus, hint);
+    if (per_gpu.model) match = per_gpu;
+  }
+  if (!match.model) return skip(q, match.problem);
+  if (q.on_demand < 0 && q.spot < 0) return skip(q, "no price");
+  for (auto [price, what] : {std::pair{q.on_demand, "on-demand"}, {q.spot, "spot"}})
+    if (price >= 0)
+      if (auto why = check_price(*match.model, q.gpus, price, what); !why.empty())
+        return skip(q, why);
+  if (q.spot >= 0 && q.on_demand >= 0)
+    if (auto why = check_below_on_demand(q.spot, q.on_demand, "spot"); !why.empty())
+      return skip(q, why);
+  auto [it, fresh] = seen_.emplace(std::tuple{text::lower(q.name), text::lower(q.region),
+                                              text::lower(q.zone), q.on_demand >= 0, q.spot >= 0},
+                                   q.where);
+  if (!fresh) return skip(q, "duplicates " + it->second);
+
+  auto& g = groups_[{q.name, q.region}];
+  if (!g.gpu) {
+    g.first = q;
+    g.gpu = match.model;
+  } else if (g.gpu != match.model || g.first.gpus != q.gpus) {
+    return skip(q, "disagrees with " + g.first.where + " on the GPUs of " + q.name);
+  }
+  if (q.on_demand >= 0) g.on_demand.push_back(q.on_demand);
+  if (q.spot >= 0) g.spot.push_back(q.spot);
+  if (!q.zone.empty()) g.zones.push_back(q.zone);
+}
+
+void RowBuilder::finish() {
+  for (auto& [key, g] : groups_) {
+    const auto& q = g.first;
+    if (g.on_demand.empty()) {
+      skip(q, "spot prices only: no on-demand price in " + q.region);
+      continue;
+    }
+    Instance in;
+    in.provider = input_.provider;
+    in.name = q.name;
+    in.region = q.region;
+    in.gpu_model = g.gpu->model;
+    in.gpus = static_cast<int>(q.gpus);
+    in.vcpus = static_cast<int>(q.vcpus);
+    in.memory_gib = q.memory_gib;
+    in.on_demand = median(g.on_demand);
+    in.reserved_1y = in.reserved_3y = -1;  // derived, unless a price list publishes them
+    if (!g.spot.empty()) {
+      in.spot = std::min(median(g.spot), in.on_demand);
+      in.spot_lowest = *std::min_element(g.spot.begin(), g.spot.end());
+      in.spot_quotes = static_cast<int>(g.spot.size());
+      in.spot_date = input_.date;
+    }
+    if (const auto* f = facts_of(in.provider, in.name)) {
+      in.interconnect = f->interconnect;
+      in.network_gbps = f->network_gbps;
+    } else {
+      in.interconnect = implied_interconnect(*g.gpu, in.gpus);
+    }
+    in.price_date = input_.date;
+    in.source = q.where;
+    if (g.on_demand.size() > 1)
+      in.source += " and " + std::to_string(g.on_demand.size() - 1) + " more zones";
+    out_.instances.push_back(std::move(in));
+  }
+  groups_.clear();
+}
+
+}  // namespace nubo::cost::sources

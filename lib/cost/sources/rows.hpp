@@ -1,0 +1,52 @@
+// From price quotes to catalog rows, for every source that lists instances: the GPU is matched
+// to the model table, each quote is checked (checks.hpp), and the quotes of one instance in one
+// region (one per availability zone, or an on-demand and a spot line) become one row whose spot
+// price is the zones' median, with the lowest kept beside it.
+#pragma once
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cost/sources/source.hpp"
+#include "device/gpu_catalog.hpp"
+
+namespace nubo::cost::sources {
+
+struct Quote {
+  std::string name, region, zone;
+  std::string gpu_name;
+  std::string hint;  // more of what the source says of the GPU ("A100 PCIe"), for match_gpu
+  double gpus = 0;
+  double gpu_memory_gib = 0;  // per GPU as the source states it; 0: not stated
+  double vcpus = 0, memory_gib = 0;
+  double on_demand = -1, spot = -1;  // $/h for the instance; < 0: not quoted
+  std::string where;                 // "skypilot/aws.csv:120"
+};
+
+class RowBuilder {
+ public:
+  RowBuilder(const Input& input, Imported& out) : input_(input), out_(out) {}
+  // Checks a quote; one that fails is reported in out.skipped with its reason.
+  void add(const Quote& quote);
+  // Collapses the quotes of each (instance, region) into one row.
+  void finish();
+
+ private:
+  struct Group {
+    Quote first;
+    const nubo::detail::GpuModel* gpu = nullptr;
+    std::vector<double> on_demand, spot;
+    std::vector<std::string> zones;
+  };
+  void skip(const Quote& q, std::string reason);
+
+  const Input& input_;
+  Imported& out_;
+  std::map<std::pair<std::string, std::string>, Group> groups_;
+  // (name, region, zone, spot?) -> where it was first seen: a second quote is a duplicate.
+  std::map<std::tuple<std::string, std::string, std::string, bool, bool>, std::string> seen_;
+};
+
+}  // namespace nubo::cost::sources
