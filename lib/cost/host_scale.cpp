@@ -11,8 +11,15 @@ HostScale scale_on_host(const Profile& p, const HostScaleRequest& r) {
   auto bad = [&](const std::string& why) {
     return Error(Errc::invalid_argument, "profile " + p.source + ": " + why);
   };
+  // Only host workers' times are the host's: a GPU's are not, and simulated GPUs' (host threads
+  // standing in for GPUs) are neither the host's workers nor the GPU's.
   if (p.backend == "cuda")
     throw bad("measured on GPUs: scaling on a host's cores is for host (cpu) workers");
+  if (p.backend != "cpu")
+    throw bad("measured on " +
+              (p.backend == "sim" ? std::string("simulated GPUs (NUBO_SIM_DEVICES)")
+                                  : "backend '" + p.backend + "'") +
+              ": scaling on a host's cores is for profiles of host (cpu) workers");
   if (p.host_threads <= 0 || p.gemm_time_s <= 0 || (p.host_cpus <= 0 && r.cpus <= 0))
     throw bad(
         "it lacks devices.host_threads, devices.host_cpus or per_step.gemm_s (measure it again "

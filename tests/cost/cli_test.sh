@@ -101,6 +101,8 @@ sed 's/"peak_tflops": 1.0}/"peak_tflops": 1.0, "host_threads": 2, "host_cpus": 2
 expect 0 "threads each" -- scale --profile "$work/host_profile.json" --workers 1 2
 expect 0 '"samples_per_s"' -- scale --profile "$work/host_profile.json" --workers 2 --json
 expect 1 "lacks devices.host_threads" -- scale --profile "$data/sample_profile.json"
+sed 's/"backend": "cpu"/"backend": "sim"/' "$work/host_profile.json" >"$work/sim_host_profile.json"
+expect 1 "measured on simulated GPUs" -- scale --profile "$work/sim_host_profile.json"
 expect 2 "--workers" -- scale --profile "$work/host_profile.json" --workers 0
 
 # an infeasible deadline is explained, with its own exit status

@@ -77,6 +77,10 @@ void write_cached(const std::string& dir, const CachedSource& s) {
                                {"provider", s.meta.provider}};
   const auto path = cache_path(dir, s.meta.name);
   const auto tmp = path + ".tmp." + std::to_string(::getpid());
+  // What an update killed before its rename left behind: never read, removed by the next.
+  const auto stale = std::filesystem::path(path).filename().string() + ".tmp.";
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().filename().string().starts_with(stale)) std::filesystem::remove(e.path(), ec);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) io_error(tmp, "cannot create");
   try {

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""`nubo-cost catalog update` against a catalog server on loopback, started here: success, 304
+with the ETag, 404, 500, a truncated body, a stalled server past the timeout, a body that is not
+the format, one source failing while another refreshes, and SIGKILL at any moment of an update,
+after which the cache holds the old version or the new one, never a mix. Then `plan` and
+`catalog` reading the cache, and SkyPilot's own local catalog.
+
+Usage: update_test.py NUBO_COST FIXTURES_DIR WORK_DIR
+"""
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import unittest
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+BIN, FIXTURES, WORK = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+AWS = (FIXTURES / "skypilot_aws.csv").read_bytes()
+ADVISOR = (FIXTURES / "spot_advisor.json").read_bytes()
+# A large valid body, so that a kill can land anywhere in the transfer or the write.
+BIG = AWS + b"".join(AWS.split(b"\n", 1)[1].replace(b"us-east-1", f"r{i}".encode())
+                     for i in range(4000))
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def send_body(self, body: bytes, etag: str = "") -> None:
+        if etag and self.headers.get("If-None-Match") == etag:
+            self.send_response(304)
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        if etag:
+            self.send_header("ETag", etag)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+        path = self.path
+        if path == "/aws.csv":
+            self.send_body(AWS, '"v1"')
+        elif path == "/aws2.csv":
+            self.send_body(AWS.replace(b"21.957642", b"20.0"), '"v2"')
+        elif path == "/big.csv":
+            self.send_body(BIG, '"big"')
+        elif path == "/advisor.json":
+            self.send_body(ADVISOR, '"a1"')
+        elif path in ("/404", "/500"):
+            self.send_response(int(path[1:]))
+            self.end_headers()
+        elif path == "/truncated":
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(AWS) + 5000))
+            self.end_headers()
+            self.wfile.write(AWS[: len(AWS) // 2])
+            self.wfile.flush()
+            self.connection.shutdown(2)
+        elif path == "/stall":
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(AWS)))
+            self.end_headers()
+            self.wfile.write(AWS[:100])
+            self.wfile.flush()
+            time.sleep(30)
+        elif path == "/garbage":
+            self.send_body(b"not,a,catalog\n1,2,3\n")
+        elif path == "/mostly-bad":
+            lines = AWS.split(b"\n")
+            self.send_body(b"\n".join([lines[0], lines[1]] + [b"g5.xlarge,A10G,1,4,16,,x,,r,z,a"] * 20))
+        else:
+            self.send_response(404)
+            self.end_headers()
+
+
+def run(*args: str, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=timeout,
+                          env=env or ENV)
+
+
+class UpdateTest(unittest.TestCase):
+    server: ThreadingHTTPServer
+    base: str
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        cls.server.daemon_threads = True
+        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+        cls.base = f"http://127.0.0.1:{cls.server.server_address[1]}"
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.server.shutdown()
+
+    def setUp(self) -> None:
+        self.cache = WORK / self.id().rsplit(".", 1)[-1]
+        shutil.rmtree(self.cache, ignore_errors=True)
+
+    def update(self, *urls: str, timeout: str = "2s") -> subprocess.CompletedProcess:
+        args = ["catalog", "update", "--cache", str(self.cache), "--timeout", timeout, "--json"]
+        for spec in urls:
+            name, path = spec.split("=", 1)
+            args += ["--source", name, "--url", f"{name}={self.base}{path}"]
+        return run(*args)
+
+    def cached(self, name: str = "skypilot-aws") -> tuple[dict, bytes]:
+        meta, _, body = (self.cache / f"{name}.source").read_bytes().partition(b"\n")
+        return json.loads(meta), body
+
+    def status(self, out: subprocess.CompletedProcess, name: str = "skypilot-aws") -> dict:
+        return next(s for s in json.loads(out.stdout)["sources"] if s["name"] == name)
+
+    def test_success_then_not_modified(self) -> None:
+        out = self.update("skypilot-aws=/aws.csv")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(self.status(out)["status"], "updated")
+        meta, body = self.cached()
+        self.assertEqual(body, AWS)
+        self.assertEqual((meta["etag"], meta["url"]), ('"v1"', f"{self.base}/aws.csv"))
+        again = self.update("skypilot-aws=/aws.csv")
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertEqual(self.status(again)["status"], "not modified")
+        self.assertEqual(self.cached()[1], AWS)
+        self.assertGreaterEqual(self.cached()[0]["fetched"], meta["fetched"])
+
+    def test_failures_keep_the_last_good_version(self) -> None:
+        self.assertEqual(self.update("skypilot-aws=/aws.csv").returncode, 0)
+        good = self.cached()
+        for path, why in (("/404", "HTTP 404"), ("/500", "HTTP 500"),
+                          ("/truncated", "partial"), ("/garbage", "missing column 'InstanceType'"),
+                          ("/mostly-bad", "skips 20 of its 21 records")):
+            with self.subTest(path=path):
+                out = self.update(f"skypilot-aws={path}")
+                self.assertEqual(out.returncode, 1, out.stdout + out.stderr)
+                s = self.status(out)
+                self.assertEqual(s["status"], "failed")
+                self.assertIn(why, s["message"])
+                self.assertIn("kept the version fetched", s["message"])
+                self.assertEqual(self.cached(), good)
+
+    def test_a_stalled_server_is_given_up_after_the_timeout(self) -> None:
+        start = time.monotonic()
+        out = self.update("skypilot-aws=/stall", timeout="1s")
+        # libcurl judges a stall by the speed over its last few seconds.
+        self.assertLess(time.monotonic() - start, 15)
+        self.assertEqual(out.returncode, 1)
+        message = self.status(out)["message"]
+        self.assertIn("no progress for 1 s", message)
+        self.assertIn("the embedded snapshot answers", message)
+        self.assertFalse((self.cache / "skypilot-aws.source").exists())
+
+    def test_one_source_failing_while_another_refreshes(self) -> None:
+        out = self.update("skypilot-aws=/500", "aws-spot-advisor=/advisor.json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(self.status(out)["status"], "failed")
+        self.assertEqual(self.status(out, "aws-spot-advisor")["status"], "updated")
+        text = run("catalog", "update", "--cache", str(self.cache), "--source", "skypilot-aws",
+                   "--url", f"skypilot-aws={self.base}/500")
+        self.assertIn("No source could be refreshed", text.stdout)
+
+    def test_bad_options_are_refused(self) -> None:
+        out = run("catalog", "update", "--cache", str(self.cache), "--source", "nope")
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("unknown catalog source 'nope'", out.stderr)
+        out = run("catalog", "update", "--cache", str(self.cache), "--url", "skypilot-aws=ftp://x")
+        self.assertIn("is not an http(s) URL", out.stderr)
+
+    def test_sigkill_leaves_the_old_or_the_new_version(self) -> None:
+        self.assertEqual(self.update("skypilot-aws=/aws.csv").returncode, 0)
+        old = self.cached()[1]
+        seen = set()
+        rng = random.Random(7)
+        for _ in range(12):
+            args = [BIN, "catalog", "update", "--cache", str(self.cache), "--source",
+                    "skypilot-aws", "--url", f"skypilot-aws={self.base}/big.csv"]
+            proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    env=ENV)
+            time.sleep(rng.uniform(0.0, 0.4))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            body = self.cached()[1]
+            self.assertIn(body, (old, BIG))
+            seen.add(body == BIG)
+            # Back to the old version for the next round, now and then.
+            if body == BIG and rng.random() < 0.5:
+                self.assertEqual(self.update("skypilot-aws=/aws.csv").returncode, 0)
+                old = self.cached()[1]
+        # A kill between creating the temporary file and renaming it leaves it behind, never
+        # read; the next update of that source removes it.
+        self.assertEqual(self.update("skypilot-aws=/aws.csv").returncode, 0)
+        self.assertEqual([p.name for p in self.cache.iterdir()], ["skypilot-aws.source"])
+
+    def test_plans_read_the_cache_and_say_where_prices_came_from(self) -> None:
+        self.assertEqual(self.update("skypilot-aws=/aws2.csv").returncode, 0)
+        env = dict(ENV, NUBO_CATALOG_CACHE=str(self.cache))
+        out = run("catalog", "--provider", "aws", "--json", env=env)
+        rows = json.loads(out.stdout)["instances"]
+        self.assertEqual({r["instance"] for r in rows}, {"p4d.24xlarge", "g5.xlarge"})
+        self.assertEqual(next(r for r in rows if r["instance"] == "p4d.24xlarge")["on_demand"], 20.0)
+        sources = json.loads(run("catalog", "--sources", "--json", env=env).stdout)["sources"]
+        aws = next(s for s in sources if s["name"] == "skypilot-aws")
+        self.assertTrue(aws["origin"].endswith("skypilot-aws.source"), aws)
+        self.assertEqual(aws["etag"], '"v2"')
+        plan = run("plan", "--params", "1B", "--tokens", "1e9", "--provider", "aws", env=env)
+        self.assertIn("Prices from", plan.stdout)
+        # A cache file that is not one: the embedded version answers, and says so.
+        (self.cache / "skypilot-aws.source").write_text("garbage")
+        out = run("catalog", "--provider", "aws", env=env)
+        self.assertEqual(out.returncode, 0)
+        self.assertIn("using the embedded skypilot-aws", out.stderr)
+
+    def test_skypilots_local_catalog_is_read_when_newer(self) -> None:
+        home = WORK / "home"
+        shutil.rmtree(home, ignore_errors=True)
+        sky = home / ".sky" / "catalogs" / "v8" / "lambda"
+        sky.mkdir(parents=True)
+        shutil.copy(FIXTURES / "skypilot_lambda.csv", sky / "vms.csv")
+        env = dict(ENV, HOME=str(home), NUBO_CATALOG_CACHE=str(self.cache))
+        rows = json.loads(run("catalog", "--provider", "lambda", "--json", env=env).stdout)
+        self.assertEqual(len(rows["instances"]), 4)
+        sources = json.loads(run("catalog", "--sources", "--json", env=env).stdout)["sources"]
+        lam = next(s for s in sources if s["name"] == "skypilot-lambda")
+        self.assertEqual(lam["origin"], str(sky / "vms.csv"))
+
+
+if __name__ == "__main__":
+    WORK.mkdir(parents=True, exist_ok=True)
+    ENV = dict(os.environ, HOME=str(WORK / "nohome"), NUBO_CATALOG_CACHE=str(WORK / "unused"))
+    ENV.pop("XDG_CACHE_HOME", None)
+    unittest.main(argv=sys.argv[:1], verbosity=1)
