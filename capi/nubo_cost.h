@@ -28,12 +28,31 @@ typedef enum nubo_cost_pricing {
   NUBO_PRICING_MAX_ENUM = 0x7fffffff
 } nubo_cost_pricing;
 
+typedef enum nubo_cost_optimizer {
+  NUBO_OPTIMIZER_ADAM = 0, /* Adam(W): two fp32 states per parameter */
+  NUBO_OPTIMIZER_SGD = 1,  /* SGD with momentum: one */
+  NUBO_OPTIMIZER_MAX_ENUM = 0x7fffffff
+} nubo_cost_optimizer;
+
 /* ---- Catalogs ---------------------------------------------------------------------------- */
 
 typedef struct nubo_cost_catalog nubo_cost_catalog;
 
-/* The embedded catalogs (instances with prices, storage and network prices). */
+/* The embedded catalogs (instances with prices, storage and network prices): the snapshot of
+   the public sources nubo ships, as it is. */
 NUBO_C_API nubo_status nubo_cost_catalog_builtin(nubo_cost_catalog** out);
+/* The snapshot as refreshed by `nubo-cost catalog update` (nubo_cost_catalog_update) and
+   SkyPilot's local catalogs: each source's newest version. cache_dir NULL: the default
+   ($XDG_CACHE_HOME/nubo/catalog). It never fetches anything itself. */
+NUBO_C_API nubo_status nubo_cost_catalog_current(const char* cache_dir, nubo_cost_catalog** out);
+/*
+ * Adds the rows of a file in a public format: "skypilot", "gpuhunt", "spot-advisor",
+ * "aws-price-list", "azure-retail"; provider names what it prices ("aws"). Lenient: a row that
+ * fails a check is skipped and listed by nubo_cost_catalog_source. A file that is not that
+ * format at all is NUBO_ERR_INVALID_ARGUMENT naming what is missing; the catalog is unchanged.
+ */
+NUBO_C_API nubo_status nubo_cost_catalog_import(nubo_cost_catalog* catalog, const char* path,
+                                                const char* format, const char* provider);
 /*
  * Adds the rows of a CSV or JSON catalog file (rows with an existing key replace it); replace
  * nonzero replaces the instance list. A malformed or implausible row is
@@ -70,10 +89,80 @@ typedef struct nubo_cost_instance_info {
   const char* price_date;
   const char* spot_date;
   const char* source;
+  double spot_lowest;            /* $/h, the cheapest zone's quote (spot is their median); < 0 */
+  int spot_quotes;               /* zones behind spot */
+  const char* interruption_band; /* the provider's published band ("<5%"); "" none */
+  double spot_mtbi_h;            /* read from the band; 0: the provider's default */
 } nubo_cost_instance_info;
 
 NUBO_C_API nubo_status nubo_cost_catalog_instance(const nubo_cost_catalog* catalog, size_t index,
                                                   nubo_cost_instance_info* out);
+
+/* The sources the catalog's rows came from, with their age and what they skipped. */
+typedef struct nubo_cost_source_info {
+  uint32_t struct_size;
+  const char* name;     /* "skypilot-aws" */
+  const char* format;   /* "skypilot", ... */
+  const char* provider; /* "aws" */
+  const char* url;      /* where an update fetches it */
+  const char* origin;   /* "embedded", a cache file, SkyPilot's file, a user's file */
+  const char* fetched;  /* "2026-12-03T10:00:00Z" */
+  const char* etag;
+  size_t rows;    /* rows, reserved prices or bands it gave */
+  size_t records; /* records read */
+  size_t skipped_count;
+  const char* skipped; /* one "where: reason" per line; "" when none */
+  double age_days;     /* since fetched; < 0 when unknown */
+} nubo_cost_source_info;
+
+NUBO_C_API size_t nubo_cost_catalog_source_count(const nubo_cost_catalog* catalog);
+NUBO_C_API nubo_status nubo_cost_catalog_source(const nubo_cost_catalog* catalog, size_t index,
+                                                nubo_cost_source_info* out);
+
+/* ---- Refreshing the catalog -------------------------------------------------------------- */
+
+typedef struct nubo_cost_update_options {
+  uint32_t struct_size;
+  const char* cache_dir;  /* NULL: the default */
+  const char* sources;    /* names separated by spaces; NULL: every known source */
+  const char* urls;       /* "NAME=URL" entries separated by spaces; NULL: the known URLs (or
+                             NUBO_CATALOG_URL_<NAME>) */
+  double timeout_s;       /* connecting and the longest stall; default 30 */
+  double total_timeout_s; /* one source at most; default 600 */
+  double max_skipped;     /* a new version skipping more of its records is refused; 0.5 */
+} nubo_cost_update_options;
+
+NUBO_C_API nubo_status nubo_cost_update_options_init(nubo_cost_update_options* options,
+                                                     size_t struct_size);
+
+typedef struct nubo_cost_update nubo_cost_update;
+
+/*
+ * Fetches each source into the cache (`nubo-cost catalog update`). A source whose new version
+ * fails keeps its last good one; the answer says so per source. Only bad options are an error.
+ */
+NUBO_C_API nubo_status nubo_cost_catalog_update(const nubo_cost_update_options* options,
+                                                nubo_cost_update** out);
+NUBO_C_API size_t nubo_cost_update_count(const nubo_cost_update* update);
+
+typedef struct nubo_cost_update_info {
+  uint32_t struct_size;
+  const char* name;
+  const char* url;
+  const char* status;  /* "updated", "not modified", "failed" */
+  const char* message; /* why it failed, and which version stays */
+  size_t records;
+  size_t skipped;
+  const char* fetched; /* the cached version's fetch time after the update; "" when none */
+} nubo_cost_update_info;
+
+NUBO_C_API nubo_status nubo_cost_update_entry(const nubo_cost_update* update, size_t index,
+                                              nubo_cost_update_info* out);
+NUBO_C_API void nubo_cost_update_free(nubo_cost_update* update);
+
+/* Whether a GPU model is one a filter names ("H200" matches H200-SXM-141GB, not GH200-96GB);
+   1 or 0; 0 for a NULL model, 1 for a NULL or empty filter. */
+NUBO_C_API int nubo_cost_gpu_model_matches(const char* model, const char* filter);
 
 /* ---- The workload ------------------------------------------------------------------------ */
 
@@ -103,6 +192,14 @@ typedef struct nubo_cost_workload {
   double egress_bytes;
   double storage_months_after;
   const char* tags; /* "team=vision,project=a"; NULL: none */
+  /* Described by its model: parameters with tokens give the FLOPs (6 N D), the GPU memory per
+     worker and the gradient bytes of a step (docs/cost.md, "Workloads by model"). */
+  double parameters;
+  double tokens;
+  double sequence_length; /* tokens per sample; 0: 2048 for the activation estimate */
+  double micro_batch;     /* samples per GPU per pass; default 1 */
+  nubo_cost_optimizer optimizer;
+  int sharding; /* ZeRO stage 0 (default) to 3; -1: the least that fits */
 } nubo_cost_workload;
 
 NUBO_C_API nubo_status nubo_cost_workload_init(nubo_cost_workload* workload, size_t struct_size);
@@ -194,6 +291,12 @@ typedef struct nubo_cost_estimate_info {
   double reserved_break_even; /* reserved pricings: utilisation above which it pays */
   int pareto;
   const char* notes; /* the estimate's notes, one per line; "" when none */
+  int sharding;      /* the ZeRO stage memory_needed_bytes assumes; -1: not modelled */
+  /* The price in force, so a later report prices this work at what it cost then. */
+  const char* price_date;
+  const char* price_source;
+  const char* interruption_band; /* spot: the published band used; "" the provider default */
+  double spot_mtbi_s;            /* spot: the mean time between interruptions used */
 } nubo_cost_estimate_info;
 
 /* Ranked estimates, best first; the frontier, fastest first. */
@@ -276,6 +379,17 @@ NUBO_C_API nubo_status nubo_cost_meter_update(nubo_cost_meter* meter, double ela
    needed-size protocol of nubo_device_report_json. */
 NUBO_C_API nubo_status nubo_cost_meter_line(const nubo_cost_meter* meter, char* buf,
                                             size_t capacity, size_t* needed);
+
+/* The price a meter runs at and where it came from (a meter made from a catalog row). */
+typedef struct nubo_cost_meter_info {
+  uint32_t struct_size;
+  double hourly;
+  const char* price_date; /* "" for a meter made from a bare price */
+  const char* price_source;
+} nubo_cost_meter_info;
+
+NUBO_C_API nubo_status nubo_cost_meter_price(const nubo_cost_meter* meter,
+                                             nubo_cost_meter_info* out);
 NUBO_C_API void nubo_cost_meter_free(nubo_cost_meter* meter);
 
 #ifdef __cplusplus

@@ -23,6 +23,8 @@ NUBO_C_API nubo_status nubo_units_parse_rate(const char* text, const char* what,
                                              double* bytes_per_second);
 NUBO_C_API nubo_status nubo_units_parse_duration(const char* text, const char* what,
                                                  double* seconds);
+/* A count as model sizes and token counts are written: "7B", "70M", "1.5T", "2e9". */
+NUBO_C_API nubo_status nubo_units_parse_count(const char* text, const char* what, double* count);
 /* For people ("80.0 GiB", "45 min"), NUL-terminated, with the needed-size protocol of
    nubo_device_report_json. */
 NUBO_C_API nubo_status nubo_units_format_bytes(double bytes, int decimals, char* buf,

@@ -12,20 +12,98 @@ void refresh(CostCatalog& c) {
   c.interconnects.clear();
   for (const auto& in : c.catalog.instances())
     c.interconnects.emplace_back(nubo::cost::interconnect_name(in.interconnect));
+  c.skipped.clear();
+  for (const auto& s : c.catalog.source_info()) {
+    std::string text;
+    for (const auto& k : s.skipped) text += k.where + ": " + k.reason + "\n";
+    c.skipped.push_back(std::move(text));
+  }
 }
+
+namespace {
+
+nubo_status make_catalog(const char* function, nubo_cost_catalog** out,
+                         nubo::cost::Catalog (*make)(const char*), const char* arg) {
+  return guard(function, [&] {
+    *require(out, "out") = nullptr;
+    auto c = std::make_unique<CostCatalog>();
+    c->catalog = make(arg);
+    refresh(*c);
+    *out = to_handle(c.release());
+  });
+}
+
+}  // namespace
 
 }  // namespace nubo::capi
 
 extern "C" {
 
 NUBO_C_API nubo_status nubo_cost_catalog_builtin(nubo_cost_catalog** out) {
-  return nubo::capi::guard("nubo_cost_catalog_builtin", [&] {
-    *nubo::capi::require(out, "out") = nullptr;
-    auto c = std::make_unique<nubo::capi::CostCatalog>();
-    c->catalog = nubo::cost::Catalog::builtin();
-    nubo::capi::refresh(*c);
-    *out = nubo::capi::to_handle(c.release());
+  return nubo::capi::make_catalog(
+      "nubo_cost_catalog_builtin", out, [](const char*) { return nubo::cost::Catalog::builtin(); },
+      nullptr);
+}
+
+NUBO_C_API nubo_status nubo_cost_catalog_current(const char* cache_dir, nubo_cost_catalog** out) {
+  return nubo::capi::make_catalog(
+      "nubo_cost_catalog_current", out,
+      [](const char* dir) {
+        nubo::cost::CatalogPaths paths;
+        if (dir) paths.cache_dir = dir;
+        return nubo::cost::Catalog::current(paths);
+      },
+      cache_dir);
+}
+
+NUBO_C_API nubo_status nubo_cost_catalog_import(nubo_cost_catalog* catalog, const char* path,
+                                                const char* format, const char* provider) {
+  return nubo::capi::guard("nubo_cost_catalog_import", [&] {
+    auto& c = nubo::capi::require_catalog(catalog);
+    nubo::cost::CatalogSource source;
+    source.format = nubo::capi::require(format, "format");
+    source.provider = nubo::capi::require(provider, "provider");
+    c.catalog.import_file(nubo::capi::require(path, "path"), source);
+    nubo::capi::refresh(c);
   });
+}
+
+NUBO_C_API size_t nubo_cost_catalog_source_count(const nubo_cost_catalog* catalog) {
+  if (!catalog) return 0;
+  return reinterpret_cast<const nubo::capi::CostCatalog*>(catalog)->catalog.source_info().size();
+}
+
+NUBO_C_API nubo_status nubo_cost_catalog_source(const nubo_cost_catalog* catalog, size_t index,
+                                                nubo_cost_source_info* out) {
+  return nubo::capi::guard("nubo_cost_catalog_source", [&] {
+    const auto& c = nubo::capi::require_catalog(catalog);
+    nubo::capi::require(out, "out");
+    const auto& list = c.catalog.source_info();
+    if (index >= list.size())
+      throw nubo::Error(nubo::Errc::invalid_argument, "index " + std::to_string(index) +
+                                                          " is out of range: the catalog has " +
+                                                          std::to_string(list.size()) + " sources");
+    const auto& s = list[index];
+    nubo_cost_source_info info{};
+    info.name = s.name.c_str();
+    info.format = s.format.c_str();
+    info.provider = s.provider.c_str();
+    info.url = s.url.c_str();
+    info.origin = s.origin.c_str();
+    info.fetched = s.fetched.c_str();
+    info.etag = s.etag.c_str();
+    info.rows = s.rows;
+    info.records = s.records;
+    info.skipped_count = s.skipped.size();
+    info.skipped = c.skipped[index].c_str();
+    info.age_days = s.age_days();
+    nubo::capi::write_sized(info, out, "out", "nubo_cost_source_info");
+  });
+}
+
+NUBO_C_API int nubo_cost_gpu_model_matches(const char* model, const char* filter) {
+  if (!model) return 0;
+  return nubo::cost::gpu_model_matches(model, filter ? filter : "") ? 1 : 0;
 }
 
 NUBO_C_API nubo_status nubo_cost_catalog_load(nubo_cost_catalog* catalog, const char* path,
@@ -86,6 +164,10 @@ NUBO_C_API nubo_status nubo_cost_catalog_instance(const nubo_cost_catalog* catal
     info.price_date = in.price_date.c_str();
     info.spot_date = in.spot_date.c_str();
     info.source = in.source.c_str();
+    info.spot_lowest = in.spot_lowest;
+    info.spot_quotes = in.spot_quotes;
+    info.interruption_band = in.interruption_band.c_str();
+    info.spot_mtbi_h = in.spot_mtbi_h;
     nubo::capi::write_sized(info, out, "out", "nubo_cost_instance_info");
   });
 }

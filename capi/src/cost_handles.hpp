@@ -14,6 +14,7 @@ namespace nubo::capi {
 struct CostCatalog {
   nubo::cost::Catalog catalog;
   std::vector<std::string> interconnects;  // per row, for nubo_cost_instance_info
+  std::vector<std::string> skipped;        // per source, for nubo_cost_source_info
 };
 
 struct CostPlan {

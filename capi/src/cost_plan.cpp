@@ -24,6 +24,9 @@ nubo_cost_workload default_workload() {
   w.dtype = static_cast<nubo_dtype>(cpp.dtype);
   w.mfu = cpp.mfu;
   w.compression_ratio = cpp.compression_ratio;
+  w.micro_batch = cpp.micro_batch;
+  w.optimizer = static_cast<nubo_cost_optimizer>(cpp.optimizer);
+  w.sharding = cpp.sharding;
   return w;
 }
 
@@ -86,6 +89,11 @@ nubo_cost_estimate_info to_c(const cost::Estimate& e, const std::string& label,
   i.reserved_break_even = e.reserved_break_even;
   i.pareto = e.pareto;
   i.notes = notes.c_str();
+  i.sharding = e.sharding;
+  i.price_date = e.price_date.c_str();
+  i.price_source = e.price_source.c_str();
+  i.interruption_band = e.interruption_band.c_str();
+  i.spot_mtbi_s = e.spot_mtbi_s;
   return i;
 }
 
@@ -137,6 +145,15 @@ cost::Workload to_workload(const nubo_cost_workload* workload) {
     out.global_batch = w.global_batch;
     out.dtype = static_cast<DType>(w.dtype);
     out.mfu = w.mfu;
+    out.parameters = w.parameters;
+    out.tokens = w.tokens;
+    out.sequence_length = w.sequence_length;
+    out.micro_batch = w.micro_batch;
+    if (w.optimizer != NUBO_OPTIMIZER_ADAM && w.optimizer != NUBO_OPTIMIZER_SGD)
+      throw Error(Errc::invalid_argument, "workload->optimizer " + std::to_string(w.optimizer) +
+                                              " is not a nubo_cost_optimizer (0-1)");
+    out.optimizer = static_cast<cost::Optimizer>(w.optimizer);
+    out.sharding = w.sharding;
   }
   out.parameter_bytes = w.parameter_bytes;
   out.memory_per_gpu_bytes = w.memory_per_gpu_bytes;

@@ -130,6 +130,19 @@ NUBO_C_API nubo_status nubo_cost_meter_line(const nubo_cost_meter* meter, char* 
   });
 }
 
+NUBO_C_API nubo_status nubo_cost_meter_price(const nubo_cost_meter* meter,
+                                             nubo_cost_meter_info* out) {
+  return nubo::capi::guard("nubo_cost_meter_price", [&] {
+    const auto& m = require_meter(meter).meter;
+    nubo::capi::require(out, "out");
+    nubo_cost_meter_info info{};
+    info.hourly = m.hourly();
+    info.price_date = m.price_date().c_str();
+    info.price_source = m.price_source().c_str();
+    nubo::capi::write_sized(info, out, "out", "nubo_cost_meter_info");
+  });
+}
+
 NUBO_C_API void nubo_cost_meter_free(nubo_cost_meter* meter) {
   delete reinterpret_cast<nubo::capi::CostMeterHandle*>(meter);
 }

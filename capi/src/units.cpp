@@ -46,6 +46,13 @@ nubo_status nubo_units_parse_duration(const char* text, const char* what, double
   });
 }
 
+nubo_status nubo_units_parse_count(const char* text, const char* what, double* count) {
+  return nubo::capi::guard("nubo_units_parse_count", [&] {
+    nubo::capi::require(text, "text");
+    *nubo::capi::require(count, "count") = nubo::parse_count(text, name_of(what));
+  });
+}
+
 nubo_status nubo_units_format_bytes(double bytes, int decimals, char* buf, size_t capacity,
                                     size_t* needed) {
   return nubo::capi::guard("nubo_units_format_bytes", [&] {

@@ -521,11 +521,16 @@ class NUBO_API CostMeter {
   double spent() const;      // fixed + hourly x elapsed
   double projected() const;  // spent / progress; the spent amount until progress > 0
   double hourly() const { return hourly_; }
+  // The price in force when the meter was made from a catalog row: its date and source, so a
+  // report of the run prices it at what it cost then ("" for a meter made from a bare price).
+  const std::string& price_date() const { return price_date_; }
+  const std::string& price_source() const { return price_source_; }
   // "$12.34 spent, ~$56.78 projected"
   std::string line() const;
 
  private:
   double hourly_, fixed_, elapsed_s_ = 0, progress_ = 0;
+  std::string price_date_, price_source_;
 };
 
 // ---- Units --------------------------------------------------------------------------------

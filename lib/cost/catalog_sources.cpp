@@ -169,6 +169,7 @@ void Catalog::import_text(std::string_view text, const CatalogSource& source) {
 }
 
 void Catalog::import_file(const std::string& path, CatalogSource source) {
+  sources::reader(source.format);  // an unknown format is named before the file is read
   const auto file = files::read_small_file(path, csv::kMaxBytes, "catalog file");
   if (source.name.empty()) source.name = std::filesystem::path(path).filename().string();
   source.origin = path;

@@ -109,7 +109,11 @@ CostMeter CostMeter::for_instance(const Catalog& catalog, std::string_view insta
     throw Error(Errc::unavailable, "cost meter: the catalog has no " +
                                        std::string(pricing_name(pricing)) + " price for " +
                                        in.name);
-  return CostMeter(price * nodes);
+  CostMeter meter(price * nodes);
+  meter.price_date_ =
+      pricing == Pricing::spot && !in.spot_date.empty() ? in.spot_date : in.price_date;
+  meter.price_source_ = in.source;
+  return meter;
 }
 
 void CostMeter::update(double elapsed_s, double progress) {

@@ -1,9 +1,11 @@
 /* The cost C ABI from a strict C11 program: catalogs, a plan, an estimate, the tools, the meter,
    and the bad inputs each entry point must answer with a status and a message. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nubo.h"
 
@@ -214,6 +216,11 @@ static void test_tools(void) {
         NUBO_OK);
   CHECK(nubo_cost_meter_update(meter, 3600, 0.5, &spent, &projected) == NUBO_OK);
   CHECK(fabs(spent - 196.64) < 1e-9 && fabs(projected - 393.28) < 1e-9);
+  nubo_cost_meter_info price;
+  price.struct_size = sizeof price;
+  CHECK(nubo_cost_meter_price(meter, &price) == NUBO_OK);
+  CHECK(strcmp(price.price_date, "2026-11") == 0 &&
+        contains(price.price_source, "fixed_instances"));
   nubo_cost_meter_free(meter);
   CHECK(nubo_cost_meter_for_instance(catalog, "p3.2xlarge", NUBO_PRICING_SPOT, 1, &meter) ==
         NUBO_ERR_UNAVAILABLE);
@@ -222,10 +229,73 @@ static void test_tools(void) {
   nubo_cost_catalog_free(catalog);
 }
 
+/* Public sources: import, what was skipped, the snapshot's sources, an update that fails. */
+static void test_sources(void) {
+  nubo_cost_catalog* catalog = fixed_catalog();
+  CHECK(nubo_cost_catalog_import(catalog, NUBO_COST_FIXTURES "/skypilot_malformed.csv", "skypilot",
+                                 "aws") == NUBO_OK);
+  size_t n = nubo_cost_catalog_source_count(catalog);
+  CHECK(n >= 1);
+  nubo_cost_source_info s;
+  s.struct_size = sizeof s;
+  CHECK(nubo_cost_catalog_source(catalog, n - 1, &s) == NUBO_OK);
+  CHECK(strcmp(s.format, "skypilot") == 0 && s.records == 10 && s.skipped_count == 9);
+  CHECK(contains(s.skipped, "skypilot_malformed.csv:6") && contains(s.skipped, "duplicates"));
+  CHECK(nubo_cost_catalog_import(catalog, NUBO_COST_FIXTURES "/skypilot_no_price.csv", "skypilot",
+                                 "aws") == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(contains(nubo_last_error(), "missing column 'Price'"));
+  CHECK(nubo_cost_catalog_import(catalog, "x.csv", "mine", "aws") == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(contains(nubo_last_error(), "unknown catalog format 'mine'"));
+  CHECK(nubo_cost_catalog_source(catalog, 9999, &s) == NUBO_ERR_INVALID_ARGUMENT);
+  int banded = 0;
+  for (size_t i = 0; i < nubo_cost_catalog_instance_count(catalog); ++i) {
+    nubo_cost_instance_info info;
+    info.struct_size = sizeof info;
+    CHECK(nubo_cost_catalog_instance(catalog, i, &info) == NUBO_OK);
+    banded += info.interruption_band[0] != 0;
+  }
+  CHECK(banded == 0); /* the fixed catalog has no published bands */
+  nubo_cost_catalog_free(catalog);
+
+  CHECK(nubo_cost_gpu_model_matches("H200-SXM-141GB", "H200") == 1);
+  CHECK(nubo_cost_gpu_model_matches("GH200-96GB", "H200") == 0);
+  CHECK(nubo_cost_gpu_model_matches(NULL, "H200") == 0);
+  double count = 0;
+  CHECK(nubo_units_parse_count("7B", "params", &count) == NUBO_OK && count == 7e9);
+  CHECK(nubo_units_parse_count("7Q", "params", &count) == NUBO_ERR_INVALID_ARGUMENT);
+
+  nubo_cost_update_options o;
+  CHECK(nubo_cost_update_options_init(&o, sizeof o) == NUBO_OK);
+  CHECK(o.timeout_s == 30 && o.max_skipped == 0.5);
+  char dir[] = "/tmp/nubo_c_update_XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  o.cache_dir = dir;
+  o.sources = "skypilot-aws";
+  o.urls = "skypilot-aws=http://127.0.0.1:1/vms.csv";
+  o.timeout_s = 2;
+  nubo_cost_update* update = NULL;
+  CHECK(nubo_cost_catalog_update(&o, &update) == NUBO_OK);
+  CHECK(nubo_cost_update_count(update) == 1);
+  nubo_cost_update_info u;
+  u.struct_size = sizeof u;
+  CHECK(nubo_cost_update_entry(update, 0, &u) == NUBO_OK);
+  CHECK(strcmp(u.status, "failed") == 0 && contains(u.message, "the embedded snapshot answers"));
+  nubo_cost_update_free(update);
+  o.sources = "nope";
+  CHECK(nubo_cost_catalog_update(&o, &update) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(contains(nubo_last_error(), "unknown catalog source 'nope'"));
+  nubo_cost_catalog* current = NULL;
+  CHECK(nubo_cost_catalog_current(dir, &current) == NUBO_OK);
+  CHECK(nubo_cost_catalog_instance_count(current) >= 400);
+  nubo_cost_catalog_free(current);
+  rmdir(dir);
+}
+
 int main(void) {
   test_catalog();
   test_plan();
   test_tools();
+  test_sources();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

@@ -19,6 +19,7 @@ from nubo import cost
 from nubo.errors import NuboError, Status
 
 DATA = Path(os.environ.get("NUBO_TEST_DATA_DIR", Path(__file__).resolve().parents[1] / "data"))
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 class ProfileSchema(unittest.TestCase):
@@ -144,6 +145,70 @@ class ToolsTest(unittest.TestCase):
         self.assertAlmostEqual(spent, 196.64)
         with self.assertRaises(NuboError):
             meter.update(10, 2.0)
+
+
+class ModelAndSourcesTest(unittest.TestCase):
+    def test_workload_units_are_read_at_construction(self) -> None:
+        w = cost.Workload(parameters="7B", tokens="2B", parameter_bytes="14G",
+                          checkpoint_interval="1h", optimizer="adamw", sharding=-1)
+        self.assertEqual((w.parameters, w.tokens), (7e9, 2e9))
+        self.assertEqual(w.parameter_bytes, 14 * 2**30)
+        self.assertEqual(w.checkpoint_interval, 3600)
+        with self.assertRaises(NuboError) as ctx:
+            cost.Workload(parameter_bytes="14Q")
+        self.assertIn("parameter_bytes", str(ctx.exception))
+        with self.assertRaises(NuboError) as ctx:
+            cost.Workload(parameters="lots")
+        self.assertIn("parameters", str(ctx.exception))
+        with self.assertRaises(NuboError):
+            cost.Workload(optimizer="lion")
+        with self.assertRaises(NuboError):
+            cost.Workload(samples="many")  # type: ignore[arg-type]
+
+    def test_a_7b_model_fits_only_where_it_holds(self) -> None:
+        w = cost.Workload(parameters="7B", tokens=2e9, sharding=-1)
+        plan = cost.plan(fixed(), w, limit=0)
+        self.assertTrue(plan.ranked)
+        for e in plan.ranked:
+            self.assertLessEqual(e.memory_needed_bytes, e.memory_per_gpu_bytes)
+            self.assertGreaterEqual(e.sharding, 1)
+            self.assertEqual(e.price_date, "2026-11")
+            self.assertIn("fixed_instances.csv", e.price_source)
+
+    def test_sources_import_and_the_snapshot(self) -> None:
+        catalog = cost.Catalog.builtin()
+        names = {s.name for s in catalog.sources}
+        self.assertIn("skypilot-aws", names)
+        self.assertTrue(all(s.fetched for s in catalog.sources if s.rows))
+        mine = cost.Catalog()
+        mine.load(DATA / "fixed_instances.csv", replace=True)
+        mine.import_file(FIXTURES / "skypilot_malformed.csv", "skypilot", "aws")
+        src = mine.sources[-1]
+        self.assertEqual((src.format, src.records, len(src.skipped)), ("skypilot", 10, 9))
+        self.assertTrue(any("implausible for B200" in k for k in src.skipped))
+        with self.assertRaises(NuboError) as ctx:
+            mine.import_file(FIXTURES / "skypilot_no_price.csv", "skypilot", "aws")
+        self.assertIn("missing column 'Price'", str(ctx.exception))
+        self.assertTrue(cost.gpu_model_matches("H200-SXM-141GB", "h200"))
+        self.assertFalse(cost.gpu_model_matches("GH200-96GB", "H200"))
+        with tempfile.TemporaryDirectory() as cache:
+            self.assertEqual(len(cost.Catalog.current(cache).instances),
+                             len(catalog.instances))
+            updates = cost.update_catalog(cache_dir=cache, sources=["skypilot-aws"],
+                                          urls={"skypilot-aws": "http://127.0.0.1:1/x"},
+                                          timeout=2)
+            self.assertEqual([u.status for u in updates], ["failed"])
+            self.assertIn("the embedded snapshot answers", updates[0].message)
+            with self.assertRaises(NuboError):
+                cost.update_catalog(cache_dir=cache, sources=["nope"])
+
+    def test_meter_keeps_the_price_in_force(self) -> None:
+        meter = cost.CostMeter.for_instance(fixed(), "p4d.24xlarge")
+        hourly, date, source = meter.price
+        self.assertAlmostEqual(hourly, 32.77)
+        self.assertEqual(date, "2026-11")
+        self.assertIn("fixed_instances.csv", source)
+        self.assertEqual(cost.CostMeter(1.0).price[1:], ("", ""))
 
 
 if __name__ == "__main__":

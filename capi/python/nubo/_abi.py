@@ -168,6 +168,10 @@ NUBO_PRICING_SPOT = 1
 NUBO_PRICING_RESERVED_1Y = 2
 NUBO_PRICING_RESERVED_3Y = 3
 
+# nubo_cost_optimizer (nubo_cost.h)
+NUBO_OPTIMIZER_ADAM = 0
+NUBO_OPTIMIZER_SGD = 1
+
 
 class nubo_cost_catalog(Structure):
     """Opaque: used through pointers."""
@@ -195,6 +199,57 @@ class nubo_cost_instance_info(Sized):
         ("price_date", c_char_p),
         ("spot_date", c_char_p),
         ("source", c_char_p),
+        ("spot_lowest", c_double),
+        ("spot_quotes", c_int),
+        ("interruption_band", c_char_p),
+        ("spot_mtbi_h", c_double),
+    ]
+
+
+class nubo_cost_source_info(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("name", c_char_p),
+        ("format", c_char_p),
+        ("provider", c_char_p),
+        ("url", c_char_p),
+        ("origin", c_char_p),
+        ("fetched", c_char_p),
+        ("etag", c_char_p),
+        ("rows", c_size_t),
+        ("records", c_size_t),
+        ("skipped_count", c_size_t),
+        ("skipped", c_char_p),
+        ("age_days", c_double),
+    ]
+
+
+class nubo_cost_update_options(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("cache_dir", c_char_p),
+        ("sources", c_char_p),
+        ("urls", c_char_p),
+        ("timeout_s", c_double),
+        ("total_timeout_s", c_double),
+        ("max_skipped", c_double),
+    ]
+
+
+class nubo_cost_update(Structure):
+    """Opaque: used through pointers."""
+
+
+class nubo_cost_update_info(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("name", c_char_p),
+        ("url", c_char_p),
+        ("status", c_char_p),
+        ("message", c_char_p),
+        ("records", c_size_t),
+        ("skipped", c_size_t),
+        ("fetched", c_char_p),
     ]
 
 
@@ -221,6 +276,12 @@ class nubo_cost_workload(Sized):
         ("egress_bytes", c_double),
         ("storage_months_after", c_double),
         ("tags", c_char_p),
+        ("parameters", c_double),
+        ("tokens", c_double),
+        ("sequence_length", c_double),
+        ("micro_batch", c_double),
+        ("optimizer", c_int),
+        ("sharding", c_int),
     ]
 
 
@@ -280,6 +341,11 @@ class nubo_cost_estimate_info(Sized):
         ("reserved_break_even", c_double),
         ("pareto", c_int),
         ("notes", c_char_p),
+        ("sharding", c_int),
+        ("price_date", c_char_p),
+        ("price_source", c_char_p),
+        ("interruption_band", c_char_p),
+        ("spot_mtbi_s", c_double),
     ]
 
 
@@ -333,6 +399,15 @@ class nubo_cost_own_info(Sized):
 
 class nubo_cost_meter(Structure):
     """Opaque: used through pointers."""
+
+
+class nubo_cost_meter_info(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("hourly", c_double),
+        ("price_date", c_char_p),
+        ("price_source", c_char_p),
+    ]
 
 
 class nubo_interruption_notice(Sized):
@@ -779,6 +854,9 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_device_report_select": (
         c_int, [POINTER(nubo_device_report), POINTER(nubo_device_select_request), POINTER(c_size_t), c_size_t, POINTER(c_size_t)]),
     "nubo_cost_catalog_builtin": (c_int, [POINTER(POINTER(nubo_cost_catalog))]),
+    "nubo_cost_catalog_current": (c_int, [c_char_p, POINTER(POINTER(nubo_cost_catalog))]),
+    "nubo_cost_catalog_import": (
+        c_int, [POINTER(nubo_cost_catalog), c_char_p, c_char_p, c_char_p]),
     "nubo_cost_catalog_load": (c_int, [POINTER(nubo_cost_catalog), c_char_p, c_int]),
     "nubo_cost_catalog_set_reserved_discounts": (
         c_int, [POINTER(nubo_cost_catalog), c_double, c_double]),
@@ -786,6 +864,17 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_cost_catalog_instance_count": (c_size_t, [POINTER(nubo_cost_catalog)]),
     "nubo_cost_catalog_instance": (
         c_int, [POINTER(nubo_cost_catalog), c_size_t, POINTER(nubo_cost_instance_info)]),
+    "nubo_cost_catalog_source_count": (c_size_t, [POINTER(nubo_cost_catalog)]),
+    "nubo_cost_catalog_source": (
+        c_int, [POINTER(nubo_cost_catalog), c_size_t, POINTER(nubo_cost_source_info)]),
+    "nubo_cost_update_options_init": (c_int, [POINTER(nubo_cost_update_options), c_size_t]),
+    "nubo_cost_catalog_update": (
+        c_int, [POINTER(nubo_cost_update_options), POINTER(POINTER(nubo_cost_update))]),
+    "nubo_cost_update_count": (c_size_t, [POINTER(nubo_cost_update)]),
+    "nubo_cost_update_entry": (
+        c_int, [POINTER(nubo_cost_update), c_size_t, POINTER(nubo_cost_update_info)]),
+    "nubo_cost_update_free": (None, [POINTER(nubo_cost_update)]),
+    "nubo_cost_gpu_model_matches": (c_int, [c_char_p, c_char_p]),
     "nubo_cost_workload_init": (c_int, [POINTER(nubo_cost_workload), c_size_t]),
     "nubo_cost_plan_options_init": (c_int, [POINTER(nubo_cost_plan_options), c_size_t]),
     "nubo_cost_plan_create": (
@@ -818,6 +907,7 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
         c_int, [POINTER(nubo_cost_meter), c_double, c_double, POINTER(c_double), POINTER(c_double)]),
     "nubo_cost_meter_line": (
         c_int, [POINTER(nubo_cost_meter), c_void_p, c_size_t, POINTER(c_size_t)]),
+    "nubo_cost_meter_price": (c_int, [POINTER(nubo_cost_meter), POINTER(nubo_cost_meter_info)]),
     "nubo_cost_meter_free": (None, [POINTER(nubo_cost_meter)]),
     "nubo_interruption_watcher_create": (
         c_int, [nubo_interruption_callback, c_void_p, c_double, POINTER(POINTER(nubo_interruption_watcher))]),
@@ -948,6 +1038,7 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_units_parse_bytes": (c_int, [c_char_p, c_char_p, POINTER(c_uint64)]),
     "nubo_units_parse_rate": (c_int, [c_char_p, c_char_p, POINTER(c_double)]),
     "nubo_units_parse_duration": (c_int, [c_char_p, c_char_p, POINTER(c_double)]),
+    "nubo_units_parse_count": (c_int, [c_char_p, c_char_p, POINTER(c_double)]),
     "nubo_units_format_bytes": (c_int, [c_double, c_int, c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_units_format_duration": (c_int, [c_double, c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_units_parse_dtype": (c_int, [c_char_p, POINTER(c_int)]),

@@ -23,8 +23,10 @@ from typing import Iterable, Optional, Union
 from . import _lib, units
 from ._abi import (nubo_cost_catalog, nubo_cost_checkpoint_info, nubo_cost_estimate_info,
                    nubo_cost_exclusion_info, nubo_cost_instance_info, nubo_cost_meter,
-                   nubo_cost_own_info, nubo_cost_own_request, nubo_cost_plan,
-                   nubo_cost_plan_options, nubo_cost_workload)
+                   nubo_cost_meter_info, nubo_cost_own_info, nubo_cost_own_request,
+                   nubo_cost_plan, nubo_cost_plan_options, nubo_cost_source_info,
+                   nubo_cost_update, nubo_cost_update_info, nubo_cost_update_options,
+                   nubo_cost_workload)
 from ._enum import OpenIntEnum
 from ._lib import text
 from .errors import NuboError, Status
@@ -32,6 +34,8 @@ from .units import DType
 
 StrPath = Union[str, "os.PathLike[str]"]
 Seconds = Union[float, int, str]  # 3600, or "1h", "90m", "2d"
+Bytes = Union[float, int, str]    # 14e9, or "14G", "14GB"
+Count = Union[float, int, str]    # 7e9, or "7B", "70M"
 
 
 class Pricing(OpenIntEnum):
@@ -70,6 +74,44 @@ def seconds(value: Seconds, name: str = "duration") -> float:
     raise TypeError(f"{name} must be a number of seconds or a string like '24h'")
 
 
+def size(value: Bytes, name: str = "size") -> float:
+    """14e9 or "14G" (as nubo.units.parse_bytes reads it) as bytes; NuboError naming `name`."""
+    return _number(value, name, units.parse_bytes, "bytes or a string like '14G'")
+
+
+def count(value: Count, name: str = "count") -> float:
+    """7e9 or "7B" (as nubo.units.parse_count reads it); NuboError naming `name`."""
+    return _number(value, name, units.parse_count, "a number or a string like '7B'")
+
+
+def _number(value: Union[float, int, str], name: str, parse, shown: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise NuboError(Status.INVALID_ARGUMENT, f"{name} must be {shown}, not {value!r}")
+    if isinstance(value, str):
+        return float(parse(value, name))
+    if not 0 <= value < float("inf"):
+        raise NuboError(Status.INVALID_ARGUMENT, f"{name}: must be >= 0 and finite, got {value!r}")
+    return float(value)
+
+
+class Optimizer(OpenIntEnum):
+    """nubo_cost_optimizer."""
+
+    ADAM = 0
+    SGD = 1
+
+
+def _optimizer(value: Union[str, int, Optimizer]) -> Optimizer:
+    if isinstance(value, str):
+        names = {"adam": Optimizer.ADAM, "adamw": Optimizer.ADAM, "sgd": Optimizer.SGD}
+        try:
+            return names[value.lower()]
+        except KeyError:
+            raise NuboError(Status.INVALID_ARGUMENT,
+                            f"unknown optimizer {value!r}: use adam (or adamw) or sgd") from None
+    return Optimizer(value)
+
+
 def _pricing(value: Union[str, int, Pricing]) -> Pricing:
     if isinstance(value, str):
         try:
@@ -106,6 +148,40 @@ class Instance:
     price_date: str
     spot_date: str
     source: str
+    spot_lowest: Optional[float] = None  # the cheapest zone; spot is the zones' median
+    spot_quotes: int = 0
+    interruption_band: str = ""  # the provider's published band, e.g. "<5%"
+    spot_mtbi_h: float = 0  # read from the band; 0: the provider's default
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a catalog's rows came from, how old they are and what was skipped, and why."""
+
+    name: str
+    format: str
+    provider: str
+    url: str
+    origin: str
+    fetched: str
+    etag: str
+    rows: int
+    records: int
+    skipped: tuple[str, ...]  # "file:line: reason"
+    age_days: float
+
+
+@dataclass(frozen=True)
+class SourceUpdate:
+    """One source's outcome of update_catalog(): "updated", "not modified" or "failed"."""
+
+    name: str
+    url: str
+    status: str
+    message: str
+    records: int
+    skipped: int
+    fetched: str
 
 
 @dataclass(frozen=True)
@@ -143,6 +219,11 @@ class Estimate:
     pareto: bool
     notes: tuple[str, ...]
     tags: dict[str, str] = field(default_factory=dict)
+    sharding: int = -1  # the ZeRO stage memory_needed_bytes assumes; -1: not modelled
+    price_date: str = ""  # the price in force, for reports of past work
+    price_source: str = ""
+    interruption_band: str = ""
+    spot_mtbi_s: float = 0
 
     @property
     def hours(self) -> float:
@@ -181,9 +262,17 @@ class OwnResult:
 
 @dataclass
 class Workload:
-    """An analytic workload (total_flops, or flops_per_sample x samples x epochs) or a measured
-    one (profile: the path of a nubo-train profile). Sizes in bytes; see nubo_cost_workload."""
+    """An analytic workload (parameters with tokens, total_flops, or flops_per_sample x samples x
+    epochs) or a measured one (profile: the path of a nubo-train profile). Sizes take bytes or
+    "14G", counts 7e9 or "7B", durations seconds or "1h"; a bad value fails here, naming the
+    field. See nubo_cost_workload."""
 
+    parameters: Count = 0
+    tokens: Count = 0
+    sequence_length: float = 0
+    micro_batch: float = 1
+    optimizer: Union[str, Optimizer] = "adam"
+    sharding: int = 0  # ZeRO stage 0-3; -1: the least that fits
     total_flops: float = 0
     flops_per_sample: float = 0
     samples: float = 0
@@ -204,16 +293,37 @@ class Workload:
     storage_months_after: float = 0
     tags: dict[str, str] = field(default_factory=dict)
 
+    _SIZES = ("parameter_bytes", "memory_per_gpu_bytes", "dataset_bytes", "checkpoint_bytes",
+              "egress_bytes")
+    _COUNTS = ("parameters", "tokens")
+    _NUMBERS = ("total_flops", "flops_per_sample", "samples", "epochs", "global_batch", "mfu",
+                "sequence_length", "micro_batch", "compression_ratio", "checkpoint_write_mbps",
+                "overlap", "storage_months_after")
+
+    def __post_init__(self) -> None:
+        # Units read now, so a bad value fails at construction, naming its field.
+        for name in self._SIZES:
+            setattr(self, name, size(getattr(self, name), name))
+        for name in self._COUNTS:
+            setattr(self, name, count(getattr(self, name), name))
+        for name in self._NUMBERS:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise NuboError(Status.INVALID_ARGUMENT,
+                                f"workload {name} must be a number, not {value!r}")
+        self.checkpoint_interval = seconds(self.checkpoint_interval, "checkpoint_interval")
+        self.optimizer = _optimizer(self.optimizer)
+        self.dtype = units.parse_dtype(self.dtype, "workload dtype")
+
     def _struct(self) -> nubo_cost_workload:
         c = _lib.lib()
         w = nubo_cost_workload()
         _lib.check(c.nubo_cost_workload_init(ctypes.byref(w), ctypes.sizeof(w)))
-        for name in ("total_flops", "flops_per_sample", "samples", "epochs", "global_batch",
-                     "mfu", "parameter_bytes", "memory_per_gpu_bytes", "dataset_bytes",
-                     "compression_ratio", "checkpoint_bytes", "checkpoint_write_mbps",
-                     "overlap", "egress_bytes", "storage_months_after"):
+        for name in self._SIZES + self._COUNTS + self._NUMBERS:
             setattr(w, name, float(getattr(self, name)))
         w.dtype = int(units.parse_dtype(self.dtype, "workload dtype"))
+        w.optimizer = int(_optimizer(self.optimizer))
+        w.sharding = int(self.sharding)
         w.checkpoint_interval_s = seconds(self.checkpoint_interval, "checkpoint_interval")
         if self.profile is not None:
             w.profile_path = os.fsencode(self.profile)
@@ -242,7 +352,10 @@ def _estimate(info: nubo_cost_estimate_info, tags: dict[str, str]) -> Estimate:
         memory_needed_bytes=info.memory_needed_bytes,
         memory_per_gpu_bytes=info.memory_per_gpu_bytes,
         reserved_break_even=info.reserved_break_even, pareto=bool(info.pareto),
-        notes=tuple(n for n in text(info.notes).split("\n") if n), tags=dict(tags))
+        notes=tuple(n for n in text(info.notes).split("\n") if n), tags=dict(tags),
+        sharding=info.sharding, price_date=text(info.price_date),
+        price_source=text(info.price_source), interruption_band=text(info.interruption_band),
+        spot_mtbi_s=info.spot_mtbi_s)
 
 
 # ---- Catalog ----------------------------------------------------------------------------
@@ -255,8 +368,43 @@ class Catalog:
         c = _lib.lib()
         handle = CatalogPtr()
         _lib.check(c.nubo_cost_catalog_builtin(ctypes.byref(handle)))
+        self._adopt(handle)
+
+    def _adopt(self, handle: CatalogPtr) -> None:
         self._handle = handle
-        self._free = weakref.finalize(self, c.nubo_cost_catalog_free, handle)
+        self._free = weakref.finalize(self, _lib.lib().nubo_cost_catalog_free, handle)
+
+    @classmethod
+    def current(cls, cache_dir: Optional[StrPath] = None) -> "Catalog":
+        """The embedded snapshot as refreshed by update_catalog() (and SkyPilot's local
+        catalogs): what nubo-cost plans with. It never fetches anything itself."""
+        handle = CatalogPtr()
+        _lib.check(_lib.lib().nubo_cost_catalog_current(
+            os.fsencode(cache_dir) if cache_dir is not None else None, ctypes.byref(handle)))
+        catalog = cls.__new__(cls)
+        catalog._adopt(handle)
+        return catalog
+
+    def import_file(self, path: StrPath, format: str, provider: str) -> None:
+        """Adds the rows of a file in a public format ("skypilot", "gpuhunt", "spot-advisor",
+        "aws-price-list", "azure-retail"); bad rows are skipped and listed in sources."""
+        _lib.check(_lib.lib().nubo_cost_catalog_import(self._handle, os.fsencode(path),
+                                                       format.encode(), provider.encode()))
+
+    @property
+    def sources(self) -> list[Source]:
+        c = _lib.lib()
+        out = []
+        for i in range(c.nubo_cost_catalog_source_count(self._handle)):
+            s = nubo_cost_source_info()
+            _lib.check(c.nubo_cost_catalog_source(self._handle, i, ctypes.byref(s)))
+            out.append(Source(
+                name=text(s.name), format=text(s.format), provider=text(s.provider),
+                url=text(s.url), origin=text(s.origin), fetched=text(s.fetched),
+                etag=text(s.etag), rows=s.rows, records=s.records,
+                skipped=tuple(k for k in text(s.skipped).split("\n") if k),
+                age_days=s.age_days))
+        return out
 
     @classmethod
     def builtin(cls, one_year: Optional[float] = None,
@@ -294,11 +442,54 @@ class Catalog:
                 reserved_1y_derived=bool(info.reserved_1y_derived),
                 reserved_3y_derived=bool(info.reserved_3y_derived),
                 gpu_link_gbs=info.gpu_link_gbs, price_date=text(info.price_date),
-                spot_date=text(info.spot_date), source=text(info.source)))
+                spot_date=text(info.spot_date), source=text(info.source),
+                spot_lowest=info.spot_lowest if info.spot_lowest >= 0 else None,
+                spot_quotes=info.spot_quotes, interruption_band=text(info.interruption_band),
+                spot_mtbi_h=info.spot_mtbi_h))
         return out
 
-    def find(self, name: str) -> Optional[Instance]:
-        return next((i for i in self.instances if i.name.lower() == name.lower()), None)
+    def find(self, name: str, region: Optional[str] = None) -> Optional[Instance]:
+        """By name and, when given, region; without one, where it is cheapest on demand."""
+        rows = [i for i in self.instances if i.name.lower() == name.lower() and
+                (region is None or i.region.lower() == region.lower())]
+        return min(rows, key=lambda i: i.on_demand, default=None)
+
+
+def gpu_model_matches(model: str, gpu_filter: str) -> bool:
+    """Whether a GPU filter names a model: "H200" matches H200-SXM-141GB, not GH200-96GB."""
+    return bool(_lib.lib().nubo_cost_gpu_model_matches(model.encode(), gpu_filter.encode()))
+
+
+def update_catalog(*, cache_dir: Optional[StrPath] = None, sources: Iterable[str] = (),
+                   urls: Optional[dict[str, str]] = None, timeout: Seconds = 30,
+                   total_timeout: Seconds = 600, max_skipped: float = 0.5) -> list[SourceUpdate]:
+    """Fetches each public source into the cache (`nubo-cost catalog update`); a source whose
+    new version fails keeps its last good one, which its entry says."""
+    c = _lib.lib()
+    o = nubo_cost_update_options()
+    _lib.check(c.nubo_cost_update_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+    if cache_dir is not None:
+        o.cache_dir = os.fsencode(cache_dir)
+    names = list(sources)
+    if names:
+        o.sources = " ".join(names).encode()
+    if urls:
+        o.urls = " ".join(f"{k}={v}" for k, v in urls.items()).encode()
+    o.timeout_s = seconds(timeout, "timeout")
+    o.total_timeout_s = seconds(total_timeout, "total_timeout")
+    o.max_skipped = float(max_skipped)
+    handle = POINTER(nubo_cost_update)()
+    _lib.check(c.nubo_cost_catalog_update(ctypes.byref(o), ctypes.byref(handle)))
+    try:
+        out = []
+        for i in range(c.nubo_cost_update_count(handle)):
+            u = nubo_cost_update_info()
+            _lib.check(c.nubo_cost_update_entry(handle, i, ctypes.byref(u)))
+            out.append(SourceUpdate(text(u.name), text(u.url), text(u.status), text(u.message),
+                                    u.records, u.skipped, text(u.fetched)))
+        return out
+    finally:
+        c.nubo_cost_update_free(handle)
 
 
 # ---- Planning ---------------------------------------------------------------------------
@@ -485,3 +676,11 @@ class CostMeter:
     def line(self) -> str:
         """"$12.34 spent, ~$56.78 projected", as nubo-train and nubo-cost print it."""
         return _lib.read_text(_lib.lib().nubo_cost_meter_line, self._handle)
+
+    @property
+    def price(self) -> tuple[float, str, str]:
+        """(hourly, price_date, price_source): the price in force when the meter was made from
+        a catalog row, so a report of the run prices it at what it cost then."""
+        info = nubo_cost_meter_info()
+        _lib.check(_lib.lib().nubo_cost_meter_price(self._handle, ctypes.byref(info)))
+        return info.hourly, text(info.price_date), text(info.price_source)

@@ -76,6 +76,14 @@ def parse_duration(text: str, what: str = "duration") -> float:
     return out.value
 
 
+def parse_count(text: str, what: str = "count") -> float:
+    """Model sizes and token counts: "7B" -> 7e9, "70M", "1.5T", "2e9"."""
+    out = c_double()
+    _lib.check(_lib.lib().nubo_units_parse_count(_text(text, what), what.encode(),
+                                                 ctypes.byref(out)))
+    return out.value
+
+
 def format_bytes(size: float, decimals: int = 1) -> str:
     """"80.0 GiB", "512 B"."""
     return _lib.read_text(_lib.lib().nubo_units_format_bytes, float(size), decimals)

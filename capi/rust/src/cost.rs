@@ -62,6 +62,44 @@ impl Pricing {
     }
 }
 
+/// The optimizer whose states a model-described workload keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Optimizer {
+    /// Adam(W): two fp32 states per parameter.
+    #[default]
+    Adam,
+    /// SGD with momentum: one.
+    Sgd,
+}
+
+impl Optimizer {
+    fn raw(self) -> ffi::nubo_cost_optimizer {
+        match self {
+            Optimizer::Adam => ffi::NUBO_OPTIMIZER_ADAM,
+            Optimizer::Sgd => ffi::NUBO_OPTIMIZER_SGD,
+        }
+    }
+}
+
+/// A count as model sizes and token counts are written: "7B" is 7e9, also "70M", "1.5T", "2e9".
+pub fn parse_count(text: &str, what: &str) -> Result<f64, Error> {
+    let text = c_string("text", text.as_bytes())?;
+    let what = c_string("what", what.as_bytes())?;
+    let mut out = 0.0;
+    // SAFETY: NUL-terminated strings and an out-pointer to a local.
+    check(unsafe { ffi::nubo_units_parse_count(text.as_ptr(), what.as_ptr(), &mut out) })?;
+    Ok(out)
+}
+
+/// Whether a GPU filter names a model: "H200" matches H200-SXM-141GB, not GH200-96GB.
+pub fn gpu_model_matches(model: &str, filter: &str) -> bool {
+    let (Ok(model), Ok(filter)) = (CString::new(model), CString::new(filter)) else {
+        return false;
+    };
+    // SAFETY: NUL-terminated strings.
+    unsafe { ffi::nubo_cost_gpu_model_matches(model.as_ptr(), filter.as_ptr()) != 0 }
+}
+
 /// A negative price in C means "not in the catalog".
 fn price(raw: f64) -> Option<f64> {
     (raw >= 0.0).then_some(raw)
@@ -99,6 +137,113 @@ pub struct Instance {
     pub price_date: String,
     pub spot_date: String,
     pub source: String,
+    /// The cheapest zone's spot price; `spot` is the zones' median.
+    pub spot_lowest: Option<f64>,
+    pub spot_quotes: i32,
+    /// The provider's published interruption band ("<5%"); empty: none.
+    pub interruption_band: String,
+    /// Read from the band; 0: the provider's default.
+    pub spot_mtbi_h: f64,
+}
+
+/// Where a catalog's rows came from, how old they are, and what was skipped and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    pub name: String,
+    pub format: String,
+    pub provider: String,
+    pub url: String,
+    /// "embedded", a cache file, SkyPilot's file, or a user's file.
+    pub origin: String,
+    pub fetched: String,
+    pub etag: String,
+    pub rows: usize,
+    pub records: usize,
+    /// "file:line: reason" per skipped row.
+    pub skipped: Vec<String>,
+    pub age_days: f64,
+}
+
+/// How `update_catalog` fetches.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UpdateOptions {
+    /// None: the default cache ($XDG_CACHE_HOME/nubo/catalog).
+    pub cache_dir: Option<PathBuf>,
+    /// Empty: every known source.
+    pub sources: Vec<String>,
+    /// (name, URL) pairs over the known URLs.
+    pub urls: Vec<(String, String)>,
+    /// None: the library's defaults (30 s, 600 s).
+    pub timeout_s: Option<f64>,
+    pub total_timeout_s: Option<f64>,
+}
+
+/// One source's outcome: status "updated", "not modified" or "failed", and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceUpdate {
+    pub name: String,
+    pub url: String,
+    pub status: String,
+    pub message: String,
+    pub records: usize,
+    pub skipped: usize,
+    pub fetched: String,
+}
+
+/// Fetches each public source into the cache (`nubo-cost catalog update`): a source whose new
+/// version fails keeps its last good one, which its entry says. Only bad options are an error.
+pub fn update_catalog(options: &UpdateOptions) -> Result<Vec<SourceUpdate>, Error> {
+    let mut raw = ffi::nubo_cost_update_options::new();
+    // SAFETY: a struct of the size given.
+    check(unsafe { ffi::nubo_cost_update_options_init(&mut raw, std::mem::size_of_val(&raw)) })?;
+    let cache = optional_path("cache_dir", options.cache_dir.as_deref())?;
+    let names = (!options.sources.is_empty())
+        .then(|| c_string("sources", options.sources.join(" ").as_bytes()))
+        .transpose()?;
+    let urls: Vec<String> = options
+        .urls
+        .iter()
+        .map(|(n, u)| format!("{n}={u}"))
+        .collect();
+    let urls = (!urls.is_empty())
+        .then(|| c_string("urls", urls.join(" ").as_bytes()))
+        .transpose()?;
+    raw.cache_dir = c_ptr(&cache);
+    raw.sources = c_ptr(&names);
+    raw.urls = c_ptr(&urls);
+    if let Some(t) = options.timeout_s {
+        raw.timeout_s = t;
+    }
+    if let Some(t) = options.total_timeout_s {
+        raw.total_timeout_s = t;
+    }
+    let mut handle = ptr::null_mut();
+    // SAFETY: options whose strings outlive the call, and an out-pointer.
+    check(unsafe { ffi::nubo_cost_catalog_update(&raw, &mut handle) })?;
+    let handle = NonNull::new(handle)
+        .ok_or_else(|| Error::new(Status::Internal, "nubo_cost_catalog_update gave NULL"))?;
+    // SAFETY: a live handle, read and then freed once.
+    let out = unsafe {
+        let count = ffi::nubo_cost_update_count(handle.as_ptr());
+        let entries: Result<Vec<SourceUpdate>, Error> = (0..count)
+            .map(|i| {
+                let mut u = ffi::nubo_cost_update_info::new();
+                check(ffi::nubo_cost_update_entry(handle.as_ptr(), i, &mut u))?;
+                Ok(SourceUpdate {
+                    name: owned(u.name),
+                    url: owned(u.url),
+                    status: owned(u.status),
+                    message: owned(u.message),
+                    records: u.records,
+                    skipped: u.skipped,
+                    fetched: owned(u.fetched),
+                })
+            })
+            .collect();
+        ffi::nubo_cost_update_free(handle.as_ptr());
+        entries
+    };
+    out
 }
 
 /// Instances with prices, and the providers' storage and network prices.
@@ -120,6 +265,68 @@ impl Catalog {
         NonNull::new(raw)
             .map(|raw| Catalog { raw })
             .ok_or_else(|| Error::new(Status::Internal, "nubo_cost_catalog_builtin gave NULL"))
+    }
+
+    /// The embedded snapshot as refreshed by [`update_catalog`] (and SkyPilot's local
+    /// catalogs): what `nubo-cost` plans with. It never fetches anything itself.
+    pub fn current(cache_dir: Option<&Path>) -> Result<Catalog, Error> {
+        let dir = optional_path("cache_dir", cache_dir)?;
+        let mut raw = ptr::null_mut();
+        // SAFETY: an optional NUL-terminated path and an out-pointer to a local.
+        check(unsafe { ffi::nubo_cost_catalog_current(c_ptr(&dir), &mut raw) })?;
+        NonNull::new(raw)
+            .map(|raw| Catalog { raw })
+            .ok_or_else(|| Error::new(Status::Internal, "nubo_cost_catalog_current gave NULL"))
+    }
+
+    /// Adds the rows of a file in a public format ("skypilot", "gpuhunt", "spot-advisor",
+    /// "aws-price-list", "azure-retail"); bad rows are skipped and listed in [`Catalog::sources`].
+    pub fn import_file(
+        &mut self,
+        path: impl AsRef<Path>,
+        format: &str,
+        provider: &str,
+    ) -> Result<(), Error> {
+        let path = path_string("path", path.as_ref())?;
+        let format = c_string("format", format.as_bytes())?;
+        let provider = c_string("provider", provider.as_bytes())?;
+        // SAFETY: a live handle and NUL-terminated strings.
+        check(unsafe {
+            ffi::nubo_cost_catalog_import(
+                self.raw.as_ptr(),
+                path.as_ptr(),
+                format.as_ptr(),
+                provider.as_ptr(),
+            )
+        })
+    }
+
+    /// The sources the rows came from, in the order they were read.
+    pub fn sources(&self) -> Result<Vec<Source>, Error> {
+        // SAFETY: a live handle.
+        let count = unsafe { ffi::nubo_cost_catalog_source_count(self.raw.as_ptr()) };
+        (0..count)
+            .map(|i| {
+                let mut s = ffi::nubo_cost_source_info::new();
+                // SAFETY: a live handle; the strings are copied before the next call on it.
+                unsafe {
+                    check(ffi::nubo_cost_catalog_source(self.raw.as_ptr(), i, &mut s))?;
+                    Ok(Source {
+                        name: owned(s.name),
+                        format: owned(s.format),
+                        provider: owned(s.provider),
+                        url: owned(s.url),
+                        origin: owned(s.origin),
+                        fetched: owned(s.fetched),
+                        etag: owned(s.etag),
+                        rows: s.rows,
+                        records: s.records,
+                        skipped: owned(s.skipped).lines().map(str::to_string).collect(),
+                        age_days: s.age_days,
+                    })
+                }
+            })
+            .collect()
     }
 
     /// Adds the rows of a CSV or JSON catalog file (a row with an existing key replaces it);
@@ -177,6 +384,10 @@ impl Catalog {
                 price_date: owned(info.price_date),
                 spot_date: owned(info.spot_date),
                 source: owned(info.source),
+                spot_lowest: price(info.spot_lowest),
+                spot_quotes: info.spot_quotes,
+                interruption_band: owned(info.interruption_band),
+                spot_mtbi_h: info.spot_mtbi_h,
             })
         }
     }
@@ -225,6 +436,16 @@ pub struct Workload {
     pub storage_months_after: f64,
     /// "team=vision,project=a".
     pub tags: Option<String>,
+    /// Described by its model: parameters (7e9, or [`parse_count`]("7B")) with tokens give the
+    /// FLOPs (6 N D), the GPU memory per worker and the gradient bytes of a step.
+    pub parameters: f64,
+    pub tokens: f64,
+    /// Tokens per sample; 0: 2048 for the activation estimate.
+    pub sequence_length: f64,
+    pub micro_batch: f64,
+    pub optimizer: Optimizer,
+    /// ZeRO stage 0 (plain data parallelism) to 3; -1: the least that fits.
+    pub sharding: i32,
 }
 
 /// The library's defaults, filled by its own init function: written once, in C.
@@ -273,6 +494,16 @@ impl Default for Workload {
             egress_bytes: raw.egress_bytes,
             storage_months_after: raw.storage_months_after,
             tags: None,
+            parameters: raw.parameters,
+            tokens: raw.tokens,
+            sequence_length: raw.sequence_length,
+            micro_batch: raw.micro_batch,
+            optimizer: if raw.optimizer == ffi::NUBO_OPTIMIZER_SGD {
+                Optimizer::Sgd
+            } else {
+                Optimizer::Adam
+            },
+            sharding: raw.sharding,
         }
     }
 }
@@ -309,6 +540,12 @@ impl Workload {
         raw.egress_bytes = self.egress_bytes;
         raw.storage_months_after = self.storage_months_after;
         raw.tags = c_ptr(&tags);
+        raw.parameters = self.parameters;
+        raw.tokens = self.tokens;
+        raw.sequence_length = self.sequence_length;
+        raw.micro_batch = self.micro_batch;
+        raw.optimizer = self.optimizer.raw();
+        raw.sharding = self.sharding;
         Ok(RawWorkload {
             raw,
             _strings: [profile_path, profile_json, tags],
@@ -440,6 +677,14 @@ pub struct Estimate {
     /// On the time/cost Pareto frontier.
     pub pareto: bool,
     pub notes: Vec<String>,
+    /// The ZeRO stage `memory_needed_bytes` assumes; -1: not modelled.
+    pub sharding: i32,
+    /// The price in force, so a later report prices this work at what it cost then.
+    pub price_date: String,
+    pub price_source: String,
+    /// Spot: the published interruption band used; empty: the provider's default.
+    pub interruption_band: String,
+    pub spot_mtbi_s: f64,
 }
 
 /// An option left out, and why ("finishes in 31.0 h, past the 24.0 h deadline").
@@ -528,6 +773,11 @@ impl PlanHandle {
                         reserved_break_even: e.reserved_break_even,
                         pareto: e.pareto != 0,
                         notes: owned(e.notes).lines().map(str::to_string).collect(),
+                        sharding: e.sharding,
+                        price_date: owned(e.price_date),
+                        price_source: owned(e.price_source),
+                        interruption_band: owned(e.interruption_band),
+                        spot_mtbi_s: e.spot_mtbi_s,
                     })
                 }
             })
@@ -793,6 +1043,21 @@ impl Meter {
             )
         })?;
         Ok((spent, projected))
+    }
+
+    /// (hourly, price date, price source): the price in force when the meter was made from a
+    /// catalog row, so a report of the run prices it at what it cost then.
+    pub fn price(&self) -> Result<(f64, String, String), Error> {
+        let mut info = ffi::nubo_cost_meter_info::new();
+        // SAFETY: a live meter; the strings are copied while it lives.
+        unsafe {
+            check(ffi::nubo_cost_meter_price(self.raw.as_ptr(), &mut info))?;
+            Ok((
+                info.hourly,
+                owned(info.price_date),
+                owned(info.price_source),
+            ))
+        }
     }
 
     /// "$12.34 spent, ~$56.78 projected", as nubo-train and nubo-cost print it.

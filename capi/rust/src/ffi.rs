@@ -197,6 +197,10 @@ pub const NUBO_PRICING_SPOT: nubo_cost_pricing = 1;
 pub const NUBO_PRICING_RESERVED_1Y: nubo_cost_pricing = 2;
 pub const NUBO_PRICING_RESERVED_3Y: nubo_cost_pricing = 3;
 
+pub type nubo_cost_optimizer = c_int;
+pub const NUBO_OPTIMIZER_ADAM: nubo_cost_optimizer = 0;
+pub const NUBO_OPTIMIZER_SGD: nubo_cost_optimizer = 1;
+
 opaque!(nubo_cost_catalog);
 
 sized_structs! {
@@ -221,6 +225,55 @@ sized_structs! {
         pub price_date: *const c_char,
         pub spot_date: *const c_char,
         pub source: *const c_char,
+        pub spot_lowest: c_double,
+        pub spot_quotes: c_int,
+        pub interruption_band: *const c_char,
+        pub spot_mtbi_h: c_double,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_cost_source_info {
+        pub struct_size: u32,
+        pub name: *const c_char,
+        pub format: *const c_char,
+        pub provider: *const c_char,
+        pub url: *const c_char,
+        pub origin: *const c_char,
+        pub fetched: *const c_char,
+        pub etag: *const c_char,
+        pub rows: usize,
+        pub records: usize,
+        pub skipped_count: usize,
+        pub skipped: *const c_char,
+        pub age_days: c_double,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_cost_update_options {
+        pub struct_size: u32,
+        pub cache_dir: *const c_char,
+        pub sources: *const c_char,
+        pub urls: *const c_char,
+        pub timeout_s: c_double,
+        pub total_timeout_s: c_double,
+        pub max_skipped: c_double,
+    }
+}
+
+opaque!(nubo_cost_update);
+
+sized_structs! {
+    pub struct nubo_cost_update_info {
+        pub struct_size: u32,
+        pub name: *const c_char,
+        pub url: *const c_char,
+        pub status: *const c_char,
+        pub message: *const c_char,
+        pub records: usize,
+        pub skipped: usize,
+        pub fetched: *const c_char,
     }
 }
 
@@ -247,6 +300,12 @@ sized_structs! {
         pub egress_bytes: c_double,
         pub storage_months_after: c_double,
         pub tags: *const c_char,
+        pub parameters: c_double,
+        pub tokens: c_double,
+        pub sequence_length: c_double,
+        pub micro_batch: c_double,
+        pub optimizer: nubo_cost_optimizer,
+        pub sharding: c_int,
     }
 }
 
@@ -304,6 +363,11 @@ sized_structs! {
         pub reserved_break_even: c_double,
         pub pareto: c_int,
         pub notes: *const c_char,
+        pub sharding: c_int,
+        pub price_date: *const c_char,
+        pub price_source: *const c_char,
+        pub interruption_band: *const c_char,
+        pub spot_mtbi_s: c_double,
     }
 }
 
@@ -356,6 +420,15 @@ sized_structs! {
 }
 
 opaque!(nubo_cost_meter);
+
+sized_structs! {
+    pub struct nubo_cost_meter_info {
+        pub struct_size: u32,
+        pub hourly: c_double,
+        pub price_date: *const c_char,
+        pub price_source: *const c_char,
+    }
+}
 
 sized_structs! {
     pub struct nubo_interruption_notice {
@@ -817,6 +890,16 @@ extern "C" {
         count: *mut usize,
     ) -> nubo_status;
     pub fn nubo_cost_catalog_builtin(out: *mut *mut nubo_cost_catalog) -> nubo_status;
+    pub fn nubo_cost_catalog_current(
+        cache_dir: *const c_char,
+        out: *mut *mut nubo_cost_catalog,
+    ) -> nubo_status;
+    pub fn nubo_cost_catalog_import(
+        catalog: *mut nubo_cost_catalog,
+        path: *const c_char,
+        format: *const c_char,
+        provider: *const c_char,
+    ) -> nubo_status;
     pub fn nubo_cost_catalog_load(
         catalog: *mut nubo_cost_catalog,
         path: *const c_char,
@@ -834,6 +917,28 @@ extern "C" {
         index: usize,
         out: *mut nubo_cost_instance_info,
     ) -> nubo_status;
+    pub fn nubo_cost_catalog_source_count(catalog: *const nubo_cost_catalog) -> usize;
+    pub fn nubo_cost_catalog_source(
+        catalog: *const nubo_cost_catalog,
+        index: usize,
+        out: *mut nubo_cost_source_info,
+    ) -> nubo_status;
+    pub fn nubo_cost_update_options_init(
+        options: *mut nubo_cost_update_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_cost_catalog_update(
+        options: *const nubo_cost_update_options,
+        out: *mut *mut nubo_cost_update,
+    ) -> nubo_status;
+    pub fn nubo_cost_update_count(update: *const nubo_cost_update) -> usize;
+    pub fn nubo_cost_update_entry(
+        update: *const nubo_cost_update,
+        index: usize,
+        out: *mut nubo_cost_update_info,
+    ) -> nubo_status;
+    pub fn nubo_cost_update_free(update: *mut nubo_cost_update);
+    pub fn nubo_cost_gpu_model_matches(model: *const c_char, filter: *const c_char) -> c_int;
     pub fn nubo_cost_workload_init(
         workload: *mut nubo_cost_workload,
         struct_size: usize,
@@ -927,6 +1032,10 @@ extern "C" {
         buf: *mut c_char,
         capacity: usize,
         needed: *mut usize,
+    ) -> nubo_status;
+    pub fn nubo_cost_meter_price(
+        meter: *const nubo_cost_meter,
+        out: *mut nubo_cost_meter_info,
     ) -> nubo_status;
     pub fn nubo_cost_meter_free(meter: *mut nubo_cost_meter);
     pub fn nubo_interruption_watcher_create(
@@ -1295,6 +1404,11 @@ extern "C" {
         what: *const c_char,
         seconds: *mut c_double,
     ) -> nubo_status;
+    pub fn nubo_units_parse_count(
+        text: *const c_char,
+        what: *const c_char,
+        count: *mut c_double,
+    ) -> nubo_status;
     pub fn nubo_units_format_bytes(
         bytes: c_double,
         decimals: c_int,
@@ -1396,13 +1510,21 @@ mod tests {
                                       interconnect, vcpus, memory_gib, network_gbps, on_demand,
                                       spot, reserved_1y, reserved_3y, reserved_1y_derived,
                                       reserved_3y_derived, gpu_link_gbs, price_date, spot_date,
-                                      source }
+                                      source, spot_lowest, spot_quotes, interruption_band,
+                                      spot_mtbi_h }
+            nubo_cost_source_info { struct_size, name, format, provider, url, origin, fetched, etag,
+                                    rows, records, skipped_count, skipped, age_days }
+            nubo_cost_update_options { struct_size, cache_dir, sources, urls, timeout_s,
+                                       total_timeout_s, max_skipped }
+            nubo_cost_update_info { struct_size, name, url, status, message, records, skipped,
+                                    fetched }
             nubo_cost_workload { struct_size, total_flops, flops_per_sample, samples, epochs,
                                  global_batch, dtype, mfu, profile_path, profile_json,
                                  parameter_bytes, memory_per_gpu_bytes, dataset_bytes,
                                  compression_ratio, checkpoint_bytes, checkpoint_write_mbps,
                                  checkpoint_interval_s, overlap, egress_bytes, storage_months_after,
-                                 tags }
+                                 tags, parameters, tokens, sequence_length, micro_batch, optimizer,
+                                 sharding }
             nubo_cost_plan_options { struct_size, pricings, min_nodes, max_nodes, deadline_s,
                                      budget, gpu, provider, region, rank_by_time, limit,
                                      spot_mtbi_s, restart_s, comm_efficiency }
@@ -1412,7 +1534,9 @@ mod tests {
                                       restart_s, total_s, steps, step_s, cost_instances,
                                       cost_storage, cost_egress, cost_total, checkpoint_interval_s,
                                       expected_interruptions, memory_needed_bytes,
-                                      memory_per_gpu_bytes, reserved_break_even, pareto, notes }
+                                      memory_per_gpu_bytes, reserved_break_even, pareto, notes,
+                                      sharding, price_date, price_source, interruption_band,
+                                      spot_mtbi_s }
             nubo_cost_exclusion_info { struct_size, subject, reason, options }
             nubo_cost_checkpoint_info { struct_size, young_interval_s, daly_interval_s,
                                         expected_wall_s, write_s, lost_work_s, restart_s,
@@ -1421,6 +1545,7 @@ mod tests {
                                     utilisation, kwh_price, pue, maintenance_per_year }
             nubo_cost_own_info { struct_size, break_even_utilisation, own_cost, cloud_cost,
                                  cloud_saving, utilisation_for_70_percent_saving }
+            nubo_cost_meter_info { struct_size, hourly, price_date, price_source }
             nubo_interruption_notice { struct_size, cloud, action, detail, seconds_left }
             nubo_transfer_progress { struct_size, bytes_done, bytes_total, bytes_written,
                                      bytes_skipped, rate, eta_seconds, elapsed_seconds,
@@ -1483,6 +1608,7 @@ mod tests {
             "nubo_link_kind",
             "nubo_severity",
             "nubo_cost_pricing",
+            "nubo_cost_optimizer",
             "nubo_codec",
             "nubo_entry_kind",
             "nubo_reduce_op",
@@ -1528,6 +1654,8 @@ mod tests {
             NUBO_PRICING_SPOT,
             NUBO_PRICING_RESERVED_1Y,
             NUBO_PRICING_RESERVED_3Y,
+            NUBO_OPTIMIZER_ADAM,
+            NUBO_OPTIMIZER_SGD,
             NUBO_CODEC_AUTO,
             NUBO_CODEC_NONE,
             NUBO_CODEC_LZ4,

@@ -353,17 +353,20 @@ pub fn archive_difference<P: AsRef<Path>>(
     let o = RawPackOptions::new(options)?;
     // SAFETY: every pointer in `o` and the lists outlives the calls; read_text hands a buffer of
     // the size it asks for.
-    read_text("nubo_transfer_archive_difference", |buf, capacity, needed| unsafe {
-        ffi::nubo_transfer_archive_difference(
-            archive.as_ptr(),
-            sources.ptr(),
-            sources.len(),
-            &o.raw,
-            buf,
-            capacity,
-            needed,
-        )
-    })
+    read_text(
+        "nubo_transfer_archive_difference",
+        |buf, capacity, needed| unsafe {
+            ffi::nubo_transfer_archive_difference(
+                archive.as_ptr(),
+                sources.ptr(),
+                sources.len(),
+                &o.raw,
+                buf,
+                capacity,
+                needed,
+            )
+        },
+    )
 }
 
 /// Unpacks `archive` into `directory` (created if missing), each file verified before it takes

@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use nubo::cost::{
-    checkpoint_interval, estimate, plan, rent_vs_own, Catalog, Meter, OwnRequest, PlanOptions,
-    Pricing, Workload,
+    checkpoint_interval, estimate, plan, rent_vs_own, Catalog, Meter, Optimizer, OwnRequest,
+    PlanOptions, Pricing, UpdateOptions, Workload,
 };
 use nubo::{ffi, Status};
 
@@ -320,4 +320,117 @@ fn handles_cross_threads() {
             s.spawn(|| plan(&catalog, &workload(), &PlanOptions::default()).unwrap());
         }
     });
+}
+
+#[test]
+fn a_model_described_workload_fits_only_where_it_holds() {
+    let mut catalog = Catalog::builtin().unwrap();
+    let fixed = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/fixed_instances.csv"
+    );
+    catalog.load(fixed, true).unwrap();
+    let workload = Workload {
+        parameters: nubo::cost::parse_count("7B", "parameters").unwrap(),
+        tokens: 2e9,
+        sharding: -1,
+        optimizer: Optimizer::Adam,
+        ..Default::default()
+    };
+    let sharded = plan(
+        &catalog,
+        &workload,
+        &PlanOptions {
+            limit: 0,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(!sharded.ranked.is_empty());
+    for e in &sharded.ranked {
+        assert!(
+            e.memory_needed_bytes <= e.memory_per_gpu_bytes,
+            "{}",
+            e.label
+        );
+        assert!(e.sharding >= 1);
+        assert_eq!(e.price_date, "2026-11");
+        assert!(e.price_source.contains("fixed_instances.csv"));
+    }
+    let plain = Workload {
+        sharding: 0,
+        ..workload
+    };
+    let none = plan(&catalog, &plain, &PlanOptions::default()).unwrap();
+    assert!(none.ranked.is_empty());
+    assert!(none
+        .exclusions
+        .iter()
+        .any(|x| x.reason.contains("ZeRO-3 (--zero 3)")));
+    assert!(nubo::cost::parse_count("7Q", "parameters").is_err());
+}
+
+#[test]
+fn sources_are_listed_imported_and_refreshed() {
+    let catalog = Catalog::builtin().unwrap();
+    let sources = catalog.sources().unwrap();
+    assert!(sources
+        .iter()
+        .any(|s| s.name == "skypilot-aws" && s.rows > 0));
+    assert!(catalog.instances().unwrap().len() >= 400);
+    let mut mine = Catalog::builtin().unwrap();
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/cost/fixtures");
+    mine.import_file(
+        format!("{fixtures}/skypilot_malformed.csv"),
+        "skypilot",
+        "aws",
+    )
+    .unwrap();
+    let last = mine.sources().unwrap().pop().unwrap();
+    assert_eq!((last.records, last.skipped.len()), (10, 9));
+    let err = mine
+        .import_file(
+            format!("{fixtures}/skypilot_no_price.csv"),
+            "skypilot",
+            "aws",
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("missing column 'Price'"));
+    assert!(nubo::cost::gpu_model_matches("H200-SXM-141GB", "H200"));
+    assert!(!nubo::cost::gpu_model_matches("GH200-96GB", "H200"));
+    let dir = std::env::temp_dir().join(format!("nubo-rust-update-{}", std::process::id()));
+    let updates = nubo::cost::update_catalog(&UpdateOptions {
+        cache_dir: Some(dir.clone()),
+        sources: vec!["skypilot-aws".into()],
+        urls: vec![("skypilot-aws".into(), "http://127.0.0.1:1/x".into())],
+        timeout_s: Some(2.0),
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(updates.len(), 1);
+    assert_eq!(updates[0].status, "failed");
+    assert!(
+        Catalog::current(Some(&dir))
+            .unwrap()
+            .instances()
+            .unwrap()
+            .len()
+            >= 400
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_meter_keeps_the_price_in_force() {
+    let mut catalog = Catalog::builtin().unwrap();
+    let fixed = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/fixed_instances.csv"
+    );
+    catalog.load(fixed, true).unwrap();
+    let meter = Meter::for_instance(&catalog, "p4d.24xlarge", Pricing::OnDemand, 1).unwrap();
+    let (hourly, date, source) = meter.price().unwrap();
+    assert!((hourly - 32.77).abs() < 1e-9);
+    assert_eq!(date, "2026-11");
+    assert!(source.contains("fixed_instances.csv"));
 }

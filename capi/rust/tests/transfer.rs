@@ -117,7 +117,10 @@ fn an_archive_is_up_to_date_with_its_sources_until_they_change() {
     };
     let first = transfer::pack(&[&src], &archive, &options, None).unwrap();
     assert!(!first.up_to_date);
-    assert_eq!(transfer::archive_difference(&archive, &[&src], &options).unwrap(), "");
+    assert_eq!(
+        transfer::archive_difference(&archive, &[&src], &options).unwrap(),
+        ""
+    );
     let skipping = PackOptions {
         skip_unchanged: true,
         ..options.clone()
