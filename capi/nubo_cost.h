@@ -318,6 +318,63 @@ NUBO_C_API nubo_status nubo_cost_plan_exclusion(const nubo_cost_plan* plan, size
 NUBO_C_API nubo_status nubo_cost_plan_json(const nubo_cost_plan* plan, char* buf, size_t capacity,
                                            size_t* needed);
 
+/* ---- Serving (inference) ----------------------------------------------------------------- */
+
+/* A model served for generation (docs/cost.md, "Serving"). */
+typedef struct nubo_cost_serving {
+  uint32_t struct_size;
+  double parameters;          /* 7e9 */
+  nubo_dtype dtype;           /* of weights and KV cache; default BF16 */
+  double bytes_per_parameter; /* the weights' storage; 0: the dtype's (1 for int8) */
+  double tokens_per_s;        /* output tokens per second, all requests together */
+  double requests_per_s;      /* or requests per second ... */
+  double tokens_per_request;  /* ... each generating this many */
+  double context_tokens;      /* prompt + output per sequence; default 4096 */
+  double latency_s;           /* time per output token at most; 0: no limit */
+  double kv_bytes_per_token;  /* 0: estimated for a dense transformer of this size */
+  double memory_efficiency;   /* achieved fraction of peak memory bandwidth; default 0.8 */
+} nubo_cost_serving;
+
+NUBO_C_API nubo_status nubo_cost_serving_init(nubo_cost_serving* serving, size_t struct_size);
+
+typedef struct nubo_cost_serving_plan nubo_cost_serving_plan;
+
+/* The cheapest instances that serve the model at its rate within its latency; options' pricings,
+   filters and limit apply. */
+NUBO_C_API nubo_status nubo_cost_serving_plan_create(const nubo_cost_catalog* catalog,
+                                                     const nubo_cost_serving* serving,
+                                                     const nubo_cost_plan_options* options,
+                                                     nubo_cost_serving_plan** out);
+NUBO_C_API void nubo_cost_serving_plan_free(nubo_cost_serving_plan* plan);
+NUBO_C_API size_t nubo_cost_serving_plan_count(const nubo_cost_serving_plan* plan);
+NUBO_C_API size_t nubo_cost_serving_plan_exclusion_count(const nubo_cost_serving_plan* plan);
+
+typedef struct nubo_cost_serving_info {
+  uint32_t struct_size;
+  const char* provider;
+  const char* instance;
+  const char* region;
+  const char* gpu_model;
+  int gpus_per_node;
+  int instances; /* needed for the target rate */
+  nubo_cost_pricing pricing;
+  int gpus_per_replica;
+  int replicas_per_instance;
+  double batch;
+  double token_latency_s;
+  double tokens_per_s; /* per instance */
+  double hourly;       /* $/h, all instances */
+  double dollars_per_million_tokens;
+  const char* price_date;
+  const char* price_source;
+} nubo_cost_serving_info;
+
+NUBO_C_API nubo_status nubo_cost_serving_plan_option(const nubo_cost_serving_plan* plan,
+                                                     size_t index, nubo_cost_serving_info* out);
+NUBO_C_API nubo_status nubo_cost_serving_plan_exclusion(const nubo_cost_serving_plan* plan,
+                                                        size_t index,
+                                                        nubo_cost_exclusion_info* out);
+
 /* ---- Tools ------------------------------------------------------------------------------- */
 
 typedef struct nubo_cost_checkpoint_info {

@@ -428,6 +428,55 @@ NUBO_API Estimate estimate(const Catalog& catalog, const Workload& workload,
                            const Instance& instance, int nodes, Pricing pricing,
                            const PlanRequest& request = {});
 
+// ---- Serving (inference) -----------------------------------------------------------------
+
+// A model served for generation: how fast tokens must come out, and how fast each must follow
+// the last. Decoding is bound by memory bandwidth (every step reads the weights and the batch's
+// KV cache), so the model sizes each replica's batch from the GPUs' memory and bandwidth
+// (docs/cost.md, "Serving").
+struct InferenceWorkload {
+  double parameters = 0;           // 7e9
+  DType dtype = DType::bf16;       // of weights and KV cache (compute peak: this dtype's)
+  double bytes_per_parameter = 0;  // the weights' storage; 0: the dtype's (1 for int8, 0.5 int4)
+  double tokens_per_s = 0;         // output tokens per second, all requests together
+  double requests_per_s = 0;       // or requests per second ...
+  double tokens_per_request = 0;   // ... each generating this many tokens
+  double context_tokens = 4096;    // prompt + output per sequence: its KV cache
+  double latency_s = 0;            // time per output token at most; 0: no limit
+  double kv_bytes_per_token = 0;   // 0: estimated for a dense transformer of this size
+  double memory_efficiency = 0.8;  // achieved fraction of the peak memory bandwidth
+};
+
+struct ServingOption {
+  std::string provider, instance, region, gpu_model;
+  int gpus_per_node = 0;
+  int instances = 1;  // needed for the target rate
+  Pricing pricing = Pricing::on_demand;
+  int gpus_per_replica = 1;  // tensor-parallel group holding one copy of the weights
+  int replicas_per_instance = 1;
+  double batch = 0;            // sequences decoded together per replica
+  double token_latency_s = 0;  // one decode step: time per output token
+  double tokens_per_s = 0;     // per instance
+  double hourly = 0;           // $/h for all instances
+  double dollars_per_million_tokens = 0;
+  std::string price_date, price_source;
+  std::vector<std::string> notes;
+  std::string label() const;  // "g5.xlarge x2 on-demand"
+};
+
+struct NUBO_API ServingPlan {
+  std::vector<ServingOption> ranked;  // cheapest per hour first, at most request.limit
+  std::vector<Exclusion> exclusions;  // one per instance type and pricing left out
+  std::size_t considered = 0, feasible = 0;
+  std::string to_json() const;
+};
+
+// The cheapest instances that serve the workload at its rate within its latency; the request's
+// pricings, filters and limit apply (its nodes, deadline and budget do not: the count of
+// instances follows from the rate). Throws invalid_argument for a bad workload.
+NUBO_API ServingPlan plan_serving(const Catalog& catalog, const InferenceWorkload& workload,
+                                  const PlanRequest& request);
+
 // ---- Pricing helpers ----------------------------------------------------------------------
 
 // Young (1974) and Daly (2006): checkpoint every `interval` seconds when writing one takes

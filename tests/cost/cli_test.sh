@@ -66,6 +66,12 @@ expect 2 "--zero" -- plan --params 7B --tokens 2e9 --zero 4
 expect 2 "--params: '7Q' has an unknown unit" -- plan --params 7Q --tokens 2e9
 expect 0 '"price_date"' -- plan --params 7B --tokens 2e9 --json
 
+# serving: a single T4 is enough for a small model in f16; the rest say why not
+expect 0 "tokens/s each" -- plan --inference --params 1B --rate 100 --latency 100ms --dtype f16 --gpu T4
+expect 3 "no bf16 support" -- plan --inference --params 1B --rate 100 --gpu T4 --explain
+expect 1 "--inference: give the model's size" -- plan --inference --rate 100
+"$bin" plan --inference --params 7B --rate 2000 --json | json_ok || fail "plan --inference --json is not JSON"
+
 # plan, analytic
 expect 0 "Best: " -- plan --flops 3e18 --mfu 0.4 --deadline 24h --budget 500 --spot --nodes 1-4
 "$bin" plan --flops 3e18 --deadline 24h --spot --nodes 1-4 --json | json_ok || fail "plan --json is not JSON"

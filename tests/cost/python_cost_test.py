@@ -202,6 +202,17 @@ class ModelAndSourcesTest(unittest.TestCase):
             with self.assertRaises(NuboError):
                 cost.update_catalog(cache_dir=cache, sources=["nope"])
 
+    def test_serving(self) -> None:
+        plan = cost.serve(fixed(), "1B", rate="100", latency="100ms", dtype="f16", gpu="T4")
+        self.assertTrue(plan.options)
+        best = plan.options[0]
+        self.assertEqual((best.gpu_model, best.instances), ("T4", 1))
+        self.assertLessEqual(best.token_latency_s, 0.1)
+        bf16 = cost.serve(fixed(), "1B", rate=100, gpu="T4")
+        self.assertTrue(any("no bf16 support" in x.reason for x in bf16.exclusions))
+        with self.assertRaises(NuboError):
+            cost.serve(fixed(), "lots")
+
     def test_meter_keeps_the_price_in_force(self) -> None:
         meter = cost.CostMeter.for_instance(fixed(), "p4d.24xlarge")
         hourly, date, source = meter.price

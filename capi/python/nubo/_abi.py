@@ -358,6 +358,48 @@ class nubo_cost_exclusion_info(Sized):
     ]
 
 
+class nubo_cost_serving(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("parameters", c_double),
+        ("dtype", c_int),
+        ("bytes_per_parameter", c_double),
+        ("tokens_per_s", c_double),
+        ("requests_per_s", c_double),
+        ("tokens_per_request", c_double),
+        ("context_tokens", c_double),
+        ("latency_s", c_double),
+        ("kv_bytes_per_token", c_double),
+        ("memory_efficiency", c_double),
+    ]
+
+
+class nubo_cost_serving_plan(Structure):
+    """Opaque: used through pointers."""
+
+
+class nubo_cost_serving_info(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("provider", c_char_p),
+        ("instance", c_char_p),
+        ("region", c_char_p),
+        ("gpu_model", c_char_p),
+        ("gpus_per_node", c_int),
+        ("instances", c_int),
+        ("pricing", c_int),
+        ("gpus_per_replica", c_int),
+        ("replicas_per_instance", c_int),
+        ("batch", c_double),
+        ("token_latency_s", c_double),
+        ("tokens_per_s", c_double),
+        ("hourly", c_double),
+        ("dollars_per_million_tokens", c_double),
+        ("price_date", c_char_p),
+        ("price_source", c_char_p),
+    ]
+
+
 class nubo_cost_checkpoint_info(Sized):
     _fields_ = [
         ("struct_size", c_uint32),
@@ -895,6 +937,16 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
         c_int, [POINTER(nubo_cost_plan), c_size_t, POINTER(nubo_cost_exclusion_info)]),
     "nubo_cost_plan_json": (
         c_int, [POINTER(nubo_cost_plan), c_void_p, c_size_t, POINTER(c_size_t)]),
+    "nubo_cost_serving_init": (c_int, [POINTER(nubo_cost_serving), c_size_t]),
+    "nubo_cost_serving_plan_create": (
+        c_int, [POINTER(nubo_cost_catalog), POINTER(nubo_cost_serving), POINTER(nubo_cost_plan_options), POINTER(POINTER(nubo_cost_serving_plan))]),
+    "nubo_cost_serving_plan_free": (None, [POINTER(nubo_cost_serving_plan)]),
+    "nubo_cost_serving_plan_count": (c_size_t, [POINTER(nubo_cost_serving_plan)]),
+    "nubo_cost_serving_plan_exclusion_count": (c_size_t, [POINTER(nubo_cost_serving_plan)]),
+    "nubo_cost_serving_plan_option": (
+        c_int, [POINTER(nubo_cost_serving_plan), c_size_t, POINTER(nubo_cost_serving_info)]),
+    "nubo_cost_serving_plan_exclusion": (
+        c_int, [POINTER(nubo_cost_serving_plan), c_size_t, POINTER(nubo_cost_exclusion_info)]),
     "nubo_cost_checkpoint_plan": (
         c_int, [c_double, c_double, c_double, c_double, POINTER(nubo_cost_checkpoint_info)]),
     "nubo_cost_own_request_init": (c_int, [POINTER(nubo_cost_own_request), c_size_t]),

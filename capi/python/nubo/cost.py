@@ -24,7 +24,8 @@ from . import _lib, units
 from ._abi import (nubo_cost_catalog, nubo_cost_checkpoint_info, nubo_cost_estimate_info,
                    nubo_cost_exclusion_info, nubo_cost_instance_info, nubo_cost_meter,
                    nubo_cost_meter_info, nubo_cost_own_info, nubo_cost_own_request,
-                   nubo_cost_plan, nubo_cost_plan_options, nubo_cost_source_info,
+                   nubo_cost_plan, nubo_cost_plan_options, nubo_cost_serving,
+                   nubo_cost_serving_info, nubo_cost_serving_plan, nubo_cost_source_info,
                    nubo_cost_update, nubo_cost_update_info, nubo_cost_update_options,
                    nubo_cost_workload)
 from ._enum import OpenIntEnum
@@ -599,6 +600,83 @@ def estimate(catalog: Catalog, workload: Workload, instance: str, *, nodes: int 
                                     int(_pricing(pricing)), ctypes.byref(o),
                                     ctypes.byref(handle)))
     return Plan(handle, workload.tags).ranked[0]
+
+
+@dataclass(frozen=True)
+class ServingOption:
+    """Instances that serve a model at the rate asked: how many, their batch and speed."""
+
+    provider: str
+    instance: str
+    region: str
+    gpu_model: str
+    gpus_per_node: int
+    instances: int
+    pricing: Pricing
+    gpus_per_replica: int
+    replicas_per_instance: int
+    batch: float
+    token_latency_s: float
+    tokens_per_s: float  # per instance
+    hourly: float  # all instances
+    dollars_per_million_tokens: float
+    price_date: str
+    price_source: str
+
+
+@dataclass(frozen=True)
+class ServingPlan:
+    options: list[ServingOption]  # cheapest per hour first
+    exclusions: list[Exclusion]
+
+
+def serve(catalog: Catalog, parameters: Count, *, rate: Optional[Count] = None,
+          requests: Optional[Count] = None, tokens_per_request: Optional[Count] = None,
+          latency: Optional[Seconds] = None, context: Count = 4096,
+          dtype: Union[str, DType] = DType.BF16, bytes_per_parameter: float = 0,
+          kv_bytes_per_token: Bytes = 0, pricings: Iterable[Union[str, Pricing]] = ("on-demand",),
+          gpu: Optional[str] = None, provider: Optional[str] = None,
+          region: Optional[str] = None, limit: int = 10) -> ServingPlan:
+    """The cheapest instances that generate `rate` tokens/s (or `requests` x
+    `tokens_per_request`) within `latency` per token (docs/cost.md, "Serving")."""
+    c = _lib.lib()
+    s = nubo_cost_serving()
+    _lib.check(c.nubo_cost_serving_init(ctypes.byref(s), ctypes.sizeof(s)))
+    s.parameters = count(parameters, "parameters")
+    s.dtype = int(units.parse_dtype(dtype, "dtype"))
+    s.bytes_per_parameter = float(bytes_per_parameter)
+    if rate is not None:
+        s.tokens_per_s = count(rate, "rate")
+    if requests is not None:
+        s.requests_per_s = count(requests, "requests")
+        s.tokens_per_request = count(tokens_per_request or 0, "tokens_per_request")
+    if latency is not None:
+        s.latency_s = seconds(latency, "latency")
+    s.context_tokens = count(context, "context")
+    s.kv_bytes_per_token = size(kv_bytes_per_token, "kv_bytes_per_token")
+    o = _options(pricings, (1, 1), None, None, gpu, provider, region, "cost", limit, None, None,
+                 1.0)
+    handle = POINTER(nubo_cost_serving_plan)()
+    _lib.check(c.nubo_cost_serving_plan_create(catalog._handle, ctypes.byref(s),
+                                               ctypes.byref(o), ctypes.byref(handle)))
+    try:
+        options = []
+        for i in range(c.nubo_cost_serving_plan_count(handle)):
+            x = nubo_cost_serving_info()
+            _lib.check(c.nubo_cost_serving_plan_option(handle, i, ctypes.byref(x)))
+            options.append(ServingOption(
+                text(x.provider), text(x.instance), text(x.region), text(x.gpu_model),
+                x.gpus_per_node, x.instances, Pricing(x.pricing), x.gpus_per_replica,
+                x.replicas_per_instance, x.batch, x.token_latency_s, x.tokens_per_s, x.hourly,
+                x.dollars_per_million_tokens, text(x.price_date), text(x.price_source)))
+        exclusions = []
+        for i in range(c.nubo_cost_serving_plan_exclusion_count(handle)):
+            e = nubo_cost_exclusion_info()
+            _lib.check(c.nubo_cost_serving_plan_exclusion(handle, i, ctypes.byref(e)))
+            exclusions.append(Exclusion(text(e.subject), text(e.reason), e.options))
+        return ServingPlan(options, exclusions)
+    finally:
+        c.nubo_cost_serving_plan_free(handle)
 
 
 def checkpoint_plan(work: Seconds, write: Seconds, mtbi: Seconds,

@@ -553,6 +553,167 @@ impl Workload {
     }
 }
 
+// ---- Serving (inference) -----------------------------------------------------------------------
+
+/// A model served for generation (docs/cost.md, "Serving"). `Default` holds the library's
+/// defaults (BF16, 4096 tokens of context, 80% of peak memory bandwidth).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Serving {
+    pub parameters: f64,
+    pub dtype: DType,
+    /// The weights' storage per parameter; 0: the dtype's (1 for int8).
+    pub bytes_per_parameter: f64,
+    /// Output tokens per second, all requests together (or requests x tokens per request).
+    pub tokens_per_s: f64,
+    pub requests_per_s: f64,
+    pub tokens_per_request: f64,
+    pub context_tokens: f64,
+    /// Time per output token at most; 0: no limit.
+    pub latency_s: f64,
+    /// 0: estimated for a dense transformer of this size.
+    pub kv_bytes_per_token: f64,
+    pub memory_efficiency: f64,
+}
+
+impl Default for Serving {
+    fn default() -> Serving {
+        let mut raw = ffi::nubo_cost_serving::new();
+        // SAFETY: a struct of the size given.
+        let status = unsafe { ffi::nubo_cost_serving_init(&mut raw, std::mem::size_of_val(&raw)) };
+        assert_eq!(
+            status,
+            ffi::NUBO_OK,
+            "nubo_cost_serving_init refused its own struct"
+        );
+        Serving {
+            parameters: raw.parameters,
+            dtype: DType::from_raw(raw.dtype).unwrap_or(DType::Bf16),
+            bytes_per_parameter: raw.bytes_per_parameter,
+            tokens_per_s: raw.tokens_per_s,
+            requests_per_s: raw.requests_per_s,
+            tokens_per_request: raw.tokens_per_request,
+            context_tokens: raw.context_tokens,
+            latency_s: raw.latency_s,
+            kv_bytes_per_token: raw.kv_bytes_per_token,
+            memory_efficiency: raw.memory_efficiency,
+        }
+    }
+}
+
+/// Instances that serve a model at the rate asked: how many, their batch and speed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServingOption {
+    pub provider: String,
+    pub instance: String,
+    pub region: String,
+    pub gpu_model: String,
+    pub gpus_per_node: i32,
+    pub instances: i32,
+    pub pricing: Pricing,
+    pub gpus_per_replica: i32,
+    pub replicas_per_instance: i32,
+    pub batch: f64,
+    pub token_latency_s: f64,
+    /// Per instance.
+    pub tokens_per_s: f64,
+    /// $/h for all instances.
+    pub hourly: f64,
+    pub dollars_per_million_tokens: f64,
+    pub price_date: String,
+    pub price_source: String,
+}
+
+/// A serving plan: options cheapest per hour first, and what was left out and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServingPlan {
+    pub options: Vec<ServingOption>,
+    pub exclusions: Vec<Exclusion>,
+}
+
+/// The cheapest instances that serve `serving` at its rate within its latency; the options'
+/// pricings, filters and limit apply.
+pub fn serve(
+    catalog: &Catalog,
+    serving: &Serving,
+    options: &PlanOptions,
+) -> Result<ServingPlan, Error> {
+    let mut raw = ffi::nubo_cost_serving::new();
+    // SAFETY: a struct of the size given.
+    check(unsafe { ffi::nubo_cost_serving_init(&mut raw, std::mem::size_of_val(&raw)) })?;
+    raw.parameters = serving.parameters;
+    raw.dtype = serving.dtype.raw();
+    raw.bytes_per_parameter = serving.bytes_per_parameter;
+    raw.tokens_per_s = serving.tokens_per_s;
+    raw.requests_per_s = serving.requests_per_s;
+    raw.tokens_per_request = serving.tokens_per_request;
+    raw.context_tokens = serving.context_tokens;
+    raw.latency_s = serving.latency_s;
+    raw.kv_bytes_per_token = serving.kv_bytes_per_token;
+    raw.memory_efficiency = serving.memory_efficiency;
+    let opts = options.to_raw()?;
+    let mut handle = ptr::null_mut();
+    // SAFETY: a live catalog, structs that outlive the call, an out-pointer.
+    check(unsafe {
+        ffi::nubo_cost_serving_plan_create(catalog.raw.as_ptr(), &raw, &opts.raw, &mut handle)
+    })?;
+    let handle = NonNull::new(handle)
+        .ok_or_else(|| Error::new(Status::Internal, "the library gave a NULL serving plan"))?;
+    // SAFETY: a live plan, read and then freed once.
+    let plan = unsafe {
+        let read = || -> Result<ServingPlan, Error> {
+            let mut out = Vec::new();
+            for i in 0..ffi::nubo_cost_serving_plan_count(handle.as_ptr()) {
+                let mut x = ffi::nubo_cost_serving_info::new();
+                check(ffi::nubo_cost_serving_plan_option(
+                    handle.as_ptr(),
+                    i,
+                    &mut x,
+                ))?;
+                out.push(ServingOption {
+                    provider: owned(x.provider),
+                    instance: owned(x.instance),
+                    region: owned(x.region),
+                    gpu_model: owned(x.gpu_model),
+                    gpus_per_node: x.gpus_per_node,
+                    instances: x.instances,
+                    pricing: Pricing::from_raw(x.pricing)?,
+                    gpus_per_replica: x.gpus_per_replica,
+                    replicas_per_instance: x.replicas_per_instance,
+                    batch: x.batch,
+                    token_latency_s: x.token_latency_s,
+                    tokens_per_s: x.tokens_per_s,
+                    hourly: x.hourly,
+                    dollars_per_million_tokens: x.dollars_per_million_tokens,
+                    price_date: owned(x.price_date),
+                    price_source: owned(x.price_source),
+                });
+            }
+            let mut exclusions = Vec::new();
+            for i in 0..ffi::nubo_cost_serving_plan_exclusion_count(handle.as_ptr()) {
+                let mut e = ffi::nubo_cost_exclusion_info::new();
+                check(ffi::nubo_cost_serving_plan_exclusion(
+                    handle.as_ptr(),
+                    i,
+                    &mut e,
+                ))?;
+                exclusions.push(Exclusion {
+                    subject: owned(e.subject),
+                    reason: owned(e.reason),
+                    options: e.options,
+                });
+            }
+            Ok(ServingPlan {
+                options: out,
+                exclusions,
+            })
+        };
+        let plan = read();
+        ffi::nubo_cost_serving_plan_free(handle.as_ptr());
+        plan
+    };
+    plan
+}
+
 // ---- Planning --------------------------------------------------------------------------------
 
 /// What to consider and how to rank (`nubo-cost plan`'s flags).

@@ -381,6 +381,46 @@ sized_structs! {
 }
 
 sized_structs! {
+    pub struct nubo_cost_serving {
+        pub struct_size: u32,
+        pub parameters: c_double,
+        pub dtype: nubo_dtype,
+        pub bytes_per_parameter: c_double,
+        pub tokens_per_s: c_double,
+        pub requests_per_s: c_double,
+        pub tokens_per_request: c_double,
+        pub context_tokens: c_double,
+        pub latency_s: c_double,
+        pub kv_bytes_per_token: c_double,
+        pub memory_efficiency: c_double,
+    }
+}
+
+opaque!(nubo_cost_serving_plan);
+
+sized_structs! {
+    pub struct nubo_cost_serving_info {
+        pub struct_size: u32,
+        pub provider: *const c_char,
+        pub instance: *const c_char,
+        pub region: *const c_char,
+        pub gpu_model: *const c_char,
+        pub gpus_per_node: c_int,
+        pub instances: c_int,
+        pub pricing: nubo_cost_pricing,
+        pub gpus_per_replica: c_int,
+        pub replicas_per_instance: c_int,
+        pub batch: c_double,
+        pub token_latency_s: c_double,
+        pub tokens_per_s: c_double,
+        pub hourly: c_double,
+        pub dollars_per_million_tokens: c_double,
+        pub price_date: *const c_char,
+        pub price_source: *const c_char,
+    }
+}
+
+sized_structs! {
     pub struct nubo_cost_checkpoint_info {
         pub struct_size: u32,
         pub young_interval_s: c_double,
@@ -993,6 +1033,29 @@ extern "C" {
         capacity: usize,
         needed: *mut usize,
     ) -> nubo_status;
+    pub fn nubo_cost_serving_init(
+        serving: *mut nubo_cost_serving,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_cost_serving_plan_create(
+        catalog: *const nubo_cost_catalog,
+        serving: *const nubo_cost_serving,
+        options: *const nubo_cost_plan_options,
+        out: *mut *mut nubo_cost_serving_plan,
+    ) -> nubo_status;
+    pub fn nubo_cost_serving_plan_free(plan: *mut nubo_cost_serving_plan);
+    pub fn nubo_cost_serving_plan_count(plan: *const nubo_cost_serving_plan) -> usize;
+    pub fn nubo_cost_serving_plan_exclusion_count(plan: *const nubo_cost_serving_plan) -> usize;
+    pub fn nubo_cost_serving_plan_option(
+        plan: *const nubo_cost_serving_plan,
+        index: usize,
+        out: *mut nubo_cost_serving_info,
+    ) -> nubo_status;
+    pub fn nubo_cost_serving_plan_exclusion(
+        plan: *const nubo_cost_serving_plan,
+        index: usize,
+        out: *mut nubo_cost_exclusion_info,
+    ) -> nubo_status;
     pub fn nubo_cost_checkpoint_plan(
         work_s: c_double,
         write_s: c_double,
@@ -1538,6 +1601,13 @@ mod tests {
                                       sharding, price_date, price_source, interruption_band,
                                       spot_mtbi_s }
             nubo_cost_exclusion_info { struct_size, subject, reason, options }
+            nubo_cost_serving { struct_size, parameters, dtype, bytes_per_parameter, tokens_per_s,
+                                requests_per_s, tokens_per_request, context_tokens, latency_s,
+                                kv_bytes_per_token, memory_efficiency }
+            nubo_cost_serving_info { struct_size, provider, instance, region, gpu_model,
+                                     gpus_per_node, instances, pricing, gpus_per_replica,
+                                     replicas_per_instance, batch, token_latency_s, tokens_per_s,
+                                     hourly, dollars_per_million_tokens, price_date, price_source }
             nubo_cost_checkpoint_info { struct_size, young_interval_s, daly_interval_s,
                                         expected_wall_s, write_s, lost_work_s, restart_s,
                                         interruptions, overhead_fraction }

@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use nubo::cost::{
-    checkpoint_interval, estimate, plan, rent_vs_own, Catalog, Meter, Optimizer, OwnRequest,
-    PlanOptions, Pricing, UpdateOptions, Workload,
+    checkpoint_interval, estimate, plan, rent_vs_own, serve, Catalog, Meter, Optimizer, OwnRequest,
+    PlanOptions, Pricing, Serving, UpdateOptions, Workload,
 };
 use nubo::{ffi, Status};
 
@@ -433,4 +433,39 @@ fn a_meter_keeps_the_price_in_force() {
     assert!((hourly - 32.77).abs() < 1e-9);
     assert_eq!(date, "2026-11");
     assert!(source.contains("fixed_instances.csv"));
+}
+
+#[test]
+fn serving_a_small_model_on_one_t4() {
+    let mut catalog = Catalog::builtin().unwrap();
+    let fixed = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/fixed_instances.csv"
+    );
+    catalog.load(fixed, true).unwrap();
+    let serving = Serving {
+        parameters: 1e9,
+        dtype: nubo::DType::F16,
+        tokens_per_s: 100.0,
+        latency_s: 0.1,
+        ..Default::default()
+    };
+    let only_t4 = PlanOptions {
+        gpu: Some("T4".into()),
+        ..Default::default()
+    };
+    let plan = serve(&catalog, &serving, &only_t4).unwrap();
+    let best = &plan.options[0];
+    assert_eq!((best.gpu_model.as_str(), best.instances), ("T4", 1));
+    assert!(best.token_latency_s <= 0.1);
+    let bf16 = Serving {
+        dtype: nubo::DType::Bf16,
+        ..serving
+    };
+    let none = serve(&catalog, &bf16, &only_t4).unwrap();
+    assert!(none
+        .exclusions
+        .iter()
+        .any(|x| x.reason.contains("no bf16 support")));
+    assert!(serve(&catalog, &Serving::default(), &only_t4).is_err());
 }

@@ -45,34 +45,6 @@ void write_atomically(const std::string& path, const std::string& content) {
     throw Error(Errc::io, path + ": cannot rename the finished file into place");
 }
 
-std::vector<Pricing> pricings_of(const PlanCommand& c) {
-  std::vector<Pricing> out;
-  if (!c.pricing.empty()) {
-    if (c.pricing == "all")
-      return {Pricing::on_demand, Pricing::spot, Pricing::reserved_1y, Pricing::reserved_3y};
-    std::size_t start = 0;
-    while (true) {
-      auto end = c.pricing.find(',', start);
-      auto p = parse_pricing(
-          c.pricing.substr(start, end == std::string::npos ? std::string::npos : end - start));
-      if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
-  } else {
-    out.push_back(Pricing::on_demand);
-  }
-  auto add = [&](Pricing p) {
-    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
-  };
-  if (c.spot) add(Pricing::spot);
-  if (c.reserved) {
-    add(Pricing::reserved_1y);
-    add(Pricing::reserved_3y);
-  }
-  return out;
-}
-
 void parse_nodes(const std::string& text, PlanRequest& r) {
   auto dash = text.find('-');
   auto whole = [&](const std::string& s) {
@@ -236,6 +208,7 @@ void print_plan(const Plan& p, const Workload& w, const PlanRequest& r, bool exp
 }  // namespace
 
 int run(const PlanCommand& c) {
+  if (c.inference) return run_serving(c);
   auto catalog = load_catalog(c.catalog);
   auto w = workload_of(c);
   PlanRequest r;

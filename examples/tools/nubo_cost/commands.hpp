@@ -31,6 +31,10 @@ struct UpdateCommand {
 struct PlanCommand {
   CatalogFlags catalog;
   std::string params, model_bytes, tokens, optimizer = "adam", zero = "0";
+  // Serving (--inference): the target rate and latency of generation.
+  bool inference = false;
+  std::string rate, requests, tokens_per_request, latency, context = "4096", kv_bytes;
+  double bytes_per_param = 0;
   double seq_len = 0, micro_batch = 1;
   std::string flops, flops_per_sample, samples, profile;
   double epochs = 1;
@@ -73,6 +77,8 @@ struct ScaleCommand {
 // Each returns the process exit status; nubo::Error propagates to main.
 int run(const CatalogCommand& c);
 int run(const UpdateCommand& c);
+// plan --inference (serving_command.cpp).
+int run_serving(const PlanCommand& c);
 int run(const PlanCommand& c);
 int run(const CheckpointCommand& c);
 int run(const OwnCommand& c);

@@ -3,11 +3,17 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "nubo/cost.hpp"
 
 namespace nubo_cost {
 
 [[noreturn]] void bad(const std::string& message);
 // A whole-string number, >= 0.
 double number(const std::string& text, const std::string& flag);
+// The pricings --pricing, --spot and --reserved ask for; on-demand alone by default.
+std::vector<nubo::cost::Pricing> pricings_of(const PlanCommand& c);
 
 }  // namespace nubo_cost

@@ -73,6 +73,29 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"adam", "adamw", "sgd"}));
   p->add_option("--zero", plan.zero, "ZeRO stage 0 (default), 1, 2, 3 or auto")
       ->check(CLI::IsMember({"0", "1", "2", "3", "auto"}));
+  p->add_flag("--inference", plan.inference,
+              "serve the model (--params) instead of training it: the cheapest instances that "
+              "generate --rate tokens/s within --latency");
+  p->add_option("--rate", plan.rate, "inference: output tokens per second, e.g. 2000 or 2K")
+      ->check(nubo_cli::PositiveCount);
+  p->add_option("--requests", plan.requests,
+                "inference: requests per second (with --tokens-per-request)")
+      ->check(nubo_cli::PositiveCount);
+  p->add_option("--tokens-per-request", plan.tokens_per_request,
+                "inference: output tokens per request")
+      ->check(nubo_cli::PositiveCount);
+  p->add_option("--latency", plan.latency, "inference: time per output token at most, e.g. 50ms")
+      ->check(nubo_cli::PositiveDuration);
+  p->add_option("--context", plan.context,
+                "inference: prompt + output tokens per sequence, "
+                "default 4096")
+      ->check(nubo_cli::PositiveCount);
+  p->add_option("--kv-bytes-per-token", plan.kv_bytes,
+                "inference: the model's KV cache per token (default: a dense transformer's)")
+      ->check(nubo_cli::PositiveSize);
+  p->add_option("--bytes-per-param", plan.bytes_per_param,
+                "inference: bytes per weight, e.g. 1 for int8 (default: --dtype's)")
+      ->check(nubo_cli::Range(0.01, 8.0));
   auto* flops = p->add_option("--flops", plan.flops, "total training FLOPs, e.g. 3e18");
   p->add_option("--flops-per-sample", plan.flops_per_sample, "training FLOPs per sample");
   p->add_option("--samples", plan.samples, "samples per epoch");
