@@ -39,9 +39,12 @@ diff -r "$here/../lib" "$work/out/lib" && diff -r "$here/../docs" "$work/out/doc
   echo "unpacked tree identical to the source"
 rm -rf "$work"
 
-step "Cost: the cheapest plan for 3e18 FLOPs within 24 h, spot interruptions priced in"
-"$bin/nubo-cost" plan --flops 3e18 --samples 1.2e8 --batch 4096 \
-  --mfu 0.4 --deadline 24h --budget 500 --spot --nodes 1-2 --params-bytes 2G --checkpoint-size 20G --limit 5
+step "Cost: a 7B model trained on 2e9 tokens within 48 h and \$2,000, over 15 clouds' offers"
+"$bin/nubo-cost" plan --params 7B --tokens 2e9 --deadline 48h --budget 2000 --spot --zero auto \
+  --batch 512 --seq-len 4096 --nodes 1-2 --checkpoint-size 100G --limit 5
+
+step "Cost: serving it at 2,000 tokens/s, 50 ms per token at most"
+"$bin/nubo-cost" plan --inference --params 7B --rate 2000 --latency 50ms --limit 5
 
 if [ -x "$bin/nubo-train" ] && [ -e /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
   step "Train: one epoch of Fashion-MNIST on 2 simulated GPUs, a subset"

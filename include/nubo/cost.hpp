@@ -44,6 +44,7 @@ namespace detail {
 struct CompiledCatalog;  // the planner's index of a catalog (lib/cost/planner_index.hpp)
 struct PlanData;         // a plan's compact exclusion records (lib/cost/planner_index.hpp)
 struct CostAccess;       // the planner's way to both (lib/cost/planner_index.hpp)
+struct ImportedSource;   // a public source read, not yet added (lib/cost/catalog_sources.cpp)
 }  // namespace detail
 
 struct NUBO_API Instance {
@@ -184,6 +185,11 @@ class NUBO_API Catalog {
   explicit Catalog(NoInstances);  // empty()'s: the provider prices only
   // Validates the rows and adds them, each replacing the row with its key.
   void add_rows(std::vector<Instance> rows);
+  // A source's rows and overlays added in place, the index left for changed(): the reader
+  // throws before anything changes.
+  void import_rows(std::string_view text, const CatalogSource& source);
+  // Read sources added, their rows first and then what they lay over them.
+  void apply(std::vector<detail::ImportedSource> read);
   // A parsed file or text: its rows and prices added as one change, or none of them.
   void merge(std::vector<Instance> rows, std::vector<ProviderPrices> providers,
              const std::string& source, bool replace);

@@ -113,59 +113,96 @@ std::vector<CatalogSource> Catalog::known_sources() {
 }
 
 void Catalog::import_text(std::string_view text, const CatalogSource& source) {
+  // Changed as a copy, so that a file that fails leaves the catalog as it was.
+  Catalog next = *this;
+  next.import_rows(text, source);
+  next.changed();
+  *this = std::move(next);
+}
+
+namespace detail {
+
+// A source read and checked, not yet added: its rows and overlays, and what it says of itself.
+struct ImportedSource {
+  sources::Imported got;
+  CatalogSource info;
+};
+
+}  // namespace detail
+
+namespace {
+
+detail::ImportedSource read_source(std::string_view text, const CatalogSource& source) {
   if (text.size() > csv::kMaxBytes)
     throw Error(Errc::invalid_argument, source.name + ": larger than 64 MiB");
-  const auto& read = sources::reader(source.format);
+  const auto read = sources::reader(source.format);
   const std::string where =
       source.origin == "embedded" || source.origin.empty() ? source.name : source.origin;
-  auto got = read({text, where, text::lower(source.provider), date_of(source.fetched)});
-
-  CatalogSource info = source;
-  info.records = got.records;
-  info.skipped = std::move(got.skipped);
-  info.rows = got.instances.size();
-  for (auto& in : got.instances)
+  detail::ImportedSource out;
+  out.got = read({text, where, text::lower(source.provider), date_of(source.fetched)});
+  out.info = source;
+  out.info.records = out.got.records;
+  out.info.skipped = std::move(out.got.skipped);
+  out.info.rows = out.got.instances.size();
+  for (auto& in : out.got.instances)
     in.source = source.name + " (" + (source.url.empty() ? where : source.url) + "), " + in.source;
+  return out;
+}
 
-  Catalog next = *this;
-  next.add_rows(std::move(got.instances));
+}  // namespace
+
+void Catalog::import_rows(std::string_view text, const CatalogSource& source) {
+  std::vector<detail::ImportedSource> one;
+  one.push_back(read_source(text, source));
+  apply(std::move(one));
+}
+
+void Catalog::apply(std::vector<detail::ImportedSource> read) {
+  // Every source's rows at once: one pass over the catalog's keys, however many sources.
+  std::vector<Instance> rows;
+  for (auto& r : read)
+    for (auto& in : r.got.instances) rows.push_back(std::move(in));
+  add_rows(std::move(rows));
   // Reserved prices and bands apply to the rows they name.
   std::unordered_map<std::string, std::size_t> at;
-  at.reserve(next.instances_.size());
-  for (std::size_t i = 0; i < next.instances_.size(); ++i)
-    at.emplace(detail::row_key(next.instances_[i]), i);
   auto find = [&](const std::string& provider, const std::string& name,
                   const std::string& region) -> Instance* {
+    if (at.empty()) {
+      at.reserve(instances_.size());
+      for (std::size_t i = 0; i < instances_.size(); ++i)
+        at.emplace(detail::row_key(instances_[i]), i);
+    }
     Instance probe;
     probe.provider = provider;
     probe.name = name;
     probe.region = region;
     auto it = at.find(detail::row_key(probe));
-    return it == at.end() ? nullptr : &next.instances_[it->second];
+    return it == at.end() ? nullptr : &instances_[it->second];
   };
-  for (const auto& r : got.reserved) {
-    auto* in = find(r.provider, r.instance, r.region);
-    if (!in) continue;  // a price list covers far more instances than have GPUs
-    const char* what = r.term == Pricing::reserved_1y ? "reserved-1y" : "reserved-3y";
-    if (auto why = sources::check_below_on_demand(r.hourly, in->on_demand, what); !why.empty()) {
-      info.skipped.push_back({r.where, r.instance + ": " + why});
-      continue;
+  for (auto& r : read) {
+    auto& info = r.info;
+    for (const auto& p : r.got.reserved) {
+      auto* in = find(p.provider, p.instance, p.region);
+      if (!in) continue;  // a price list covers far more instances than have GPUs
+      const char* what = p.term == Pricing::reserved_1y ? "reserved-1y" : "reserved-3y";
+      if (auto why = sources::check_below_on_demand(p.hourly, in->on_demand, what); !why.empty()) {
+        info.skipped.push_back({p.where, p.instance + ": " + why});
+        continue;
+      }
+      (p.term == Pricing::reserved_1y ? in->reserved_1y : in->reserved_3y) = p.hourly;
+      (p.term == Pricing::reserved_1y ? in->reserved_1y_derived : in->reserved_3y_derived) = false;
+      ++info.rows;
     }
-    (r.term == Pricing::reserved_1y ? in->reserved_1y : in->reserved_3y) = r.hourly;
-    (r.term == Pricing::reserved_1y ? in->reserved_1y_derived : in->reserved_3y_derived) = false;
-    ++info.rows;
+    for (const auto& b : r.got.bands) {
+      auto* in = find(b.provider, b.instance, b.region);
+      if (!in) continue;
+      in->interruption_band = b.band;
+      in->spot_mtbi_h = b.mtbi_h;
+      ++info.rows;
+    }
+    sources_.push_back(info.name);
+    imported_.push_back(std::move(info));
   }
-  for (const auto& b : got.bands) {
-    auto* in = find(b.provider, b.instance, b.region);
-    if (!in) continue;
-    in->interruption_band = b.band;
-    in->spot_mtbi_h = b.mtbi_h;
-    ++info.rows;
-  }
-  next.sources_.push_back(source.name);
-  next.imported_.push_back(std::move(info));
-  next.changed();
-  *this = std::move(next);
 }
 
 void Catalog::import_file(const std::string& path, CatalogSource source) {
@@ -189,6 +226,7 @@ Catalog Catalog::current(const CatalogPaths& paths) {
                    : paths.skypilot_dir.empty() ? env::skypilot_catalog_dir()
                                                 : paths.skypilot_dir;
   Catalog c = empty();
+  std::vector<detail::ImportedSource> read;
   for (const auto& k : manifest()) {
     // The newest version of this source: embedded, nubo's cache or SkyPilot's.
     CatalogSource chosen = k.source;
@@ -217,7 +255,7 @@ Catalog Catalog::current(const CatalogPaths& paths) {
     }
     if (chosen.origin == "embedded" && k.file.empty()) continue;  // fetched by updates only
     try {
-      c.import_text(body, chosen);
+      read.push_back(read_source(body, chosen));
     } catch (const Error& e) {
       if (chosen.origin == "embedded") throw;
       if (k.file.empty()) {
@@ -226,9 +264,11 @@ Catalog Catalog::current(const CatalogPaths& paths) {
       }
       // A cached version that is not the format at all: the embedded one answers.
       log::warn(std::string(e.what()) + "; using the embedded " + k.source.name);
-      c.import_text(snapshot_file(k.file), k.source);
+      read.push_back(read_source(snapshot_file(k.file), k.source));
     }
   }
+  c.apply(std::move(read));
+  c.changed();  // the planner's index, built once for all the sources
   return c;
 }
 

@@ -124,7 +124,7 @@ std::string describe(const Workload& w, const PlanRequest& r) {
     s = std::string(buf) + " FLOPs in " + std::string(dtype_name(w.dtype)) + " at " +
         percent(w.mfu) + " MFU";
     if (w.parameters > 0) {
-      std::snprintf(buf, sizeof buf, "%.3g parameters (%s, ZeRO-%s), ", w.parameters,
+      std::snprintf(buf, sizeof buf, "%.3gB parameters (%s, ZeRO-%s), ", w.parameters / 1e9,
                     std::string(optimizer_name(w.optimizer)).c_str(),
                     w.sharding < 0 ? "auto" : std::to_string(w.sharding).c_str());
       s = buf + s;

@@ -45,12 +45,14 @@ void RowBuilder::add(const Quote& q) {
   if (q.spot >= 0 && q.on_demand >= 0)
     if (auto why = check_below_on_demand(q.spot, q.on_demand, "spot"); !why.empty())
       return skip(q, why);
-  auto [it, fresh] = seen_.emplace(std::tuple{text::lower(q.name), text::lower(q.region),
-                                              text::lower(q.zone), q.on_demand >= 0, q.spot >= 0},
-                                   q.where);
+  const auto key = text::lower(q.name) + '\n' + text::lower(q.region) + '\n' + text::lower(q.zone) +
+                   (q.on_demand >= 0 ? "\no" : "\n") + (q.spot >= 0 ? "s" : "");
+  auto [it, fresh] = seen_.emplace(key, q.where);
   if (!fresh) return skip(q, "duplicates " + it->second);
 
-  auto& g = groups_[{q.name, q.region}];
+  auto [at, new_group] = group_of_.emplace(q.name + '\n' + q.region, groups_.size());
+  if (new_group) groups_.emplace_back();
+  auto& g = groups_[at->second];
   if (!g.gpu) {
     g.first = q;
     g.gpu = match.model;
@@ -59,11 +61,10 @@ void RowBuilder::add(const Quote& q) {
   }
   if (q.on_demand >= 0) g.on_demand.push_back(q.on_demand);
   if (q.spot >= 0) g.spot.push_back(q.spot);
-  if (!q.zone.empty()) g.zones.push_back(q.zone);
 }
 
 void RowBuilder::finish() {
-  for (auto& [key, g] : groups_) {
+  for (auto& g : groups_) {
     const auto& q = g.first;
     if (g.on_demand.empty()) {
       skip(q, "spot prices only: no on-demand price in " + q.region);
@@ -98,6 +99,7 @@ void RowBuilder::finish() {
     out_.instances.push_back(std::move(in));
   }
   groups_.clear();
+  group_of_.clear();
 }
 
 }  // namespace nubo::cost::sources

@@ -4,9 +4,8 @@
 // price is the zones' median, with the lowest kept beside it.
 #pragma once
 
-#include <map>
 #include <string>
-#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "cost/sources/source.hpp"
@@ -38,15 +37,16 @@ class RowBuilder {
     Quote first;
     const nubo::detail::GpuModel* gpu = nullptr;
     std::vector<double> on_demand, spot;
-    std::vector<std::string> zones;
   };
   void skip(const Quote& q, std::string reason);
 
   const Input& input_;
   Imported& out_;
-  std::map<std::pair<std::string, std::string>, Group> groups_;
-  // (name, region, zone, spot?) -> where it was first seen: a second quote is a duplicate.
-  std::map<std::tuple<std::string, std::string, std::string, bool, bool>, std::string> seen_;
+  // The groups in the order the file first names them, found by "name\nregion".
+  std::vector<Group> groups_;
+  std::unordered_map<std::string, std::size_t> group_of_;
+  // "name\nregion\nzone\nprices" (any case) -> where it was first seen: a second is a duplicate.
+  std::unordered_map<std::string, std::string> seen_;
 };
 
 }  // namespace nubo::cost::sources

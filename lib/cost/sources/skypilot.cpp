@@ -4,6 +4,7 @@
 // line without an instance type is a GPU's price, added to its host's here (gcp_hosts below).
 #include <cmath>
 #include <map>
+#include <unordered_map>
 
 #include "common/csv.hpp"
 #include "common/text.hpp"
@@ -109,6 +110,12 @@ Imported read_skypilot(const Input& in) {
                optional(row, table, "AvailabilityZone")}] = {price, spot};
     }
 
+  // Lines of one instance type repeat their GpuInfo in every zone: read each text once.
+  struct GpuInfo {
+    double memory_gib = 0;
+    std::string name, problem;
+  };
+  std::unordered_map<std::string, GpuInfo> gpu_infos;
   RowBuilder rows(in, out);
   for (const auto& row : table.rows()) {
     if (row.str("AcceleratorName").empty()) continue;  // a CPU instance, or a GCP host
@@ -125,8 +132,16 @@ Imported read_skypilot(const Input& in) {
     if (q.spot == 0) q.spot = -1;  // clouds without a spot market write 0.00
     q.vcpus = std::max(0.0, number(row, table, "vCPUs", problem));
     q.memory_gib = std::max(0.0, number(row, table, "MemoryGiB", problem));
-    if (problem.empty())
-      q.gpu_memory_gib = gpu_memory_gib(optional(row, table, "GpuInfo"), q.gpus, q.hint, problem);
+    if (problem.empty()) {
+      const auto info_text = optional(row, table, "GpuInfo");
+      auto [it, fresh] = gpu_infos.try_emplace(info_text + '\n' + row.str("AcceleratorCount"));
+      if (fresh)
+        it->second.memory_gib =
+            gpu_memory_gib(info_text, q.gpus, it->second.name, it->second.problem);
+      q.gpu_memory_gib = it->second.memory_gib;
+      q.hint = it->second.name;
+      problem = it->second.problem;
+    }
     if (!problem.empty()) {
       ++out.records;
       out.skipped.push_back({q.where, (q.name.empty() ? q.gpu_name : q.name) + ": " + problem});
