@@ -2,6 +2,7 @@
 // built-in catalogs, a JSON catalog, and a profile.
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 
 #include "fuzz_replay.hpp"
 
@@ -9,6 +10,7 @@ namespace {
 
 std::string read(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("catalog_fuzz_replay: seed " + path + " is missing");
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
@@ -24,9 +26,15 @@ int main(int argc, char** argv) {
    "block_storage_gb_month": 0.1, "egress_tiers": "inf:0"}]})";
   return nubo_test::replay_main(
       argc, argv, "catalog_fuzz_replay",
-      {read(NUBO_SOURCE_DIR "/lib/cost/instances.csv"),
+      {read(NUBO_SOURCE_DIR "/tests/data/fixed_instances.csv"),
        read(NUBO_SOURCE_DIR "/lib/cost/providers.csv"), json,
-       read(NUBO_SOURCE_DIR "/tests/data/sample_profile.json")},
+       read(NUBO_SOURCE_DIR "/tests/data/sample_profile.json"),
+       read(NUBO_SOURCE_DIR "/tests/cost/fixtures/skypilot_aws.csv"),
+       read(NUBO_SOURCE_DIR "/tests/cost/fixtures/skypilot_gcp.csv"),
+       read(NUBO_SOURCE_DIR "/tests/cost/fixtures/gpuhunt_lambdalabs.csv"),
+       read(NUBO_SOURCE_DIR "/tests/cost/fixtures/azure_retail.json"),
+       read(NUBO_SOURCE_DIR "/tests/cost/fixtures/aws_reserved.csv")},
       {.mutations = 400,
-       .pieces = {",", "\"", "{", "}", "[", "]", ":", "\n#", "\"gpus\": ", "null"}});
+       .pieces = {",", "\"", "{", "}", "[", "]", ":", "\n#", "\"gpus\": ", "null", "'",
+                  "{'Gpus': [", "\r\n", "0.0", "H200", "\"Reserved\""}});
 }
