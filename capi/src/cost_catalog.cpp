@@ -79,11 +79,7 @@ NUBO_C_API nubo_status nubo_cost_catalog_source(const nubo_cost_catalog* catalog
     const auto& c = nubo::capi::require_catalog(catalog);
     nubo::capi::require(out, "out");
     const auto& list = c.catalog.source_info();
-    if (index >= list.size())
-      throw nubo::Error(nubo::Errc::invalid_argument, "index " + std::to_string(index) +
-                                                          " is out of range: the catalog has " +
-                                                          std::to_string(list.size()) + " sources");
-    const auto& s = list[index];
+    const auto& s = list[nubo::capi::require_index(index, list.size(), "the catalog", "sources")];
     nubo_cost_source_info info{};
     info.name = s.name.c_str();
     info.format = s.format.c_str();
@@ -139,11 +135,8 @@ NUBO_C_API nubo_status nubo_cost_catalog_instance(const nubo_cost_catalog* catal
     const auto& c = nubo::capi::require_catalog(catalog);
     nubo::capi::require(out, "out");
     const auto& rows = c.catalog.instances();
-    if (index >= rows.size())
-      throw nubo::Error(nubo::Errc::invalid_argument,
-                        "index " + std::to_string(index) + " is out of range: the catalog has " +
-                            std::to_string(rows.size()) + " instances");
-    const auto& in = rows[index];
+    const auto& in =
+        rows[nubo::capi::require_index(index, rows.size(), "the catalog", "instances")];
     nubo_cost_instance_info info{};
     info.provider = in.provider.c_str();
     info.name = in.name.c_str();

@@ -112,14 +112,6 @@ std::unique_ptr<CostPlan> wrap(cost::Plan plan) {
   return p;
 }
 
-std::size_t check_index(std::size_t index, std::size_t size, const char* what) {
-  if (index >= size)
-    throw Error(Errc::invalid_argument, "index " + std::to_string(index) +
-                                            " is out of range: the plan has " +
-                                            std::to_string(size) + " " + what);
-  return index;
-}
-
 }  // namespace
 
 cost::Workload to_workload(const nubo_cost_workload* workload) {
@@ -290,7 +282,7 @@ NUBO_C_API nubo_status nubo_cost_plan_ranked(const nubo_cost_plan* plan, size_t 
   return nubo::capi::guard("nubo_cost_plan_ranked", [&] {
     const auto& p = nubo::capi::require_plan(plan);
     nubo::capi::require(out, "out");
-    auto i = nubo::capi::check_index(index, p.plan.ranked.size(), "ranked estimates");
+    auto i = nubo::capi::require_index(index, p.plan.ranked.size(), "the plan", "ranked estimates");
     nubo::capi::write_sized(
         nubo::capi::to_c(p.plan.ranked[i], p.ranked_labels[i], p.ranked_notes[i]), out, "out",
         "nubo_cost_estimate_info");
@@ -302,7 +294,8 @@ NUBO_C_API nubo_status nubo_cost_plan_frontier(const nubo_cost_plan* plan, size_
   return nubo::capi::guard("nubo_cost_plan_frontier", [&] {
     const auto& p = nubo::capi::require_plan(plan);
     nubo::capi::require(out, "out");
-    auto i = nubo::capi::check_index(index, p.plan.frontier.size(), "frontier estimates");
+    auto i =
+        nubo::capi::require_index(index, p.plan.frontier.size(), "the plan", "frontier estimates");
     nubo::capi::write_sized(
         nubo::capi::to_c(p.plan.frontier[i], p.frontier_labels[i], p.frontier_notes[i]), out, "out",
         "nubo_cost_estimate_info");
@@ -315,7 +308,7 @@ NUBO_C_API nubo_status nubo_cost_plan_exclusion(const nubo_cost_plan* plan, size
     const auto& p = nubo::capi::require_plan(plan);
     nubo::capi::require(out, "out");
     const auto& list = p.plan.exclusions();
-    auto i = nubo::capi::check_index(index, list.size(), "exclusions");
+    auto i = nubo::capi::require_index(index, list.size(), "the plan", "exclusions");
     nubo_cost_exclusion_info info{};
     info.subject = list[i].subject.c_str();
     info.reason = list[i].reason.c_str();

@@ -28,14 +28,6 @@ const ServingPlanHandle& require_serving(const nubo_cost_serving_plan* p) {
   return *reinterpret_cast<const ServingPlanHandle*>(p);
 }
 
-std::size_t checked(std::size_t index, std::size_t size, const char* what) {
-  if (index >= size)
-    throw Error(Errc::invalid_argument, "index " + std::to_string(index) +
-                                            " is out of range: the plan has " +
-                                            std::to_string(size) + " " + what);
-  return index;
-}
-
 }  // namespace
 }  // namespace nubo::capi
 
@@ -96,7 +88,8 @@ NUBO_C_API nubo_status nubo_cost_serving_plan_option(const nubo_cost_serving_pla
   return nubo::capi::guard("nubo_cost_serving_plan_option", [&] {
     const auto& p = nubo::capi::require_serving(plan).plan;
     nubo::capi::require(out, "out");
-    const auto& o = p.ranked[nubo::capi::checked(index, p.ranked.size(), "options")];
+    const auto& o =
+        p.ranked[nubo::capi::require_index(index, p.ranked.size(), "the plan", "options")];
     nubo_cost_serving_info i{};
     i.provider = o.provider.c_str();
     i.instance = o.instance.c_str();
@@ -124,7 +117,8 @@ NUBO_C_API nubo_status nubo_cost_serving_plan_exclusion(const nubo_cost_serving_
   return nubo::capi::guard("nubo_cost_serving_plan_exclusion", [&] {
     const auto& p = nubo::capi::require_serving(plan).plan;
     nubo::capi::require(out, "out");
-    const auto& x = p.exclusions[nubo::capi::checked(index, p.exclusions.size(), "exclusions")];
+    const auto& x = p.exclusions[nubo::capi::require_index(index, p.exclusions.size(), "the plan",
+                                                           "exclusions")];
     nubo_cost_exclusion_info info{};
     info.subject = x.subject.c_str();
     info.reason = x.reason.c_str();

@@ -87,11 +87,8 @@ NUBO_C_API nubo_status nubo_cost_update_entry(const nubo_cost_update* update, si
   return nubo::capi::guard("nubo_cost_update_entry", [&] {
     const auto& u = nubo::capi::require_update(update);
     nubo::capi::require(out, "out");
-    if (index >= u.entries.size())
-      throw nubo::Error(nubo::Errc::invalid_argument,
-                        "index " + std::to_string(index) + " is out of range: the update has " +
-                            std::to_string(u.entries.size()) + " sources");
-    const auto& e = u.entries[index];
+    const auto& e =
+        u.entries[nubo::capi::require_index(index, u.entries.size(), "the update", "sources")];
     nubo_cost_update_info info{};
     info.name = e.name.c_str();
     info.url = e.url.c_str();

@@ -33,6 +33,17 @@ T* require(T* pointer, const char* name) {
   return pointer;
 }
 
+// Throws the invalid_argument error for an index past the end of what `owner` ("the plan") holds:
+// "index 9 is out of range: the plan has 3 ranked estimates".
+inline std::size_t require_index(std::size_t index, std::size_t size, std::string_view owner,
+                                 std::string_view items) {
+  if (index >= size)
+    throw Error(Errc::invalid_argument, "index " + std::to_string(index) +
+                                            " is out of range: " + std::string(owner) + " has " +
+                                            std::to_string(size) + " " + std::string(items));
+  return index;
+}
+
 template <class Body>
 nubo_status guard(const char* function, Body&& body) noexcept {
   try {

@@ -44,12 +44,8 @@ NUBO_C_API nubo_status nubo_transfer_archive_entry(const nubo_transfer_archive* 
     nubo::capi::require(archive, "archive");
     nubo::capi::require(out, "out");
     const auto& entries = archive->reader.entries();
-    if (index >= entries.size()) {
-      throw nubo::Error(nubo::Errc::invalid_argument,
-                        "index " + std::to_string(index) + " is out of range: the archive has " +
-                            std::to_string(entries.size()) + " entries");
-    }
-    const auto& e = entries[index];
+    const auto& e =
+        entries[nubo::capi::require_index(index, entries.size(), "the archive", "entries")];
     nubo_transfer_archive_entry_info c{};
     c.kind = static_cast<nubo_entry_kind>(e.kind);
     c.path = e.path.c_str();

@@ -185,10 +185,8 @@ class NUBO_API Catalog {
   explicit Catalog(NoInstances);  // empty()'s: the provider prices only
   // Validates the rows and adds them, each replacing the row with its key.
   void add_rows(std::vector<Instance> rows);
-  // A source's rows and overlays added in place, the index left for changed(): the reader
-  // throws before anything changes.
-  void import_rows(std::string_view text, const CatalogSource& source);
-  // Read sources added, their rows first and then what they lay over them.
+  // Read sources added, their rows first and then what they lay over them; the planner's index
+  // is left for changed().
   void apply(std::vector<detail::ImportedSource> read);
   // A parsed file or text: its rows and prices added as one change, or none of them.
   void merge(std::vector<Instance> rows, std::vector<ProviderPrices> providers,

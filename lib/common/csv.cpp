@@ -107,15 +107,26 @@ Table Table::parse(std::string_view text, std::string source,
   return table;
 }
 
-std::size_t Schema::column_index(std::string_view name) const {
+std::size_t Schema::find(std::string_view name) const {
   for (std::size_t i = 0; i < columns.size(); ++i)
     if (columns[i] == name) return i;
+  return std::string::npos;
+}
+
+std::size_t Schema::column_index(std::string_view name) const {
+  if (const auto i = find(name); i != std::string::npos) return i;
   throw Error(Errc::invalid_argument,
               source + ": missing column '" + std::string(name) + "' in the header");
 }
 
 const std::string& Row::str(std::string_view column) const {
   return fields_[schema_->column_index(column)];
+}
+
+const std::string& Row::optional(std::string_view column) const {
+  static const std::string kAbsent;
+  const auto i = schema_->find(column);
+  return i == std::string::npos ? kAbsent : fields_[i];
 }
 
 void Row::fail(std::string_view message) const {

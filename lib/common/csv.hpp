@@ -20,6 +20,7 @@ struct Schema {
   std::string source;
   std::vector<std::string> columns;
   std::size_t column_index(std::string_view name) const;  // throws when absent
+  std::size_t find(std::string_view name) const;          // npos when absent
 };
 
 // One record, with access by column name; its errors name the source, line and column.
@@ -30,6 +31,8 @@ class Row {
 
   std::size_t line() const { return line_; }
   const std::string& str(std::string_view column) const;
+  // A column the format may lack (older or other providers' files): "" when it has no such one.
+  const std::string& optional(std::string_view column) const;
   // Empty fields give the fallback; malformed or out-of-range ones throw.
   double number(std::string_view column, double min, double max, double fallback = -1) const;
   std::int64_t integer(std::string_view column, std::int64_t min, std::int64_t max) const;

@@ -68,14 +68,9 @@ const std::vector<Known>& manifest() {
 }
 
 std::string utc_time(std::filesystem::file_time_type time) {
-  const auto t = std::chrono::system_clock::to_time_t(
+  return sources::utc_time(std::chrono::system_clock::to_time_t(
       std::chrono::time_point_cast<std::chrono::system_clock::duration>(
-          std::chrono::file_clock::to_sys(time)));
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+          std::chrono::file_clock::to_sys(time))));
 }
 
 std::string date_of(const std::string& fetched) {
@@ -112,14 +107,6 @@ std::vector<CatalogSource> Catalog::known_sources() {
   return out;
 }
 
-void Catalog::import_text(std::string_view text, const CatalogSource& source) {
-  // Changed as a copy, so that a file that fails leaves the catalog as it was.
-  Catalog next = *this;
-  next.import_rows(text, source);
-  next.changed();
-  *this = std::move(next);
-}
-
 namespace detail {
 
 // A source read and checked, not yet added: its rows and overlays, and what it says of itself.
@@ -150,12 +137,6 @@ detail::ImportedSource read_source(std::string_view text, const CatalogSource& s
 }
 
 }  // namespace
-
-void Catalog::import_rows(std::string_view text, const CatalogSource& source) {
-  std::vector<detail::ImportedSource> one;
-  one.push_back(read_source(text, source));
-  apply(std::move(one));
-}
 
 void Catalog::apply(std::vector<detail::ImportedSource> read) {
   // Every source's rows at once: one pass over the catalog's keys, however many sources.
@@ -203,6 +184,13 @@ void Catalog::apply(std::vector<detail::ImportedSource> read) {
     sources_.push_back(info.name);
     imported_.push_back(std::move(info));
   }
+}
+
+void Catalog::import_text(std::string_view text, const CatalogSource& source) {
+  std::vector<detail::ImportedSource> read;
+  read.push_back(read_source(text, source));  // a file that fails throws before any change
+  apply(std::move(read));
+  changed();
 }
 
 void Catalog::import_file(const std::string& path, CatalogSource source) {

@@ -39,12 +39,16 @@ MemoryModel memory_model(const Workload& w) {
   m.gradient_bytes = mixed ? 2 : 4;
   m.optimizer_bytes = (mixed ? 4 : 0) + state;
   // Activations of a dense transformer of this size, without recomputation (Korthikanti et al.
-  // 2022, eq. 2 with flash attention: 34 s b h bytes per layer in 16-bit), its shape from the
-  // parameter count as GPT-3 and Llama scale: N = 12 L h^2 with h = 128 L.
-  const double h = std::cbrt(128 * w.parameters / 12), layers = h / 128;
+  // 2022, eq. 2 with flash attention: 34 s b h bytes per layer in 16-bit).
+  const auto shape = dense_shape(w.parameters);
   const double seq = w.sequence_length > 0 ? w.sequence_length : 2048;
-  m.activations = 34 * seq * w.micro_batch * h * layers * (mixed ? 1 : 2);
+  m.activations = 34 * seq * w.micro_batch * shape.hidden * shape.layers * (mixed ? 1 : 2);
   return m;
+}
+
+DenseShape dense_shape(double parameters) {
+  const double hidden = std::cbrt(128 * parameters / 12);
+  return {hidden, hidden / 128};
 }
 
 double model_states(const MemoryModel& m, int stage, double gpus) {

@@ -23,6 +23,13 @@ struct MemoryModel {
 
 MemoryModel memory_model(const Workload& w);
 
+// The shape of a dense transformer of `parameters`, as GPT-3 and Llama scale (N = 12 L h^2 with
+// h = 128 L): for the activation and KV cache estimates of a model described by its size.
+struct DenseShape {
+  double hidden = 0, layers = 0;
+};
+DenseShape dense_shape(double parameters);
+
 // Model states per GPU (bytes) at a ZeRO stage over `gpus` data-parallel workers: stage 0 keeps
 // everything on each; 1 partitions the optimizer states; 2 also the gradients; 3 also the weights.
 double model_states(const MemoryModel& m, int stage, double gpus);

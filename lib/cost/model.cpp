@@ -60,10 +60,7 @@ std::string num(double v) {
 }
 
 void check(double v, const char* name, double min, double max) {
-  if (!std::isfinite(v) || v < min || v > max)
-    throw Error(Errc::invalid_argument, std::string("workload: ") + name + " is " + num(v) +
-                                            "; it must lie in [" + num(min) + ", " + num(max) +
-                                            "]");
+  check_range(v, "workload", name, min, max);
 }
 
 double measured_peak(const Profile& p) {
@@ -79,6 +76,13 @@ double measured_peak(const Profile& p) {
 }
 
 }  // namespace
+
+void check_range(double v, std::string_view what, const char* name, double min, double max) {
+  if (!std::isfinite(v) || v < min || v > max)
+    throw Error(Errc::invalid_argument, std::string(what) + ": " + name + " is " + num(v) +
+                                            "; it must lie in [" + num(min) + ", " + num(max) +
+                                            "]");
+}
 
 WorkloadModel compile(const Workload& w) {
   constexpr double kBig = 1e30;

@@ -46,6 +46,9 @@ struct WorkloadModel {
   std::vector<std::string> notes;
 };
 WorkloadModel compile(const Workload& workload);
+// Throws invalid_argument "<what>: <name> is <v>; it must lie in [<min>, <max>]" for a value out
+// of range or not finite.
+void check_range(double v, std::string_view what, const char* name, double min, double max);
 
 // The hardware of one option: what the time model reads from instance + GPU table + provider.
 struct Hardware {

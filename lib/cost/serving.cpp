@@ -28,10 +28,7 @@ constexpr double kComputeFraction = 0.5;
 constexpr double kMaxBatch = 1024;
 
 void check(double v, const char* name, double min, double max) {
-  if (!std::isfinite(v) || v < min || v > max)
-    throw Error(Errc::invalid_argument, std::string("inference workload: ") + name +
-                                            " must lie in [" + std::to_string(min) + ", " +
-                                            std::to_string(max) + "]");
+  detail::check_range(v, "inference workload", name, min, max);
 }
 
 struct Model {
@@ -55,10 +52,11 @@ Model model_of(const InferenceWorkload& w) {
   m.dtype = w.dtype;
   const double bytes = static_cast<double>(dtype_size(w.dtype));
   m.weights = w.parameters * (w.bytes_per_parameter > 0 ? w.bytes_per_parameter : bytes);
-  // K and V of every layer for each token, for a dense transformer shaped as GPT-3 and Llama
-  // (N = 12 L h^2, h = 128 L); models with grouped-query attention keep less: give theirs.
-  const double h = std::cbrt(128 * w.parameters / 12), layers = h / 128;
-  const double kv = w.kv_bytes_per_token > 0 ? w.kv_bytes_per_token : 2 * layers * h * bytes;
+  // K and V of every layer for each token, for a dense transformer of this size; models with
+  // grouped-query attention keep less: give theirs.
+  const auto shape = detail::dense_shape(w.parameters);
+  const double kv =
+      w.kv_bytes_per_token > 0 ? w.kv_bytes_per_token : 2 * shape.layers * shape.hidden * bytes;
   m.kv_per_sequence = kv * w.context_tokens;
   m.rate = w.tokens_per_s > 0 ? w.tokens_per_s : w.requests_per_s * w.tokens_per_request;
   m.latency = w.latency_s;

@@ -3,6 +3,7 @@
 // the embedded snapshot the tools start from.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <fstream>
 #include <set>
 
 #include "cost/sources/python_literal.hpp"
@@ -215,6 +216,44 @@ TEST_CASE("published reserved prices replace derived ones; one above on-demand i
   cheap.import_file(fixture_path("aws_reserved.csv"), source("aws-price-list", "aws"));
   CHECK(cheap.get("p4d.24xlarge").reserved_1y_derived);
   CHECK(skipped_with(cheap.source_info().back(), "reserved-1y price") == 1);
+}
+
+TEST_CASE("a spot price of 0 is no spot market; a catalog row without region is the cheapest") {
+  auto c = Catalog::empty();
+  c.import_text(
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,"
+      "Region\n"
+      "1x-RTX4090,RTX4090,1,8,32,,0.40,0.00,\"Paris, FR\"\n"
+      "1x-RTX4090,RTX4090,1,8,32,,0.30,0.00,\"Oslo, NO\"\n",
+      source("skypilot", "vast"));
+  CHECK(c.source_info().back().skipped.empty());
+  CHECK(c.get("1x-RTX4090", "Paris, FR").spot < 0);
+  CHECK(c.get("1x-RTX4090").region == "Oslo, NO");  // the cheaper one
+}
+
+TEST_CASE("an update keeps of the AWS offer file only what the reader uses") {
+  std::ifstream f(fixture_path("aws_reserved.csv"));
+  std::string line, kept;
+  std::size_t lines = 0, kept_lines = 0;
+  while (std::getline(f, line)) {
+    ++lines;
+    if (sources::aws_price_list_keep_line(line)) {
+      kept += line + "\n";
+      ++kept_lines;
+    }
+  }
+  CHECK(kept_lines < lines);  // the preamble, on-demand, Windows and dedicated lines go
+  // Filtered, the file gives the same reserved prices as whole.
+  auto whole = imported("skypilot_aws.csv", "skypilot", "aws");
+  whole.import_file(fixture_path("aws_reserved.csv"), source("aws-price-list", "aws"));
+  auto filtered = imported("skypilot_aws.csv", "skypilot", "aws");
+  filtered.import_text(kept, source("aws-price-list", "aws"));
+  CHECK(filtered.get("p4d.24xlarge", "us-east-1").reserved_1y ==
+        whole.get("p4d.24xlarge", "us-east-1").reserved_1y);
+  CHECK(filtered.get("p4d.24xlarge", "us-east-1").reserved_3y ==
+        whole.get("p4d.24xlarge", "us-east-1").reserved_3y);
+  CHECK_FALSE(sources::aws_price_list_keep_line(
+      "\"X\",\"JRTCKXETXF\",\"X.JRTCKXETXF.6YS6EN2CT7\",\"OnDemand\""));
 }
 
 TEST_CASE("SkyPilot's GpuInfo is read as a Python literal, and nothing else") {

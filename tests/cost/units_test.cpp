@@ -56,6 +56,8 @@ TEST_CASE("money prints for people, small amounts included") {
   CHECK(format_money(1234567.891) == "$1,234,567.89");
   CHECK(format_money(0.0031) == "$0.0031");
   CHECK(format_money(0.000012345) == "$0.000012");
+  // Below the tenth decimal there is no digit to show: zero, never a bare "$".
+  CHECK(format_money(1e-12) == "$0.00");
   CHECK(format_money(-0.004) == "-$0.004");
   CHECK(format_money(0) == "$0.00");
 }

@@ -22,12 +22,6 @@ const std::vector<std::string> kRequired = {
     "OfferingClass", "Instance Type", "Tenancy",      "Operating System",    "Pre Installed S/W",
     "Region Code"};
 
-std::string optional(const csv::Row& row, const csv::Table& t, const char* column) {
-  for (const auto& c : t.columns())
-    if (c == column) return row.str(column);
-  return {};
-}
-
 }  // namespace
 
 // The lines worth keeping of a regional offer file of hundreds of megabytes: the header, and
@@ -67,8 +61,7 @@ Imported read_aws_price_list(const Input& in) {
     if (row.str("Operating System") != "Linux" || row.str("Tenancy") != "Shared" ||
         row.str("Pre Installed S/W") != "NA" || row.str("OfferingClass") != "standard")
       continue;
-    if (const auto cap = optional(row, table, "CapacityStatus"); !cap.empty() && cap != "Used")
-      continue;
+    if (const auto cap = row.optional("CapacityStatus"); !cap.empty() && cap != "Used") continue;
     ++out.records;
     const auto where = where_of(row.line());
     const auto& lease = row.str("LeaseContractLength");

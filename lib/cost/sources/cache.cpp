@@ -105,7 +105,10 @@ void write_cached(const std::string& dir, const CachedSource& s) {
 }
 
 std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
+  return utc_time(std::time(nullptr));
+}
+
+std::string utc_time(std::time_t t) {
   std::tm tm{};
   ::gmtime_r(&t, &tm);
   char buf[32];

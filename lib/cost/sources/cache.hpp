@@ -4,6 +4,7 @@
 // any moment leaves the old version or the new one, never a body with another's metadata.
 #pragma once
 
+#include <ctime>
 #include <optional>
 #include <string>
 
@@ -24,6 +25,7 @@ void write_cached(const std::string& dir, const CachedSource& source);
 
 // Now, UTC, as "2026-12-03T10:00:00Z"; and the age in days of such a time (or a date).
 std::string utc_now();
+std::string utc_time(std::time_t t);
 double age_days(const std::string& fetched);
 
 }  // namespace nubo::cost::sources

@@ -13,22 +13,6 @@ namespace {
 const std::vector<std::string> kRequired = {"instance_name", "location", "price",
                                             "gpu_count",     "gpu_name", "spot"};
 
-std::string optional(const csv::Row& row, const csv::Table& t, const char* column) {
-  for (const auto& c : t.columns())
-    if (c == column) return row.str(column);
-  return {};
-}
-
-double number(const std::string& s, const char* column, std::string& problem) {
-  if (s.empty()) return -1;
-  try {
-    return text::parse_double(s, column, 0, 1e7);
-  } catch (const Error& e) {
-    problem = e.what();
-    return -1;
-  }
-}
-
 }  // namespace
 
 Imported read_gpuhunt(const Input& in) {
@@ -47,17 +31,17 @@ Imported read_gpuhunt(const Input& in) {
     q.region = row.str("location");
     q.gpu_name = row.str("gpu_name");
     std::string problem;
-    q.gpus = number(count, "gpu_count", problem);
+    q.gpus = quote_number(count, "gpu_count", problem);
     // "80" for an 80 GB card: the size it is sold as, which is its GiB.
     q.gpu_memory_gib =
-        std::max(0.0, number(optional(row, table, "gpu_memory"), "gpu_memory", problem));
-    q.vcpus = std::max(0.0, number(optional(row, table, "cpu"), "cpu", problem));
-    q.memory_gib = std::max(0.0, number(optional(row, table, "memory"), "memory", problem));
-    const double price = number(row.str("price"), "price", problem);
+        std::max(0.0, quote_number(row.optional("gpu_memory"), "gpu_memory", problem));
+    q.vcpus = std::max(0.0, quote_number(row.optional("cpu"), "cpu", problem));
+    q.memory_gib = std::max(0.0, quote_number(row.optional("memory"), "memory", problem));
+    const double price = quote_number(row.str("price"), "price", problem);
     const auto spot = text::lower(row.str("spot"));
     if (spot != "true" && spot != "false")
       problem = "spot: expected True or False, got '" + row.str("spot") + "'";
-    const auto vendor = text::lower(optional(row, table, "gpu_vendor"));
+    const auto vendor = text::lower(row.optional("gpu_vendor"));
     if (problem.empty() && !vendor.empty() && vendor != "nvidia")
       problem = "gpu_vendor: " + vendor + " GPUs are not in the GPU table";
     if (!problem.empty()) {

@@ -7,6 +7,7 @@
 #include "cost/sources/checks.hpp"
 #include "cost/sources/facts.hpp"
 #include "cost/sources/gpu_names.hpp"
+#include "nubo/error.hpp"
 
 namespace nubo::cost::sources {
 namespace {
@@ -18,6 +19,16 @@ double median(std::vector<double> v) {
 }
 
 }  // namespace
+
+double quote_number(std::string_view text, const char* column, std::string& problem) {
+  if (text.empty()) return -1;
+  try {
+    return text::parse_double(text, column, 0, 1e7);
+  } catch (const Error& e) {
+    problem = e.what();
+    return -1;
+  }
+}
 
 void RowBuilder::skip(const Quote& q, std::string reason) {
   out_.skipped.push_back({q.where, q.name + (q.name.empty() ? "" : ": ") + std::move(reason)});

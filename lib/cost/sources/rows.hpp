@@ -24,6 +24,9 @@ struct Quote {
   std::string where;                 // "skypilot/aws.csv:120"
 };
 
+// A number a price list gives: -1 when empty; `problem` set, naming the column, when malformed.
+double quote_number(std::string_view text, const char* column, std::string& problem);
+
 class RowBuilder {
  public:
   RowBuilder(const Input& input, Imported& out) : input_(input), out_(out) {}

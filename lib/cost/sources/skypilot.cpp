@@ -48,22 +48,9 @@ double gpu_memory_gib(const std::string& info, double count, std::string& name,
   return 0;
 }
 
-std::string optional(const csv::Row& row, const csv::Table& t, const char* column) {
-  for (const auto& c : t.columns())
-    if (c == column) return row.str(column);
-  return {};
-}
-
 // A number field; -1 when empty or absent; `problem` set when malformed.
-double number(const csv::Row& row, const csv::Table& t, const char* column, std::string& problem) {
-  const auto s = optional(row, t, column);
-  if (s.empty()) return -1;
-  try {
-    return text::parse_double(s, column, 0, 1e7);
-  } catch (const Error& e) {
-    problem = e.what();
-    return -1;
-  }
+double number(const csv::Row& row, const char* column, std::string& problem) {
+  return quote_number(row.optional(column), column, problem);
 }
 
 // The GCP machine type a GPU line's GPUs come in, as SkyPilot pairs them: the accelerator-
@@ -103,11 +90,11 @@ Imported read_skypilot(const Input& in) {
   for (const auto& row : table.rows())
     if (!row.str("InstanceType").empty() && row.str("AcceleratorName").empty()) {
       std::string problem;
-      const double price = number(row, table, "Price", problem);
-      const double spot = number(row, table, "SpotPrice", problem);
+      const double price = number(row, "Price", problem);
+      const double spot = number(row, "SpotPrice", problem);
       if (problem.empty())
-        hosts[{row.str("InstanceType"), row.str("Region"),
-               optional(row, table, "AvailabilityZone")}] = {price, spot};
+        hosts[{row.str("InstanceType"), row.str("Region"), row.optional("AvailabilityZone")}] = {
+            price, spot};
     }
 
   // Lines of one instance type repeat their GpuInfo in every zone: read each text once.
@@ -123,17 +110,17 @@ Imported read_skypilot(const Input& in) {
     q.where = in.where + ":" + std::to_string(row.line());
     q.name = row.str("InstanceType");
     q.region = row.str("Region");
-    q.zone = optional(row, table, "AvailabilityZone");
+    q.zone = row.optional("AvailabilityZone");
     q.gpu_name = row.str("AcceleratorName");
     std::string problem;
-    q.gpus = number(row, table, "AcceleratorCount", problem);
-    q.on_demand = number(row, table, "Price", problem);
-    q.spot = number(row, table, "SpotPrice", problem);
+    q.gpus = number(row, "AcceleratorCount", problem);
+    q.on_demand = number(row, "Price", problem);
+    q.spot = number(row, "SpotPrice", problem);
     if (q.spot == 0) q.spot = -1;  // clouds without a spot market write 0.00
-    q.vcpus = std::max(0.0, number(row, table, "vCPUs", problem));
-    q.memory_gib = std::max(0.0, number(row, table, "MemoryGiB", problem));
+    q.vcpus = std::max(0.0, number(row, "vCPUs", problem));
+    q.memory_gib = std::max(0.0, number(row, "MemoryGiB", problem));
     if (problem.empty()) {
-      const auto info_text = optional(row, table, "GpuInfo");
+      const auto info_text = row.optional("GpuInfo");
       auto [it, fresh] = gpu_infos.try_emplace(info_text + '\n' + row.str("AcceleratorCount"));
       if (fresh)
         it->second.memory_gib =
