@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Catalog loading: `nubo-cost catalog --catalog FILE` (parse, check every row, build the planner's
-# index, print nothing) over generated catalogs of 5,000 to 300,000 rows, against what a user of
+# Catalog loading: `nubo-cost catalog --catalog FILE --sources` (parse, check every row, build the
+# planner's index, print the list of sources) over generated catalogs of 5,000 to 300,000 rows,
+# against what a user of
 # SkyPilot's catalogs runs to read the same CSV: pandas.read_csv (in a venv this script makes,
 # when PyPI is reachable) and Python's csv module. Runs are interleaved; medians of RUNS.
 # Writes benchmarks/results/catalog_load.md.
@@ -64,7 +65,7 @@ for n in $sizes; do
   generate "$n" "$work/c$n.csv"
   : >"$work/nubo" && : >"$work/csv" && : >"$work/pandas"
   for _ in $(seq "$runs"); do
-    seconds "$cost" catalog --catalog "$work/c$n.csv" --provider none >>"$work/nubo"
+    seconds "$cost" catalog --catalog "$work/c$n.csv" --sources >>"$work/nubo"
     seconds python3 -c "$csv_read" "$work/c$n.csv" >>"$work/csv"
     [ -z "$pandas" ] || seconds "$pandas" -c "$pandas_read" "$work/c$n.csv" >>"$work/pandas"
   done
