@@ -17,6 +17,15 @@
  *       nubo_team_run(team, step, NULL) != NUBO_OK)
  *     fprintf(stderr, "%s\n", nubo_last_error());
  *   nubo_team_free(team);
+ *
+ * A process started by a launcher (nubo-run, torchrun, srun, mpirun) joins with one worker
+ * and calls it from its own loop:
+ *
+ *   nubo_team* team = NULL;
+ *   nubo_worker* w = NULL;
+ *   if (nubo_team_join(NULL, &team) == NUBO_OK && nubo_team_worker(team, 0, &w) == NUBO_OK)
+ *     for (int step = 0; step < steps; ++step) nubo_worker_all_reduce(w, grad, NUBO_REDUCE_AVG);
+ *   nubo_team_free(team);
  */
 #ifndef NUBO_PARALLEL_H
 #define NUBO_PARALLEL_H
@@ -38,7 +47,7 @@ typedef enum nubo_reduce_op {
 } nubo_reduce_op;
 
 typedef struct nubo_team nubo_team;       /* owned by the caller: nubo_team_free */
-typedef struct nubo_worker nubo_worker;   /* lent to a run's callback, valid during it */
+typedef struct nubo_worker nubo_worker;   /* lent by its team: nubo_team_worker, or a run */
 typedef struct nubo_buffer nubo_buffer;   /* owned by the caller: nubo_buffer_free */
 typedef struct nubo_pending nubo_pending; /* owned by the caller: nubo_pending_free */
 
@@ -60,9 +69,12 @@ NUBO_C_API nubo_status nubo_team_options_init(nubo_team_options* options, size_t
  *  - nubo_team_create: one worker per device of the report, indices[0..count) as given by
  *    nubo_device_report_select; the report may be freed afterwards.
  *  - nubo_team_create_host: `workers` workers on the host CPU (1 to 1024).
- *  - nubo_team_from_env: joins the job nubo-run started (NUBO_RANK, NUBO_WORLD_SIZE,
- *    NUBO_RENDEZVOUS), with one worker: GPU NUBO_LOCAL_RANK if the machine has GPUs, else the
- *    CPU. Without those variables, a team of this process alone.
+ *  - nubo_team_from_env: joins the job that started this process (nubo-run, torchrun, srun,
+ *    mpirun or SkyPilot; docs/parallel.md), with one worker: the GPU of its local rank if the
+ *    machine has GPUs, else the CPU. Without a launcher, a team of this process alone.
+ *  - nubo_team_join: the same, for use from the caller's own loop: take the worker with
+ *    nubo_team_worker(team, 0, &w) and call it from any thread. With cpu_bind, the calling
+ *    thread is pinned to the worker's cores.
  * Errors: NUBO_ERR_INVALID_ARGUMENT (bad indices, a malformed variable), NUBO_ERR_TIMEOUT or
  * NUBO_ERR_UNAVAILABLE (the other processes did not come, or the rendezvous is unreachable).
  */
@@ -72,6 +84,14 @@ NUBO_C_API nubo_status nubo_team_create(const nubo_device_report* report, const 
 NUBO_C_API nubo_status nubo_team_create_host(size_t workers, const nubo_team_options* options,
                                              nubo_team** out);
 NUBO_C_API nubo_status nubo_team_from_env(const nubo_team_options* options, nubo_team** out);
+NUBO_C_API nubo_status nubo_team_join(const nubo_team_options* options, nubo_team** out);
+/*
+ * This process's worker number local_rank (0 .. nubo_team_local_size - 1), lent: valid while
+ * the team lives. Its calls may come from any thread, one at a time per worker (a blocking
+ * collective holds the worker until it returns); every rank must issue the same collectives in
+ * the same order.
+ */
+NUBO_C_API nubo_status nubo_team_worker(nubo_team* team, int local_rank, nubo_worker** out);
 /* Accepts NULL. Across processes it waits (up to the timeout) for the others to finish too. */
 NUBO_C_API void nubo_team_free(nubo_team* team);
 /* Workers in the team (all processes), and in this process; 0 for NULL. */

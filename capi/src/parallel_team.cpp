@@ -132,11 +132,8 @@ NUBO_C_API nubo_status nubo_team_create_host(size_t workers, const nubo_team_opt
       throw nubo::Error(nubo::Errc::invalid_argument,
                         "workers is " + std::to_string(workers) + ": use 1 to 1024");
     }
-    nubo::DiscoverOptions d;
-    d.probe_cuda = false;
-    d.sim_devices = "";
-    std::vector<nubo::Device> devices(workers, nubo::discover(d).host_device());
-    auto handle = std::make_unique<TeamHandle>(nubo::Team(devices, read_options(options)));
+    auto handle = std::make_unique<TeamHandle>(
+        nubo::Team::host(static_cast<int>(workers), read_options(options)));
     *out = to_handle(handle.release());
   });
 }
@@ -147,6 +144,23 @@ NUBO_C_API nubo_status nubo_team_from_env(const nubo_team_options* options, nubo
     *out = nullptr;
     auto handle = std::make_unique<TeamHandle>(nubo::Team::from_env(read_options(options)));
     *out = to_handle(handle.release());
+  });
+}
+
+NUBO_C_API nubo_status nubo_team_join(const nubo_team_options* options, nubo_team** out) {
+  return guard("nubo_team_join", [&] {
+    require(out, "out");
+    *out = nullptr;
+    auto handle = std::make_unique<TeamHandle>(nubo::Team::join(read_options(options)));
+    *out = to_handle(handle.release());
+  });
+}
+
+NUBO_C_API nubo_status nubo_team_worker(nubo_team* team, int local_rank, nubo_worker** out) {
+  return guard("nubo_team_worker", [&] {
+    require(out, "out");
+    *out = nullptr;
+    *out = to_handle(&require_team(team).team.worker(local_rank));
   });
 }
 

@@ -2,16 +2,22 @@
 // workers' devices (nubo's, or the application's own memory wrapped without a copy); the
 // compute a worker does on them (GEMM, elementwise kernels) and the collectives that combine
 // them (all_reduce, broadcast, all_gather, reduce_scatter, barrier), blocking or asynchronous.
-// A team may span processes and hosts: nubo-run starts the processes and Team::from_env()
-// joins them. docs/parallel.md has the whole story, including the ordering rule for
-// applications that run kernels of their own on a worker's GPU.
+// A team may span processes and hosts: a launcher (nubo-run, torchrun, srun, mpirun) starts
+// the processes and Team::join() makes each one a worker, used from the application's own
+// loop. docs/parallel.md has the whole story, including which thread may call what and the
+// ordering rule for applications that run kernels of their own on a worker's GPU.
 //
-//   nubo::Team team(nubo::discover().select({.count = 4}));
-//   team.run([&](nubo::Worker& w) {
-//     auto grad = w.alloc<float>(n);
+//   auto team = nubo::Team::join();          // one worker per process, from any launcher
+//   nubo::Worker& w = team.worker();
+//   for (auto& batch : batches) {             // the application's own loop, on its own thread
 //     w.gemm({.trans_a = nubo::Transpose::yes, .m = in, .n = out, .k = rows}, x, dy, grad);
 //     w.all_reduce(grad, nubo::ReduceOp::avg);
-//   });
+//   }
+//
+// Several workers in one process run a function each, on threads of their own:
+//
+//   nubo::Team team(nubo::discover().select({.count = 4}));
+//   team.run([&](nubo::Worker& w) { ...; w.all_reduce(grad, nubo::ReduceOp::avg); });
 #pragma once
 
 #include <chrono>
@@ -106,8 +112,12 @@ struct Shard {
   std::size_t count = 0;
 };
 
-// One member of a team, handed to the function Team::run runs. Its methods are called from
-// that function, on the worker's own thread.
+// One member of a team: Team::worker() for a process that joined with one worker, or handed to
+// the function Team::run runs. Its methods may be called from any thread of the process, the
+// main thread included; a worker takes its calls one at a time, in the order its callers get
+// it (a blocking collective holds it until it returns). Every rank must issue the same
+// collectives in the same order, so an application calling one worker from several threads
+// orders those calls itself.
 class NUBO_API Worker {
  public:
   int rank() const;        // in the team: 0 .. size() - 1
@@ -235,6 +245,13 @@ class NUBO_API Team {
   // Every usable GPU of this machine (real, or simulated by NUBO_SIM_DEVICES); the host CPU
   // when there is none.
   static Team all(const TeamOptions& options = {});
+  // `workers` workers on the host CPU (1 to 1024), sharing its cores, in this process.
+  static Team host(int workers, const TeamOptions& options = {});
+  // Joins the job that started this process, as from_env(), for use from the caller's own
+  // loop: team.worker() is this process's worker, called from any thread. With cpu_bind, the
+  // calling thread is pinned to the worker's cores. Without a launcher: a team of this process
+  // alone, so the same program runs on its own.
+  static Team join(const TeamOptions& options = {});
   // Joins the job that started this process (JobSpec::from_env), with one worker: on GPU number
   // local_rank (modulo the number of GPUs) when the machine has GPUs, else on the CPU. A job
   // whose launcher runs one process per host (SkyPilot) takes all of the host's GPUs.
@@ -256,6 +273,9 @@ class NUBO_API Team {
   std::string describe() const;
   std::chrono::milliseconds timeout() const;
   Worker& worker(int local_rank);  // this process's workers, for setting up between runs
+  // The worker of a process that has one (Team::join()); invalid_argument naming worker(i) and
+  // run() when this process has several.
+  Worker& worker();
 
   // Runs fn on every worker of this process at once, each on its own thread, and returns when
   // all have returned. When one throws, the team's pending and later collectives fail at once

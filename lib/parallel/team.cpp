@@ -159,6 +159,27 @@ Team Team::all(const TeamOptions& options) {
   return Team(devices, options);
 }
 
+Team Team::host(int workers, const TeamOptions& options) {
+  if (workers < 1 || workers > 1024) {
+    throw Error(Errc::invalid_argument,
+                "Team::host: " + std::to_string(workers) + " workers; use 1 to 1024");
+  }
+  DiscoverOptions d;
+  d.probe_cuda = false;
+  d.sim_devices = "";
+  return Team(std::vector<Device>(static_cast<std::size_t>(workers), discover(d).host_device()),
+              options);
+}
+
+Team Team::join(const TeamOptions& options) {
+  Team team = from_env(options);
+  if (team.local_size() == 1) {
+    const auto& cpus = team.state_->workers.front()->cpus;
+    if (!cpus.empty()) detail::pin_calling_thread(cpus);
+  }
+  return team;
+}
+
 Team Team::from_env(const TeamOptions& options) {
   const JobSpec job = JobSpec::from_env();
   auto report = discover();
@@ -203,6 +224,15 @@ Worker& Team::worker(int local_rank) {
                                             std::to_string(local_size()) + " workers");
   }
   return *state_->workers[static_cast<std::size_t>(local_rank)]->worker;
+}
+
+Worker& Team::worker() {
+  if (local_size() != 1) {
+    throw Error(Errc::invalid_argument,
+                "this process has " + std::to_string(local_size()) +
+                    " workers: take one with worker(i), or run a function on each with run()");
+  }
+  return *state_->workers.front()->worker;
 }
 
 void Team::run(const std::function<void(Worker&)>& fn) {

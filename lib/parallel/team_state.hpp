@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct WorkerState {
   std::vector<int> cpus;  // pinned to these CPUs while it runs; empty: it floats
   std::unique_ptr<Communicator> comm;
   std::unique_ptr<Worker> worker;
+  // Held by each call of the public Worker API: a worker may be called from any thread, and
+  // its stream and collective sequence take one call at a time.
+  std::mutex calls;
+  std::unique_lock<std::mutex> take() { return std::unique_lock<std::mutex>(calls); }
 };
 
 struct TeamState {

@@ -123,34 +123,44 @@ Op reduce_scatter_op(const detail::WorkerState& w, const DeviceBuffer& in, Devic
 // that work has finished already, on CUDA the communicator queues behind it (NCCL takes the
 // stream). So no synchronize() here: it would only stall the GPU.
 void Worker::all_reduce(DeviceBuffer& buf, ReduceOp op) {
+  auto held = state_->take();
   state_->comm->run(all_reduce_op(*state_, buf, op));
 }
 void Worker::broadcast(DeviceBuffer& buf, int root) {
+  auto held = state_->take();
   state_->comm->run(broadcast_op(*state_, buf, root));
 }
 void Worker::all_gather(const DeviceBuffer& in, DeviceBuffer& out) {
+  auto held = state_->take();
   state_->comm->run(all_gather_op(*state_, in, out));
 }
 void Worker::reduce_scatter(const DeviceBuffer& in, DeviceBuffer& out, ReduceOp op) {
+  auto held = state_->take();
   state_->comm->run(reduce_scatter_op(*state_, in, out, op));
 }
 void Worker::barrier() {
+  auto held = state_->take();
   state_->comm->run(Op{});
 }
 
 Pending Worker::all_reduce_async(DeviceBuffer& buf, ReduceOp op) {
+  auto held = state_->take();
   return Pending(state_->comm->submit(all_reduce_op(*state_, buf, op)));
 }
 Pending Worker::broadcast_async(DeviceBuffer& buf, int root) {
+  auto held = state_->take();
   return Pending(state_->comm->submit(broadcast_op(*state_, buf, root)));
 }
 Pending Worker::all_gather_async(const DeviceBuffer& in, DeviceBuffer& out) {
+  auto held = state_->take();
   return Pending(state_->comm->submit(all_gather_op(*state_, in, out)));
 }
 Pending Worker::reduce_scatter_async(const DeviceBuffer& in, DeviceBuffer& out, ReduceOp op) {
+  auto held = state_->take();
   return Pending(state_->comm->submit(reduce_scatter_op(*state_, in, out, op)));
 }
 Pending Worker::barrier_async() {
+  auto held = state_->take();
   return Pending(state_->comm->submit(Op{}));
 }
 

@@ -92,6 +92,7 @@ std::size_t Worker::bytes_in_use() const {
 // --- Compute ---------------------------------------------------------------------------------
 
 void Worker::gemm(const Gemm& g, const DeviceBuffer& a, const DeviceBuffer& b, DeviceBuffer& c) {
+  auto held = state_->take();
   check_buffer(*state_, a, "gemm", "A");
   check_buffer(*state_, b, "gemm", "B");
   check_buffer(*state_, c, "gemm", "C");
@@ -118,17 +119,20 @@ void Worker::gemm(const Gemm& g, const DeviceBuffer& a, const DeviceBuffer& b, D
 }
 
 void Worker::fill(DeviceBuffer& x, double value) {
+  auto held = state_->take();
   check_buffer(*state_, x, "fill", "x");
   state_->backend->fill(x.data(), x.size(), dtype_size(x.dtype()), element_bits(x.dtype(), value));
 }
 
 void Worker::scale(DeviceBuffer& x, float alpha) {
+  auto held = state_->take();
   check_buffer(*state_, x, "scale", "x");
   check_float(x, "scale", "x");
   state_->backend->scale(x.dtype(), x.data(), x.size(), alpha);
 }
 
 void Worker::axpy(float alpha, const DeviceBuffer& x, DeviceBuffer& y) {
+  auto held = state_->take();
   check_buffer(*state_, x, "axpy", "x");
   check_buffer(*state_, y, "axpy", "y");
   check_float(y, "axpy", "y");
@@ -143,6 +147,7 @@ void Worker::axpy(float alpha, const DeviceBuffer& x, DeviceBuffer& y) {
 }
 
 void Worker::synchronize() {
+  auto held = state_->take();
   state_->backend->synchronize();
 }
 
@@ -155,26 +160,31 @@ NativeHandles Worker::native() const {
 }
 
 void Worker::use_stream(void* cuda_stream) {
+  auto held = state_->take();
   state_->backend->use_stream(cuda_stream);
 }
 
 void Worker::use_own_stream() {
+  auto held = state_->take();
   state_->backend->use_own_stream();
 }
 
 Event Worker::record_event() {
+  auto held = state_->take();
   std::shared_ptr<detail::DeviceEvent> e = state_->backend->create_event();
   state_->backend->record(*e);
   return Event(state_->backend, std::move(e));
 }
 
 void Worker::wait_event(const Event& event) {
+  auto held = state_->take();
   detail::DeviceEvent* e = detail::EventAccess::event(event);
   if (!e) bad("wait_event", "the event is empty (moved from)");
   state_->backend->wait(*e);
 }
 
 void Worker::wait_native_event(void* cuda_event) {
+  auto held = state_->take();
   state_->backend->wait_native(cuda_event);
 }
 

@@ -253,6 +253,29 @@ int main(void) {
   EXPECT(nubo_team_size(team) == 1);
   nubo_team_free(team);
 
+  /* Joined: the worker is lent by the team and called from this (the main) thread. */
+  EXPECT(nubo_team_join(NULL, &team) == NUBO_OK);
+  {
+    nubo_worker* w = NULL;
+    nubo_buffer* b = NULL;
+    float x = 2.5f;
+    EXPECT(nubo_team_worker(team, 0, &w) == NUBO_OK && w != NULL);
+    EXPECT(nubo_buffer_create(w, NUBO_DTYPE_F32, 1, &b) == NUBO_OK);
+    EXPECT(nubo_buffer_write(b, &x, sizeof x, 0) == NUBO_OK);
+    EXPECT(nubo_worker_all_reduce(w, b, NUBO_REDUCE_SUM) == NUBO_OK);
+    x = 0;
+    EXPECT(nubo_buffer_read(b, &x, sizeof x, 0) == NUBO_OK && x == 2.5f);
+    nubo_buffer_free(b);
+    EXPECT_ERROR(nubo_team_worker(team, 1, &w), NUBO_ERR_INVALID_ARGUMENT,
+                 "worker 1 is out of range: this process has 1 workers");
+    EXPECT(w == NULL);
+    EXPECT_ERROR(nubo_team_worker(team, -1, &w), NUBO_ERR_INVALID_ARGUMENT, "out of range");
+    EXPECT_ERROR(nubo_team_worker(NULL, 0, &w), NUBO_ERR_INVALID_ARGUMENT, "team is NULL");
+    EXPECT_ERROR(nubo_team_worker(team, 0, NULL), NUBO_ERR_INVALID_ARGUMENT, "out is NULL");
+  }
+  nubo_team_free(team);
+  EXPECT_ERROR(nubo_team_join(NULL, NULL), NUBO_ERR_INVALID_ARGUMENT, "out is NULL");
+
   if (failures) {
     fprintf(stderr, "%d failure(s)\n", failures);
     return 1;

@@ -144,6 +144,14 @@ TEST_CASE("nubo-run runs a team across processes") {
   CHECK_THAT(run.output(), Catch::Contains("[1] rank 1 joined a team of 3"));
 }
 
+TEST_CASE("a process joins with Team::join() and calls its worker from its own threads") {
+  Run run({"--nproc", "2", "--", NUBO_PEER_PATH, "own-loop"});
+  CHECK(run.finish() == 0);
+  INFO(run.output());
+  CHECK_THAT(run.output(), Catch::Contains("[0] rank 0 of 2: own loop done") &&
+                               Catch::Contains("[1] rank 1 of 2: own loop done"));
+}
+
 TEST_CASE("when a process dies mid all-reduce, nubo-run names it and the others fail too") {
   if (!nubo::parallel::have_gloo()) return;  // a build without Gloo: no teams across processes
   TempDir ready;

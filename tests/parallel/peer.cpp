@@ -13,6 +13,8 @@
 //                                   iteration DIE_AT
 //   peer mismatch                   rank 1 all-reduces one element more than the others
 //   peer join                       joins and passes one barrier
+//   peer own-loop                   Team::join(), then collectives from the main thread and
+//                                   from a thread of its own, and a GEMM, without run()
 //   peer abort-async                two host workers per process; rank 1 starts an
 //                                   all-reduce of 32 MiB asynchronously and throws at once
 //
@@ -24,6 +26,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "check_collectives.hpp"
 #include "nubo/error.hpp"
@@ -117,6 +120,45 @@ int join() {
   return 0;
 }
 
+// A program with its own loop: the worker is called from the main thread, then from another
+// thread, as an application's data loader or autograd thread would.
+int own_loop() {
+  Team team = Team::join();
+  Worker& w = team.worker();
+  const int n = w.size();
+  auto grad = w.alloc<float>(1000);
+  for (int step = 1; step <= 3; ++step) {
+    grad.write(std::vector<float>(1000, static_cast<float>(w.rank() + step)));
+    w.all_reduce(grad, ReduceOp::sum);
+    const float want = static_cast<float>(n * step + n * (n - 1) / 2);
+    const float got = grad.to_vector()[999];
+    if (got != want) {
+      std::fprintf(stderr, "step %d: %g, not %g\n", step, static_cast<double>(got),
+                   static_cast<double>(want));
+      return 1;
+    }
+  }
+  std::exception_ptr failure;
+  std::thread other([&] {
+    try {
+      auto pending = w.all_reduce_async(grad, ReduceOp::max);
+      pending.wait();
+      w.barrier();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  });
+  other.join();
+  if (failure) std::rethrow_exception(failure);
+  auto a = w.alloc<float>(4), b = w.alloc<float>(4), c = w.alloc<float>(4);
+  a.write(std::vector<float>{1, 2, 3, 4});
+  b.write(std::vector<float>{1, 0, 0, 1});
+  w.gemm({.m = 2, .n = 2, .k = 2}, a, b, c);
+  if (c.to_vector() != std::vector<float>{1, 2, 3, 4}) return 1;
+  std::printf("rank %d of %d: own loop done\n", w.rank(), n);
+  return 0;
+}
+
 }  // namespace
 
 // ThreadSanitizer builds: Gloo's classic algorithms send and receive their one-byte
@@ -138,8 +180,9 @@ int main(int argc, char** argv) {
     }
     if (mode == "mismatch") return mismatch();
     if (mode == "join") return join();
+    if (mode == "own-loop") return own_loop();
     if (mode == "abort-async") return abort_async();
-    std::fprintf(stderr, "usage: peer collectives|loop DIR|mismatch|join\n");
+    std::fprintf(stderr, "usage: peer collectives|loop DIR|mismatch|join|own-loop|abort-async\n");
     return 2;
   } catch (const Error& e) {
     std::fprintf(stderr, "peer rank %d: %s: %s\n", rank_from_env(),

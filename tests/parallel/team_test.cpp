@@ -7,6 +7,7 @@
 #include <mutex>
 #include <numeric>
 #include <stdexcept>
+#include <thread>
 
 #include "nubo/error.hpp"
 #include "nubo/parallel.hpp"
@@ -270,4 +271,49 @@ TEST_CASE("a worker cannot start its own team's run") {
   Team team(host_workers(1));
   CHECK_THROWS_WITH(team.run([&](Worker&) { team.run([](Worker&) {}); }),
                     Catch::Contains("already running"));
+}
+
+TEST_CASE("Team::host makes CPU workers and refuses counts outside 1 to 1024") {
+  Team team = Team::host(3);
+  CHECK(team.size() == 3);
+  CHECK(team.worker(2).device().backend == Backend::host);
+  CHECK_THROWS_WITH(Team::host(0), Catch::Contains("0 workers; use 1 to 1024"));
+  CHECK_THROWS_WITH(Team::host(1025), Catch::Contains("1025 workers"));
+}
+
+TEST_CASE("a joined worker is called from the caller's own threads, one call at a time") {
+  Team team = Team::join();  // no launcher: a team of this process alone
+  Worker& w = team.worker();
+  CHECK(w.size() == 1);
+  auto buf = w.alloc<float>(4096);
+  w.fill(buf, 1.0);
+  // Four threads hammer the one worker; its calls are taken one at a time, so every
+  // collective completes and the sum of one rank leaves the values as they were.
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      try {
+        for (int i = 0; i < 50; ++i) {
+          w.all_reduce(buf, ReduceOp::sum);
+          w.all_reduce_async(buf, ReduceOp::max).wait();
+          w.scale(buf, 1.0f);
+          w.barrier();
+        }
+      } catch (...) {
+        ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(failures == 0);
+  CHECK(buf.to_vector() == std::vector<float>(4096, 1.0f));
+}
+
+TEST_CASE("worker() without an index needs a process of one worker") {
+  Team team = Team::host(2);
+  CHECK_THROWS_WITH(team.worker(), Catch::Contains("this process has 2 workers") &&
+                                       Catch::Contains("worker(i)") && Catch::Contains("run()"));
+  Team one = Team::host(1);
+  CHECK(one.worker().rank() == 0);
 }

@@ -2,11 +2,18 @@
 
 Python bindings over nubo's stable C ABI (libnubo_c.so) through ctypes. The library is looked
 up, on first use, in this order: $NUBO_LIBRARY; the copy bundled at install time (nubo/_libs/);
-the system (the linker cache, LD_LIBRARY_PATH, /usr/local/lib).
+run from a source checkout, the checkout's build/lib; the system (the linker cache,
+LD_LIBRARY_PATH, /usr/local/lib).
 
     >>> import nubo
     >>> report = nubo.discover(sim_devices="8xA100-SXM4-80GB")
     >>> [str(d) for d in report.select(count=4, min_cc=(8, 0))]
+
+A program started by a launcher (nubo-run, torchrun, srun, mpirun) joins its job with one call
+and reduces from its own loop:
+
+    >>> w = nubo.init()
+    >>> w.all_reduce(grad, "avg")
 """
 
 from __future__ import annotations
@@ -19,8 +26,10 @@ from . import interruption  # nubo.interruption.Watcher: spot notices (docs/trai
 from . import units  # nubo.units: sizes and durations as every tool reads them (docs/units.md)
 from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, HostCpu, Link,
                       LinkKind, Severity, discover)
-from .errors import NuboError, Status
+from .errors import (InvalidArgumentError, IoError, NotFoundError, NuboError, OutOfMemoryError,
+                     Status, TimeoutError, UnsupportedError)
 from .parallel import Buffer, DType, Event, NativeHandles, Pending, ReduceOp, Team, Worker
+from .process import init, is_initialized, shutdown, worker
 from .transfer import (Archive, Codec, Entry, EntryKind, Progress, Summary, archive_difference,
                        keygen, list_archive, pack, unpack, verify)
 
@@ -28,12 +37,14 @@ __version__ = "0.1.0"  # the version of nubo this package binds; pyproject.toml 
 
 __all__ = [
     "Backend", "Device", "DeviceReport", "Diagnosis", "DriverInfo", "HostCpu", "Link",
-    "LinkKind", "NuboError", "Severity", "Status", "abi_version", "check_environment", "discover",
+    "LinkKind", "NuboError", "InvalidArgumentError", "IoError", "NotFoundError",
+    "OutOfMemoryError", "UnsupportedError", "Severity", "Status", "abi_version", "check_environment", "discover",
     "library_path", "version",
     "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "archive_difference", "keygen",
     "list_archive",
     "pack", "unpack", "verify",
     "Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker",
+    "init", "is_initialized", "shutdown", "worker",
     "cost", "interruption", "net", "s3", "train", "units",
 ]
 

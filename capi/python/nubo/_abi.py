@@ -1008,6 +1008,8 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_team_create_host": (
         c_int, [c_size_t, POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
     "nubo_team_from_env": (c_int, [POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
+    "nubo_team_join": (c_int, [POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
+    "nubo_team_worker": (c_int, [POINTER(nubo_team), c_int, POINTER(POINTER(nubo_worker))]),
     "nubo_team_free": (None, [POINTER(nubo_team)]),
     "nubo_team_size": (c_int, [POINTER(nubo_team)]),
     "nubo_team_local_size": (c_int, [POINTER(nubo_team)]),

@@ -30,6 +30,17 @@ ReportPtr = POINTER(nubo_device_report)
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "_libs"
 SYSTEM_DIRS = (Path("/usr/local/lib"),)
+# Run from a source checkout (capi/python on PYTHONPATH), the package sits three levels under
+# the checkout's root, and `make` builds the library into the root's build/lib.
+CHECKOUT_ROOT = Path(__file__).resolve().parents[3]
+
+
+def _checkout_library() -> Optional[Path]:
+    """build/lib/libnubo_c.so of the checkout this package is run from; None when the package
+    is not run from a checkout."""
+    if not (CHECKOUT_ROOT / "capi" / "nubo.h").is_file():
+        return None
+    return CHECKOUT_ROOT / "build" / "lib" / "libnubo_c.so"
 
 _lock = threading.Lock()
 _loaded: Optional[ctypes.CDLL] = None
@@ -66,16 +77,27 @@ def _find_and_load() -> tuple[ctypes.CDLL, str]:
     tried.append("NUBO_LIBRARY: not set")
 
     # 2. The copy bundled into the package at install time.
+    checkout = _checkout_library()
     bundled = _bundled_candidates()
     for path in bundled:
         cdll = _try_load(str(path), tried, f"bundled {path}")
         if cdll is not None:
             return cdll, str(path)
-    if not bundled:
+    if not bundled and checkout is None:
         tried.append(f"bundled {BUNDLED_DIR}/libnubo_c.so: not present (the package was "
                      "installed without a build of nubo)")
 
-    # 3. The system: the linker cache, then the dynamic loader's own search (LD_LIBRARY_PATH),
+    # 3. Run from a source checkout rather than installed: the checkout's own build.
+    if checkout is not None:
+        if checkout.is_file():
+            cdll = _try_load(str(checkout), tried, f"this checkout's build, {checkout}")
+            if cdll is not None:
+                return cdll, str(checkout)
+        else:
+            tried.append(f"this checkout's build, {checkout}: not built yet (run make in "
+                         f"{CHECKOUT_ROOT})")
+
+    # 4. The system: the linker cache, then the dynamic loader's own search (LD_LIBRARY_PATH),
     # then where `cmake --install` puts it by default.
     found = ctypes.util.find_library("nubo_c")
     if found:
@@ -96,8 +118,10 @@ def _find_and_load() -> tuple[ctypes.CDLL, str]:
     raise NuboError(
         Status.UNAVAILABLE,
         "nubo: cannot find libnubo_c.so. Tried:\n  " + "\n  ".join(tried) +
-        "\nBuild nubo (make) and reinstall the package with NUBO_LIB_DIR=<build>/lib "
-        "pip install ./capi/python, or set NUBO_LIBRARY=/path/to/libnubo_c.so.")
+        "\n" + ("Build nubo (make in " + str(CHECKOUT_ROOT) + "), or set "
+                "NUBO_LIBRARY=/path/to/libnubo_c.so." if checkout is not None else
+                "Build nubo (make) and reinstall the package with NUBO_LIB_DIR=<build>/lib "
+                "pip install ./capi/python, or set NUBO_LIBRARY=/path/to/libnubo_c.so."))
 
 
 def _declare(cdll: ctypes.CDLL, origin: str) -> None:

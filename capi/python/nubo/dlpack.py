@@ -141,6 +141,12 @@ class Borrowed:
             raise NuboError(Status.INVALID_ARGUMENT, f"a {type(obj).__name__} is neither a nubo "
                             "Buffer nor an object with __dlpack__ (a NumPy array, a PyTorch or "
                             "CuPy tensor)")
+        if getattr(obj, "requires_grad", False) and callable(getattr(obj, "detach", None)):
+            # A PyTorch parameter (or any tensor autograd tracks) refuses __dlpack__. Its
+            # detached view shares the same memory, as `param.data` does, so the collective
+            # still works in place on the parameter; autograd does not see the change, as
+            # with torch.distributed's own collectives.
+            obj = obj.detach()
         self.capsule = _capsule(obj, stream)
         if not _api.PyCapsule_IsValid(self.capsule, _CAPSULE):
             raise NuboError(Status.INVALID_ARGUMENT, "__dlpack__ did not return a live "

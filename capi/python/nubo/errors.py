@@ -51,35 +51,41 @@ class NuboError(Exception):
         return f"NuboError({self.status.name}, {self.message!r})"
 
 
-class _InvalidArgument(NuboError, ValueError):
+# One subclass per status that has a builtin counterpart, so that `except ValueError` catches an
+# invalid argument. They are public and live in `nubo` (a traceback says
+# "nubo.InvalidArgumentError: <message>"); `except nubo.NuboError` catches them all.
+class InvalidArgumentError(NuboError, ValueError):
     pass
 
 
-class _NotFound(NuboError, FileNotFoundError):
+class NotFoundError(NuboError, FileNotFoundError):
     pass
 
 
-class _IO(NuboError, OSError):
+class IoError(NuboError, OSError):
     pass
 
 
-class _Timeout(NuboError, TimeoutError):
+class TimeoutError(NuboError, TimeoutError):  # noqa: A001 - nubo.TimeoutError, as asyncio's
     pass
 
 
-class _OutOfMemory(NuboError, MemoryError):
+class OutOfMemoryError(NuboError, MemoryError):
     pass
 
 
-class _Unsupported(NuboError, NotImplementedError):
+class UnsupportedError(NuboError, NotImplementedError):
     pass
 
 
 _BY_STATUS = {
-    Status.INVALID_ARGUMENT: _InvalidArgument,
-    Status.NOT_FOUND: _NotFound,
-    Status.IO: _IO,
-    Status.TIMEOUT: _Timeout,
-    Status.OUT_OF_MEMORY: _OutOfMemory,
-    Status.UNSUPPORTED: _Unsupported,
+    Status.INVALID_ARGUMENT: InvalidArgumentError,
+    Status.NOT_FOUND: NotFoundError,
+    Status.IO: IoError,
+    Status.TIMEOUT: TimeoutError,
+    Status.OUT_OF_MEMORY: OutOfMemoryError,
+    Status.UNSUPPORTED: UnsupportedError,
 }
+
+for _kind in (NuboError, *_BY_STATUS.values()):
+    _kind.__module__ = "nubo"

@@ -329,14 +329,20 @@ def _dim(obj: Any, axis: int) -> Optional[int]:
 
 
 class Worker:
-    """One member of a team, handed to the function Team.run runs; valid during that call.
+    """One member of a team: nubo.init() or Team.worker() for a process with one worker (valid
+    until the team is closed), or handed to the function Team.run runs (valid during that
+    call). Its methods may be called from any thread, the main thread included; a worker takes
+    its calls one at a time.
 
     Buffers: every call taking one also takes any object with __dlpack__ (a NumPy array, a
-    PyTorch or CuPy tensor), used in place for the call. Everything a worker does is ordered on
-    its stream; see use_stream and docs/parallel.md for work on other streams."""
+    PyTorch or CuPy tensor), used in place for the call; a tensor that requires grad (a
+    parameter) is used through its data, as `param.data`. Everything a worker does is ordered
+    on its stream; see use_stream and docs/parallel.md for work on other streams."""
 
-    def __init__(self, handle: "ctypes._Pointer[nubo_worker]") -> None:
-        self._handle = handle
+    def __init__(self, handle: "ctypes._Pointer[nubo_worker]",
+                 team: Optional["Team"] = None) -> None:
+        self._raw = handle
+        self._team = team  # the team that lends it, kept alive by the worker; None in a run
         info = nubo_worker_info()
         _lib.check(_lib.lib().nubo_worker_get_info(handle, ctypes.byref(info)))
         self.rank: int = info.rank
@@ -350,6 +356,13 @@ class Worker:
         self.host_threads: int = info.host_threads
         # The CPUs it is pinned to while it runs (cpu_bind); empty when it floats.
         self.cpus: list[int] = [info.cpus[i] for i in range(info.cpu_count)]
+
+    @property
+    def _handle(self) -> "ctypes._Pointer[nubo_worker]":
+        if self._team is not None and self._team._handle is None:
+            raise NuboError(Status.INVALID_ARGUMENT, "this worker's team is closed "
+                            "(nubo.shutdown() or Team.close()): call nubo.init() again")
+        return self._raw
 
     def __repr__(self) -> str:
         return f"Worker(rank={self.rank}/{self.size}, device={self.device_name!r})"
@@ -592,6 +605,15 @@ class Team:
         return cls(handle)
 
     @classmethod
+    def join(cls, *, timeout: Optional[float] = None, cpu_bind: bool = False) -> Team:
+        """Joins the job that started this process, as from_env(), for use from the caller's
+        own loop: team.worker() is this process's worker (nubo.init() does both)."""
+        handle = TeamPtr()
+        o = _options(timeout, cpu_bind)
+        _lib.check(_lib.lib().nubo_team_join(ctypes.byref(o), ctypes.byref(handle)))
+        return cls(handle)
+
+    @classmethod
     def from_env(cls, *, timeout: Optional[float] = None, cpu_bind: bool = False) -> Team:
         """Joins the job that started this process (nubo-run, torchrun, srun, mpirun or
         SkyPilot); alone (a team of one) without one."""
@@ -617,6 +639,13 @@ class Team:
         """What the team is made of: a line per worker of this process (device, GEMM threads
         and why, pinned CPUs), then the link between the processes."""
         return _lib.read_text(_lib.lib().nubo_team_describe, self._h())
+
+    def worker(self, local_rank: int = 0) -> Worker:
+        """This process's worker number local_rank, usable from any thread until the team is
+        closed."""
+        handle = WorkerPtr()
+        _lib.check(_lib.lib().nubo_team_worker(self._h(), local_rank, ctypes.byref(handle)))
+        return Worker(handle, self)
 
     def run(self, fn: Callable[[Worker], None]) -> None:
         """Calls fn(worker) on every worker of this process at once. Re-raises the first

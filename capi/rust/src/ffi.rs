@@ -1229,6 +1229,15 @@ extern "C" {
         options: *const nubo_team_options,
         out: *mut *mut nubo_team,
     ) -> nubo_status;
+    pub fn nubo_team_join(
+        options: *const nubo_team_options,
+        out: *mut *mut nubo_team,
+    ) -> nubo_status;
+    pub fn nubo_team_worker(
+        team: *mut nubo_team,
+        local_rank: c_int,
+        out: *mut *mut nubo_worker,
+    ) -> nubo_status;
     pub fn nubo_team_free(team: *mut nubo_team);
     pub fn nubo_team_size(team: *const nubo_team) -> c_int;
     pub fn nubo_team_local_size(team: *const nubo_team) -> c_int;

@@ -305,6 +305,61 @@ impl Team {
         team_from(raw)
     }
 
+    /// Joins the job that started this process (nubo-run, torchrun, srun, mpirun, SkyPilot)
+    /// for use from the caller's own loop: [`Team::worker`] is this process's worker, called
+    /// from any thread, the main thread included. Without a launcher: a team of this process
+    /// alone, so the same program runs on its own.
+    ///
+    /// ```no_run
+    /// let team = nubo::Team::join()?;
+    /// let w = team.worker()?;
+    /// let mut grad = vec![1.0f32; 1024];
+    /// for _step in 0..10 {
+    ///     w.all_reduce_slice(&mut grad, nubo::ReduceOp::Avg)?;
+    /// }
+    /// # Ok::<(), nubo::Error>(())
+    /// ```
+    pub fn join() -> Result<Team, Error> {
+        Team::join_with(&TeamOptions::default())
+    }
+
+    /// The same, with options (a timeout; cpu_bind also pins the calling thread).
+    pub fn join_with(given: &TeamOptions) -> Result<Team, Error> {
+        let o = options(given)?;
+        let mut raw = ptr::null_mut();
+        // SAFETY: valid options and output pointer.
+        check(unsafe { ffi::nubo_team_join(&o, &mut raw) })?;
+        team_from(raw)
+    }
+
+    /// This process's worker, when it has one (a team from [`Team::join`]); usable from any
+    /// thread while the team lives.
+    pub fn worker(&self) -> Result<Worker<'_>, Error> {
+        if self.local_size() != 1 {
+            return Err(Error::new(
+                Status::InvalidArgument,
+                format!(
+                    "this process has {} workers: take one with worker_at(i), or run a \
+                     closure on each with run()",
+                    self.local_size()
+                ),
+            ));
+        }
+        self.worker_at(0)
+    }
+
+    /// This process's worker number `local_rank` (0 .. local_size() - 1).
+    pub fn worker_at(&self, local_rank: i32) -> Result<Worker<'_>, Error> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a live handle and a valid output pointer; the worker lives as long as the
+        // team, which the returned Worker borrows.
+        check(unsafe { ffi::nubo_team_worker(self.raw.as_ptr(), local_rank, &mut raw) })?;
+        Ok(Worker {
+            raw,
+            _run: PhantomData,
+        })
+    }
+
     /// Joins the job nubo-run (or torchrun, srun, mpirun, SkyPilot) started; a team of this
     /// process alone without one.
     pub fn from_env() -> Result<Team, Error> {
@@ -362,12 +417,18 @@ impl Team {
 
 // ---- Worker --------------------------------------------------------------------------------
 
-/// One member of a team, lent to [`Team::run`]'s closure for the run. Everything it does is
-/// ordered on its stream (on CUDA: see [`Worker::use_stream`] and docs/parallel.md).
+/// One member of a team: [`Team::worker`] (borrowing the team), or lent to [`Team::run`]'s
+/// closure for the run. Everything it does is ordered on its stream (on CUDA: see
+/// [`Worker::use_stream`] and docs/parallel.md).
 pub struct Worker<'run> {
     raw: *mut ffi::nubo_worker,
     _run: PhantomData<&'run ()>,
 }
+
+// SAFETY: the library takes a worker's calls from any thread, one at a time (each call holds
+// the worker); the handle stays valid for 'run, which borrows the team.
+unsafe impl Send for Worker<'_> {}
+unsafe impl Sync for Worker<'_> {}
 
 impl<'run> Worker<'run> {
     fn info(&self) -> ffi::nubo_worker_info {

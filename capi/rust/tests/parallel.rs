@@ -201,3 +201,36 @@ fn one_dtype_read_by_the_library() {
     invalid(DType::parse("int8"), "unknown dtype 'int8'");
     invalid(DType::parse("f\u{0}32"), "NUL byte");
 }
+
+#[test]
+fn a_joined_worker_is_called_from_the_programs_own_threads() {
+    // No launcher in the test's environment: a job of this process alone.
+    let team = Team::join().unwrap();
+    let w = team.worker().unwrap();
+    assert_eq!((w.rank(), w.size()), (0, 1));
+    let mut grad = vec![3.0f32; 256];
+    w.all_reduce_slice(&mut grad, ReduceOp::Sum).unwrap();
+    let mut buf = w.buffer(DType::F32, 64).unwrap();
+    w.fill(&mut buf, 2.0).unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| {
+                let mut mine = vec![1i64; 32];
+                for _ in 0..20 {
+                    w.all_reduce_slice(&mut mine, ReduceOp::Max).unwrap();
+                    w.barrier().unwrap();
+                }
+            });
+        }
+    });
+    assert!(grad.iter().all(|&g| g == 3.0));
+    assert_eq!(buf.to_vec::<f32>().unwrap(), vec![2.0f32; 64]);
+}
+
+#[test]
+fn worker_needs_a_process_of_one_worker() {
+    let team = Team::host(2).unwrap();
+    invalid(team.worker().map(|_| ()), "this process has 2 workers");
+    invalid(team.worker_at(2).map(|_| ()), "worker 2 is out of range");
+    assert_eq!(team.worker_at(1).unwrap().rank(), 1);
+}

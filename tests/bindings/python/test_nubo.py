@@ -12,8 +12,10 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import unittest
@@ -157,6 +159,58 @@ class LibraryTest(unittest.TestCase):
         self.assertTrue(out.startswith("UNAVAILABLE "), out)
         for tried in ("NUBO_LIBRARY: not set", "/nonexistent/_libs", "find_library"):
             self.assertIn(tried, out)
+
+
+    def _run_from_checkout(self, built: bool) -> str:
+        """Copies the package into a fake source checkout (capi/python/nubo beside capi/nubo.h)
+        and imports it from there, as a user running from a clone does."""
+        package = Path(nubo.__file__).parent
+        with tempfile.TemporaryDirectory() as root:
+            checkout = Path(root)
+            shutil.copytree(package, checkout / "capi" / "python" / "nubo",
+                            ignore=shutil.ignore_patterns("_libs", "__pycache__"))
+            (checkout / "capi" / "nubo.h").write_text("/* the C ABI */\n")
+            if built:
+                (checkout / "build" / "lib").mkdir(parents=True)
+                (checkout / "build" / "lib" / "libnubo_c.so").symlink_to(nubo.library_path())
+            code = textwrap.dedent("""
+                import nubo
+                from nubo import _lib
+                _lib.SYSTEM_DIRS = ()
+                try:
+                    print("LOADED", nubo.library_path())
+                except nubo.NuboError as e:
+                    print(e.status.name, str(e))
+            """)
+            env = {k: v for k, v in os.environ.items()
+                   if k not in ("NUBO_LIBRARY", "LD_LIBRARY_PATH")}
+            env["PYTHONPATH"] = str(checkout / "capi" / "python")
+            out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                                 capture_output=True, text=True, cwd=root).stdout
+            return out.replace(str(checkout), "<checkout>")
+
+    def test_a_checkout_finds_its_own_build(self) -> None:
+        out = self._run_from_checkout(built=True)
+        self.assertEqual(out.strip(), "LOADED <checkout>/build/lib/libnubo_c.so")
+
+    def test_an_unbuilt_checkout_says_to_build_it(self) -> None:
+        out = self._run_from_checkout(built=False)
+        if out.startswith("LOADED"):
+            self.skipTest(f"nubo is installed system-wide: {out.strip()}")
+        self.assertIn("<checkout>/build/lib/libnubo_c.so: not built yet (run make in "
+                      "<checkout>)", out)
+        self.assertNotIn("installed without a build", out)
+
+    def test_exceptions_print_with_public_names(self) -> None:
+        code = "import nubo\nnubo.Team.host(0)\n"
+        err = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                             text=True).stderr
+        self.assertIn("nubo.InvalidArgumentError: nubo_team_create_host: workers is 0", err)
+        self.assertNotIn("_InvalidArgument", err)
+        with self.assertRaises(ValueError) as caught:
+            nubo.Team.host(0)
+        self.assertIsInstance(caught.exception, nubo.NuboError)
+        self.assertIsInstance(caught.exception, nubo.InvalidArgumentError)
 
 
 class EightA100Test(unittest.TestCase):
