@@ -49,7 +49,8 @@ struct CopySummary {
 //  - s3://B/KEY to a file, or into an existing directory;
 //  - s3://B/PREFIX/ to a directory: every object under the prefix, its key's rest as the path
 //    (keys that would leave the directory are refused).
-// Errors: Error(invalid_argument) for bad URLs, options or credentials refused (with advice),
+// Errors: Error(invalid_argument) for bad URLs, options, or credentials missing or refused (with
+// advice),
 // Error(not_found) for a missing bucket or object, Error(unavailable) when the server cannot be
 // reached after the retries (run it again: it resumes), Error(corrupt) when content does not
 // verify, Error(cancelled).

@@ -95,7 +95,8 @@ TEST_CASE("missing credentials and bad files are clear errors", "[s3]") {
     s3::load_config();
     FAIL("no credentials accepted");
   } catch (const nubo::Error& e) {
-    CHECK(e.code() == nubo::Errc::unavailable);
+    // Not retryable: a retry wrapper (exit 5 means "run it again") would loop forever.
+    CHECK(e.code() == nubo::Errc::invalid_argument);
     CHECK_THAT(e.what(), Catch::Contains("AWS_ACCESS_KEY_ID"));
   }
   nubo_test::write_file(t / ".aws/credentials", "[default\naws_access_key_id = X\n");

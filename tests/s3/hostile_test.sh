@@ -79,6 +79,16 @@ for wrong in "AWS_SECRET_ACCESS_KEY=not-the-secret" "AWS_ACCESS_KEY_ID=AKIDUNKNO
   ! grep -q "not-the-secret" err || fail "the secret appears in the message"
   [ ! -e got.bin ] || fail "a refused download landed"
 done
+# No credentials at all: a usage error too (exit 2), never "temporary" (5), which a retry
+# wrapper would run again forever.
+set +e
+env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_PROFILE HOME="$PWD/nohome" \
+  AWS_SHARED_CREDENTIALS_FILE="$PWD/nohome/none" AWS_CONFIG_FILE="$PWD/nohome/none" \
+  timeout 60 "$xfer" cp s3://signed/object.bin got.bin -q 2>err
+status=$?
+set -e
+[ "$status" = 2 ] || fail "missing credentials exit $status: $(cat err)"
+grep -q "no S3 credentials: set AWS_ACCESS_KEY_ID" err || fail "missing credentials: $(cat err)"
 # A proxy that flips a byte of every PUT body and strips its Content-MD5: the server's ETag tells,
 # and the upload fails (exit 3), whole, in parts, and packed; never a success.
 head -c 100000 /dev/urandom > small.bin

@@ -121,6 +121,26 @@ grep -qF 'odd/evil\x1b[2J\nforged' listed.txt || fail "list: $(cat -v listed.txt
 [ "$(status "$xfer" cat odd.nubo odd)" = 2 ] || fail "cat of a directory: $(cat err)"
 grep -q "'odd' is a directory, not a file" err || fail "cat of a directory: $(cat err)"
 
+# list -l has a header line naming its columns; cat of a name without its folders suggests
+# the entry it most likely meant.
+"$xfer" list -l piped.nubo > long.txt
+head -1 long.txt | grep -q '^MODE  *SIZE  *STORED MODIFIED  *PATH$' || fail "list -l header: $(head -1 long.txt)"
+grep -q ' src/sub/big.bin$' long.txt || fail "list -l: $(cat long.txt)"
+[ "$(status "$xfer" cat piped.nubo big.bin)" = 1 ] || fail "cat of a near miss"
+grep -q "no entry 'big.bin'; did you mean 'src/sub/big.bin'?" err || fail "near miss: $(cat err)"
+[ "$(status "$xfer" cat piped.nubo ./src/a.txt)" = 1 ] || fail "cat of ./src/a.txt"
+grep -q "did you mean 'src/a.txt'?" err || fail "a leading ./: $(cat err)"
+
+# An unpack over a file the user changed restores it, and counts as kept only the files that
+# were intact; nothing is called resumed or "already done".
+"$xfer" unpack piped.nubo -C again -q
+printf 'X' | dd of=again/src/sub/big.bin bs=1 seek=10 conv=notrunc 2>/dev/null
+"$xfer" unpack piped.nubo -C again 2> err
+cmp src/sub/big.bin again/src/sub/big.bin || fail "the changed file was not restored"
+# The four small files (23 bytes) were intact; the changed one is not among them.
+grep -q ", 23 B already in place (verified, kept)" err || fail "the unpack report: $(cat err)"
+! grep -q "already done\|resumed" err || fail "the unpack report: $(cat err)"
+
 # The first SIGTERM ends a command whose peer never answers (no second signal needed).
 python3 -c 'import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()

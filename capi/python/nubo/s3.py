@@ -44,8 +44,9 @@ def copy(source: StrPath, destination: StrPath, *, streams: int = 4, part_size: 
     rate: bytes per second over every part in flight (0: unlimited).
     key_file: uploads are encrypted with this key (nubo.keygen makes one); downloads
     of encrypted objects need it.
-    Raises NuboError (INVALID_ARGUMENT: URLs, options, refused credentials; NOT_FOUND: a bucket
-    or object; UNAVAILABLE: unreachable, call again to resume; CORRUPT; CANCELLED)."""
+    Raises NuboError (INVALID_ARGUMENT: URLs, options, missing or refused credentials;
+    NOT_FOUND: a bucket or object; UNAVAILABLE: unreachable, call again to resume; CORRUPT;
+    CANCELLED)."""
     lib = _lib.lib()
     o = nubo_s3_copy_options()
     _lib.check(lib.nubo_s3_copy_options_init(ctypes.byref(o), ctypes.sizeof(o)))

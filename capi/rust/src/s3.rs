@@ -61,8 +61,8 @@ pub struct CopySummary {
 
 /// Copies a file or a tree between a local path and `s3://BUCKET/KEY`, either way round. Run
 /// the same copy again after an interruption to resume it. Errors: InvalidArgument (URLs,
-/// options, refused credentials), NotFound (a bucket or an object), Unavailable (unreachable:
-/// call again to resume), Corrupt, Cancelled.
+/// options, missing or refused credentials), NotFound (a bucket or an object), Unavailable
+/// (unreachable: call again to resume), Corrupt, Cancelled.
 pub fn copy(
     from: impl AsRef<Path>,
     to: impl AsRef<Path>,

@@ -91,6 +91,8 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   bool resume = false, fresh = false, strict_resume = false, autotune = false, quiet = false,
        sync_checkpoints = false;
+  // --help shows each option's default after it ("--epochs INT=10"); empty ones show nothing.
+  app.option_defaults()->always_capture_default();
   app.add_option("--devices", devices,
                  "cpu, cpu:N, sim:N or cuda:I[,J...] (default: all GPUs, else cpu)")
       ->check(nubo_cli::NonEmpty);

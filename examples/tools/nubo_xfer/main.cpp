@@ -103,8 +103,12 @@ void report(const std::string& operation, const xfer::Summary& s, const Common& 
       nubo::format_bytes(static_cast<double>(s.bytes_stored), 2).c_str(),
       s.bytes ? static_cast<double>(s.bytes_stored) / static_cast<double>(s.bytes) : 0.0, s.seconds,
       nubo::format_bytes(s.seconds > 0 ? static_cast<double>(moved) / s.seconds : 0, 2).c_str());
+  // Skipped bytes are either work an interrupted attempt did (resumed) or files found intact:
+  // "already done" would read as the latter's being redone work, which it is not.
   if (s.bytes_skipped > 0) {
-    std::fprintf(stderr, ", %s already done",
+    std::fprintf(stderr,
+                 s.resumed ? ", %s resumed from an interrupted attempt"
+                           : ", %s already in place (verified, kept)",
                  nubo::format_bytes(static_cast<double>(s.bytes_skipped), 2).c_str());
   }
   if (s.bytes_transferred > 0) {
@@ -178,6 +182,8 @@ int list(const std::string& archive, const std::string& key_file, bool long_form
     return 0;
   }
   // Names as the archive holds them may hold anything but '/' and NUL: escaped, one a line.
+  if (long_format)
+    std::printf("%-10s %14s %12s %-16s %s\n", "MODE", "SIZE", "STORED", "MODIFIED", "PATH");
   for (const auto& e : entries) {
     const auto name = nubo::printable(e.path);
     if (long_format) {
@@ -194,11 +200,37 @@ int list(const std::string& archive, const std::string& key_file, bool long_form
   return 0;
 }
 
+// The entries a mistyped path most likely meant: files whose path ends in "/<path>" (a name
+// given without its folders), or the path without a leading "./" or "/"; at most three.
+std::string near_misses(const xfer::Reader& reader, std::string path) {
+  while (path.rfind("./", 0) == 0) path.erase(0, 2);
+  while (!path.empty() && path.front() == '/') path.erase(0, 1);
+  std::string found;
+  int count = 0;
+  for (const auto& e : reader.entries()) {
+    const auto& p = e.path;
+    const bool tail = p.size() > path.size() &&
+                      p.compare(p.size() - path.size(), path.size(), path) == 0 &&
+                      p[p.size() - path.size() - 1] == '/';
+    if (path.empty() || (p != path && !tail)) continue;
+    found += (count ? " or '" : "'") + nubo::printable(p) + "'";
+    if (++count == 3) break;
+  }
+  return found;
+}
+
 int cat(const std::string& archive, const std::string& key_file, const std::string& path,
         bool verbose) {
   xfer::Reader reader(archive, key_file);
   const auto* e = reader.find(path);
-  if (!e) throw nubo::Error(nubo::Errc::not_found, archive + ": no entry '" + path + "'");
+  if (!e) {
+    const auto near = near_misses(reader, path);
+    throw nubo::Error(nubo::Errc::not_found,
+                      archive + ": no entry '" + path + "'" +
+                          (near.empty() ? std::string("; `list` shows the entries")
+                                        : "; did you mean " + near +
+                                              "? (entries are named from the archive's root)"));
+  }
   if (e->kind != xfer::EntryKind::file) {
     throw nubo::Error(nubo::Errc::invalid_argument,
                       archive + ": '" + path + "' is a " +

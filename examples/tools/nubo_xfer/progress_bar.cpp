@@ -41,7 +41,7 @@ std::string ProgressBar::line(const nubo::transfer::Progress& p, bool with_file)
                 ratio.c_str());
   std::string s = buf;
   if (p.bytes_skipped > 0)
-    s += "  (" + nubo::format_bytes(static_cast<double>(p.bytes_skipped), 2) + " resumed)";
+    s += "  (" + nubo::format_bytes(static_cast<double>(p.bytes_skipped), 2) + " kept)";
   if (with_file && !p.current_file.empty()) s += "  " + std::string(p.current_file);
   return s;
 }

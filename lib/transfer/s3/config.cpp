@@ -111,8 +111,9 @@ Config load_config(const std::string& profile) {
     c.credentials = {from_files("aws_access_key_id"), from_files("aws_secret_access_key"),
                      from_files("aws_session_token")};
   }
+  // A usage error, not a temporary one: running the same command again cannot find them.
   if (c.credentials.access_key_id.empty() || c.credentials.secret_access_key.empty())
-    throw Error(Errc::unavailable,
+    throw Error(Errc::invalid_argument,
                 "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give the "
                 "profile '" +
                     c.profile + "' aws_access_key_id and aws_secret_access_key in " +

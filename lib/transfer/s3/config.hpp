@@ -30,9 +30,9 @@ struct Config {
   double timeout_seconds = 0;
 };
 
-// Error(invalid_argument) for a named profile that no file has, or a file that is not what it
-// should be (naming the file and line); Error(unavailable) when no credentials are found,
-// saying where they were looked for.
+// Error(invalid_argument) for a named profile that no file has, a file that is not what it
+// should be (naming the file and line), or no credentials at all (saying where they were
+// looked for): none of them goes away when the same command is run again.
 Config load_config(const std::string& profile = "");
 
 }  // namespace nubo::s3
