@@ -52,9 +52,9 @@ NUBO_C_API nubo_status nubo_s3_copy_options_init(nubo_s3_copy_options* options, 
 /*
  * Copies `from` to `to`: a file or a tree, one of them an s3:// URL (docs/s3.md says which
  * forms). options and summary may be NULL. Errors: NUBO_ERR_INVALID_ARGUMENT (URLs, options,
- * missing or refused credentials, with advice), NUBO_ERR_NOT_FOUND (a bucket, an object, a local path),
- * NUBO_ERR_UNAVAILABLE (unreachable after the retries: call again to resume), NUBO_ERR_CORRUPT
- * (content that does not verify), NUBO_ERR_IO, NUBO_ERR_CANCELLED.
+ * missing or refused credentials, with advice), NUBO_ERR_NOT_FOUND (a bucket, an object, a local
+ * path), NUBO_ERR_UNAVAILABLE (unreachable after the retries: call again to resume),
+ * NUBO_ERR_CORRUPT (content that does not verify), NUBO_ERR_IO, NUBO_ERR_CANCELLED.
  */
 NUBO_C_API nubo_status nubo_s3_copy(const char* from, const char* to,
                                     const nubo_s3_copy_options* options,

@@ -20,8 +20,9 @@ double arg(int argc, char** argv, int i, double fallback) {
   char* end = nullptr;
   const double v = std::strtod(argv[i], &end);
   if (end == argv[i] || *end != '\0' || !(v > 0)) {
-    std::fprintf(stderr, "usage: nubo-plan-example [PARAMETERS [TOKENS [HOURS [BUDGET]]]]: '%s' "
-                         "is not a positive number\n",
+    std::fprintf(stderr,
+                 "usage: nubo-plan-example [PARAMETERS [TOKENS [HOURS [BUDGET]]]]: '%s' "
+                 "is not a positive number\n",
                  argv[i]);
     std::exit(2);
   }
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
   nubo::cost::Workload work;
   work.parameters = arg(argc, argv, 1, 7e9);
   work.tokens = arg(argc, argv, 2, 2e9);
-  work.sharding = -1;  // the least ZeRO stage that fits the GPU's memory
+  work.sharding = -1;                            // the least ZeRO stage that fits the GPU's memory
   work.checkpoint_bytes = work.parameters * 16;  // weights and Adam's states, as saved
 
   nubo::cost::PlanRequest request;
