@@ -111,8 +111,10 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     >>"$log" 2>&1 || { tail -40 "$log"; say "configure failed (log: $log)"; exit 1; }
 fi
 # The GPU paths: the backend, the public compute API and the trainer's kernels (test_gpu), the
-# stream-ordering check (gpu_stream_order), the CUDA example, and the benchmark.
-gpu_targets=(nubo_cuda test_backend openblas_lazy_test test_gpu gpu_stream_order nubo-cuda-stream)
+# stream-ordering check (gpu_stream_order), the CUDA example, a program's own loop joining on the
+# GPU (nubo-own-loop-c under nubo-run), and the benchmark.
+gpu_targets=(nubo_cuda test_backend openblas_lazy_test test_gpu gpu_stream_order nubo-cuda-stream
+  nubo-run nubo-own-loop-c)
 targets=("${gpu_targets[@]}" bench_gemm_gpu ${NUBO_GPU_EXTRA_TARGETS:-})
 if grep -q '^NUBO_NCCL_LIBRARY:FILEPATH=.*NOTFOUND' "$build/CMakeCache.txt"; then
   say "NCCL not found: the plugin is built without it, and the benchmark is skipped"
@@ -136,6 +138,13 @@ say "running examples/cuda (nubo-cuda-stream)"
 example_rc=0
 timeout 60 "$build/bin/nubo-cuda-stream" 2>&1 | tee "$build/example.log" | tail -5 || example_rc=$?
 
+# --- A program's own loop: nubo_team_join gives a CUDA worker (NCCL), reduced from main() -----
+say "running examples/c/own_loop.c under nubo-run (one process, its GPU)"
+join_rc=0
+timeout 60 "$build/bin/nubo-run" -n 1 -- "$build/bin/nubo-own-loop-c" 2>&1 |
+  tee "$build/own_loop.log" | tail -3 || join_rc=$?
+grep -q "all-reduces from the main thread" "$build/own_loop.log" || join_rc=1
+
 # --- GPU benchmarks -----------------------------------------------------------------------------
 say "benchmarking"
 bench_rc=0
@@ -145,6 +154,6 @@ bench_rc=0
 
 # --- The table, last ---------------------------------------------------------------------------
 echo
-echo "== nubo gpu_check: tests: ${summary:-see $build/ctest.log} (exit $tests_rc); example exit $example_rc; $((SECONDS - start)) s"
+echo "== nubo gpu_check: tests: ${summary:-see $build/ctest.log} (exit $tests_rc); example exit $example_rc; own loop exit $join_rc; $((SECONDS - start)) s"
 cat "$build/bench.log"
-[ $tests_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $example_rc -eq 0 ]
+[ $tests_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $example_rc -eq 0 ] && [ $join_rc -eq 0 ]

@@ -26,11 +26,15 @@ int main(void) {
   if (nubo_team_worker(team, 0, &w) != NUBO_OK) goto done;
   info.struct_size = sizeof info;
   if (nubo_worker_get_info(w, &info) != NUBO_OK) goto done;
-  /* The gradient stays the application's: the buffer wraps it without a copy. */
-  if (nubo_worker_wrap(w, grad, NUBO_DTYPE_F32, kElements, &buf) != NUBO_OK) goto done;
+  /* A buffer on the worker's device: a GPU's memory, or host memory on the CPU. (On the CPU,
+     nubo_worker_wrap would reduce `grad` itself, without the copies.) */
+  if (nubo_buffer_create(w, NUBO_DTYPE_F32, kElements, &buf) != NUBO_OK) goto done;
   for (int step = 0; step < kSteps; ++step) {
     for (int i = 0; i < kElements; ++i) grad[i] = (float)(info.rank + step);
-    if (nubo_worker_all_reduce(w, buf, NUBO_REDUCE_AVG) != NUBO_OK) goto done;
+    if (nubo_buffer_write(buf, grad, sizeof grad, 0) != NUBO_OK ||
+        nubo_worker_all_reduce(w, buf, NUBO_REDUCE_AVG) != NUBO_OK ||
+        nubo_buffer_read(buf, grad, sizeof grad, 0) != NUBO_OK)
+      goto done;
   }
   /* The last step's average over ranks 0 .. size-1 of (rank + kSteps - 1). */
   const float want = (float)(kSteps - 1) + (float)(info.size - 1) / 2.0f;
