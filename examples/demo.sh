@@ -24,6 +24,9 @@ NUBO_SIM_DEVICES=8xA100-SXM4-80GB NUBO_SIM_TOPOLOGY="$here/../tests/data/two_isl
 step "Data parallelism: 4 simulated GPUs compute with Worker::gemm and sum gradients with all_reduce (examples/data_parallel)"
 NUBO_SIM_DEVICES=4xA100-SXM4-80GB NUBO_CUDA=0 "$bin/nubo-data-parallel" --epochs 10
 
+step "A program's own loop in C: two processes under nubo-run join (nubo_team_join) and all-reduce from main() (examples/c/own_loop.c)"
+NUBO_CUDA=0 "$bin/nubo-run" -n 2 -- "$bin/nubo-own-loop-c"   # on the CPU: one GPU cannot serve two
+
 if [ -x "$bin/nubo-cuda-stream" ]; then
   step "CUDA: the application's kernel on its own stream, ordered before nubo's all_reduce (examples/cuda)"
   "$bin/nubo-cuda-stream"
@@ -42,6 +45,11 @@ rm -rf "$work"
 step "Cost: a 7B model trained on 2e9 tokens within 48 h and \$2,000, over 15 clouds' offers"
 "$bin/nubo-cost" plan --params 7B --tokens 2e9 --deadline 48h --budget 2000 --spot --zero auto \
   --batch 512 --seq-len 4096 --nodes 1-2 --checkpoint-size 100G --limit 5
+
+if [ -x "$bin/nubo-plan-example" ]; then
+  step "Cost from C++: the same question through nubo::cost::plan (examples/cost_plan)"
+  "$bin/nubo-plan-example"
+fi
 
 step "Cost: serving it at 2,000 tokens/s, 50 ms per token at most"
 "$bin/nubo-cost" plan --inference --params 7B --rate 2000 --latency 50ms --limit 5
@@ -67,5 +75,10 @@ if command -v "$py" >/dev/null; then
     step "Python: NumPy arrays (and PyTorch tensors) all-reduced in place, no copy (examples/python/data_parallel.py)"
     NUBO_LIBRARY="$build/lib/libnubo_c.so" PYTHONPATH="$here/../capi/python" \
       "$py" "$here/python/data_parallel.py"
+  fi
+  if "$py" -c "import torch.distributed" 2>/dev/null; then
+    step "Python: a PyTorch DDP script whose gradients nubo reduces, 2 processes (examples/python/torch_ddp.py)"
+    NUBO_LIBRARY="$build/lib/libnubo_c.so" PYTHONPATH="$here/../capi/python" OMP_NUM_THREADS=1 \
+      NUBO_CUDA=0 "$bin/nubo-run" -n 2 -- "$py" "$here/python/torch_ddp.py"   # a CPU model
   fi
 fi

@@ -152,6 +152,12 @@ def _average(state: Any, bucket: Any,
         raise NuboError(Status.INVALID_ARGUMENT, f"a gradient bucket of {tensor.dtype} cannot "
                         f"be sent as {wire}: compression is for floating-point gradients")
     worker = _worker_of(state)
+    on_gpu = worker.backend == Backend.CUDA
+    if tensor.device.type != ("cuda" if on_gpu else "cpu"):
+        raise NuboError(Status.INVALID_ARGUMENT, f"the gradient bucket is on {tensor.device}, but "
+                        f"this process's nubo worker is on {worker.device_name}: a model on the "
+                        "CPU of a machine with GPUs reduces through a CPU worker (set "
+                        "NUBO_CUDA=0), a model on a GPU through that GPU's worker")
     sent = tensor if wire is None or tensor.dtype == wire else tensor.to(wire)
     if not sent.is_contiguous():
         sent = sent.contiguous()

@@ -170,9 +170,14 @@ class LibraryTest(unittest.TestCase):
             shutil.copytree(package, checkout / "capi" / "python" / "nubo",
                             ignore=shutil.ignore_patterns("_libs", "__pycache__"))
             (checkout / "capi" / "nubo.h").write_text("/* the C ABI */\n")
-            if built:
-                (checkout / "build" / "lib").mkdir(parents=True)
-                (checkout / "build" / "lib" / "libnubo_c.so").symlink_to(nubo.library_path())
+            if built:  # the libraries in use, as `make` leaves them in build/lib
+                lib = checkout / "build" / "lib"
+                lib.mkdir(parents=True)
+                for f in Path(nubo.library_path()).parent.iterdir():
+                    if f.name.startswith("libnubo"):
+                        (lib / f.name).symlink_to(f)
+                if not (lib / "libnubo_c.so").exists():
+                    (lib / "libnubo_c.so").symlink_to(nubo.library_path())
             code = textwrap.dedent("""
                 import nubo
                 from nubo import _lib
