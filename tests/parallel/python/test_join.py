@@ -70,26 +70,6 @@ class InitTest(unittest.TestCase):
         again.barrier()
         nubo.shutdown()
 
-    def test_a_parameter_that_requires_grad_is_reduced_through_its_data(self) -> None:
-        try:
-            import torch
-        except ImportError:
-            self.skipTest("PyTorch is not importable")
-        w = nubo.init()
-        try:
-            p = torch.nn.Parameter(torch.full((4,), 2.0))
-            pointer = p.data_ptr()
-            w.all_reduce(p, "avg")
-            w.scale(p, 0.5)
-            self.assertEqual(p.data_ptr(), pointer)
-            self.assertTrue(p.requires_grad)
-            self.assertTrue(torch.equal(p.detach(), torch.full((4,), 1.0)))
-            (p * 3).sum().backward()
-            w.all_reduce(p.grad, "avg")
-            self.assertTrue(torch.equal(p.grad, torch.full((4,), 3.0)))
-        finally:
-            nubo.shutdown()
-
     def test_exit_without_shutdown_does_not_wait_for_a_dead_peer_forever(self) -> None:
         started = time.monotonic()
         done = run_job("""
