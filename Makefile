@@ -26,7 +26,7 @@ demo: build
 	@examples/demo.sh $(BUILD)
 
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --output-junit ctest-results.xml
 
 bench: build
 	@benchmarks/run.sh $(BUILD)

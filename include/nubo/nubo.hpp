@@ -1,6 +1,8 @@
 // nubo: the umbrella header of the C++ API.
 #pragma once
 
+#include "nubo/buffer.hpp"
+#include "nubo/compute.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/dataset.hpp"
 #include "nubo/device.hpp"
@@ -8,8 +10,12 @@
 #include "nubo/elastic.hpp"
 #include "nubo/env.hpp"
 #include "nubo/error.hpp"
+#include "nubo/export.hpp"
+#include "nubo/half.hpp"
+#include "nubo/interruption.hpp"
 #include "nubo/net.hpp"
 #include "nubo/parallel.hpp"
+#include "nubo/s3.hpp"
 #include "nubo/train.hpp"
 #include "nubo/transfer.hpp"
 #include "nubo/units.hpp"

@@ -45,20 +45,16 @@ std::string hex64(std::uint64_t v) {
 Hash128 hash_on_disk(int fd, std::uint64_t size, const std::string& name) {
   FileHasher h;
   std::vector<std::byte> buffer(std::min<std::uint64_t>(4 << 20, std::max<std::uint64_t>(size, 1)));
-  std::uint64_t at = 0;
-  while (at < size) {
-    auto data = ::lseek(fd, static_cast<off_t>(at), SEEK_DATA);
-    if (data < 0 || static_cast<std::uint64_t>(data) >= size) {
-      h.update_zeros(size - at);
-      break;
+  DataMap holes;  // file_io's hole walker: a buffer's worth of hole is hashed as zeros, unread
+  for (std::uint64_t at = 0; at < size;) {
+    const auto want = std::min<std::uint64_t>(buffer.size(), size - at);
+    if (holes.hole(fd, at, want)) {
+      h.update_zeros(want);
+      at += want;
+      continue;
     }
-    h.update_zeros(static_cast<std::uint64_t>(data) - at);
-    at = static_cast<std::uint64_t>(data);
-    auto hole = ::lseek(fd, static_cast<off_t>(at), SEEK_HOLE);
-    auto stop = hole < 0 ? size : std::min<std::uint64_t>(size, static_cast<std::uint64_t>(hole));
-    while (at < stop) {
-      auto want = std::min<std::uint64_t>(buffer.size(), stop - at);
-      auto n = ::pread(fd, buffer.data(), want, static_cast<off_t>(at));
+    for (const std::uint64_t stop = at + want; at < stop;) {
+      auto n = ::pread(fd, buffer.data(), stop - at, static_cast<off_t>(at));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) throw_io("read back", name, n < 0 ? errno : EIO);
       h.update({buffer.data(), static_cast<std::size_t>(n)});

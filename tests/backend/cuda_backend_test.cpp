@@ -5,6 +5,8 @@
 // NCCL on the GPUs of the process.
 #include <catch2/catch.hpp>
 
+#include "skip.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <thread>
@@ -181,8 +183,7 @@ void gpu_gemm_check(detail::DeviceBackend& gpu, DType type, std::size_t m, std::
 TEST_CASE("GPU: GEMM in f32, f16 and bf16 matches a naive loop", "[backend][gpu]") {
   const auto gpus = cuda_devices();
   if (gpus.empty()) {
-    WARN("no CUDA device: GPU checks skipped");
-    return;
+    NUBO_SKIP("no CUDA device here");
   }
   auto gpu = detail::make_backend(gpus[0]);
   for (const DType t : {DType::f32, DType::f16, DType::bf16})
@@ -197,8 +198,7 @@ TEST_CASE("GPU: GEMM in f32, f16 and bf16 matches a naive loop", "[backend][gpu]
 TEST_CASE("GPU: the elementwise kernels match the host backend in every type", "[backend][gpu]") {
   const auto gpus = cuda_devices();
   if (gpus.empty()) {
-    WARN("no CUDA device: GPU checks skipped");
-    return;
+    NUBO_SKIP("no CUDA device here");
   }
   auto gpu = detail::make_backend(gpus[0]);
   auto cpu = detail::make_backend(host_device());
@@ -240,8 +240,7 @@ TEST_CASE("GPU: the elementwise kernels match the host backend in every type", "
 TEST_CASE("GPU: copies, events and out-of-memory", "[backend][gpu]") {
   const auto gpus = cuda_devices();
   if (gpus.empty()) {
-    WARN("no CUDA device: GPU checks skipped");
-    return;
+    NUBO_SKIP("no CUDA device here");
   }
   auto gpu = detail::make_backend(gpus[0]);
   CHECK_FALSE(gpu->host_accessible());
@@ -268,8 +267,7 @@ TEST_CASE("GPU: copies, events and out-of-memory", "[backend][gpu]") {
 TEST_CASE("GPU: NCCL collectives on the GPUs of this process", "[backend][gpu][nccl]") {
   const auto gpus = cuda_devices();
   if (gpus.empty()) {
-    WARN("no CUDA device: GPU checks skipped");
-    return;
+    NUBO_SKIP("no CUDA device here");
   }
   std::vector<std::unique_ptr<detail::DeviceBackend>> owned;
   std::vector<detail::DeviceBackend*> backends;

@@ -81,4 +81,8 @@ if [ -n "$cargo" ]; then
     exit 1
   }
 fi
+if [ -z "$cargo" ]; then
+  step "no cargo: the Rust crate was not built against the installed nubo (skipped)"
+  exit 77
+fi
 step "ok"

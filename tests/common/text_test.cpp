@@ -30,7 +30,7 @@ TEST_CASE("parse_double rejects non-finite and trailing text") {
   CHECK_THROWS_WITH(text::parse_double("3", "rate", 0, 2), Catch::Contains("out of range"));
 }
 
-TEST_CASE("split keeps empty fields; split_whitespace drops them") {
+TEST_CASE("split keeps empty fields, and split_whitespace drops them") {
   CHECK(text::split("a,,b", ',').size() == 3);
   CHECK(text::split("", ',').size() == 1);
   auto w = text::split_whitespace("  a \t b\n c ");

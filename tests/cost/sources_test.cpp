@@ -185,7 +185,7 @@ TEST_CASE("the Spot Advisor's bands become each instance's mean time between int
   CHECK(g5.spot_mtbi_s == Approx(6 * 3600));  // the aws default
 }
 
-TEST_CASE("published reserved prices replace derived ones; one above on-demand is refused") {
+TEST_CASE("published reserved prices replace derived ones, and one above on-demand is refused") {
   auto c = imported("skypilot_aws.csv", "skypilot", "aws");
   c.import_file(fixture_path("aws_reserved.csv"), source("aws-price-list", "aws"));
   const auto& p4d = c.get("p4d.24xlarge", "us-east-1");
@@ -218,7 +218,7 @@ TEST_CASE("published reserved prices replace derived ones; one above on-demand i
   CHECK(skipped_with(cheap.source_info().back(), "reserved-1y price") == 1);
 }
 
-TEST_CASE("a spot price of 0 is no spot market; a catalog row without region is the cheapest") {
+TEST_CASE("a spot price of 0 is no spot market, and a catalog row without region is the cheapest") {
   auto c = Catalog::empty();
   c.import_text(
       "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,"

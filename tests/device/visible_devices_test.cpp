@@ -36,7 +36,7 @@ TEST_CASE("an entry naming no device ends the list, with a diagnosis naming it")
   CHECK_THAT(v.diagnoses[0].message, Catch::Contains("'7'") && Catch::Contains("'7,0'"));
 }
 
-TEST_CASE("hiding every device is reported; -1 does it without complaint about entries") {
+TEST_CASE("hiding every device is reported, and -1 does it without complaint about entries") {
   auto empty = apply_visible_devices("", four());
   CHECK(empty.kept.empty());
   REQUIRE(empty.diagnoses.size() == 1);

@@ -3,8 +3,10 @@
 // trainer's CUDA kernel table against the host's. Without a GPU each case warns and returns.
 #include <dlpack/dlpack.h>
 #include <catch2/catch.hpp>
+
 #include <cmath>
 #include <cstdlib>
+#include "skip.hpp"
 
 #include "nubo/nubo.hpp"
 #include "train/kernels.hpp"
@@ -57,8 +59,7 @@ std::vector<float> gemm_on(Worker& w, const Gemm& g, const std::vector<float>& a
 TEST_CASE("GPU: Worker::gemm in f32, f16 and bf16 matches a host worker", "[gpu]") {
   const auto gpus = cuda_devices();
   if (gpus.empty()) {
-    WARN("no CUDA device: GPU checks skipped");
-    return;
+    NUBO_SKIP("no CUDA device here");
   }
   Team gpu({gpus[0]});
   Team cpu({discover().host_device()});
@@ -82,8 +83,7 @@ TEST_CASE("GPU: Worker::gemm in f32, f16 and bf16 matches a host worker", "[gpu]
 TEST_CASE("GPU: a CUDA worker's buffers are DLPack tensors on its GPU", "[gpu]") {
   const auto gpus = cuda_devices();
   if (gpus.empty()) {
-    WARN("no CUDA device: GPU checks skipped");
-    return;
+    NUBO_SKIP("no CUDA device here");
   }
   Team team({gpus[0]});
   team.run([&](Worker& w) {
@@ -113,8 +113,7 @@ TEST_CASE("GPU: a CUDA worker's buffers are DLPack tensors on its GPU", "[gpu]")
 TEST_CASE("GPU: the trainer's CUDA kernels match the host's", "[gpu]") {
   const auto gpus = cuda_devices();
   if (gpus.empty()) {
-    WARN("no CUDA device: GPU checks skipped");
-    return;
+    NUBO_SKIP("no CUDA device here");
   }
   Team team({gpus[0]});
   const std::size_t rows = 300, cols = 37, n = rows * cols;

@@ -53,7 +53,7 @@ constexpr bool kPrivateCopies = true;
 
 }  // namespace
 
-TEST_CASE("split_evenly: contiguous slices, the first ones larger; more parts than CPUs wrap") {
+TEST_CASE("split_evenly: contiguous slices, the first ones larger, and more parts than CPUs wrap") {
   CHECK(parallel::split_evenly({0, 1, 2, 3, 4}, 2) ==
         std::vector<std::vector<int>>{{0, 1, 2}, {3, 4}});
   CHECK(parallel::split_evenly({4, 5}, 3) == std::vector<std::vector<int>>{{4}, {5}, {4}});
@@ -73,7 +73,7 @@ TEST_CASE("workers of one process split its cores: threads = cores / workers") {
   CHECK(parallel::share_cores(in).threads == 1);
 }
 
-TEST_CASE("processes on one host split its cores; a launcher's binding is kept") {
+TEST_CASE("processes on one host split its cores, and a launcher's binding is kept") {
   auto in = input(1, machine(1, 8), 8);
   in.local_processes = 2;
   in.local_process = 1;

@@ -42,7 +42,8 @@ TEST_CASE("a round forms when every node has come, and each knows its place") {
   }
 }
 
-TEST_CASE("with MIN nodes a round forms after the last call; a late node joins the next round") {
+TEST_CASE(
+    "with MIN nodes a round forms after the last call, and a late node joins the next round") {
   nubo::test::TempDir dir;
   const auto url = "file://" + dir.path + "/job";
   const auto started = std::chrono::steady_clock::now();

@@ -2,6 +2,8 @@
 // (named, with how it died), a process that fails, signals passed on, and bad flags.
 #include <catch2/catch.hpp>
 
+#include "skip.hpp"
+
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -96,7 +98,7 @@ TEST_CASE("nubo-run sets torchrun's variables and each process's share of the CP
 }
 
 TEST_CASE("nubo-run across two nodes meets at rank 0's store, with no shared folder") {
-  if (!nubo::parallel::have_gloo()) return;  // a build without Gloo: no teams across hosts
+  if (!nubo::parallel::have_gloo()) NUBO_SKIP("this build has no Gloo: no teams across hosts");
   // Two "nodes" on this machine, each its own host for nubo (NUBO_HOST_ID) with its own
   // loopback address: shared memory inside each, Gloo between them, a tcp:// rendezvous.
   const std::string port = std::to_string(free_port());
@@ -121,8 +123,7 @@ TEST_CASE("nubo-run across two nodes meets at rank 0's store, with no shared fol
 TEST_CASE("a torch.distributed script runs under nubo-run unchanged") {
   // Debian's python3-torch (.ci/install-deps) belongs to /usr/bin/python3.
   if (std::system("/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null") != 0) {
-    WARN("PyTorch is not installed for /usr/bin/python3: skipping the torch.distributed test");
-    return;
+    NUBO_SKIP("PyTorch is not installed for /usr/bin/python3 (Debian python3-torch)");
   }
   const std::string script =
       "import torch, torch.distributed as dist\n"
@@ -153,7 +154,7 @@ TEST_CASE("a process joins with Team::join() and calls its worker from its own t
 }
 
 TEST_CASE("when a process dies mid all-reduce, nubo-run names it and the others fail too") {
-  if (!nubo::parallel::have_gloo()) return;  // a build without Gloo: no teams across processes
+  if (!nubo::parallel::have_gloo()) NUBO_SKIP("this build has no Gloo: no teams across processes");
   TempDir ready;
   Run run({"--nproc", "3", "--grace", "10", "--", NUBO_PEER_PATH, "loop", ready.path, "1", "5"},
           {"NUBO_TIMEOUT=20"});

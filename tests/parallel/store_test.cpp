@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "skip.hpp"
+
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -97,10 +99,7 @@ TEST_CASE("process records are checked when decoded") {
 TEST_CASE("the Redis store works against a real redis-server") {
   auto redis = test::RedisServer::start();
   if (!redis) {
-    WARN(
-        "redis-server is not installed (Debian redis-server; .ci/install-deps installs it): "
-        "skipping the Redis store test");
-    return;
+    NUBO_SKIP("redis-server is not installed (Debian redis-server; .ci/install-deps installs it)");
   }
   parallel::RendezvousUrl url = parallel::parse_rendezvous(redis->url("store-test"), "test");
   auto store = parallel::open_store(url, false, 2s);

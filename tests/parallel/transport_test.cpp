@@ -7,6 +7,8 @@
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
+#include "skip.hpp"
+
 #include <filesystem>
 
 #include "common/process_alive.hpp"
@@ -80,8 +82,7 @@ TEST_CASE("every collective across 2 and 3 processes through shared memory, bit-
 
 TEST_CASE("two hosts of two processes each reduce host by host, bit-exact") {
   if (!parallel::have_gloo()) {
-    WARN("this build has no Gloo (Debian libgloo-dev): skipping the two-host test");
-    return;
+    NUBO_SKIP("this build has no Gloo (Debian libgloo-dev)");
   }
   // Hosts "a" and "b", each with an address of its own on the loopback network; the reference
   // sums each host's ranks, then the hosts'. Three processes: hosts of 2 and 1.
@@ -127,7 +128,7 @@ TEST_CASE("killing a process mid all-reduce in shared memory fails the others, n
   }
 }
 
-TEST_CASE("a stale segment is removed, never joined; a live process's is left alone") {
+TEST_CASE("a stale segment is removed, never joined, and a live process's is left alone") {
   // Left by a job whose creator died before everyone attached: its creator pid is gone.
   const std::string stale = "nubo-" + std::to_string(dead_pid()) + "-12345-0123456789abcdef";
   plant_segment(stale, 4096);
@@ -189,8 +190,7 @@ TEST_CASE("the shared-memory chunk keeps the slots within 16 MiB") {
 TEST_CASE("a job that mpirun starts joins with no variable of nubo's") {
   const std::string mpirun = find_program("mpirun");
   if (mpirun.empty()) {
-    WARN("mpirun is not installed (Debian openmpi-bin; .ci/install-deps installs it): skipping");
-    return;
+    NUBO_SKIP("mpirun is not installed (Debian openmpi-bin; .ci/install-deps installs it)");
   }
   TempDir where;
   // Open MPI refuses root without --allow-run-as-root; --oversubscribe lets 2 processes run on

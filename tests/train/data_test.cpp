@@ -3,7 +3,9 @@
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
+
 #include <fstream>
+#include "skip.hpp"
 
 #include "helpers.hpp"
 #include "nubo/error.hpp"
@@ -94,8 +96,7 @@ TEST_CASE("IDX files: good, missing, wrong magic, truncated", "[train]") {
 TEST_CASE("Fashion-MNIST from Debian's package", "[train]") {
   if (!std::filesystem::exists(std::string(nubo::kFashionMnistDir) +
                                "/t10k-images-idx3-ubyte.gz")) {
-    WARN("dataset-fashion-mnist is not installed: skipped");
-    return;
+    NUBO_SKIP("dataset-fashion-mnist is not installed");
   }
   auto test = nubo::load_fashion_mnist("test");
   CHECK(test->size() == 10000);

@@ -95,7 +95,7 @@ def main() -> int:
         return 1
     if not os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
         print("dataset-fashion-mnist is not installed: nubo-train's part skipped")
-        return 0
+        return 77  # ctest: skipped, not passed
     for provider in ("aws", "gcp", "azure"):
         server = ThreadingHTTPServer(("127.0.0.1", 0),
                                      make_handler(provider, 0.5, time.time()))

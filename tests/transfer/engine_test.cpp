@@ -135,7 +135,7 @@ TEST_CASE("auto: the output queue's fill moves the choice once it has been full"
   CHECK(level_of(a) < harder);
 }
 
-TEST_CASE("auto: incompressible data is stored raw; a slow output earns stronger compression") {
+TEST_CASE("auto: incompressible data is stored raw, and a slow output earns stronger compression") {
   Compressor probe;
   auto random = nubo_test::random_bytes(1 << 20, 9);
   auto text = nubo_test::text_bytes(1 << 20, 9);

@@ -78,7 +78,7 @@ TEST_CASE("absolute paths and '..' are refused, naming the entry") {
   CHECK_THROWS_WITH(xfer::list(dir / "dots.nubo"), Catch::Contains("'a/../../evil'"));
 }
 
-TEST_CASE("links leading out of the target are refused; entries below a link too") {
+TEST_CASE("links leading out of the target are refused, and entries below a link too") {
   TempDir dir;
   craft(dir / "l1.nubo", {{fmt::EntryKind::symlink, "escape", "../../etc"}});
   expect_refused(dir / "l1.nubo", dir / "out1", "escape");
