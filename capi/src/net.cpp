@@ -61,16 +61,6 @@ net::SendProgressFn wrap(nubo_net_progress_callback callback, void* user) {
   };
 }
 
-// Out structs are checked before the work, not after it has been done.
-template <class T>
-void check_out(const T* out, const char* name, const char* type_name) {
-  if (out != nullptr && out->struct_size < nubo::capi::kMinStructSize) {
-    throw Error(Errc::invalid_argument, std::string(name) + "->struct_size is " +
-                                            std::to_string(out->struct_size) +
-                                            ": set it to sizeof(" + type_name + ") first");
-  }
-}
-
 void write_summary(const net::SendSummary& s, nubo_net_send_summary* out) {
   if (out == nullptr) return;
   nubo_net_send_summary c{};
@@ -114,7 +104,7 @@ NUBO_C_API nubo_status nubo_net_send(const char* const* sources, size_t source_c
     if (source_count == 0)
       throw Error(Errc::invalid_argument, "source_count is 0: nothing to send");
     nubo::capi::require(sources, "sources");
-    check_out(summary, "summary", "nubo_net_send_summary");
+    nubo::capi::check_out_size(summary, "summary", "nubo_net_send_summary");
     auto list = nubo::capi::to_strings(sources, source_count, "sources");
     auto o = default_send();
     if (options) {

@@ -41,10 +41,7 @@ NUBO_C_API nubo_status nubo_s3_copy(const char* from, const char* to,
   return nubo::capi::guard("nubo_s3_copy", [&] {
     nubo::capi::require(from, "from");
     nubo::capi::require(to, "to");
-    if (summary != nullptr && summary->struct_size < nubo::capi::kMinStructSize)
-      throw Error(Errc::invalid_argument, "summary->struct_size is " +
-                                              std::to_string(summary->struct_size) +
-                                              ": set it to sizeof(nubo_s3_copy_summary) first");
+    nubo::capi::check_out_size(summary, "summary", "nubo_s3_copy_summary");
     auto o = default_copy();
     if (options) o = nubo::capi::read_sized(*options, o, "options", "nubo_s3_copy_options_init()");
     nubo::s3::CopyOptions c;

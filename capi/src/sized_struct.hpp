@@ -57,16 +57,23 @@ T read_sized(const T& in, T defaults, const char* name, const char* init_functio
   return defaults;
 }
 
-// Writes a filled-in struct into the caller's, only as far as the caller's struct_size reaches;
-// struct_size itself keeps the caller's value.
+// An out struct the caller passed (NULL: none is wanted) is checked before any work, not after
+// the work has been done.
 template <class T>
-void write_sized(T full, T* out, const char* name, const char* type_name) {
+void check_out_size(const T* out, const char* name, const char* type_name) {
   check_layout<T>();
-  if (out->struct_size < kMinStructSize) {
+  if (out != nullptr && out->struct_size < kMinStructSize) {
     throw Error(Errc::invalid_argument, std::string(name) + "->struct_size is " +
                                             std::to_string(out->struct_size) +
                                             ": set it to sizeof(" + type_name + ") first");
   }
+}
+
+// Writes a filled-in struct into the caller's, only as far as the caller's struct_size reaches;
+// struct_size itself keeps the caller's value.
+template <class T>
+void write_sized(T full, T* out, const char* name, const char* type_name) {
+  check_out_size(out, name, type_name);
   full.struct_size = out->struct_size;
   std::memcpy(static_cast<void*>(out), &full, std::min<std::size_t>(out->struct_size, sizeof(T)));
 }

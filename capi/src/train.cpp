@@ -180,11 +180,7 @@ NUBO_C_API nubo_status nubo_trainer_evaluate(nubo_trainer* trainer,
   return guard("nubo_trainer_evaluate", [&] {
     TrainerHandle& h = require_trainer(trainer);
     require(out, "out");
-    if (out->struct_size < kMinStructSize) {
-      throw Error(Errc::invalid_argument,
-                  "out->struct_size is " + std::to_string(out->struct_size) +
-                      ": set it to sizeof(nubo_train_evaluation_info) first");
-    }
+    check_out_size(out, "out", "nubo_train_evaluation_info");
     if (!h.test) {
       auto test = nubo::load_fashion_mnist("test", h.dataset_dir);
       h.test = h.subset != 0 ? test->head(h.subset) : test;
