@@ -31,6 +31,16 @@ typedef enum nubo_codec {
   NUBO_CODEC_MAX_ENUM = 0x7fffffff
 } nubo_codec;
 
+/*
+ * Codec names, as --codec spells them: "auto", "none", "lz4", "zstd" ("zero" is a name, not a
+ * choice).
+ *  - nubo_transfer_codec_from_name: any case, surrounding blanks ignored; a name no codec has,
+ *    or "zero", is NUBO_ERR_INVALID_ARGUMENT listing the codecs to choose.
+ *  - nubo_transfer_codec_name: a static NUL-terminated name; "unknown" for a value no codec has.
+ */
+NUBO_C_API nubo_status nubo_transfer_codec_from_name(const char* name, nubo_codec* out);
+NUBO_C_API const char* nubo_transfer_codec_name(nubo_codec codec);
+
 /* What a progress callback sees. current_file is valid during the call only. */
 /* The length of every per-codec array (chunks_by_codec), indexed by nubo_codec: room for codecs
  * to come without moving the fields after it. Slot NUBO_CODEC_AUTO is always 0. */

@@ -11,25 +11,31 @@
 
 namespace nubo::capi {
 
+// nubo_codec and transfer::Codec are one numbering: the C value is the C++ one.
+static_assert(NUBO_CODEC_AUTO == static_cast<int>(transfer::Codec::automatic) &&
+              NUBO_CODEC_NONE == static_cast<int>(transfer::Codec::none) &&
+              NUBO_CODEC_LZ4 == static_cast<int>(transfer::Codec::lz4) &&
+              NUBO_CODEC_ZSTD == static_cast<int>(transfer::Codec::zstd) &&
+              NUBO_CODEC_ZERO == static_cast<int>(transfer::Codec::zero));
+
 transfer::Codec to_codec(nubo_codec c) {
-  switch (c) {
-    case NUBO_CODEC_AUTO:
-      return transfer::Codec::automatic;
-    case NUBO_CODEC_NONE:
-      return transfer::Codec::none;
-    case NUBO_CODEC_LZ4:
-      return transfer::Codec::lz4;
-    case NUBO_CODEC_ZSTD:
-      return transfer::Codec::zstd;
-    case NUBO_CODEC_ZERO:
-      throw Error(Errc::invalid_argument,
-                  "options->codec NUBO_CODEC_ZERO is how chunks of zeros are stored, not a "
-                  "codec to choose: use AUTO, ZSTD, LZ4 or NONE");
-    case NUBO_CODEC_MAX_ENUM:
-      break;
+  const auto codec = static_cast<transfer::Codec>(static_cast<int>(c));
+  const std::string_view name = transfer::codec_name(codec);
+  if (name == "unknown") {
+    throw Error(Errc::invalid_argument,
+                "options->codec " + std::to_string(static_cast<int>(c)) + " is not a nubo_codec");
   }
-  throw Error(Errc::invalid_argument,
-              "options->codec " + std::to_string(static_cast<int>(c)) + " is not a nubo_codec");
+  // A codec only ever recorded (zero) is refused with the list of those to choose, which
+  // parse_codec knows.
+  if (codec != transfer::Codec::automatic) {
+    try {
+      transfer::parse_codec(name);
+    } catch (const Error& e) {
+      throw Error(Errc::invalid_argument, "options->codec " + std::string(name) +
+                                              " is not a codec to choose (" + e.what() + ")");
+    }
+  }
+  return codec;
 }
 
 std::vector<std::string> to_strings(const char* const* items, size_t count, const char* what) {
@@ -111,15 +117,6 @@ void write_summary(const xfer::Summary& s, nubo_transfer_summary* out) {
   nubo::capi::write_sized(c, out, "summary", "nubo_transfer_summary");
 }
 
-// Summary structs are checked before the work, not after it has been done.
-void check_summary(const nubo_transfer_summary* summary) {
-  if (summary != nullptr && summary->struct_size < nubo::capi::kMinStructSize) {
-    throw Error(Errc::invalid_argument, "summary->struct_size is " +
-                                            std::to_string(summary->struct_size) +
-                                            ": set it to sizeof(nubo_transfer_summary) first");
-  }
-}
-
 // The sources of a pack, checked.
 std::vector<std::string> pack_sources(const char* const* sources, size_t source_count) {
   if (source_count == 0) throw Error(Errc::invalid_argument, "source_count is 0: nothing to pack");
@@ -184,7 +181,7 @@ NUBO_C_API nubo_status nubo_transfer_pack(const char* const* sources, size_t sou
                                           nubo_transfer_summary* summary) {
   return nubo::capi::guard("nubo_transfer_pack", [&] {
     nubo::capi::require(archive, "archive");
-    check_summary(summary);
+    nubo::capi::check_out_size(summary, "summary", "nubo_transfer_summary");
     auto list = pack_sources(sources, source_count);
     write_summary(xfer::pack(list, archive, pack_options(options)), summary);
   });
@@ -207,7 +204,7 @@ NUBO_C_API nubo_status nubo_transfer_unpack(const char* archive, const char* dir
   return nubo::capi::guard("nubo_transfer_unpack", [&] {
     nubo::capi::require(archive, "archive");
     nubo::capi::require(directory, "directory");
-    check_summary(summary);
+    nubo::capi::check_out_size(summary, "summary", "nubo_transfer_summary");
     auto o = default_unpack();
     if (options)
       o = nubo::capi::read_sized(*options, o, "options", "nubo_transfer_unpack_options_init()");
@@ -228,7 +225,7 @@ NUBO_C_API nubo_status nubo_transfer_verify(const char* archive,
                                             nubo_transfer_summary* summary) {
   return nubo::capi::guard("nubo_transfer_verify", [&] {
     nubo::capi::require(archive, "archive");
-    check_summary(summary);
+    nubo::capi::check_out_size(summary, "summary", "nubo_transfer_summary");
     auto o = default_verify();
     if (options)
       o = nubo::capi::read_sized(*options, o, "options", "nubo_transfer_verify_options_init()");
@@ -239,6 +236,18 @@ NUBO_C_API nubo_status nubo_transfer_verify(const char* archive,
     v.key_file = o.key_file ? o.key_file : "";
     write_summary(xfer::verify(archive, v), summary);
   });
+}
+
+NUBO_C_API nubo_status nubo_transfer_codec_from_name(const char* name, nubo_codec* out) {
+  return nubo::capi::guard("nubo_transfer_codec_from_name", [&] {
+    nubo::capi::require(name, "name");
+    *nubo::capi::require(out, "out") = static_cast<nubo_codec>(xfer::parse_codec(name));
+  });
+}
+
+NUBO_C_API const char* nubo_transfer_codec_name(nubo_codec codec) {
+  // codec_name's views are of string literals, so NUL-terminated.
+  return xfer::codec_name(static_cast<xfer::Codec>(static_cast<int>(codec))).data();
 }
 
 NUBO_C_API nubo_status nubo_transfer_keygen(const char* path) {

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "nubo/error.hpp"
+#include "transfer/codec_table.hpp"
 
 namespace nubo::transfer {
 
@@ -29,21 +30,12 @@ constexpr int kMaxStreamWindowLog = 23;
 }  // namespace
 
 std::string_view chunk_codec_name(ChunkCodec c) {
-  switch (c) {
-    case ChunkCodec::none:
-      return "none";
-    case ChunkCodec::lz4:
-      return "lz4";
-    case ChunkCodec::zstd:
-      return "zstd";
-    case ChunkCodec::zero:
-      return "zero";
-  }
-  return "unknown";
+  const CodecRow* row = find_stored_codec(c);
+  return row ? row->name : "unknown";
 }
 
 bool valid_chunk_codec(std::uint8_t value) {
-  return value < kChunkCodecCount;
+  return find_stored_codec(static_cast<ChunkCodec>(value)) != nullptr;
 }
 
 std::string setting_name(CodecSetting s) {

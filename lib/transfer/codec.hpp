@@ -21,7 +21,8 @@ std::string_view chunk_codec_name(ChunkCodec c);
 
 bool valid_chunk_codec(std::uint8_t value);
 
-// A codec and its level: zstd 1..22 (negative: zstd's fast modes), lz4 1 (fast) or 2..12 (HC).
+// A codec and its level: zstd -7..22 (negative: zstd's fast modes), lz4 1 (fast) or 2..12 (HC);
+// options.cpp checks them.
 struct CodecSetting {
   ChunkCodec codec = ChunkCodec::none;
   int level = 0;

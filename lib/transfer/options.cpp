@@ -6,6 +6,7 @@
 
 #include "nubo/error.hpp"
 #include "nubo/units.hpp"
+#include "transfer/codec_table.hpp"
 #include "transfer/format.hpp"
 
 namespace nubo::transfer {
@@ -46,36 +47,17 @@ void check_chunk_size(std::uint64_t chunk_size) {
 }
 
 CodecSetting fixed_setting(Codec codec, int level) {
-  switch (codec) {
-    case Codec::none:
-      if (level != 0) bad("level " + std::to_string(level) + " given for codec none");
-      return {ChunkCodec::none, 0};
-    case Codec::lz4:
-      if (level < 0 || level > 12) {
-        bad("lz4 level " + std::to_string(level) + " is out of range: use 1 (fast) to 12");
-      }
-      return {ChunkCodec::lz4, std::max(level, 1)};
-    case Codec::zstd:
-      if (level < -7 || level > 22) {
-        bad("zstd level " + std::to_string(level) + " is out of range: use -7 to 22");
-      }
-      return {ChunkCodec::zstd, level == 0 ? 3 : level};
-    case Codec::automatic:
-      bad("codec auto has no fixed setting");
-    case Codec::zero:
-      break;
+  const CodecRow* row = find_codec(codec);
+  if (codec == Codec::automatic) bad("codec auto has no fixed setting");
+  if (!row || !row->selectable || !row->stored) {
+    bad("codec " + std::string(codec_name(codec)) + " is not one to choose: use " +
+        selectable_codec_names());
   }
-  bad("codec " + std::string(codec_name(codec)) +
-      " is not one to choose: use auto, zstd, lz4 or none");
+  return {*row->stored, checked_level(*row, level)};
 }
 
 int auto_max_level(int level) {
-  if (level < 0 || level > 19) {
-    bad("level " + std::to_string(level) +
-        " is out of range for codec auto (the highest zstd "
-        "level it may use): use 1 to 19");
-  }
-  return level == 0 ? 12 : level;
+  return checked_level(*find_codec(Codec::automatic), level);
 }
 
 }  // namespace nubo::transfer

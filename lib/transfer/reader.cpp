@@ -8,34 +8,22 @@
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
 #include "transfer/archive_reader.hpp"
+#include "transfer/codec_table.hpp"
 #include "transfer/entries.hpp"
 
 namespace nubo::transfer {
 
 std::string_view codec_name(Codec c) noexcept {
-  switch (c) {
-    case Codec::automatic:
-      return "auto";
-    case Codec::none:
-      return "none";
-    case Codec::lz4:
-      return "lz4";
-    case Codec::zstd:
-      return "zstd";
-    case Codec::zero:
-      return "zero";
-  }
-  return "unknown";
+  const CodecRow* row = find_codec(c);
+  return row ? row->name : "unknown";
 }
 
 Codec parse_codec(std::string_view name) {
-  auto n = text::lower(text::trim(name));
-  if (n == "auto") return Codec::automatic;
-  if (n == "none") return Codec::none;
-  if (n == "lz4") return Codec::lz4;
-  if (n == "zstd") return Codec::zstd;
+  const auto n = text::lower(text::trim(name));
+  for (const auto& row : codec_rows())
+    if (row.selectable && row.name == n) return row.id;
   throw Error(Errc::invalid_argument,
-              "codec '" + std::string(name) + "' is not known: use auto, zstd, lz4 or none");
+              "codec '" + std::string(name) + "' is not known: use " + selectable_codec_names());
 }
 
 std::string_view entry_kind_name(EntryKind k) noexcept {

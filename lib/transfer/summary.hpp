@@ -3,23 +3,14 @@
 
 #include "nubo/transfer.hpp"
 #include "transfer/codec.hpp"
+#include "transfer/codec_table.hpp"
 #include "transfer/format.hpp"
 
 namespace nubo::transfer {
 
 // The public Codec a chunk was stored with: the index of summaries' chunks_by_codec.
 inline Codec public_codec(ChunkCodec c) {
-  switch (c) {
-    case ChunkCodec::none:
-      return Codec::none;
-    case ChunkCodec::lz4:
-      return Codec::lz4;
-    case ChunkCodec::zstd:
-      return Codec::zstd;
-    case ChunkCodec::zero:
-      break;
-  }
-  return Codec::zero;
+  return find_stored_codec(c)->id;  // every stored byte was checked against the table on read
 }
 // Counts a chunk stored with c.
 inline void count_stored(ChunkCounts& counts, ChunkCodec c) {

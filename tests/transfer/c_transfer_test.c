@@ -114,6 +114,18 @@ int main(int argc, char** argv) {
   CHECK(nubo_transfer_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK(strstr(nubo_last_error(), "not a codec to choose") != NULL);
   po.codec = NUBO_CODEC_ZSTD;
+  {
+    nubo_codec named = NUBO_CODEC_AUTO;
+    CHECK(nubo_transfer_codec_from_name(" LZ4 ", &named) == NUBO_OK && named == NUBO_CODEC_LZ4);
+    CHECK(nubo_transfer_codec_from_name("zero", &named) == NUBO_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(nubo_last_error(), "use auto, zstd, lz4 or none") != NULL);
+    CHECK(nubo_transfer_codec_from_name("gzip", &named) == NUBO_ERR_INVALID_ARGUMENT);
+    CHECK(nubo_transfer_codec_from_name(NULL, &named) == NUBO_ERR_INVALID_ARGUMENT);
+    CHECK(nubo_transfer_codec_from_name("zstd", NULL) == NUBO_ERR_INVALID_ARGUMENT);
+    CHECK(strcmp(nubo_transfer_codec_name(NUBO_CODEC_ZSTD), "zstd") == 0);
+    CHECK(strcmp(nubo_transfer_codec_name(NUBO_CODEC_ZERO), "zero") == 0);
+    CHECK(strcmp(nubo_transfer_codec_name((nubo_codec)42), "unknown") == 0);
+  }
   po.exclude_count = 1; /* with no array */
   CHECK(nubo_transfer_pack(sources, 1, archive, &po, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK(strstr(nubo_last_error(), "options->exclude is NULL") != NULL);

@@ -1,9 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "helpers.hpp"
 #include "nubo/error.hpp"
 #include "transfer/codec.hpp"
+#include "transfer/codec_table.hpp"
 #include "transfer/hash.hpp"
+#include "transfer/options.hpp"
 
 using namespace nubo::transfer;
 
@@ -104,4 +108,43 @@ TEST_CASE("the file hash snapshot restores mid-stream and refuses foreign data")
     h.update(Bytes(data).first(n));
     CHECK(nubo::transfer::hash128(Bytes(data).first(n)) == h.digest());
   }
+}
+
+TEST_CASE("the codec table: one row per codec, names, values and levels agree everywhere") {
+  std::set<int> ids;
+  std::set<int> stored;
+  for (const auto& row : codec_rows()) {
+    INFO(row.name);
+    CHECK(ids.insert(static_cast<int>(row.id)).second);
+    CHECK(codec_name(row.id) == row.name);
+    if (row.stored) {
+      CHECK(stored.insert(static_cast<int>(*row.stored)).second);
+      CHECK(chunk_codec_name(*row.stored) == row.name);
+      CHECK(valid_chunk_codec(static_cast<std::uint8_t>(*row.stored)));
+    }
+    if (row.selectable) {
+      CHECK(parse_codec(row.name) == row.id);
+      CHECK(checked_level(row, 0) == row.default_level);
+      CHECK(checked_level(row, row.max_level) == row.max_level);
+    } else {
+      CHECK_THROWS_WITH(parse_codec(row.name), Catch::Contains("use auto, zstd, lz4 or none"));
+    }
+  }
+  CHECK_FALSE(valid_chunk_codec(kChunkCodecCount));
+  CHECK(selectable_codec_names() == "auto, zstd, lz4 or none");
+  // The levels of each codec, as --help and the docs state them.
+  CHECK(fixed_setting(Codec::lz4, 0) == CodecSetting{ChunkCodec::lz4, 1});
+  CHECK_THROWS_WITH(fixed_setting(Codec::lz4, 13),
+                    Catch::Contains("lz4 level 13 is out of range: use 1 to 12"));
+  CHECK(fixed_setting(Codec::zstd, -7) == CodecSetting{ChunkCodec::zstd, -7});
+  CHECK(fixed_setting(Codec::zstd, 0) == CodecSetting{ChunkCodec::zstd, 3});
+  CHECK_THROWS_WITH(fixed_setting(Codec::zstd, -8), Catch::Contains("use -7 to 22"));
+  CHECK_THROWS_WITH(fixed_setting(Codec::none, 1), Catch::Contains("which takes none"));
+  CHECK_THROWS_WITH(fixed_setting(Codec::zero, 0), Catch::Contains("not one to choose"));
+  CHECK_THROWS_WITH(fixed_setting(Codec::automatic, 0), Catch::Contains("no fixed setting"));
+  CHECK(auto_max_level(0) == 12);
+  CHECK(auto_max_level(19) == 19);
+  CHECK_THROWS_WITH(auto_max_level(20), Catch::Contains("the highest zstd level it may use") &&
+                                            Catch::Contains("use 1 to 19"));
+  CHECK(codec_name(static_cast<Codec>(7)) == "unknown");
 }

@@ -966,6 +966,8 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_interruption_watcher_free": (None, [POINTER(nubo_interruption_watcher)]),
     "nubo_interruption_watcher_cloud": (
         c_int, [POINTER(nubo_interruption_watcher), c_void_p, c_size_t, POINTER(c_size_t)]),
+    "nubo_transfer_codec_from_name": (c_int, [c_char_p, POINTER(c_int)]),
+    "nubo_transfer_codec_name": (c_char_p, [c_int]),
     "nubo_transfer_keygen": (c_int, [c_char_p]),
     "nubo_transfer_pack_options_init": (c_int, [POINTER(nubo_transfer_pack_options), c_size_t]),
     "nubo_transfer_unpack_options_init": (

@@ -159,12 +159,12 @@ def _summary(s: nubo_transfer_summary) -> Summary:
 
 
 def _codec(codec: Union[str, Codec]) -> int:
+    """A codec given by name ("zstd", any case) or value, as the library reads names."""
     if isinstance(codec, str):
-        names = {"auto": Codec.AUTO, "none": Codec.NONE, "lz4": Codec.LZ4, "zstd": Codec.ZSTD}
-        if codec.lower() not in names:
-            raise NuboError(Status.INVALID_ARGUMENT,
-                            f"codec {codec!r} is not known: use auto, zstd, lz4 or none")
-        return int(names[codec.lower()])
+        out = ctypes.c_int()
+        _lib.check(_lib.lib().nubo_transfer_codec_from_name(codec.encode("utf-8"),
+                                                            ctypes.byref(out)))
+        return out.value
     return int(codec)
 
 

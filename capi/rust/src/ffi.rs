@@ -1114,6 +1114,8 @@ extern "C" {
         capacity: usize,
         needed: *mut usize,
     ) -> nubo_status;
+    pub fn nubo_transfer_codec_from_name(name: *const c_char, out: *mut nubo_codec) -> nubo_status;
+    pub fn nubo_transfer_codec_name(codec: nubo_codec) -> *const c_char;
     pub fn nubo_transfer_keygen(path: *const c_char) -> nubo_status;
     pub fn nubo_transfer_pack_options_init(
         options: *mut nubo_transfer_pack_options,

@@ -37,6 +37,32 @@ pub enum Codec {
 }
 
 impl Codec {
+    /// A name as `--codec` spells it ("auto", "none", "lz4", "zstd"; any case), read by the
+    /// library (`nubo_transfer_codec_from_name`); "zero" is refused, as no option chooses it.
+    pub fn parse(name: &str) -> Result<Codec, Error> {
+        let name = c_string("codec", name.as_bytes())?;
+        let mut raw: ffi::nubo_codec = 0;
+        // SAFETY: a NUL-terminated string and a valid out pointer, both live for the call.
+        check(unsafe { ffi::nubo_transfer_codec_from_name(name.as_ptr(), &mut raw) })?;
+        match raw {
+            ffi::NUBO_CODEC_AUTO => Ok(Codec::Auto),
+            ffi::NUBO_CODEC_NONE => Ok(Codec::None),
+            ffi::NUBO_CODEC_LZ4 => Ok(Codec::Lz4),
+            ffi::NUBO_CODEC_ZSTD => Ok(Codec::Zstd),
+            other => Err(Error::new(
+                Status::Unsupported,
+                format!("codec {other} is not one this crate knows"),
+            )),
+        }
+    }
+
+    /// "auto", "none", "lz4", "zstd" or "zero", as the library names it.
+    pub fn name(self) -> &'static str {
+        // SAFETY: the library returns a static NUL-terminated string for every value.
+        let name = unsafe { std::ffi::CStr::from_ptr(ffi::nubo_transfer_codec_name(self.raw())) };
+        name.to_str().unwrap_or("unknown")
+    }
+
     pub(crate) fn raw(self) -> ffi::nubo_codec {
         match self {
             Codec::Auto => ffi::NUBO_CODEC_AUTO,
@@ -93,7 +119,8 @@ pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress) -> bool;
 #[derive(Debug, Clone, Default)]
 pub struct PackOptions {
     pub codec: Option<Codec>,
-    /// The codec's level (zstd 1..19, lz4 1..12).
+    /// The codec's level; 0: its default. zstd -7..22 (3; negative: zstd's fast modes), lz4
+    /// 1..12 (1); with `Codec::Auto`, the highest zstd level it may use, 1..19 (12).
     pub level: Option<i32>,
     /// Bytes per chunk, 4 KiB to 64 MiB (default 4 MiB).
     pub chunk_size: Option<u64>,

@@ -254,3 +254,19 @@ fn bad_input_is_refused_with_the_reason() {
         Status::Corrupt
     );
 }
+
+#[test]
+fn codec_names_are_the_librarys() {
+    assert_eq!(Codec::parse(" LZ4 ").unwrap(), Codec::Lz4);
+    assert_eq!(Codec::parse("auto").unwrap(), Codec::Auto);
+    assert_eq!(Codec::Zstd.name(), "zstd");
+    assert_eq!(Codec::Zero.name(), "zero");
+    let refused = Codec::parse("zero").unwrap_err();
+    assert_eq!(refused.status, Status::InvalidArgument);
+    assert!(
+        refused.message.contains("use auto, zstd, lz4 or none"),
+        "{}",
+        refused.message
+    );
+    assert!(Codec::parse("gzip").is_err());
+}

@@ -14,8 +14,12 @@ inline nlohmann::json chunks_json(const char* total_key, std::uint64_t total,
                                   const nubo::transfer::ChunkCounts& by_codec) {
   using nubo::transfer::Codec;
   nlohmann::json j = {{total_key, total}};
-  for (auto c : {Codec::none, Codec::lz4, Codec::zstd, Codec::zero})
-    j[std::string(nubo::transfer::codec_name(c))] = by_codec[c];
+  // Every way a chunk can be stored: each codec the library names, but auto, which chooses.
+  for (std::size_t slot = 0; slot < by_codec.slots.size(); ++slot) {
+    const auto c = static_cast<Codec>(slot);
+    const auto name = nubo::transfer::codec_name(c);
+    if (c != Codec::automatic && name != "unknown") j[std::string(name)] = by_codec[c];
+  }
   return j;
 }
 

@@ -276,7 +276,8 @@ int main(int argc, char** argv) {
                    "zstd (default; auto with --target-rate), auto (per chunk, for speed), lz4 "
                    "or none");
   pack->add_option("--level", level,
-                   "codec level (zstd 1-22, default 3; lz4 1-12; auto: highest zstd level)");
+                   "codec level (zstd -7 to 22, default 3, negative: fast modes; lz4 1 to 12, "
+                   "default 1; auto: the highest zstd level it may use, 1 to 19, default 12)");
   pack->add_option("--chunk-size", chunk_size, "bytes per chunk, 4K to 64M (default 4M)");
   pack->add_option("--target-rate", target_rate,
                    "bytes/s the output can take, for auto, e.g. 100M (default: measured)");
