@@ -63,12 +63,16 @@ class HierarchicalLink final : public Remote {
   }
 
   void all_reduce(const Op& call, std::uint64_t seq, const Op& a) {
-    Op sum = a;
-    if (a.op == ReduceOp::avg) sum.op = ReduceOp::sum;
-    on_host(call, seq, sum);
-    between_hosts(call, seq, sum);
+    // Within the host, then between the hosts: both sum, and avg divides at the end
+    // (reduce.hpp's staged(); a host's processes are never taken as one rank here).
+    const StagedReduce stages = staged(a.op, false);
+    Op step = a;
+    step.op = stages.first;
+    on_host(call, seq, step);
+    step.op = stages.last;
+    between_hosts(call, seq, step);
     spread_on_host(call, seq, a.out, a.type, a.count);
-    if (a.op == ReduceOp::avg) divide_by(a.type, a.out, a.count, l_.world);
+    if (stages.divide) divide_by(a.type, a.out, a.count, l_.world);
   }
 
   void broadcast(const Op& call, std::uint64_t seq, const Op& a) {

@@ -239,25 +239,23 @@ void LocalGroup::compute_with_remote(Lock& lock, int local, const Op& op, std::u
     }
     case OpKind::all_reduce: {
       void* lead = calls_[0].out;
-      const ReduceOp local_op = op.op == ReduceOp::avg ? ReduceOp::sum : op.op;
-      // One worker per process: the processes' average is the team's, computed in one pass
-      // (f16 and bf16 rounded once); else the sums are divided at the end.
-      const bool remote_averages = op.op == ReduceOp::avg && size_ == 1;
+      // This process's workers, then the processes (reduce.hpp says how avg is split).
+      const StagedReduce stages = staged(op.op, size_ == 1);
       if (size_ > 1) {  // the process's workers reduce into the leader's buffer
         lock.unlock();
         std::vector<const void*> ins(n);
         for (std::size_t r = 0; r < n; ++r) ins[r] = calls_[r].out;
         const Slice s = slice_of(op.count, size_, local);
-        reduce_ranks(op.type, local_op, ins.data(), size_, &lead, 1, s.begin, s.count);
+        reduce_ranks(op.type, stages.first, ins.data(), size_, &lead, 1, s.begin, s.count);
         lock.lock();
         sync(lock, local, local_deadline(), op, seq);
       }
       if (local == 0) {
         Op action = op;
         action.in = action.out = lead;
-        action.op = remote_averages ? ReduceOp::avg : local_op;
+        action.op = stages.last;
         run_remote(action);
-        if (op.op == ReduceOp::avg && !remote_averages) {
+        if (stages.divide) {
           lock.unlock();
           divide_by(op.type, lead, op.count, team_size_);
           lock.lock();
@@ -348,13 +346,12 @@ void LocalGroup::compute_with_remote(Lock& lock, int local, const Op& op, std::u
       }
       sync(lock, local, local_deadline(), op, seq);
       void* stage = staging_.data();
-      const ReduceOp local_op = op.op == ReduceOp::avg ? ReduceOp::sum : op.op;
-      const bool remote_averages = op.op == ReduceOp::avg && size_ == 1;  // as in all_reduce
+      const StagedReduce stages = staged(op.op, size_ == 1);  // as in all_reduce
       lock.unlock();
       std::vector<const void*> ins(n);
       for (std::size_t r = 0; r < n; ++r) ins[r] = calls_[r].in;
       const Slice s = slice_of(total, size_, local);
-      reduce_ranks(op.type, local_op, ins.data(), size_, &stage, 1, s.begin, s.count);
+      reduce_ranks(op.type, stages.first, ins.data(), size_, &stage, 1, s.begin, s.count);
       lock.lock();
       sync(lock, local, local_deadline(), op, seq);
       if (local == 0) {
@@ -362,14 +359,13 @@ void LocalGroup::compute_with_remote(Lock& lock, int local, const Op& op, std::u
         action.kind = OpKind::all_reduce;
         action.count = total;
         action.in = action.out = stage;
-        action.op = remote_averages ? ReduceOp::avg : local_op;
+        action.op = stages.last;
         run_remote(action);
       }
       sync(lock, local, remote_deadline(), op, seq);
       lock.unlock();
       copy(op.out, at(stage, static_cast<std::size_t>(rank_offset_ + local) * bytes), bytes);
-      if (op.op == ReduceOp::avg && !remote_averages)
-        divide_by(op.type, op.out, op.count, team_size_);
+      if (stages.divide) divide_by(op.type, op.out, op.count, team_size_);
       lock.lock();
       sync(lock, local, local_deadline(), op, seq);
       return;

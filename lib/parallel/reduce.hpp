@@ -25,6 +25,21 @@ void reduce_ranks(DType type, ReduceOp op, const void* const* ins, int n, void* 
 // processes), in the buffer's type.
 void divide_by(DType type, void* buf, std::size_t count, int n);
 
+// How a reduction computed in two stages (a first stage over part of the ranks, then a last
+// one) applies `op`. Only avg differs: both stages sum and the sum is divided at the end, unless
+// the first stage has a single rank (nothing to sum), where the last stage averages in one pass
+// (f16 and bf16 rounded once). The one place that decides how avg is split.
+struct StagedReduce {
+  ReduceOp first;       // the first stage's op
+  ReduceOp last;        // the last stage's op
+  bool divide = false;  // divide_by(the team size) after the last stage
+};
+inline StagedReduce staged(ReduceOp op, bool first_stage_alone) {
+  if (op != ReduceOp::avg) return {op, op, false};
+  if (first_stage_alone) return {ReduceOp::sum, ReduceOp::avg, false};
+  return {ReduceOp::sum, ReduceOp::sum, true};
+}
+
 // Member `i` of `n` takes elements [begin, begin + count) of `total`: equal slices, the first
 // total % n one longer. How every communicator splits the work of a reduction.
 struct Slice {

@@ -7,6 +7,7 @@
 #include "check_collectives.hpp"
 #include "nubo/device.hpp"
 #include "nubo/parallel.hpp"
+#include "parallel/reduce.hpp"
 #include "workers.hpp"
 
 using namespace nubo;
@@ -44,4 +45,18 @@ TEST_CASE("collectives on simulated GPUs match the one-thread reference bit for 
     INFO(n << " sim workers");
     check_team(sim_workers(n));
   }
+}
+
+TEST_CASE("a reduction in two stages: only avg differs, and it is split in one place") {
+  using nubo::parallel::staged;
+  for (auto op : {ReduceOp::sum, ReduceOp::max, ReduceOp::min}) {
+    const auto s = staged(op, false);
+    CHECK((s.first == op && s.last == op && !s.divide));
+  }
+  // Several workers per process: both stages sum, the team size divides at the end.
+  const auto parts = staged(ReduceOp::avg, false);
+  CHECK((parts.first == ReduceOp::sum && parts.last == ReduceOp::sum && parts.divide));
+  // One worker per process: the processes average in one pass (f16 and bf16 rounded once).
+  const auto alone = staged(ReduceOp::avg, true);
+  CHECK((alone.first == ReduceOp::sum && alone.last == ReduceOp::avg && !alone.divide));
 }
