@@ -18,8 +18,10 @@ extern "C" {
 #endif
 
 /*
- * How chunks are compressed. AUTO chooses per chunk among none, lz4 and zstd levels. ZERO is
- * how a chunk of zeros is stored (its length alone): summaries count it, no option chooses it.
+ * How chunks are compressed. AUTO chooses per chunk among none, lz4, zstd levels and FLOAT.
+ * FLOAT is zstd over the byte planes of bf16, fp16 or fp32 values (exponents together): for
+ * checkpoints and model weights, exact for every bit pattern. ZERO is how a chunk of zeros is
+ * stored (its length alone): summaries count it, no option chooses it.
  */
 typedef enum nubo_codec {
   NUBO_CODEC_AUTO = 0,
@@ -27,13 +29,14 @@ typedef enum nubo_codec {
   NUBO_CODEC_LZ4 = 2,
   NUBO_CODEC_ZSTD = 3,
   NUBO_CODEC_ZERO = 4,
+  NUBO_CODEC_FLOAT = 5,
   /* not a value: keeps every int a valid nubo_codec in C++ */
   NUBO_CODEC_MAX_ENUM = 0x7fffffff
 } nubo_codec;
 
 /*
- * Codec names, as --codec spells them: "auto", "none", "lz4", "zstd" ("zero" is a name, not a
- * choice).
+ * Codec names, as --codec spells them: "auto", "none", "lz4", "zstd", "float" ("zero" is a
+ * name, not a choice).
  *  - nubo_transfer_codec_from_name: any case, surrounding blanks ignored; a name no codec has,
  *    or "zero", is NUBO_ERR_INVALID_ARGUMENT listing the codecs to choose.
  *  - nubo_transfer_codec_name: a static NUL-terminated name; "unknown" for a value no codec has.

@@ -25,10 +25,12 @@ namespace nubo::transfer {
 
 // How chunks are compressed. `automatic` picks, per chunk, among none, lz4 and zstd levels: the
 // one that finishes soonest given the data, the cores and the output speed (PackOptions::
-// target_rate, or measured), preferring the smaller output among choices about as fast.
-// `zero` is how a chunk of zeros is stored (its length alone): summaries count it, no option
-// chooses it. Values are part of the C ABI (nubo_codec).
-enum class Codec { automatic = 0, none = 1, lz4 = 2, zstd = 3, zero = 4 };
+// target_rate, or measured), preferring the smaller output among choices about as fast; and
+// `floats` for chunks that look like float tensors. `floats` ("float") is zstd over the byte
+// planes of bf16, fp16 or fp32 values (exponents together), for checkpoints and model weights;
+// exact for every bit pattern. `zero` is how a chunk of zeros is stored (its length alone):
+// summaries count it, no option chooses it. Values are part of the C ABI (nubo_codec).
+enum class Codec { automatic = 0, none = 1, lz4 = 2, zstd = 3, zero = 4, floats = 5 };
 // Chunks counted by how each was stored: counts[Codec::zstd]. The slots leave room for codecs
 // to come (NUBO_CODEC_SLOTS in C); the slot of `automatic` is always 0.
 struct ChunkCounts {
@@ -37,7 +39,7 @@ struct ChunkCounts {
   std::uint64_t operator[](Codec c) const { return slots.at(static_cast<std::size_t>(c)); }
 };
 NUBO_API std::string_view codec_name(Codec c) noexcept;
-// "auto", "none", "lz4", "zstd" (any case); Error(invalid_argument) otherwise.
+// "auto", "none", "lz4", "zstd", "float" (any case); Error(invalid_argument) otherwise.
 NUBO_API Codec parse_codec(std::string_view name);
 
 struct Progress {

@@ -172,7 +172,10 @@ CheckpointWrite write_checkpoint(const CheckpointSnapshot& snap, const TrainerOp
   for (std::size_t i = 0; i < snap.values.size(); ++i)
     write_file(staging / names[i], snap.values[i].data(), snap.values[i].size() * sizeof(float));
   transfer::PackOptions po;
-  po.codec = transfer::Codec::zstd;
+  // Parameters and optimizer state are fp32 tensors: the float codec stores them in 0.85 of
+  // their size where zstd-3 takes 0.94, in the same time (benchmarks/results/float_codec.md).
+  po.codec = transfer::Codec::floats;
+  po.level = 1;
   po.resume = false;
   po.threads = 1;
   const auto packed = transfer::pack({(staging / ".").string()}, path, po);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "transfer/float_planes.hpp"
+
 namespace nubo::transfer {
 namespace {
 
@@ -106,19 +108,31 @@ AutoCodec::Choice AutoCodec::choose(Bytes chunk, Compressor& probe) {
   auto n = std::min(chunk.size(), kProbeBytes);
   thread_local std::vector<std::byte> sample_buffer, scratch;
   sample_buffer.resize(n);
-  auto slice = n / kProbeSlices;
+  auto slice = n / kProbeSlices / 4 * 4;    // a whole number of fp32 values
   auto part = chunk.size() / kProbeSlices;  // at least a slice: n <= chunk.size()
   for (std::size_t i = 0; i < kProbeSlices; ++i) {
     auto len = i + 1 == kProbeSlices ? n - i * slice : slice;
     // Slice i from the middle of the i-th of kProbeSlices equal parts (the last may run over
     // the rounding at the end: kept inside the chunk).
     auto from = std::min(i * part + (part - std::min(part, len)) / 2, chunk.size() - len);
+    // Slices start at the same offset modulo 4, so that the bytes of float values keep their
+    // places across the sample (plane_stats reads it by position).
+    from -= from % 4;
     std::copy_n(chunk.begin() + static_cast<std::ptrdiff_t>(from), len,
                 sample_buffer.begin() + static_cast<std::ptrdiff_t>(i * slice));
   }
   Bytes sample{sample_buffer.data(), n};
   auto stored = probe.compress({ChunkCodec::lz4, 1}, sample, scratch);
   choice.probe_ratio = stored == 0 ? 1.0 : static_cast<double>(stored) / static_cast<double>(n);
+  // Float tensors look incompressible to lz4 (random mantissas) yet save a good part under the
+  // float codec. Its level 1: the planes gain little from higher zstd levels (bf16 weights:
+  // 0.665 of their size at level 1, 0.671 at 3, 0.664 at 9, 0.648 at 19 for 40 times the time),
+  // and the lz4 probe the other candidates are predicted from says nothing about planes.
+  const bool floats = plane_stats(sample).float_like;
+  if (floats) {
+    choice.setting = {ChunkCodec::floats, 1};
+    return choice;
+  }
   if (choice.probe_ratio > kIncompressible) {
     choice.setting = {ChunkCodec::none, 0};
     return choice;
@@ -135,6 +149,7 @@ AutoCodec::Choice AutoCodec::choose(Bytes chunk, Compressor& probe) {
     }
   }
   choice.setting = candidates_[chosen].setting;
+
   return choice;
 }
 

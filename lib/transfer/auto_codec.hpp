@@ -9,8 +9,9 @@
 // 64 KiB sampled in four slices across it) times what that candidate achieved relative to the probe
 // on recent chunks; its speed is what it achieved recently. Both are moving averages, and every
 // 16th chunk tries a neighbour of the best choice, so the choice follows the data and the output
-// speed as they change. Incompressible samples go straight to `none`. Without a target rate the
-// output rate is the measured one, capped for files at 1 GB/s (page-cache writes measure far
+// speed as they change. Incompressible samples go straight to `none`, unless they look like a
+// float tensor (float_planes.hpp): those take the float codec, at level 1. Without a target rate
+// the output rate is the measured one, capped for files at 1 GB/s (page-cache writes measure far
 // faster than the device).
 //
 // The model cannot see what else competes for the cores (a receiver on the same machine, other

@@ -11,6 +11,7 @@
 
 #include "nubo/error.hpp"
 #include "transfer/codec_table.hpp"
+#include "transfer/float_planes.hpp"
 
 namespace nubo::transfer {
 
@@ -22,6 +23,9 @@ constexpr int kMaxWindowLog = 27;
 // A frame decoded as a stream keeps its window: 8 MiB at most. nubo writes its index at level 3,
 // whose window is 2 MiB whatever the size.
 constexpr int kMaxStreamWindowLog = 23;
+// The float codec picks its element width from the chunk's first 64 KiB (a tensor's values are
+// alike throughout).
+constexpr std::size_t kPlaneSample = 64 << 10;
 
 [[noreturn]] void zstd_corrupt(std::size_t code) {
   throw Error(Errc::corrupt, std::string("zstd: ") + ZSTD_getErrorName(code));
@@ -51,7 +55,21 @@ struct Compressor::Contexts {
   ZSTD_CCtx* zstd = nullptr;
   std::vector<char> lz4_state;
   std::vector<char> lz4hc_state;
+  std::vector<std::byte> planes;  // the float codec's transposed chunk
   ~Contexts() { ZSTD_freeCCtx(zstd); }
+
+  // A zstd frame of `raw` into `out` (at most `cap` bytes); 0 when it does not fit.
+  std::size_t zstd_frame(Bytes raw, std::byte* out, std::size_t cap, int level) {
+    if (!zstd && !(zstd = ZSTD_createCCtx())) throw std::bad_alloc();
+    // Only a payload smaller than the raw chunk is kept, so the output may stop there: zstd
+    // then reports "destination too small", which here just means "does not pay".
+    auto n = ZSTD_compressCCtx(zstd, out, cap, raw.data(), raw.size(), level);
+    if (ZSTD_isError(n)) {
+      if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall) return 0;
+      throw Error(Errc::internal, std::string("zstd: ") + ZSTD_getErrorName(n));
+    }
+    return n;
+  }
 };
 
 Compressor::Compressor() : ctx_(std::make_unique<Contexts>()) {}
@@ -61,17 +79,20 @@ std::size_t Compressor::compress(CodecSetting setting, Bytes raw, std::vector<st
   if (raw.empty() || raw.size() > static_cast<std::size_t>(LZ4_MAX_INPUT_SIZE)) return 0;
   switch (setting.codec) {
     case ChunkCodec::zstd: {
-      if (!ctx_->zstd && !(ctx_->zstd = ZSTD_createCCtx())) throw std::bad_alloc();
-      // Only a payload smaller than the raw chunk is kept, so the output may stop there: zstd
-      // then reports "destination too small", which here just means "does not pay".
       out.resize(std::max(out.size(), raw.size()));
-      auto n = ZSTD_compressCCtx(ctx_->zstd, out.data(), raw.size(), raw.data(), raw.size(),
-                                 setting.level);
-      if (ZSTD_isError(n)) {
-        if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall) return 0;
-        throw Error(Errc::internal, std::string("zstd: ") + ZSTD_getErrorName(n));
-      }
-      return pays(raw.size(), n) ? n : 0;
+      auto n = ctx_->zstd_frame(raw, out.data(), raw.size(), setting.level);
+      return n > 0 && pays(raw.size(), n) ? n : 0;
+    }
+    case ChunkCodec::floats: {
+      // One byte for the element width, then a zstd frame of the chunk's byte planes.
+      if (raw.size() < 2) return 0;
+      const int stride = plane_stats(raw.first(std::min(raw.size(), kPlaneSample))).stride;
+      ctx_->planes.resize(raw.size());
+      split_planes(raw, stride, ctx_->planes.data());
+      out.resize(std::max(out.size(), raw.size()));
+      out[0] = static_cast<std::byte>(stride);
+      auto n = ctx_->zstd_frame(ctx_->planes, out.data() + 1, raw.size() - 1, setting.level);
+      return n > 0 && pays(raw.size(), n + 1) ? n + 1 : 0;
     }
     case ChunkCodec::lz4: {
       out.resize(std::max(out.size(), raw.size()));
@@ -99,7 +120,28 @@ std::size_t Compressor::compress(CodecSetting setting, Bytes raw, std::vector<st
 
 struct Decompressor::Contexts {
   ZSTD_DCtx* zstd = nullptr;
+  std::vector<std::byte> planes;  // the float codec's transposed chunk
   ~Contexts() { ZSTD_freeDCtx(zstd); }
+
+  // A zstd frame that must declare and decode to exactly out.size() bytes.
+  void zstd_frame(Bytes stored, MutableBytes out) {
+    if (!zstd) {
+      if (!(zstd = ZSTD_createDCtx())) throw std::bad_alloc();
+      ZSTD_DCtx_setParameter(zstd, ZSTD_d_windowLogMax, kMaxWindowLog);
+    }
+    // The frame must declare exactly the expected size (pack always writes it).
+    auto declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
+    if (declared != out.size()) {
+      throw Error(Errc::corrupt,
+                  "zstd frame does not declare " + std::to_string(out.size()) + " bytes");
+    }
+    auto n = ZSTD_decompressDCtx(zstd, out.data(), out.size(), stored.data(), stored.size());
+    if (ZSTD_isError(n)) zstd_corrupt(n);
+    if (n != out.size()) {
+      throw Error(Errc::corrupt, "zstd frame decodes to " + std::to_string(n) + " bytes, not " +
+                                     std::to_string(out.size()));
+    }
+  }
 };
 
 Decompressor::Decompressor() : ctx_(std::make_unique<Contexts>()) {}
@@ -118,24 +160,15 @@ void Decompressor::decompress(ChunkCodec codec, Bytes stored, MutableBytes out) 
       if (!stored.empty()) throw Error(Errc::corrupt, "a zero chunk with a payload");
       std::memset(out.data(), 0, out.size());
       return;
-    case ChunkCodec::zstd: {
-      if (!ctx_->zstd) {
-        if (!(ctx_->zstd = ZSTD_createDCtx())) throw std::bad_alloc();
-        ZSTD_DCtx_setParameter(ctx_->zstd, ZSTD_d_windowLogMax, kMaxWindowLog);
-      }
-      // The frame must declare exactly the expected size (pack always writes it).
-      auto declared = ZSTD_getFrameContentSize(stored.data(), stored.size());
-      if (declared != out.size()) {
-        throw Error(Errc::corrupt,
-                    "zstd frame does not declare " + std::to_string(out.size()) + " bytes");
-      }
-      auto n =
-          ZSTD_decompressDCtx(ctx_->zstd, out.data(), out.size(), stored.data(), stored.size());
-      if (ZSTD_isError(n)) zstd_corrupt(n);
-      if (n != out.size()) {
-        throw Error(Errc::corrupt, "zstd frame decodes to " + std::to_string(n) + " bytes, not " +
-                                       std::to_string(out.size()));
-      }
+    case ChunkCodec::zstd:
+      ctx_->zstd_frame(stored, out);
+      return;
+    case ChunkCodec::floats: {
+      if (stored.empty() || (stored[0] != std::byte{2} && stored[0] != std::byte{4}))
+        throw Error(Errc::corrupt, "float chunk of an element width other than 2 or 4 bytes");
+      ctx_->planes.resize(out.size());
+      ctx_->zstd_frame(stored.subspan(1), ctx_->planes);
+      join_planes(ctx_->planes, static_cast<int>(stored[0]), out.data());
       return;
     }
     case ChunkCodec::lz4: {

@@ -1,5 +1,6 @@
-// Chunk codecs: each chunk is compressed on its own (zstd or lz4), stored raw when compression
-// does not pay, or recorded as all zeros (holes of sparse files) with no payload at all.
+// Chunk codecs: each chunk is compressed on its own (zstd, lz4, or zstd over the byte planes of
+// float tensors: float_planes.hpp), stored raw when compression does not pay, or recorded as all
+// zeros (holes of sparse files) with no payload at all.
 // Compressor and Decompressor hold a codec's reusable contexts; use one per thread.
 #pragma once
 
@@ -14,8 +15,8 @@
 namespace nubo::transfer {
 
 // The values are the archive's codec byte (docs/archive-format.md): never change them.
-enum class ChunkCodec : std::uint8_t { none = 0, lz4 = 1, zstd = 2, zero = 3 };
-constexpr std::uint8_t kChunkCodecCount = 4;
+enum class ChunkCodec : std::uint8_t { none = 0, lz4 = 1, zstd = 2, zero = 3, floats = 4 };
+constexpr std::uint8_t kChunkCodecCount = 5;
 
 std::string_view chunk_codec_name(ChunkCodec c);
 

@@ -9,10 +9,11 @@ namespace {
 
 // In the order users are offered them; the levels are zstd's and lz4's own (zstd's negative
 // levels are its fast modes; lz4 1 is its fast mode, 2 to 12 HC).
-constexpr std::array<CodecRow, 5> kRows{{
+constexpr std::array<CodecRow, 6> kRows{{
     {Codec::automatic, std::nullopt, "auto", true, 1, 19, 12, "the highest zstd level it may use"},
     {Codec::zstd, ChunkCodec::zstd, "zstd", true, -7, 22, 3, ""},
     {Codec::lz4, ChunkCodec::lz4, "lz4", true, 1, 12, 1, ""},
+    {Codec::floats, ChunkCodec::floats, "float", true, -7, 22, 3, "zstd's, over byte planes"},
     {Codec::none, ChunkCodec::none, "none", true, 0, 0, 0, ""},
     {Codec::zero, ChunkCodec::zero, "zero", false, 0, 0, 0, ""},
 }};

@@ -28,7 +28,7 @@ std::span<const CodecRow> codec_rows();
 // The row of a public value or an archive byte; nullptr for one no row has.
 const CodecRow* find_codec(Codec c) noexcept;
 const CodecRow* find_stored_codec(ChunkCodec c) noexcept;
-// "auto, zstd, lz4 or none": the codecs users may choose, for messages.
+// "auto, zstd, lz4, float or none": the codecs users may choose, for messages.
 std::string selectable_codec_names();
 // The level to use for `level` (0: the default); invalid_argument naming the range otherwise.
 int checked_level(const CodecRow& row, int level);

@@ -68,7 +68,8 @@ class SendServe(unittest.TestCase):
             self.assertGreater(s.wire_bytes, 0)
             self.assertEqual(sum(s.chunks_by_codec.values()), s.chunks_sent)
             self.assertEqual(set(s.chunks_by_codec), {nubo.Codec.NONE, nubo.Codec.LZ4,
-                                                      nubo.Codec.ZSTD, nubo.Codec.ZERO})
+                                                      nubo.Codec.ZSTD, nubo.Codec.ZERO,
+                                                      nubo.Codec.FLOAT})
             self.assertTrue(seen)
             self.assertEqual(seen[-1].bytes_done, total)
             self.assertGreater(seen[-1].wire_bytes, 0)

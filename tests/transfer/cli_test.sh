@@ -141,6 +141,20 @@ cmp src/sub/big.bin again/src/sub/big.bin || fail "the changed file was not rest
 grep -q ", 23 B already in place (verified, kept)" err || fail "the unpack report: $(cat err)"
 ! grep -q "already done\|resumed" err || fail "the unpack report: $(cat err)"
 
+# Model weights: --codec float round-trips them exactly, and auto takes it for them.
+mkdir -p weights
+python3 -c 'import random, struct, sys
+random.seed(1)
+sys.stdout.buffer.write(struct.pack("<200000f", *(random.gauss(0, 0.02) for _ in range(200000))))' \
+  > weights/layer.f32
+"$xfer" pack weights -o w-float.nubo --codec float -q
+"$xfer" unpack w-float.nubo -C w-out -q
+cmp weights/layer.f32 w-out/weights/layer.f32 || fail "--codec float did not round-trip"
+"$xfer" pack weights -o w-auto.nubo --codec auto --json > w-auto.json
+grep -q '"float": [1-9]' w-auto.json || fail "auto did not take float for weights: $(cat w-auto.json)"
+"$xfer" pack weights -o w-zstd.nubo -q
+[ "$(stat -c %s w-float.nubo)" -lt "$(stat -c %s w-zstd.nubo)" ] || fail "float is no smaller than zstd"
+
 # The first SIGTERM ends a command whose peer never answers (no second signal needed).
 python3 -c 'import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()

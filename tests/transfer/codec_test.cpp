@@ -127,11 +127,12 @@ TEST_CASE("the codec table: one row per codec, names, values and levels agree ev
       CHECK(checked_level(row, 0) == row.default_level);
       CHECK(checked_level(row, row.max_level) == row.max_level);
     } else {
-      CHECK_THROWS_WITH(parse_codec(row.name), Catch::Contains("use auto, zstd, lz4 or none"));
+      CHECK_THROWS_WITH(parse_codec(row.name),
+                        Catch::Contains("use auto, zstd, lz4, float or none"));
     }
   }
   CHECK_FALSE(valid_chunk_codec(kChunkCodecCount));
-  CHECK(selectable_codec_names() == "auto, zstd, lz4 or none");
+  CHECK(selectable_codec_names() == "auto, zstd, lz4, float or none");
   // The levels of each codec, as --help and the docs state them.
   CHECK(fixed_setting(Codec::lz4, 0) == CodecSetting{ChunkCodec::lz4, 1});
   CHECK_THROWS_WITH(fixed_setting(Codec::lz4, 13),

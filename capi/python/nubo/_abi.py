@@ -476,6 +476,7 @@ NUBO_CODEC_NONE = 1
 NUBO_CODEC_LZ4 = 2
 NUBO_CODEC_ZSTD = 3
 NUBO_CODEC_ZERO = 4
+NUBO_CODEC_FLOAT = 5
 
 
 class nubo_transfer_progress(Sized):

@@ -41,6 +41,7 @@ class Codec(OpenIntEnum):
     LZ4 = 2
     ZSTD = 3
     ZERO = 4  # how a chunk of zeros is stored (its length alone): counted, never chosen
+    FLOAT = 5  # zstd over the byte planes of bf16/fp16/fp32 values: checkpoints, weights
 
 
 class EntryKind(OpenIntEnum):

@@ -493,6 +493,7 @@ pub const NUBO_CODEC_NONE: nubo_codec = 1;
 pub const NUBO_CODEC_LZ4: nubo_codec = 2;
 pub const NUBO_CODEC_ZSTD: nubo_codec = 3;
 pub const NUBO_CODEC_ZERO: nubo_codec = 4;
+pub const NUBO_CODEC_FLOAT: nubo_codec = 5;
 
 sized_structs! {
     pub struct nubo_transfer_progress {
@@ -1742,6 +1743,7 @@ mod tests {
             NUBO_CODEC_LZ4,
             NUBO_CODEC_ZSTD,
             NUBO_CODEC_ZERO,
+            NUBO_CODEC_FLOAT,
             NUBO_ENTRY_FILE,
             NUBO_ENTRY_DIRECTORY,
             NUBO_ENTRY_SYMLINK,

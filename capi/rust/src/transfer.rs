@@ -34,6 +34,9 @@ pub enum Codec {
     /// How a chunk of zeros is stored (its length alone): summaries count it, no option
     /// chooses it (the library refuses it).
     Zero,
+    /// zstd over the byte planes of bf16, fp16 or fp32 values (exponents together): for
+    /// checkpoints and model weights, exact for every bit pattern.
+    Float,
 }
 
 impl Codec {
@@ -49,6 +52,7 @@ impl Codec {
             ffi::NUBO_CODEC_NONE => Ok(Codec::None),
             ffi::NUBO_CODEC_LZ4 => Ok(Codec::Lz4),
             ffi::NUBO_CODEC_ZSTD => Ok(Codec::Zstd),
+            ffi::NUBO_CODEC_FLOAT => Ok(Codec::Float),
             other => Err(Error::new(
                 Status::Unsupported,
                 format!("codec {other} is not one this crate knows"),
@@ -70,6 +74,7 @@ impl Codec {
             Codec::Lz4 => ffi::NUBO_CODEC_LZ4,
             Codec::Zstd => ffi::NUBO_CODEC_ZSTD,
             Codec::Zero => ffi::NUBO_CODEC_ZERO,
+            Codec::Float => ffi::NUBO_CODEC_FLOAT,
         }
     }
 }

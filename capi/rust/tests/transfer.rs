@@ -264,7 +264,9 @@ fn codec_names_are_the_librarys() {
     let refused = Codec::parse("zero").unwrap_err();
     assert_eq!(refused.status, Status::InvalidArgument);
     assert!(
-        refused.message.contains("use auto, zstd, lz4 or none"),
+        refused
+            .message
+            .contains("use auto, zstd, lz4, float or none"),
         "{}",
         refused.message
     );

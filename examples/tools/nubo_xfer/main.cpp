@@ -273,8 +273,8 @@ int main(int argc, char** argv) {
   pack->add_option("-o,--output", output, "the archive to write, e.g. data.nubo (-: stdout)")
       ->required();
   pack->add_option("--codec", codec,
-                   "zstd (default; auto with --target-rate), auto (per chunk, for speed), lz4 "
-                   "or none");
+                   "zstd (default; auto with --target-rate), auto (per chunk, for speed), lz4, "
+                   "float (zstd over the byte planes of bf16/fp16/fp32 tensors) or none");
   pack->add_option("--level", level,
                    "codec level (zstd -7 to 22, default 3, negative: fast modes; lz4 1 to 12, "
                    "default 1; auto: the highest zstd level it may use, 1 to 19, default 12)");

@@ -22,7 +22,8 @@ std::unique_ptr<NetCommands> add_net_commands(CLI::App& app) {
   auto n = std::make_unique<NetCommands>();
   n->send = app.add_subcommand("send", "send files and directories to a nubo-xfer serve");
   n->send->add_option("args", n->sources, "SRC... HOST:PORT[/SUBDIR]")->required()->expected(2, -1);
-  n->send->add_option("--codec", n->codec, "auto (default, follows the link), zstd, lz4 or none");
+  n->send->add_option("--codec", n->codec,
+                      "auto (default, follows the link), zstd, lz4, float or none");
   n->send->add_option("--level", n->level,
                       "codec level (zstd -7 to 22, default 3; lz4 1 to 12, default 1; auto, the "
                       "default: the highest zstd level it may use, 1 to 19, default 12)");

@@ -160,7 +160,7 @@ class TransferTest(unittest.TestCase):
         with self.assertRaises(nubo.NuboError) as cm:
             nubo.pack(self.src, self.dir / "x.nubo", codec="gzip")
         self.assertEqual(cm.exception.status, nubo.Status.INVALID_ARGUMENT)
-        self.assertIn("use auto, zstd, lz4 or none", str(cm.exception))  # the library's list
+        self.assertIn("use auto, zstd, lz4, float or none", str(cm.exception))  # the library's list
         with self.assertRaises(nubo.NuboError):
             nubo.pack(self.src, self.dir / "x.nubo", codec="zero")  # recorded, never chosen
         with self.assertRaises(nubo.NuboError) as cm:
