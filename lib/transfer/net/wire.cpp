@@ -269,7 +269,13 @@ Begin decode_begin(Bytes in) {
   return b;
 }
 
-std::vector<std::vector<std::byte>> encode_entries(const std::vector<format::EntryMeta>& entries) {
+namespace {
+
+// Items as control messages of at most kMaxControl bytes each: a u32 count, then the items, as
+// many as fit. `largest(item)` bounds what write(item, writer) puts.
+template <class T, class Largest, class Write>
+std::vector<std::vector<std::byte>> in_batches(const std::vector<T>& items, Largest largest,
+                                               Write write) {
   std::vector<std::vector<std::byte>> batches;
   std::vector<std::byte> body;
   std::uint32_t count = 0;
@@ -281,15 +287,29 @@ std::vector<std::vector<std::byte>> encode_entries(const std::vector<format::Ent
     body.clear();
     count = 0;
   };
-  for (const auto& e : entries) {
-    // One entry encodes to at most kMaxEntryPayload bytes, far below the batch limit.
-    if (body.size() + format::kMaxEntryPayload + 4 > kMaxControl) flush();
+  for (const auto& item : items) {
+    if (body.size() + largest(item) + 4 > kMaxControl) flush();
     ByteWriter w(body);
-    format::encode_entry_to(w, e);
+    write(item, w);
     ++count;
   }
   if (count > 0) flush();
   return batches;
+}
+
+// A file with very many verified ranges is reported as its first ones only: what is left out
+// is simply sent again, which is safe.
+std::size_t reported_ranges(const FileStatus& s) {
+  return std::min<std::size_t>(s.verified.size(), 4096);
+}
+
+}  // namespace
+
+std::vector<std::vector<std::byte>> encode_entries(const std::vector<format::EntryMeta>& entries) {
+  // One entry encodes to at most kMaxEntryPayload bytes, far below the batch limit.
+  return in_batches(
+      entries, [](const format::EntryMeta&) { return format::kMaxEntryPayload; },
+      [](const format::EntryMeta& e, ByteWriter& w) { format::encode_entry_to(w, e); });
 }
 
 std::vector<format::EntryMeta> decode_entries(Bytes in) {
@@ -305,35 +325,18 @@ std::vector<format::EntryMeta> decode_entries(Bytes in) {
 }
 
 std::vector<std::vector<std::byte>> encode_status(const std::vector<FileStatus>& status) {
-  std::vector<std::vector<std::byte>> batches;
-  std::vector<std::byte> body;
-  std::uint32_t count = 0;
-  auto flush = [&] {
-    std::vector<std::byte> out;
-    ByteWriter(out).put<std::uint32_t>(count);
-    append(out, body);
-    batches.push_back(std::move(out));
-    body.clear();
-    count = 0;
-  };
-  for (const auto& s : status) {
-    // A file with very many ranges is reported as its first ones only: what is left out is
-    // simply sent again, which is safe.
-    std::size_t ranges = std::min<std::size_t>(s.verified.size(), 4096);
-    std::size_t size = 9 + 16 * ranges;
-    if (body.size() + size + 4 > kMaxControl) flush();
-    ByteWriter w(body);
-    w.put<std::uint32_t>(s.entry);
-    w.put<std::uint8_t>(s.complete ? 1 : 0);
-    w.put<std::uint32_t>(static_cast<std::uint32_t>(ranges));
-    for (std::size_t i = 0; i < ranges; ++i) {
-      w.put<std::uint64_t>(s.verified[i].first);
-      w.put<std::uint64_t>(s.verified[i].second);
-    }
-    ++count;
-  }
-  if (count > 0) flush();
-  return batches;
+  return in_batches(
+      status, [](const FileStatus& s) { return 9 + 16 * reported_ranges(s); },
+      [](const FileStatus& s, ByteWriter& w) {
+        const std::size_t ranges = reported_ranges(s);
+        w.put<std::uint32_t>(s.entry);
+        w.put<std::uint8_t>(s.complete ? 1 : 0);
+        w.put<std::uint32_t>(static_cast<std::uint32_t>(ranges));
+        for (std::size_t i = 0; i < ranges; ++i) {
+          w.put<std::uint64_t>(s.verified[i].first);
+          w.put<std::uint64_t>(s.verified[i].second);
+        }
+      });
 }
 
 std::vector<FileStatus> decode_status(Bytes in, std::uint64_t entry_count) {
