@@ -18,6 +18,7 @@ import atexit
 import threading
 from typing import Optional
 
+from .errors import NuboError, Status
 from .parallel import Team, Worker
 
 _lock = threading.Lock()
@@ -57,7 +58,6 @@ def worker() -> Worker:
     """The worker init() returned; a NuboError when init() was not called."""
     w = _worker
     if w is None:
-        from .errors import NuboError, Status
         raise NuboError(Status.INVALID_ARGUMENT, "nubo.init() has not been called in this "
                         "process (or nubo.shutdown() was)")
     return w
