@@ -64,7 +64,9 @@ void split_planes(Bytes raw, int stride, std::byte* out) noexcept {
     std::byte* plane = out + k * count;
     for (std::size_t i = 0; i < count; ++i) plane[i] = raw[i * w + k];
   }
-  std::memcpy(out + count * w, raw.data() + count * w, raw.size() - count * w);
+  // memcpy of nothing still needs valid pointers, which an empty span need not hold.
+  if (raw.size() > count * w)
+    std::memcpy(out + count * w, raw.data() + count * w, raw.size() - count * w);
 }
 
 void join_planes(Bytes planes, int stride, std::byte* out) noexcept {
@@ -74,7 +76,8 @@ void join_planes(Bytes planes, int stride, std::byte* out) noexcept {
     const std::byte* plane = planes.data() + k * count;
     for (std::size_t i = 0; i < count; ++i) out[i * w + k] = plane[i];
   }
-  std::memcpy(out + count * w, planes.data() + count * w, planes.size() - count * w);
+  if (planes.size() > count * w)
+    std::memcpy(out + count * w, planes.data() + count * w, planes.size() - count * w);
 }
 
 }  // namespace nubo::transfer
