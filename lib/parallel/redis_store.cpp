@@ -3,6 +3,7 @@
 // day, so old jobs do not pile up on a long-lived server; give each job its own name.
 #include "parallel/store.hpp"
 
+#include "common/retry.hpp"
 #include "nubo/error.hpp"
 
 #if NUBO_HAVE_HIREDIS
@@ -114,14 +115,15 @@ class RedisStore final : public Store {
   template <class Issue>
   Reply command(Issue&& issue) {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (int attempt = 0;; ++attempt) {
+    const RetryPolicy policy{2};  // the first try, and one on a fresh connection, at once
+    for (int failed = 0;;) {
       if (!ctx_) connect();
       void* r = issue();
       if (r != nullptr) return Reply(r);
       std::string why = ctx_->errstr;
       redisFree(ctx_);
       ctx_ = nullptr;
-      if (attempt == 1) {
+      if (!policy.again(++failed)) {
         throw Error(Errc::unavailable, "lost the Redis rendezvous at " + url_ + ": " + why);
       }
     }

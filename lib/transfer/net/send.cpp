@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/log.hpp"
+#include "common/retry.hpp"
 #include "common/tls.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
@@ -83,7 +84,8 @@ void run_stream(Socket& s, SendQueue& queue, RateLimiter& limiter, LinkMeter& me
 // one more handshake tells which, since a token does not change between two.
 Socket open_stream(const Endpoint& endpoint, const SendOptions& options,
                    const std::shared_ptr<tls::Context>& tls) {
-  for (int attempt = 1;; ++attempt) {
+  const RetryPolicy policy{2};  // one more handshake tells an altered one from another token
+  for (int failed = 0;;) {
     auto s = Socket::connect(endpoint, options.timeout_seconds);
     if (!tls) return s;
     try {
@@ -92,7 +94,7 @@ Socket open_stream(const Endpoint& endpoint, const SendOptions& options,
     } catch (const Error& e) {
       if (auto refusal = read_refusal(s)) throw *refusal;
       if (e.code() != Errc::invalid_argument) throw;  // not the token's check (tcp.hpp)
-      if (attempt == 2)
+      if (!policy.again(++failed))
         throw Error(Errc::invalid_argument, std::string(e.what()) +
                                                 " (twice: if the tokens are the same, something on "
                                                 "the way alters every connection)");

@@ -10,6 +10,7 @@
 
 #include "common/crc32c.hpp"
 #include "common/log.hpp"
+#include "common/retry.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
 #include "transfer/s3/responses.hpp"
@@ -196,15 +197,15 @@ http::Response Client::send(const Call& call) {
       if (e.code() != Errc::unavailable) throw;
       why = e.what();
     }
-    if (attempt >= options_.retries)
+    // Exponential backoff with jitter: 0.1 s, 0.2 s, ... at most 20 s.
+    const RetryPolicy policy{options_.retries + 1, 0.1, 20, true};
+    if (!policy.again(attempt + 1))
       throw Error(Errc::unavailable,
                   call.method + " " + call.url->text() + ": " + why + ", still after " +
                       std::to_string(attempt + 1) +
                       " attempts (AWS_MAX_ATTEMPTS): the server is overloaded or unreachable; "
                       "run the same command again later");
-    // Exponential backoff with full jitter: 0.1 s, 0.2 s, ... at most 20 s.
-    const double cap = std::min(20.0, 0.1 * static_cast<double>(1 << std::min(attempt, 10)));
-    const double wait = std::uniform_real_distribution<double>(cap / 2, cap)(rng);
+    const double wait = policy.delay_s(attempt + 1, rng);
     log::info(call.method + " " + call.url->text() + ": " + why + "; retrying in " +
               std::to_string(wait).substr(0, 4) + " s");
     std::this_thread::sleep_for(std::chrono::duration<double>(wait));
