@@ -276,8 +276,9 @@ int main(int argc, char** argv) {
                    "zstd (default; auto with --target-rate), auto (per chunk, for speed), lz4, "
                    "float (zstd over the byte planes of bf16/fp16/fp32 tensors) or none");
   pack->add_option("--level", level,
-                   "codec level (zstd -7 to 22, default 3, negative: fast modes; lz4 1 to 12, "
-                   "default 1; auto: the highest zstd level it may use, 1 to 19, default 12)");
+                   "codec level (zstd and float -7 to 22, default 3, negative: fast modes; lz4 1 "
+                   "to 12, default 1; auto: the highest zstd level it may use, 1 to 19, default "
+                   "12)");
   pack->add_option("--chunk-size", chunk_size, "bytes per chunk, 4K to 64M (default 4M)");
   pack->add_option("--target-rate", target_rate,
                    "bytes/s the output can take, for auto, e.g. 100M (default: measured)");

@@ -25,8 +25,8 @@ std::unique_ptr<NetCommands> add_net_commands(CLI::App& app) {
   n->send->add_option("--codec", n->codec,
                       "auto (default, follows the link), zstd, lz4, float or none");
   n->send->add_option("--level", n->level,
-                      "codec level (zstd -7 to 22, default 3; lz4 1 to 12, default 1; auto, the "
-                      "default: the highest zstd level it may use, 1 to 19, default 12)");
+                      "codec level (zstd and float -7 to 22, default 3; lz4 1 to 12, default 1; "
+                      "auto, the default: the highest zstd level it may use, 1 to 19, default 12)");
   n->send->add_option("--chunk-size", n->chunk_size, "bytes per chunk, 4K to 64M (default 4M)");
   n->send->add_option("--streams", n->streams, "TCP connections in parallel (default 4)")
       ->check(nubo_cli::Range(1, 64));
