@@ -22,18 +22,15 @@ double entropy(const std::array<std::size_t, 256>& counts, std::size_t total) {
 
 // The mean, the lowest and the highest entropy of the planes of one stride.
 struct StrideEntropy {
-  double mean = 8, lowest = 8, highest = 0;
+  double mean = 0, lowest = 8, highest = 0;
 };
 
-StrideEntropy stride_entropy(Bytes sample, int stride) {
-  const auto w = static_cast<std::size_t>(stride);
-  std::array<std::array<std::size_t, 256>, 4> counts{};
-  const std::size_t n = sample.size() / w * w;
-  for (std::size_t i = 0; i < n; ++i) ++counts[i % w][static_cast<std::uint8_t>(sample[i])];
-  StrideEntropy e{0, 8, 0};
-  for (std::size_t k = 0; k < w; ++k) {
-    const double h = entropy(counts[k], n / w);
-    e.mean += h / static_cast<double>(w);
+StrideEntropy stride_entropy(const std::array<std::size_t, 256>* planes, int stride,
+                             std::size_t per_plane) {
+  StrideEntropy e;
+  for (int k = 0; k < stride; ++k) {
+    const double h = entropy(planes[k], per_plane);
+    e.mean += h / stride;
     e.lowest = std::min(e.lowest, h);
     e.highest = std::max(e.highest, h);
   }
@@ -43,17 +40,29 @@ StrideEntropy stride_entropy(Bytes sample, int stride) {
 }  // namespace
 
 PlaneStats plane_stats(Bytes sample) noexcept {
+  // One pass: the histograms of the 4 planes of fp32 values; those of 2-byte values and of the
+  // whole sample are their sums. A tail of fewer than 4 bytes is left out.
+  const std::size_t quads = sample.size() / 4;
+  std::array<std::array<std::size_t, 256>, 4> four{};
+  for (std::size_t i = 0; i < quads; ++i)
+    for (std::size_t k = 0; k < 4; ++k) ++four[k][static_cast<std::uint8_t>(sample[i * 4 + k])];
+  std::array<std::array<std::size_t, 256>, 2> two{};
   std::array<std::size_t, 256> all{};
-  for (auto b : sample) ++all[static_cast<std::uint8_t>(b)];
-  const double whole = entropy(all, sample.size());
-  const StrideEntropy two = stride_entropy(sample, 2), four = stride_entropy(sample, 4);
+  for (std::size_t b = 0; b < 256; ++b) {
+    two[0][b] = four[0][b] + four[2][b];
+    two[1][b] = four[1][b] + four[3][b];
+    all[b] = two[0][b] + two[1][b];
+  }
+  const double whole = entropy(all, quads * 4);
+  const StrideEntropy by2 = stride_entropy(two.data(), 2, quads * 2);
+  const StrideEntropy by4 = stride_entropy(four.data(), 4, quads);
   PlaneStats s;
-  s.stride = four.mean + 0.05 < two.mean ? 4 : 2;
+  s.stride = by4.mean + 0.05 < by2.mean ? 4 : 2;
   // Floats: the exponent plane stands out (few values) from mantissa planes that are close to
   // random. Text and code have no such planes (every position holds the same kind of byte),
   // already-compressed data no predictable one.
-  const StrideEntropy& e = s.stride == 4 ? four : two;
-  s.float_like = e.highest > 7.0 && e.lowest < whole - 2.0;
+  const StrideEntropy& e = s.stride == 4 ? by4 : by2;
+  s.float_like = quads > 0 && e.highest > 7.0 && e.lowest < whole - 2.0;
   return s;
 }
 
