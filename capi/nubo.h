@@ -257,6 +257,7 @@ NUBO_C_API nubo_status nubo_device_report_select(const nubo_device_report* repor
  * that nubo.h stays the one header to include. Each begins with its include guard and then
  * includes nubo.h for the common types.
  */
+#include "nubo_copy.h"
 #include "nubo_cost.h"
 #include "nubo_interruption.h"
 #include "nubo_net.h"

@@ -2,14 +2,14 @@
  * nubo_s3.h: files and trees to and from S3-compatible object storage through the C ABI
  * (docs/s3.md). Included by nubo.h; the conventions are nubo.h's.
  *
- * nubo_s3_copy copies between a local path and s3://BUCKET/KEY (either way round), each file one
- * object, resumable after any interruption and verified end to end. Where to reach S3 and with
- * which keys is read as the AWS CLI reads it (AWS_* variables, ~/.aws profiles).
+ * nubo_s3_copy is nubo_transfer_copy (nubo_copy.h) with the S3 options among the others, kept
+ * until the next ABI break (docs/abi.md).
  */
 #ifndef NUBO_S3_H
 #define NUBO_S3_H
 
 #include "nubo.h"
+#include "nubo_copy.h"
 #include "nubo_transfer.h" /* nubo_transfer_progress_callback */
 
 #ifdef __cplusplus

@@ -3,6 +3,7 @@
 
 #include "nubo/buffer.hpp"
 #include "nubo/compute.hpp"
+#include "nubo/copy.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/dataset.hpp"
 #include "nubo/device.hpp"

@@ -2,9 +2,10 @@
 // (state1.bin: SGD velocity or Adam m; state2.bin: Adam v), raw little-endian fp32 in the
 // parameters' order. transfer::pack writes "<path>.part" and renames it when complete, so a
 // checkpoint is either whole or absent; every chunk is checksummed, so damage is found on load.
-// A checkpoint directory may be "s3://BUCKET/PREFIX/": each checkpoint is then an archive object
-// (pack -o s3://..., which appears only once whole), followed by a small "latest" object naming
-// it; resume lists the prefix and takes the newest that verifies, and pruning deletes objects.
+// A checkpoint directory may be a store URL, "s3://BUCKET/PREFIX/" (or gs://, file://): each
+// checkpoint is then an archive object (pack -o s3://..., which appears only once whole), followed
+// by a small "latest" object naming it; resume lists the prefix and takes the newest that verifies,
+// and pruning deletes objects.
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,7 +24,7 @@
 #include "nubo/transfer.hpp"
 #include "nubo/version.h"
 #include "train/trainer_impl.hpp"
-#include "transfer/s3/client.hpp"
+#include "transfer/store/store.hpp"
 
 namespace nubo {
 namespace fs = std::filesystem;
@@ -80,20 +81,27 @@ bool is_checkpoint_name(const std::string& n) {
   return n.starts_with("ckpt-") && n.ends_with(".nubo");
 }
 
-// "s3://B/P" as the prefix URL "s3://B/P/".
-s3::ObjectUrl prefix_of(const std::string& dir) {
-  auto url = s3::parse_s3_url(dir);
+// "s3://B/P" as the prefix URL "s3://B/P/" (any store's).
+store::ObjectUrl prefix_of(const std::string& dir) {
+  auto url = store::parse_url(dir);
   if (!url.key.empty() && url.key.back() != '/') url.key += '/';
   return url;
 }
 
-// The checkpoints under an s3:// checkpoint directory, as full URLs, oldest first.
-std::vector<std::string> remote_checkpoints(s3::Client& client, const s3::ObjectUrl& prefix) {
+// The checkpoints under a checkpoint directory in a store, as full URLs, oldest first; none
+// when the directory is not there yet.
+std::vector<std::string> remote_checkpoints(store::Store& store, const store::ObjectUrl& prefix) {
   std::vector<std::string> all;
-  for (const auto& [key, size] : client.list_objects(prefix)) {
+  std::vector<std::pair<std::string, std::uint64_t>> objects;
+  try {
+    objects = store.list_objects(prefix);
+  } catch (const Error& e) {
+    if (e.code() != Errc::not_found || prefix.scheme != "file") throw;
+  }
+  for (const auto& [key, size] : objects) {
     const auto name = key.substr(prefix.key.size());
     if (name.find('/') == std::string::npos && is_checkpoint_name(name))
-      all.push_back("s3://" + prefix.bucket + "/" + key);
+      all.push_back(prefix.with_key(key).text());
   }
   std::sort(all.begin(), all.end());  // zero-padded step numbers
   return all;
@@ -102,15 +110,15 @@ std::vector<std::string> remote_checkpoints(s3::Client& client, const s3::Object
 // After a checkpoint object is in place: the "latest" object names it, and only the newest
 // `keep` checkpoints of the directory `dir` stay (when `path` is one of them).
 void point_and_prune(const std::string& path, const std::string& dir, int keep) {
-  if (dir.empty() || !s3::is_s3_url(dir)) return;
+  if (dir.empty() || !store::is_url(dir)) return;
   const auto prefix = prefix_of(dir);
   if (path.rfind(prefix.text(), 0) != 0) return;  // saved elsewhere: not fit()'s
-  s3::Client client(s3::load_config());
+  const auto store = store::open(prefix);
   const auto name = path.substr(prefix.text().size());
-  client.put_object({prefix.bucket, prefix.key + "latest"}, transfer::as_bytes(name + "\n"));
-  const auto all = remote_checkpoints(client, prefix);
+  store->put_object(prefix.with_key(prefix.key + "latest"), transfer::as_bytes(name + "\n"));
+  const auto all = remote_checkpoints(*store, prefix);
   for (std::size_t i = 0; i + static_cast<std::size_t>(keep) < all.size(); ++i)
-    client.delete_object(s3::parse_s3_url(all[i]));
+    store->delete_object(store::parse_url(all[i]));
 }
 
 }  // namespace
@@ -120,7 +128,7 @@ std::string DataParallelTrainer::checkpoint_path(std::uint64_t step) const {
     throw Error(Errc::invalid_argument, "checkpoint_path: no checkpoint_dir was set");
   char name[64];
   std::snprintf(name, sizeof name, "ckpt-%010llu.nubo", static_cast<unsigned long long>(step));
-  if (s3::is_s3_url(impl_->opt.checkpoint_dir))
+  if (store::is_url(impl_->opt.checkpoint_dir))
     return prefix_of(impl_->opt.checkpoint_dir).text() + name;
   return (fs::path(impl_->opt.checkpoint_dir) / name).string();
 }
@@ -159,7 +167,7 @@ CheckpointWrite write_checkpoint(const CheckpointSnapshot& snap, const TrainerOp
   const auto t0 = std::chrono::steady_clock::now();
   if (snap.delay_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(snap.delay_s));
   const auto& path = snap.path;
-  const bool remote = s3::is_s3_url(path);
+  const bool remote = store::is_url(path);
   const fs::path target(path);
   if (!remote && target.has_parent_path()) fs::create_directories(target.parent_path());
   const fs::path staging =
@@ -273,7 +281,7 @@ void DataParallelTrainer::save(const std::string& path) {
 void DataParallelTrainer::load(const std::string& path) {
   Impl& m = *impl_;
   std::error_code ec;
-  if (!s3::is_s3_url(path) && !fs::is_regular_file(path, ec))
+  if (!store::is_url(path) && !fs::is_regular_file(path, ec))
     throw Error(Errc::not_found, path + ": no such checkpoint");
   transfer::Reader r(path);
   const transfer::Entry* e = r.find("meta.json");
@@ -374,10 +382,9 @@ void DataParallelTrainer::load(const std::string& path) {
 void DataParallelTrainer::Impl::set_aside_earlier_run() {
   const std::string& dir = opt.checkpoint_dir;
   if (!holds_rank0()) return;
-  if (s3::is_s3_url(dir)) {
-    s3::Client client(s3::load_config());
+  if (store::is_url(dir)) {
     const auto prefix = prefix_of(dir);
-    const auto earlier = remote_checkpoints(client, prefix);
+    const auto earlier = remote_checkpoints(*store::open(prefix), prefix);
     if (!earlier.empty())
       throw Error(Errc::invalid_argument,
                   "fresh: " + prefix.text() + " holds " + std::to_string(earlier.size()) +
@@ -410,9 +417,9 @@ std::string DataParallelTrainer::resume_latest() {
   const std::string& dir = impl_->opt.checkpoint_dir;
   if (dir.empty()) throw Error(Errc::invalid_argument, "resume: no checkpoint_dir was set");
   std::vector<std::string> all;
-  if (s3::is_s3_url(dir)) {
-    s3::Client client(s3::load_config());
-    all = remote_checkpoints(client, prefix_of(dir));
+  if (store::is_url(dir)) {
+    const auto prefix = prefix_of(dir);
+    all = remote_checkpoints(*store::open(prefix), prefix);
   } else {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) return "";

@@ -1,7 +1,7 @@
 #include "transfer/byte_source.hpp"
 
 #include "nubo/error.hpp"
-#include "transfer/s3/object_source.hpp"
+#include "transfer/store/object_source.hpp"
 
 namespace nubo::transfer {
 namespace {
@@ -31,7 +31,7 @@ void ByteSource::pread_exact(MutableBytes out, std::uint64_t offset, std::string
 
 std::unique_ptr<ByteSource> open_source(const std::string& path) {
   // The schemes besides local files; a new store is one more line here.
-  if (s3::is_s3_url(path)) return s3::open_object_source(path);
+  if (store::is_url(path)) return store::open_object_source(path);
   return std::make_unique<FileSource>(open_read(path));
 }
 

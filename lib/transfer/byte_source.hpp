@@ -1,6 +1,7 @@
-// What an archive is read from: a local file, or an object in S3-compatible storage read by
-// ranges (s3/object_source.hpp). open_source chooses by the path's scheme, so that list, cat,
-// verify and unpack take "s3://BUCKET/KEY" wherever they take a path.
+// What an archive is read from: a local file, or an object of a store read by ranges
+// (store/object_source.hpp). open_source chooses by the path's scheme, so that list, cat, verify
+// and unpack take "s3://BUCKET/KEY", "gs://BUCKET/KEY" or "file:///PATH" wherever they take a
+// path.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,7 @@ class ByteSource {
   void pread_exact(MutableBytes out, std::uint64_t offset, std::string_view what) const;
 };
 
-// The source `path` names: "s3://BUCKET/KEY" or a local file. Errors as opening it does.
+// The source `path` names: a store URL or a local file. Errors as opening it does.
 std::unique_ptr<ByteSource> open_source(const std::string& path);
 
 }  // namespace nubo::transfer

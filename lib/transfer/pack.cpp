@@ -400,8 +400,8 @@ std::string pack_identity(const std::vector<std::string>& sources, const PackOpt
 Summary pack(const std::vector<std::string>& sources, const std::string& archive,
              const PackOptions& options) {
   if (archive.empty()) throw Error(Errc::invalid_argument, "no archive path given");
-  if (s3::is_s3_url(archive)) {
-    auto target = object_target(sources, s3::parse_s3_url(archive), options);
+  if (store::is_url(archive)) {
+    auto target = object_target(sources, store::parse_url(archive), options);
     return run_pack(sources, archive, options, *target, {});
   }
   if (archive == "-") {

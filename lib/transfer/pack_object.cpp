@@ -9,8 +9,8 @@
 #include "nubo/error.hpp"
 #include "transfer/hash.hpp"
 #include "transfer/journal.hpp"
-#include "transfer/s3/copy.hpp"
-#include "transfer/s3/part_uploader.hpp"
+#include "transfer/store/copy.hpp"
+#include "transfer/store/part_uploader.hpp"
 
 namespace nubo::transfer {
 namespace {
@@ -57,7 +57,7 @@ std::vector<std::byte> encode_sealed(int number, std::uint64_t size, const PackC
   return out;
 }
 
-std::vector<std::byte> encode_uploaded(const s3::Part& p) {
+std::vector<std::byte> encode_uploaded(const store::Part& p) {
   std::vector<std::byte> out;
   ByteWriter w(out);
   w.put<std::uint32_t>(static_cast<std::uint32_t>(p.number));
@@ -118,17 +118,17 @@ class IndexReplay {
 
 class ObjectTarget : public PackTarget {
  public:
-  ObjectTarget(const std::vector<std::string>& sources, s3::ObjectUrl url,
+  ObjectTarget(const std::vector<std::string>& sources, store::ObjectUrl url,
                const PackOptions& options)
       : url_(std::move(url)),
         options_(options),
         identity_(pack_identity(sources, options) + "\nto " + url_.text()),
-        client_(s3::load_config()) {}
+        store_(store::open(url_)) {}
 
   Start start(const WalkResult& walk, std::uint32_t chunk_size, const Key* key) override {
     // Parts are sized before the archive's size is known: its content, stored raw at worst,
     // and a generous allowance for the records of many small files.
-    part_size_ = s3::part_size_for(walk.bytes + 512 * walk.entries.size() + (1 << 20));
+    part_size_ = store::part_size_for(walk.bytes + 512 * walk.entries.size() + (1 << 20));
     chunk_size_ = chunk_size;
     journal_.emplace(Journal::open(journal_path(), identity_));
     bool completing = false;
@@ -143,7 +143,7 @@ class ObjectTarget : public PackTarget {
       if (auto resumed = resume(walk, key)) return std::move(*resumed);
     }
     if (!upload_id_.empty()) abort_upload();  // an earlier attempt's, of which nothing is kept
-    upload_id_ = client_.create_multipart(url_, {});
+    upload_id_ = store_->create_multipart(url_, {});
     start_uploader();
     part_.reserve(part_size_ + chunk_size + (1 << 20));
     auto writer = ArchiveWriter::create(std::make_unique<PartBuffer>(part_), chunk_size,
@@ -184,7 +184,7 @@ class ObjectTarget : public PackTarget {
       journal_->append(kCompleting, {});
       journal_->commit(options_.sync);
     }
-    client_.complete_multipart(url_, upload_id_, parts);
+    store_->complete_multipart(url_, upload_id_, parts);
     summary.bytes_transferred = uploader_->bytes_sent();
     std::lock_guard lock(journal_mutex_);
     journal_->remove();
@@ -221,11 +221,11 @@ class ObjectTarget : public PackTarget {
 
  private:
   std::string journal_path() const {
-    return s3::cache_dir("") + "/pack-" + hex64(hash64(as_bytes(url_.text()))) + ".journal";
+    return store::cache_dir("") + "/pack-" + hex64(hash64(as_bytes(url_.text()))) + ".journal";
   }
 
   void start_uploader() {
-    uploader_.emplace(client_, url_, upload_id_, kStreams, [this](const s3::Part& p) {
+    uploader_.emplace(*store_, url_, upload_id_, kStreams, [this](const store::Part& p) {
       std::lock_guard lock(journal_mutex_);
       journal_->append(kUploaded, encode_uploaded(p));
       journal_->commit(options_.sync);
@@ -234,7 +234,7 @@ class ObjectTarget : public PackTarget {
 
   void abort_upload() noexcept {
     try {
-      client_.abort_multipart(url_, upload_id_);
+      store_->abort_multipart(url_, upload_id_);
     } catch (const Error& e) {
       if (e.code() == Errc::not_found) return;  // gone already: completed, aborted or expired
       log::warn("aborting an earlier upload of " + url_.text() + ": " + e.what());
@@ -284,9 +284,9 @@ class ObjectTarget : public PackTarget {
       }
     }
     if (head.empty()) return std::nullopt;
-    std::map<int, s3::Part> held;
+    std::map<int, store::Part> held;
     try {
-      for (const auto& p : client_.list_parts(url_, upload_id_)) held[p.number] = p;
+      for (const auto& p : store_->list_parts(url_, upload_id_)) held[p.number] = p;
     } catch (const Error& e) {
       if (e.code() != Errc::not_found) throw;
       upload_id_.clear();  // expired or aborted: start again
@@ -308,7 +308,7 @@ class ObjectTarget : public PackTarget {
     // are still the sources.
     IndexReplay replay;
     replay.mark();
-    std::vector<s3::Part> kept;
+    std::vector<store::Part> kept;
     std::optional<PackCheckpoint> state;
     std::uint64_t offset = 0;
     std::size_t kept_records = 0;  // records up to the last kept part's seal
@@ -375,10 +375,10 @@ class ObjectTarget : public PackTarget {
 
   // The part a kSealed record describes, when it is the next one and the server holds the
   // bytes the journal saw go up.
-  static std::optional<s3::Part> kept_part(const Journal::Record& r, std::size_t next,
-                                           std::uint64_t offset,
-                                           const std::map<int, std::string>& etags,
-                                           const std::map<int, s3::Part>& held) {
+  static std::optional<store::Part> kept_part(const Journal::Record& r, std::size_t next,
+                                              std::uint64_t offset,
+                                              const std::map<int, std::string>& etags,
+                                              const std::map<int, store::Part>& held) {
     if (r.payload.size() < kSealedHead) return std::nullopt;
     ByteReader in(r.payload, "journal");
     const auto number = static_cast<int>(in.get<std::uint32_t>());
@@ -419,16 +419,16 @@ class ObjectTarget : public PackTarget {
     return true;
   }
 
-  s3::ObjectUrl url_;
+  store::ObjectUrl url_;
   const PackOptions& options_;
   std::string identity_;
-  s3::Client client_;
+  std::unique_ptr<store::Store> store_;
   std::uint64_t part_size_ = 0;
   std::uint32_t chunk_size_ = 0;
   std::string upload_id_;
   std::mutex journal_mutex_;  // the uploader's threads record parts too
   std::optional<Journal> journal_;
-  std::optional<s3::PartUploader> uploader_;
+  std::optional<store::PartUploader> uploader_;
   std::vector<std::byte> part_;  // the part being made
   int part_number_ = 1;
   std::uint64_t part_start_ = 0;  // where it starts in the archive
@@ -439,7 +439,7 @@ class ObjectTarget : public PackTarget {
 }  // namespace
 
 std::unique_ptr<PackTarget> object_target(const std::vector<std::string>& sources,
-                                          const s3::ObjectUrl& url, const PackOptions& options) {
+                                          const store::ObjectUrl& url, const PackOptions& options) {
   if (url.key.empty() || url.key.back() == '/')
     throw Error(Errc::invalid_argument, url.text() + " names no object: give the archive's key");
   return std::make_unique<ObjectTarget>(sources, url, options);

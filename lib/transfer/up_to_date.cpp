@@ -10,7 +10,7 @@
 #include "transfer/archive_reader.hpp"
 #include "transfer/pack_resume.hpp"
 #include "transfer/pack_target.hpp"
-#include "transfer/s3/client.hpp"
+#include "transfer/store/store.hpp"
 #include "transfer/summary.hpp"
 #include "transfer/walk.hpp"
 
@@ -26,7 +26,7 @@ std::string difference(const ArchiveFile& a, const std::vector<std::string>& sou
     return "its chunks are of " + std::to_string(a.chunk_size()) + " bytes, not " +
            std::to_string(options.chunk_size);
   const auto& archive = a.path();
-  const bool local = !s3::is_s3_url(archive) && archive != "-";
+  const bool local = !store::is_url(archive) && archive != "-";
   const auto walk =
       walk_sources(sources, local ? companions_of(archive) : std::vector<std::string>{},
                    PathFilter(options.exclude, options.include));

@@ -1,7 +1,11 @@
-/* nubo_s3_copy through the C ABI, from strict C11: defaults and bad arguments (the transfers
- * themselves are tests/s3/server_test.cpp's and python_s3_test.py's, against a server). */
+/* nubo_transfer_copy and its S3-named alias nubo_s3_copy through the C ABI, from strict C11:
+ * defaults, bad arguments, the S3 extension struct, and a file:// round trip (the transfers to
+ * a bucket are tests/s3/server_test.cpp's and python_s3_test.py's, against a server). */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nubo.h"
 
@@ -30,6 +34,58 @@ int main(void) {
   CHECK(strstr(nubo_last_error(), "streams") != NULL);
   s.struct_size = 0;
   CHECK(nubo_s3_copy("a", "s3://bucket/k", NULL, &s) == NUBO_ERR_INVALID_ARGUMENT);
+
+  /* The store-neutral copy. */
+  nubo_transfer_copy_options c;
+  nubo_transfer_s3_options s3;
+  nubo_transfer_copy_summary cs;
+  CHECK(nubo_transfer_copy_options_init(&c, sizeof c) == NUBO_OK);
+  CHECK(c.streams == 4 && c.sync == 1 && c.s3 == NULL && c.journal_dir == NULL);
+  CHECK(nubo_transfer_s3_options_init(&s3, sizeof s3) == NUBO_OK);
+  CHECK(s3.profile == NULL && s3.server_side_encryption == NULL);
+  CHECK(nubo_transfer_is_store_url("gs://b/k") == 1);
+  CHECK(nubo_transfer_is_store_url("file:///tmp/x") == 1);
+  CHECK(nubo_transfer_is_store_url("/tmp/x") == 0);
+  CHECK(nubo_transfer_is_store_url(NULL) == 0);
+  CHECK(nubo_transfer_copy("a", "b", NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(nubo_last_error(), "s3://, gs://, file://") != NULL);
+  s3.server_side_encryption = "rot13";
+  c.s3 = &s3;
+  CHECK(nubo_transfer_copy("a", "s3://bucket/k", &c, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(nubo_last_error(), "rot13") != NULL);
+  s3.struct_size = 2; /* not from nubo_transfer_s3_options_init */
+  CHECK(nubo_transfer_copy("a", "s3://bucket/k", &c, NULL) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(nubo_last_error(), "options->s3") != NULL);
+  c.s3 = NULL;
+
+  char dir[] = "/tmp/nubo-c-copy-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char src[96], url[128], back[96], command[160];
+  snprintf(src, sizeof src, "%s/a.txt", dir);
+  snprintf(url, sizeof url, "file://%s/store/a.txt", dir);
+  snprintf(back, sizeof back, "%s/back.txt", dir);
+  FILE* f = fopen(src, "w");
+  CHECK(f != NULL);
+  if (f) {
+    fputs("through a store\n", f);
+    fclose(f);
+  }
+  c.sync = 0;
+  cs.struct_size = sizeof cs;
+  CHECK(nubo_transfer_copy(src, url, &c, &cs) == NUBO_OK);
+  CHECK(cs.files == 1 && cs.bytes == 16);
+  CHECK(nubo_transfer_copy(url, back, &c, &cs) == NUBO_OK);
+  char line[64] = {0};
+  f = fopen(back, "r");
+  CHECK(f != NULL);
+  if (f) {
+    CHECK(fgets(line, sizeof line, f) != NULL);
+    fclose(f);
+  }
+  CHECK(strcmp(line, "through a store\n") == 0);
+  snprintf(command, sizeof command, "rm -rf '%s'", dir);
+  CHECK(system(command) == 0);
+
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   return failures ? 1 : 0;
 }

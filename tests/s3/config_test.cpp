@@ -7,9 +7,11 @@
 
 #include "../transfer/helpers.hpp"
 #include "nubo/error.hpp"
+#include "nubo/s3.hpp"
 #include "scoped_env.hpp"
-#include "transfer/s3/config.hpp"
-#include "transfer/s3/copy.hpp"
+#include "transfer/store/copy.hpp"
+#include "transfer/store/s3/client.hpp"
+#include "transfer/store/s3/config.hpp"
 
 namespace s3 = nubo::s3;
 using nubo_test::ScopedEnv;
@@ -155,9 +157,9 @@ TEST_CASE("XML answers are read within bounds, entities decoded", "[s3]") {
         "d41d8cd98f00b204e9800998ecf8427e");
   CHECK(s3::md5_base64(s3::md5_of(nubo::transfer::as_bytes(std::string("")))) ==
         "1B2M2Y8AsgTpgAmY7PhCfg==");
-  CHECK(s3::part_size_for(1) == 8u << 20);
-  CHECK(s3::part_size_for(100ull << 30) == 64u << 20);           // ~1600 parts
-  CHECK(s3::part_size_for(5ull << 40) >= (5ull << 40) / 10000);  // within 10,000 parts
+  CHECK(nubo::store::part_size_for(1) == 8u << 20);
+  CHECK(nubo::store::part_size_for(100ull << 30) == 64u << 20);           // ~1600 parts
+  CHECK(nubo::store::part_size_for(5ull << 40) >= (5ull << 40) / 10000);  // within 10,000 parts
 }
 
 TEST_CASE("ETags are read in S3's forms, and a multipart one made as S3 makes it", "[s3]") {

@@ -14,8 +14,8 @@
 
 #include "../transfer/helpers.hpp"
 #include "scoped_env.hpp"
-#include "transfer/s3/client.hpp"
-#include "transfer/s3/config.hpp"
+#include "transfer/store/s3/client.hpp"
+#include "transfer/store/s3/config.hpp"
 
 namespace s3 = nubo::s3;
 using nubo_test::TempDir;

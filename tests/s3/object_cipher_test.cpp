@@ -5,10 +5,9 @@
 #include "../transfer/helpers.hpp"
 #include "common/crypto.hpp"
 #include "nubo/error.hpp"
-#include "transfer/s3/object_cipher.hpp"
+#include "transfer/store/object_cipher.hpp"
 
-namespace s3 = nubo::s3;
-using s3::ObjectCipher;
+using nubo::store::ObjectCipher;
 
 namespace {
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""nubo.s3.copy() against the loopback S3 server (run by with_s3_server.py, with moto's venv
+"""nubo.copy() and nubo.s3.copy() against the loopback S3 server (as s3:// and gs://) and a
+file:// store (run by with_s3_server.py, with moto's venv
 python, PYTHONPATH=capi/python and NUBO_LIBRARY=<build>/libnubo_c.so)."""
 import os
 import tempfile
@@ -71,6 +72,28 @@ class Copy(unittest.TestCase):
         with self.assertRaises(NuboError) as e:
             s3.copy(self.dir, "s3://py-bucket/x/", streams=0)
         self.assertIn("streams", str(e.exception))
+
+    def test_every_store_through_the_neutral_copy(self) -> None:
+        self.assertTrue(nubo.is_store_url("gs://b/k"))
+        self.assertTrue(nubo.is_store_url("file:///tmp/x"))
+        self.assertFalse(nubo.is_store_url(self.dir))
+        boto3.client("s3", endpoint_url=os.environ["AWS_ENDPOINT_URL"]).create_bucket(
+            Bucket="py-gs")
+        (self.dir / "f.bin").write_bytes(os.urandom(200_000))
+        for place in ("s3://py-bucket/n/", "gs://py-gs/n/", f"file://{self.dir}/store/"):
+            with self.subTest(place=place):
+                up = nubo.copy(self.dir / "f.bin", place, sync=False, journal_dir=self.dir / "j")
+                self.assertEqual((up.files, up.bytes), (1, 200_000))
+                down = nubo.copy(place + "f.bin", self.dir / "back.bin", sync=False)
+                self.assertEqual(down.bytes, 200_000)
+                self.assertEqual((self.dir / "back.bin").read_bytes(),
+                                 (self.dir / "f.bin").read_bytes())
+        with self.assertRaises(NuboError) as e:
+            nubo.copy(self.dir / "f.bin", "gs://py-gs/x/", server_side_encryption="AES256")
+        self.assertIn("S3's", str(e.exception))
+        with self.assertRaises(NuboError) as e:
+            nubo.copy(f"file://{self.dir}/nowhere/", self.dir / "x")
+        self.assertEqual(e.exception.status, Status.NOT_FOUND)
 
     def test_pack_to_a_bucket_and_back(self) -> None:
         src = self.dir / "src"

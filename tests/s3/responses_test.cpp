@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "nubo/error.hpp"
-#include "transfer/s3/responses.hpp"
+#include "transfer/store/s3/responses.hpp"
 
 namespace s3 = nubo::s3;
 

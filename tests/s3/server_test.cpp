@@ -14,12 +14,14 @@
 #include "../transfer/helpers.hpp"
 #include "error_of.hpp"
 #include "nubo/error.hpp"
+#include "nubo/s3.hpp"
 #include "nubo/transfer.hpp"
 #include "scoped_env.hpp"
 #include "transfer/archive_reader.hpp"
 #include "transfer/progress.hpp"
-#include "transfer/s3/copy.hpp"
-#include "transfer/s3/object_cipher.hpp"
+#include "transfer/store/copy.hpp"
+#include "transfer/store/object_cipher.hpp"
+#include "transfer/store/s3/client.hpp"
 
 namespace s3 = nubo::s3;
 using nubo_test::error_of;
@@ -59,8 +61,8 @@ struct ProgressEveryCall {
   }
 };
 
-s3::CopyOptions small_parts() {
-  s3::CopyOptions o;
+nubo::transfer::CopyOptions small_parts() {
+  nubo::transfer::CopyOptions o;
   o.part_size = 5 << 20;  // S3's smallest part
   o.streams = 3;
   o.sync = false;
@@ -98,13 +100,13 @@ TEST_CASE("a large file goes up in parts and comes back identical", "[s3][server
   nubo_test::write_file(t / "big", nubo_test::random_bytes((17 << 20) + 123, 1));
   auto c = client();
   s3::ObjectUrl url{fresh_bucket(), "data/big"};
-  auto up = s3::upload_file(c, t / "big", url, small_parts());
+  auto up = nubo::store::upload_file(c, t / "big", url, small_parts());
   CHECK(up.parts == 4);
   CHECK(up.bytes_sent == up.bytes);
   auto info = c.head_object(url);
   REQUIRE(info);
   CHECK(info->metadata.count("nubo-xxh3-128"));
-  auto down = s3::download_file(c, url, t / "copy", small_parts());
+  auto down = nubo::store::download_file(c, url, t / "copy", small_parts());
   CHECK(down.bytes == up.bytes);
   CHECK(nubo_test::read_file(t / "copy") == nubo_test::read_file(t / "big"));
   struct stat st {};
@@ -122,23 +124,23 @@ TEST_CASE("a cancelled upload resumes with the parts the server holds, or is abo
   o.journal_dir = t / "journals";
   o.keep_partial = true;
   o.progress = [](const nubo::transfer::Progress& p) { return p.bytes_done < (10 << 20); };
-  CHECK_THROWS_WITH(s3::upload_file(c, t / "big", url, o), Catch::Contains("cancelled"));
+  CHECK_THROWS_WITH(nubo::store::upload_file(c, t / "big", url, o), Catch::Contains("cancelled"));
   CHECK(!c.head_object(url));  // never half an object under its name
   o.progress = {};
-  auto again = s3::upload_file(c, t / "big", url, o);
+  auto again = nubo::store::upload_file(c, t / "big", url, o);
   CHECK(again.bytes_resumed >= (10 << 20));
   CHECK(again.bytes_sent + again.bytes_resumed == again.bytes);
   REQUIRE(c.head_object(url));
-  s3::download_file(c, url, t / "back", small_parts());
+  nubo::store::download_file(c, url, t / "back", small_parts());
   CHECK(nubo_test::read_file(t / "back") == nubo_test::read_file(t / "big"));
 
   // Without keep_partial, a cancel aborts: the next attempt starts over.
   s3::ObjectUrl other{url.bucket, "aborted"};
   o.keep_partial = false;
   o.progress = [](const nubo::transfer::Progress& p) { return p.bytes_done < (10 << 20); };
-  CHECK_THROWS(s3::upload_file(c, t / "big", other, o));
+  CHECK_THROWS(nubo::store::upload_file(c, t / "big", other, o));
   o.progress = {};
-  auto fresh = s3::upload_file(c, t / "big", other, o);
+  auto fresh = nubo::store::upload_file(c, t / "big", other, o);
   CHECK(fresh.bytes_resumed == 0);
 }
 
@@ -148,15 +150,16 @@ TEST_CASE("a cancelled download resumes, and one that does not verify lands noth
   nubo_test::write_file(t / "big", nubo_test::random_bytes(21 << 20, 3));
   auto c = client();
   s3::ObjectUrl url{fresh_bucket(), "down"};
-  s3::upload_file(c, t / "big", url, small_parts());
+  nubo::store::upload_file(c, t / "big", url, small_parts());
   auto o = small_parts();
   o.streams = 1;
   o.progress = [](const nubo::transfer::Progress& p) { return p.bytes_done < (10 << 20); };
-  CHECK_THROWS_WITH(s3::download_file(c, url, t / "copy", o), Catch::Contains("cancelled"));
+  CHECK_THROWS_WITH(nubo::store::download_file(c, url, t / "copy", o),
+                    Catch::Contains("cancelled"));
   struct stat st {};
   CHECK(::stat((t / "copy").c_str(), &st) != 0);  // no partial file under its name
   o.progress = {};
-  auto again = s3::download_file(c, url, t / "copy", o);
+  auto again = nubo::store::download_file(c, url, t / "copy", o);
   CHECK(again.bytes_resumed >= (5 << 20));
   CHECK(nubo_test::read_file(t / "copy") == nubo_test::read_file(t / "big"));
 
@@ -165,7 +168,7 @@ TEST_CASE("a cancelled download resumes, and one that does not verify lands noth
   c.put_object(lie, nubo::transfer::as_bytes(std::string("tampered")),
                {{"nubo-xxh3-128", std::string(32, '0')}});
   nubo::Errc code{};
-  auto why = error_of([&] { s3::download_file(c, lie, t / "lie", small_parts()); }, &code);
+  auto why = error_of([&] { nubo::store::download_file(c, lie, t / "lie", small_parts()); }, &code);
   CHECK(code == nubo::Errc::corrupt);
   CHECK(::stat((t / "lie").c_str(), &st) != 0);
 }
@@ -191,27 +194,31 @@ TEST_CASE(
   for (const char* name : {"small", "empty", "big"}) {
     CAPTURE(name);
     s3::ObjectUrl url{bucket, name};
-    s3::upload_file(c, t / name, url, o);
+    nubo::store::upload_file(c, t / name, url, o);
     auto info = c.head_object(url);
     REQUIRE(info);
     CHECK(info->metadata.at("nubo-encryption") == "aes-256-gcm-1m-v1");
     CHECK(info->metadata.count("nubo-xxh3-128") == 0);  // no plaintext checksum
     const auto plain = nubo_test::read_file(t / name);
-    CHECK(info->size == s3::ObjectCipher::sealed_size(plain.size()));
+    CHECK(info->size == nubo::store::ObjectCipher::sealed_size(plain.size()));
     if (!plain.empty())
       CHECK(c.get_range(url, 0, info->size).find(plain.substr(0, 16)) == std::string::npos);
-    s3::download_file(c, url, t / (std::string(name) + ".back"), o);
+    nubo::store::download_file(c, url, t / (std::string(name) + ".back"), o);
     CHECK(nubo_test::read_file(t / (std::string(name) + ".back")) == plain);
   }
 
   // Without the key, or with another, nothing is written and the message names the key.
   auto no_key = small_parts();
   nubo::Errc code{};
-  auto why = error_of([&] { s3::download_file(c, {bucket, "big"}, t / "nokey", no_key); }, &code);
+  auto why = error_of(
+      [&] {
+        nubo::store::download_file(c, {bucket, "big"}, t / "nokey", no_key);
+      },
+      &code);
   CHECK(code == nubo::Errc::invalid_argument);
   CHECK_THAT(why, Catch::Contains("is encrypted") && Catch::Contains("--key"));
   no_key.key_file = t / "other.key";
-  CHECK_THROWS_WITH(s3::download_file(c, {bucket, "big"}, t / "nokey", no_key),
+  CHECK_THROWS_WITH(nubo::store::download_file(c, {bucket, "big"}, t / "nokey", no_key),
                     Catch::Contains("encrypted with key"));
   struct stat st {};
   CHECK(::stat((t / "nokey").c_str(), &st) != 0);
@@ -223,11 +230,12 @@ TEST_CASE(
   r.streams = 1;
   r.keep_partial = true;
   r.progress = [](const nubo::transfer::Progress& p) { return p.bytes_done < (5 << 20); };
-  CHECK_THROWS_WITH(s3::upload_file(c, t / "big", resumed, r), Catch::Contains("cancelled"));
+  CHECK_THROWS_WITH(nubo::store::upload_file(c, t / "big", resumed, r),
+                    Catch::Contains("cancelled"));
   r.progress = {};
-  auto again = s3::upload_file(c, t / "big", resumed, r);
+  auto again = nubo::store::upload_file(c, t / "big", resumed, r);
   CHECK(again.bytes_resumed >= (5 << 20));
-  s3::download_file(c, resumed, t / "resumed.back", o);
+  nubo::store::download_file(c, resumed, t / "resumed.back", o);
   CHECK(nubo_test::read_file(t / "resumed.back") == big);
 
   // The object's bytes altered on the server (its metadata kept): refused, naming the block,
@@ -235,9 +243,9 @@ TEST_CASE(
   s3::ObjectUrl altered{bucket, "altered"};
   auto info = c.head_object({bucket, "big"});
   auto body = c.get_range({bucket, "big"}, 0, info->size);
-  body[s3::ObjectCipher::kSealedBlock + 9] ^= 1;
+  body[nubo::store::ObjectCipher::kSealedBlock + 9] ^= 1;
   c.put_object(altered, nubo::transfer::as_bytes(body), info->metadata);
-  why = error_of([&] { s3::download_file(c, altered, t / "altered", o); }, &code);
+  why = error_of([&] { nubo::store::download_file(c, altered, t / "altered", o); }, &code);
   CHECK(code == nubo::Errc::corrupt);
   CHECK_THAT(why, Catch::Contains("block 1") && Catch::Contains("does not authenticate"));
   CHECK(::stat((t / "altered").c_str(), &st) != 0);
@@ -245,7 +253,7 @@ TEST_CASE(
   auto small_info = c.head_object({bucket, "small"});
   c.put_object(altered, nubo::transfer::as_bytes(c.get_range({bucket, "big"}, 0, info->size)),
                small_info->metadata);
-  CHECK_THROWS_WITH(s3::download_file(c, altered, t / "altered", o),
+  CHECK_THROWS_WITH(nubo::store::download_file(c, altered, t / "altered", o),
                     Catch::Contains("does not authenticate"));
   CHECK(::stat((t / "altered").c_str(), &st) != 0);
 }
@@ -268,7 +276,7 @@ TEST_CASE("an archive in a bucket is listed, read at random, verified and unpack
   nubo::transfer::pack({t / "src"}, t / "a.nubo", quick_pack(0));
   auto c = client();
   s3::ObjectUrl url{fresh_bucket(), "archives/a.nubo"};
-  s3::upload_file(c, t / "a.nubo", url, small_parts());
+  nubo::store::upload_file(c, t / "a.nubo", url, small_parts());
   const auto remote = url.text();
 
   auto entries = nubo::transfer::list(remote);
@@ -487,9 +495,9 @@ TEST_CASE("archives and trees go to a bucket and back: empty, sparse, many small
 
   // Plain objects: each file one object, its path (unicode and all) the key's rest.
   auto o = small_parts();
-  auto up = s3::copy(src, "s3://" + bucket + "/tree/", o);
+  auto up = nubo::transfer::copy(src, "s3://" + bucket + "/tree/", o);
   CHECK(up.files == 303);
-  s3::copy("s3://" + bucket + "/tree/", t / "back", o);
+  nubo::transfer::copy("s3://" + bucket + "/tree/", t / "back", o);
   CHECK(nubo_test::tree(src, false) == nubo_test::tree(t / "back/src", false));
   CHECK(nubo_test::first_wrong_file(t / "back", t.path()) == "");
 }

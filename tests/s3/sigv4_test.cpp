@@ -2,7 +2,7 @@
 // in AWS Signature Version 4"): the same credentials, date, requests and signatures.
 #include <catch2/catch.hpp>
 
-#include "transfer/s3/sigv4.hpp"
+#include "transfer/store/s3/sigv4.hpp"
 
 namespace s3 = nubo::s3;
 

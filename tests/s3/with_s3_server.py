@@ -4,8 +4,8 @@
     with_s3_server.py PYTHON_WITH_MOTO COMMAND [ARGS...]
 
 Starts `PYTHON_WITH_MOTO -m moto.server` on 127.0.0.1 at a free port, waits until it answers,
-runs COMMAND with AWS_ENDPOINT_URL pointing at it and test credentials (no profile files: HOME is
-a fresh directory), and stops the server. Exits with COMMAND's status; fails fast (status 1,
+runs COMMAND with AWS_ENDPOINT_URL (and NUBO_GS_ENDPOINT_URL, for gs://) pointing at it and test
+credentials (no profile files: HOME is a fresh directory), and stops the server. Exits with COMMAND's status; fails fast (status 1,
 saying why) when the server cannot start, so that no test ever reaches a real cloud endpoint.
 
 With NUBO_S3_RCLONE set to an rclone binary (1.65 or newer), the server is `rclone serve s3`
@@ -63,7 +63,7 @@ def main() -> int:
                               open(log.name).read()[-2000:], file=sys.stderr)
                         return 1
                     time.sleep(0.1)
-            env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+            env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "GS_", "BOTO_"))}
             env.update({
                 "HOME": home,
                 "AWS_ENDPOINT_URL": endpoint,
@@ -71,6 +71,10 @@ def main() -> int:
                 "AWS_SECRET_ACCESS_KEY": SECRET,
                 "AWS_REGION": "us-east-1",
                 "NUBO_S3_TEST_SERVER": endpoint,
+                # gs:// (Google Cloud Storage's XML API) against the same server.
+                "GS_ACCESS_KEY_ID": KEY_ID,
+                "GS_SECRET_ACCESS_KEY": SECRET,
+                "NUBO_GS_ENDPOINT_URL": endpoint,
             })
             return subprocess.call(command, env=env)
         finally:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from . import _lib, cost
 from . import train  # nubo.train.Trainer (docs/train.md)
 from . import net  # nubo.net.send(), nubo.net.Server (docs/net.md)
-from . import s3  # nubo.s3.copy() to and from object storage (docs/s3.md)
+from . import s3  # nubo.s3.copy(): nubo.copy() under its S3 name
 from . import interruption  # nubo.interruption.Watcher: spot notices (docs/train.md)
 from . import units  # nubo.units: sizes and durations as every tool reads them (docs/units.md)
 from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, HostCpu, Link,
@@ -30,6 +30,7 @@ from .errors import (InvalidArgumentError, IoError, NotFoundError, NuboError, Ou
                      Status, TimeoutError, UnsupportedError)
 from .parallel import Buffer, DType, Event, NativeHandles, Pending, ReduceOp, Team, Worker
 from .process import init, is_initialized, shutdown, worker
+from .stores import CopySummary, copy, is_store_url  # object storage (docs/s3.md)
 from .transfer import (Archive, Codec, Entry, EntryKind, Progress, Summary, archive_difference,
                        keygen, list_archive, pack, unpack, verify)
 
@@ -45,6 +46,7 @@ __all__ = [
     "pack", "unpack", "verify",
     "Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker",
     "init", "is_initialized", "shutdown", "worker",
+    "CopySummary", "copy", "is_store_url",
     "cost", "interruption", "net", "s3", "train", "units",
 ]
 

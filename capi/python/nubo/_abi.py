@@ -162,6 +162,166 @@ class nubo_device_select_request(Sized):
         ("min_cc_minor", c_int),
     ]
 
+NUBO_CODEC_SLOTS = 8  # nubo_transfer.h
+
+# nubo_codec (nubo_transfer.h)
+NUBO_CODEC_AUTO = 0
+NUBO_CODEC_NONE = 1
+NUBO_CODEC_LZ4 = 2
+NUBO_CODEC_ZSTD = 3
+NUBO_CODEC_ZERO = 4
+NUBO_CODEC_FLOAT = 5
+
+
+class nubo_transfer_progress(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("bytes_done", c_uint64),
+        ("bytes_total", c_uint64),
+        ("bytes_written", c_uint64),
+        ("bytes_skipped", c_uint64),
+        ("rate", c_double),
+        ("eta_seconds", c_double),
+        ("elapsed_seconds", c_double),
+        ("current_file", c_char_p),
+        ("files_done", c_uint64),
+        ("files_total", c_uint64),
+    ]
+
+
+nubo_transfer_progress_callback = CFUNCTYPE(c_int, POINTER(nubo_transfer_progress), c_void_p)
+
+
+class nubo_transfer_pack_options(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("codec", c_int),
+        ("level", c_int),
+        ("chunk_size", c_uint64),
+        ("threads", c_int),
+        ("memory_limit", c_uint64),
+        ("target_rate", c_double),
+        ("resume", c_int),
+        ("sync", c_int),
+        ("progress", nubo_transfer_progress_callback),
+        ("progress_user", c_void_p),
+        ("exclude", POINTER(c_char_p)),
+        ("exclude_count", c_size_t),
+        ("include", POINTER(c_char_p)),
+        ("include_count", c_size_t),
+        ("key_file", c_char_p),
+        ("keep_partial", c_int),
+        ("skip_unchanged", c_int),
+    ]
+
+
+class nubo_transfer_unpack_options(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("threads", c_int),
+        ("memory_limit", c_uint64),
+        ("resume", c_int),
+        ("sync", c_int),
+        ("progress", nubo_transfer_progress_callback),
+        ("progress_user", c_void_p),
+        ("preserve_special_modes", c_int),
+        ("key_file", c_char_p),
+    ]
+
+
+class nubo_transfer_verify_options(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("threads", c_int),
+        ("memory_limit", c_uint64),
+        ("progress", nubo_transfer_progress_callback),
+        ("progress_user", c_void_p),
+        ("key_file", c_char_p),
+    ]
+
+
+class nubo_transfer_summary(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("files", c_uint64),
+        ("directories", c_uint64),
+        ("symlinks", c_uint64),
+        ("bytes", c_uint64),
+        ("bytes_stored", c_uint64),
+        ("bytes_skipped", c_uint64),
+        ("chunks", c_uint64),
+        ("chunks_by_codec", (c_uint64 * NUBO_CODEC_SLOTS)),
+        ("seconds", c_double),
+        ("resumed", c_int),
+        ("bytes_transferred", c_uint64),
+        ("up_to_date", c_int),
+    ]
+
+
+class nubo_transfer_archive(Structure):
+    """Opaque: used through pointers."""
+
+# nubo_entry_kind (nubo_transfer.h)
+NUBO_ENTRY_FILE = 0
+NUBO_ENTRY_DIRECTORY = 1
+NUBO_ENTRY_SYMLINK = 2
+
+
+class nubo_transfer_archive_entry_info(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("kind", c_int),
+        ("path", c_char_p),
+        ("size", c_uint64),
+        ("mode", c_uint32),
+        ("mtime_ns", c_int64),
+        ("link_target", c_char_p),
+        ("hash", c_char_p),
+        ("stored_size", c_uint64),
+        ("chunks", c_uint64),
+    ]
+
+
+class nubo_transfer_s3_options(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("profile", c_char_p),
+        ("server_side_encryption", c_char_p),
+        ("kms_key_id", c_char_p),
+    ]
+
+
+class nubo_transfer_copy_options(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("streams", c_int),
+        ("part_size", c_uint64),
+        ("keep_partial", c_int),
+        ("sync", c_int),
+        ("exclude", POINTER(c_char_p)),
+        ("exclude_count", c_size_t),
+        ("include", POINTER(c_char_p)),
+        ("include_count", c_size_t),
+        ("progress", nubo_transfer_progress_callback),
+        ("progress_user", c_void_p),
+        ("rate", c_double),
+        ("key_file", c_char_p),
+        ("journal_dir", c_char_p),
+        ("s3", POINTER(nubo_transfer_s3_options)),
+    ]
+
+
+class nubo_transfer_copy_summary(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("files", c_uint64),
+        ("bytes", c_uint64),
+        ("bytes_sent", c_uint64),
+        ("bytes_resumed", c_uint64),
+        ("parts", c_uint64),
+        ("seconds", c_double),
+    ]
+
 # nubo_cost_pricing (nubo_cost.h)
 NUBO_PRICING_ON_DEMAND = 0
 NUBO_PRICING_SPOT = 1
@@ -467,125 +627,6 @@ nubo_interruption_callback = CFUNCTYPE(None, POINTER(nubo_interruption_notice), 
 
 class nubo_interruption_watcher(Structure):
     """Opaque: used through pointers."""
-
-NUBO_CODEC_SLOTS = 8  # nubo_transfer.h
-
-# nubo_codec (nubo_transfer.h)
-NUBO_CODEC_AUTO = 0
-NUBO_CODEC_NONE = 1
-NUBO_CODEC_LZ4 = 2
-NUBO_CODEC_ZSTD = 3
-NUBO_CODEC_ZERO = 4
-NUBO_CODEC_FLOAT = 5
-
-
-class nubo_transfer_progress(Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("bytes_done", c_uint64),
-        ("bytes_total", c_uint64),
-        ("bytes_written", c_uint64),
-        ("bytes_skipped", c_uint64),
-        ("rate", c_double),
-        ("eta_seconds", c_double),
-        ("elapsed_seconds", c_double),
-        ("current_file", c_char_p),
-        ("files_done", c_uint64),
-        ("files_total", c_uint64),
-    ]
-
-
-nubo_transfer_progress_callback = CFUNCTYPE(c_int, POINTER(nubo_transfer_progress), c_void_p)
-
-
-class nubo_transfer_pack_options(Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("codec", c_int),
-        ("level", c_int),
-        ("chunk_size", c_uint64),
-        ("threads", c_int),
-        ("memory_limit", c_uint64),
-        ("target_rate", c_double),
-        ("resume", c_int),
-        ("sync", c_int),
-        ("progress", nubo_transfer_progress_callback),
-        ("progress_user", c_void_p),
-        ("exclude", POINTER(c_char_p)),
-        ("exclude_count", c_size_t),
-        ("include", POINTER(c_char_p)),
-        ("include_count", c_size_t),
-        ("key_file", c_char_p),
-        ("keep_partial", c_int),
-        ("skip_unchanged", c_int),
-    ]
-
-
-class nubo_transfer_unpack_options(Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("threads", c_int),
-        ("memory_limit", c_uint64),
-        ("resume", c_int),
-        ("sync", c_int),
-        ("progress", nubo_transfer_progress_callback),
-        ("progress_user", c_void_p),
-        ("preserve_special_modes", c_int),
-        ("key_file", c_char_p),
-    ]
-
-
-class nubo_transfer_verify_options(Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("threads", c_int),
-        ("memory_limit", c_uint64),
-        ("progress", nubo_transfer_progress_callback),
-        ("progress_user", c_void_p),
-        ("key_file", c_char_p),
-    ]
-
-
-class nubo_transfer_summary(Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("files", c_uint64),
-        ("directories", c_uint64),
-        ("symlinks", c_uint64),
-        ("bytes", c_uint64),
-        ("bytes_stored", c_uint64),
-        ("bytes_skipped", c_uint64),
-        ("chunks", c_uint64),
-        ("chunks_by_codec", (c_uint64 * NUBO_CODEC_SLOTS)),
-        ("seconds", c_double),
-        ("resumed", c_int),
-        ("bytes_transferred", c_uint64),
-        ("up_to_date", c_int),
-    ]
-
-
-class nubo_transfer_archive(Structure):
-    """Opaque: used through pointers."""
-
-# nubo_entry_kind (nubo_transfer.h)
-NUBO_ENTRY_FILE = 0
-NUBO_ENTRY_DIRECTORY = 1
-NUBO_ENTRY_SYMLINK = 2
-
-
-class nubo_transfer_archive_entry_info(Sized):
-    _fields_ = [
-        ("struct_size", c_uint32),
-        ("kind", c_int),
-        ("path", c_char_p),
-        ("size", c_uint64),
-        ("mode", c_uint32),
-        ("mtime_ns", c_int64),
-        ("link_target", c_char_p),
-        ("hash", c_char_p),
-        ("stored_size", c_uint64),
-        ("chunks", c_uint64),
-    ]
 
 
 class nubo_net_progress(Sized):
@@ -896,6 +937,38 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
         c_int, [POINTER(nubo_device_report), c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_device_report_select": (
         c_int, [POINTER(nubo_device_report), POINTER(nubo_device_select_request), POINTER(c_size_t), c_size_t, POINTER(c_size_t)]),
+    "nubo_transfer_codec_from_name": (c_int, [c_char_p, POINTER(c_int)]),
+    "nubo_transfer_codec_name": (c_char_p, [c_int]),
+    "nubo_transfer_keygen": (c_int, [c_char_p]),
+    "nubo_transfer_pack_options_init": (c_int, [POINTER(nubo_transfer_pack_options), c_size_t]),
+    "nubo_transfer_unpack_options_init": (
+        c_int, [POINTER(nubo_transfer_unpack_options), c_size_t]),
+    "nubo_transfer_verify_options_init": (
+        c_int, [POINTER(nubo_transfer_verify_options), c_size_t]),
+    "nubo_transfer_pack": (
+        c_int, [POINTER(c_char_p), c_size_t, c_char_p, POINTER(nubo_transfer_pack_options), POINTER(nubo_transfer_summary)]),
+    "nubo_transfer_archive_difference": (
+        c_int, [c_char_p, POINTER(c_char_p), c_size_t, POINTER(nubo_transfer_pack_options), c_void_p, c_size_t, POINTER(c_size_t)]),
+    "nubo_transfer_unpack": (
+        c_int, [c_char_p, c_char_p, POINTER(nubo_transfer_unpack_options), POINTER(nubo_transfer_summary)]),
+    "nubo_transfer_verify": (
+        c_int, [c_char_p, POINTER(nubo_transfer_verify_options), POINTER(nubo_transfer_summary)]),
+    "nubo_transfer_archive_open": (c_int, [c_char_p, POINTER(POINTER(nubo_transfer_archive))]),
+    "nubo_transfer_archive_open_with_key": (
+        c_int, [c_char_p, c_char_p, POINTER(POINTER(nubo_transfer_archive))]),
+    "nubo_transfer_archive_free": (None, [POINTER(nubo_transfer_archive)]),
+    "nubo_transfer_archive_entry_count": (c_size_t, [POINTER(nubo_transfer_archive)]),
+    "nubo_transfer_archive_entry": (
+        c_int, [POINTER(nubo_transfer_archive), c_size_t, POINTER(nubo_transfer_archive_entry_info)]),
+    "nubo_transfer_archive_find": (
+        c_int, [POINTER(nubo_transfer_archive), c_char_p, POINTER(c_size_t)]),
+    "nubo_transfer_archive_read": (
+        c_int, [POINTER(nubo_transfer_archive), c_char_p, c_uint64, c_void_p, c_size_t, POINTER(c_size_t)]),
+    "nubo_transfer_copy_options_init": (c_int, [POINTER(nubo_transfer_copy_options), c_size_t]),
+    "nubo_transfer_s3_options_init": (c_int, [POINTER(nubo_transfer_s3_options), c_size_t]),
+    "nubo_transfer_copy": (
+        c_int, [c_char_p, c_char_p, POINTER(nubo_transfer_copy_options), POINTER(nubo_transfer_copy_summary)]),
+    "nubo_transfer_is_store_url": (c_int, [c_char_p]),
     "nubo_cost_catalog_builtin": (c_int, [POINTER(POINTER(nubo_cost_catalog))]),
     "nubo_cost_catalog_current": (c_int, [c_char_p, POINTER(POINTER(nubo_cost_catalog))]),
     "nubo_cost_catalog_import": (
@@ -967,33 +1040,6 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_interruption_watcher_free": (None, [POINTER(nubo_interruption_watcher)]),
     "nubo_interruption_watcher_cloud": (
         c_int, [POINTER(nubo_interruption_watcher), c_void_p, c_size_t, POINTER(c_size_t)]),
-    "nubo_transfer_codec_from_name": (c_int, [c_char_p, POINTER(c_int)]),
-    "nubo_transfer_codec_name": (c_char_p, [c_int]),
-    "nubo_transfer_keygen": (c_int, [c_char_p]),
-    "nubo_transfer_pack_options_init": (c_int, [POINTER(nubo_transfer_pack_options), c_size_t]),
-    "nubo_transfer_unpack_options_init": (
-        c_int, [POINTER(nubo_transfer_unpack_options), c_size_t]),
-    "nubo_transfer_verify_options_init": (
-        c_int, [POINTER(nubo_transfer_verify_options), c_size_t]),
-    "nubo_transfer_pack": (
-        c_int, [POINTER(c_char_p), c_size_t, c_char_p, POINTER(nubo_transfer_pack_options), POINTER(nubo_transfer_summary)]),
-    "nubo_transfer_archive_difference": (
-        c_int, [c_char_p, POINTER(c_char_p), c_size_t, POINTER(nubo_transfer_pack_options), c_void_p, c_size_t, POINTER(c_size_t)]),
-    "nubo_transfer_unpack": (
-        c_int, [c_char_p, c_char_p, POINTER(nubo_transfer_unpack_options), POINTER(nubo_transfer_summary)]),
-    "nubo_transfer_verify": (
-        c_int, [c_char_p, POINTER(nubo_transfer_verify_options), POINTER(nubo_transfer_summary)]),
-    "nubo_transfer_archive_open": (c_int, [c_char_p, POINTER(POINTER(nubo_transfer_archive))]),
-    "nubo_transfer_archive_open_with_key": (
-        c_int, [c_char_p, c_char_p, POINTER(POINTER(nubo_transfer_archive))]),
-    "nubo_transfer_archive_free": (None, [POINTER(nubo_transfer_archive)]),
-    "nubo_transfer_archive_entry_count": (c_size_t, [POINTER(nubo_transfer_archive)]),
-    "nubo_transfer_archive_entry": (
-        c_int, [POINTER(nubo_transfer_archive), c_size_t, POINTER(nubo_transfer_archive_entry_info)]),
-    "nubo_transfer_archive_find": (
-        c_int, [POINTER(nubo_transfer_archive), c_char_p, POINTER(c_size_t)]),
-    "nubo_transfer_archive_read": (
-        c_int, [POINTER(nubo_transfer_archive), c_char_p, c_uint64, c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_net_send_options_init": (c_int, [POINTER(nubo_net_send_options), c_size_t]),
     "nubo_net_send": (
         c_int, [POINTER(c_char_p), c_size_t, c_char_p, POINTER(nubo_net_send_options), POINTER(nubo_net_send_summary)]),

@@ -191,6 +191,165 @@ sized_structs! {
     }
 }
 
+pub const NUBO_CODEC_SLOTS: usize = 8;
+
+pub type nubo_codec = c_int;
+pub const NUBO_CODEC_AUTO: nubo_codec = 0;
+pub const NUBO_CODEC_NONE: nubo_codec = 1;
+pub const NUBO_CODEC_LZ4: nubo_codec = 2;
+pub const NUBO_CODEC_ZSTD: nubo_codec = 3;
+pub const NUBO_CODEC_ZERO: nubo_codec = 4;
+pub const NUBO_CODEC_FLOAT: nubo_codec = 5;
+
+sized_structs! {
+    pub struct nubo_transfer_progress {
+        pub struct_size: u32,
+        pub bytes_done: u64,
+        pub bytes_total: u64,
+        pub bytes_written: u64,
+        pub bytes_skipped: u64,
+        pub rate: c_double,
+        pub eta_seconds: c_double,
+        pub elapsed_seconds: c_double,
+        pub current_file: *const c_char,
+        pub files_done: u64,
+        pub files_total: u64,
+    }
+}
+
+pub type nubo_transfer_progress_callback = Option<
+    unsafe extern "C" fn(progress: *const nubo_transfer_progress, user: *mut c_void) -> c_int,
+>;
+
+sized_structs! {
+    pub struct nubo_transfer_pack_options {
+        pub struct_size: u32,
+        pub codec: nubo_codec,
+        pub level: c_int,
+        pub chunk_size: u64,
+        pub threads: c_int,
+        pub memory_limit: u64,
+        pub target_rate: c_double,
+        pub resume: c_int,
+        pub sync: c_int,
+        pub progress: nubo_transfer_progress_callback,
+        pub progress_user: *mut c_void,
+        pub exclude: *const *const c_char,
+        pub exclude_count: usize,
+        pub include: *const *const c_char,
+        pub include_count: usize,
+        pub key_file: *const c_char,
+        pub keep_partial: c_int,
+        pub skip_unchanged: c_int,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_transfer_unpack_options {
+        pub struct_size: u32,
+        pub threads: c_int,
+        pub memory_limit: u64,
+        pub resume: c_int,
+        pub sync: c_int,
+        pub progress: nubo_transfer_progress_callback,
+        pub progress_user: *mut c_void,
+        pub preserve_special_modes: c_int,
+        pub key_file: *const c_char,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_transfer_verify_options {
+        pub struct_size: u32,
+        pub threads: c_int,
+        pub memory_limit: u64,
+        pub progress: nubo_transfer_progress_callback,
+        pub progress_user: *mut c_void,
+        pub key_file: *const c_char,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_transfer_summary {
+        pub struct_size: u32,
+        pub files: u64,
+        pub directories: u64,
+        pub symlinks: u64,
+        pub bytes: u64,
+        pub bytes_stored: u64,
+        pub bytes_skipped: u64,
+        pub chunks: u64,
+        pub chunks_by_codec: [u64; NUBO_CODEC_SLOTS],
+        pub seconds: c_double,
+        pub resumed: c_int,
+        pub bytes_transferred: u64,
+        pub up_to_date: c_int,
+    }
+}
+
+opaque!(nubo_transfer_archive);
+
+pub type nubo_entry_kind = c_int;
+pub const NUBO_ENTRY_FILE: nubo_entry_kind = 0;
+pub const NUBO_ENTRY_DIRECTORY: nubo_entry_kind = 1;
+pub const NUBO_ENTRY_SYMLINK: nubo_entry_kind = 2;
+
+sized_structs! {
+    pub struct nubo_transfer_archive_entry_info {
+        pub struct_size: u32,
+        pub kind: nubo_entry_kind,
+        pub path: *const c_char,
+        pub size: u64,
+        pub mode: u32,
+        pub mtime_ns: i64,
+        pub link_target: *const c_char,
+        pub hash: *const c_char,
+        pub stored_size: u64,
+        pub chunks: u64,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_transfer_s3_options {
+        pub struct_size: u32,
+        pub profile: *const c_char,
+        pub server_side_encryption: *const c_char,
+        pub kms_key_id: *const c_char,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_transfer_copy_options {
+        pub struct_size: u32,
+        pub streams: c_int,
+        pub part_size: u64,
+        pub keep_partial: c_int,
+        pub sync: c_int,
+        pub exclude: *const *const c_char,
+        pub exclude_count: usize,
+        pub include: *const *const c_char,
+        pub include_count: usize,
+        pub progress: nubo_transfer_progress_callback,
+        pub progress_user: *mut c_void,
+        pub rate: c_double,
+        pub key_file: *const c_char,
+        pub journal_dir: *const c_char,
+        pub s3: *const nubo_transfer_s3_options,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_transfer_copy_summary {
+        pub struct_size: u32,
+        pub files: u64,
+        pub bytes: u64,
+        pub bytes_sent: u64,
+        pub bytes_resumed: u64,
+        pub parts: u64,
+        pub seconds: c_double,
+    }
+}
+
 pub type nubo_cost_pricing = c_int;
 pub const NUBO_PRICING_ON_DEMAND: nubo_cost_pricing = 0;
 pub const NUBO_PRICING_SPOT: nubo_cost_pricing = 1;
@@ -484,124 +643,6 @@ pub type nubo_interruption_callback =
     Option<unsafe extern "C" fn(notice: *const nubo_interruption_notice, user: *mut c_void)>;
 
 opaque!(nubo_interruption_watcher);
-
-pub const NUBO_CODEC_SLOTS: usize = 8;
-
-pub type nubo_codec = c_int;
-pub const NUBO_CODEC_AUTO: nubo_codec = 0;
-pub const NUBO_CODEC_NONE: nubo_codec = 1;
-pub const NUBO_CODEC_LZ4: nubo_codec = 2;
-pub const NUBO_CODEC_ZSTD: nubo_codec = 3;
-pub const NUBO_CODEC_ZERO: nubo_codec = 4;
-pub const NUBO_CODEC_FLOAT: nubo_codec = 5;
-
-sized_structs! {
-    pub struct nubo_transfer_progress {
-        pub struct_size: u32,
-        pub bytes_done: u64,
-        pub bytes_total: u64,
-        pub bytes_written: u64,
-        pub bytes_skipped: u64,
-        pub rate: c_double,
-        pub eta_seconds: c_double,
-        pub elapsed_seconds: c_double,
-        pub current_file: *const c_char,
-        pub files_done: u64,
-        pub files_total: u64,
-    }
-}
-
-pub type nubo_transfer_progress_callback = Option<
-    unsafe extern "C" fn(progress: *const nubo_transfer_progress, user: *mut c_void) -> c_int,
->;
-
-sized_structs! {
-    pub struct nubo_transfer_pack_options {
-        pub struct_size: u32,
-        pub codec: nubo_codec,
-        pub level: c_int,
-        pub chunk_size: u64,
-        pub threads: c_int,
-        pub memory_limit: u64,
-        pub target_rate: c_double,
-        pub resume: c_int,
-        pub sync: c_int,
-        pub progress: nubo_transfer_progress_callback,
-        pub progress_user: *mut c_void,
-        pub exclude: *const *const c_char,
-        pub exclude_count: usize,
-        pub include: *const *const c_char,
-        pub include_count: usize,
-        pub key_file: *const c_char,
-        pub keep_partial: c_int,
-        pub skip_unchanged: c_int,
-    }
-}
-
-sized_structs! {
-    pub struct nubo_transfer_unpack_options {
-        pub struct_size: u32,
-        pub threads: c_int,
-        pub memory_limit: u64,
-        pub resume: c_int,
-        pub sync: c_int,
-        pub progress: nubo_transfer_progress_callback,
-        pub progress_user: *mut c_void,
-        pub preserve_special_modes: c_int,
-        pub key_file: *const c_char,
-    }
-}
-
-sized_structs! {
-    pub struct nubo_transfer_verify_options {
-        pub struct_size: u32,
-        pub threads: c_int,
-        pub memory_limit: u64,
-        pub progress: nubo_transfer_progress_callback,
-        pub progress_user: *mut c_void,
-        pub key_file: *const c_char,
-    }
-}
-
-sized_structs! {
-    pub struct nubo_transfer_summary {
-        pub struct_size: u32,
-        pub files: u64,
-        pub directories: u64,
-        pub symlinks: u64,
-        pub bytes: u64,
-        pub bytes_stored: u64,
-        pub bytes_skipped: u64,
-        pub chunks: u64,
-        pub chunks_by_codec: [u64; NUBO_CODEC_SLOTS],
-        pub seconds: c_double,
-        pub resumed: c_int,
-        pub bytes_transferred: u64,
-        pub up_to_date: c_int,
-    }
-}
-
-opaque!(nubo_transfer_archive);
-
-pub type nubo_entry_kind = c_int;
-pub const NUBO_ENTRY_FILE: nubo_entry_kind = 0;
-pub const NUBO_ENTRY_DIRECTORY: nubo_entry_kind = 1;
-pub const NUBO_ENTRY_SYMLINK: nubo_entry_kind = 2;
-
-sized_structs! {
-    pub struct nubo_transfer_archive_entry_info {
-        pub struct_size: u32,
-        pub kind: nubo_entry_kind,
-        pub path: *const c_char,
-        pub size: u64,
-        pub mode: u32,
-        pub mtime_ns: i64,
-        pub link_target: *const c_char,
-        pub hash: *const c_char,
-        pub stored_size: u64,
-        pub chunks: u64,
-    }
-}
 
 sized_structs! {
     pub struct nubo_net_progress {
@@ -930,6 +971,92 @@ extern "C" {
         capacity: usize,
         count: *mut usize,
     ) -> nubo_status;
+    pub fn nubo_transfer_codec_from_name(name: *const c_char, out: *mut nubo_codec) -> nubo_status;
+    pub fn nubo_transfer_codec_name(codec: nubo_codec) -> *const c_char;
+    pub fn nubo_transfer_keygen(path: *const c_char) -> nubo_status;
+    pub fn nubo_transfer_pack_options_init(
+        options: *mut nubo_transfer_pack_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_transfer_unpack_options_init(
+        options: *mut nubo_transfer_unpack_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_transfer_verify_options_init(
+        options: *mut nubo_transfer_verify_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_transfer_pack(
+        sources: *const *const c_char,
+        source_count: usize,
+        archive: *const c_char,
+        options: *const nubo_transfer_pack_options,
+        summary: *mut nubo_transfer_summary,
+    ) -> nubo_status;
+    pub fn nubo_transfer_archive_difference(
+        archive: *const c_char,
+        sources: *const *const c_char,
+        source_count: usize,
+        options: *const nubo_transfer_pack_options,
+        buf: *mut c_char,
+        capacity: usize,
+        needed: *mut usize,
+    ) -> nubo_status;
+    pub fn nubo_transfer_unpack(
+        archive: *const c_char,
+        directory: *const c_char,
+        options: *const nubo_transfer_unpack_options,
+        summary: *mut nubo_transfer_summary,
+    ) -> nubo_status;
+    pub fn nubo_transfer_verify(
+        archive: *const c_char,
+        options: *const nubo_transfer_verify_options,
+        summary: *mut nubo_transfer_summary,
+    ) -> nubo_status;
+    pub fn nubo_transfer_archive_open(
+        path: *const c_char,
+        out: *mut *mut nubo_transfer_archive,
+    ) -> nubo_status;
+    pub fn nubo_transfer_archive_open_with_key(
+        path: *const c_char,
+        key_file: *const c_char,
+        out: *mut *mut nubo_transfer_archive,
+    ) -> nubo_status;
+    pub fn nubo_transfer_archive_free(archive: *mut nubo_transfer_archive);
+    pub fn nubo_transfer_archive_entry_count(archive: *const nubo_transfer_archive) -> usize;
+    pub fn nubo_transfer_archive_entry(
+        archive: *const nubo_transfer_archive,
+        index: usize,
+        out: *mut nubo_transfer_archive_entry_info,
+    ) -> nubo_status;
+    pub fn nubo_transfer_archive_find(
+        archive: *const nubo_transfer_archive,
+        path: *const c_char,
+        index: *mut usize,
+    ) -> nubo_status;
+    pub fn nubo_transfer_archive_read(
+        archive: *const nubo_transfer_archive,
+        path: *const c_char,
+        offset: u64,
+        buf: *mut c_void,
+        capacity: usize,
+        read: *mut usize,
+    ) -> nubo_status;
+    pub fn nubo_transfer_copy_options_init(
+        options: *mut nubo_transfer_copy_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_transfer_s3_options_init(
+        options: *mut nubo_transfer_s3_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_transfer_copy(
+        from: *const c_char,
+        to: *const c_char,
+        options: *const nubo_transfer_copy_options,
+        summary: *mut nubo_transfer_copy_summary,
+    ) -> nubo_status;
+    pub fn nubo_transfer_is_store_url(text: *const c_char) -> c_int;
     pub fn nubo_cost_catalog_builtin(out: *mut *mut nubo_cost_catalog) -> nubo_status;
     pub fn nubo_cost_catalog_current(
         cache_dir: *const c_char,
@@ -1114,77 +1241,6 @@ extern "C" {
         buf: *mut c_char,
         capacity: usize,
         needed: *mut usize,
-    ) -> nubo_status;
-    pub fn nubo_transfer_codec_from_name(name: *const c_char, out: *mut nubo_codec) -> nubo_status;
-    pub fn nubo_transfer_codec_name(codec: nubo_codec) -> *const c_char;
-    pub fn nubo_transfer_keygen(path: *const c_char) -> nubo_status;
-    pub fn nubo_transfer_pack_options_init(
-        options: *mut nubo_transfer_pack_options,
-        struct_size: usize,
-    ) -> nubo_status;
-    pub fn nubo_transfer_unpack_options_init(
-        options: *mut nubo_transfer_unpack_options,
-        struct_size: usize,
-    ) -> nubo_status;
-    pub fn nubo_transfer_verify_options_init(
-        options: *mut nubo_transfer_verify_options,
-        struct_size: usize,
-    ) -> nubo_status;
-    pub fn nubo_transfer_pack(
-        sources: *const *const c_char,
-        source_count: usize,
-        archive: *const c_char,
-        options: *const nubo_transfer_pack_options,
-        summary: *mut nubo_transfer_summary,
-    ) -> nubo_status;
-    pub fn nubo_transfer_archive_difference(
-        archive: *const c_char,
-        sources: *const *const c_char,
-        source_count: usize,
-        options: *const nubo_transfer_pack_options,
-        buf: *mut c_char,
-        capacity: usize,
-        needed: *mut usize,
-    ) -> nubo_status;
-    pub fn nubo_transfer_unpack(
-        archive: *const c_char,
-        directory: *const c_char,
-        options: *const nubo_transfer_unpack_options,
-        summary: *mut nubo_transfer_summary,
-    ) -> nubo_status;
-    pub fn nubo_transfer_verify(
-        archive: *const c_char,
-        options: *const nubo_transfer_verify_options,
-        summary: *mut nubo_transfer_summary,
-    ) -> nubo_status;
-    pub fn nubo_transfer_archive_open(
-        path: *const c_char,
-        out: *mut *mut nubo_transfer_archive,
-    ) -> nubo_status;
-    pub fn nubo_transfer_archive_open_with_key(
-        path: *const c_char,
-        key_file: *const c_char,
-        out: *mut *mut nubo_transfer_archive,
-    ) -> nubo_status;
-    pub fn nubo_transfer_archive_free(archive: *mut nubo_transfer_archive);
-    pub fn nubo_transfer_archive_entry_count(archive: *const nubo_transfer_archive) -> usize;
-    pub fn nubo_transfer_archive_entry(
-        archive: *const nubo_transfer_archive,
-        index: usize,
-        out: *mut nubo_transfer_archive_entry_info,
-    ) -> nubo_status;
-    pub fn nubo_transfer_archive_find(
-        archive: *const nubo_transfer_archive,
-        path: *const c_char,
-        index: *mut usize,
-    ) -> nubo_status;
-    pub fn nubo_transfer_archive_read(
-        archive: *const nubo_transfer_archive,
-        path: *const c_char,
-        offset: u64,
-        buf: *mut c_void,
-        capacity: usize,
-        read: *mut usize,
     ) -> nubo_status;
     pub fn nubo_net_send_options_init(
         options: *mut nubo_net_send_options,
@@ -1581,6 +1637,29 @@ mod tests {
             nubo_diagnosis_info { struct_size, code, severity, message, advice }
             nubo_device_select_request { struct_size, count, min_memory, min_cc_major, min_cc_minor
                                          }
+            nubo_transfer_progress { struct_size, bytes_done, bytes_total, bytes_written,
+                                     bytes_skipped, rate, eta_seconds, elapsed_seconds,
+                                     current_file, files_done, files_total }
+            nubo_transfer_pack_options { struct_size, codec, level, chunk_size, threads,
+                                         memory_limit, target_rate, resume, sync, progress,
+                                         progress_user, exclude, exclude_count, include,
+                                         include_count, key_file, keep_partial, skip_unchanged }
+            nubo_transfer_unpack_options { struct_size, threads, memory_limit, resume, sync,
+                                           progress, progress_user, preserve_special_modes, key_file
+                                           }
+            nubo_transfer_verify_options { struct_size, threads, memory_limit, progress,
+                                           progress_user, key_file }
+            nubo_transfer_summary { struct_size, files, directories, symlinks, bytes, bytes_stored,
+                                    bytes_skipped, chunks, chunks_by_codec, seconds, resumed,
+                                    bytes_transferred, up_to_date }
+            nubo_transfer_archive_entry_info { struct_size, kind, path, size, mode, mtime_ns,
+                                               link_target, hash, stored_size, chunks }
+            nubo_transfer_s3_options { struct_size, profile, server_side_encryption, kms_key_id }
+            nubo_transfer_copy_options { struct_size, streams, part_size, keep_partial, sync,
+                                         exclude, exclude_count, include, include_count, progress,
+                                         progress_user, rate, key_file, journal_dir, s3 }
+            nubo_transfer_copy_summary { struct_size, files, bytes, bytes_sent, bytes_resumed,
+                                         parts, seconds }
             nubo_cost_instance_info { struct_size, provider, name, region, gpu_model, gpus,
                                       interconnect, vcpus, memory_gib, network_gbps, on_demand,
                                       spot, reserved_1y, reserved_3y, reserved_1y_derived,
@@ -1629,23 +1708,6 @@ mod tests {
                                  cloud_saving, utilisation_for_70_percent_saving }
             nubo_cost_meter_info { struct_size, hourly, price_date, price_source }
             nubo_interruption_notice { struct_size, cloud, action, detail, seconds_left }
-            nubo_transfer_progress { struct_size, bytes_done, bytes_total, bytes_written,
-                                     bytes_skipped, rate, eta_seconds, elapsed_seconds,
-                                     current_file, files_done, files_total }
-            nubo_transfer_pack_options { struct_size, codec, level, chunk_size, threads,
-                                         memory_limit, target_rate, resume, sync, progress,
-                                         progress_user, exclude, exclude_count, include,
-                                         include_count, key_file, keep_partial, skip_unchanged }
-            nubo_transfer_unpack_options { struct_size, threads, memory_limit, resume, sync,
-                                           progress, progress_user, preserve_special_modes, key_file
-                                           }
-            nubo_transfer_verify_options { struct_size, threads, memory_limit, progress,
-                                           progress_user, key_file }
-            nubo_transfer_summary { struct_size, files, directories, symlinks, bytes, bytes_stored,
-                                    bytes_skipped, chunks, chunks_by_codec, seconds, resumed,
-                                    bytes_transferred, up_to_date }
-            nubo_transfer_archive_entry_info { struct_size, kind, path, size, mode, mtime_ns,
-                                               link_target, hash, stored_size, chunks }
             nubo_net_progress { struct_size, bytes_done, bytes_total, bytes_written, bytes_skipped,
                                 rate, eta_seconds, elapsed_seconds, current_file, files_done,
                                 files_total, wire_bytes, link_rate, bytes_resumed }
@@ -1689,10 +1751,10 @@ mod tests {
             "nubo_backend",
             "nubo_link_kind",
             "nubo_severity",
-            "nubo_cost_pricing",
-            "nubo_cost_optimizer",
             "nubo_codec",
             "nubo_entry_kind",
+            "nubo_cost_pricing",
+            "nubo_cost_optimizer",
             "nubo_reduce_op",
             "nubo_transpose",
             "nubo_train_optimizer",
@@ -1732,12 +1794,6 @@ mod tests {
             NUBO_SEVERITY_INFO,
             NUBO_SEVERITY_WARNING,
             NUBO_SEVERITY_ERROR,
-            NUBO_PRICING_ON_DEMAND,
-            NUBO_PRICING_SPOT,
-            NUBO_PRICING_RESERVED_1Y,
-            NUBO_PRICING_RESERVED_3Y,
-            NUBO_OPTIMIZER_ADAM,
-            NUBO_OPTIMIZER_SGD,
             NUBO_CODEC_AUTO,
             NUBO_CODEC_NONE,
             NUBO_CODEC_LZ4,
@@ -1747,6 +1803,12 @@ mod tests {
             NUBO_ENTRY_FILE,
             NUBO_ENTRY_DIRECTORY,
             NUBO_ENTRY_SYMLINK,
+            NUBO_PRICING_ON_DEMAND,
+            NUBO_PRICING_SPOT,
+            NUBO_PRICING_RESERVED_1Y,
+            NUBO_PRICING_RESERVED_3Y,
+            NUBO_OPTIMIZER_ADAM,
+            NUBO_OPTIMIZER_SGD,
             NUBO_REDUCE_SUM,
             NUBO_REDUCE_AVG,
             NUBO_REDUCE_MAX,

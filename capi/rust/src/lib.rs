@@ -28,6 +28,7 @@ pub mod net;
 mod parallel;
 mod progress;
 pub mod s3;
+pub mod stores;
 pub mod train;
 pub mod transfer;
 
@@ -35,6 +36,7 @@ pub use parallel::{
     Bf16, Buffer, DType, Element, Event, Gemm, NativeHandles, Pending, ReduceOp, Team, TeamOptions,
     Worker, F16,
 };
+pub use stores::{copy, is_store_url, CopySummary};
 
 use std::ffi::{CStr, CString};
 use std::fmt;

@@ -1,22 +1,16 @@
-//! Files and trees to and from S3-compatible object storage (docs/s3.md): [`copy`], each file
-//! one object, resumable after any interruption and verified end to end. Archives on object
-//! storage go through [`crate::transfer`] with `s3://` paths.
+//! [`crate::copy`] under its S3 name, with the S3 options among the others: kept for existing
+//! programs.
 //!
 //! ```no_run
 //! let s = nubo::s3::copy("ckpt/", "s3://my-bucket/run1/", &Default::default(), None)?;
-//! println!("{} files, {} bytes sent, {} resumed", s.files, s.bytes_sent, s.bytes_resumed);
 //! # Ok::<(), nubo::Error>(())
 //! ```
-//!
-//! Keys, region and endpoint are read as the AWS CLI reads them (`AWS_*` variables,
-//! `~/.aws/credentials` and `~/.aws/config` profiles).
 
-use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
 
-use crate::progress::Callback;
-use crate::transfer::{ProgressFn, StringList};
-use crate::{c_int_of, c_ptr, check, ffi, optional_c_string, optional_path, path_string, Error};
+use crate::stores;
+use crate::transfer::ProgressFn;
+use crate::Error;
 
 /// Options of [`copy`]; `None` keeps the library's default.
 #[derive(Debug, Clone, Default)]
@@ -45,71 +39,31 @@ pub struct CopyOptions {
     pub key_file: Option<PathBuf>,
 }
 
-/// What a copy did.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct CopySummary {
-    pub files: u64,
-    /// The files' sizes.
-    pub bytes: u64,
-    /// Moved this time.
-    pub bytes_sent: u64,
-    /// Verified by an interrupted attempt, not moved again.
-    pub bytes_resumed: u64,
-    pub parts: u64,
-    pub seconds: f64,
-}
+pub use crate::stores::CopySummary;
 
-/// Copies a file or a tree between a local path and `s3://BUCKET/KEY`, either way round. Run
-/// the same copy again after an interruption to resume it. Errors: InvalidArgument (URLs,
-/// options, missing or refused credentials), NotFound (a bucket or an object), Unavailable
-/// (unreachable: call again to resume), Corrupt, Cancelled.
+/// [`crate::copy`] under its S3 name, with the S3 options among the others.
 pub fn copy(
     from: impl AsRef<Path>,
     to: impl AsRef<Path>,
     options: &CopyOptions,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<CopySummary, Error> {
-    let from = path_string("from", from.as_ref())?;
-    let to = path_string("to", to.as_ref())?;
-    let profile = optional_c_string("profile", options.profile.as_deref())?;
-    let sse = optional_c_string(
-        "server_side_encryption",
-        options.server_side_encryption.as_deref(),
-    )?;
-    let kms_key_id = optional_c_string("kms_key_id", options.kms_key_id.as_deref())?;
-    let exclude = StringList::patterns("exclude", &options.exclude)?;
-    let include = StringList::patterns("include", &options.include)?;
-    let key_file = optional_path("key_file", options.key_file.as_deref())?;
-    let mut o = ffi::nubo_s3_copy_options::new();
-    // SAFETY: `o` is a valid struct of the size given.
-    check(unsafe { ffi::nubo_s3_copy_options_init(&mut o, std::mem::size_of_val(&o)) })?;
-    if let Some(streams) = options.streams {
-        o.streams = c_int_of("streams", streams)?;
-    }
-    o.part_size = options.part_size.unwrap_or(o.part_size);
-    o.keep_partial = c_int::from(options.keep_partial);
-    o.sync = options.sync.map_or(o.sync, c_int::from);
-    o.profile = c_ptr(&profile);
-    o.server_side_encryption = c_ptr(&sse);
-    o.kms_key_id = c_ptr(&kms_key_id);
-    o.exclude = exclude.ptr();
-    o.exclude_count = exclude.len();
-    o.include = include.ptr();
-    o.include_count = include.len();
-    o.rate = options.rate.unwrap_or(o.rate);
-    o.key_file = c_ptr(&key_file);
-    let mut callback = Callback::new(progress);
-    (o.progress, o.progress_user) = callback.raw();
-    let mut s = ffi::nubo_s3_copy_summary::new();
-    // SAFETY: every pointer in `o`, the lists and `callback` outlive the call.
-    let raw = unsafe { ffi::nubo_s3_copy(from.as_ptr(), to.as_ptr(), &o, &mut s) };
-    callback.finish(raw)?;
-    Ok(CopySummary {
-        files: s.files,
-        bytes: s.bytes,
-        bytes_sent: s.bytes_sent,
-        bytes_resumed: s.bytes_resumed,
-        parts: s.parts,
-        seconds: s.seconds,
-    })
+    let o = options.clone();
+    let store_options = stores::CopyOptions {
+        streams: o.streams,
+        part_size: o.part_size,
+        keep_partial: o.keep_partial,
+        sync: o.sync,
+        exclude: o.exclude,
+        include: o.include,
+        rate: o.rate,
+        key_file: o.key_file,
+        journal_dir: None,
+        s3: stores::S3Options {
+            profile: o.profile,
+            server_side_encryption: o.server_side_encryption,
+            kms_key_id: o.kms_key_id,
+        },
+    };
+    stores::copy(from, to, &store_options, progress)
 }

@@ -1,4 +1,4 @@
-//! nubo::s3::copy against libnubo_c.so: bad input always; with a real S3-compatible server when
+//! nubo::copy and nubo::s3::copy against libnubo_c.so: bad input and a file:// store always; with a real S3-compatible server when
 //! NUBO_S3_TEST_SERVER is set (CTest s3:rust runs this under tests/s3/with_s3_server.py): a tree
 //! up and down, verified, with progress, a cancel that resumes, and client-side encryption.
 
@@ -75,6 +75,35 @@ fn bad_urls_and_options() {
     let e = copy("s3://", &dir, &CopyOptions::default(), None).unwrap_err();
     assert_eq!(e.status, Status::InvalidArgument, "{e}");
     assert!(e.message.contains("no bucket"), "{e}");
+}
+
+#[test]
+fn a_tree_through_a_file_store_with_the_store_neutral_copy() {
+    let root = scratch("file-store");
+    let tree = tree(&root);
+    assert!(nubo::is_store_url("file:///tmp/x"));
+    assert!(nubo::is_store_url("gs://bucket/k"));
+    assert!(!nubo::is_store_url("/tmp/x"));
+    assert!(!nubo::is_store_url("s3://b\0/k"));
+    let store = format!("file://{}/store/", root.display());
+    let options = nubo::stores::CopyOptions {
+        part_size: Some(5 << 20),
+        sync: Some(false),
+        ..Default::default()
+    };
+    let up = nubo::copy(&tree, &store, &options, None).unwrap();
+    assert_eq!(up.files, 2);
+    assert!(up.parts > 2, "{up:?}"); // the big file went up in parts
+    let down = root.join("down");
+    let s = nubo::copy(&store, &down, &options, None).unwrap();
+    assert_eq!((s.files, s.bytes), (2, up.bytes));
+    assert_eq!(
+        fs::read(down.join("tree/big.bin")).unwrap(),
+        fs::read(tree.join("big.bin")).unwrap()
+    );
+    let missing = format!("file://{}/no/such/dir/", root.display());
+    let e = nubo::copy(&missing, root.join("x"), &options, None).unwrap_err();
+    assert_eq!(e.status, Status::NotFound, "{e}");
 }
 
 #[test]

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "nubo/copy.hpp"
 #include "nubo/error.hpp"
-#include "nubo/s3.hpp"
 #include "nubo/units.hpp"
 #include "progress_bar.hpp"
 
@@ -15,9 +15,12 @@ namespace nubo_xfer {
 std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
   auto c = std::make_unique<CpCommand>();
   c->app = app.add_subcommand(
-      "cp", "copy a file or a tree to or from object storage (s3://BUCKET/KEY), resumably");
-  c->app->add_option("from", c->from, "a local path or s3://BUCKET/KEY")->required();
-  c->app->add_option("to", c->to, "a local path or s3://BUCKET/KEY (or PREFIX/)")->required();
+      "cp", "copy a file or a tree to or from object storage (s3://, gs://, file://), resumably");
+  c->app
+      ->add_option("from", c->from,
+                   "a local path, or s3://BUCKET/KEY, gs://BUCKET/KEY, file:///PATH")
+      ->required();
+  c->app->add_option("to", c->to, "a local path, or a store URL (KEY or PREFIX/)")->required();
   c->app->add_option("--streams", c->streams, "parts in flight (default 4)")
       ->check(nubo_cli::Range(1, 64));
   c->app->add_option("--part-size", c->part_size, "bytes per part, 5M to 5G (default: adapted)");
@@ -40,16 +43,14 @@ std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
 }
 
 int run_cp(CpCommand& c) {
-  nubo::s3::CopyOptions o;
+  nubo::transfer::CopyOptions o;
   o.streams = c.streams;
   o.part_size = nubo::parse_bytes(c.part_size, "--part-size");
   o.rate = nubo::parse_rate(c.rate, "--rate");
   o.keep_partial = c.keep_partial;
   o.sync = !c.no_sync;
-  o.profile = c.profile;
-  o.server_side_encryption = c.sse;
-  o.kms_key_id = c.kms_key_id;
-  const bool download = c.from.rfind("s3://", 0) == 0;
+  o.s3 = {c.profile, c.sse, c.kms_key_id};
+  const bool download = nubo::transfer::is_store_url(c.from);
   if (download && !c.encrypt.empty())
     throw nubo::Error(nubo::Errc::invalid_argument,
                       "--encrypt is for uploads; a download of an encrypted object takes --key");
@@ -61,9 +62,9 @@ int run_cp(CpCommand& c) {
   o.include = c.selection.include;
   ProgressBar bar("copied", c.quiet || c.json);
   o.progress = [&](const nubo::transfer::Progress& p) { return bar(p); };
-  nubo::s3::CopySummary s;
+  nubo::transfer::CopySummary s;
   try {
-    s = nubo::s3::copy(c.from, c.to, o);
+    s = nubo::transfer::copy(c.from, c.to, o);
   } catch (...) {
     bar.finish();
     throw;

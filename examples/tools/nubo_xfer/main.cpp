@@ -7,7 +7,7 @@
 //   nubo-xfer cat ARCHIVE PATH          one file to stdout
 //   nubo-xfer serve --dest DIR          receive sends (docs/net.md)
 //   nubo-xfer send SRC... HOST:PORT     send files to a serve, resumably
-//   nubo-xfer cp SRC DST                files and trees to and from s3://BUCKET/KEY
+//   nubo-xfer cp SRC DST                files and trees to and from s3://, gs://, file:// stores
 //
 // Interrupted (Ctrl-C, kill -9, power loss), pack and unpack resume when run again with the same
 // arguments. Exit status, as rclone splits them: 0 done, 1 error (fatal: retrying will not
@@ -155,7 +155,7 @@ std::string time_string(std::int64_t ns) {
   return buf;
 }
 
-// -v of list and cat: what reading the archive cost, on stderr (s3:// archives are read by range).
+// -v of list and cat: what reading the archive cost, on stderr (archives in a store are read by range).
 void report_fetched(const xfer::Reader& reader, const std::string& archive) {
   std::fprintf(stderr, "nubo-xfer: read %s of %s over the network\n",
                nubo::format_bytes(static_cast<double>(reader.bytes_fetched()), 2).c_str(),
@@ -270,7 +270,7 @@ int main(int argc, char** argv) {
   bool no_resume = false, no_sync = false, force = false;
   auto* pack = app.add_subcommand("pack", "pack files and directories into an archive");
   pack->add_option("sources", sources, "files and directories to pack")->required();
-  pack->add_option("-o,--output", output, "the archive to write, e.g. data.nubo (-: stdout)")
+  pack->add_option("-o,--output", output, "the archive to write, e.g. data.nubo, s3://B/data.nubo, gs://..., file:///... (-: stdout)")
       ->required();
   pack->add_option("--codec", codec,
                    "zstd (default; auto with --target-rate), auto (per chunk, for speed), lz4, "
@@ -290,7 +290,7 @@ int main(int argc, char** argv) {
                    "encrypt with the key in this file (AES-256-GCM; nubo-xfer keygen makes one)");
   bool keep_partial = false;
   pack->add_flag("--keep-partial", keep_partial,
-                 "-o s3://...: a cancel (Ctrl-C) keeps the upload for a rerun instead of "
+                 "-o to a store: a cancel (Ctrl-C) keeps the upload for a rerun instead of "
                  "aborting it");
   nubo_xfer::Selection selection;
   nubo_xfer::add_selection(pack, selection);

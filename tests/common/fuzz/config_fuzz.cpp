@@ -17,7 +17,7 @@
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
 #include "transfer/archive_cipher.hpp"
-#include "transfer/s3/config.hpp"
+#include "transfer/store/s3/config.hpp"
 
 namespace {
 

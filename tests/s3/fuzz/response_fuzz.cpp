@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "nubo/error.hpp"
-#include "transfer/s3/responses.hpp"
+#include "transfer/store/s3/responses.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace s3 = nubo::s3;

@@ -1,0 +1,81 @@
+/*
+ * nubo_copy.h: files and trees to and from object storage through the C ABI (docs/s3.md).
+ * Included by nubo.h; the conventions are nubo.h's.
+ *
+ * nubo_transfer_copy copies between a local path and a store URL (either way round), each file
+ * one object, resumable after any interruption and verified end to end. The stores:
+ * s3://BUCKET/KEY (configured as the AWS CLI is: AWS_* variables, ~/.aws profiles),
+ * gs://BUCKET/KEY (Google Cloud Storage with an HMAC key: GS_ACCESS_KEY_ID and
+ * GS_SECRET_ACCESS_KEY, or the boto file), and file:///PATH (a shared file system mounted here).
+ */
+#ifndef NUBO_COPY_H
+#define NUBO_COPY_H
+
+#include "nubo.h"
+#include "nubo_transfer.h" /* nubo_transfer_progress_callback */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What only an S3 store takes: the extension of nubo_transfer_copy_options for s3:// URLs. */
+typedef struct nubo_transfer_s3_options {
+  uint32_t struct_size;
+  const char* profile;                /* NULL (default): AWS_PROFILE or "default" */
+  const char* server_side_encryption; /* NULL, "AES256" or "aws:kms" */
+  const char* kms_key_id;             /* with "aws:kms" */
+} nubo_transfer_s3_options;
+
+typedef struct nubo_transfer_copy_options {
+  uint32_t struct_size;
+  int streams;                /* parts in flight, 1..64; default 4 */
+  uint64_t part_size;         /* 0 (default): adapted to each object; else 5 MiB .. 5 GiB */
+  int keep_partial;           /* nonzero: a cancelled upload stays resumable (default 0: aborted) */
+  int sync;                   /* nonzero (default): fdatasync downloads before their rename */
+  const char* const* exclude; /* uploads of a tree: filter patterns as pack's */
+  size_t exclude_count;
+  const char* const* include;
+  size_t include_count;
+  nubo_transfer_progress_callback progress; /* NULL: none; returning 0 cancels */
+  void* progress_user;
+  double rate; /* bytes/s over every part in flight together; 0 (default): unlimited */
+  /* Client-side encryption (docs/s3.md): uploads are encrypted with the key in this file
+     (nubo_transfer_keygen makes one); downloads of encrypted objects need it. NULL: none. */
+  const char* key_file;
+  const char* journal_dir;            /* where upload journals live; NULL: ~/.cache/nubo/s3 */
+  const nubo_transfer_s3_options* s3; /* NULL (default): the S3 defaults */
+} nubo_transfer_copy_options;
+
+/* What a copy did. Set struct_size = sizeof before the call. */
+typedef struct nubo_transfer_copy_summary {
+  uint32_t struct_size;
+  uint64_t files;
+  uint64_t bytes;         /* the files' sizes */
+  uint64_t bytes_sent;    /* moved this time */
+  uint64_t bytes_resumed; /* verified by an interrupted attempt, not moved again */
+  uint64_t parts;
+  double seconds;
+} nubo_transfer_copy_summary;
+
+NUBO_C_API nubo_status nubo_transfer_copy_options_init(nubo_transfer_copy_options* options,
+                                                       size_t struct_size);
+NUBO_C_API nubo_status nubo_transfer_s3_options_init(nubo_transfer_s3_options* options,
+                                                     size_t struct_size);
+/*
+ * Copies `from` to `to`: a file or a tree, one of them a store URL (docs/s3.md says which
+ * forms). options and summary may be NULL. Errors: NUBO_ERR_INVALID_ARGUMENT (URLs, options,
+ * missing or refused credentials, with advice), NUBO_ERR_NOT_FOUND (a bucket, a directory, an
+ * object, a local path), NUBO_ERR_UNAVAILABLE (unreachable after the retries: call again to
+ * resume), NUBO_ERR_CORRUPT (content that does not verify), NUBO_ERR_IO, NUBO_ERR_CANCELLED.
+ */
+NUBO_C_API nubo_status nubo_transfer_copy(const char* from, const char* to,
+                                          const nubo_transfer_copy_options* options,
+                                          nubo_transfer_copy_summary* summary);
+/* Whether `text` is a store URL (s3://, gs://, file://) rather than a local path: 1 or 0. */
+NUBO_C_API int nubo_transfer_is_store_url(const char* text);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NUBO_COPY_H */

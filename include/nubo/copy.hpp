@@ -1,0 +1,75 @@
+// Files and trees to and from object storage (docs/s3.md): `copy` moves a file or a tree
+// between this machine and a store, each file one object, resumable after any interruption (a
+// multipart upload continues with the parts the store holds; a download with the parts already
+// written) and verified (each part by the store against its Content-MD5, each file end to end by
+// its XXH3-128, kept as the object's metadata). The stores, by URL scheme:
+//  - s3://BUCKET/KEY: S3 and S3-compatible servers, configured as the AWS CLI is (AWS_*
+//    variables, ~/.aws profiles);
+//  - gs://BUCKET/KEY: Google Cloud Storage through its XML API with HMAC keys (GS_ACCESS_KEY_ID
+//    and GS_SECRET_ACCESS_KEY, or the boto file's [Credentials]);
+//  - file:///PATH: a shared file system mounted here (NFS, Lustre, EFS), written as a store is:
+//    an object appears only whole (an atomic rename), and an upload resumes from its parts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nubo/export.hpp"
+#include "nubo/transfer.hpp"
+
+namespace nubo::transfer {
+
+// What only an S3 store takes.
+struct S3Options {
+  std::string profile;  // the AWS profile; empty: AWS_PROFILE or "default"
+  // Server-side encryption passed through: "AES256", or "aws:kms" with kms_key_id.
+  std::string server_side_encryption, kms_key_id;
+};
+
+struct CopyOptions {
+  int streams = 4;              // parts in flight, 1..64
+  std::uint64_t part_size = 0;  // 0: adapted to each object (8 to 64 MiB); else 5 MiB .. 5 GiB
+  bool keep_partial = false;    // a cancelled upload stays resumable instead of aborted
+  bool sync = true;             // fdatasync downloads before their rename
+  std::vector<std::string> exclude, include;  // uploads of a tree: as pack's filters
+  std::string journal_dir;                    // where upload journals live; empty: ~/.cache/nubo/s3
+  ProgressFn progress;  // called from one thread; false cancels (Error(cancelled))
+  // Bytes per second over every part in flight together (as rclone's --bwlimit, on average
+  // over the parts); 0: unlimited.
+  double rate = 0;
+  // Client-side encryption (docs/s3.md, "Encryption"): uploads are encrypted with the key in
+  // this file (keygen makes one); downloads of encrypted objects need it.
+  std::string key_file;
+  S3Options s3;  // for s3:// (and what applies of it to gs://)
+};
+
+struct CopySummary {
+  std::uint64_t files = 0;
+  std::uint64_t bytes = 0;          // the files' sizes
+  std::uint64_t bytes_sent = 0;     // moved this time
+  std::uint64_t bytes_resumed = 0;  // verified by an interrupted attempt, not moved again
+  std::uint64_t parts = 0;
+  double seconds = 0;
+};
+
+// `from` and `to` are a local path and a store URL, either way round:
+//  - a file to SCHEME://B/KEY, or to SCHEME://B/PREFIX/ (the file's name appended);
+//  - a directory to SCHEME://B/PREFIX/: each file under PREFIX/DIRNAME/..., symlinks not
+//    followed;
+//  - SCHEME://B/KEY to a file, or into an existing directory;
+//  - SCHEME://B/PREFIX/ to a directory: every object under the prefix, its key's rest as the
+//    path (keys that would leave the directory are refused).
+// Errors: Error(invalid_argument) for bad URLs, options, or credentials missing or refused (with
+// advice), Error(not_found) for a missing bucket, directory or object, Error(unavailable) when
+// the store cannot be reached after the retries (run it again: it resumes), Error(corrupt) when
+// content does not verify, Error(cancelled).
+NUBO_API CopySummary copy(const std::string& from, const std::string& to,
+                          const CopyOptions& options = {});
+
+// Whether `text` is a URL of a store copy() knows (s3://, gs://, file://), rather than a local
+// path.
+NUBO_API bool is_store_url(std::string_view text) noexcept;
+
+}  // namespace nubo::transfer

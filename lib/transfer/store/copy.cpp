@@ -1,0 +1,401 @@
+#include "transfer/store/copy.hpp"
+#include "transfer/store/object_cipher.hpp"
+#include "transfer/store/s3/etag_check.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "common/log.hpp"
+#include "nubo/error.hpp"
+#include "transfer/archive_cipher.hpp"
+#include "transfer/file_io.hpp"
+#include "transfer/hash.hpp"
+#include "transfer/journal.hpp"
+#include "transfer/paths.hpp"
+#include "transfer/target_dir.hpp"
+
+namespace nubo::store {
+namespace {
+
+using transfer::CopyOptions;
+using transfer::CopySummary;
+using transfer::Fd;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::uint64_t kMinPart = 8 << 20, kMaxPart = 64 << 20;
+constexpr std::uint64_t kMaxParts = 10000;
+constexpr std::uint16_t kUploadId = 1;  // journal records
+constexpr std::uint16_t kPartDone = 2;
+constexpr std::uint16_t kKeyBlock = 3;  // an encrypted upload's data key, wrapped
+const std::string kHashKey = "nubo-xxh3-128";
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Runs work(i) for i in [0, count) on `streams` threads; the calling thread reports progress
+// every 100 ms (false: cancel). The first failure stops the rest and is rethrown.
+void run_parts(std::size_t count, int streams, const std::function<void(std::size_t)>& work,
+               const std::function<bool()>& tick) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::exception_ptr failure;
+  std::mutex mutex;
+  std::vector<std::thread> threads;
+  std::atomic<int> running{0};
+  for (int t = 0; t < std::max(1, streams); ++t) {
+    ++running;
+    threads.emplace_back([&] {
+      for (;;) {
+        const auto i = next++;
+        if (i >= count || stop) break;
+        try {
+          work(i);
+        } catch (...) {
+          std::lock_guard lock(mutex);
+          if (!failure) failure = std::current_exception();
+          stop = true;
+        }
+      }
+      --running;
+    });
+  }
+  while (running > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!stop && tick && !tick()) {
+      std::lock_guard lock(mutex);
+      if (!failure) failure = std::make_exception_ptr(Error(Errc::cancelled, "cancelled"));
+      stop = true;
+    }
+  }
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+void make_dirs(const std::string& path) {
+  for (std::size_t at = 1; at != std::string::npos;) {
+    at = path.find('/', at + 1);
+    const auto part = path.substr(0, at);
+    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST)
+      transfer::throw_io("create the directory", part, errno);
+  }
+}
+
+struct Progress {
+  const CopyOptions& options;
+  std::uint64_t total;
+  std::atomic<std::uint64_t> done{0}, written{0};
+  Clock::time_point started = Clock::now();
+  bool tick() {
+    if (!options.progress) return true;
+    transfer::Progress p;
+    p.bytes_total = total;
+    p.bytes_done = done;
+    p.bytes_written = written;
+    p.elapsed_seconds = seconds_since(started);
+    p.rate = p.elapsed_seconds > 0 ? static_cast<double>(written) / p.elapsed_seconds : 0;
+    p.files_total = 1;
+    p.files_done = done == total ? 1 : 0;
+    return options.progress(p);
+  }
+};
+
+// An encrypted object's parts are whole sealed blocks.
+std::uint64_t part_size(std::uint64_t size, const CopyOptions& options, bool encrypted) {
+  const auto part = options.part_size ? options.part_size : part_size_for(size);
+  if (!encrypted) return part;
+  return (part + ObjectCipher::kBlock - 1) / ObjectCipher::kBlock * ObjectCipher::kBlock;
+}
+
+// A file's summary once every part is in: what was moved, what an earlier attempt had.
+CopySummary finished(CopySummary summary, std::uint64_t resumed, std::uint64_t parts,
+                     Clock::time_point started) {
+  summary.bytes_resumed = resumed;
+  summary.bytes_sent = summary.bytes - resumed;
+  summary.parts = parts;
+  summary.seconds = seconds_since(started);
+  return summary;
+}
+
+}  // namespace
+
+std::string cache_dir(const std::string& override) {
+  std::string dir = override;
+  if (dir.empty()) {
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    dir =
+        (xdg && *xdg ? std::string(xdg) : std::string(home && *home ? home : "/tmp") + "/.cache") +
+        "/nubo/s3";
+  }
+  make_dirs(dir);
+  return dir;
+}
+
+std::uint64_t part_size_for(std::uint64_t size) {
+  // About 1,000 parts: few requests, and little to redo after an interruption; beyond 64 GB
+  // the parts stay at 64 MiB until the 10,000-part limit makes them larger.
+  auto part = std::clamp<std::uint64_t>(size / 1000, kMinPart, kMaxPart);
+  part = std::max(part, (size + kMaxParts - 1) / kMaxParts);
+  return (part + (1 << 20) - 1) / (1 << 20) * (1 << 20);  // whole MiB
+}
+
+CopySummary upload_file(Store& store, const std::string& path, const ObjectUrl& url,
+                        const CopyOptions& options) {
+  const auto started = Clock::now();
+  if (url.key.empty() || url.key.back() == '/')
+    throw Error(Errc::invalid_argument, url.text() + " names no object: give the key");
+  auto file = transfer::open_read(path);
+  const auto st = file.stat();
+  if (!S_ISREG(st.st_mode)) throw Error(Errc::invalid_argument, path + " is not a file");
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  const auto hash = transfer::hash_on_disk(file.get(), size, path).hex();
+  const auto kek = transfer::key_from_file(options.key_file);
+  std::optional<ObjectCipher> cipher;
+  const auto metadata = [&] {
+    return cipher ? cipher->metadata(hash) : Metadata{{kHashKey, hash}};
+  };
+  // What goes up for the file's bytes from `offset`: themselves, or sealed.
+  const auto body = [&](const std::vector<std::byte>& plain, std::uint64_t offset) {
+    if (!cipher) return transfer::Bytes(plain);
+    thread_local std::vector<std::byte> sealed;
+    cipher->seal(plain, offset / ObjectCipher::kBlock, size, sealed);
+    return transfer::Bytes(sealed);
+  };
+  const auto part = part_size(size, options, kek.has_value());
+  CopySummary summary;
+  summary.files = 1;
+  summary.bytes = size;
+  Progress progress{options, size};
+
+  if (size <= part) {  // one request
+    std::vector<std::byte> plain(size);
+    file.pread_exact(plain, 0, path + " (changed while read?)");
+    if (!progress.tick()) throw Error(Errc::cancelled, "cancelled");
+    if (kek) cipher = ObjectCipher::create(*kek);
+    store.put_object(url, body(plain, 0), metadata());
+    summary.bytes_sent = size;
+    summary.parts = 1;
+    progress.done = progress.written = size;
+    progress.tick();
+    summary.seconds = seconds_since(started);
+    return summary;
+  }
+
+  const auto count = (size + part - 1) / part;
+  if (count > kMaxParts)
+    throw Error(Errc::invalid_argument, path + ": " + std::to_string(count) + " parts of " +
+                                            std::to_string(part) +
+                                            " bytes exceed S3's 10,000; use a larger part size");
+  const auto dir = cache_dir(options.journal_dir);
+  const std::string identity =
+      "nubo s3 upload 1\n" + url.text() + "\n" + std::to_string(size) + "\n" +
+      std::to_string(transfer::mtime_ns(st)) + "\n" + std::to_string(part) + "\n" + hash +
+      (kek ? "\nkey " + transfer::key_id_text(transfer::key_id(*kek)) : "");
+  auto journal = transfer::Journal::open(
+      dir + "/upload-" + transfer::hex64(transfer::hash64(transfer::as_bytes(identity))) +
+          ".journal",
+      identity);
+  std::string upload_id;
+  for (const auto& r : journal.loaded()) {
+    if (r.type == kUploadId)
+      upload_id.assign(reinterpret_cast<const char*>(r.payload.data()), r.payload.size());
+    if (r.type == kKeyBlock && kek)
+      cipher = ObjectCipher::from_key_block(*kek, r.payload, "the upload journal of " + path);
+  }
+  if (kek && !cipher) upload_id.clear();  // its parts were sealed with a key now lost
+  std::vector<Part> held;
+  if (!upload_id.empty()) {
+    try {
+      held = store.list_parts(url, upload_id);
+      log::info("resuming the upload of " + path + " to " + url.text() + ": the server holds " +
+                std::to_string(held.size()) + " of " + std::to_string(count) + " parts");
+    } catch (const Error& e) {
+      if (e.code() != Errc::not_found) throw;
+      upload_id.clear();  // expired or aborted: start again
+    }
+  }
+  if (upload_id.empty()) {
+    if (kek) cipher = ObjectCipher::create(*kek);
+    upload_id = store.create_multipart(url, metadata());
+    journal.reset();
+    journal.append(kUploadId, transfer::as_bytes(upload_id));
+    if (cipher) journal.append(kKeyBlock, cipher->key_block());
+    journal.commit(true);
+  }
+  std::vector<Part> parts(count);
+  std::vector<const Part*> on_server(count, nullptr);
+  for (const auto& p : held)
+    if (p.number >= 1 && static_cast<std::uint64_t>(p.number) <= count)
+      on_server[static_cast<std::size_t>(p.number - 1)] = &p;
+  std::atomic<std::uint64_t> resumed{0};
+  auto work = [&](std::size_t i) {
+    const auto offset = i * part;
+    const auto n = std::min(part, size - offset);
+    thread_local std::vector<std::byte> buffer;
+    buffer.resize(n);
+    file.pread_exact(buffer, offset, path + " (changed while read?)");
+    const auto bytes = body(buffer, offset);
+    const auto md5 = md5_of(bytes);
+    const int number = static_cast<int>(i + 1);
+    if (const Part* p = on_server[i]; p && p->size == bytes.size() && p->etag == md5_hex(md5)) {
+      parts[i] = *p;
+      resumed += n;
+    } else {
+      parts[i] = store.upload_part(url, upload_id, number, bytes, md5);
+      progress.written += n;
+    }
+    progress.done += n;
+  };
+  try {
+    run_parts(count, options.streams, work, [&] { return progress.tick(); });
+  } catch (const Error& e) {
+    if (e.code() == Errc::cancelled && !options.keep_partial) {
+      try {
+        store.abort_multipart(url, upload_id);
+        journal.remove();
+      } catch (const Error& abort_error) {
+        log::warn(std::string("aborting the cancelled upload: ") + abort_error.what());
+      }
+    }
+    throw;
+  }
+  store.complete_multipart(url, upload_id, parts);
+  journal.remove();
+  progress.tick();
+  return finished(summary, resumed, count, started);
+}
+
+CopySummary download_file(Store& store, const ObjectUrl& url, const std::string& path,
+                          const CopyOptions& options) {
+  const auto started = Clock::now();
+  auto info = store.head_object(url);
+  if (!info) throw Error(Errc::not_found, url.text() + " does not exist");
+  const auto cipher = ObjectCipher::for_object(transfer::key_from_file(options.key_file),
+                                               info->metadata, url.text());
+  const auto size = cipher ? ObjectCipher::plain_size(info->size, url.text()) : info->size;
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string leaf = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (leaf.empty()) throw Error(Errc::invalid_argument, "'" + path + "' names no file");
+  const std::string tmp = dir + "/" + transfer::temp_name(leaf);
+  const auto part = part_size(size, options, cipher.has_value());
+  const auto count = std::max<std::uint64_t>(1, (size + part - 1) / part);
+  const std::string identity = "nubo s3 download 1\n" + url.text() + "\n" + info->etag + "\n" +
+                               std::to_string(size) + "\n" + std::to_string(part);
+  auto journal = transfer::Journal::open(
+      dir + "/.nubo-s3-" + transfer::hex64(transfer::hash64(transfer::as_bytes(leaf))) + ".journal",
+      identity);
+  std::vector<char> done(count, 0);
+  for (const auto& r : journal.loaded())
+    if (r.type == kPartDone && r.payload.size() == 8) {
+      const auto i = transfer::get_le<std::uint64_t>(r.payload.data());
+      if (i < count) done[i] = 1;
+    }
+  const int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) transfer::throw_io("open", tmp, errno);
+  Fd out(fd, tmp);
+  if (std::none_of(done.begin(), done.end(), [](char d) { return d; })) out.truncate(0);
+  out.truncate(size);
+  CopySummary summary;
+  summary.files = 1;
+  summary.bytes = size;
+  Progress progress{options, size};
+  std::uint64_t resumed = 0;
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (done[i]) {
+      resumed += std::min(part, size - i * part);
+    } else {
+      todo.push_back(i);
+    }
+  }
+  progress.done = resumed;
+  std::mutex journal_mutex;
+  std::size_t since_commit = 0;
+  auto work = [&](std::size_t k) {
+    const auto i = todo[k];
+    const auto offset = i * part;
+    const auto n = std::min(part, size - offset);
+    if (cipher) {
+      const auto [begin, end] = ObjectCipher::sealed_range(offset, n, size);
+      const auto sealed = store.get_range(url, begin, end - begin);
+      thread_local std::vector<std::byte> plain;
+      cipher->open(transfer::as_bytes(sealed), offset / ObjectCipher::kBlock, size, plain,
+                   url.text());
+      out.pwrite_all(plain, offset);
+    } else {
+      out.pwrite_all(transfer::as_bytes(store.get_range(url, offset, n)), offset);
+    }
+    progress.written += n;
+    progress.done += n;
+    std::lock_guard lock(journal_mutex);
+    std::vector<std::byte> record(8);
+    transfer::put_le<std::uint64_t>(record.data(), i);
+    journal.append(kPartDone, record);
+    // Records only after their data is durable: a journal never describes bytes not on disk.
+    if (++since_commit >= 4) {
+      if (options.sync) out.datasync();
+      journal.commit(options.sync);
+      since_commit = 0;
+    }
+  };
+  try {
+    run_parts(todo.size(), options.streams, work, [&] { return progress.tick(); });
+  } catch (...) {
+    try {
+      if (options.sync) out.datasync();
+      journal.commit(options.sync);
+    } catch (const Error& e) {
+      log::warn(std::string("keeping the download's progress: ") + e.what());
+    }
+    throw;
+  }
+  // The whole file, checked before it takes its name: against the XXH3-128 nubo stored with
+  // it, or, for an object another client uploaded, against its ETag.
+  const auto refuse = [&](const std::string& expected, const std::string& got) {
+    out = Fd();
+    transfer::remove_file(tmp);
+    journal.remove();
+    throw Error(Errc::corrupt, url.text() + ": the downloaded content does not match its " +
+                                   expected + " (" + got +
+                                   " downloaded); nothing was written, run it again");
+  };
+  if (cipher) {
+    const auto expected = cipher->plain_hash(info->metadata, url.text());
+    const auto got = transfer::hash_on_disk(out.get(), size, tmp).hex();
+    if (got != expected) refuse("sealed XXH3-128", got);
+  } else if (const auto stored = info->metadata.find(kHashKey); stored != info->metadata.end()) {
+    const auto got = transfer::hash_on_disk(out.get(), size, tmp).hex();
+    if (got != stored->second) refuse("XXH3-128 " + stored->second.substr(0, 32), got);
+  } else {
+    const auto verdict = s3::check_etag(store, url, *info, out);
+    if (verdict.result == s3::EtagVerdict::Result::mismatched)
+      refuse("ETag " + info->etag, verdict.detail);
+    if (verdict.result == s3::EtagVerdict::Result::not_checkable)
+      log::warn(url.text() + " carries no nubo checksum and " + verdict.detail +
+                ": only its size was checked");
+  }
+  // Written unreadable to others while incomplete; in place, as any new file is.
+  if (::fchmod(out.get(), static_cast<mode_t>(transfer::default_file_mode())) != 0)
+    transfer::throw_io("set the permissions of", tmp, errno);
+  if (options.sync) out.datasync();
+  out.close();
+  transfer::rename_file(tmp, path);
+  if (options.sync) transfer::sync_parent_dir(path);
+  journal.remove();
+  progress.tick();
+  return finished(summary, resumed, count, started);
+}
+
+}  // namespace nubo::store

@@ -1,0 +1,159 @@
+// nubo::copy: a file or a tree between this machine and a store, file by file with
+// copy.hpp.
+#include <sys/stat.h>
+#include <cmath>
+
+#include <chrono>
+
+#include "nubo/copy.hpp"
+#include "nubo/error.hpp"
+#include "transfer/file_io.hpp"
+#include "transfer/paths.hpp"
+#include "transfer/store/copy.hpp"
+#include "transfer/store/store.hpp"
+
+namespace nubo::transfer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool is_directory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string leaf_of(const std::string& path) {
+  auto p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  const auto slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+void make_parents(const std::string& path) {
+  for (auto at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
+    const auto dir = path.substr(0, at);
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST && !is_directory(dir))
+      throw_io("create the directory", dir, errno);
+  }
+}
+
+// Adds one file's summary to the whole's, and shows the whole's progress to the caller.
+struct Totals {
+  CopySummary summary;
+  std::uint64_t total = 0;
+  std::uint64_t files_total = 0;
+  const CopyOptions& options;
+  CopyOptions for_file(const std::string& name) {
+    CopyOptions o = options;
+    if (!options.progress) return o;
+    const auto before = summary.bytes_sent + summary.bytes_resumed;
+    o.progress = [this, before, name](const Progress& p) {
+      Progress all = p;
+      all.bytes_total = total;
+      all.bytes_done = before + p.bytes_done;
+      all.files_total = files_total;
+      all.files_done = summary.files;
+      all.current_file = name;
+      return options.progress(all);
+    };
+    return o;
+  }
+  void add(const CopySummary& s) {
+    summary.files += s.files;
+    summary.bytes += s.bytes;
+    summary.bytes_sent += s.bytes_sent;
+    summary.bytes_resumed += s.bytes_resumed;
+    summary.parts += s.parts;
+  }
+};
+
+}  // namespace
+
+bool is_store_url(std::string_view text) noexcept {
+  return store::is_url(text);
+}
+
+CopySummary copy(const std::string& from, const std::string& to, const CopyOptions& options) {
+  const auto started = Clock::now();
+  if (options.streams < 1 || options.streams > 64)
+    throw Error(Errc::invalid_argument,
+                "streams " + std::to_string(options.streams) + " is out of range: use 1 to 64");
+  if (options.part_size != 0 && (options.part_size < (5 << 20) || options.part_size > (5ull << 30)))
+    throw Error(Errc::invalid_argument, "the part size must be 5 MiB to 5 GiB (S3's limits)");
+  const bool up = store::is_url(to), down = store::is_url(from);
+  if (up == down)
+    throw Error(Errc::invalid_argument,
+                up ? "both '" + from + "' and '" + to + "' are store URLs: one must be local"
+                   : "neither '" + from + "' nor '" + to + "' is a store URL (" +
+                         store::schemes_text() + ")");
+  store::Options store_options;
+  store_options.profile = options.s3.profile;
+  store_options.server_side_encryption = options.s3.server_side_encryption;
+  store_options.kms_key_id = options.s3.kms_key_id;
+  if (!std::isfinite(options.rate) || options.rate < 0)
+    throw Error(Errc::invalid_argument, "rate " + std::to_string(options.rate) +
+                                            ": give bytes per second, or 0 for no limit");
+  store_options.rate = options.rate;
+  if (!options.s3.server_side_encryption.empty() && options.s3.server_side_encryption != "AES256" &&
+      options.s3.server_side_encryption != "aws:kms")
+    throw Error(Errc::invalid_argument, "server-side encryption '" +
+                                            options.s3.server_side_encryption +
+                                            "': use AES256 or aws:kms");
+  // The URL before the credentials: a malformed one is the same mistake with or without keys.
+  const auto remote = store::parse_url(up ? to : from);
+  const auto store = store::open(remote, store_options);
+  Totals totals{{}, 0, 0, options};
+
+  if (up) {
+    auto url = remote;
+    const bool prefix = url.key.empty() || url.key.back() == '/';
+    if (!is_directory(from)) {
+      if (prefix) url.key += leaf_of(from);
+      totals.total = 0;
+      totals.files_total = 1;
+      totals.add(store::upload_file(*store, from, url, totals.for_file(from)));
+    } else {
+      if (!prefix)
+        throw Error(Errc::invalid_argument, "copying the directory " + from +
+                                                " needs a prefix: " + to + "/ (with its '/')");
+      std::vector<Entry> files;
+      for (auto& e : select({from}, options.exclude, options.include))
+        if (e.kind == EntryKind::file) files.push_back(std::move(e));
+      for (const auto& e : files) totals.total += e.size;
+      totals.files_total = files.size();
+      for (const auto& e : files) {
+        // The entry's path starts with the directory's own name, as in an archive ("." gives
+        // the contents without it).
+        const auto slash = e.path.find('/');
+        const auto local =
+            leaf_of(from) == "." ? from + "/" + e.path : from + "/" + e.path.substr(slash + 1);
+        totals.add(store::upload_file(*store, local, url.with_key(url.key + e.path),
+                                      totals.for_file(e.path)));
+      }
+    }
+  } else {
+    const auto& url = remote;
+    const bool prefix = url.key.empty() || url.key.back() == '/';
+    if (!prefix) {
+      const auto path = is_directory(to) ? to + "/" + leaf_of(url.key) : to;
+      totals.files_total = 1;
+      totals.add(store::download_file(*store, url, path, totals.for_file(url.key)));
+    } else {
+      auto objects = store->list_objects(url);
+      for (const auto& [key, size] : objects) totals.total += size;
+      totals.files_total = objects.size();
+      for (const auto& [key, size] : objects) {
+        const auto rest = key.substr(url.key.size());
+        if (rest.empty() || rest.back() == '/') continue;  // a "directory" marker
+        paths::check_entry(rest);                          // no absolute paths, no '..'
+        const auto path = to + "/" + rest;
+        make_parents(path);
+        totals.add(store::download_file(*store, url.with_key(key), path, totals.for_file(key)));
+      }
+    }
+  }
+  totals.summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  return totals.summary;
+}
+
+}  // namespace nubo::transfer

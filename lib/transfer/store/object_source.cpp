@@ -1,0 +1,141 @@
+#include "transfer/store/object_source.hpp"
+
+#include <atomic>
+#include <cstring>
+#include <future>
+#include <list>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "nubo/error.hpp"
+
+namespace nubo::store {
+namespace {
+
+constexpr std::uint64_t kBlock = 1 << 20;
+constexpr std::size_t kBlocksKept = 8;
+
+class ObjectSource : public transfer::ByteSource {
+ public:
+  ObjectSource(std::string name, ObjectUrl url, std::uint64_t size, std::unique_ptr<Store> store)
+      : name_(std::move(name)), url_(std::move(url)), size_(size), store_(std::move(store)) {}
+
+  const std::string& name() const override { return name_; }
+  std::uint64_t size() const override { return size_; }
+  std::uint64_t bytes_fetched() const override { return fetched_; }
+
+  // Each announced range is fetched by a thread of its own; ReadAhead bounds how many bytes are
+  // announced and not read (and so how many requests are in flight).
+  void will_need(std::uint64_t offset, std::uint64_t size) const override {
+    if (size == 0 || offset >= size_) return;
+    size = std::min(size, size_ - offset);
+    std::lock_guard lock(mutex_);
+    if (ahead_.count(offset)) return;
+    ahead_.emplace(offset, Ahead{size, std::async(std::launch::async, [this, offset, size] {
+                                         auto data = store_->get_range(url_, offset, size);
+                                         fetched_ += data.size();
+                                         return data;
+                                       }).share()});
+  }
+
+  std::size_t pread(transfer::MutableBytes out, std::uint64_t offset) const override {
+    if (offset >= size_) return 0;
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), size_ - offset));
+    if (auto [base, announced] = announced_range(offset, n); announced.valid()) {
+      const auto& data = announced.get();  // a failed fetch throws here, where it was needed
+      std::memcpy(out.data(), data.data() + (offset - base), n);
+      return n;
+    }
+    if (n >= kBlock) {  // a chunk: straight from the server
+      const auto bytes = store_->get_range(url_, offset, n);
+      fetched_ += n;
+      std::memcpy(out.data(), bytes.data(), n);
+      return n;
+    }
+    for (std::size_t done = 0; done < n;)
+      done += copy_from_block(out.data() + done, offset + done, n - done);
+    return n;
+  }
+
+ private:
+  struct Ahead {
+    std::uint64_t size;
+    std::shared_future<std::string> data;
+  };
+
+  // The announced range holding bytes [offset, offset + n) (its start and its fetch), or an
+  // invalid future. Ranges that end before `offset` were passed by the reader, which reads in
+  // order: forgotten.
+  std::pair<std::uint64_t, std::shared_future<std::string>> announced_range(std::uint64_t offset,
+                                                                            std::size_t n) const {
+    std::vector<std::shared_future<std::string>> passed;  // waited for after the lock is released
+    std::pair<std::uint64_t, std::shared_future<std::string>> found;
+    std::lock_guard lock(mutex_);
+    auto it = ahead_.upper_bound(offset);
+    if (it == ahead_.begin()) return found;
+    --it;
+    if (offset + n > it->first + it->second.size) return found;
+    found = {it->first, it->second.data};
+    for (auto p = ahead_.begin(); p != it;) {
+      if (p->first + p->second.size <= offset) {
+        passed.push_back(std::move(p->second.data));
+        p = ahead_.erase(p);
+      } else {
+        ++p;
+      }
+    }
+    return found;
+  }
+
+  // Copies up to `want` bytes at `at` from the block holding it (fetched when not cached; the
+  // least recently used block makes room); returns how many.
+  std::size_t copy_from_block(std::byte* out, std::uint64_t at, std::size_t want) const {
+    const auto b = at / kBlock;
+    const auto in_block = static_cast<std::size_t>(at - b * kBlock);
+    auto copy = [&](const std::string& data) {
+      const auto take = std::min(want, data.size() - in_block);
+      std::memcpy(out, data.data() + in_block, take);
+      return take;
+    };
+    {
+      std::lock_guard lock(mutex_);
+      for (auto it = blocks_.begin(); it != blocks_.end(); ++it) {
+        if (it->first != b) continue;
+        blocks_.splice(blocks_.begin(), blocks_, it);
+        return copy(blocks_.front().second);
+      }
+    }
+    const auto start = b * kBlock;
+    auto data = store_->get_range(url_, start, std::min(kBlock, size_ - start));
+    fetched_ += data.size();
+    std::lock_guard lock(mutex_);
+    blocks_.emplace_front(b, std::move(data));
+    if (blocks_.size() > kBlocksKept) blocks_.pop_back();
+    return copy(blocks_.front().second);
+  }
+
+  std::string name_;
+  ObjectUrl url_;
+  std::uint64_t size_;
+  std::unique_ptr<Store> store_;
+  mutable std::atomic<std::uint64_t> fetched_{0};
+  mutable std::mutex mutex_;
+  mutable std::list<std::pair<std::uint64_t, std::string>> blocks_;
+  // Declared last, so destroyed first: the fetches in flight finish while the store is open.
+  mutable std::map<std::uint64_t, Ahead> ahead_;
+};
+
+}  // namespace
+
+std::unique_ptr<transfer::ByteSource> open_object_source(const std::string& url) {
+  auto u = parse_url(url);
+  if (u.is_prefix())
+    throw Error(Errc::invalid_argument, url + " names no object: give the archive's key");
+  auto store = open(u);
+  auto info = store->head_object(u);
+  if (!info) throw Error(Errc::not_found, url + " does not exist");
+  return std::make_unique<ObjectSource>(url, u, info->size, std::move(store));
+}
+
+}  // namespace nubo::store

@@ -1,0 +1,121 @@
+// The object store seam (docs/layers.md): everything nubo writes to or reads from a remote place
+// goes through this interface, whichever the place: S3 (s3/), Google Cloud Storage through its
+// S3-compatible XML API (gcs/), or a shared file system mounted here (file/). Its calls are those
+// an object store offers, shaped as S3's: HEAD, a ranged GET, a whole PUT, and the multipart
+// upload (begin, put a part, list the parts held, complete, abort), which is what makes an
+// interrupted upload resumable. A new store is a folder implementing Store and one row in
+// registry.cpp's table of URL schemes.
+//
+// The contract every store keeps (tests/store/conformance_test.cpp checks it against each):
+//  - an object appears under its name only whole: a PUT or a completed multipart upload, never
+//    a half-written one;
+//  - a part's ETag is the hex MD5 of its bytes, so that a resumed upload can tell which parts the
+//    store holds are the ones it would send again;
+//  - get_range returns exactly the bytes asked for, or throws Error(corrupt);
+//  - a missing object is nullopt from head_object and Error(not_found) elsewhere; a missing
+//    bucket or directory is Error(not_found) naming it; an upload the store forgot (expired,
+//    aborted) is Error(not_found) from list_parts;
+//  - every call is safe from several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "transfer/bytes.hpp"
+#include "transfer/store/md5.hpp"
+
+namespace nubo::store {
+
+// "SCHEME://BUCKET/KEY". The key may be empty or end with '/': a prefix. For file:// the bucket
+// is empty and the key is the absolute path without its leading '/'.
+struct ObjectUrl {
+  std::string bucket, key;
+  std::string scheme = "s3";
+  std::string text() const { return scheme + "://" + bucket + "/" + key; }
+  // The same bucket of the same store, another key.
+  ObjectUrl with_key(std::string other) const { return {bucket, std::move(other), scheme}; }
+  bool is_prefix() const { return key.empty() || key.back() == '/'; }
+};
+
+using Metadata = std::map<std::string, std::string>;  // names lower-case, as x-amz-meta-NAME
+
+struct ObjectInfo {
+  std::uint64_t size = 0;  // of the object, or of the part asked for
+  // Changes whenever the content does. S3's is the MD5 form etag.hpp reads; a store with none
+  // gives another (file/: size and modification time), which says nothing about the content.
+  std::string etag;
+  Metadata metadata;
+  std::string server_side_encryption;  // x-amz-server-side-encryption: "AES256", "aws:kms"
+  bool customer_key = false;           // SSE-C: the ETag is not the content's MD5
+  int parts = 0;                       // x-amz-mp-parts-count (asked for a part; 0: not told)
+};
+
+struct Part {
+  int number = 0;
+  std::uint64_t size = 0;
+  std::string etag;             // the hex MD5 of the part's bytes, without quotes
+  std::string checksum_crc32c;  // base64, as S3 gives it; empty when the store gave none
+};
+
+// What a store may be asked for when it is opened; each store takes what applies to it.
+struct Options {
+  std::string profile;  // S3: the AWS profile; empty: AWS_PROFILE or "default"
+  int retries = 6;      // attempts after the first, for what may pass (5xx, 429, timeouts)
+  double timeout_seconds = 30;
+  // Server-side encryption passed through (S3): "AES256" or "aws:kms" (with kms_key_id).
+  std::string server_side_encryption, kms_key_id;
+  // Bytes per second of object data (bodies sent and ranges fetched) over every call of the
+  // store together; 0: unlimited.
+  double rate = 0;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Makes the bucket (a directory for file://); the tests' way to a fresh place.
+  virtual void create_bucket(const std::string& bucket) = 0;
+  // Error(corrupt) when the store says it holds other bytes than those sent.
+  virtual void put_object(const ObjectUrl& url, transfer::Bytes body,
+                          const Metadata& metadata = {}) = 0;
+  virtual std::optional<ObjectInfo> head_object(const ObjectUrl& url) = 0;
+  // HEAD of part `number` (1-based) of a multipart object: its size, and how many parts the
+  // object has; nullopt where the store cannot tell (then an ETag check cannot be made).
+  virtual std::optional<ObjectInfo> head_part(const ObjectUrl& url, int number) = 0;
+  // Bytes [offset, offset + size) of the object: exactly that many, or Error(corrupt).
+  virtual std::string get_range(const ObjectUrl& url, std::uint64_t offset, std::uint64_t size) = 0;
+  virtual void delete_object(const ObjectUrl& url) = 0;
+  // Every object under url.key as a prefix, sorted by key, with its size; at most `limit`.
+  virtual std::vector<std::pair<std::string, std::uint64_t>> list_objects(
+      const ObjectUrl& prefix, std::size_t limit = 10000000) = 0;
+
+  virtual std::string create_multipart(const ObjectUrl& url, const Metadata& metadata) = 0;
+  // The part as the store took it. `md5`: the data's, when the caller has it already.
+  virtual Part upload_part(const ObjectUrl& url, const std::string& upload_id, int number,
+                           transfer::Bytes data, std::optional<Md5> md5 = std::nullopt) = 0;
+  virtual std::vector<Part> list_parts(const ObjectUrl& url, const std::string& upload_id) = 0;
+  // The object becomes these parts, in this order; Error(corrupt) when the store holds other
+  // bytes for one of them.
+  virtual void complete_multipart(const ObjectUrl& url, const std::string& upload_id,
+                                  const std::vector<Part>& parts) = 0;
+  virtual void abort_multipart(const ObjectUrl& url, const std::string& upload_id) = 0;
+};
+
+// Whether `text` starts with a registered store's "SCHEME://".
+bool is_url(std::string_view text);
+// Error(invalid_argument) naming what is wrong: an unknown scheme, no bucket, a bucket name the
+// store refuses, a key too long, a file:// URL naming another host.
+ObjectUrl parse_url(std::string_view text);
+// The store `url` lives in, with its credentials read as that store documents them
+// (Error(invalid_argument) when they are missing or malformed).
+std::unique_ptr<Store> open(const ObjectUrl& url, const Options& options = {});
+// The registered schemes, "s3, gs, file", for messages and help.
+std::string schemes_text();
+
+}  // namespace nubo::store
