@@ -1,7 +1,8 @@
 // The NCCL part of the plugin's backend table: communicator setup (ncclCommInitAll in one
 // process, nonblocking ncclCommInitRankConfig across processes), the four collectives on the
 // backend's stream in use, and the calls libnubo needs to never hang: ncclCommGetAsyncError and
-// ncclCommAbort. The timeouts themselves live in libnubo (lib/parallel/nccl_communicator.cpp).
+// ncclCommAbort. The timeouts themselves live in libnubo
+// (lib/parallel/links/nccl_communicator.cpp).
 #include <nccl.h>
 
 #include <cstdlib>

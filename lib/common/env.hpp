@@ -40,7 +40,7 @@ DeviceOrder cuda_device_order();
 // NUBO_LOCAL_WORLD_SIZE the processes on its host (default: unknown, 0), and NUBO_RENDEZVOUS is
 // where they meet (file:///dir, tcp://host:port or redis://host:port/job; parsed and checked by
 // lib/parallel, which names the variable in its errors). Other launchers' variables (torchrun,
-// Slurm, Open MPI, SkyPilot) are read by lib/parallel/launchers.cpp.
+// Slurm, Open MPI, SkyPilot) are read by lib/parallel/launch/launchers.cpp.
 struct Job {
   int rank = 0;
   int local_rank = 0;

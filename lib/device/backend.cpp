@@ -3,9 +3,9 @@
 #include "device/backend.hpp"
 
 #include "device/backend_checks.hpp"
-#include "device/cuda_backend.hpp"
-#include "device/host_backend.hpp"
-#include "device/sim_backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
+#include "device/host/host_backend.hpp"
+#include "device/sim/sim_backend.hpp"
 #include "nubo/error.hpp"
 
 namespace nubo::detail {

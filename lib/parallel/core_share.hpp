@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/env.hpp"
-#include "device/host_cores.hpp"
+#include "device/host/host_cores.hpp"
 
 namespace nubo::parallel {
 

@@ -16,7 +16,7 @@
 #include <mutex>
 #include <thread>
 
-#include "parallel/communicator.hpp"
+#include "parallel/links/communicator.hpp"
 
 namespace nubo::parallel {
 

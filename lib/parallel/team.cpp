@@ -4,11 +4,11 @@
 
 #include "common/env.hpp"
 #include "common/text.hpp"
-#include "device/host_cores.hpp"
+#include "device/host/host_cores.hpp"
 #include "nubo/error.hpp"
-#include "parallel/launchers.hpp"
-#include "parallel/process_links.hpp"
-#include "parallel/rendezvous_url.hpp"
+#include "parallel/launch/launchers.hpp"
+#include "parallel/links/process_links.hpp"
+#include "parallel/stores/rendezvous_url.hpp"
 #include "parallel/team_state.hpp"
 
 namespace nubo {

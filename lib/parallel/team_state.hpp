@@ -12,10 +12,10 @@
 
 #include "device/backend.hpp"
 #include "nubo/parallel.hpp"
-#include "parallel/communicator.hpp"
-#include "parallel/local_group.hpp"
-#include "parallel/remote.hpp"
-#include "parallel/store.hpp"
+#include "parallel/collectives/local_group.hpp"
+#include "parallel/links/communicator.hpp"
+#include "parallel/links/remote.hpp"
+#include "parallel/stores/store.hpp"
 
 namespace nubo::detail {
 

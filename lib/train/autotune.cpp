@@ -16,7 +16,7 @@
 #include "common/json.hpp"
 #include "common/log.hpp"
 #include "common/small_file.hpp"
-#include "device/openblas.hpp"
+#include "device/host/openblas.hpp"
 #include "nubo/error.hpp"
 #include "nubo/version.h"
 #include "train/trainer_impl.hpp"

@@ -6,8 +6,8 @@
 
 #include <cstddef>
 
-#include "device/cuda_backend_errors.hpp"
-#include "device/cuda_backend_plugin.hpp"
+#include "device/cuda/cuda_backend_errors.hpp"
+#include "device/cuda/cuda_backend_plugin.hpp"
 #include "nubo_plugin/cuda_kernels_abi.h"
 #include "nubo_plugin/math.hpp"
 #include "train/kernels.hpp"

@@ -1,6 +1,6 @@
 // The run's profile for the cost model (docs/profile.schema.json), from what run_step measured
 // on this process's first worker.
-#include "device/host_cores.hpp"
+#include "device/host/host_cores.hpp"
 #include "nubo/error.hpp"
 #include "train/trainer_impl.hpp"
 

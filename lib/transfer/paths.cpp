@@ -2,7 +2,7 @@
 
 #include "common/text.hpp"
 #include "nubo/error.hpp"
-#include "transfer/format.hpp"
+#include "transfer/archive/format.hpp"
 
 namespace nubo::transfer::paths {
 

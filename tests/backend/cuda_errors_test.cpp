@@ -2,7 +2,7 @@
 // codes and messages, and the CUDA backend wrapper's own bookkeeping, on a fake plugin.
 #include <catch2/catch.hpp>
 
-#include "device/cuda_backend_errors.hpp"
+#include "device/cuda/cuda_backend_errors.hpp"
 #include "fake_plugin.hpp"
 #include "nubo/error.hpp"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "device/cuda_backend.hpp"
+#include "device/cuda/cuda_backend.hpp"
 #include "nubo_plugin/cuda_plugin_abi.h"
 
 // The opaque plugin types, defined here for the fake only (the real ones live in the plugin).

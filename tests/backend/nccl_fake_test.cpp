@@ -8,7 +8,7 @@
 #include "backend_helpers.hpp"
 #include "fake_plugin.hpp"
 #include "nubo/error.hpp"
-#include "parallel/nccl_communicator.hpp"
+#include "parallel/links/nccl_communicator.hpp"
 
 using namespace nubo;
 using namespace nubo::testing;

@@ -1,5 +1,5 @@
 // OpenBLAS is loaded by the first GEMM, not with libnubo: a process that never multiplies a
-// matrix never starts its thread pool (lib/device/openblas.hpp). A program of its own, so that
+// matrix never starts its thread pool (lib/device/host/openblas.hpp). A program of its own, so that
 // nothing else has run a GEMM in it: /proc/self/maps before and after one on the host backend.
 #include <cstdio>
 #include <fstream>

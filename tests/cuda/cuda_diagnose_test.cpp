@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <random>
 
-#include "device/cuda_diagnose.hpp"
-#include "device/cuda_facts.hpp"
+#include "device/cuda/cuda_diagnose.hpp"
+#include "device/cuda/cuda_facts.hpp"
 #include "facts_builder.hpp"
 
 using nubo::Diagnosis;

@@ -1,7 +1,7 @@
 // cuda_facts: the plugin's facts as nubo's devices and link matrix.
 #include <catch2/catch.hpp>
 
-#include "device/cuda_facts.hpp"
+#include "device/cuda/cuda_facts.hpp"
 #include "facts_builder.hpp"
 
 using namespace nubo;

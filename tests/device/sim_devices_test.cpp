@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "device/sim_devices.hpp"
+#include "device/sim/sim_devices.hpp"
 #include "nubo/error.hpp"
 #include "sim_helpers.hpp"
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "device/topology_file.hpp"
+#include "device/sim/topology_file.hpp"
 #include "nubo/error.hpp"
 #include "sim_helpers.hpp"
 

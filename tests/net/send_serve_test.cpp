@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "net_helpers.hpp"
-#include "transfer/progress.hpp"
+#include "transfer/pipeline/progress.hpp"
 
 namespace net = nubo::net;
 namespace xfer = nubo::transfer;

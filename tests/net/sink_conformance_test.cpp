@@ -1,5 +1,5 @@
-// The same conformance suite against every sink (transfer/sink.hpp): the archive (pack, then
-// unpack to compare) and a receiver over the network (send to serve). Each must carry an
+// The same conformance suite against every sink (transfer/pipeline/sink.hpp): the archive (pack,
+// then unpack to compare) and a receiver over the network (send to serve). Each must carry an
 // awkward tree exactly, resume a transfer cancelled half way with what it had verified, and
 // carry hostile but legal names. SIGKILL at random points is each sink's kill test
 // (tests/transfer/kill_test.cpp, tests/net/kill_test.cpp).

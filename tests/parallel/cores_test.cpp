@@ -9,8 +9,8 @@
 #include <numeric>
 #include <tuple>
 
-#include "device/host_cores.hpp"
-#include "device/openblas.hpp"
+#include "device/host/host_cores.hpp"
+#include "device/host/openblas.hpp"
 #include "nubo/parallel.hpp"
 #include "parallel/core_share.hpp"
 #include "rank_checks.hpp"

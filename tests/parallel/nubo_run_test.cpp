@@ -9,8 +9,8 @@
 
 #include <thread>
 
-#include "device/host_cores.hpp"
-#include "parallel/gloo_link.hpp"
+#include "device/host/host_cores.hpp"
+#include "parallel/links/gloo_link.hpp"
 #include "process_helpers.hpp"
 
 using namespace nubo::test;

@@ -12,7 +12,7 @@
 
 #include <functional>
 
-#include "parallel/gloo_link.hpp"
+#include "parallel/links/gloo_link.hpp"
 #include "peer_job.hpp"
 
 using namespace nubo::test;

@@ -12,10 +12,10 @@
 #include <filesystem>
 
 #include "common/process_alive.hpp"
-#include "parallel/gloo_link.hpp"
-#include "parallel/process_links.hpp"
-#include "parallel/shm_link.hpp"
-#include "parallel/shm_segment.hpp"
+#include "parallel/links/gloo_link.hpp"
+#include "parallel/links/process_links.hpp"
+#include "parallel/links/shm_link.hpp"
+#include "parallel/links/shm_segment.hpp"
 #include "peer_job.hpp"
 
 using namespace nubo;

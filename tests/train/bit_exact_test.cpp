@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
-#include "device/openblas.hpp"
+#include "device/host/openblas.hpp"
 #include "helpers.hpp"
 
 using namespace train_test;

@@ -6,10 +6,10 @@
 #include "helpers.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
-#include "transfer/archive_reader.hpp"
-#include "transfer/archive_writer.hpp"
+#include "transfer/archive/archive_reader.hpp"
+#include "transfer/archive/archive_writer.hpp"
+#include "transfer/archive/format.hpp"
 #include "transfer/bytes.hpp"
-#include "transfer/format.hpp"
 #include "transfer/hash.hpp"
 
 namespace xfer = nubo::transfer;

@@ -4,10 +4,10 @@
 
 #include "helpers.hpp"
 #include "nubo/error.hpp"
-#include "transfer/codec.hpp"
-#include "transfer/codec_table.hpp"
 #include "transfer/hash.hpp"
-#include "transfer/options.hpp"
+#include "transfer/pipeline/codec.hpp"
+#include "transfer/pipeline/codec_table.hpp"
+#include "transfer/pipeline/options.hpp"
 
 using namespace nubo::transfer;
 

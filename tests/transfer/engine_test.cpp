@@ -5,10 +5,10 @@
 
 #include "helpers.hpp"
 #include "nubo/error.hpp"
-#include "transfer/auto_codec.hpp"
 #include "transfer/journal.hpp"
-#include "transfer/pipeline.hpp"
-#include "transfer/progress.hpp"
+#include "transfer/pipeline/auto_codec.hpp"
+#include "transfer/pipeline/pipeline.hpp"
+#include "transfer/pipeline/progress.hpp"
 
 using namespace nubo::transfer;
 

@@ -7,13 +7,13 @@
 #include "helpers.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
-#include "transfer/archive_writer.hpp"
+#include "transfer/archive/archive_writer.hpp"
+#include "transfer/archive/format.hpp"
 #include "transfer/bytes.hpp"
-#include "transfer/filter.hpp"
-#include "transfer/format.hpp"
 #include "transfer/hash.hpp"
 #include "transfer/paths.hpp"
-#include "transfer/target_dir.hpp"
+#include "transfer/pipeline/filter.hpp"
+#include "transfer/pipeline/target_dir.hpp"
 
 namespace xfer = nubo::transfer;
 namespace fmt = nubo::transfer::format;

@@ -5,7 +5,7 @@
 #include "helpers.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
-#include "transfer/progress.hpp"
+#include "transfer/pipeline/progress.hpp"
 
 namespace xfer = nubo::transfer;
 using nubo_test::TempDir;

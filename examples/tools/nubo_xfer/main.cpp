@@ -155,7 +155,8 @@ std::string time_string(std::int64_t ns) {
   return buf;
 }
 
-// -v of list and cat: what reading the archive cost, on stderr (archives in a store are read by range).
+// -v of list and cat: what reading the archive cost, on stderr (archives in a store are read by
+// range).
 void report_fetched(const xfer::Reader& reader, const std::string& archive) {
   std::fprintf(stderr, "nubo-xfer: read %s of %s over the network\n",
                nubo::format_bytes(static_cast<double>(reader.bytes_fetched()), 2).c_str(),
@@ -270,7 +271,9 @@ int main(int argc, char** argv) {
   bool no_resume = false, no_sync = false, force = false;
   auto* pack = app.add_subcommand("pack", "pack files and directories into an archive");
   pack->add_option("sources", sources, "files and directories to pack")->required();
-  pack->add_option("-o,--output", output, "the archive to write, e.g. data.nubo, s3://B/data.nubo, gs://..., file:///... (-: stdout)")
+  pack->add_option("-o,--output", output,
+                   "the archive to write, e.g. data.nubo, s3://B/data.nubo, gs://..., file:///... "
+                   "(-: stdout)")
       ->required();
   pack->add_option("--codec", codec,
                    "zstd (default; auto with --target-rate), auto (per chunk, for speed), lz4, "

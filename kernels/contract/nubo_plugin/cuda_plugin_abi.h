@@ -1,9 +1,9 @@
-/* The contract between libnubo (lib/device/cuda_probe.cpp) and the CUDA plugin libnubo_cuda.so
+/* The contract between libnubo (lib/device/cuda/cuda_probe.cpp) and the CUDA plugin libnubo_cuda.so
  * (kernels/). Plain C so that it means the same thing to any compiler on either side: the plugin
  * is built with the CUDA toolkit, libnubo without it, and either may be older than the other.
  *
  * The plugin gathers facts (what the driver, the runtime and NVML said), never conclusions:
- * the diagnoses are made in libnubo (lib/device/cuda_diagnose.cpp), so they can be tested
+ * the diagnoses are made in libnubo (lib/device/cuda/cuda_diagnose.cpp), so they can be tested
  * without a GPU and changed without rebuilding the plugin.
  *
  * Compatibility: within one NUBO_CUDA_PLUGIN_ABI_VERSION, fields are only ever appended. The
@@ -123,8 +123,8 @@ typedef int (*nubo_cuda_plugin_probe_fn)(nubo_cuda_facts* facts);
 
 /* ==== The CUDA backend (appended; the probe above is unchanged) ===========================
  * A second entry point, nubo_cuda_backend_v2, returns a table of functions through which
- * libnubo (lib/device/cuda_backend.cpp, lib/parallel/nccl_communicator.cpp) runs work on a GPU:
- * memory, copies, streams, events, GEMM (cuBLAS), the general elementwise kernels
+ * libnubo (lib/device/cuda/cuda_backend.cpp, lib/parallel/links/nccl_communicator.cpp) runs work on
+ * a GPU: memory, copies, streams, events, GEMM (cuBLAS), the general elementwise kernels
  * (kernels/cuda/elementwise.cu) and NCCL. Kernels of one user of the backend are not here: the
  * trainer's model kernels have a table of their own
  * (nubo_plugin/cuda_kernels_abi.h).
@@ -136,7 +136,7 @@ typedef int (*nubo_cuda_plugin_probe_fn)(nubo_cuda_facts* facts);
  *
  * Like the probe, the plugin reports facts: every function returns NUBO_CUDA_CALL_OK, or
  * NUBO_CUDA_CALL_FAILED with *status naming the library, its own result code, the call and the
- * library's message. libnubo decides what they mean (lib/device/cuda_backend_errors.cpp).
+ * library's message. libnubo decides what they mean (lib/device/cuda/cuda_backend_errors.cpp).
  * Pointers: device memory of the same GPU; `status` is never NULL. Every enqueuing call is
  * asynchronous on the backend's current stream. Functions never throw. */
 #define NUBO_CUDA_BACKEND_ENTRY "nubo_cuda_backend_v2"

@@ -1,5 +1,5 @@
 // The arithmetic of nubo's built-in kernels, written once for both sides: the host and sim
-// backends (lib/device/host_backend.cpp) call these functions in plain loops, and the CUDA
+// backends (lib/device/host/host_backend.cpp) call these functions in plain loops, and the CUDA
 // kernels (kernels/kernels.cu) call the same functions per thread. The CPU tests therefore check
 // the arithmetic the GPU runs; only the loop structure (and, for the row reductions of softmax,
 // the order of the additions) differs between the two.

@@ -1,9 +1,9 @@
-// nubo::net::send: the receiver as a Sink (transfer/sink.hpp). plan() walks the manifest over
-// the control connection and learns what the receiver already has; the shared source reads what
-// is missing (chunks of large files, bundles of small ones) and encodes it on every core; put()
-// frames each job as a message and hands it to the streams through a bounded queue. Chunks the
-// receiver verified in an earlier attempt are read (for the whole-file hash) but not sent; files
-// it has complete are not read.
+// nubo::net::send: the receiver as a Sink (transfer/pipeline/sink.hpp). plan() walks the manifest
+// over the control connection and learns what the receiver already has; the shared source reads
+// what is missing (chunks of large files, bundles of small ones) and encodes it on every core;
+// put() frames each job as a message and hands it to the streams through a bounded queue. Chunks
+// the receiver verified in an earlier attempt are read (for the whole-file hash) but not sent;
+// files it has complete are not read.
 #include <atomic>
 #include <chrono>
 #include <limits>
@@ -16,18 +16,18 @@
 #include "common/tls.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
-#include "transfer/auto_codec.hpp"
 #include "transfer/net/auth.hpp"
 #include "transfer/net/send_queue.hpp"
 #include "transfer/net/socket.hpp"
 #include "transfer/net/token.hpp"
-#include "transfer/options.hpp"
 #include "transfer/paths.hpp"
-#include "transfer/progress.hpp"
+#include "transfer/pipeline/auto_codec.hpp"
+#include "transfer/pipeline/options.hpp"
+#include "transfer/pipeline/progress.hpp"
+#include "transfer/pipeline/sink.hpp"
+#include "transfer/pipeline/summary.hpp"
+#include "transfer/pipeline/walk.hpp"
 #include "transfer/rate.hpp"
-#include "transfer/sink.hpp"
-#include "transfer/summary.hpp"
-#include "transfer/walk.hpp"
 
 namespace nubo::net {
 

@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "transfer/codec.hpp"
-#include "transfer/format.hpp"
+#include "transfer/archive/format.hpp"
 #include "transfer/journal.hpp"
 #include "transfer/net/wire.hpp"
-#include "transfer/target_dir.hpp"
+#include "transfer/pipeline/codec.hpp"
+#include "transfer/pipeline/target_dir.hpp"
 
 namespace nubo::transfer::net {
 

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "common/crypto.hpp"
+#include "transfer/archive/format.hpp"
 #include "transfer/bytes.hpp"
-#include "transfer/chunk_source.hpp"
-#include "transfer/codec.hpp"
-#include "transfer/format.hpp"
 #include "transfer/hash.hpp"
+#include "transfer/pipeline/chunk_source.hpp"
+#include "transfer/pipeline/codec.hpp"
 
 namespace nubo::transfer::net {
 
@@ -151,7 +151,7 @@ ChunkMeta decode_chunk_meta(Bytes in, std::uint32_t chunk_size);
 // member's size is its manifest size. A member with a source has the content of that earlier
 // file of the send (an identical file, sent once) and none in the payload; the sizes of the
 // others add up to the raw size.
-// A bundle's members are made by the source (transfer/chunk_source.hpp).
+// A bundle's members are made by the source (transfer/pipeline/chunk_source.hpp).
 using transfer::BundleMember;
 using transfer::kNoSource;
 struct BundleMeta {

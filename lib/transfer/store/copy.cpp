@@ -17,12 +17,12 @@
 
 #include "common/log.hpp"
 #include "nubo/error.hpp"
-#include "transfer/archive_cipher.hpp"
+#include "transfer/archive/archive_cipher.hpp"
 #include "transfer/file_io.hpp"
 #include "transfer/hash.hpp"
 #include "transfer/journal.hpp"
 #include "transfer/paths.hpp"
-#include "transfer/target_dir.hpp"
+#include "transfer/pipeline/target_dir.hpp"
 
 namespace nubo::store {
 namespace {

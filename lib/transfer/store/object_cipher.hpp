@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "transfer/archive_cipher.hpp"
+#include "transfer/archive/archive_cipher.hpp"
 #include "transfer/store/store.hpp"
 
 namespace nubo::store {

@@ -11,12 +11,12 @@
 
 #include "common/json.hpp"
 #include "common/text.hpp"
-#include "device/topology_file.hpp"
+#include "device/sim/topology_file.hpp"
 #include "mem_file.hpp"
 #include "nubo/env.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
-#include "transfer/archive_cipher.hpp"
+#include "transfer/archive/archive_cipher.hpp"
 #include "transfer/store/s3/config.hpp"
 
 namespace {
