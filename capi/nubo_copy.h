@@ -46,7 +46,8 @@ typedef struct nubo_transfer_copy_options {
   const nubo_transfer_s3_options* s3; /* NULL (default): the S3 defaults */
 } nubo_transfer_copy_options;
 
-/* What a copy did. Set struct_size = sizeof before the call. */
+/* What a copy did (C++: nubo::transfer::CopySummary). Set struct_size = sizeof before the
+ * call. */
 typedef struct nubo_transfer_copy_summary {
   uint32_t struct_size;
   uint64_t files;

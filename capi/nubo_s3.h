@@ -37,7 +37,8 @@ typedef struct nubo_s3_copy_options {
   const char* key_file;
 } nubo_s3_copy_options;
 
-/* What a copy did. Set struct_size = sizeof before the call. */
+/* What a copy did (C++: nubo::transfer::CopySummary). Set struct_size = sizeof before the
+ * call. */
 typedef struct nubo_s3_copy_summary {
   uint32_t struct_size;
   uint64_t files;

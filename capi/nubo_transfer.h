@@ -121,7 +121,8 @@ typedef struct nubo_transfer_verify_options {
   const char* key_file; /* an encrypted archive's key file; NULL (default): none */
 } nubo_transfer_verify_options;
 
-/* What an operation did. Set struct_size = sizeof before the call. */
+/* What an operation did (C++: nubo::transfer::Summary). Set struct_size = sizeof before the
+ * call. */
 typedef struct nubo_transfer_summary {
   uint32_t struct_size;
   uint64_t files;
@@ -134,8 +135,8 @@ typedef struct nubo_transfer_summary {
   uint64_t chunks_by_codec[NUBO_CODEC_SLOTS]; /* of chunks, how each was stored */
   double seconds;
   int resumed; /* nonzero: an interrupted attempt was continued */
-  /* Bytes moved over the network: uploaded by a pack to s3://, fetched from s3:// by unpack and
-   * verify; 0 for local archives. */
+  /* Bytes moved over the network: uploaded by a pack to a store, fetched from a store by unpack
+   * and verify; 0 for local archives. */
   uint64_t bytes_transferred;
   /* Nonzero: a pack with skip_unchanged found the archive already made; nothing was written. */
   int up_to_date;

@@ -45,6 +45,11 @@ class Struct:
     name: str
     fields: list[Field]
     header: str
+    # From the header's comments: "(C++: nubo::ns::Type)" before the struct names the C++ type a
+    # result struct is made from; its comment and each field's become the bindings' docs.
+    cpp: Optional[str] = None
+    doc: str = ""
+    field_docs: dict[str, str] = field(default_factory=dict)
 
     @property
     def sized(self) -> bool:
@@ -209,11 +214,61 @@ def _parameters(text: str, where: str) -> list[Field]:
     return [_declarator(p, where) for p in text.split(",")]
 
 
+_CPP_MARK = re.compile(r"\(C\+\+: (nubo(?:::" + _IDENT + r")+)\)")
+
+
+def _comment_text(comment: str) -> str:
+    """The words of a /* ... */ comment: its markers and leading stars gone, lines joined."""
+    body = comment[2:-2]
+    lines = [re.sub(r"^\s*\*\s?", "", line).strip() for line in body.splitlines()]
+    return " ".join(line for line in lines if line)
+
+
+def struct_notes(raw: str) -> dict[str, tuple[Optional[str], str, dict[str, str]]]:
+    """For each struct of a header, before its comments are dropped: the C++ type named by
+    "(C++: nubo::...)" in the comment just above it, that comment (without the marker and
+    without what it says of struct_size, which only C callers set), and the comment of each
+    field (on its line, after it, or on the lines just above it)."""
+    out = {}
+    pattern = re.compile(r"(/\*(?:(?!\*/).)*\*/\s*)?typedef struct (" + _IDENT + r") \{(.*?)\} (" +
+                         _IDENT + r");", re.S)
+    for m in pattern.finditer(raw):
+        comment = _comment_text(m.group(1).strip()) if m.group(1) else ""
+        mark = _CPP_MARK.search(comment)
+        doc = re.sub(r"\s*" + _CPP_MARK.pattern, "", comment)
+        doc = " ".join(s for s in re.split(r"(?<=\.)\s+", doc) if "struct_size" not in s).strip()
+        docs: dict[str, str] = {}
+        pending: list[str] = []
+        last: list[str] = []
+        start = 0
+        body = m.group(3)
+        for t in re.finditer(r"/\*.*?\*/|;", body, re.S):
+            if t.group(0) != ";":
+                if last and "\n" not in body[start:t.start()]:
+                    for name in last:
+                        docs[name] = _comment_text(t.group(0))
+                else:
+                    pending.append(_comment_text(t.group(0)))
+                continue
+            declaration = _COMMENT.sub(" ", body[start:t.start()])
+            declaration = re.sub(r"\[[^\]]*\]", "", declaration)
+            last = [re.findall(_IDENT, part)[-1] for part in declaration.split(",")
+                    if re.findall(_IDENT, part)]
+            if pending:
+                for name in last:
+                    docs[name] = " ".join(pending)
+                pending = []
+            start = t.end()
+        out[m.group(4)] = (mark.group(1) if mark else None, doc, docs)
+    return out
+
+
 class Reader:
     def __init__(self, directory: Path, include_dir: Path) -> None:
         self.directory = directory
         self.include_dir = include_dir
         self.abi = Abi()
+        self.notes: dict[str, tuple[Optional[str], str, dict[str, str]]] = {}
         self._seen: set[str] = set()
 
     def read(self, name: str) -> Abi:
@@ -228,7 +283,9 @@ class Reader:
             self._read_version(self.include_dir / name)
             return
         path = self.directory / name
-        text = _COMMENT.sub(" ", path.read_text())
+        raw = path.read_text()
+        self.notes.update(struct_notes(raw))
+        text = _COMMENT.sub(" ", raw)
         text = _CPLUSPLUS_OPEN.sub(" ", text)
         text = _CPLUSPLUS_CLOSE.sub(" ", text)
         # Walk the text in order: an #include is read where it stands.
@@ -292,7 +349,8 @@ class Reader:
         if m:
             fields = [x for f in m.group(2).split(";") if f.strip()
                       for x in _fields(f, where, abi)]
-            abi.order.append(Struct(m.group(3), fields, header))
+            cpp, doc, docs = self.notes.get(m.group(3), (None, "", {}))
+            abi.order.append(Struct(m.group(3), fields, header, cpp, doc, docs))
             return
         m = re.fullmatch(r"typedef struct (" + _IDENT + r") (" + _IDENT + ")", s)
         if m:

@@ -4,7 +4,10 @@ restates a struct, a constant or a function signature:
 
     generate.py write        capi/python/nubo/_abi.py (ctypes structs, constants, callback
                              prototypes, every function's signature) and capi/rust/src/ffi.rs
-                             (the same as Rust declarations, with their layout test)
+                             (the same as Rust declarations, with their layout test); and the
+                             result structs (results.py): Python's dataclasses
+                             (nubo/_results.py), Rust's owned structs (src/results.rs) and the
+                             C++ -> C conversions of capi/src (src/generated/results.hpp)
     generate.py check        regenerates into memory and fails, naming the file, when the
                              checked-in mirror differs from what the headers say; exits 77
                              when rustfmt is missing and the Rust mirror went unchecked
@@ -33,11 +36,15 @@ from typing import Optional
 from c_header import (Abi, Callback, Constant, CType, Enum, External, Function, HeaderError,
                       Opaque, Struct, read_abi)
 from conventions import check_conventions
+import results
 
 ROOT = Path(__file__).resolve().parents[2]
 CAPI, INCLUDE = ROOT / "capi", ROOT / "include"
 PYTHON_OUT = CAPI / "python" / "nubo" / "_abi.py"
 RUST_OUT = CAPI / "rust" / "src" / "ffi.rs"
+CPP_RESULTS = CAPI / "src" / "generated" / "results.hpp"
+PYTHON_RESULTS = CAPI / "python" / "nubo" / "_results.py"
+RUST_RESULTS = CAPI / "rust" / "src" / "results.rs"
 
 # ---- Python (ctypes) ---------------------------------------------------------------------
 
@@ -495,15 +502,31 @@ def formatted_rust(text: str) -> Optional[str]:
     return done.stdout
 
 
+def formatted_cpp(text: str) -> Optional[str]:
+    """`text` as clang-format lays it out with the repository's style; None without it."""
+    program = shutil.which("clang-format")
+    if program is None:
+        return None
+    done = subprocess.run([program, f"--assume-filename={CPP_RESULTS}"], input=text,
+                          capture_output=True, text=True, check=False, cwd=ROOT)
+    if done.returncode != 0:
+        raise HeaderError(f"clang-format refused the generated C++: {done.stderr[-2000:]}")
+    return done.stdout
+
+
 def mirrors(abi: Abi) -> dict[Path, str]:
-    """The checked-in mirrors as the headers make them; the Rust one only where rustfmt is."""
-    outputs = {PYTHON_OUT: python(abi)}
-    rust_text = formatted_rust(rust(abi))
-    if rust_text is None:
-        print(f"generate.py: no rustfmt: {RUST_OUT.relative_to(ROOT)} is left as it is",
-              file=sys.stderr)
-    else:
-        outputs[RUST_OUT] = rust_text
+    """The checked-in mirrors as the headers make them; the Rust ones only where rustfmt is,
+    the C++ one only where clang-format is."""
+    outputs = {PYTHON_OUT: python(abi), PYTHON_RESULTS: results.python(abi)}
+    for path, text, formatted in ((RUST_OUT, rust(abi), formatted_rust),
+                                  (RUST_RESULTS, results.rust(abi), formatted_rust),
+                                  (CPP_RESULTS, results.cpp(abi), formatted_cpp)):
+        done = formatted(text)
+        if done is None:
+            print(f"generate.py: no formatter: {path.relative_to(ROOT)} is left as it is",
+                  file=sys.stderr)
+        else:
+            outputs[path] = done
     return outputs
 
 
@@ -529,6 +552,7 @@ def main(argv: list[str]) -> int:
         return 1
     if command == ["write"]:
         for path, text in outputs.items():
+            path.parent.mkdir(exist_ok=True)
             path.write_text(text)
         return 0
     stale = [p for p, text in outputs.items() if not p.exists() or p.read_text() != text]
@@ -537,8 +561,8 @@ def main(argv: list[str]) -> int:
               "`make bindings` and commit the result", file=sys.stderr)
     if stale:
         return 1
-    # The Rust mirror went unchecked without rustfmt: 77, which ctest reports as skipped.
-    return 0 if RUST_OUT in outputs else 77
+    # A mirror went unchecked without its formatter: 77, which ctest reports as skipped.
+    return 0 if RUST_OUT in outputs and CPP_RESULTS in outputs else 77
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // nubo_transfer_copy through the C ABI (and nubo_s3_copy, its S3-named form): options with the
 // S3 extension, the progress callback and the summary.
 #include "nubo/copy.hpp"
+#include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo.h"
 #include "sized_struct.hpp"
@@ -36,10 +37,11 @@ std::string text_or_empty(const char* s) {
   return s == nullptr ? std::string() : std::string(s);
 }
 
-// Copies, and writes the summary (either struct: both have the same fields) when asked for.
+// Copies, and writes the summary (either struct, made by `to_c`) when asked for.
 template <typename Summary>
 void copy_with(const char* from, const char* to, const nubo_transfer_copy_options& o,
-               const nubo_transfer_s3_options& s3, Summary* summary, const char* summary_type) {
+               const nubo_transfer_s3_options& s3, Summary* summary, const char* summary_type,
+               Summary (*to_c)(const nubo::transfer::CopySummary&)) {
   nubo::capi::require(from, "from");
   nubo::capi::require(to, "to");
   nubo::capi::check_out_size(summary, "summary", summary_type);
@@ -57,15 +59,7 @@ void copy_with(const char* from, const char* to, const nubo_transfer_copy_option
   c.s3 = {text_or_empty(s3.profile), text_or_empty(s3.server_side_encryption),
           text_or_empty(s3.kms_key_id)};
   const auto s = nubo::transfer::copy(from, to, c);
-  if (summary == nullptr) return;
-  Summary out{};
-  out.files = s.files;
-  out.bytes = s.bytes;
-  out.bytes_sent = s.bytes_sent;
-  out.bytes_resumed = s.bytes_resumed;
-  out.parts = s.parts;
-  out.seconds = s.seconds;
-  nubo::capi::write_sized(out, summary, "summary", summary_type);
+  if (summary != nullptr) nubo::capi::write_sized(to_c(s), summary, "summary", summary_type);
 }
 
 }  // namespace
@@ -98,7 +92,8 @@ NUBO_C_API nubo_status nubo_transfer_copy(const char* from, const char* to,
     auto s3 = default_s3();
     if (o.s3)
       s3 = nubo::capi::read_sized(*o.s3, s3, "options->s3", "nubo_transfer_s3_options_init()");
-    copy_with(from, to, o, s3, summary, "nubo_transfer_copy_summary");
+    copy_with(from, to, o, s3, summary, "nubo_transfer_copy_summary",
+              nubo::capi::to_nubo_transfer_copy_summary);
   });
 }
 
@@ -137,7 +132,8 @@ NUBO_C_API nubo_status nubo_s3_copy(const char* from, const char* to,
     s3.profile = s.profile;
     s3.server_side_encryption = s.server_side_encryption;
     s3.kms_key_id = s.kms_key_id;
-    copy_with(from, to, o, s3, summary, "nubo_s3_copy_summary");
+    copy_with(from, to, o, s3, summary, "nubo_s3_copy_summary",
+              nubo::capi::to_nubo_s3_copy_summary);
   });
 }
 

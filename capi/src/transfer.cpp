@@ -5,6 +5,7 @@
 #include "guard.hpp"
 #include "nubo.h"
 #include "nubo/transfer.hpp"
+#include "generated/results.hpp"
 #include "sized_struct.hpp"
 #include "text_out.hpp"
 #include "transfer_convert.hpp"
@@ -102,20 +103,8 @@ nubo_transfer_verify_options default_verify() {
 // The C callback as a ProgressFn; the current file is copied so that it is NUL-terminated.
 void write_summary(const xfer::Summary& s, nubo_transfer_summary* out) {
   if (out == nullptr) return;
-  nubo_transfer_summary c{};
-  c.files = s.files;
-  c.directories = s.directories;
-  c.symlinks = s.symlinks;
-  c.bytes = s.bytes;
-  c.bytes_stored = s.bytes_stored;
-  c.bytes_skipped = s.bytes_skipped;
-  c.chunks = s.chunks;
-  nubo::capi::copy_chunk_counts(s.chunks_by_codec, c.chunks_by_codec);
-  c.seconds = s.seconds;
-  c.resumed = s.resumed ? 1 : 0;
-  c.bytes_transferred = s.bytes_transferred;
-  c.up_to_date = s.up_to_date ? 1 : 0;
-  nubo::capi::write_sized(c, out, "summary", "nubo_transfer_summary");
+  nubo::capi::write_sized(nubo::capi::to_nubo_transfer_summary(s), out, "summary",
+                          "nubo_transfer_summary");
 }
 
 // The sources of a pack, checked.

@@ -14,6 +14,7 @@ from c_header import (Callback, CType, Enum, External, HeaderError, Opaque,  # n
                       Struct, read_abi)
 from conventions import capability_of, check_conventions  # noqa: E402
 from generate import layout, py_type, python, rust, rust_type, stubs  # noqa: E402
+import results  # noqa: E402
 
 PREAMBLE = """#ifndef NUBO_H
 #define NUBO_H
@@ -122,6 +123,92 @@ typedef struct nubo_device_counts_info { uint32_t struct_size; uint64_t n[NUBO_S
             with self.subTest(body), self.assertRaises(HeaderError) as e:
                 read(body)
             self.assertIn("#define'd NUBO_ constant", str(e.exception))
+
+
+RESULT = """
+#define NUBO_CODEC_SLOTS 8
+/* What a run did (C++: nubo::ns::RunSummary). Set struct_size = sizeof before the call. */
+typedef struct nubo_run_summary {
+  uint32_t struct_size;
+  uint64_t files, bytes; /* the files' sizes */
+  /* Seconds the run waited on the network, which this comment says at some length so that it
+   * wraps in both languages' docs. */
+  double wait_seconds;
+  int resumed; /* nonzero: an interrupted attempt was continued */
+  int retries;
+  uint64_t by_codec[NUBO_CODEC_SLOTS];
+} nubo_run_summary;
+/* The same, under an older name (C++: nubo::ns::RunSummary). */
+typedef struct nubo_old_run_summary { uint32_t struct_size; uint64_t files; } nubo_old_run_summary;
+/* Options (not a result: no C++ type named). */
+typedef struct nubo_run_options { uint32_t struct_size; int level; } nubo_run_options;
+"""
+
+
+class ResultsTest(unittest.TestCase):
+    def test_the_comments_are_read_with_the_struct(self) -> None:
+        abi = read(RESULT)
+        run = abi.structs[0]
+        self.assertEqual(run.cpp, "nubo::ns::RunSummary")
+        self.assertEqual(run.doc, "What a run did.")  # the marker and struct_size gone
+        self.assertEqual(run.field_docs["bytes"], "the files' sizes")
+        self.assertEqual(run.field_docs["files"], "the files' sizes")  # the whole declaration's
+        self.assertTrue(run.field_docs["wait_seconds"].startswith("Seconds the run waited"))
+        self.assertTrue(run.field_docs["wait_seconds"].endswith("docs."))
+        self.assertIsNone(abi.structs[2].cpp)
+        self.assertEqual([s.name for s in results.results(abi)],
+                         ["nubo_run_summary", "nubo_old_run_summary"])
+
+    def test_cpp_assigns_every_field_from_its_namesake(self) -> None:
+        text = results.cpp(read(RESULT))
+        self.assertIn("inline nubo_run_summary to_nubo_run_summary(const nubo::ns::RunSummary& in)",
+                      text)
+        for name in ["files", "bytes", "wait_seconds", "resumed", "retries", "by_codec"]:
+            self.assertIn(f"assign(out.{name}, in.{name});", text)
+        self.assertNotIn("assign(out.struct_size", text)
+        self.assertIn("to_nubo_old_run_summary(const nubo::ns::RunSummary& in)", text)
+        self.assertNotIn("nubo_run_options", text)
+
+    def test_python_dataclass_with_flags_counts_and_docs(self) -> None:
+        text = results.python(read(RESULT))
+        self.assertIn('class RunSummary:\n    """What a run did. (C: nubo_run_summary)"""', text)
+        self.assertIn("    resumed: bool\n    \"\"\"True: an interrupted attempt was continued.", text)
+        self.assertIn("    retries: int\n", text)
+        self.assertIn("    wait_seconds: float\n", text)
+        self.assertIn("by_codec: dict[Codec, int]", text)
+        self.assertIn("resumed=bool(c.resumed)", text)
+        self.assertIn("by_codec=chunk_counts(c.by_codec)", text)
+        self.assertEqual(text.count("class RunSummary"), 1)  # the alias shares it
+        self.assertTrue(all(len(line) <= 100 for line in text.splitlines()))
+        namespace: dict = {}
+        exec(compile(text.replace("from ._abi", "# ").replace("from ._codecs", "# "),
+                     "results", "exec"), {"Codec": int, "chunk_counts": list}, namespace)
+
+    def test_rust_owned_struct_and_its_from(self) -> None:
+        text = results.rust(read(RESULT))
+        self.assertIn("pub struct RunSummary {", text)
+        self.assertIn("    /// True: an interrupted attempt was continued.\n    pub resumed: bool,",
+                      text)
+        self.assertIn("pub retries: i32,", text)
+        self.assertIn("pub by_codec: ChunkCounts,", text)
+        self.assertIn("impl From<&ffi::nubo_run_summary> for RunSummary {", text)
+        self.assertIn("resumed: c.resumed != 0,", text)
+        self.assertNotIn("nubo_old_run_summary", text)
+        self.assertTrue(all(len(line) <= 100 for line in text.splitlines()))
+
+    def test_a_result_it_cannot_convert_is_refused_naming_it(self) -> None:
+        cases = [
+            ("/* (C++: nubo::A) */ typedef struct nubo_a_summary { uint32_t struct_size; "
+             "const char* name; } nubo_a_summary;", "nubo_a_summary.name"),
+            ("/* (C++: nubo::A) */ typedef struct nubo_a_summary { uint64_t n; } nubo_a_summary;",
+             "must begin with struct_size"),
+            ("#define NUBO_K 2\n/* (C++: nubo::A) */ typedef struct nubo_a_summary { "
+             "uint32_t struct_size; uint64_t n[NUBO_K]; } nubo_a_summary;", "array of NUBO_K"),
+        ]
+        for body, named in cases:
+            with self.subTest(body), self.assertRaises(HeaderError) as e:
+                results.cpp(read(body))
+            self.assertIn(named, str(e.exception))
 
 
 class StubsTest(unittest.TestCase):

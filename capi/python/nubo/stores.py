@@ -17,24 +17,14 @@ from __future__ import annotations
 
 import ctypes
 import os
-from dataclasses import dataclass
 from typing import Iterable, Optional, Union
 
 from . import _lib
+from ._results import CopySummary
 from ._abi import nubo_transfer_copy_options, nubo_transfer_copy_summary, nubo_transfer_s3_options
 from .transfer import ProgressFn, _call, _path, _patterns
 
 StrPath = Union[str, "os.PathLike[str]"]
-
-
-@dataclass(frozen=True)
-class CopySummary:
-    files: int
-    bytes: int
-    bytes_sent: int     # moved this time
-    bytes_resumed: int  # verified by an interrupted attempt, not moved again
-    parts: int
-    seconds: float
 
 
 def _text(value: Optional[str]) -> Optional[bytes]:
@@ -78,8 +68,7 @@ def copy(source: StrPath, destination: StrPath, *, streams: int = 4, part_size: 
     s = nubo_transfer_copy_summary()
     call.run(lambda: lib.nubo_transfer_copy(source_bytes, destination_bytes, ctypes.byref(o),
                                             ctypes.byref(s)))
-    return CopySummary(files=s.files, bytes=s.bytes, bytes_sent=s.bytes_sent,
-                       bytes_resumed=s.bytes_resumed, parts=s.parts, seconds=s.seconds)
+    return CopySummary._from_c(s)
 
 
 def is_store_url(text: StrPath) -> bool:

@@ -18,30 +18,20 @@ import ctypes
 import os
 from ctypes import POINTER, c_char_p, c_size_t
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Optional, Union
+from typing import Callable, Iterable, Iterator, Optional, Union
 
-from . import _lib
+from . import _lib, _results
 from ._abi import (nubo_transfer_archive, nubo_transfer_archive_entry_info,
                    nubo_transfer_pack_options, nubo_transfer_progress,
                    nubo_transfer_progress_callback, nubo_transfer_summary,
                    nubo_transfer_unpack_options, nubo_transfer_verify_options)
+from ._codecs import Codec, chunk_counts
 from ._enum import OpenIntEnum
 from ._lib import text
 from ._progress import ProgressCall
 from .errors import NuboError, Status
 
 StrPath = Union[str, "os.PathLike[str]"]
-
-
-class Codec(OpenIntEnum):
-    """nubo_codec."""
-
-    AUTO = 0
-    NONE = 1
-    LZ4 = 2
-    ZSTD = 3
-    ZERO = 4  # how a chunk of zeros is stored (its length alone): counted, never chosen
-    FLOAT = 5  # zstd over the byte planes of bf16/fp16/fp32 values: checkpoints, weights
 
 
 class EntryKind(OpenIntEnum):
@@ -89,22 +79,8 @@ class Progress:
         return self.bytes_done / self.bytes_total if self.bytes_total else 1.0
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(_results.Summary):
     """What pack, unpack or verify did (nubo_transfer_summary)."""
-
-    files: int
-    directories: int
-    symlinks: int
-    bytes: int
-    bytes_stored: int
-    bytes_skipped: int
-    chunks: int
-    chunks_by_codec: dict[Codec, int]  # of chunks, how each was stored
-    seconds: float
-    resumed: bool
-    bytes_transferred: int  # over the network: uploaded to, or fetched from, s3://
-    up_to_date: bool = False  # pack(skip_unchanged=True) found the archive already made
 
     @property
     def ratio(self) -> float:
@@ -145,18 +121,8 @@ _path = _lib.path_bytes
 _optional_path = _lib.optional_path_bytes
 
 
-def chunk_counts(slots: Any) -> dict[Codec, int]:
-    """A C summary's chunks_by_codec (indexed by nubo_codec) as {Codec.ZSTD: n, ...}, with
-    every way a chunk can be stored (not AUTO, a choice)."""
-    return {codec: int(slots[codec]) for codec in Codec if codec != Codec.AUTO}
-
-
 def _summary(s: nubo_transfer_summary) -> Summary:
-    return Summary(files=s.files, directories=s.directories, symlinks=s.symlinks, bytes=s.bytes,
-                   bytes_stored=s.bytes_stored, bytes_skipped=s.bytes_skipped, chunks=s.chunks,
-                   chunks_by_codec=chunk_counts(s.chunks_by_codec), seconds=s.seconds,
-                   resumed=bool(s.resumed), bytes_transferred=s.bytes_transferred,
-                   up_to_date=bool(s.up_to_date))
+    return Summary._from_c(s)
 
 
 def _codec(codec: Union[str, Codec]) -> int:

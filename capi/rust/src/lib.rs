@@ -27,6 +27,7 @@ pub mod interruption;
 pub mod net;
 mod parallel;
 mod progress;
+mod results;
 pub mod s3;
 pub mod stores;
 pub mod train;

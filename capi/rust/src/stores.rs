@@ -58,19 +58,7 @@ pub struct CopyOptions {
     pub s3: S3Options,
 }
 
-/// What a copy did.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct CopySummary {
-    pub files: u64,
-    /// The files' sizes.
-    pub bytes: u64,
-    /// Moved this time.
-    pub bytes_sent: u64,
-    /// Verified by an interrupted attempt, not moved again.
-    pub bytes_resumed: u64,
-    pub parts: u64,
-    pub seconds: f64,
-}
+pub use crate::results::CopySummary;
 
 /// Copies a file or a tree between a local path and a store URL, either way round. Run the
 /// same copy again after an interruption to resume it. Errors: InvalidArgument (URLs, options,
@@ -124,14 +112,7 @@ pub fn copy(
     // call.
     let raw = unsafe { ffi::nubo_transfer_copy(from.as_ptr(), to.as_ptr(), &o, &mut s) };
     callback.finish(raw)?;
-    Ok(CopySummary {
-        files: s.files,
-        bytes: s.bytes,
-        bytes_sent: s.bytes_sent,
-        bytes_resumed: s.bytes_resumed,
-        parts: s.parts,
-        seconds: s.seconds,
-    })
+    Ok(CopySummary::from(&s))
 }
 
 /// Whether `text` names a store (`s3://`, `gs://`, `file://`) rather than a local path.

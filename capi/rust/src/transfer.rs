@@ -173,48 +173,7 @@ pub struct VerifyOptions {
     pub key_file: Option<PathBuf>,
 }
 
-/// What an operation did.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Summary {
-    pub files: u64,
-    pub directories: u64,
-    pub symlinks: u64,
-    /// Bytes of file content.
-    pub bytes: u64,
-    /// The archive's size.
-    pub bytes_stored: u64,
-    /// Done by an interrupted attempt, or up to date.
-    pub bytes_skipped: u64,
-    pub chunks: u64,
-    /// Of `chunks`, how each was stored.
-    pub chunks_by_codec: ChunkCounts,
-    pub seconds: f64,
-    /// An interrupted attempt was continued.
-    pub resumed: bool,
-    /// Bytes moved over the network (s3:// archives); 0 for local ones.
-    pub bytes_transferred: u64,
-    /// A pack with `skip_unchanged` found the archive already made: nothing was written.
-    pub up_to_date: bool,
-}
-
-impl Summary {
-    fn from_raw(s: &ffi::nubo_transfer_summary) -> Summary {
-        Summary {
-            files: s.files,
-            directories: s.directories,
-            symlinks: s.symlinks,
-            bytes: s.bytes,
-            bytes_stored: s.bytes_stored,
-            bytes_skipped: s.bytes_skipped,
-            chunks: s.chunks,
-            chunks_by_codec: ChunkCounts(s.chunks_by_codec),
-            seconds: s.seconds,
-            resumed: s.resumed != 0,
-            bytes_transferred: s.bytes_transferred,
-            up_to_date: s.up_to_date != 0,
-        }
-    }
-}
+pub use crate::results::Summary;
 
 pub(crate) fn flag(value: Option<bool>, default: c_int) -> c_int {
     value.map_or(default, c_int::from)
@@ -368,7 +327,7 @@ pub fn pack<P: AsRef<Path>>(
         )
     };
     callback.finish(raw)?;
-    Ok(Summary::from_raw(&summary))
+    Ok(Summary::from(&summary))
 }
 
 /// Whether `archive` is what [`pack`] of `sources` with `options` would make of them now, as
@@ -431,7 +390,7 @@ pub fn unpack(
         ffi::nubo_transfer_unpack(archive.as_ptr(), directory.as_ptr(), &o, &mut summary)
     };
     callback.finish(raw)?;
-    Ok(Summary::from_raw(&summary))
+    Ok(Summary::from(&summary))
 }
 
 /// Checks every checksum of `archive`, writing nothing; [`Status::Corrupt`] names the first
@@ -457,7 +416,7 @@ pub fn verify(
     // SAFETY: the strings and `callback` outlive the call.
     let raw = unsafe { ffi::nubo_transfer_verify(archive.as_ptr(), &o, &mut summary) };
     callback.finish(raw)?;
-    Ok(Summary::from_raw(&summary))
+    Ok(Summary::from(&summary))
 }
 
 /// What an entry is.
