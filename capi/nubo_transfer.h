@@ -140,6 +140,9 @@ typedef struct nubo_transfer_summary {
   uint64_t bytes_transferred;
   /* Nonzero: a pack with skip_unchanged found the archive already made; nothing was written. */
   int up_to_date;
+  /* Seconds the work waited on the network (ranges from a store, parts to it), summed over the
+   * threads that waited; 0 for local archives. */
+  double network_wait_seconds;
 } nubo_transfer_summary;
 
 /* Writes a fresh random key (64 hexadecimal digits, mode 0600) to `path` for key_file; never

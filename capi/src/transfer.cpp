@@ -2,10 +2,10 @@
 #include <string>
 #include <vector>
 
+#include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo.h"
 #include "nubo/transfer.hpp"
-#include "generated/results.hpp"
 #include "sized_struct.hpp"
 #include "text_out.hpp"
 #include "transfer_convert.hpp"

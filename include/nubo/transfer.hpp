@@ -130,6 +130,11 @@ struct Summary {
   // pack with skip_unchanged: the archive was already what it would have made; nothing was
   // written (bytes_skipped is every byte).
   bool up_to_date = false;
+  // Seconds the work waited on the network, summed over the threads that waited: unpack and
+  // verify for ranges not yet fetched from the store, pack for the store to take its parts. 0
+  // for local archives; near `seconds` (or above it) when the network, not the work, sets the
+  // pace.
+  double network_wait_seconds = 0;
 };
 
 // Packs `sources` (files, directories recursively, symlinks as links) into `archive`. A

@@ -25,6 +25,8 @@ class ByteSource {
   virtual const Fd* file() const { return nullptr; }
   // Bytes fetched from a remote store so far (0 for a local file).
   virtual std::uint64_t bytes_fetched() const { return 0; }
+  // Seconds reads spent waiting for bytes from a remote store (0 for a local file).
+  virtual double seconds_waiting() const { return 0; }
   // Bytes [offset, offset + size) will be read soon, in order, by preads inside that range: a
   // remote source starts fetching them now, several ranges at once (posix_fadvise's WILLNEED,
   // for a store where each read is a round trip), and forgets a range once a read lies past it.

@@ -101,7 +101,10 @@ class Copy(unittest.TestCase):
         (src / "a.bin").write_bytes(os.urandom(100_000))
         packed = transfer.pack(src, "s3://py-bucket/p.nubo", keep_partial=True, sync=False)
         self.assertEqual(packed.bytes_transferred, packed.bytes_stored)
-        transfer.unpack("s3://py-bucket/p.nubo", self.dir / "out", sync=False)
+        self.assertGreaterEqual(packed.network_wait_seconds, 0)
+        self.assertLessEqual(packed.network_wait_seconds, packed.seconds)
+        unpacked = transfer.unpack("s3://py-bucket/p.nubo", self.dir / "out", sync=False)
+        self.assertGreater(unpacked.network_wait_seconds, 0)  # every range came from the server
         self.assertEqual((self.dir / "out" / "src" / "a.bin").read_bytes(),
                          (src / "a.bin").read_bytes())
 

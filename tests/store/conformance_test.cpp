@@ -167,6 +167,8 @@ TEST_CASE("an archive packed into the store is read by ranges, listed and unpack
   const auto archive = p.base + "x.nubo";
   const auto packed = nubo::transfer::pack({p.dir / "src"}, archive, o);
   CHECK(packed.bytes_transferred > 0);
+  CHECK(packed.network_wait_seconds >= 0);
+  CHECK(packed.network_wait_seconds <= packed.seconds);
   CHECK(nubo::transfer::list(archive).size() == 3);
   auto source = store::open_object_source(archive);
   const auto whole = store::open(p.url(""))->get_range(p.url("x.nubo"), 0, source->size());
@@ -181,7 +183,8 @@ TEST_CASE("an archive packed into the store is read by ranges, listed and unpack
   }
   nubo::transfer::UnpackOptions u;
   u.sync = false;
-  nubo::transfer::unpack(archive, p.dir / "out", u);
+  const auto unpacked = nubo::transfer::unpack(archive, p.dir / "out", u);
+  CHECK(unpacked.network_wait_seconds > 0);  // every range came from the store
   CHECK(nubo_test::same_tree(p.dir / "src", p.dir / "out/src"));
 }
 

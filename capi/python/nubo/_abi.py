@@ -255,6 +255,7 @@ class nubo_transfer_summary(Sized):
         ("resumed", c_int),
         ("bytes_transferred", c_uint64),
         ("up_to_date", c_int),
+        ("network_wait_seconds", c_double),
     ]
 
 

@@ -36,6 +36,10 @@ class Summary:
     """
     up_to_date: bool
     """True: a pack with skip_unchanged found the archive already made; nothing was written."""
+    network_wait_seconds: float
+    """Seconds the work waited on the network (ranges from a store, parts to it), summed over the
+    threads that waited; 0 for local archives.
+    """
 
     @classmethod
     def _from_c(cls, c: nubo_transfer_summary) -> Summary:
@@ -50,7 +54,8 @@ class Summary:
                    seconds=c.seconds,
                    resumed=bool(c.resumed),
                    bytes_transferred=c.bytes_transferred,
-                   up_to_date=bool(c.up_to_date))
+                   up_to_date=bool(c.up_to_date),
+                   network_wait_seconds=c.network_wait_seconds)
 
 
 @dataclass(frozen=True)

@@ -284,6 +284,7 @@ sized_structs! {
         pub resumed: c_int,
         pub bytes_transferred: u64,
         pub up_to_date: c_int,
+        pub network_wait_seconds: c_double,
     }
 }
 
@@ -1651,7 +1652,7 @@ mod tests {
                                            progress_user, key_file }
             nubo_transfer_summary { struct_size, files, directories, symlinks, bytes, bytes_stored,
                                     bytes_skipped, chunks, chunks_by_codec, seconds, resumed,
-                                    bytes_transferred, up_to_date }
+                                    bytes_transferred, up_to_date, network_wait_seconds }
             nubo_transfer_archive_entry_info { struct_size, kind, path, size, mode, mtime_ns,
                                                link_target, hash, stored_size, chunks }
             nubo_transfer_s3_options { struct_size, profile, server_side_encryption, kms_key_id }

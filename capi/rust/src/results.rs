@@ -28,6 +28,9 @@ pub struct Summary {
     pub bytes_transferred: u64,
     /// True: a pack with skip_unchanged found the archive already made; nothing was written.
     pub up_to_date: bool,
+    /// Seconds the work waited on the network (ranges from a store, parts to it), summed over the
+    /// threads that waited; 0 for local archives.
+    pub network_wait_seconds: f64,
 }
 
 impl From<&ffi::nubo_transfer_summary> for Summary {
@@ -45,6 +48,7 @@ impl From<&ffi::nubo_transfer_summary> for Summary {
             resumed: c.resumed != 0,
             bytes_transferred: c.bytes_transferred,
             up_to_date: c.up_to_date != 0,
+            network_wait_seconds: c.network_wait_seconds,
         }
     }
 }

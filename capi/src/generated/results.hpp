@@ -23,6 +23,7 @@ inline nubo_transfer_summary to_nubo_transfer_summary(const nubo::transfer::Summ
   assign(out.resumed, in.resumed);
   assign(out.bytes_transferred, in.bytes_transferred);
   assign(out.up_to_date, in.up_to_date);
+  assign(out.network_wait_seconds, in.network_wait_seconds);
   return out;
 }
 

@@ -86,7 +86,8 @@ nlohmann::json summary_json(const std::string& operation, const xfer::Summary& s
           {"rate", s.seconds > 0 ? static_cast<double>(s.bytes) / s.seconds : 0},
           {"resumed", s.resumed},
           {"up_to_date", s.up_to_date},
-          {"bytes_transferred", s.bytes_transferred}};
+          {"bytes_transferred", s.bytes_transferred},
+          {"network_wait_seconds", s.network_wait_seconds}};
 }
 
 void report(const std::string& operation, const xfer::Summary& s, const Common& c) {
@@ -112,9 +113,9 @@ void report(const std::string& operation, const xfer::Summary& s, const Common& 
                  nubo::format_bytes(static_cast<double>(s.bytes_skipped), 2).c_str());
   }
   if (s.bytes_transferred > 0) {
-    std::fprintf(stderr, ", %s %s the network",
+    std::fprintf(stderr, ", %s %s the network (%.2f s waited on it)",
                  nubo::format_bytes(static_cast<double>(s.bytes_transferred), 2).c_str(),
-                 operation == "packed" ? "over" : "fetched over");
+                 operation == "packed" ? "over" : "fetched over", s.network_wait_seconds);
   }
   std::fprintf(stderr, "\n");
 }

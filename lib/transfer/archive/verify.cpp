@@ -204,6 +204,7 @@ Summary verify(const std::string& archive_path, const VerifyOptions& options) {
   run_pipeline(resources.slots, resources.workers, stages);
   summary.bytes_stored = archive.size();
   summary.bytes_transferred = archive.source().bytes_fetched();
+  summary.network_wait_seconds = archive.source().seconds_waiting();
   summary.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   progress.finish();

@@ -186,6 +186,7 @@ class ObjectTarget : public PackTarget {
     }
     store_->complete_multipart(url_, upload_id_, parts);
     summary.bytes_transferred = uploader_->bytes_sent();
+    summary.network_wait_seconds = uploader_->seconds_waiting();
     std::lock_guard lock(journal_mutex_);
     journal_->remove();
   }

@@ -501,6 +501,7 @@ Summary unpack(const std::string& archive_path, const std::string& directory,
   journal.remove();
   summary.bytes_stored = archive.size();
   summary.bytes_transferred = archive.source().bytes_fetched();
+  summary.network_wait_seconds = archive.source().seconds_waiting();
   summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   progress.finish();
   return summary;

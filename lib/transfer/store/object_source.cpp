@@ -1,6 +1,7 @@
 #include "transfer/store/object_source.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <future>
 #include <list>
@@ -16,6 +17,24 @@ namespace {
 constexpr std::uint64_t kBlock = 1 << 20;
 constexpr std::size_t kBlocksKept = 8;
 
+// Adds the time from its making to its end to `total`: a read that waits on the store.
+class Waiting {
+ public:
+  explicit Waiting(std::atomic<std::uint64_t>& total)
+      : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~Waiting() {
+    total_ += static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                             std::chrono::steady_clock::now() - start_)
+                                             .count());
+  }
+  Waiting(const Waiting&) = delete;
+  Waiting& operator=(const Waiting&) = delete;
+
+ private:
+  std::atomic<std::uint64_t>& total_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 class ObjectSource : public transfer::ByteSource {
  public:
   ObjectSource(std::string name, ObjectUrl url, std::uint64_t size, std::unique_ptr<Store> store)
@@ -24,6 +43,7 @@ class ObjectSource : public transfer::ByteSource {
   const std::string& name() const override { return name_; }
   std::uint64_t size() const override { return size_; }
   std::uint64_t bytes_fetched() const override { return fetched_; }
+  double seconds_waiting() const override { return static_cast<double>(waited_ns_) * 1e-9; }
 
   // Each announced range is fetched by a thread of its own; ReadAhead bounds how many bytes are
   // announced and not read (and so how many requests are in flight).
@@ -43,12 +63,19 @@ class ObjectSource : public transfer::ByteSource {
     if (offset >= size_) return 0;
     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), size_ - offset));
     if (auto [base, announced] = announced_range(offset, n); announced.valid()) {
+      if (announced.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        const Waiting waiting(waited_ns_);
+        announced.wait();
+      }
       const auto& data = announced.get();  // a failed fetch throws here, where it was needed
       std::memcpy(out.data(), data.data() + (offset - base), n);
       return n;
     }
     if (n >= kBlock) {  // a chunk: straight from the server
-      const auto bytes = store_->get_range(url_, offset, n);
+      const auto bytes = [&] {
+        const Waiting waiting(waited_ns_);
+        return store_->get_range(url_, offset, n);
+      }();
       fetched_ += n;
       std::memcpy(out.data(), bytes.data(), n);
       return n;
@@ -107,7 +134,10 @@ class ObjectSource : public transfer::ByteSource {
       }
     }
     const auto start = b * kBlock;
-    auto data = store_->get_range(url_, start, std::min(kBlock, size_ - start));
+    auto data = [&] {
+      const Waiting waiting(waited_ns_);
+      return store_->get_range(url_, start, std::min(kBlock, size_ - start));
+    }();
     fetched_ += data.size();
     std::lock_guard lock(mutex_);
     blocks_.emplace_front(b, std::move(data));
@@ -120,6 +150,7 @@ class ObjectSource : public transfer::ByteSource {
   std::uint64_t size_;
   std::unique_ptr<Store> store_;
   mutable std::atomic<std::uint64_t> fetched_{0};
+  mutable std::atomic<std::uint64_t> waited_ns_{0};
   mutable std::mutex mutex_;
   mutable std::list<std::pair<std::uint64_t, std::string>> blocks_;
   // Declared last, so destroyed first: the fetches in flight finish while the store is open.

@@ -20,7 +20,9 @@ PartUploader::~PartUploader() {
 
 void PartUploader::send(int number, std::vector<std::byte> data) {
   std::unique_lock lock(mutex_);
+  const auto start = std::chrono::steady_clock::now();
   changed_.wait(lock, [&] { return failure_ || queue_.size() + sending_ < streams_; });
+  waited_ += std::chrono::steady_clock::now() - start;
   if (failure_) std::rethrow_exception(failure_);
   queue_.push_back({number, std::move(data)});
   changed_.notify_all();
@@ -33,7 +35,9 @@ void PartUploader::keep(const Part& part) {
 
 std::vector<Part> PartUploader::finish() {
   std::unique_lock lock(mutex_);
+  const auto start = std::chrono::steady_clock::now();
   changed_.wait(lock, [&] { return failure_ || (queue_.empty() && sending_ == 0); });
+  waited_ += std::chrono::steady_clock::now() - start;
   if (failure_) std::rethrow_exception(failure_);
   auto parts = parts_;
   std::sort(parts.begin(), parts.end(),
@@ -56,6 +60,11 @@ void PartUploader::stop(bool drain) noexcept {
 std::uint64_t PartUploader::bytes_sent() const {
   std::lock_guard lock(mutex_);
   return sent_;
+}
+
+double PartUploader::seconds_waiting() const {
+  std::lock_guard lock(mutex_);
+  return std::chrono::duration<double>(waited_).count();
 }
 
 void PartUploader::run() {

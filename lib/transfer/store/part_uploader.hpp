@@ -3,6 +3,7 @@
 // or on their way, so that memory stays bounded and an interruption loses little.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -36,6 +37,8 @@ class PartUploader {
   void stop(bool drain) noexcept;
 
   std::uint64_t bytes_sent() const;
+  // Seconds send() and finish() waited for the store to take parts.
+  double seconds_waiting() const;
 
  private:
   struct Queued {
@@ -56,6 +59,7 @@ class PartUploader {
   std::size_t sending_ = 0;
   std::vector<Part> parts_;
   std::uint64_t sent_ = 0;
+  std::chrono::steady_clock::duration waited_{};
   bool stopping_ = false;
   std::exception_ptr failure_;
   std::vector<std::thread> threads_;
