@@ -58,7 +58,8 @@ fn a_tree_is_packed_listed_read_verified_and_unpacked() {
     assert_eq!(packed.files, 2);
     assert_eq!(packed.symlinks, 1);
     assert_eq!(packed.bytes, 3_000_000 + 15);
-    assert_eq!(packed.network_wait_seconds, 0.0); // a local archive
+    // A local archive: nothing waited on the network.
+    assert_eq!(packed.network_wait_seconds, 0.0);
     // Every chunk counted in the slot of how it was stored; Auto, a choice, never.
     assert_eq!(packed.chunks_by_codec.total(), packed.chunks);
     assert_eq!(packed.chunks_by_codec[Codec::Auto], 0);
