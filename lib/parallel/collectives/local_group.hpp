@@ -1,11 +1,12 @@
 // The workers of one process meeting for a collective, through shared memory: every worker's
 // buffer is host memory (host and sim devices), so each one reads the others' directly.
 //
-// A collective is a few phases separated by group barriers: arrive (the calls are compared;
-// a mismatch fails every worker the same way), compute (each worker does an equal slice, in
-// rank order, so results are bit-identical to a one-thread reference), and depart (nobody
-// returns while another may still read its buffer). With a Remote (workers in several
-// processes), the local leader runs the cross-process step between two barriers.
+// The driver of every collective (collective.hpp): a few phases separated by group barriers:
+// arrive (the calls are compared; a mismatch fails every worker the same way), compute (each
+// worker does an equal slice, in rank order, so results are bit-identical to a one-thread
+// reference), and depart (nobody returns while another may still read its buffer). With a
+// Remote (workers in several processes): stage, gather, the local leader's cross-process step,
+// avg's division, spread, each between two barriers.
 //
 // Every barrier wait is bounded: a worker that does not come within the timeout is named in a
 // timeout error, and abort() wakes everyone at once with the reason.
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "nubo/error.hpp"
+#include "parallel/collectives/collective.hpp"
 #include "parallel/collectives/op.hpp"
 #include "parallel/links/remote.hpp"
 
@@ -56,8 +58,13 @@ class LocalGroup {
   void throw_if_failed() const;
   std::string rank_list(const std::vector<int>& locals) const;
 
-  void compute_alone(int local, const Op& op);  // this process is the whole team
-  void compute_with_remote(Lock& lock, int local, const Op& op, std::uint64_t seq);
+  // What the collectives see of the group now (collective.hpp).
+  GroupView view();
+  // The phases of `collective` when the team spans processes (collective.hpp says which).
+  void run_with_remote(Lock& lock, int local, const Op& op, std::uint64_t seq,
+                       const Collective& collective);
+  // The leader's cross-process step; its failure becomes the whole group's.
+  void run_remote(Lock& lock, const Op& op, std::uint64_t seq, const Op& action);
 
   const int size_;
   const int rank_offset_;

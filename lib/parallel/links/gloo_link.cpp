@@ -42,39 +42,13 @@ constexpr std::uint32_t kMagic = 0x6e75626fu;  // "nubo"
 constexpr std::size_t kMaxSmall = 256 * 1024;
 constexpr std::size_t kSmallBudget = 8 * 1024 * 1024;
 
+// What every process sends before a collective's data: nubo's magic, then the call.
 struct Header {
   std::uint32_t magic;
-  std::uint8_t kind, type, op, pad;
-  std::int32_t root;
-  std::uint32_t pad2;
-  std::uint64_t seq;
-  std::uint64_t count;
+  std::uint32_t pad;
+  OpRecord call;  // its flag: the sender has the algorithm built
 };
 static_assert(sizeof(Header) == 32);
-
-Header make_header(const Op& call, std::uint64_t seq) {
-  Header h{};
-  h.magic = kMagic;
-  h.kind = static_cast<std::uint8_t>(call.kind);
-  h.type = static_cast<std::uint8_t>(call.type);
-  h.op = static_cast<std::uint8_t>(call.op);
-  h.root = call.root;
-  h.seq = seq;
-  h.count = call.count;
-  return h;
-}
-
-// The call a header describes, for messages; fields outside the known ranges are shown raw by
-// describe() through op_kind_name's "unknown collective".
-Op call_of(const Header& h) {
-  Op op;
-  op.kind = static_cast<OpKind>(h.kind);
-  op.type = static_cast<DType>(h.type);
-  op.op = static_cast<ReduceOp>(h.op);
-  op.root = h.root;
-  op.count = static_cast<std::size_t>(h.count);
-  return op;
-}
 
 // nubo's store seen as Gloo's, for connectFullMesh. Every wait is bounded by the link's timeout.
 class StoreAdapter final : public gloo::rendezvous::Store {
@@ -231,7 +205,7 @@ class GlooLink final : public Remote {
       // consumes connection slots, so all build, or none.
       bool all_cached = cached != cache_.end();
       for (int q = 0; q < o_.size; ++q) {
-        if (q != o_.rank) all_cached = all_cached && header_of(p, q).pad == 1;
+        if (q != o_.rank) all_cached = all_cached && header_of(p, q).call.flag == 1;
       }
       if (all_cached) {
         cache_.splice(cache_.begin(), cache_, cached);
@@ -310,8 +284,9 @@ class GlooLink final : public Remote {
                        std::size_t payload_bytes) {
     const int n = o_.size;
     const std::size_t p = exchanges_++ & 1;
-    Header h = make_header(call, seq);
-    h.pad = have_cached ? 1 : 0;
+    Header h{};
+    h.magic = kMagic;
+    h.call = record_of(call, seq, have_cached ? 1 : 0);
     std::memcpy(mine_[p].data(), &h, sizeof h);
     if (payload_bytes > 0) std::memcpy(mine_[p].data() + sizeof h, payload, payload_bytes);
     std::vector<char> received(static_cast<std::size_t>(n), 0);
@@ -344,12 +319,8 @@ class GlooLink final : public Remote {
         fail(call, seq, process_name(q) + " sent a header that is not nubo's", {});
       }
       if (differ.size() == 4) continue;
-      if (theirs.seq != seq) {
-        differ.push_back(process_name(q) + " is at collective #" + std::to_string(theirs.seq) +
-                         " (" + describe(call_of(theirs)) + ")");
-      } else if (!same_call(call, call_of(theirs))) {
-        differ.push_back(process_name(q) + " called " + describe(call_of(theirs)));
-      }
+      if (auto d = difference(call, seq, theirs.call); !d.empty())
+        differ.push_back(process_name(q) + " " + d);
     }
     if (!differ.empty()) {
       throw Error(Errc::invalid_argument,

@@ -49,14 +49,6 @@ struct alignas(64) Control {
   char reason[kMaxReason];
 };
 
-// One collective call as a process records it for the others to compare.
-struct CallRecord {
-  std::uint64_t seq;
-  std::uint64_t count;
-  std::int32_t root;
-  std::uint8_t kind, type, op, pad;
-};
-
 struct alignas(64) Member {
   std::atomic<std::uint64_t> epoch;  // barriers this process has reached
   char pad[56];
@@ -64,7 +56,7 @@ struct alignas(64) Member {
   std::uint64_t started;
   // The calls of its last two collectives, by parity of their number: a process that finished
   // collective n may record n + 1 while a slower one still compares the records of n.
-  CallRecord calls[2];
+  OpRecord calls[2];
 };
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
@@ -241,23 +233,7 @@ class ShmLink final : public Remote {
   }
 
   void record(const Op& call, std::uint64_t seq) {
-    CallRecord& r = member(o_.member)->calls[collectives_ & 1];
-    r.seq = seq;
-    r.count = call.count;
-    r.root = call.root;
-    r.kind = static_cast<std::uint8_t>(call.kind);
-    r.type = static_cast<std::uint8_t>(call.type);
-    r.op = static_cast<std::uint8_t>(call.op);
-  }
-
-  static Op call_of(const CallRecord& r) {
-    Op op;
-    op.kind = static_cast<OpKind>(r.kind);
-    op.type = static_cast<DType>(r.type);
-    op.op = static_cast<ReduceOp>(r.op);
-    op.root = r.root;
-    op.count = static_cast<std::size_t>(r.count);
-    return op;
+    member(o_.member)->calls[collectives_ & 1] = record_of(call, seq);
   }
 
   std::string head() const {
@@ -270,14 +246,9 @@ class ShmLink final : public Remote {
     std::vector<std::string> differ;
     for (int m = 0; m < o_.members && differ.size() < 4; ++m) {
       if (m == o_.member) continue;
-      const CallRecord& theirs = member(m)->calls[collectives_ & 1];
-      const std::string name = o_.names.at(static_cast<std::size_t>(m));
-      if (theirs.seq != seq_) {
-        differ.push_back(name + " is at collective #" + std::to_string(theirs.seq) + " (" +
-                         describe(call_of(theirs)) + ")");
-      } else if (!same_call(*call_, call_of(theirs))) {
-        differ.push_back(name + " called " + describe(call_of(theirs)));
-      }
+      const OpRecord& theirs = member(m)->calls[collectives_ & 1];
+      if (auto d = difference(*call_, seq_, theirs); !d.empty())
+        differ.push_back(o_.names.at(static_cast<std::size_t>(m)) + " " + d);
     }
     if (!differ.empty())
       throw Error(Errc::invalid_argument,
