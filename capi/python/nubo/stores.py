@@ -22,23 +22,22 @@ from typing import Iterable, Optional, Union
 from . import _lib
 from ._results import CopySummary
 from ._abi import nubo_transfer_copy_options, nubo_transfer_copy_summary, nubo_transfer_s3_options
-from .transfer import ProgressFn, _call, _path, _patterns
+from ._options import filled
+from .transfer import ProgressFn, _call, _path
 
 StrPath = Union[str, "os.PathLike[str]"]
 
 
-def _text(value: Optional[str]) -> Optional[bytes]:
-    return value.encode() if value else None
-
-
-def copy(source: StrPath, destination: StrPath, *, streams: int = 4, part_size: int = 0,
-         keep_partial: bool = False, sync: bool = True,
-         exclude: Iterable[str] = (), include: Iterable[str] = (),
-         progress: Optional[ProgressFn] = None, rate: float = 0,
+def copy(source: StrPath, destination: StrPath, *, streams: Optional[int] = None,
+         part_size: Optional[int] = None, keep_partial: Optional[bool] = None,
+         sync: Optional[bool] = None, exclude: Iterable[str] = (), include: Iterable[str] = (),
+         progress: Optional[ProgressFn] = None, rate: Optional[float] = None,
          key_file: Optional[StrPath] = None, journal_dir: Optional[StrPath] = None,
          profile: Optional[str] = None, server_side_encryption: Optional[str] = None,
          kms_key_id: Optional[str] = None) -> CopySummary:
-    """Copies a file or a tree between a local path and a store URL (either way round).
+    """Copies a file or a tree between a local path and a store URL (either way round). An
+    option left None keeps the library's default: 4 streams, parts adapted to each object (8 to
+    64 MiB), no rate limit, downloads fdatasynced.
     rate: bytes per second over every part in flight (0: unlimited).
     key_file: uploads are encrypted with this key (nubo.keygen makes one); downloads
     of encrypted objects need it.
@@ -47,21 +46,11 @@ def copy(source: StrPath, destination: StrPath, *, streams: int = 4, part_size: 
     NOT_FOUND: a bucket, directory or object; UNAVAILABLE: unreachable, call again to resume;
     CORRUPT; CANCELLED)."""
     lib = _lib.lib()
-    o = nubo_transfer_copy_options()
-    _lib.check(lib.nubo_transfer_copy_options_init(ctypes.byref(o), ctypes.sizeof(o)))
-    s3 = nubo_transfer_s3_options()
-    _lib.check(lib.nubo_transfer_s3_options_init(ctypes.byref(s3), ctypes.sizeof(s3)))
-    s3.profile = _text(profile)
-    s3.server_side_encryption = _text(server_side_encryption)
-    s3.kms_key_id = _text(kms_key_id)
-    o.s3 = ctypes.pointer(s3)
-    o.streams, o.part_size, o.keep_partial, o.sync = streams, part_size, int(keep_partial), int(sync)
-    excluded, o.exclude_count = _patterns(exclude)
-    included, o.include_count = _patterns(include)
-    o.exclude, o.include = excluded, included
-    o.rate = rate
-    o.key_file = _path(key_file) if key_file else None
-    o.journal_dir = _path(journal_dir) if journal_dir else None
+    s3 = filled(nubo_transfer_s3_options, "nubo_transfer_s3_options_init", profile=profile,
+                server_side_encryption=server_side_encryption, kms_key_id=kms_key_id)
+    o = filled(nubo_transfer_copy_options, "nubo_transfer_copy_options_init", streams=streams,
+               part_size=part_size, keep_partial=keep_partial, sync=sync, exclude=exclude,
+               include=include, rate=rate, key_file=key_file, journal_dir=journal_dir, s3=s3)
     call = _call(progress)
     o.progress = call.c
     source_bytes, destination_bytes = _path(source), _path(destination)

@@ -18,7 +18,7 @@ import ctypes
 import os
 from ctypes import POINTER, c_char_p, c_size_t
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Optional, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from . import _lib, _results
 from ._abi import (nubo_transfer_archive, nubo_transfer_archive_entry_info,
@@ -27,6 +27,7 @@ from ._abi import (nubo_transfer_archive, nubo_transfer_archive_entry_info,
                    nubo_transfer_unpack_options, nubo_transfer_verify_options)
 from ._codecs import Codec, chunk_counts
 from ._enum import OpenIntEnum
+from ._options import filled
 from ._lib import text
 from ._progress import ProgressCall
 from .errors import NuboError, Status
@@ -135,31 +136,10 @@ def _codec(codec: Union[str, Codec]) -> int:
     return int(codec)
 
 
-class _PackOptions:
-    """nubo_transfer_pack_options filled from pack()'s arguments, with the arrays its pointers
-    reach (kept alive as long as it is)."""
-
-    def __init__(self, codec: Union[str, Codec] = "zstd", level: int = 0,
-                 chunk_size: Optional[int] = None, threads: int = 0,
-                 memory_limit: Optional[int] = None, target_rate: float = 0,
-                 resume: bool = True, sync: bool = True, exclude: Iterable[str] = (),
-                 include: Iterable[str] = (), key_file: Optional[StrPath] = None,
-                 keep_partial: bool = False, skip_unchanged: bool = False) -> None:
-        o = nubo_transfer_pack_options()
-        _lib.check(_lib.lib().nubo_transfer_pack_options_init(ctypes.byref(o), ctypes.sizeof(o)))
-        o.codec, o.level, o.threads = _codec(codec), level, threads
-        if chunk_size is not None:
-            o.chunk_size = chunk_size
-        if memory_limit is not None:
-            o.memory_limit = memory_limit
-        o.target_rate, o.resume, o.sync = target_rate, int(resume), int(sync)
-        self.excluded, o.exclude_count = _patterns(exclude)
-        self.included, o.include_count = _patterns(include)
-        o.exclude, o.include = self.excluded, self.included
-        o.key_file = _optional_path(key_file)
-        o.keep_partial = int(keep_partial)
-        o.skip_unchanged = int(skip_unchanged)
-        self.c = o
+def _pack_options(codec: Union[str, Codec, None] = None, **values: Any) -> Any:
+    """nubo_transfer_pack_options from pack()'s arguments (None: the library's default)."""
+    return filled(nubo_transfer_pack_options, "nubo_transfer_pack_options_init",
+                  codec=None if codec is None else _codec(codec), **values)
 
 
 def _sources(sources: Union[StrPath, Iterable[StrPath]]) -> "tuple[ctypes.Array[c_char_p], int]":
@@ -170,27 +150,32 @@ def _sources(sources: Union[StrPath, Iterable[StrPath]]) -> "tuple[ctypes.Array[
 
 
 def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
-         codec: Union[str, Codec] = "zstd", level: int = 0, chunk_size: Optional[int] = None,
-         threads: int = 0, memory_limit: Optional[int] = None, target_rate: float = 0,
-         resume: bool = True, sync: bool = True, progress: Optional[ProgressFn] = None,
-         exclude: Iterable[str] = (), include: Iterable[str] = (),
-         key_file: Optional[StrPath] = None, keep_partial: bool = False,
-         skip_unchanged: bool = False) -> Summary:
+         codec: Union[str, Codec, None] = None, level: Optional[int] = None,
+         chunk_size: Optional[int] = None, threads: Optional[int] = None,
+         memory_limit: Optional[int] = None, target_rate: Optional[float] = None,
+         resume: Optional[bool] = None, sync: Optional[bool] = None,
+         progress: Optional[ProgressFn] = None, exclude: Iterable[str] = (),
+         include: Iterable[str] = (), key_file: Optional[StrPath] = None,
+         keep_partial: Optional[bool] = None, skip_unchanged: Optional[bool] = None) -> Summary:
     """Packs files and directories into `archive`; resumes an interrupted pack of the same
-    sources. exclude/include: rsync's filter patterns (an excluded entry is kept when an
-    include pattern matches it). key_file: encrypt with that key (keygen makes one).
-    keep_partial: packing to s3://, a cancel keeps the upload for a rerun (default: aborts it).
-    skip_unchanged: an archive already there that is what this pack would make is kept, and
-    the summary says up_to_date (default: it is replaced).
+    sources. An option left None keeps the library's default (docs/transfer.md): zstd at its
+    default level, 4 MiB chunks, every core, 64 MiB in flight, resume and sync on.
+    exclude/include: rsync's filter patterns (an excluded entry is kept when an include
+    pattern matches it). key_file: encrypt with that key (keygen makes one).
+    keep_partial: packing to a store, a cancel keeps the upload for a rerun (default: aborts
+    it). skip_unchanged: an archive already there that is what this pack would make is kept,
+    and the summary says up_to_date (default: it is replaced).
     Raises NuboError (CANCELLED when progress returned False)."""
-    options = _PackOptions(codec, level, chunk_size, threads, memory_limit, target_rate, resume,
-                           sync, exclude, include, key_file, keep_partial, skip_unchanged)
+    options = _pack_options(codec, level=level, chunk_size=chunk_size, threads=threads,
+                            memory_limit=memory_limit, target_rate=target_rate, resume=resume,
+                            sync=sync, exclude=exclude, include=include, key_file=key_file,
+                            keep_partial=keep_partial, skip_unchanged=skip_unchanged)
     call = _call(progress)
-    options.c.progress = call.c
+    options.progress = call.c
     array, count = _sources(sources)
     target = _path(archive)
     s = nubo_transfer_summary()
-    call.run(lambda: _lib.lib().nubo_transfer_pack(array, count, target, ctypes.byref(options.c),
+    call.run(lambda: _lib.lib().nubo_transfer_pack(array, count, target, ctypes.byref(options),
                                                    ctypes.byref(s)))
     return _summary(s)
 
@@ -202,28 +187,26 @@ def archive_difference(archive: StrPath, sources: Union[StrPath, Iterable[StrPat
     check decides (kinds, sizes, modification times, modes, link targets; the chunk size; the
     encryption): "" when it is, else the first difference, e.g. "'src/a.txt': its size
     changed". Raises NuboError (NOT_FOUND: no archive there; CORRUPT: a damaged one)."""
-    options = _PackOptions(chunk_size=chunk_size, exclude=exclude, include=include,
-                           key_file=key_file)
+    options = _pack_options(chunk_size=chunk_size, exclude=exclude, include=include,
+                            key_file=key_file)
     array, count = _sources(sources)
     return _lib.read_text(_lib.lib().nubo_transfer_archive_difference, _path(archive), array,
-                          count, ctypes.byref(options.c))
+                          count, ctypes.byref(options))
 
 
-def unpack(archive: StrPath, directory: StrPath, *, threads: int = 0,
-           memory_limit: Optional[int] = None, resume: bool = True, sync: bool = True,
-           progress: Optional[ProgressFn] = None,
-           preserve_special_modes: bool = False, key_file: Optional[StrPath] = None) -> Summary:
-    """Unpacks `archive` into `directory`; resumes an interrupted unpack. setuid, setgid and
-    sticky bits are dropped unless preserve_special_modes. key_file: an encrypted archive's
-    key."""
+def unpack(archive: StrPath, directory: StrPath, *, threads: Optional[int] = None,
+           memory_limit: Optional[int] = None, resume: Optional[bool] = None,
+           sync: Optional[bool] = None, progress: Optional[ProgressFn] = None,
+           preserve_special_modes: Optional[bool] = None,
+           key_file: Optional[StrPath] = None) -> Summary:
+    """Unpacks `archive` into `directory`; resumes an interrupted unpack. An option left None
+    keeps the library's default (every core, 64 MiB in flight, resume and sync on). setuid,
+    setgid and sticky bits are dropped unless preserve_special_modes. key_file: an encrypted
+    archive's key."""
     lib = _lib.lib()
-    o = nubo_transfer_unpack_options()
-    _lib.check(lib.nubo_transfer_unpack_options_init(ctypes.byref(o), ctypes.sizeof(o)))
-    o.threads, o.resume, o.sync = threads, int(resume), int(sync)
-    o.preserve_special_modes = int(preserve_special_modes)
-    o.key_file = _optional_path(key_file)
-    if memory_limit is not None:
-        o.memory_limit = memory_limit
+    o = filled(nubo_transfer_unpack_options, "nubo_transfer_unpack_options_init",
+               threads=threads, memory_limit=memory_limit, resume=resume, sync=sync,
+               preserve_special_modes=preserve_special_modes, key_file=key_file)
     call = _call(progress)
     o.progress = call.c
     source, target = _path(archive), _path(directory)
@@ -232,17 +215,14 @@ def unpack(archive: StrPath, directory: StrPath, *, threads: int = 0,
     return _summary(s)
 
 
-def verify(archive: StrPath, *, threads: int = 0, memory_limit: Optional[int] = None,
-           progress: Optional[ProgressFn] = None, key_file: Optional[StrPath] = None) -> Summary:
-    """Checks every checksum of `archive`; raises NuboError (CORRUPT) naming the fault.
-    key_file: an encrypted archive's key."""
+def verify(archive: StrPath, *, threads: Optional[int] = None,
+           memory_limit: Optional[int] = None, progress: Optional[ProgressFn] = None,
+           key_file: Optional[StrPath] = None) -> Summary:
+    """Checks every checksum of `archive`; raises NuboError (CORRUPT) naming the fault. An
+    option left None keeps the library's default. key_file: an encrypted archive's key."""
     lib = _lib.lib()
-    o = nubo_transfer_verify_options()
-    _lib.check(lib.nubo_transfer_verify_options_init(ctypes.byref(o), ctypes.sizeof(o)))
-    o.threads = threads
-    o.key_file = _optional_path(key_file)
-    if memory_limit is not None:
-        o.memory_limit = memory_limit
+    o = filled(nubo_transfer_verify_options, "nubo_transfer_verify_options_init",
+               threads=threads, memory_limit=memory_limit, key_file=key_file)
     call = _call(progress)
     o.progress = call.c
     s = nubo_transfer_summary()

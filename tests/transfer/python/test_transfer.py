@@ -29,6 +29,23 @@ class TransferTest(unittest.TestCase):
     def tearDown(self) -> None:
         self.tmp.cleanup()
 
+    def test_options_left_none_take_the_library_defaults(self) -> None:
+        from nubo._abi import nubo_transfer_pack_options
+        from nubo._options import filled
+        o = filled(nubo_transfer_pack_options, "nubo_transfer_pack_options_init", level=None,
+                   chunk_size=None, sync=False, exclude=["*.tmp", "x"], key_file=None)
+        self.assertEqual(o.chunk_size, 4 << 20)  # PackOptions' default, stated once in C++
+        self.assertEqual(o.codec, nubo.Codec.ZSTD)
+        self.assertEqual((o.sync, o.resume), (0, 1))
+        self.assertEqual(o.exclude_count, 2)
+        self.assertEqual(o.exclude[1], b"x")
+        self.assertIsNone(o.key_file)
+        with self.assertRaises(TypeError) as e:
+            filled(nubo_transfer_pack_options, "nubo_transfer_pack_options_init", levl=3)
+        self.assertIn("levl", str(e.exception))
+        s = nubo.pack(self.src, self.dir / "d.nubo")  # every option the library's
+        self.assertGreater(s.chunks_by_codec[nubo.Codec.ZSTD], 0)
+
     def test_round_trip_with_progress(self) -> None:
         seen: list[nubo.Progress] = []
         archive = self.dir / "x.nubo"
