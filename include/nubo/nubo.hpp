@@ -16,6 +16,7 @@
 #include "nubo/interruption.hpp"
 #include "nubo/net.hpp"
 #include "nubo/parallel.hpp"
+#include "nubo/retry.hpp"
 #include "nubo/s3.hpp"
 #include "nubo/train.hpp"
 #include "nubo/transfer.hpp"

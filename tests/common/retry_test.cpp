@@ -1,7 +1,7 @@
 // One retry policy for every retry in nubo: how many tries, and the waits between them.
 #include <catch2/catch.hpp>
 
-#include "common/retry.hpp"
+#include "nubo/retry.hpp"
 
 TEST_CASE("a retry policy counts the tries and doubles its waits up to the cap") {
   std::mt19937_64 rng(1);
@@ -22,4 +22,13 @@ TEST_CASE("a retry policy counts the tries and doubles its waits up to the cap")
     CHECK(drawn >= full / 2);  // the upper half of the wait
     CHECK(drawn <= full);
   }
+}
+
+TEST_CASE("nubo-run's restart waits: 1 s doubling to 30 s, the same on every node") {
+  const nubo::RetryPolicy restarts{4, 1.0, 30.0, false};
+  const double expected[] = {1, 2, 4, 8, 16, 30, 30};
+  for (int failed = 1; failed <= 7; ++failed)
+    CHECK(restarts.base_delay_s(failed) == expected[failed - 1]);
+  CHECK(restarts.again(3));  // attempts 1 to 3 failed: the 4th runs
+  CHECK_FALSE(restarts.again(4));
 }

@@ -27,6 +27,7 @@
 #include "nubo/error.hpp"
 #include "nubo/interruption.hpp"
 #include "nubo/nubo.hpp"
+#include "nubo/retry.hpp"
 
 namespace {
 
@@ -288,6 +289,8 @@ int main(int argc, char** argv) {
   // killer, an operator), the job starts again at once: every second waited there is a second
   // of the machines paid for and idle, on every interruption, however soon it came.
   constexpr auto kRanWell = std::chrono::seconds(10);
+  // 1 s, 2 s, 4 s ... 30 s; the same waits on every node, so no jitter.
+  const nubo::RetryPolicy restarts{max_restarts + 1, 1.0, 30.0, false};
   int quick_failures = 0;
   bool ended = false;  // for good: nodes still waiting to join are told to stop
   for (int attempt = 0;; ++attempt) {
@@ -324,7 +327,7 @@ int main(int argc, char** argv) {
       ended = status == 0;
       break;
     }
-    if (attempt >= max_restarts) {
+    if (!restarts.again(attempt + 1)) {
       if (max_restarts > 0)
         std::fprintf(stderr, "nubo-run: the job failed %d times (attempts 1 to %d); giving up\n",
                      attempt + 1, attempt + 1);
@@ -332,7 +335,7 @@ int main(int argc, char** argv) {
       break;
     }
     const int backoff =
-        quick_failures == 0 ? 0 : std::min(30, 1 << std::min(quick_failures - 1, 5));
+        quick_failures == 0 ? 0 : static_cast<int>(restarts.base_delay_s(quick_failures));
     std::fprintf(stderr,
                  "nubo-run: attempt %d of %d failed; starting the job again %s "
                  "(NUBO_RESTART_COUNT=%d)\n",

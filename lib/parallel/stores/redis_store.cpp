@@ -3,8 +3,8 @@
 // day, so old jobs do not pile up on a long-lived server; give each job its own name.
 #include "parallel/stores/store.hpp"
 
-#include "common/retry.hpp"
 #include "nubo/error.hpp"
+#include "nubo/retry.hpp"
 
 #if NUBO_HAVE_HIREDIS
 #include <hiredis/hiredis.h>

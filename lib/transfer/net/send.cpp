@@ -12,10 +12,10 @@
 #include <thread>
 
 #include "common/log.hpp"
-#include "common/retry.hpp"
 #include "common/tls.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
+#include "nubo/retry.hpp"
 #include "transfer/net/auth.hpp"
 #include "transfer/net/send_queue.hpp"
 #include "transfer/net/socket.hpp"

@@ -10,9 +10,9 @@
 
 #include "common/crc32c.hpp"
 #include "common/log.hpp"
-#include "common/retry.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
+#include "nubo/retry.hpp"
 #include "transfer/store/s3/responses.hpp"
 #include "transfer/store/s3/sigv4.hpp"
 
