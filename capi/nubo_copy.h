@@ -18,7 +18,8 @@
 extern "C" {
 #endif
 
-/* What only an S3 store takes: the extension of nubo_transfer_copy_options for s3:// URLs. */
+/* What only an S3 store takes: the extension of nubo_transfer_copy_options for s3:// URLs
+ * (C++: nubo::transfer::S3Options). */
 typedef struct nubo_transfer_s3_options {
   uint32_t struct_size;
   const char* profile;                /* NULL (default): AWS_PROFILE or "default" */
@@ -26,6 +27,7 @@ typedef struct nubo_transfer_s3_options {
   const char* kms_key_id;             /* with "aws:kms" */
 } nubo_transfer_s3_options;
 
+/* Options of nubo_transfer_copy (C++: nubo::transfer::CopyOptions). */
 typedef struct nubo_transfer_copy_options {
   uint32_t struct_size;
   int streams;                /* parts in flight, 1..64; default 4 */

@@ -16,6 +16,7 @@
 extern "C" {
 #endif
 
+/* Options of nubo_s3_copy (C++: nubo::s3::CopyOptions). */
 typedef struct nubo_s3_copy_options {
   uint32_t struct_size;
   int streams;         /* parts in flight, 1..64; default 4 */

@@ -69,6 +69,7 @@ typedef struct nubo_transfer_progress {
  */
 typedef int (*nubo_transfer_progress_callback)(const nubo_transfer_progress* progress, void* user);
 
+/* Options of nubo_transfer_pack (C++: nubo::transfer::PackOptions). */
 typedef struct nubo_transfer_pack_options {
   uint32_t struct_size;
   nubo_codec codec;      /* default NUBO_CODEC_ZSTD (level 3): small and the same on every run */
@@ -91,7 +92,7 @@ typedef struct nubo_transfer_pack_options {
    * the archive's own that the key wraps (docs/archive-format.md). NULL (default): not
    * encrypted. */
   const char* key_file;
-  /* Packing to s3://: nonzero keeps a cancelled upload on the server for a rerun to continue;
+  /* Packing to a store: nonzero keeps a cancelled upload on the server for a rerun to continue;
    * 0 (default) aborts it. A local pack keeps its .part either way. */
   int keep_partial;
   /* Nonzero: an archive already there that is what this pack would make of the sources now
@@ -100,6 +101,7 @@ typedef struct nubo_transfer_pack_options {
   int skip_unchanged;
 } nubo_transfer_pack_options;
 
+/* Options of nubo_transfer_unpack (C++: nubo::transfer::UnpackOptions). */
 typedef struct nubo_transfer_unpack_options {
   uint32_t struct_size;
   int threads;           /* 0 (default): every core */
@@ -112,6 +114,7 @@ typedef struct nubo_transfer_unpack_options {
   const char* key_file;       /* an encrypted archive's key file; NULL (default): none */
 } nubo_transfer_unpack_options;
 
+/* Options of nubo_transfer_verify (C++: nubo::transfer::VerifyOptions). */
 typedef struct nubo_transfer_verify_options {
   uint32_t struct_size;
   int threads;

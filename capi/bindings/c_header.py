@@ -230,8 +230,8 @@ def struct_notes(raw: str) -> dict[str, tuple[Optional[str], str, dict[str, str]
     without what it says of struct_size, which only C callers set), and the comment of each
     field (on its line, after it, or on the lines just above it)."""
     out = {}
-    pattern = re.compile(r"(/\*(?:(?!\*/).)*\*/\s*)?typedef struct (" + _IDENT + r") \{(.*?)\} (" +
-                         _IDENT + r");", re.S)
+    pattern = re.compile(r"(/\*(?:(?!\*/).)*\*/\s*)?typedef\s+struct\s+(" + _IDENT +
+                         r")\s*\{(.*?)\}\s*(" + _IDENT + r")\s*;", re.S)
     for m in pattern.finditer(raw):
         comment = _comment_text(m.group(1).strip()) if m.group(1) else ""
         mark = _CPP_MARK.search(comment)

@@ -7,7 +7,9 @@ restates a struct, a constant or a function signature:
                              (the same as Rust declarations, with their layout test); and the
                              result structs (results.py): Python's dataclasses
                              (nubo/_results.py), Rust's owned structs (src/results.rs) and the
-                             C++ -> C conversions of capi/src (src/generated/results.hpp)
+                             C++ -> C conversions of capi/src (src/generated/results.hpp); the
+                             options structs' conversions both ways (options.py,
+                             src/generated/options.hpp)
     generate.py check        regenerates into memory and fails, naming the file, when the
                              checked-in mirror differs from what the headers say; exits 77
                              when rustfmt is missing and the Rust mirror went unchecked
@@ -36,6 +38,7 @@ from typing import Optional
 from c_header import (Abi, Callback, Constant, CType, Enum, External, Function, HeaderError,
                       Opaque, Struct, read_abi)
 from conventions import check_conventions
+import options
 import results
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +46,7 @@ CAPI, INCLUDE = ROOT / "capi", ROOT / "include"
 PYTHON_OUT = CAPI / "python" / "nubo" / "_abi.py"
 RUST_OUT = CAPI / "rust" / "src" / "ffi.rs"
 CPP_RESULTS = CAPI / "src" / "generated" / "results.hpp"
+CPP_OPTIONS = CAPI / "src" / "generated" / "options.hpp"
 PYTHON_RESULTS = CAPI / "python" / "nubo" / "_results.py"
 RUST_RESULTS = CAPI / "rust" / "src" / "results.rs"
 
@@ -520,7 +524,8 @@ def mirrors(abi: Abi) -> dict[Path, str]:
     outputs = {PYTHON_OUT: python(abi), PYTHON_RESULTS: results.python(abi)}
     for path, text, formatted in ((RUST_OUT, rust(abi), formatted_rust),
                                   (RUST_RESULTS, results.rust(abi), formatted_rust),
-                                  (CPP_RESULTS, results.cpp(abi), formatted_cpp)):
+                                  (CPP_RESULTS, results.cpp(abi), formatted_cpp),
+                                  (CPP_OPTIONS, options.cpp(abi), formatted_cpp)):
         done = formatted(text)
         if done is None:
             print(f"generate.py: no formatter: {path.relative_to(ROOT)} is left as it is",

@@ -32,7 +32,8 @@ _ARRAYS = {"NUBO_CODEC_SLOTS": ("dict[Codec, int]", "chunk_counts({})", "ChunkCo
 
 
 def results(abi: Abi) -> list[Struct]:
-    out = [d for d in abi.order if isinstance(d, Struct) and d.cpp]
+    out = [d for d in abi.order
+           if isinstance(d, Struct) and d.cpp and not d.name.endswith("_options")]
     for s in out:
         if not s.sized:
             raise HeaderError(f"{s.header}: the result {s.name} must begin with struct_size")

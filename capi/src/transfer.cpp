@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "generated/options.hpp"
 #include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo.h"
@@ -73,34 +74,7 @@ using nubo::Errc;
 using nubo::Error;
 using nubo::capi::to_codec;
 
-nubo_transfer_pack_options default_pack() {
-  nubo_transfer_pack_options o{};
-  o.struct_size = sizeof o;
-  o.codec = NUBO_CODEC_ZSTD;
-  o.chunk_size = xfer::kDefaultChunkSize;
-  o.memory_limit = xfer::kDefaultMemory;
-  o.resume = 1;
-  o.sync = 1;
-  return o;
-}
-
-nubo_transfer_unpack_options default_unpack() {
-  nubo_transfer_unpack_options o{};
-  o.struct_size = sizeof o;
-  o.memory_limit = xfer::kDefaultMemory;
-  o.resume = 1;
-  o.sync = 1;
-  return o;
-}
-
-nubo_transfer_verify_options default_verify() {
-  nubo_transfer_verify_options o{};
-  o.struct_size = sizeof o;
-  o.memory_limit = xfer::kDefaultMemory;
-  return o;
-}
-
-// The C callback as a ProgressFn; the current file is copied so that it is NUL-terminated.
+// The summary into the caller's struct, when it asked for one.
 void write_summary(const xfer::Summary& s, nubo_transfer_summary* out) {
   if (out == nullptr) return;
   nubo::capi::write_sized(nubo::capi::to_nubo_transfer_summary(s), out, "summary",
@@ -114,29 +88,6 @@ std::vector<std::string> pack_sources(const char* const* sources, size_t source_
   return nubo::capi::to_strings(sources, source_count, "sources");
 }
 
-// The C options of a pack (NULL: the defaults) as the C++ ones.
-xfer::PackOptions pack_options(const nubo_transfer_pack_options* options) {
-  auto o = default_pack();
-  if (options)
-    o = nubo::capi::read_sized(*options, o, "options", "nubo_transfer_pack_options_init()");
-  xfer::PackOptions p;
-  p.codec = to_codec(o.codec);
-  p.level = o.level;
-  p.chunk_size = o.chunk_size;
-  p.threads = o.threads;
-  p.memory_limit = o.memory_limit;
-  p.target_rate = o.target_rate;
-  p.resume = o.resume != 0;
-  p.sync = o.sync != 0;
-  p.exclude = nubo::capi::to_strings(o.exclude, o.exclude_count, "options->exclude");
-  p.include = nubo::capi::to_strings(o.include, o.include_count, "options->include");
-  p.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
-  p.key_file = o.key_file ? o.key_file : "";
-  p.keep_partial = o.keep_partial != 0;
-  p.skip_unchanged = o.skip_unchanged != 0;
-  return p;
-}
-
 }  // namespace
 
 extern "C" {
@@ -145,7 +96,7 @@ NUBO_C_API nubo_status nubo_transfer_pack_options_init(nubo_transfer_pack_option
                                                        size_t struct_size) {
   return nubo::capi::guard("nubo_transfer_pack_options_init", [&] {
     nubo::capi::require(options, "options");
-    nubo::capi::init_sized(default_pack(), options, struct_size, "nubo_transfer_pack_options");
+    nubo::capi::init_options(options, struct_size);
   });
 }
 
@@ -153,7 +104,7 @@ NUBO_C_API nubo_status nubo_transfer_unpack_options_init(nubo_transfer_unpack_op
                                                          size_t struct_size) {
   return nubo::capi::guard("nubo_transfer_unpack_options_init", [&] {
     nubo::capi::require(options, "options");
-    nubo::capi::init_sized(default_unpack(), options, struct_size, "nubo_transfer_unpack_options");
+    nubo::capi::init_options(options, struct_size);
   });
 }
 
@@ -161,7 +112,7 @@ NUBO_C_API nubo_status nubo_transfer_verify_options_init(nubo_transfer_verify_op
                                                          size_t struct_size) {
   return nubo::capi::guard("nubo_transfer_verify_options_init", [&] {
     nubo::capi::require(options, "options");
-    nubo::capi::init_sized(default_verify(), options, struct_size, "nubo_transfer_verify_options");
+    nubo::capi::init_options(options, struct_size);
   });
 }
 
@@ -173,7 +124,7 @@ NUBO_C_API nubo_status nubo_transfer_pack(const char* const* sources, size_t sou
     nubo::capi::require(archive, "archive");
     nubo::capi::check_out_size(summary, "summary", "nubo_transfer_summary");
     auto list = pack_sources(sources, source_count);
-    write_summary(xfer::pack(list, archive, pack_options(options)), summary);
+    write_summary(xfer::pack(list, archive, nubo::capi::read_options(options)), summary);
   });
 }
 
@@ -183,8 +134,9 @@ NUBO_C_API nubo_status nubo_transfer_archive_difference(
   return nubo::capi::guard("nubo_transfer_archive_difference", [&] {
     nubo::capi::require(archive, "archive");
     auto list = pack_sources(sources, source_count);
-    nubo::capi::copy_text_out(xfer::archive_difference(archive, list, pack_options(options)),
-                              "the difference", buf, capacity, needed);
+    nubo::capi::copy_text_out(
+        xfer::archive_difference(archive, list, nubo::capi::read_options(options)),
+        "the difference", buf, capacity, needed);
   });
 }
 
@@ -195,18 +147,7 @@ NUBO_C_API nubo_status nubo_transfer_unpack(const char* archive, const char* dir
     nubo::capi::require(archive, "archive");
     nubo::capi::require(directory, "directory");
     nubo::capi::check_out_size(summary, "summary", "nubo_transfer_summary");
-    auto o = default_unpack();
-    if (options)
-      o = nubo::capi::read_sized(*options, o, "options", "nubo_transfer_unpack_options_init()");
-    xfer::UnpackOptions u;
-    u.threads = o.threads;
-    u.memory_limit = o.memory_limit;
-    u.resume = o.resume != 0;
-    u.sync = o.sync != 0;
-    u.preserve_special_modes = o.preserve_special_modes != 0;
-    u.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
-    u.key_file = o.key_file ? o.key_file : "";
-    write_summary(xfer::unpack(archive, directory, u), summary);
+    write_summary(xfer::unpack(archive, directory, nubo::capi::read_options(options)), summary);
   });
 }
 
@@ -216,15 +157,7 @@ NUBO_C_API nubo_status nubo_transfer_verify(const char* archive,
   return nubo::capi::guard("nubo_transfer_verify", [&] {
     nubo::capi::require(archive, "archive");
     nubo::capi::check_out_size(summary, "summary", "nubo_transfer_summary");
-    auto o = default_verify();
-    if (options)
-      o = nubo::capi::read_sized(*options, o, "options", "nubo_transfer_verify_options_init()");
-    xfer::VerifyOptions v;
-    v.threads = o.threads;
-    v.memory_limit = o.memory_limit;
-    v.progress = nubo::capi::wrap_progress(o.progress, o.progress_user);
-    v.key_file = o.key_file ? o.key_file : "";
-    write_summary(xfer::verify(archive, v), summary);
+    write_summary(xfer::verify(archive, nubo::capi::read_options(options)), summary);
   });
 }
 

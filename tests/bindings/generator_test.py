@@ -14,6 +14,7 @@ from c_header import (Callback, CType, Enum, External, HeaderError, Opaque,  # n
                       Struct, read_abi)
 from conventions import capability_of, check_conventions  # noqa: E402
 from generate import layout, py_type, python, rust, rust_type, stubs  # noqa: E402
+import options  # noqa: E402
 import results  # noqa: E402
 
 PREAMBLE = """#ifndef NUBO_H
@@ -208,6 +209,71 @@ class ResultsTest(unittest.TestCase):
         for body, named in cases:
             with self.subTest(body), self.assertRaises(HeaderError) as e:
                 results.cpp(read(body))
+            self.assertIn(named, str(e.exception))
+
+
+OPTIONS = """
+typedef struct nubo_transfer_progress { uint32_t struct_size; uint64_t bytes_done; }
+    nubo_transfer_progress;
+typedef int (*nubo_transfer_progress_callback)(const nubo_transfer_progress* p, void* user);
+/* (C++: nubo::ns::Extra) */
+typedef struct nubo_extra_options { uint32_t struct_size; const char* profile; }
+    nubo_extra_options;
+/* Options of a run (C++: nubo::ns::RunOptions). */
+typedef struct nubo_run_options {
+  uint32_t struct_size;
+  int level;
+  int sync; /* nonzero (default): fdatasync */
+  const char* const* exclude;
+  size_t exclude_count;
+  nubo_transfer_progress_callback progress;
+  void* progress_user;
+  const char* key_file;
+  const nubo_extra_options* extra;
+} nubo_run_options;
+"""
+
+
+class OptionsTest(unittest.TestCase):
+    def test_both_ways_by_field_name_with_pairs_and_extensions(self) -> None:
+        text = options.cpp(read(OPTIONS))
+        self.assertIn("inline nubo_run_options to_nubo_run_options(const nubo::ns::RunOptions& in)",
+                      text)
+        self.assertIn("  assign(out.level, in.level);", text)
+        self.assertIn('  assign_empty(in.exclude, "nubo::ns::RunOptions::exclude");', text)
+        self.assertNotIn("exclude_count, in", text)  # the list's count is the list's
+        self.assertIn('  take(out.sync, in.sync, what + "->sync");', text)
+        self.assertIn("  out.exclude = to_strings(in.exclude, in.exclude_count, "
+                      '(what + "->exclude").c_str());', text)
+        self.assertIn("  out.progress = wrap_progress(in.progress, in.progress_user);", text)
+        self.assertIn('  take(out.key_file, in.key_file, what + "->key_file");', text)
+        self.assertIn("if (in.extra != nullptr) {", text)
+        self.assertIn("from_nubo_extra_options(read_sized(*in.extra, defaults, "
+                      '(what + "->extra").c_str(), "nubo_extra_options_init()"), '
+                      'what + "->extra")', text)
+        # The extension first, as the C compiler meets it; then the entry points' helpers.
+        self.assertLess(text.index("from_nubo_extra_options("),
+                        text.index("from_nubo_run_options("))
+        self.assertIn("inline void init_options(nubo_run_options* out, std::size_t size)", text)
+        self.assertIn("inline nubo::ns::RunOptions read_options(const nubo_run_options* in)",
+                      text)
+        self.assertNotIn("to_nubo_run_options", results.cpp(read(OPTIONS)))  # not a result
+
+    def test_what_it_cannot_pair_or_convert_is_refused_naming_it(self) -> None:
+        cases = [
+            ("/* (C++: nubo::A) */ typedef struct nubo_a_options { uint32_t struct_size; "
+             "const char* const* names; } nubo_a_options;", "names_count"),
+            ("typedef int (*nubo_a_callback)(void* user);\n/* (C++: nubo::A) */ typedef struct "
+             "nubo_a_options { uint32_t struct_size; nubo_a_callback cb; void* cb_user; } "
+             "nubo_a_options;", "_CALLBACKS"),
+            ("/* (C++: nubo::A) */ typedef struct nubo_a_options { uint32_t struct_size; "
+             "double* out; } nubo_a_options;", "nubo_a_options.out"),
+            ("/* (C++: nubo::A) */ typedef struct nubo_a_options { int level; } nubo_a_options;",
+             "must begin with struct_size"),
+        ]
+        for body, named in cases:
+            with self.subTest(body), self.assertRaises(HeaderError) as e:
+                options.cpp(read(body))
             self.assertIn(named, str(e.exception))
 
 
