@@ -49,6 +49,7 @@ CPP_RESULTS = CAPI / "src" / "generated" / "results.hpp"
 CPP_OPTIONS = CAPI / "src" / "generated" / "options.hpp"
 PYTHON_RESULTS = CAPI / "python" / "nubo" / "_results.py"
 RUST_RESULTS = CAPI / "rust" / "src" / "results.rs"
+RUST_OPTIONS = CAPI / "rust" / "src" / "options.rs"
 
 # ---- Python (ctypes) ---------------------------------------------------------------------
 
@@ -524,6 +525,7 @@ def mirrors(abi: Abi) -> dict[Path, str]:
     outputs = {PYTHON_OUT: python(abi), PYTHON_RESULTS: results.python(abi)}
     for path, text, formatted in ((RUST_OUT, rust(abi), formatted_rust),
                                   (RUST_RESULTS, results.rust(abi), formatted_rust),
+                                  (RUST_OPTIONS, options.rust(abi), formatted_rust),
                                   (CPP_RESULTS, results.cpp(abi), formatted_cpp),
                                   (CPP_OPTIONS, options.cpp(abi), formatted_cpp)):
         done = formatted(text)

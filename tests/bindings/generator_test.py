@@ -259,6 +259,24 @@ class OptionsTest(unittest.TestCase):
                       text)
         self.assertNotIn("to_nubo_run_options", results.cpp(read(OPTIONS)))  # not a result
 
+    def test_rust_owned_options_with_their_fill(self) -> None:
+        text = options.rust(read(OPTIONS))
+        self.assertIn("pub struct RunOptions {", text)
+        self.assertIn("    pub level: Option<i32>,", text)
+        self.assertIn("    /// True (default): fdatasync.\n    pub sync: Option<bool>,", text)
+        self.assertIn("    pub exclude: Vec<String>,", text)
+        self.assertNotIn("exclude_count:", text)
+        self.assertNotIn("progress", text.split("impl RunOptions")[0])  # an argument in Rust
+        self.assertIn("    pub key_file: Option<PathBuf>,", text)
+        self.assertIn("    pub profile: Option<String>,", text)  # not a path by its name
+        self.assertIn("    pub extra: Extra,", text)
+        self.assertIn("o.sync = c_int::from(v);", text)
+        self.assertIn('(o.exclude, o.exclude_count) = keep.strings("exclude", &self.exclude)?;',
+                      text)
+        self.assertIn("o.extra = keep.extension(extra);", text)
+        self.assertIn("check(unsafe { ffi::nubo_run_options_init(&mut o, "
+                      "std::mem::size_of_val(&o)) })?;", text)
+
     def test_what_it_cannot_pair_or_convert_is_refused_naming_it(self) -> None:
         cases = [
             ("/* (C++: nubo::A) */ typedef struct nubo_a_options { uint32_t struct_size; "

@@ -23,8 +23,10 @@
 
 pub mod cost;
 pub mod ffi;
+mod fill;
 pub mod interruption;
 pub mod net;
+mod options;
 mod parallel;
 mod progress;
 mod results;

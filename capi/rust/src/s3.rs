@@ -52,7 +52,7 @@ pub fn copy(
     let store_options = stores::CopyOptions {
         streams: o.streams,
         part_size: o.part_size,
-        keep_partial: o.keep_partial,
+        keep_partial: Some(o.keep_partial),
         sync: o.sync,
         exclude: o.exclude,
         include: o.include,

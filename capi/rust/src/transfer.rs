@@ -13,13 +13,13 @@
 
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_void};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::ptr::{self, NonNull};
 
+use crate::fill::Keep;
 use crate::progress::{Callback, FromRaw};
 use crate::{
-    c_int_of, c_ptr, c_string, check, ffi, optional_path, owned, path_string, read_text, Error,
-    Status,
+    c_ptr, c_string, check, ffi, optional_path, owned, path_string, read_text, Error, Status,
 };
 
 /// How chunks are compressed (`--codec`).
@@ -120,59 +120,7 @@ pub struct Progress {
 /// with [`Status::Cancelled`] and leaves what it did resumable.
 pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress) -> bool;
 
-/// Options of [`pack`]; `None` keeps the library's default.
-#[derive(Debug, Clone, Default)]
-pub struct PackOptions {
-    pub codec: Option<Codec>,
-    /// The codec's level; 0: its default. zstd -7..22 (3; negative: zstd's fast modes), lz4
-    /// 1..12 (1); with `Codec::Auto`, the highest zstd level it may use, 1..19 (12).
-    pub level: Option<i32>,
-    /// Bytes per chunk, 4 KiB to 64 MiB (default 4 MiB).
-    pub chunk_size: Option<u64>,
-    /// Compression threads (default: every core).
-    pub threads: Option<i32>,
-    /// Bytes of buffers in flight (default 64 MiB).
-    pub memory_limit: Option<u64>,
-    /// Continue an interrupted pack (default true).
-    pub resume: Option<bool>,
-    /// fdatasync at checkpoints and at the end (default true).
-    pub sync: Option<bool>,
-    /// rsync-style filters: leave out what matches `exclude` unless `include` matches.
-    pub exclude: Vec<String>,
-    pub include: Vec<String>,
-    /// Encrypt with the key in this file ([`keygen`] makes one).
-    pub key_file: Option<PathBuf>,
-    /// Packing to `s3://`: a cancel keeps the upload on the server for a rerun to continue
-    /// (default false: it is aborted). A local pack keeps its `.part` either way.
-    pub keep_partial: bool,
-    /// An archive already there that is what this pack would make of the sources now is kept,
-    /// and the summary says `up_to_date` (default false: it is replaced).
-    pub skip_unchanged: bool,
-}
-
-/// Options of [`unpack`].
-#[derive(Debug, Clone, Default)]
-pub struct UnpackOptions {
-    pub threads: Option<i32>,
-    pub memory_limit: Option<u64>,
-    /// Keep what an interrupted unpack verified (default true).
-    pub resume: Option<bool>,
-    /// fdatasync each file before its rename (default true).
-    pub sync: Option<bool>,
-    /// Keep setuid, setgid and sticky bits (default false).
-    pub preserve_special_modes: bool,
-    /// The key file of an encrypted archive.
-    pub key_file: Option<PathBuf>,
-}
-
-/// Options of [`verify`].
-#[derive(Debug, Clone, Default)]
-pub struct VerifyOptions {
-    pub threads: Option<i32>,
-    pub memory_limit: Option<u64>,
-    pub key_file: Option<PathBuf>,
-}
-
+pub use crate::options::{PackOptions, UnpackOptions, VerifyOptions};
 pub use crate::results::Summary;
 
 pub(crate) fn flag(value: Option<bool>, default: c_int) -> c_int {
@@ -257,52 +205,6 @@ pub fn keygen(path: impl AsRef<Path>) -> Result<(), Error> {
     check(unsafe { ffi::nubo_transfer_keygen(path.as_ptr()) })
 }
 
-/// [`PackOptions`] as the C struct, with the strings its pointers reach (kept alive as long as
-/// it is).
-struct RawPackOptions {
-    raw: ffi::nubo_transfer_pack_options,
-    _exclude: StringList,
-    _include: StringList,
-    _key_file: Option<CString>,
-}
-
-impl RawPackOptions {
-    fn new(options: &PackOptions) -> Result<RawPackOptions, Error> {
-        let exclude = StringList::patterns("exclude", &options.exclude)?;
-        let include = StringList::patterns("include", &options.include)?;
-        let key_file = optional_path("key_file", options.key_file.as_deref())?;
-        let mut o = ffi::nubo_transfer_pack_options::new();
-        // SAFETY: `o` is a valid struct of the size given.
-        check(unsafe { ffi::nubo_transfer_pack_options_init(&mut o, std::mem::size_of_val(&o)) })?;
-        if let Some(codec) = options.codec {
-            o.codec = codec.raw();
-        }
-        if let Some(level) = options.level {
-            o.level = level;
-        }
-        o.chunk_size = options.chunk_size.unwrap_or(o.chunk_size);
-        if let Some(threads) = options.threads {
-            o.threads = c_int_of("threads", threads)?;
-        }
-        o.memory_limit = options.memory_limit.unwrap_or(o.memory_limit);
-        o.resume = flag(options.resume, o.resume);
-        o.sync = flag(options.sync, o.sync);
-        o.exclude = exclude.ptr();
-        o.exclude_count = options.exclude.len();
-        o.include = include.ptr();
-        o.include_count = options.include.len();
-        o.key_file = c_ptr(&key_file);
-        o.keep_partial = c_int::from(options.keep_partial);
-        o.skip_unchanged = c_int::from(options.skip_unchanged);
-        Ok(RawPackOptions {
-            raw: o,
-            _exclude: exclude,
-            _include: include,
-            _key_file: key_file,
-        })
-    }
-}
-
 /// Packs `sources` (files, directories recursively, symlinks as links) into `archive`.
 pub fn pack<P: AsRef<Path>>(
     sources: &[P],
@@ -312,9 +214,10 @@ pub fn pack<P: AsRef<Path>>(
 ) -> Result<Summary, Error> {
     let sources = StringList::paths(sources)?;
     let archive = path_string("the archive's path", archive.as_ref())?;
-    let mut o = RawPackOptions::new(options)?;
+    let mut keep = Keep::default();
+    let mut o = options.to_raw(&mut keep)?;
     let mut callback = Callback::new(progress);
-    (o.raw.progress, o.raw.progress_user) = callback.raw();
+    (o.progress, o.progress_user) = callback.raw();
     let mut summary = ffi::nubo_transfer_summary::new();
     // SAFETY: every pointer in `o` and the lists outlives the call; `callback` too.
     let raw = unsafe {
@@ -322,7 +225,7 @@ pub fn pack<P: AsRef<Path>>(
             sources.ptr(),
             sources.len(),
             archive.as_ptr(),
-            &o.raw,
+            &o,
             &mut summary,
         )
     };
@@ -341,7 +244,8 @@ pub fn archive_difference<P: AsRef<Path>>(
 ) -> Result<String, Error> {
     let sources = StringList::paths(sources)?;
     let archive = path_string("the archive's path", archive.as_ref())?;
-    let o = RawPackOptions::new(options)?;
+    let mut keep = Keep::default();
+    let o = options.to_raw(&mut keep)?;
     // SAFETY: every pointer in `o` and the lists outlives the calls; read_text hands a buffer of
     // the size it asks for.
     read_text(
@@ -351,7 +255,7 @@ pub fn archive_difference<P: AsRef<Path>>(
                 archive.as_ptr(),
                 sources.ptr(),
                 sources.len(),
-                &o.raw,
+                &o,
                 buf,
                 capacity,
                 needed,
@@ -370,22 +274,12 @@ pub fn unpack(
 ) -> Result<Summary, Error> {
     let archive = path_string("the archive's path", archive.as_ref())?;
     let directory = path_string("the directory", directory.as_ref())?;
-    let key_file = optional_path("key_file", options.key_file.as_deref())?;
-    let mut o = ffi::nubo_transfer_unpack_options::new();
-    // SAFETY: `o` is a valid struct of the size given.
-    check(unsafe { ffi::nubo_transfer_unpack_options_init(&mut o, std::mem::size_of_val(&o)) })?;
-    if let Some(threads) = options.threads {
-        o.threads = c_int_of("threads", threads)?;
-    }
-    o.memory_limit = options.memory_limit.unwrap_or(o.memory_limit);
-    o.resume = flag(options.resume, o.resume);
-    o.sync = flag(options.sync, o.sync);
-    o.preserve_special_modes = c_int::from(options.preserve_special_modes);
-    o.key_file = c_ptr(&key_file);
+    let mut keep = Keep::default();
+    let mut o = options.to_raw(&mut keep)?;
     let mut callback = Callback::new(progress);
     (o.progress, o.progress_user) = callback.raw();
     let mut summary = ffi::nubo_transfer_summary::new();
-    // SAFETY: the strings and `callback` outlive the call.
+    // SAFETY: the strings, what `keep` holds and `callback` outlive the call.
     let raw = unsafe {
         ffi::nubo_transfer_unpack(archive.as_ptr(), directory.as_ptr(), &o, &mut summary)
     };
@@ -401,19 +295,12 @@ pub fn verify(
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Summary, Error> {
     let archive = path_string("the archive's path", archive.as_ref())?;
-    let key_file = optional_path("key_file", options.key_file.as_deref())?;
-    let mut o = ffi::nubo_transfer_verify_options::new();
-    // SAFETY: `o` is a valid struct of the size given.
-    check(unsafe { ffi::nubo_transfer_verify_options_init(&mut o, std::mem::size_of_val(&o)) })?;
-    if let Some(threads) = options.threads {
-        o.threads = c_int_of("threads", threads)?;
-    }
-    o.memory_limit = options.memory_limit.unwrap_or(o.memory_limit);
-    o.key_file = c_ptr(&key_file);
+    let mut keep = Keep::default();
+    let mut o = options.to_raw(&mut keep)?;
     let mut callback = Callback::new(progress);
     (o.progress, o.progress_user) = callback.raw();
     let mut summary = ffi::nubo_transfer_summary::new();
-    // SAFETY: the strings and `callback` outlive the call.
+    // SAFETY: the strings, what `keep` holds and `callback` outlive the call.
     let raw = unsafe { ffi::nubo_transfer_verify(archive.as_ptr(), &o, &mut summary) };
     callback.finish(raw)?;
     Ok(Summary::from(&summary))

@@ -124,7 +124,7 @@ fn an_archive_is_up_to_date_with_its_sources_until_they_change() {
         ""
     );
     let skipping = PackOptions {
-        skip_unchanged: true,
+        skip_unchanged: Some(true),
         ..options.clone()
     };
     let again = transfer::pack(&[&src], &archive, &skipping, None).unwrap();
