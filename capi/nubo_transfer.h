@@ -17,18 +17,17 @@
 extern "C" {
 #endif
 
-/*
- * How chunks are compressed. AUTO chooses per chunk among none, lz4, zstd levels and FLOAT.
- * FLOAT is zstd over the byte planes of bf16, fp16 or fp32 values (exponents together): for
- * checkpoints and model weights, exact for every bit pattern. ZERO is how a chunk of zeros is
- * stored (its length alone): summaries count it, no option chooses it.
- */
+/* How chunks are compressed (C++: nubo::transfer::Codec). */
 typedef enum nubo_codec {
+  /* per chunk, among none, lz4, zstd levels and float, for the rate the output takes */
   NUBO_CODEC_AUTO = 0,
-  NUBO_CODEC_NONE = 1,
+  NUBO_CODEC_NONE = 1, /* stored as it is */
   NUBO_CODEC_LZ4 = 2,
-  NUBO_CODEC_ZSTD = 3,
+  NUBO_CODEC_ZSTD = 3, /* the default: level 3, small and the same on every run */
+  /* how a chunk of zeros is stored (its length alone): summaries count it, no option chooses it */
   NUBO_CODEC_ZERO = 4,
+  /* zstd over the byte planes of bf16, fp16 or fp32 values (exponents together): for
+   * checkpoints and model weights, exact for every bit pattern */
   NUBO_CODEC_FLOAT = 5,
   /* not a value: keeps every int a valid nubo_codec in C++ */
   NUBO_CODEC_MAX_ENUM = 0x7fffffff

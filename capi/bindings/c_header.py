@@ -62,6 +62,11 @@ class Enum:
     name: str
     constants: list[tuple[str, int]]
     header: str
+    # As a struct's: "(C++: nubo::ns::Type)" above it marks an enum the bindings mirror as a type
+    # of their own; its comment and each enumerator's become their docs.
+    cpp: Optional[str] = None
+    doc: str = ""
+    value_docs: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -225,25 +230,26 @@ def _comment_text(comment: str) -> str:
 
 
 def struct_notes(raw: str) -> dict[str, tuple[Optional[str], str, dict[str, str]]]:
-    """For each struct of a header, before its comments are dropped: the C++ type named by
-    "(C++: nubo::...)" in the comment just above it, that comment (without the marker and
+    """For each struct and enum of a header, before its comments are dropped: the C++ type named
+    by "(C++: nubo::...)" in the comment just above it, that comment (without the marker and
     without what it says of struct_size, which only C callers set), and the comment of each
-    field (on its line, after it, or on the lines just above it)."""
+    field or enumerator (on its line, after it, or on the lines just above it)."""
     out = {}
-    pattern = re.compile(r"(/\*(?:(?!\*/).)*\*/\s*)?typedef\s+struct\s+(" + _IDENT +
+    pattern = re.compile(r"(/\*(?:(?!\*/).)*\*/\s*)?typedef\s+(struct|enum)\s+(" + _IDENT +
                          r")\s*\{(.*?)\}\s*(" + _IDENT + r")\s*;", re.S)
     for m in pattern.finditer(raw):
         comment = _comment_text(m.group(1).strip()) if m.group(1) else ""
         mark = _CPP_MARK.search(comment)
         doc = re.sub(r"\s*" + _CPP_MARK.pattern, "", comment)
         doc = " ".join(s for s in re.split(r"(?<=\.)\s+", doc) if "struct_size" not in s).strip()
+        separator = ";" if m.group(2) == "struct" else ","
         docs: dict[str, str] = {}
         pending: list[str] = []
         last: list[str] = []
         start = 0
-        body = m.group(3)
-        for t in re.finditer(r"/\*.*?\*/|;", body, re.S):
-            if t.group(0) != ";":
+        body = m.group(4) + (separator if m.group(2) == "enum" else "")
+        for t in re.finditer(r"/\*.*?\*/|" + separator, body, re.S):
+            if t.group(0) != separator:
                 if last and "\n" not in body[start:t.start()]:
                     for name in last:
                         docs[name] = _comment_text(t.group(0))
@@ -251,15 +257,18 @@ def struct_notes(raw: str) -> dict[str, tuple[Optional[str], str, dict[str, str]
                     pending.append(_comment_text(t.group(0)))
                 continue
             declaration = _COMMENT.sub(" ", body[start:t.start()])
-            declaration = re.sub(r"\[[^\]]*\]", "", declaration)
-            last = [re.findall(_IDENT, part)[-1] for part in declaration.split(",")
-                    if re.findall(_IDENT, part)]
-            if pending:
+            declaration = re.sub(r"\[[^\]]*\]|=.*", "", declaration, flags=re.S)
+            if m.group(2) == "enum":
+                last = re.findall(_IDENT, declaration)[:1]
+            else:
+                last = [re.findall(_IDENT, part)[-1] for part in declaration.split(",")
+                        if re.findall(_IDENT, part)]
+            if pending and last:
                 for name in last:
                     docs[name] = " ".join(pending)
                 pending = []
             start = t.end()
-        out[m.group(4)] = (mark.group(1) if mark else None, doc, docs)
+        out[m.group(5)] = (mark.group(1) if mark else None, doc, docs)
     return out
 
 
@@ -343,7 +352,8 @@ class Reader:
                 if cm.group(1).endswith("_MAX_ENUM"):
                     continue  # not a value: it only widens the enum
                 constants.append((cm.group(1), int(cm.group(2), 0)))
-            abi.order.append(Enum(m.group(3), constants, header))
+            cpp, doc, docs = self.notes.get(m.group(3), (None, "", {}))
+            abi.order.append(Enum(m.group(3), constants, header, cpp, doc, docs))
             return
         m = re.fullmatch(r"typedef struct (" + _IDENT + r") \{(.*)\} (" + _IDENT + ")", s)
         if m:

@@ -38,6 +38,7 @@ from typing import Optional
 from c_header import (Abi, Callback, Constant, CType, Enum, External, Function, HeaderError,
                       Opaque, Struct, read_abi)
 from conventions import check_conventions
+import enums
 import options
 import results
 
@@ -50,6 +51,8 @@ CPP_OPTIONS = CAPI / "src" / "generated" / "options.hpp"
 PYTHON_RESULTS = CAPI / "python" / "nubo" / "_results.py"
 RUST_RESULTS = CAPI / "rust" / "src" / "results.rs"
 RUST_OPTIONS = CAPI / "rust" / "src" / "options.rs"
+PYTHON_ENUMS = CAPI / "python" / "nubo" / "_enums.py"
+RUST_ENUMS = CAPI / "rust" / "src" / "enums.rs"
 
 # ---- Python (ctypes) ---------------------------------------------------------------------
 
@@ -522,10 +525,12 @@ def formatted_cpp(text: str) -> Optional[str]:
 def mirrors(abi: Abi) -> dict[Path, str]:
     """The checked-in mirrors as the headers make them; the Rust ones only where rustfmt is,
     the C++ one only where clang-format is."""
-    outputs = {PYTHON_OUT: python(abi), PYTHON_RESULTS: results.python(abi)}
+    outputs = {PYTHON_OUT: python(abi), PYTHON_RESULTS: results.python(abi),
+               PYTHON_ENUMS: enums.python(abi)}
     for path, text, formatted in ((RUST_OUT, rust(abi), formatted_rust),
                                   (RUST_RESULTS, results.rust(abi), formatted_rust),
                                   (RUST_OPTIONS, options.rust(abi), formatted_rust),
+                                  (RUST_ENUMS, enums.rust(abi), formatted_rust),
                                   (CPP_RESULTS, results.cpp(abi), formatted_cpp),
                                   (CPP_OPTIONS, options.cpp(abi), formatted_cpp)):
         done = formatted(text)

@@ -14,6 +14,7 @@ from c_header import (Callback, CType, Enum, External, HeaderError, Opaque,  # n
                       Struct, read_abi)
 from conventions import capability_of, check_conventions  # noqa: E402
 from generate import layout, py_type, python, rust, rust_type, stubs  # noqa: E402
+import enums  # noqa: E402
 import options  # noqa: E402
 import results  # noqa: E402
 
@@ -293,6 +294,39 @@ class OptionsTest(unittest.TestCase):
             with self.subTest(body), self.assertRaises(HeaderError) as e:
                 options.cpp(read(body))
             self.assertIn(named, str(e.exception))
+
+
+class EnumsTest(unittest.TestCase):
+    BODY = """
+/* How a thing is stored (C++: nubo::ns::Storage). */
+typedef enum nubo_storage {
+  NUBO_STORAGE_RAW = 0, /* as it is */
+  /* squeezed by the best codec there is, which this comment says at a length that wraps in
+   * both languages' docs */
+  NUBO_STORAGE_SQUEEZED_HARD = 3,
+  NUBO_STORAGE_MAX_ENUM = 0x7fffffff
+} nubo_storage;
+typedef enum nubo_plain { NUBO_PLAIN_A = 0 } nubo_plain;
+"""
+
+    def test_python_and_rust_types_with_docs(self) -> None:
+        abi = read(self.BODY)
+        py = enums.python(abi)
+        self.assertIn('class Storage(OpenIntEnum):\n    """How a thing is stored. (C: nubo_storage)"""',
+                      py)
+        self.assertIn('    RAW = 0\n    """As it is."""', py)
+        self.assertIn("    SQUEEZED_HARD = 3\n", py)
+        self.assertNotIn("MAX_ENUM", py)
+        self.assertNotIn("Plain", py)  # not marked: no type of its own
+        self.assertTrue(all(len(line) <= 100 for line in py.splitlines()))
+        rs = enums.rust(abi)
+        self.assertIn("pub enum Storage {", rs)
+        self.assertIn("    /// As it is.\n    Raw,", rs)
+        self.assertIn("    SqueezedHard,", rs)
+        self.assertIn("Storage::SqueezedHard => ffi::NUBO_STORAGE_SQUEEZED_HARD,", rs)
+        self.assertIn("ffi::NUBO_STORAGE_RAW => Some(Storage::Raw),", rs)
+        self.assertIn("_ => None,", rs)
+        self.assertTrue(all(len(line) <= 100 for line in rs.splitlines()))
 
 
 class StubsTest(unittest.TestCase):

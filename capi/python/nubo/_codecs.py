@@ -1,21 +1,10 @@
-"""nubo_codec in Python, and the per-codec chunk counts of a C summary."""
+"""The per-codec chunk counts of a C summary, by Codec (nubo/_enums.py, generated)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._enum import OpenIntEnum
-
-
-class Codec(OpenIntEnum):
-    """nubo_codec."""
-
-    AUTO = 0
-    NONE = 1
-    LZ4 = 2
-    ZSTD = 3
-    ZERO = 4  # how a chunk of zeros is stored (its length alone): counted, never chosen
-    FLOAT = 5  # zstd over the byte planes of bf16/fp16/fp32 values: checkpoints, weights
+from ._enums import Codec
 
 
 def chunk_counts(slots: Any) -> dict[Codec, int]:

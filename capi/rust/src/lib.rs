@@ -22,6 +22,7 @@
 //! ```
 
 pub mod cost;
+mod enums;
 pub mod ffi;
 mod fill;
 pub mod interruption;

@@ -22,22 +22,7 @@ use crate::{
     c_ptr, c_string, check, ffi, optional_path, owned, path_string, read_text, Error, Status,
 };
 
-/// How chunks are compressed (`--codec`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Codec {
-    /// Per chunk, among none, lz4 and zstd levels, for the rate the output takes.
-    Auto,
-    None,
-    Lz4,
-    /// The default: level 3, small and the same on every run.
-    Zstd,
-    /// How a chunk of zeros is stored (its length alone): summaries count it, no option
-    /// chooses it (the library refuses it).
-    Zero,
-    /// zstd over the byte planes of bf16, fp16 or fp32 values (exponents together): for
-    /// checkpoints and model weights, exact for every bit pattern.
-    Float,
-}
+pub use crate::enums::Codec;
 
 impl Codec {
     /// A name as `--codec` spells it ("auto", "none", "lz4", "zstd"; any case), read by the
@@ -47,17 +32,12 @@ impl Codec {
         let mut raw: ffi::nubo_codec = 0;
         // SAFETY: a NUL-terminated string and a valid out pointer, both live for the call.
         check(unsafe { ffi::nubo_transfer_codec_from_name(name.as_ptr(), &mut raw) })?;
-        match raw {
-            ffi::NUBO_CODEC_AUTO => Ok(Codec::Auto),
-            ffi::NUBO_CODEC_NONE => Ok(Codec::None),
-            ffi::NUBO_CODEC_LZ4 => Ok(Codec::Lz4),
-            ffi::NUBO_CODEC_ZSTD => Ok(Codec::Zstd),
-            ffi::NUBO_CODEC_FLOAT => Ok(Codec::Float),
-            other => Err(Error::new(
+        Codec::from_raw(raw).ok_or_else(|| {
+            Error::new(
                 Status::Unsupported,
-                format!("codec {other} is not one this crate knows"),
-            )),
-        }
+                format!("codec {raw} is not one this crate knows"),
+            )
+        })
     }
 
     /// "auto", "none", "lz4", "zstd" or "zero", as the library names it.
@@ -65,17 +45,6 @@ impl Codec {
         // SAFETY: the library returns a static NUL-terminated string for every value.
         let name = unsafe { std::ffi::CStr::from_ptr(ffi::nubo_transfer_codec_name(self.raw())) };
         name.to_str().unwrap_or("unknown")
-    }
-
-    pub(crate) fn raw(self) -> ffi::nubo_codec {
-        match self {
-            Codec::Auto => ffi::NUBO_CODEC_AUTO,
-            Codec::None => ffi::NUBO_CODEC_NONE,
-            Codec::Lz4 => ffi::NUBO_CODEC_LZ4,
-            Codec::Zstd => ffi::NUBO_CODEC_ZSTD,
-            Codec::Zero => ffi::NUBO_CODEC_ZERO,
-            Codec::Float => ffi::NUBO_CODEC_FLOAT,
-        }
     }
 }
 
