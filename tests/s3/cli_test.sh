@@ -85,4 +85,18 @@ grep -q -- "--rate" err || fail "a bad --rate is not named: $(cat err)"
 [ "$(status "$xfer" cp s3://cli-bucket/nope x -q)" = 1 ] || fail "a missing object: $(cat err)"
 grep -q "does not exist" err || fail "a missing object's message: $(cat err)"
 [ "$(status "$xfer" cp x.txt s3://Bad_Bucket/k)" = 2 ] || fail "a bad bucket name was accepted"
+# A malformed URL is named as such, not taken for an archive already there.
+[ "$(status "$xfer" pack tree -o s3://Bad_Bucket/x.nubo -q)" = 2 ] || fail "pack to a bad bucket"
+grep -q "not a bucket name" err && ! grep -q "already exists" err \
+  || fail "a bad bucket name read as another archive: $(cat err)"
+
+# The other stores take the same commands: gs:// (the same server, through GCS's variables)
+# and file:// (a directory, as a shared file system).
+"$xfer" cp tree gs://cli-bucket/gs-tree/ -q --part-size 5M
+"$xfer" cp gs://cli-bucket/gs-tree/ gs-out -q
+diff -r tree gs-out/tree > /dev/null || fail "a tree through gs:// did not come back identical"
+"$xfer" pack tree -o "file://$work/shared/t.nubo" -q
+"$xfer" unpack "file://$work/shared/t.nubo" -C file-out -q
+cmp tree/big.bin file-out/tree/big.bin || fail "an archive through file:// did not come back"
+[ -z "$(find "$work/shared" -name '.nubo-*')" ] || fail "file:// left its staging: $(ls -a "$work/shared")"
 echo "cli_test: ok"

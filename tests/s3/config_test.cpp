@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "../transfer/helpers.hpp"
+#include "error_of.hpp"
 #include "nubo/error.hpp"
 #include "nubo/s3.hpp"
 #include "scoped_env.hpp"
@@ -217,4 +218,15 @@ TEST_CASE("attempts and the stall timeout are read as the AWS CLI reads them, an
   }
   nubo_test::write_file(t / ".aws/config", "[default]\nmax_attempts = lots\n");
   CHECK_THROWS_WITH(s3::load_config(), Catch::Contains("max_attempts in the profile 'default'"));
+}
+
+TEST_CASE("a malformed store URL is an error of its own, not an archive that differs", "[s3]") {
+  nubo_test::TempDir t;
+  nubo_test::write_file(t / "src/a.txt", "a");
+  nubo::Errc code{};
+  const auto what = nubo_test::error_of(
+      [&] { nubo::transfer::archive_difference("s3://Bad_Bucket/x.nubo", {t / "src"}, {}); },
+      &code);
+  CHECK(code == nubo::Errc::invalid_argument);
+  CHECK_THAT(what, Catch::Contains("'Bad_Bucket' is not a bucket name"));
 }

@@ -130,6 +130,9 @@ void refuse_other_archive(const std::string& output, const std::vector<std::stri
     why = xfer::archive_difference(output, sources, o);
   } catch (const nubo::Error& e) {
     if (e.code() == nubo::Errc::not_found) return;  // none there: an interrupted pack resumes
+    // Anything but damage (a malformed URL, missing credentials, an unreachable store) is
+    // itself the error, not a sign of another archive there.
+    if (e.code() != nubo::Errc::corrupt) throw;
     why = std::string("it is not a complete archive (") + e.what() + ")";
   }
   if (!why.empty())

@@ -51,6 +51,8 @@ std::string difference(const ArchiveFile& a, const std::vector<std::string>& sou
 
 std::string archive_difference(const std::string& archive, const std::vector<std::string>& sources,
                                const PackOptions& options) {
+  // A malformed store URL is the caller's error, not an archive that differs.
+  if (store::is_url(archive)) store::parse_url(archive);
   const auto key = key_from_file(options.key_file);
   std::optional<ArchiveFile> a;
   try {
