@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <random>
@@ -228,6 +229,34 @@ TEST_CASE("copies resume after SIGKILLs at random points and come back identical
   nubo::transfer::copy(p.base + "t/", p.dir / "tree-back", small_parts());
   CHECK(nubo_test::tree(p.dir / "tree", false) == nubo_test::tree(p.dir / "tree-back/tree", false));
   CHECK(nubo_test::first_wrong_file(p.dir / "tree-back", p.dir.path()) == "");
+}
+
+TEST_CASE("a download whose partial file is gone starts over instead of trusting its journal",
+          "[store]") {
+  // A download killed after it renamed its file into place, before it removed its journal,
+  // leaves a journal of parts written into a file that is no longer there.
+  Place p;
+  const auto content = nubo_test::random_bytes(12 << 20, 11);
+  nubo_test::write_file(p.dir / "f.bin", content);
+  const auto url = p.url("f.bin");
+  store::upload_file(*p.open(), p.dir / "f.bin", url, small_parts());
+  auto options = small_parts();
+  options.streams = 1;
+  options.progress = [](const nubo::transfer::Progress& pr) { return pr.bytes_done < (6 << 20); };
+  store::Options paced;
+  paced.rate = 16 << 20;  // 12 MiB in about 0.75 s: the cancel comes between parts
+  CHECK(code_of([&] {
+          store::download_file(*store::open(url, paced), url, p.dir / "back.bin", options);
+        }) == Errc::cancelled);
+  std::vector<std::string> partial;
+  for (const auto& e : std::filesystem::directory_iterator(p.dir.path()))
+    if (e.path().filename().string().find(".nubo-part") != std::string::npos)
+      partial.push_back(e.path());
+  REQUIRE(partial.size() == 1);
+  std::filesystem::remove(partial[0]);
+  const auto s = store::download_file(*p.open(), url, p.dir / "back.bin", small_parts());
+  CHECK(s.bytes_resumed == 0);
+  CHECK(nubo_test::read_file(p.dir / "back.bin") == content);
 }
 
 TEST_CASE("a flipped bit in a stored object is refused, and nothing lands", "[store]") {

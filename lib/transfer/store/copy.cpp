@@ -302,7 +302,14 @@ CopySummary download_file(Store& store, const ObjectUrl& url, const std::string&
       const auto i = transfer::get_le<std::uint64_t>(r.payload.data());
       if (i < count) done[i] = 1;
     }
-  const int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  int fd = ::open(tmp.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) {
+    // No partial file: whatever the journal says was written is not there (a run killed after
+    // its rename, before it removed the journal, left it): start over.
+    std::fill(done.begin(), done.end(), 0);
+    journal.reset();
+    fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  }
   if (fd < 0) transfer::throw_io("open", tmp, errno);
   Fd out(fd, tmp);
   if (std::none_of(done.begin(), done.end(), [](char d) { return d; })) out.truncate(0);
