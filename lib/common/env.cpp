@@ -130,6 +130,27 @@ double checkpoint_delay_s() {
   }
 }
 
+std::optional<double> store_timeout_s() {
+  auto v = non_empty("NUBO_S3_TIMEOUT");
+  if (!v) return std::nullopt;
+  try {
+    const double s = text::parse_double(*v, "NUBO_S3_TIMEOUT", 0.0, 3600.0);
+    if (s > 0) return s;
+  } catch (const Error&) {
+  }
+  bad_value("NUBO_S3_TIMEOUT", *v, "a number of seconds above 0, at most 3600");
+}
+
+std::optional<std::string> gs_endpoint() {
+  auto v = non_empty("NUBO_GS_ENDPOINT_URL");
+  if (!v) return std::nullopt;
+  std::string url(text::trim(*v));
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+    bad_value("NUBO_GS_ENDPOINT_URL", *v, "http://HOST[:PORT] or https://HOST[:PORT]");
+  return url;
+}
+
 std::optional<std::chrono::milliseconds> timeout() {
   auto v = non_empty("NUBO_TIMEOUT");
   if (!v) return std::nullopt;
@@ -247,6 +268,8 @@ void check_environment() {
   env::job();
   env::timeout();
   env::checkpoint_delay_s();
+  env::store_timeout_s();
+  env::gs_endpoint();
   env::autotune_enabled();
   env::shm_disabled();
   env::cpu_bind();

@@ -59,6 +59,13 @@ std::optional<std::chrono::milliseconds> timeout();
 // lets tests give the write time they need); 0 when unset.
 double checkpoint_delay_s();
 
+// NUBO_S3_TIMEOUT: seconds in (0, 3600] an object store's connection or transfer may stall
+// before the attempt fails (S3 and GCS alike); nullopt when unset or empty.
+std::optional<double> store_timeout_s();
+// NUBO_GS_ENDPOINT_URL: the Google Cloud Storage endpoint, "http(s)://host[:port]"; nullopt
+// when unset or empty.
+std::optional<std::string> gs_endpoint();
+
 // NUBO_ADDRESS: the host name or address at which this process's peers on other hosts reach it
 // (Gloo's TCP transport); nullopt when unset or empty.
 std::optional<std::string> address();

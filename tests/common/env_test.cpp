@@ -2,6 +2,7 @@
 #include <cstdlib>
 
 #include "common/env.hpp"
+#include "nubo/env.hpp"
 #include "nubo/error.hpp"
 #include "scoped_env.hpp"
 
@@ -49,4 +50,22 @@ TEST_CASE("NUBO_CUDA is 0 or 1") {
 TEST_CASE("empty NUBO_SIM_DEVICES means none") {
   ScopedEnv e("NUBO_SIM_DEVICES", "  ");
   CHECK_FALSE(env::sim_devices().has_value());
+}
+
+TEST_CASE("the object stores' variables are read once, checked with the others") {
+  {
+    ScopedEnv t("NUBO_S3_TIMEOUT", "2.5"), e("NUBO_GS_ENDPOINT_URL", "http://127.0.0.1:9000/");
+    CHECK(env::store_timeout_s() == 2.5);
+    CHECK(env::gs_endpoint() == "http://127.0.0.1:9000");  // without its trailing '/'
+    CHECK_NOTHROW(check_environment());
+  }
+  for (const char* bad : {"0", "-1", "4000", "soon"}) {
+    ScopedEnv t("NUBO_S3_TIMEOUT", bad);
+    CHECK_THROWS_WITH(check_environment(), Catch::Contains("NUBO_S3_TIMEOUT"));
+  }
+  ScopedEnv e("NUBO_GS_ENDPOINT_URL", "storage.googleapis.com");
+  CHECK_THROWS_WITH(check_environment(),
+                    Catch::Contains("NUBO_GS_ENDPOINT_URL") && Catch::Contains("https://HOST"));
+  ScopedEnv unset("NUBO_S3_TIMEOUT", nullptr);
+  CHECK_FALSE(env::store_timeout_s());
 }

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "common/env.hpp"
 #include "common/ini.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
@@ -55,7 +56,7 @@ s3::Config load_config() {
                 "no Google Cloud Storage HMAC key: set GS_ACCESS_KEY_ID and GS_SECRET_ACCESS_KEY, "
                 "or gs_access_key_id and gs_secret_access_key under [Credentials] in " +
                     boto_path + " (Cloud Storage > Settings > Interoperability makes one)");
-  c.endpoint = env("NUBO_GS_ENDPOINT_URL");
+  c.endpoint = nubo::env::gs_endpoint().value_or("");
   if (c.endpoint.empty() && !from_boto("gs_host").empty()) {
     c.endpoint = "https://" + from_boto("gs_host");
     if (const auto port = from_boto("gs_port"); !port.empty())
@@ -67,8 +68,7 @@ s3::Config load_config() {
   if (c.endpoint.rfind("http://", 0) != 0 && c.endpoint.rfind("https://", 0) != 0)
     throw Error(Errc::invalid_argument,
                 "the GCS endpoint '" + c.endpoint + "' must start with http:// or https://");
-  if (const auto v = env("NUBO_S3_TIMEOUT"); !v.empty())
-    c.timeout_seconds = text::parse_double(v, "NUBO_S3_TIMEOUT", 0.001, 3600);
+  if (const auto t = nubo::env::store_timeout_s()) c.timeout_seconds = *t;
   return c;
 }
 

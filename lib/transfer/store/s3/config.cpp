@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "common/env.hpp"
 #include "common/ini.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
@@ -98,12 +99,7 @@ Config load_config(const std::string& profile) {
                   where + " '" + v + "': a whole number of attempts, 1..100");
     c.max_attempts = static_cast<int>(n);
   }
-  if (const auto v = env("NUBO_S3_TIMEOUT"); !v.empty()) {
-    c.timeout_seconds = text::parse_double(v, "NUBO_S3_TIMEOUT", 0, 3600);
-    if (!(c.timeout_seconds > 0))
-      throw Error(Errc::invalid_argument,
-                  "NUBO_S3_TIMEOUT '" + v + "': a number of seconds above 0, at most 3600");
-  }
+  if (const auto t = nubo::env::store_timeout_s()) c.timeout_seconds = *t;
   if (c.endpoint.empty()) c.endpoint = "https://s3." + c.region + ".amazonaws.com";
   return c;
 }
