@@ -89,11 +89,14 @@ TEST_CASE("without a usable GPU, opening a cuda device reports why instead of cr
     CHECK(e.code() == Errc::unavailable);
     CHECK_THAT(e.what(),
                Catch::Contains("cuda " + std::to_string(ordinal) + ": cannot open the device"));
-    // The reason discovery gives (no-driver on a machine like this one) is in the message.
+    // The reason discovery gives (no-driver or no-nvidia-gpu on a machine like this one) is in
+    // the message.
     if (const Diagnosis* d = report.find_diagnosis("no-driver")) {
       CHECK_THAT(e.what(), Catch::Contains("[no-driver]") && Catch::Contains("libcuda.so.1"));
       (void)d;
     }
+    if (report.find_diagnosis("no-nvidia-gpu") != nullptr)
+      CHECK_THAT(e.what(), Catch::Contains("[no-nvidia-gpu]"));
   }
 }
 

@@ -34,15 +34,16 @@ class CudaEvent final : public DeviceEvent {
   nubo_cuda_event* event_;
 };
 
-// Why the device cannot be opened, in the words of discovery's diagnoses (no-driver,
-// driver-too-old...): the runtime's own error for a missing driver says "driver version is
-// insufficient", which is misleading; the probe tells the cases apart.
+// Why the device cannot be opened, in the words of discovery's diagnoses (no-nvidia-gpu,
+// no-driver, driver-too-old...): the runtime's own error for a missing driver says "driver version
+// is insufficient", which is misleading; the probe tells the cases apart.
 std::string machine_diagnosis() {
   try {
     const CudaProbeResult probe = probe_cuda(env::cuda_plugin());
     std::string out;
+    // With no device at all, every finding says why (no-nvidia-gpu is only info in discovery).
     for (const Diagnosis& d : probe.diagnoses)
-      if (d.severity != Severity::info)
+      if (d.severity != Severity::info || probe.devices.empty())
         out += " [" + d.code + "] " + d.message + (d.advice.empty() ? "" : " " + d.advice);
     return out;
   } catch (const std::exception&) {

@@ -51,6 +51,38 @@ Diagnosis no_driver(const nubo_cuda_facts& f) {
               "to LD_LIBRARY_PATH."};
 }
 
+// ---- no-nvidia-gpu, gpu-not-in-container ----------------------------------------------------
+
+Diagnosis no_nvidia_gpu(const GpuPresence& host) {
+  const std::string where = host.in_container ? "this container sees" : "this machine has";
+  return {"no-nvidia-gpu", Severity::info,
+          "No NVIDIA GPU: " + where +
+              " no NVIDIA PCI device (vendor 10de) and no /dev/nvidia* node, so only the CPU "
+              "is used.",
+          std::string("Nothing to do if the CPU is meant. For GPU work, start an instance type "
+                      "with NVIDIA GPUs (`nubo-cost plan` compares them); in a virtual machine, "
+                      "check that the GPU is attached to it.") +
+              (host.in_container ? " If the host has GPUs, start this container with them "
+                                   "passed in (`docker run --gpus all`)."
+                                 : "")};
+}
+
+Diagnosis gpu_not_in_container(const GpuPresence& host) {
+  std::string list;
+  for (std::size_t i = 0; i < host.nvidia_pci.size() && i < 4; ++i)
+    list += (i ? ", " : "") + host.nvidia_pci[i];
+  if (host.nvidia_pci.size() > 4) list += ", ...";
+  return {"gpu-not-in-container", Severity::error,
+          "This container cannot reach the machine's " + std::to_string(host.nvidia_pci.size()) +
+              " NVIDIA GPU" + (host.nvidia_pci.size() == 1 ? "" : "s") + " (PCI " + list +
+              "): /dev/nvidia* is missing inside it and no driver library was mounted, so only "
+              "the CPU is used.",
+          "Start the container with the GPUs passed in: `docker run --gpus all` (with the NVIDIA "
+          "Container Toolkit on the host), `podman run --device nvidia.com/gpu=all` (CDI), or a "
+          "`nvidia.com/gpu` resource limit in Kubernetes. Installing a driver inside the "
+          "container does not help: the host's driver is mounted in."};
+}
+
 // ---- stub-driver --------------------------------------------------------------------------
 
 bool is_stub(const nubo_cuda_facts& f) {
@@ -302,8 +334,12 @@ Diagnosis diagnose_plugin_load_failed(const std::string& path, const std::string
               path + "` shows which."};
 }
 
-std::vector<Diagnosis> diagnose_cuda(const nubo_cuda_facts& f) {
-  if (!f.driver_loaded) return {no_driver(f)};
+std::vector<Diagnosis> diagnose_cuda(const nubo_cuda_facts& f, const GpuPresence& host) {
+  if (!f.driver_loaded) {
+    if (!host.device_nodes && host.nvidia_pci.empty()) return {no_nvidia_gpu(host)};
+    if (!host.device_nodes && host.in_container) return {gpu_not_in_container(host)};
+    return {no_driver(f)};
+  }
   if (is_stub(f)) return {stub_driver(f)};
   if (is_too_old(f)) return {driver_too_old(f)};
   // Only a driver too old for the runtime is left uninitialised on purpose (handled above).

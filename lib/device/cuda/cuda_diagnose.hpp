@@ -1,6 +1,7 @@
 // Why a CUDA GPU is or is not usable, from the facts the plugin gathered: a pure function, so
 // every diagnosis is tested without a GPU. docs/diagnoses.md lists the codes, which are stable:
-// plugin-not-built, plugin-load-failed, no-driver, stub-driver, driver-too-old,
+// plugin-not-built, plugin-load-failed, no-nvidia-gpu, gpu-not-in-container, no-driver,
+// stub-driver, driver-too-old,
 // driver-init-failed, no-device, visible-devices-hide-all, visible-devices-invalid,
 // nvml-missing, mig-enabled.
 #pragma once
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "device/host/gpu_presence.hpp"
 #include "nubo/device.hpp"
 #include "nubo_plugin/cuda_plugin_abi.h"
 
@@ -15,8 +17,8 @@ namespace nubo::detail {
 
 // The diagnoses the facts call for, most fundamental first; empty when all is well. A problem
 // that stops the probe (no driver, too old, ...) is reported alone: what follows from it would
-// only repeat it.
-std::vector<Diagnosis> diagnose_cuda(const nubo_cuda_facts& facts);
+// only repeat it. `host` says, when no driver loads, whether there is a GPU to drive.
+std::vector<Diagnosis> diagnose_cuda(const nubo_cuda_facts& facts, const GpuPresence& host);
 
 // The plugin is not there; `why` says where nubo looked, e.g. "NUBO_CUDA_PLUGIN names /x, which
 // does not exist".

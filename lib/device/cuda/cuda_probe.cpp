@@ -142,7 +142,7 @@ CudaProbeResult probe_cuda(const std::optional<std::string>& plugin_path) {
   result.driver = driver_from_facts(*facts);
   result.devices = devices_from_facts(*facts);
   result.links = links_from_facts(*facts);
-  result.diagnoses = diagnose_cuda(*facts);
+  result.diagnoses = diagnose_cuda(*facts, gpu_presence());
   return result;
 }
 

@@ -30,7 +30,8 @@ A100 = "A100-SXM4-80GB"
 
 # Codes of the diagnoses that only the CUDA probe makes (docs/diagnoses.md).
 CUDA_DIAGNOSES = {
-    "plugin-not-built", "plugin-load-failed", "no-driver", "stub-driver", "driver-too-old",
+    "plugin-not-built", "plugin-load-failed", "no-nvidia-gpu", "gpu-not-in-container",
+    "no-driver", "stub-driver", "driver-too-old",
     "driver-init-failed", "no-device", "visible-devices-invalid", "visible-devices-hide-all",
     "nvml-missing", "mig-enabled",
 }
@@ -363,8 +364,10 @@ class HostAndDiagnosesTest(unittest.TestCase):
             self.assertIsInstance(d.severity, nubo.Severity)
         plugin_bundled = (Path(nubo.library_path()).parent / "libnubo_cuda.so").is_file()
         if plugin_bundled and not driver_present():
-            # This machine: the CUDA toolkit (so the plugin) but no NVIDIA driver.
-            diagnosis = report.find_diagnosis("no-driver")
+            # This machine: the CUDA toolkit (so the plugin) but no NVIDIA driver; and no GPU
+            # either, when it is a CPU-only machine.
+            diagnosis = (report.find_diagnosis("no-driver") or report.find_diagnosis("no-nvidia-gpu")
+                         or report.find_diagnosis("gpu-not-in-container"))
             self.assertIsNotNone(diagnosis, [d.code for d in report.diagnoses])
             assert diagnosis is not None
             self.assertTrue(diagnosis.advice)
