@@ -11,6 +11,7 @@
 #include "nubo/s3.hpp"
 #include "scoped_env.hpp"
 #include "transfer/store/copy.hpp"
+#include "transfer/store/gcs/gcs.hpp"
 #include "transfer/store/s3/client.hpp"
 #include "transfer/store/s3/config.hpp"
 
@@ -229,4 +230,46 @@ TEST_CASE("a malformed store URL is an error of its own, not an archive that dif
       &code);
   CHECK(code == nubo::Errc::invalid_argument);
   CHECK_THAT(what, Catch::Contains("'Bad_Bucket' is not a bucket name"));
+}
+
+TEST_CASE("GCS keys and endpoint are read as GCS documents them, and its bucket rules kept",
+          "[s3]") {
+  TempDir t;
+  ScopedEnv home("HOME", t.path().c_str()), boto("BOTO_CONFIG", nullptr),
+      id("GS_ACCESS_KEY_ID", nullptr), secret("GS_SECRET_ACCESS_KEY", nullptr),
+      endpoint("NUBO_GS_ENDPOINT_URL", nullptr), timeout("NUBO_S3_TIMEOUT", nullptr);
+  CHECK_THROWS_WITH(nubo::gcs::load_config(), Catch::Contains("no Google Cloud Storage HMAC key") &&
+                                                  Catch::Contains(t / ".boto"));
+  nubo_test::write_file(t / ".boto",
+                        "[Credentials]\ngs_access_key_id = GOOGBOTO\n"
+                        "gs_secret_access_key = bsecret\ngs_host = gcs.internal\n"
+                        "gs_port = 8443\n");
+  auto c = nubo::gcs::load_config();
+  CHECK(c.credentials.access_key_id == "GOOGBOTO");
+  CHECK(c.endpoint == "https://gcs.internal:8443");
+  CHECK(c.region == "auto");
+  CHECK(c.path_style);
+  {
+    ScopedEnv key("GS_ACCESS_KEY_ID", "GOOGENV"), sec("GS_SECRET_ACCESS_KEY", "esecret"),
+        url("NUBO_GS_ENDPOINT_URL", "http://127.0.0.1:9000/");
+    c = nubo::gcs::load_config();
+    CHECK(c.credentials.access_key_id == "GOOGENV");  // the environment wins, as with AWS
+    CHECK(c.endpoint == "http://127.0.0.1:9000");
+  }
+  nubo_test::write_file(t / ".boto",
+                        "[Credentials]\ngs_access_key_id = K\n"
+                        "gs_secret_access_key = S\ngs_port = 99999\n"
+                        "gs_host = h\n");
+  CHECK_THROWS_WITH(nubo::gcs::load_config(), Catch::Contains("gs_port"));
+  nubo_test::write_file(t / ".boto",
+                        "[Credentials]\ngs_access_key_id = K\n"
+                        "gs_secret_access_key = S\n");
+  CHECK(nubo::gcs::load_config().endpoint == "https://storage.googleapis.com");
+
+  CHECK(nubo::gcs::parse_gs_url("gs://my_bucket.v2/a/b").bucket == "my_bucket.v2");
+  CHECK(nubo::gcs::parse_gs_url("gs://my_bucket.v2/a/b").text() == "gs://my_bucket.v2/a/b");
+  CHECK_THROWS_WITH(nubo::gcs::parse_gs_url("gs://Upper/k"), Catch::Contains("GCS accepts"));
+  CHECK_THROWS_WITH(nubo::gcs::parse_gs_url("s3://b/k"), Catch::Contains("not a gs://"));
+  CHECK_THROWS_WITH(nubo::gcs::parse_gs_url("gs://" + std::string(64, 'a') + "/k"),
+                    Catch::Contains("not a bucket name"));
 }

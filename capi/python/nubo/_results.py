@@ -37,8 +37,8 @@ class Summary:
     up_to_date: bool
     """True: a pack with skip_unchanged found the archive already made; nothing was written."""
     network_wait_seconds: float
-    """Seconds the work waited on the network (ranges from a store, parts to it), summed over the
-    threads that waited; 0 for local archives.
+    """Seconds the work waited on the network (ranges from a store, parts to it), summed over
+    the threads that waited; 0 for local archives.
     """
 
     @classmethod

@@ -93,17 +93,29 @@ std::string meta_text(const struct stat& st, const Metadata& metadata) {
   return j.dump();
 }
 
-// Writes `text` to `path` under a temporary name, durable, then renamed into place.
-void write_whole(const std::string& path, std::string_view text) {
+// Writes a file beside `path` under a temporary name: `fill` writes its bytes, it is made
+// durable, then `finish` puts it in place. On any failure the temporary name goes.
+template <typename Fill, typename Finish>
+void write_beside(const std::string& path, const Fill& fill, const Finish& finish) {
   const auto tmp = parent_of(path) + "/." + leaf_of(path) + std::string(kPutInfix) + random_hex(8);
-  {
+  try {
     auto out = transfer::open_write(tmp, 0600);
     out.truncate(0);
-    out.write_all(transfer::as_bytes(text));
+    fill(out);
     out.datasync();
+    finish(out, tmp);
     out.close();
+  } catch (...) {
+    transfer::remove_file(tmp);
+    throw;
   }
-  transfer::rename_file(tmp, path);
+}
+
+// Writes `bytes` to `path`, durable, renamed into place.
+void write_whole(const std::string& path, transfer::Bytes bytes) {
+  write_beside(
+      path, [&](const Fd& out) { out.write_all(bytes); },
+      [&](const Fd&, const std::string& tmp) { transfer::rename_file(tmp, path); });
 }
 
 // The object `tmp` (written, fsynced) becomes `path` with its metadata: the metadata first, so
@@ -117,7 +129,7 @@ void publish(const Fd& file, const std::string& tmp, const std::string& path,
   if (metadata.empty()) {
     transfer::remove_file(meta_path(path));
   } else {
-    write_whole(meta_path(path), meta_text(st, metadata));
+    write_whole(meta_path(path), transfer::as_bytes(meta_text(st, metadata)));
   }
   transfer::rename_file(tmp, path);
   transfer::sync_parent_dir(path);
@@ -137,19 +149,9 @@ class FileStore : public store::Store {
     const auto path = object_path(url);
     make_dirs(parent_of(path));
     pace(body.size());
-    const auto tmp =
-        parent_of(path) + "/." + leaf_of(path) + std::string(kPutInfix) + random_hex(8);
-    try {
-      auto out = transfer::open_write(tmp, 0600);
-      out.truncate(0);
-      out.write_all(body);
-      out.datasync();
-      publish(out, tmp, path, metadata);
-      out.close();
-    } catch (...) {
-      transfer::remove_file(tmp);
-      throw;
-    }
+    write_beside(
+        path, [&](const Fd& out) { out.write_all(body); },
+        [&](const Fd& out, const std::string& tmp) { publish(out, tmp, path, metadata); });
   }
 
   std::optional<ObjectInfo> head_object(const ObjectUrl& url) override {
@@ -220,7 +222,7 @@ class FileStore : public store::Store {
     make_dirs(dir);
     nlohmann::json j;
     j["metadata"] = metadata;
-    write_whole(dir + "/metadata", j.dump());
+    write_whole(dir + "/metadata", transfer::as_bytes(j.dump()));
     return id;
   }
 
@@ -231,19 +233,7 @@ class FileStore : public store::Store {
       throw Error(Errc::invalid_argument, "part number " + std::to_string(number) + ": 1..10000");
     Part part{number, data.size(), store::md5_hex(md5 ? *md5 : store::md5_of(data)), ""};
     pace(data.size());
-    const auto name = dir + "/" + std::to_string(number) + "." + part.etag;
-    const auto tmp = dir + "/." + std::to_string(number) + std::string(kPutInfix) + random_hex(8);
-    try {
-      auto out = transfer::open_write(tmp, 0600);
-      out.truncate(0);
-      out.write_all(data);
-      out.datasync();
-      out.close();
-      transfer::rename_file(tmp, name);
-    } catch (...) {
-      transfer::remove_file(tmp);
-      throw;
-    }
+    write_whole(dir + "/" + std::to_string(number) + "." + part.etag, data);
     // A part sent again with other bytes replaces the earlier one, as in S3.
     for (const auto& p : held_parts(dir))
       if (p.number == number && p.etag != part.etag)
@@ -268,19 +258,12 @@ class FileStore : public store::Store {
       throw Error(Errc::corrupt, dir + "/metadata: " + e.what());
     }
     const auto path = object_path(url);
-    const auto tmp =
-        parent_of(path) + "/." + leaf_of(path) + std::string(kPutInfix) + random_hex(8);
-    try {
-      auto out = transfer::open_write(tmp, 0600);
-      out.truncate(0);
-      for (const auto& p : parts) append_part(out, dir, p);
-      out.datasync();
-      publish(out, tmp, path, metadata);
-      out.close();
-    } catch (...) {
-      transfer::remove_file(tmp);
-      throw;
-    }
+    write_beside(
+        path,
+        [&](const Fd& out) {
+          for (const auto& p : parts) append_part(out, dir, p);
+        },
+        [&](const Fd& out, const std::string& tmp) { publish(out, tmp, path, metadata); });
     std::error_code ec;
     fs::remove_all(dir, ec);
   }

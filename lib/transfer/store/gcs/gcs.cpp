@@ -56,18 +56,17 @@ s3::Config load_config() {
                 "no Google Cloud Storage HMAC key: set GS_ACCESS_KEY_ID and GS_SECRET_ACCESS_KEY, "
                 "or gs_access_key_id and gs_secret_access_key under [Credentials] in " +
                     boto_path + " (Cloud Storage > Settings > Interoperability makes one)");
-  c.endpoint = nubo::env::gs_endpoint().value_or("");
-  if (c.endpoint.empty() && !from_boto("gs_host").empty()) {
-    c.endpoint = "https://" + from_boto("gs_host");
+  if (const auto endpoint = nubo::env::gs_endpoint()) {  // checked where it is read
+    c.endpoint = *endpoint;
+  } else if (const auto host = from_boto("gs_host"); !host.empty()) {
+    c.endpoint = "https://";  // appended: GCC 12 warns (-Wrestrict, falsely) on "..." + host
+    c.endpoint += host;
     if (const auto port = from_boto("gs_port"); !port.empty())
       c.endpoint += ":" + std::to_string(static_cast<int>(
                               text::parse_double(port, "gs_port in " + boto_path, 1, 65535)));
+  } else {
+    c.endpoint = "https://storage.googleapis.com";
   }
-  if (c.endpoint.empty()) c.endpoint = "https://storage.googleapis.com";
-  while (c.endpoint.back() == '/') c.endpoint.pop_back();
-  if (c.endpoint.rfind("http://", 0) != 0 && c.endpoint.rfind("https://", 0) != 0)
-    throw Error(Errc::invalid_argument,
-                "the GCS endpoint '" + c.endpoint + "' must start with http:// or https://");
   if (const auto t = nubo::env::store_timeout_s()) c.timeout_seconds = *t;
   return c;
 }
