@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_checks.hpp"
 #include "nubo/nubo.hpp"
 
 namespace {
@@ -30,18 +31,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using nubo::DType;
 
-#define CHECK_CUDA(x)                                                          \
-  do {                                                                         \
-    const cudaError_t e_ = (x);                                                \
-    if (e_ != cudaSuccess)                                                     \
-      throw std::runtime_error(#x ": " + std::string(cudaGetErrorString(e_))); \
-  } while (0)
-#define CHECK_CUBLAS(x)                                                           \
-  do {                                                                            \
-    const cublasStatus_t s_ = (x);                                                \
-    if (s_ != CUBLAS_STATUS_SUCCESS)                                              \
-      throw std::runtime_error(#x ": " + std::string(cublasGetStatusString(s_))); \
-  } while (0)
 #define CHECK_NCCL(x)                                                          \
   do {                                                                         \
     const ncclResult_t r_ = (x);                                               \

@@ -8,6 +8,13 @@
 #   benchmarks/gpu_check.sh --fetch-debs    (here, on a Debian machine with a package registry)
 #                                           download the build's dependencies as .debs into
 #                                           build-gpu-debs/, for a machine that has none
+#   benchmarks/gpu_check.sh --pack          (here) build the GPU targets in build/ and pack the
+#                                           programs, libnubo, the plugin and every library they
+#                                           need beyond glibc and libstdc++ into
+#                                           build-gpu-carry/prebuilt.tar.xz (~20 MB)
+#   benchmarks/gpu_check.sh --prebuilt      (there, with build-gpu-carry/ carried) run the same
+#                                           checks on the packed programs: no build, so the
+#                                           device's minutes go to measuring
 #
 # The GPU machine reaches no package registry and may lack OpenBLAS, nlohmann-json, Catch2,
 # zstd or lz4 headers. When build-gpu-debs/ holds .debs (carry it: `run` with
@@ -15,7 +22,8 @@
 # build is pointed at them; nothing is installed into the system. NCCL is taken from the CUDA
 # toolkit, or else from the nvidia-nccl Python wheel when one is installed.
 #
-# Results: benchmarks/results/gemm_gpu.md, and copies of it and of the logs in $OUT when set.
+# Results: benchmarks/results/gemm_gpu.md and preflight_gpu.md, the health and preflight
+# reports (health.json, check.json), and copies of them and of the logs in $OUT when set.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,6 +46,38 @@ if [ "${1:-}" = "--fetch-debs" ]; then
   exit 0
 fi
 
+# --- Pack mode: build here, run there ------------------------------------------------------------
+# The programs the checks run (gpu_targets below, the preflight's benchmark and nubo-smi).
+packed_programs=(nubo-smi nubo-run nubo-cuda-stream nubo-own-loop-c test_backend test_gpu
+  gpu_stream_order bench_gemm_gpu bench_preflight_gpu)
+prebuilt=$root/build-gpu-prebuilt
+if [ "${1:-}" = "--pack" ]; then
+  here=$root/build
+  cmake --build "$here" -j"$jobs" --target nubo_cuda "${packed_programs[@]}" || exit 1
+  rm -rf "$prebuilt" && mkdir -p "$prebuilt/bin" "$prebuilt/lib"
+  for p in "${packed_programs[@]}"; do cp "$here/bin/$p" "$prebuilt/bin/"; done
+  cp -P "$here"/lib/libnubo.so* "$here"/lib/libnubo_cuda.so "$prebuilt/lib/"
+  # Every library the programs load beyond the C and C++ runtimes (which the machine there
+  # has, newer) and the CUDA libraries (the toolkit's there, matching its driver).
+  for f in "$prebuilt"/bin/* "$prebuilt"/lib/libnubo.so.* "$prebuilt"/lib/libnubo_cuda.so; do
+    ldd "$f" 2>/dev/null | awk '/=> \// {print $3}'
+  done | sort -u | grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*|libstdc\+\+|libgcc_s)\.so' |
+    grep -Ev '/(libcuda|libcublas|libcublasLt|libnccl|libcudart|libnvidia-ml)\.so' |
+    xargs -r -I{} cp -L {} "$prebuilt/lib/"
+  # OpenBLAS is loaded with dlopen at the first host GEMM: take it too.
+  for f in /usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0 \
+           /usr/lib/x86_64-linux-gnu/libgfortran.so.5 /usr/lib/x86_64-linux-gnu/libquadmath.so.0; do
+    [ -f "$f" ] && cp -L "$f" "$prebuilt/lib/"
+  done
+  strip --strip-unneeded "$prebuilt"/bin/* "$prebuilt"/lib/*.so* 2>/dev/null
+  # The tests name the plugin by the path it was built at: recreated there as a link.
+  echo "$here" >"$prebuilt/build-path"
+  mkdir -p "$root/build-gpu-carry"
+  tar -C "$prebuilt" -cf - . | xz -6 -T0 >"$root/build-gpu-carry/prebuilt.tar.xz" || exit 1
+  du -sh "$prebuilt" "$root/build-gpu-carry/prebuilt.tar.xz"
+  exit 0
+fi
+
 mkdir -p "$build"
 log=$build/gpu_check.log
 : >"$log"
@@ -46,6 +86,10 @@ copy_out() {  # what the device tool brings back
   cp -f "$log" "$OUT/" 2>/dev/null
   [ -f "$results" ] && cp -f "$results" "$OUT/"
   [ -f "$build/ctest.log" ] && cp -f "$build/ctest.log" "$OUT/"
+  for f in "$root/benchmarks/results/preflight_gpu.md" "$build/health.json" "$build/check.json" \
+           "$build/nvidia-smi-q.txt"; do
+    [ -f "$f" ] && cp -f "$f" "$OUT/"
+  done
   return 0
 }
 trap copy_out EXIT
@@ -58,6 +102,10 @@ else
   say "nvidia-smi not found: no GPU driver here; the GPU tests will check the no-device path"
 fi
 
+mode=source
+[ "${1:-}" = "--prebuilt" ] && mode=prebuilt
+
+build_from_source() {
 # --- Dependencies carried as .debs --------------------------------------------------------------
 cmake_extra=()
 if compgen -G "$debs/*.deb" >/dev/null; then
@@ -123,37 +171,103 @@ fi
 say "building ${targets[*]} with $jobs jobs"
 timeout 300 cmake --build "$build" -j"$jobs" --target "${targets[@]}" >>"$log" 2>&1 ||
   { tail -60 "$log"; say "build failed (log: $log)"; exit 1; }
+bin=$build/bin
 export NUBO_CUDA_PLUGIN=$build/lib/libnubo_cuda.so
+}
+
+# The packed programs (--pack): their libraries first, then the CUDA libraries of this machine
+# (the toolkit's, or the Python wheels' where the toolkit has none).
+use_prebuilt() {
+  if [ ! -x "$prebuilt/bin/nubo-smi" ] && [ -f "$root/build-gpu-carry/prebuilt.tar.xz" ]; then
+    mkdir -p "$prebuilt" && xz -dc "$root/build-gpu-carry/prebuilt.tar.xz" | tar -C "$prebuilt" -xf -
+  fi
+  [ -x "$prebuilt/bin/nubo-smi" ] || { say "no $prebuilt/bin/nubo-smi: run --pack first and carry build-gpu-carry"; exit 1; }
+  bin=$prebuilt/bin
+  local dirs=$prebuilt/lib
+  for lib in libcublas.so.13 libnccl.so.2; do
+    local found
+    found=$(ldconfig -p 2>/dev/null | awk -v l="$lib" '$1 == l {print $NF; exit}')
+    [ -n "$found" ] && continue
+    found=$(find /usr/local/cuda/ /usr/local/cuda*/ /opt /usr/lib /usr/local/lib -name "$lib" \
+              -not -path '*/proc/*' 2>/dev/null | head -1)
+    if [ -n "$found" ]; then dirs=$dirs:$(dirname "$found"); else say "$lib not found on this machine"; fi
+  done
+  export LD_LIBRARY_PATH=$dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export NUBO_CUDA_PLUGIN=$prebuilt/lib/libnubo_cuda.so
+  local built_at
+  built_at=$(cat "$prebuilt/build-path" 2>/dev/null)
+  if [ -n "$built_at" ] && [ ! -e "$built_at/lib/libnubo_cuda.so" ]; then
+    mkdir -p "$built_at/lib" && ln -s "$NUBO_CUDA_PLUGIN" "$built_at/lib/libnubo_cuda.so"
+  fi
+  say "prebuilt programs from $prebuilt (LD_LIBRARY_PATH=$LD_LIBRARY_PATH)"
+}
+
+if [ $mode = source ]; then build_from_source; else use_prebuilt; fi
+
+# --- Health and preflight: what NVML says, and each figure against the model's ----------------
+say "nubo-smi, nubo-smi health, nubo-smi check"
+command -v nvidia-smi >/dev/null && nvidia-smi -q >"$build/nvidia-smi-q.txt" 2>&1
+timeout 60 "$bin/nubo-smi" 2>&1 | tail -25
+health_rc=0
+timeout 60 "$bin/nubo-smi" health --json >"$build/health.json" 2>"$build/health.err" || health_rc=$?
+timeout 60 "$bin/nubo-smi" health 2>&1 | tail -20
+check_rc=0
+timeout 120 "$bin/nubo-smi" check --budget "${NUBO_GPU_CHECK_BUDGET:-30}" --out "$build/check.json" \
+  >"$build/check.log" 2>&1 || check_rc=$?
+tail -30 "$build/check.log"
+preflight_rc=0
+if [ -x "$bin/bench_preflight_gpu" ]; then
+  timeout 240 "$bin/bench_preflight_gpu" --rounds 3 --budget 12 \
+    --out "$root/benchmarks/results/preflight_gpu.md" >"$build/preflight_bench.log" 2>&1 || preflight_rc=$?
+  cat "$build/preflight_bench.log"
+fi
 
 # --- GPU tests: the backend's (its [gpu] cases run against the real device) and any labelled gpu
 say "running the backend tests and GPU tests"
 tests_rc=0
-timeout 240 ctest --test-dir "$build" -L 'backend|gpu' -V --timeout 120 \
-  >"$build/ctest.log" 2>&1 || tests_rc=$?
+if [ $mode = source ]; then
+  timeout 240 ctest --test-dir "$build" -L 'backend|gpu' -V --timeout 120 \
+    >"$build/ctest.log" 2>&1 || tests_rc=$?
+else
+  : >"$build/ctest.log"
+  # The GPU cases only: the others need the fake drivers of the build tree (CI runs them).
+  for t in "test_backend [gpu]" test_gpu gpu_stream_order; do
+    echo "== $t" >>"$build/ctest.log"
+    rc=0
+    # shellcheck disable=SC2086  # the name and its tag are two words
+    timeout 120 $(echo "$bin/$t") >>"$build/ctest.log" 2>&1 || rc=$?
+    if [ $rc -eq 77 ]; then echo "***Skipped $t (no device)" >>"$build/ctest.log"  # SKIP_RETURN_CODE
+    elif [ $rc -ne 0 ]; then tests_rc=$rc; echo "***Failed $t (exit $rc)" >>"$build/ctest.log"; fi
+  done
+  grep -E "^(==|All tests passed|test cases:|\*\*\*)" "$build/ctest.log"
+fi
 grep -E "^[0-9]+% tests passed|\*\*\*Failed|\*\*\*Not Run|Timeout|stale results" "$build/ctest.log" | tail -15
 summary=$(grep -E "^[0-9]+% tests passed" "$build/ctest.log" | tail -1)
 
 # --- The CUDA example: the application's kernel on its own stream, then nubo's all_reduce ------
 say "running examples/cuda (nubo-cuda-stream)"
 example_rc=0
-timeout 60 "$build/bin/nubo-cuda-stream" 2>&1 | tee "$build/example.log" | tail -5 || example_rc=$?
+timeout 60 "$bin/nubo-cuda-stream" 2>&1 | tee "$build/example.log" | tail -5 || example_rc=$?
 
 # --- A program's own loop: nubo_team_join gives a CUDA worker (NCCL), reduced from main() -----
 say "running examples/c/own_loop.c under nubo-run (one process, its GPU)"
 join_rc=0
-timeout 60 "$build/bin/nubo-run" -n 1 -- "$build/bin/nubo-own-loop-c" 2>&1 |
+timeout 60 "$bin/nubo-run" -n 1 -- "$bin/nubo-own-loop-c" 2>&1 |
   tee "$build/own_loop.log" | tail -3 || join_rc=$?
 grep -q "all-reduces from the main thread" "$build/own_loop.log" || join_rc=1
 
 # --- GPU benchmarks -----------------------------------------------------------------------------
 say "benchmarking"
 bench_rc=0
-[ -x "$build/bin/bench_gemm_gpu" ] &&
-  timeout 200 "$build/bin/bench_gemm_gpu" --out "$results" >"$build/bench.log" 2>&1 || bench_rc=$?
+[ -x "$bin/bench_gemm_gpu" ] &&
+  timeout 200 "$bin/bench_gemm_gpu" --out "$results" ${NUBO_GPU_BENCH_ARGS:-} >"$build/bench.log" 2>&1 || bench_rc=$?
 [ $bench_rc -eq 0 ] || { cat "$build/bench.log"; say "benchmark failed (exit $bench_rc)"; }
 
 # --- The table, last ---------------------------------------------------------------------------
 echo
-echo "== nubo gpu_check: tests: ${summary:-see $build/ctest.log} (exit $tests_rc); example exit $example_rc; own loop exit $join_rc; $((SECONDS - start)) s"
+echo "== nubo gpu_check: tests: ${summary:-see $build/ctest.log} (exit $tests_rc); example exit $example_rc; own loop exit $join_rc; health exit $health_rc; check exit $check_rc; $((SECONDS - start)) s"
 cat "$build/bench.log"
-[ $tests_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $example_rc -eq 0 ] && [ $join_rc -eq 0 ]
+cat "$build/preflight_bench.log" 2>/dev/null
+# health and check exit 4 or 5 on a degraded or failing GPU: a finding, not a broken script.
+[ $tests_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $example_rc -eq 0 ] && [ $join_rc -eq 0 ] &&
+  [ $preflight_rc -eq 0 ] && [ $health_rc -le 5 ] && [ $check_rc -le 5 ] && [ $check_rc -ne 1 ]

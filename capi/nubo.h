@@ -259,6 +259,7 @@ NUBO_C_API nubo_status nubo_device_report_select(const nubo_device_report* repor
  */
 #include "nubo_copy.h"
 #include "nubo_cost.h"
+#include "nubo_health.h"
 #include "nubo_interruption.h"
 #include "nubo_net.h"
 #include "nubo_parallel.h"

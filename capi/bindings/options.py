@@ -194,9 +194,11 @@ def rust(abi: Abi) -> str:
                 fill.append(f"        if let Some(v) = self.{f.name} {{")
                 fill.append(f"            o.{f.name} = {value};")
                 fill.append("        }")
+        # Options of plain values only hold nothing for the call: the parameter stays unused.
+        keep = "keep" if any("keep" in line for line in fill) else "_keep"
         out += ["}", "", f"impl {name} {{",
                 "    /// The C struct: the library's defaults, then what is set here.",
-                f"    pub(crate) fn to_raw(&self, keep: &mut Keep) -> "
+                f"    pub(crate) fn to_raw(&self, {keep}: &mut Keep) -> "
                 f"Result<ffi::{s.name}, Error> {{",
                 f"        let mut o = ffi::{s.name}::new();",
                 "        // SAFETY: `o` is a valid struct of the size given.",

@@ -380,6 +380,22 @@ struct NUBO_API Estimate {
   std::string label() const;  // "p4d.24xlarge x2 spot"
 };
 
+// What a preflight (nubo-smi check) measured of one GPU model, as fractions of what the model
+// should do: offers of that model are priced at these rates. Never above 1: a GPU measured at
+// or above its expected figures is priced by the table, as any other.
+struct MeasuredRates {
+  std::string gpu_model;  // the GPU table's key, e.g. "H100-SXM5-80GB"
+  double compute = 1;     // GEMM in the workload's precision, in (0, 1]
+  double link = 1;        // GPU-to-GPU copies, in (0, 1]
+  std::string source;     // where they come from, for the notes: "check.json"
+};
+
+// The rates of each GPU model a preflight report checked (the median over its GPUs), for the
+// workload's precision. The report's JSON is read with PreflightReport::from_json; errors name
+// `source`.
+NUBO_API std::vector<MeasuredRates> measured_rates(std::string_view preflight_json, DType dtype,
+                                                   const std::string& source);
+
 struct PlanRequest {
   std::vector<Pricing> pricings = {Pricing::on_demand};
   int min_nodes = 1, max_nodes = 1;
@@ -388,10 +404,11 @@ struct PlanRequest {
   std::string gpu, provider, region;  // filters: the GPU model as gpu_model_matches() reads it,
                                       // exact provider and region; empty: all
   enum class Rank { cost, time } rank = Rank::cost;
-  std::size_t limit = 10;        // ranked plans returned; 0: all
-  double spot_mtbi_s = 0;        // 0: the provider's default
-  double restart_s = -1;         // < 0: the provider's default
-  double comm_efficiency = 1.0;  // achieved / peak link bandwidth, in (0, 1]
+  std::size_t limit = 10;                    // ranked plans returned; 0: all
+  double spot_mtbi_s = 0;                    // 0: the provider's default
+  double restart_s = -1;                     // < 0: the provider's default
+  double comm_efficiency = 1.0;              // achieved / peak link bandwidth, in (0, 1]
+  std::vector<MeasuredRates> measured = {};  // rates a preflight measured, by GPU model
 };
 
 // Options left out, grouped: `options` (instance, nodes, pricing) triples share subject and reason.

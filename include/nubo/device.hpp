@@ -79,11 +79,18 @@ struct Diagnosis {
   std::string advice;   // what to do about it
 };
 
+// A GPU to leave out of a selection, and why (e.g. the preflight found it degraded).
+struct LeftOut {
+  int device = 0;
+  std::string reason;
+};
+
 // What a group of GPUs must offer. count == 0 means "all that qualify".
 struct SelectRequest {
   int count = 1;
   std::uint64_t min_memory = 0;  // bytes of total memory per device
   int min_cc_major = 0, min_cc_minor = 0;
+  std::vector<LeftOut> exclude = {};  // left out whatever they offer (preflight.hpp fills it)
 };
 
 class NUBO_API DeviceReport {

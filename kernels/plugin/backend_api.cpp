@@ -13,15 +13,16 @@
 #include "plugin_status.hpp"
 
 namespace nubo::cuda_plugin {
-namespace {
-
-int cublas_failed(cublasStatus_t s, const char* call, nubo_cuda_status* st) {
-  return fail(st, NUBO_CUDA_LIB_CUBLAS, static_cast<int32_t>(s), call, cublasGetStatusString(s));
-}
 
 int use(nubo_cuda_backend* b, nubo_cuda_status* st) {
   if (!b) return bad_argument(st, "nubo_cuda_backend", "null backend handle");
   return check_cuda(cudaSetDevice(b->ordinal), "cudaSetDevice", st);
+}
+
+namespace {
+
+int cublas_failed(cublasStatus_t s, const char* call, nubo_cuda_status* st) {
+  return fail(st, NUBO_CUDA_LIB_CUBLAS, static_cast<int32_t>(s), call, cublasGetStatusString(s));
 }
 
 void release(nubo_cuda_backend* b) {
@@ -210,9 +211,14 @@ void* event_native(nubo_cuda_event* e) {
 int gemm(nubo_cuda_backend* b, const nubo_cuda_gemm_args* g, nubo_cuda_status* st) {
   if (int rc = use(b, st)) return rc;
   cudaDataType_t type;
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
   switch (g->dtype) {
     case 0:
       type = CUDA_R_32F;
+      break;
+    case 5:  // tf32: f32 matrices, multiplied in TensorFloat-32
+      type = CUDA_R_32F;
+      compute = CUBLAS_COMPUTE_32F_FAST_TF32;
       break;
     case 1:
       type = CUDA_R_16F;
@@ -221,16 +227,16 @@ int gemm(nubo_cuda_backend* b, const nubo_cuda_gemm_args* g, nubo_cuda_status* s
       type = CUDA_R_16BF;
       break;
     default:
-      return bad_argument(st, "gemm", "dtype must be f32, f16 or bf16");
+      return bad_argument(st, "gemm", "dtype must be f32, tf32, f16 or bf16");
   }
   if (g->m == 0 || g->n == 0) return NUBO_CUDA_CALL_OK;
   const cublasOperation_t op_a = g->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_b = g->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-  // fp32 accumulation for every type; for f32 this is strict fp32 (no TF32 rounding).
+  // fp32 accumulation for every type; for f32 this is strict fp32 (TF32 only when asked).
   const cublasStatus_t s = cublasGemmEx(
       b->blas, op_b, op_a, static_cast<int>(g->n), static_cast<int>(g->m), static_cast<int>(g->k),
       &g->alpha, g->b, type, static_cast<int>(g->ldb), g->a, type, static_cast<int>(g->lda),
-      &g->beta, g->c, type, static_cast<int>(g->ldc), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      &g->beta, g->c, type, static_cast<int>(g->ldc), compute, CUBLAS_GEMM_DEFAULT);
   return s == CUBLAS_STATUS_SUCCESS ? NUBO_CUDA_CALL_OK : cublas_failed(s, "cublasGemmEx", st);
 }
 
@@ -282,6 +288,7 @@ nubo_cuda_backend_api make_table() {
   t.scale = scale;
   t.axpy = axpy;
   fill_nccl_functions(t);
+  fill_host_memory_functions(t);
   return t;
 }
 

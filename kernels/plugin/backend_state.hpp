@@ -22,7 +22,11 @@ struct nubo_cuda_event {
 
 namespace nubo::cuda_plugin {
 
-// The table of backend functions (backend_api.cpp); nccl_api.cpp fills in the NCCL part.
+// The table of backend functions (backend_api.cpp); nccl_api.cpp fills in the NCCL part,
+// host_memory_api.cpp pinned host memory and peer copies.
 void fill_nccl_functions(nubo_cuda_backend_api& api);
+void fill_host_memory_functions(nubo_cuda_backend_api& api);
+// cudaSetDevice(b->ordinal), as every backend function does first.
+int use(nubo_cuda_backend* b, nubo_cuda_status* st);
 
 }  // namespace nubo::cuda_plugin

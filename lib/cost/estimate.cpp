@@ -48,6 +48,9 @@ void validate(const PlanRequest& r) {
   need(std::isfinite(r.spot_mtbi_s) && r.spot_mtbi_s >= 0, "the spot MTBI must be >= 0");
   need(std::isfinite(r.restart_s), "the restart time must be finite");
   need(r.comm_efficiency > 0 && r.comm_efficiency <= 1, "comm_efficiency must lie in (0, 1]");
+  for (const auto& m : r.measured)
+    need(m.compute > 0 && m.compute <= 1 && m.link > 0 && m.link <= 1,
+         "measured rates of " + m.gpu_model + " must lie in (0, 1]");
 }
 
 Estimate make_estimate(const Catalog& catalog, const Workload& workload, const WorkloadModel& m,
@@ -64,6 +67,7 @@ Estimate make_estimate(const Catalog& catalog, const Workload& workload, const W
   e.notes = m.notes;
   bool fallback = false;
   Hardware h = hardware_of(catalog, in, &fallback);
+  if (const auto note = apply_measured(h, request.measured); !note.empty()) e.notes.push_back(note);
   if (fallback)
     e.notes.push_back("no storage or network prices for " + in.provider + ": priced as aws");
   const double price = in.price(pricing);

@@ -168,7 +168,7 @@ WorkloadModel compile(const Workload& w) {
 RunTime run_time(const WorkloadModel& w, const Hardware& h, int nodes, double comm_efficiency) {
   RunTime rt;
   const double n = h.gpus, m = nodes, total = n * m;
-  rt.compute_s = w.tflop / (total * peak_tflops(*h.gpu, w.dtype));
+  rt.compute_s = w.tflop / (total * peak_tflops(*h.gpu, w.dtype) * h.compute_scale);
   double comm_step = 0;
   if (w.allreduce_bytes > 0 && w.steps > 0) {
     // Ring all-reduce moves 2(n-1)/n x S bytes over each link (Patarasuk & Yuan 2009). Across

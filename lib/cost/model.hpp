@@ -57,7 +57,12 @@ struct Hardware {
   double link_Bps = 0;     // per GPU, per direction
   double network_Bps = 0;  // per node
   const ProviderPrices* provider = nullptr;
+  double compute_scale = 1;  // of the table's peak, as a preflight measured it
 };
+
+// The hardware with the rates a preflight measured for its GPU model (request.measured); the
+// note that says so, or "" when none applies.
+std::string apply_measured(Hardware& h, const std::vector<MeasuredRates>& measured);
 
 // Compute and communication of the whole run on `nodes` nodes, without checkpoints.
 struct RunTime {

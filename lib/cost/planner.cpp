@@ -93,8 +93,8 @@ Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& r
       continue;
     }
     const ProviderPrices& provider = catalog.providers().at(sh.provider_index);
-    const detail::Hardware h{sh.gpu, sh.gpus, sh.link_gbs * 1e9, sh.network_gbps * 1e9 / 8,
-                             &provider};
+    detail::Hardware h{sh.gpu, sh.gpus, sh.link_gbs * 1e9, sh.network_gbps * 1e9 / 8, &provider};
+    detail::apply_measured(h, request.measured);
     const double mtbi = detail::spot_mtbi_s(request, provider, sh.spot_mtbi_h);
     const double restart = detail::spot_restart_s(request, provider);
     const double egress = egress_cost(provider, model.egress_bytes);

@@ -8,7 +8,12 @@
 #include "device/sim/sim_backend.hpp"
 #include "nubo/error.hpp"
 
+#include <new>
+
 namespace nubo::detail {
+namespace {
+constexpr std::size_t kHostAlignment = 256;  // as device memory
+}  // namespace
 
 std::unique_ptr<DeviceBackend> make_backend(const Device& device) {
   switch (device.backend) {
@@ -22,6 +27,14 @@ std::unique_ptr<DeviceBackend> make_backend(const Device& device) {
   }
   throw Error(Errc::invalid_argument,
               "make_backend: device " + std::to_string(device.index) + " has an unknown backend");
+}
+
+void* DeviceBackend::allocate_host(std::size_t bytes) {
+  return ::operator new (bytes ? bytes : 1, std::align_val_t{kHostAlignment});
+}
+
+void DeviceBackend::free_host(void* ptr) noexcept {
+  ::operator delete (ptr, std::align_val_t{kHostAlignment});
 }
 
 void DeviceBackend::gemm(const Gemm& g, DType type, const void* a, const void* b, void* c) {

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "nubo/compute.hpp"
@@ -94,6 +95,16 @@ class DeviceBackend {
   virtual void copy_on_device(void* dst, const void* src, std::size_t bytes) = 0;
   // Blocks until all work submitted so far has completed; rethrows an asynchronous failure.
   virtual void synchronize() = 0;
+  // Host memory that copies to and from this device run fastest with: page-locked on cuda
+  // (cudaHostAlloc), ordinary aligned memory on host and sim. free_host(nullptr) is ignored.
+  virtual void* allocate_host(std::size_t bytes);
+  virtual void free_host(void* ptr) noexcept;
+  // Copies `bytes` from `src`, memory of the device `peer` drives, into this device's `dst`
+  // (stream-ordered on this device; the caller has synchronised `peer`). Host and sim copy
+  // directly; cuda copies peer to peer where the pair allows it. invalid_argument when the two
+  // are of different kinds.
+  virtual void copy_from_peer(void* dst, const DeviceBackend& peer, const void* src,
+                              std::size_t bytes) = 0;
 
   // --- Streams and events -------------------------------------------------------------------
   // The stream, cuBLAS handle and device ordinal in use (nccl_comm is left null: the team's
@@ -115,7 +126,7 @@ class DeviceBackend {
   // invalid_argument (they have no CUDA events).
   virtual void wait_native(void* cuda_event) = 0;
 
-  // --- GEMM (f32, f16 and bf16; accumulation in f32) ----------------------------------------
+  // --- GEMM (f32, f16 and bf16; accumulation in f32; tf32: f32 data, TF32 multiply) --------
   // A planned GEMM: Worker::gemm plans once (it needs the spans to check its buffers) and hands
   // the plan on, so the hot path checks nothing twice.
   virtual void gemm(const GemmPlan& plan, DType type, const void* a, const void* b, void* c) = 0;
@@ -132,6 +143,12 @@ class DeviceBackend {
   }
   // The threads this device's GEMMs run on the host; 0 for a device whose work does not.
   virtual int host_threads() const { return 0; }
+
+  // --- The preflight's clock ---------------------------------------------------------------
+  // Seconds the work run so far would take on the device a model describes (sim: its model's
+  // attainable rates, derated by its profile), or nullopt where only a wall clock can tell
+  // (host, cuda). The preflight times each measurement with it when there is one.
+  virtual std::optional<double> modelled_seconds() const { return std::nullopt; }
 
   // --- Elementwise kernels (in place; x and y may be the same buffer) ---------------------
   // n elements of elem_bytes (1, 2, 4 or 8) each set to the low bytes of `pattern`: a value

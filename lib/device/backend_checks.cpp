@@ -35,6 +35,9 @@ void check_float_type(DType type, const std::string& who, const char* what) {
 }
 
 GemmPlan plan_gemm(const Gemm& g, DType type, const DeviceBackend& backend) {
+  // tf32: f32 matrices multiplied in TensorFloat-32 where the device has it (the preflight
+  // measures that rate); buffers never hold it, so Worker::gemm never asks for it.
+  if (type == DType::tf32) type = DType::f32;
   if (type != DType::f32 && type != DType::f16 && type != DType::bf16)
     check_float_type(type, backend.describe(), "gemm");
   const std::size_t elem = dtype_size(type);

@@ -122,7 +122,11 @@ std::vector<Device> DeviceReport::select(const SelectRequest& req) const {
   std::vector<std::string> excluded;
   for (const auto& d : devices) {
     std::string why;
-    if (d.memory_total < req.min_memory)
+    const auto left_out = std::find_if(req.exclude.begin(), req.exclude.end(),
+                                       [&](const LeftOut& e) { return e.device == d.index; });
+    if (left_out != req.exclude.end())
+      why = left_out->reason.empty() ? "left out by the request" : left_out->reason;
+    else if (d.memory_total < req.min_memory)
       why = format_bytes(static_cast<double>(d.memory_total)) + " of memory < " +
             format_bytes(static_cast<double>(req.min_memory));
     else if (std::pair(d.cc_major, d.cc_minor) < std::pair(req.min_cc_major, req.min_cc_minor))

@@ -152,12 +152,13 @@ void gpu_gemm_check(detail::DeviceBackend& gpu, DType type, std::size_t m, std::
   g.m = m, g.n = n, g.k = k;
   g.trans_a = ta ? Transpose::yes : Transpose::no;
   g.trans_b = tb ? Transpose::yes : Transpose::no;
-  g.alpha = 0.5f, g.beta = type == DType::f32 ? 0.25f : 0.0f;
+  const bool f32_data = type == DType::f32 || type == DType::tf32;
+  g.alpha = 0.5f, g.beta = f32_data ? 0.25f : 0.0f;
   g.lda = ta ? m : k, g.ldb = tb ? k : n, g.ldc = n;
   const auto a = eighths(m * k, 1), b = eighths(k * n, 2);
   auto c = eighths(m * n, 3);
   std::vector<float> got(m * n);
-  if (type == DType::f32) {
+  if (f32_data) {
     DeviceBuffer<float> da(gpu, a), db(gpu, b), dc(gpu, c);
     gpu.gemm(g, type, da.get(), db.get(), dc.get());
     got = dc.read();
@@ -175,21 +176,26 @@ void gpu_gemm_check(detail::DeviceBackend& gpu, DType type, std::size_t m, std::
       got[i] = type == DType::f16 ? from_f16(raw[i]) : from_bf16(raw[i]);
   }
   naive_gemm(g, a, b, c);
-  // Output rounding: 2^-11 relative for f16, 2^-8 for bf16; fp32 accumulation either way.
-  const double rel = type == DType::f32 ? 1e-5 : type == DType::f16 ? 1e-3 : 8e-3;
+  // Output rounding: 2^-11 relative for f16, 2^-8 for bf16; fp32 accumulation either way. The
+  // inputs are eighths, exact in TF32's 10-bit mantissa, so tf32 is as close as f32 but for
+  // the order of its sums.
+  const double rel = type == DType::f32    ? 1e-5
+                     : type == DType::tf32 ? 1e-4
+                     : type == DType::f16  ? 1e-3
+                                           : 8e-3;
   for (std::size_t i = 0; i < c.size(); ++i)
     REQUIRE(got[i] == Approx(c[i]).epsilon(rel).margin(rel * 4));
 }
 
 }  // namespace
 
-TEST_CASE("GPU: GEMM in f32, f16 and bf16 matches a naive loop", "[backend][gpu]") {
+TEST_CASE("GPU: GEMM in f32, tf32, f16 and bf16 matches a naive loop", "[backend][gpu]") {
   const auto gpus = cuda_devices();
   if (gpus.empty()) {
     NUBO_SKIP("no CUDA device here");
   }
   auto gpu = detail::make_backend(gpus[0]);
-  for (const DType t : {DType::f32, DType::f16, DType::bf16})
+  for (const DType t : {DType::f32, DType::tf32, DType::f16, DType::bf16})
     for (const bool ta : {false, true})
       for (const bool tb : {false, true}) {
         INFO(dtype_name(t) << " ta=" << ta << " tb=" << tb);
@@ -265,6 +271,33 @@ TEST_CASE("GPU: copies, events and out-of-memory", "[backend][gpu]") {
     CHECK_THAT(e.what(), Catch::Contains("cuda " + std::to_string(gpus[0].ordinal)));
   }
   CHECK(gpu->bytes_in_use() == 2 * src.size() * 4);
+}
+
+TEST_CASE("GPU: pinned host memory and a copy from a peer GPU", "[backend][gpu]") {
+  const auto gpus = cuda_devices();
+  if (gpus.empty()) {
+    NUBO_SKIP("no CUDA device here");
+  }
+  // With one GPU the peer is the same device: cudaMemcpyPeer still copies.
+  auto gpu = detail::make_backend(gpus[0]);
+  auto peer = detail::make_backend(gpus.size() > 1 ? gpus[1] : gpus[0]);
+  constexpr std::size_t kBytes = std::size_t{64} << 20;
+  void* host = gpu->allocate_host(kBytes);
+  std::memset(host, 0x5a, kBytes);
+  void* src = peer->allocate(kBytes);
+  void* dst = gpu->allocate(kBytes);
+  peer->copy_to_device(src, host, kBytes);
+  peer->synchronize();
+  std::memset(host, 0, kBytes);
+  gpu->copy_from_peer(dst, *peer, src, kBytes);
+  gpu->copy_to_host(host, dst, kBytes);
+  gpu->synchronize();
+  const auto* bytes = static_cast<const unsigned char*>(host);
+  CHECK(bytes[0] == 0x5a);
+  CHECK(bytes[kBytes - 1] == 0x5a);
+  gpu->free_host(host);
+  peer->free(src);
+  gpu->free(dst);
 }
 
 TEST_CASE("GPU: NCCL collectives on the GPUs of this process", "[backend][gpu][nccl]") {

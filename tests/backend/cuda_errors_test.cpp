@@ -2,6 +2,8 @@
 // codes and messages, and the CUDA backend wrapper's own bookkeeping, on a fake plugin.
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 #include "device/cuda/cuda_backend_errors.hpp"
 #include "fake_plugin.hpp"
 #include "nubo/error.hpp"
@@ -102,4 +104,35 @@ TEST_CASE("the CUDA backend names itself and its device in out-of-memory errors"
   CHECK(b->memory_limit() == (1u << 30));  // the fake's cudaMemGetInfo total
   b.reset();
   CHECK(fake().backends_destroyed == 1);
+}
+
+TEST_CASE("the CUDA backend's pinned host memory and copies from a peer GPU",
+          "[backend][cuda-errors]") {
+  fake() = {};
+  auto a = fake_backend(0), b = fake_backend(1);
+  constexpr std::size_t kBytes = 4096;
+  void* host = b->allocate_host(kBytes);
+  REQUIRE(host != nullptr);
+  std::memset(host, 0x5a, kBytes);
+  void* src = a->allocate(kBytes);
+  void* dst = b->allocate(kBytes);
+  a->copy_to_device(src, host, kBytes);
+  std::memset(host, 0, kBytes);
+  b->copy_from_peer(dst, *a, src, kBytes);
+  b->copy_to_host(host, dst, kBytes);
+  b->synchronize();
+  CHECK(static_cast<unsigned char*>(host)[kBytes - 1] == 0x5a);
+  bool peer_copy_on_b = false;
+  for (const auto& l : fake().launches) peer_copy_on_b |= l.what == "peer_copy";
+  CHECK(peer_copy_on_b);
+  // A host buffer is not a GPU's memory: refused, naming both devices.
+  auto cpu = detail::make_backend(Device{});
+  CHECK_THROWS_WITH(
+      b->copy_from_peer(dst, *cpu, host, kBytes),
+      Catch::Contains("cannot copy from cpu") && Catch::Contains("not a CUDA device"));
+  CHECK_THROWS_WITH(cpu->copy_from_peer(host, *b, dst, kBytes),
+                    Catch::Contains("its memory is not host memory"));
+  b->free_host(host);
+  a->free(src);
+  b->free(dst);
 }

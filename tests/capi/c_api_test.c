@@ -430,6 +430,55 @@ static void test_bad_inputs(nubo_device_report* report) {
 
 /* A caller compiled against an older nubo.h passes a shorter struct_size: nothing past it is
    written. A newer caller's longer struct gets what this library knows, and no more. */
+static char* check_json(const nubo_device_check* result) {
+  size_t needed = 0;
+  char* buf;
+  CHECK_STATUS(nubo_device_check_json(result, NULL, 0, &needed), NUBO_ERR_INVALID_ARGUMENT);
+  buf = (char*)malloc(needed ? needed : 1);
+  if (buf != NULL) CHECK_STATUS(nubo_device_check_json(result, buf, needed, NULL), NUBO_OK);
+  return buf;
+}
+
+static void test_preflight_and_health(nubo_device_report* report) {
+  nubo_device_preflight_options options;
+  nubo_device_health_options health_options;
+  nubo_device_check* result = NULL;
+  const int both[] = {0, 1}, missing[] = {7};
+  char* json;
+  CHECK_STATUS(nubo_device_preflight_options_init(&options, sizeof options), NUBO_OK);
+  CHECK(options.threshold == 0.8 && options.host == 1 && options.quick == 0);
+  options.budget_seconds = 1;
+  options.host = 0;
+  CHECK_STATUS(nubo_device_preflight(report, both, 2, &options, &result), NUBO_OK);
+  CHECK(nubo_device_check_verdict(result) == NUBO_CHECK_HEALTHY);
+  CHECK(nubo_device_check_exit_status(result) == 0);
+  json = check_json(result);
+  CHECK(json != NULL && strstr(json, "\"gemm-bf16\"") != NULL && strstr(json, "peer-to-peer"));
+  free(json);
+  nubo_device_check_free(result);
+
+  CHECK_STATUS(nubo_device_preflight(report, missing, 1, &options, &result),
+               NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_MENTIONS("there is no GPU 7");
+  CHECK(result == NULL);
+  CHECK_STATUS(nubo_device_preflight(report, NULL, 1, &options, &result),
+               NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_preflight(NULL, NULL, 0, NULL, &result), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_device_check_verdict(NULL) == -1);
+  nubo_device_check_free(NULL);
+
+  CHECK_STATUS(nubo_device_health_options_init(&health_options, sizeof health_options), NUBO_OK);
+  health_options.kernel_log_file = "/dev/null";
+  CHECK_STATUS(nubo_device_health(report, &health_options, &result), NUBO_OK);
+  json = check_json(result);
+  CHECK(json != NULL && strstr(json, "\"source\"") != NULL);
+  free(json);
+  nubo_device_check_free(result);
+  health_options.xid_policy_file = "/no/such/policy";
+  CHECK_STATUS(nubo_device_health(report, &health_options, &result), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_MENTIONS("/no/such/policy");
+}
+
 static void test_struct_size_compatibility(nubo_device_report* report) {
   const size_t old_size = offsetof(nubo_device_info, cc_major);
   size_t k;
@@ -508,6 +557,7 @@ int main(void) {
     test_json(report);
     test_select(report);
     test_bad_inputs(report);
+    test_preflight_and_health(report);
     test_struct_size_compatibility(report);
     nubo_device_report_free(report);
   }

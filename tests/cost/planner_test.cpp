@@ -9,6 +9,7 @@
 #include "cost_helpers.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
+#include "nubo/preflight.hpp"
 
 using namespace nubo;
 using namespace nubo::cost;
@@ -264,4 +265,52 @@ TEST_CASE("Catalog() is the built-in catalog, and planning over no instances say
     CHECK(e.code() == Errc::invalid_argument);
     CHECK_THAT(e.what(), Catch::Contains("no instances") && Catch::Contains("builtin()"));
   }
+}
+
+TEST_CASE("a preflight's measured rates price a slow GPU model at what it did") {
+  // A preflight of 2 simulated A100s, the second at half its GEMM rate: the model's median is
+  // 0.75 of expected; the links measured healthy.
+  auto report = nubo::discover(
+      nubo::DiscoverOptions{.sim_devices = "1xA100-SXM4-80GB,1xA100-SXM4-80GB:gemm=0.5",
+                            .sim_topology_file = {},
+                            .probe_cuda = false,
+                            .cuda_plugin_path = {}});
+  nubo::device::PreflightOptions o;
+  o.budget_seconds = 1;
+  o.host = false;
+  const auto check = nubo::device::preflight(report, o).to_json();
+  const auto rates = measured_rates(check, nubo::DType::bf16, "check.json");
+  REQUIRE(rates.size() == 1);
+  CHECK(rates[0].gpu_model == "A100-SXM4-80GB");
+  CHECK(rates[0].compute == Approx(0.75));
+  CHECK(rates[0].link == Approx(1.0));
+
+  auto c = cost_test::box_catalog();
+  auto w = flops_workload();
+  const auto table = estimate(c, w, c.instances()[0], 1, Pricing::on_demand);
+  PlanRequest r;
+  r.measured = rates;
+  const auto measured = estimate(c, w, c.instances()[0], 1, Pricing::on_demand, r);
+  CHECK(measured.time.compute_s == Approx(table.time.compute_s / 0.75));
+  bool said = false;
+  for (const auto& n : measured.notes)
+    said |= n.find("as the preflight measured them (check.json)") != std::string::npos;
+  CHECK(said);
+  const auto p = plan(c, w, r);
+  REQUIRE_FALSE(p.ranked.empty());
+  CHECK(p.ranked.front().time.compute_s == Approx(table.time.compute_s / 0.75));
+
+  // Rates from a healthy GPU never make it faster than the table.
+  auto healthy = nubo::discover(nubo::DiscoverOptions{.sim_devices = "1xA100-SXM4-80GB",
+                                                      .sim_topology_file = {},
+                                                      .probe_cuda = false,
+                                                      .cuda_plugin_path = {}});
+  const auto fine =
+      measured_rates(nubo::device::preflight(healthy, o).to_json(), nubo::DType::bf16, "ok.json");
+  REQUIRE(fine.size() == 1);
+  CHECK(fine[0].compute == 1.0);
+  CHECK_THROWS_WITH(measured_rates("{}", nubo::DType::bf16, "bad.json"),
+                    Catch::Contains("bad.json"));
+  r.measured[0].compute = 0;
+  CHECK_THROWS_WITH(plan(c, w, r), Catch::Contains("measured rates of A100-SXM4-80GB"));
 }

@@ -26,6 +26,7 @@ from . import interruption  # nubo.interruption.Watcher: spot notices (docs/trai
 from . import units  # nubo.units: sizes and durations as every tool reads them (docs/units.md)
 from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, HostCpu, Link,
                       LinkKind, Severity, discover)
+from .health import health, preflight  # GPU health and the preflight (docs/preflight.md)
 from .errors import (InvalidArgumentError, IoError, NotFoundError, NuboError, OutOfMemoryError,
                      Status, TimeoutError, UnsupportedError)
 from .parallel import Buffer, DType, Event, NativeHandles, Pending, ReduceOp, Team, Worker
@@ -47,6 +48,7 @@ __all__ = [
     "Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker",
     "init", "is_initialized", "shutdown", "worker",
     "CopySummary", "copy", "is_store_url",
+    "health", "preflight",
     "cost", "interruption", "net", "s3", "train", "units",
 ]
 

@@ -612,6 +612,35 @@ class nubo_cost_meter_info(Sized):
         ("price_source", c_char_p),
     ]
 
+NUBO_CHECK_HEALTHY = 0  # nubo_health.h
+
+NUBO_CHECK_DEGRADED = 1  # nubo_health.h
+
+NUBO_CHECK_UNUSABLE = 2  # nubo_health.h
+
+
+class nubo_device_check(Structure):
+    """Opaque: used through pointers."""
+
+
+class nubo_device_health_options(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("wait_seconds", c_double),
+        ("xid_policy_file", c_char_p),
+        ("kernel_log_file", c_char_p),
+    ]
+
+
+class nubo_device_preflight_options(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("quick", c_int),
+        ("budget_seconds", c_double),
+        ("threshold", c_double),
+        ("host", c_int),
+    ]
+
 
 class nubo_interruption_notice(Sized):
     _fields_ = [
@@ -1036,6 +1065,18 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
         c_int, [POINTER(nubo_cost_meter), c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_cost_meter_price": (c_int, [POINTER(nubo_cost_meter), POINTER(nubo_cost_meter_info)]),
     "nubo_cost_meter_free": (None, [POINTER(nubo_cost_meter)]),
+    "nubo_device_health_options_init": (c_int, [POINTER(nubo_device_health_options), c_size_t]),
+    "nubo_device_preflight_options_init": (
+        c_int, [POINTER(nubo_device_preflight_options), c_size_t]),
+    "nubo_device_health": (
+        c_int, [POINTER(nubo_device_report), POINTER(nubo_device_health_options), POINTER(POINTER(nubo_device_check))]),
+    "nubo_device_preflight": (
+        c_int, [POINTER(nubo_device_report), POINTER(c_int), c_size_t, POINTER(nubo_device_preflight_options), POINTER(POINTER(nubo_device_check))]),
+    "nubo_device_check_verdict": (c_int, [POINTER(nubo_device_check)]),
+    "nubo_device_check_exit_status": (c_int, [POINTER(nubo_device_check)]),
+    "nubo_device_check_json": (
+        c_int, [POINTER(nubo_device_check), c_void_p, c_size_t, POINTER(c_size_t)]),
+    "nubo_device_check_free": (None, [POINTER(nubo_device_check)]),
     "nubo_interruption_watcher_create": (
         c_int, [nubo_interruption_callback, c_void_p, c_double, POINTER(POINTER(nubo_interruption_watcher))]),
     "nubo_interruption_watcher_free": (None, [POINTER(nubo_interruption_watcher)]),

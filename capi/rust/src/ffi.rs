@@ -630,6 +630,33 @@ sized_structs! {
     }
 }
 
+pub const NUBO_CHECK_HEALTHY: usize = 0;
+
+pub const NUBO_CHECK_DEGRADED: usize = 1;
+
+pub const NUBO_CHECK_UNUSABLE: usize = 2;
+
+opaque!(nubo_device_check);
+
+sized_structs! {
+    pub struct nubo_device_health_options {
+        pub struct_size: u32,
+        pub wait_seconds: c_double,
+        pub xid_policy_file: *const c_char,
+        pub kernel_log_file: *const c_char,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_device_preflight_options {
+        pub struct_size: u32,
+        pub quick: c_int,
+        pub budget_seconds: c_double,
+        pub threshold: c_double,
+        pub host: c_int,
+    }
+}
+
 sized_structs! {
     pub struct nubo_interruption_notice {
         pub struct_size: u32,
@@ -1230,6 +1257,35 @@ extern "C" {
         out: *mut nubo_cost_meter_info,
     ) -> nubo_status;
     pub fn nubo_cost_meter_free(meter: *mut nubo_cost_meter);
+    pub fn nubo_device_health_options_init(
+        options: *mut nubo_device_health_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_device_preflight_options_init(
+        options: *mut nubo_device_preflight_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_device_health(
+        report: *const nubo_device_report,
+        options: *const nubo_device_health_options,
+        out: *mut *mut nubo_device_check,
+    ) -> nubo_status;
+    pub fn nubo_device_preflight(
+        report: *const nubo_device_report,
+        devices: *const c_int,
+        device_count: usize,
+        options: *const nubo_device_preflight_options,
+        out: *mut *mut nubo_device_check,
+    ) -> nubo_status;
+    pub fn nubo_device_check_verdict(check: *const nubo_device_check) -> c_int;
+    pub fn nubo_device_check_exit_status(check: *const nubo_device_check) -> c_int;
+    pub fn nubo_device_check_json(
+        check: *const nubo_device_check,
+        buf: *mut c_char,
+        capacity: usize,
+        needed: *mut usize,
+    ) -> nubo_status;
+    pub fn nubo_device_check_free(check: *mut nubo_device_check);
     pub fn nubo_interruption_watcher_create(
         on_notice: nubo_interruption_callback,
         user: *mut c_void,
@@ -1708,6 +1764,9 @@ mod tests {
             nubo_cost_own_info { struct_size, break_even_utilisation, own_cost, cloud_cost,
                                  cloud_saving, utilisation_for_70_percent_saving }
             nubo_cost_meter_info { struct_size, hourly, price_date, price_source }
+            nubo_device_health_options { struct_size, wait_seconds, xid_policy_file, kernel_log_file
+                                         }
+            nubo_device_preflight_options { struct_size, quick, budget_seconds, threshold, host }
             nubo_interruption_notice { struct_size, cloud, action, detail, seconds_left }
             nubo_net_progress { struct_size, bytes_done, bytes_total, bytes_written, bytes_skipped,
                                 rate, eta_seconds, elapsed_seconds, current_file, files_done,
@@ -1818,7 +1877,10 @@ mod tests {
             NUBO_TRANSPOSE_YES,
             NUBO_TRAIN_SGD,
             NUBO_TRAIN_ADAM,
-            NUBO_CODEC_SLOTS
+            NUBO_CODEC_SLOTS,
+            NUBO_CHECK_HEALTHY,
+            NUBO_CHECK_DEGRADED,
+            NUBO_CHECK_UNUSABLE
         );
 
         let text = String::from_utf8(output.stdout).expect("UTF-8");

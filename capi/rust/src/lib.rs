@@ -25,6 +25,7 @@ pub mod cost;
 mod enums;
 pub mod ffi;
 mod fill;
+pub mod health;
 pub mod interruption;
 pub mod net;
 mod options;
@@ -36,6 +37,7 @@ pub mod stores;
 pub mod train;
 pub mod transfer;
 
+pub use health::{health, preflight, DeviceCheck, HealthOptions, PreflightOptions, Verdict};
 pub use parallel::{
     Bf16, Buffer, DType, Element, Event, Gemm, NativeHandles, Pending, ReduceOp, Team, TeamOptions,
     Worker, F16,
@@ -685,7 +687,7 @@ impl DeviceReport {
         })
     }
 
-    fn raw(&self) -> *const ffi::nubo_device_report {
+    pub(crate) fn raw(&self) -> *const ffi::nubo_device_report {
         self.handle.0.as_ptr()
     }
 

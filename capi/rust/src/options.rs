@@ -258,3 +258,73 @@ impl CopyOptions {
         Ok(o)
     }
 }
+
+/// Options of nubo_device_health.
+///
+/// C: `nubo_device_health_options`.
+#[derive(Debug, Clone, Default)]
+pub struct HealthOptions {
+    /// How long to wait for new XID events; 0 (default): none.
+    pub wait_seconds: Option<f64>,
+    /// Overrides of the XID table ("79 fail drain-node"); NULL: none.
+    pub xid_policy_file: Option<PathBuf>,
+    /// A saved dmesg to read XIDs from; NULL: /dev/kmsg.
+    pub kernel_log_file: Option<PathBuf>,
+}
+
+impl HealthOptions {
+    /// The C struct: the library's defaults, then what is set here.
+    pub(crate) fn to_raw(&self, keep: &mut Keep) -> Result<ffi::nubo_device_health_options, Error> {
+        let mut o = ffi::nubo_device_health_options::new();
+        // SAFETY: `o` is a valid struct of the size given.
+        check(unsafe { ffi::nubo_device_health_options_init(&mut o, std::mem::size_of_val(&o)) })?;
+        if let Some(v) = self.wait_seconds {
+            o.wait_seconds = v;
+        }
+        o.xid_policy_file = keep.path("xid_policy_file", self.xid_policy_file.as_deref())?;
+        o.kernel_log_file = keep.path("kernel_log_file", self.kernel_log_file.as_deref())?;
+        Ok(o)
+    }
+}
+
+/// Options of nubo_device_preflight.
+///
+/// C: `nubo_device_preflight_options`.
+#[derive(Debug, Clone, Default)]
+pub struct PreflightOptions {
+    /// True: a budget of about 10 s instead of 60.
+    pub quick: Option<bool>,
+    /// 0 (default): 60 s, or 10 s with quick.
+    pub budget_seconds: Option<f64>,
+    /// Below this fraction of the expected figure: degraded (0.8).
+    pub threshold: Option<f64>,
+    /// True (default): measure the host's GEMM and memory too.
+    pub host: Option<bool>,
+}
+
+impl PreflightOptions {
+    /// The C struct: the library's defaults, then what is set here.
+    pub(crate) fn to_raw(
+        &self,
+        _keep: &mut Keep,
+    ) -> Result<ffi::nubo_device_preflight_options, Error> {
+        let mut o = ffi::nubo_device_preflight_options::new();
+        // SAFETY: `o` is a valid struct of the size given.
+        check(unsafe {
+            ffi::nubo_device_preflight_options_init(&mut o, std::mem::size_of_val(&o))
+        })?;
+        if let Some(v) = self.quick {
+            o.quick = c_int::from(v);
+        }
+        if let Some(v) = self.budget_seconds {
+            o.budget_seconds = v;
+        }
+        if let Some(v) = self.threshold {
+            o.threshold = v;
+        }
+        if let Some(v) = self.host {
+            o.host = c_int::from(v);
+        }
+        Ok(o)
+    }
+}

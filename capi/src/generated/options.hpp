@@ -233,6 +233,76 @@ inline nubo::transfer::CopyOptions read_options(const nubo_transfer_copy_options
   return from_nubo_transfer_copy_options(o, "options");
 }
 
+// The defaults of nubo_device_health_options: those of a default nubo::device::HealthOptions.
+inline nubo_device_health_options to_nubo_device_health_options(
+    const nubo::device::HealthOptions& in) {
+  nubo_device_health_options out{};
+  out.struct_size = sizeof out;
+  assign(out.wait_seconds, in.wait_seconds);
+  assign_empty(in.xid_policy_file, "nubo::device::HealthOptions::xid_policy_file");
+  assign_empty(in.kernel_log_file, "nubo::device::HealthOptions::kernel_log_file");
+  return out;
+}
+
+// The caller's nubo_device_health_options (read with its struct_size) as
+// nubo::device::HealthOptions; `what` names it in errors.
+inline nubo::device::HealthOptions from_nubo_device_health_options(
+    const nubo_device_health_options& in, const std::string& what) {
+  nubo::device::HealthOptions out;
+  take(out.wait_seconds, in.wait_seconds, what + "->wait_seconds");
+  take(out.xid_policy_file, in.xid_policy_file, what + "->xid_policy_file");
+  take(out.kernel_log_file, in.kernel_log_file, what + "->kernel_log_file");
+  return out;
+}
+
+// nubo_device_health_options_init: the defaults, as much of them as the caller's struct holds.
+inline void init_options(nubo_device_health_options* out, std::size_t size) {
+  init_sized(to_nubo_device_health_options({}), out, size, "nubo_device_health_options");
+}
+
+// The caller's options (NULL: the defaults) as C++.
+inline nubo::device::HealthOptions read_options(const nubo_device_health_options* in) {
+  auto o = to_nubo_device_health_options({});
+  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_device_health_options_init()");
+  return from_nubo_device_health_options(o, "options");
+}
+
+// The defaults of nubo_device_preflight_options: those of a default nubo::device::PreflightOptions.
+inline nubo_device_preflight_options to_nubo_device_preflight_options(
+    const nubo::device::PreflightOptions& in) {
+  nubo_device_preflight_options out{};
+  out.struct_size = sizeof out;
+  assign(out.quick, in.quick);
+  assign(out.budget_seconds, in.budget_seconds);
+  assign(out.threshold, in.threshold);
+  assign(out.host, in.host);
+  return out;
+}
+
+// The caller's nubo_device_preflight_options (read with its struct_size) as
+// nubo::device::PreflightOptions; `what` names it in errors.
+inline nubo::device::PreflightOptions from_nubo_device_preflight_options(
+    const nubo_device_preflight_options& in, const std::string& what) {
+  nubo::device::PreflightOptions out;
+  take(out.quick, in.quick, what + "->quick");
+  take(out.budget_seconds, in.budget_seconds, what + "->budget_seconds");
+  take(out.threshold, in.threshold, what + "->threshold");
+  take(out.host, in.host, what + "->host");
+  return out;
+}
+
+// nubo_device_preflight_options_init: the defaults, as much of them as the caller's struct holds.
+inline void init_options(nubo_device_preflight_options* out, std::size_t size) {
+  init_sized(to_nubo_device_preflight_options({}), out, size, "nubo_device_preflight_options");
+}
+
+// The caller's options (NULL: the defaults) as C++.
+inline nubo::device::PreflightOptions read_options(const nubo_device_preflight_options* in) {
+  auto o = to_nubo_device_preflight_options({});
+  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_device_preflight_options_init()");
+  return from_nubo_device_preflight_options(o, "options");
+}
+
 // The defaults of nubo_s3_copy_options: those of a default nubo::s3::CopyOptions.
 inline nubo_s3_copy_options to_nubo_s3_copy_options(const nubo::s3::CopyOptions& in) {
   nubo_s3_copy_options out{};

@@ -37,6 +37,7 @@ struct PlanCommand {
   double bytes_per_param = 0;
   double seq_len = 0, micro_batch = 1;
   std::string flops, flops_per_sample, samples, profile;
+  std::string preflight;  // nubo-smi check --json: GPUs priced at the rates it measured
   double epochs = 1;
   std::string dtype = "bf16";
   double mfu = 0.4;

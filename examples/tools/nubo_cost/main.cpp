@@ -104,6 +104,10 @@ int main(int argc, char** argv) {
   flops->excludes(profile);
   params->excludes(profile);
   model_bytes->excludes(profile);
+  p->add_option("--preflight", plan.preflight,
+                "a nubo-smi check --json report: its GPU models are priced at the rates it "
+                "measured when below what the model should do")
+      ->check(CLI::ExistingFile);
   p->add_option("--epochs", plan.epochs, "passes over the data")->check(nubo_cli::PositiveNumber);
   p->add_option("--dtype", plan.dtype, "f32, tf32, f16 or bf16 (fp32, fp16, ... also; analytic)");
   p->add_option("--mfu", plan.mfu, "achieved fraction of peak, default 0.4")

@@ -217,8 +217,15 @@ void drain(Stream& s) {
 
 }  // namespace
 
+// Not a signal number: the byte stop_attempt() writes into the signal pipe.
+constexpr unsigned char kStopAttempt = 0xfe;
+
 void deliver_signal(int sig) {
   if (install_signal_handlers()) on_signal(sig);
+}
+
+void stop_attempt() {
+  if (install_signal_handlers()) on_signal(kStopAttempt);
 }
 
 int pause_for(std::chrono::milliseconds how_long) {
@@ -235,7 +242,7 @@ int pause_for(std::chrono::milliseconds how_long) {
     if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
     unsigned char sig = 0;
     while (::read(g_signal_pipe[0], &sig, 1) == 1)
-      if (sig != SIGCHLD) return sig;
+      if (sig != SIGCHLD && sig != kStopAttempt) return sig;
   }
 }
 
@@ -265,6 +272,7 @@ Outcome launch(const LaunchSpec& spec) {
 
   std::optional<std::size_t> first_failure;  // index into procs
   int stop_signal = 0;                       // the signal nubo-run was stopped with
+  bool health_stop = false;                  // stop_attempt(): a GPU failed
   std::optional<Clock::time_point> term_at, kill_at;
   // A failure is named as the job's cause once the exits that follow it within kSettle are in:
   // of those, one a signal killed is the cause, since the others most likely exited because
@@ -336,6 +344,15 @@ Outcome launch(const LaunchSpec& spec) {
         for (ssize_t i = 0; i < n; ++i) {
           const int sig = sigs[i];
           if (sig == SIGCHLD) continue;  // reaped below
+          if (sig == kStopAttempt) {
+            if (health_stop) continue;
+            health_stop = true;
+            say("stopping the processes (SIGTERM)");
+            signal_all(procs, SIGTERM);
+            term_at.reset();
+            if (!kill_at) kill_at = Clock::now() + spec.grace;
+            continue;
+          }
           if (stop_signal != 0 && sig == SIGINT) {
             say("second interrupt: killing every process");
             signal_all(procs, SIGKILL);
@@ -356,7 +373,7 @@ Outcome launch(const LaunchSpec& spec) {
       int st = 0;
       if (::waitpid(p.pid, &st, WNOHANG) != p.pid) continue;
       p.status = st;
-      if (!failed(st) || first_failure || stop_signal != 0) continue;
+      if (!failed(st) || first_failure || stop_signal != 0 || health_stop) continue;
       if (!cause || (WIFSIGNALED(st) && !WIFSIGNALED(*procs[*cause].status))) cause = i;
       if (!settle_at) settle_at = Clock::now() + kSettle;
     }
@@ -366,6 +383,11 @@ Outcome launch(const LaunchSpec& spec) {
     if (p.err.fd >= 0) ::close(p.err.fd);
   }
 
+  if (health_stop && !first_failure) {
+    Outcome o{kExitResume, stop_signal};
+    o.stopped_for_health = true;
+    return o;
+  }
   if (first_failure) {
     const auto& p = procs[*first_failure];
     say("the job failed: rank " + std::to_string(p.rank) + " " + how_it_ended(*p.status));

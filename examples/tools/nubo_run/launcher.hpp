@@ -29,8 +29,9 @@ struct LaunchSpec {
 constexpr int kExitResume = 75;
 
 struct Outcome {
-  int status = 0;       // nubo-run's exit status for this run of the job (below)
-  int stop_signal = 0;  // the signal nubo-run was stopped with, if any: no restart then
+  int status = 0;                   // nubo-run's exit status for this run of the job (below)
+  int stop_signal = 0;              // the signal nubo-run was stopped with, if any: no restart then
+  bool stopped_for_health = false;  // stop_attempt() ended it: a GPU failed
 };
 
 // Runs the job to its end. The status: 0 when every process exited 0; 75 when they stopped
@@ -42,6 +43,11 @@ Outcome launch(const LaunchSpec& spec);
 // Acts as if nubo-run had received `sig` (passes it on to the processes, and stops restarts):
 // for an interruption notice, from any thread.
 void deliver_signal(int sig);
+
+// Ends the attempt in flight as a failure of the machine, from any thread: the processes get
+// SIGTERM (then SIGKILL after the grace period), and launch() returns kExitResume with
+// stopped_for_health set; restarts go on.
+void stop_attempt();
 
 // Waits `how_long`, or less when nubo-run gets a signal: returns it (0 when none came).
 int pause_for(std::chrono::milliseconds how_long);

@@ -23,6 +23,7 @@
 #include <random>
 
 #include "cli.hpp"
+#include "health_guard.hpp"
 #include "launcher.hpp"
 #include "nubo/error.hpp"
 #include "nubo/interruption.hpp"
@@ -74,7 +75,8 @@ int main(int argc, char** argv) {
   std::string nnodes_text = "1", rendezvous, job_id, master_addr, rendezvous_timeout = "30s";
   double grace = 5.0;
   int max_restarts = 0;
-  bool cpu_bind = false;
+  bool cpu_bind = false, exclude_unhealthy = false;
+  double watch_health = 0;
   std::vector<std::string> command;
   app.add_option("--nproc,-n", nproc,
                  "Processes on this node (default: one per GPU of this machine, else 1)")
@@ -110,6 +112,14 @@ int main(int argc, char** argv) {
                  "none after one that ran longer or lost a process to SIGKILL); each attempt "
                  "sees NUBO_RESTART_COUNT")
       ->check(nubo_cli::Range(0, 1000));
+  app.add_option("--watch-health", watch_health,
+                 "Read the GPUs' health every SECONDS during the job (docs/preflight.md): a new "
+                 "fatal XID or double-bit ECC error stops the job at once, naming the GPU, with "
+                 "exit status 75 (0: off)")
+      ->check(nubo_cli::Range(0.0, 3600.0));
+  app.add_flag("--exclude-unhealthy", exclude_unhealthy,
+               "With --watch-health and --max-restarts: start again without the GPU that failed "
+               "(CUDA_VISIBLE_DEVICES)");
   app.add_flag("--cpu-bind", cpu_bind,
                "Pin each process's host workers to cores of their own (NUBO_CPU_BIND=1), "
                "NUMA-aware");
@@ -293,6 +303,7 @@ int main(int argc, char** argv) {
   const nubo::RetryPolicy restarts{max_restarts + 1, 1.0, 30.0, false};
   int quick_failures = 0;
   bool ended = false;  // for good: nodes still waiting to join are told to stop
+  nubo::run::HealthGuard health(watch_health, exclude_unhealthy);
   for (int attempt = 0;; ++attempt) {
     spec.extra_env = base_env;
     spec.extra_env.emplace_back("NUBO_RESTART_COUNT", std::to_string(attempt));
@@ -317,8 +328,30 @@ int main(int argc, char** argv) {
       spec.rendezvous = base_rendezvous + "/attempt-" + std::to_string(attempt);
     }
     const auto started = std::chrono::steady_clock::now();
+    try {
+      health.start();
+    } catch (const nubo::Error& e) {
+      nubo_cli::print_error("nubo-run", std::string("--watch-health: ") + e.what());
+      status = 1;
+      break;
+    }
     const auto outcome = nubo::run::launch(spec);
     status = outcome.status;
+    if (health.finish()) {
+      // A GPU failed: elsewhere (or without it) the job can go on from its checkpoint.
+      status = nubo::run::kExitResume;
+      if (restarts.again(attempt + 1) && health.exclude_failed()) {
+        std::fprintf(stderr,
+                     "nubo-run: starting the job again without it (NUBO_RESTART_COUNT=%d)\n",
+                     attempt + 1);
+        continue;
+      }
+      std::fprintf(stderr,
+                   "nubo-run: the job stopped for a failed GPU (status 75): start it "
+                   "again elsewhere, or with --exclude-unhealthy\n");
+      ended = true;
+      break;
+    }
     const bool interrupted = status == 128 + SIGKILL;
     quick_failures = interrupted || std::chrono::steady_clock::now() - started >= kRanWell
                          ? 0

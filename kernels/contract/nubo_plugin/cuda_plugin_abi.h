@@ -121,6 +121,78 @@ typedef struct nubo_cuda_facts {
 /* Fills *facts. Thread-safe; never throws; may set CUDA_DEVICE_ORDER (see the plugin). */
 typedef int (*nubo_cuda_plugin_probe_fn)(nubo_cuda_facts* facts);
 
+/* ==== Health (a third entry point; the probe above is unchanged) ===========================
+ * What NVML says of each GPU's health: error counters, clocks, links, use, and the critical
+ * XID events that arrive while the call waits. Facts only: libnubo
+ * (lib/device/health/) decides what is ok, warn or fail. The same struct_size / abi_version
+ * rules as the probe; every count is -1 when NVML does not know it or the GPU lacks it. */
+#define NUBO_CUDA_HEALTH_ENTRY "nubo_cuda_plugin_health"
+#define NUBO_CUDA_HEALTH_ABI_VERSION 1u
+#define NUBO_CUDA_MAX_NVLINKS 18
+#define NUBO_CUDA_MAX_PROCESSES 16
+#define NUBO_CUDA_MAX_XIDS 64
+
+typedef struct nubo_cuda_nvlink_health {
+  int32_t state; /* 1 up, 0 down, -1 not present */
+  int32_t reserved;
+  int64_t replay, recovery, crc_flit, crc_data; /* nvmlDeviceGetNvLinkErrorCounter */
+} nubo_cuda_nvlink_health;
+
+typedef struct nubo_cuda_process {
+  uint32_t pid;
+  uint32_t reserved;
+  uint64_t used_memory; /* bytes; 0 when the driver does not say */
+} nubo_cuda_process;
+
+typedef struct nubo_cuda_gpu_health {
+  char uuid[NUBO_CUDA_UUID_SIZE];
+  char pci_bus_id[NUBO_CUDA_BUS_ID_SIZE];
+  int32_t ecc_enabled;                            /* current ECC mode */
+  int32_t retired_pages_pending;                  /* 1: a retirement awaits a reset */
+  int64_t ecc_sbe_volatile, ecc_dbe_volatile;     /* since the driver loaded */
+  int64_t ecc_sbe_aggregate, ecc_dbe_aggregate;   /* over the GPU's life */
+  int32_t remap_correctable, remap_uncorrectable; /* rows remapped (A100 and later) */
+  int32_t remap_pending, remap_failed;            /* 1: needs a reset; 1: RMA */
+  uint64_t clock_event_reasons;                   /* nvmlClocksEventReason bits */
+  int32_t clock_event_reasons_known;
+  int32_t temperature_c, temperature_slowdown_c, temperature_shutdown_c;
+  int32_t power_mw, power_limit_mw;
+  int32_t pcie_gen, pcie_width, pcie_gen_max, pcie_width_max; /* as trained, and the most */
+  int64_t pcie_replays;                                       /* nvmlDeviceGetPcieReplayCounter */
+  int32_t persistence_mode;                                   /* 1 on, 0 off */
+  int32_t mig_mode;
+  int32_t fabric_state;  /* nvmlGpuFabricState_t: 0 not supported, 1 not started, 2 in
+                            progress, 3 completed; -1 unknown */
+  int32_t fabric_status; /* its nvmlReturn_t once completed */
+  nubo_cuda_nvlink_health nvlinks[NUBO_CUDA_MAX_NVLINKS];
+  int32_t processes_known;
+  int32_t process_count; /* may exceed the entries listed */
+  nubo_cuda_process processes[NUBO_CUDA_MAX_PROCESSES];
+} nubo_cuda_gpu_health;
+
+typedef struct nubo_cuda_xid_event {
+  int32_t gpu; /* NVML index */
+  int32_t xid;
+  uint64_t timestamp_us;
+} nubo_cuda_xid_event;
+
+typedef struct nubo_cuda_health {
+  uint32_t struct_size; /* as nubo_cuda_facts */
+  uint32_t abi_version; /* NUBO_CUDA_HEALTH_ABI_VERSION */
+  int32_t wait_ms;      /* in: how long to wait for critical XID events (0: do not wait) */
+  int32_t nvml_loaded;
+  char nvml_error[NUBO_CUDA_MESSAGE_SIZE];
+  int32_t nvml_init_result;
+  int32_t gpu_count, gpus_listed; /* NVML's: every GPU of the machine */
+  int32_t events_supported;       /* 1: XID events could be registered */
+  int32_t xid_count;              /* may exceed the entries listed */
+  nubo_cuda_xid_event xids[NUBO_CUDA_MAX_XIDS];
+  nubo_cuda_gpu_health gpus[NUBO_CUDA_MAX_DEVICES];
+} nubo_cuda_health;
+
+/* Fills *health. Thread-safe; never throws; blocks up to wait_ms. */
+typedef int (*nubo_cuda_plugin_health_fn)(nubo_cuda_health* health);
+
 /* ==== The CUDA backend (appended; the probe above is unchanged) ===========================
  * A second entry point, nubo_cuda_backend_v2, returns a table of functions through which
  * libnubo (lib/device/cuda/cuda_backend.cpp, lib/parallel/links/nccl_communicator.cpp) runs work on
@@ -172,7 +244,8 @@ typedef struct nubo_cuda_comm nubo_cuda_comm; /* one rank of an NCCL communicato
 #define NUBO_CUDA_COPY_ON_DEVICE 3
 
 /* Row-major C = alpha op(A) op(B) + beta C, as DeviceBackend::gemm (lib/device/backend.hpp);
- * dtype is a nubo::DType value (0 f32, 1 f16, 2 bf16); leading dimensions already filled in. */
+ * dtype is a nubo::DType value (0 f32, 1 f16, 2 bf16, 5 tf32: f32 data); leading dimensions already
+ * filled in. */
 typedef struct nubo_cuda_gemm_args {
   int32_t trans_a, trans_b, dtype, reserved;
   int64_t m, n, k, lda, ldb, ldc;
@@ -276,6 +349,14 @@ typedef struct nubo_cuda_backend_api {
   /* ncclCommDestroy, once its work has completed (the caller makes sure). */
   int (*nccl_destroy)(nubo_cuda_comm* c, nubo_cuda_status* status);
   void* (*nccl_native)(nubo_cuda_comm* c); /* the ncclComm_t */
+
+  /* Appended: page-locked host memory (cudaHostAlloc, portable to every GPU) for copies at
+   * the link's full rate, and a copy from another GPU's memory (cudaMemcpyPeerAsync on b's
+   * stream in use: peer to peer where the pair has it, staged through the host otherwise). */
+  int (*host_allocate)(uint64_t bytes, void** out, nubo_cuda_status* status);
+  int (*host_free)(void* ptr, nubo_cuda_status* status);
+  int (*peer_copy)(nubo_cuda_backend* b, void* dst, const void* src, int32_t src_ordinal,
+                   uint64_t bytes, nubo_cuda_status* status);
 } nubo_cuda_backend_api;
 
 /* The table, static in the plugin (never NULL, never freed). */

@@ -1,5 +1,7 @@
 #include "device/cuda/cuda_backend.hpp"
 
+#include <cstddef>
+
 #include "common/env.hpp"
 #include "device/backend_checks.hpp"
 #include "device/cuda/cuda_backend_errors.hpp"
@@ -158,6 +160,43 @@ void CudaBackend::copy_to_host(void* host_dst, const void* src, std::size_t byte
 void CudaBackend::copy_on_device(void* dst, const void* src, std::size_t bytes) {
   nubo_cuda_status st{};
   check(api_->copy(handle_, dst, src, bytes, NUBO_CUDA_COPY_ON_DEVICE, &st), st);
+}
+
+namespace {
+// True when the plugin's table reaches `end` (the offset just past a function appended later).
+bool table_covers(const nubo_cuda_backend_api* api, std::size_t end) {
+  return api->struct_size >= end;
+}
+constexpr std::size_t kHostMemoryEnd =
+    offsetof(nubo_cuda_backend_api, peer_copy) + sizeof(nubo_cuda_backend_api::peer_copy);
+}  // namespace
+
+void CudaBackend::copy_from_peer(void* dst, const DeviceBackend& peer, const void* src,
+                                 std::size_t bytes) {
+  const auto* other = dynamic_cast<const CudaBackend*>(&peer);
+  if (!other)
+    throw Error(Errc::invalid_argument,
+                describe() + ": cannot copy from " + peer.describe() + ": not a CUDA device");
+  if (!table_covers(api_, kHostMemoryEnd))
+    throw Error(Errc::unavailable, describe() +
+                                       ": the CUDA plugin predates peer copies; "
+                                       "rebuild or reinstall it");
+  nubo_cuda_status st{};
+  check(api_->peer_copy(handle_, dst, src, other->device().ordinal, bytes, &st), st);
+}
+
+void* CudaBackend::allocate_host(std::size_t bytes) {
+  if (!table_covers(api_, kHostMemoryEnd)) return DeviceBackend::allocate_host(bytes);
+  void* out = nullptr;
+  nubo_cuda_status st{};
+  check(api_->host_allocate(bytes, &out, &st), st);
+  return out;
+}
+
+void CudaBackend::free_host(void* ptr) noexcept {
+  if (!table_covers(api_, kHostMemoryEnd)) return DeviceBackend::free_host(ptr);
+  nubo_cuda_status st{};
+  (void)api_->host_free(ptr, &st);  // a failure to free leaves nothing to act on
 }
 
 void CudaBackend::synchronize() {

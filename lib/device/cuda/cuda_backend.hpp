@@ -36,6 +36,10 @@ class CudaBackend final : public DeviceBackend {
   void copy_to_device(void* dst, const void* host_src, std::size_t bytes) override;
   void copy_to_host(void* host_dst, const void* src, std::size_t bytes) override;
   void copy_on_device(void* dst, const void* src, std::size_t bytes) override;
+  void copy_from_peer(void* dst, const DeviceBackend& peer, const void* src,
+                      std::size_t bytes) override;
+  void* allocate_host(std::size_t bytes) override;
+  void free_host(void* ptr) noexcept override;
   void synchronize() override;
 
   NativeHandles native() const override;

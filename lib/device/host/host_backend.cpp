@@ -141,6 +141,17 @@ void HostBackend::copy_on_device(void* dst, const void* src, std::size_t bytes) 
   std::memmove(dst, src, bytes);  // overlapping ranges are allowed, as with cudaMemcpy D2D
 }
 
+void HostBackend::copy_from_peer(void* dst, const DeviceBackend& peer, const void* src,
+                                 std::size_t bytes) {
+  if (!peer.host_accessible())
+    throw Error(Errc::invalid_argument, describe() + ": cannot copy from " + peer.describe() +
+                                            ": its memory is not host memory");
+  if (bytes == 0) return;
+  check_range(dst, bytes, "copy_from_peer destination");
+  if (!src) throw Error(Errc::invalid_argument, describe() + ": copy_from_peer source is null");
+  std::memcpy(dst, src, bytes);
+}
+
 void HostBackend::use_stream(void* stream) {
   if (stream)
     throw Error(Errc::invalid_argument,

@@ -93,7 +93,7 @@ void widening_path(const OpenBlas& blas, const Gemm& g, DType type, const void* 
 }  // namespace
 
 const char* host_gemm_path(DType type) {
-  if (type == DType::f32) return "cblas_sgemm";
+  if (type == DType::f32 || type == DType::tf32) return "cblas_sgemm";
   if (type == DType::bf16 && openblas().sbgemm) return "cblas_sbgemm";
   return "f32 conversion + cblas_sgemm";
 }
@@ -101,7 +101,7 @@ const char* host_gemm_path(DType type) {
 void host_gemm(const OpenBlas& blas, const GemmPlan& p, DType type, const void* a, const void* b,
                void* c) {
   const Gemm& g = p.g;
-  if (type == DType::f32) {
+  if (type == DType::f32 || type == DType::tf32) {  // the CPU has no TF32: full f32 is finer
     blas.sgemm(CblasRowMajor, op(g.trans_a), op(g.trans_b), as_int(g.m), as_int(g.n), as_int(g.k),
                g.alpha, static_cast<const float*>(a), as_int(g.lda), static_cast<const float*>(b),
                as_int(g.ldb), g.beta, static_cast<float*>(c), as_int(g.ldc));

@@ -1,5 +1,5 @@
 // GEMM on the CPU with OpenBLAS, for the host and sim backends, in every floating-point type:
-//  - f32: cblas_sgemm on the buffers themselves;
+//  - f32: cblas_sgemm on the buffers themselves (tf32 too: the CPU multiplies in full f32);
 //  - bf16: cblas_sbgemm where the loaded OpenBLAS has it (built with BUILD_BFLOAT16), which
 //    reads the bf16 inputs directly; C goes through f32, a block of rows at a time;
 //  - f16, and bf16 without sbgemm: each operand is widened to f32 (B whole, A and C a block of

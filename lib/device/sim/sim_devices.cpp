@@ -17,10 +17,11 @@ constexpr int kDgx1Mesh[8][8] = {{0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0,
                                  {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
                                  {0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
 
-std::string sim_uuid(int index, const std::string& model) {
-  // Deterministic, so that CUDA_VISIBLE_DEVICES=GPU-... works across runs (FNV-1a of the pair).
+std::string sim_uuid(int index, const std::string& model, const std::string& modifiers) {
+  // Deterministic, so that CUDA_VISIBLE_DEVICES=GPU-... works across runs (FNV-1a of the
+  // model, the index and the modifiers: a derated device is another device).
   std::uint64_t h = 1469598103934665603ull;
-  for (char c : model + "#" + std::to_string(index)) {
+  for (char c : model + "#" + std::to_string(index) + modifiers) {
     h ^= static_cast<unsigned char>(c);
     h *= 1099511628211ull;
   }
@@ -52,6 +53,11 @@ std::vector<SimEntry> parse_sim_spec(std::string_view spec, const GpuCatalog& ca
                   "simulated devices: empty entry in '" + std::string(spec) +
                       "'; expected COUNTxMODEL[,COUNTxMODEL...], e.g. 8xA100-SXM4-80GB");
     SimEntry e;
+    const auto colon = entry.find(':');
+    if (colon != std::string_view::npos) {
+      e.profile = parse_sim_profile(entry.substr(colon), what);
+      entry = text::trim(entry.substr(0, colon));
+    }
     auto x = entry.find_first_of("xX");
     std::string_view model = entry;
     e.count = 1;
@@ -91,7 +97,8 @@ SimMachine build_sim_machine(const std::vector<SimEntry>& entries) {
       d.index = d.ordinal = static_cast<int>(m.devices.size());
       d.model = e.model->model;
       d.name = e.model->cuda_name + " (simulated)";
-      d.uuid = sim_uuid(d.index, d.model);
+      d.uuid = sim_uuid(d.index, d.model, e.profile.text);
+      register_sim_profile(d.uuid, e.profile);
       char bus[32];
       std::snprintf(bus, sizeof bus, "00000000:%02X:00.0", 0x10 + d.index);
       d.pci_bus_id = bus;

@@ -3,7 +3,8 @@
 // SXM parts of one model share NVLink within each 8-GPU baseboard (all pairs through NVSwitch,
 // or the DGX-1 hybrid cube mesh for V100), PCIe cards meet at the host bridge (PHB), and devices
 // on different halves of a two-socket machine (more than four GPUs) meet across sockets (SYS).
-// Work sent to them runs on host threads: a test double, never a claim of GPU speed.
+// Work sent to them runs on host threads: a test double, never a claim of GPU speed. An entry
+// may derate its devices ("1xH100-SXM5-80GB:gemm=0.5", sim_profile.hpp).
 #pragma once
 
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "device/gpu_catalog.hpp"
+#include "device/sim/sim_profile.hpp"
 #include "nubo/device.hpp"
 
 namespace nubo::detail {
@@ -18,6 +20,7 @@ namespace nubo::detail {
 struct SimEntry {
   int count = 0;
   const GpuModel* model = nullptr;
+  SimProfile profile;  // ":gemm=0.5:pcie=3x8" after the model (sim_profile.hpp)
 };
 
 constexpr int kMaxSimDevices = 64;

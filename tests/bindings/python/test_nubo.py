@@ -331,6 +331,33 @@ class PcieTest(unittest.TestCase):
                     self.assertEqual(link.nvlinks, 0)
 
 
+class PreflightTest(unittest.TestCase):
+    def test_a_derated_device_is_flagged_by_the_preflight(self) -> None:
+        report = nubo.discover(sim_devices="1xH100-SXM5-80GB,1xH100-SXM5-80GB:gemm=0.5",
+                               probe_cuda=False)
+        check = nubo.preflight(report, budget_seconds=1, host=False)
+        self.assertEqual(check["verdict"], "degraded")
+        self.assertEqual(check["exit_status"], 4)
+        verdicts = {d["device"]: d["verdict"] for d in check["devices"]}
+        self.assertEqual(verdicts, {0: "healthy", 1: "degraded"})
+        only = nubo.preflight(report, devices=[0], budget_seconds=1, host=False)
+        self.assertEqual(only["verdict"], "healthy")
+        with self.assertRaises(nubo.InvalidArgumentError):
+            nubo.preflight(report, devices=[9])
+
+    def test_health_reads_a_saved_kernel_log(self) -> None:
+        report = nubo.discover(sim_devices="1xT4", probe_cuda=False)
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "dmesg.txt")
+            with open(log, "w", encoding="utf-8") as f:
+                f.write("[ 1.0] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n")
+            h = nubo.health(report, kernel_log_file=log)
+        self.assertEqual(h["status"], "fail")
+        self.assertEqual(h["exit_status"], 5)
+        self.assertEqual([f["code"] for f in h["findings"]], ["xid-79"])
+        self.assertEqual(h["findings"][0]["action"], "drain-node")
+
+
 class IslandsTest(unittest.TestCase):
     def test_select_takes_a_whole_island(self) -> None:
         topology = env_path("NUBO_TEST_TOPOLOGY")

@@ -24,12 +24,12 @@ typedef struct fake_gpu {
   unsigned long long memory;
 } fake_gpu;
 
-static int fake_env_int(const char* name, int fallback) {
+static inline int fake_env_int(const char* name, int fallback) {
   const char* v = getenv(name);
   return v && *v ? atoi(v) : fallback;
 }
 
-static void fake_uuid_text(const fake_gpu* g, char* buf, size_t size) {
+static inline void fake_uuid_text(const fake_gpu* g, char* buf, size_t size) {
   const unsigned char* b = g->uuid;
   snprintf(buf, size, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
            b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
@@ -37,7 +37,7 @@ static void fake_uuid_text(const fake_gpu* g, char* buf, size_t size) {
 }
 
 /* Fills gpus[] from FAKE_CUDA_DEVICES; returns how many. */
-static int fake_machine(fake_gpu* gpus) {
+static inline int fake_machine(fake_gpu* gpus) {
   const char* spec = getenv("FAKE_CUDA_DEVICES");
   unsigned long long mib = (unsigned long long)fake_env_int("FAKE_CUDA_MEMORY_MIB", 81559);
   int n = 0;

@@ -8,7 +8,8 @@
  *   FAKE_NVML_NVSWITCH        links from every GPU to an NVSwitch (HGX style), e.g. 18
  *   FAKE_NVML_MIG             GPUs in MIG mode: "all" or indices, e.g. "0,2"
  *   FAKE_NVML_TOPOLOGY        common-ancestor level of GPUs on one NUMA node (default 20,
- *                             PXB); GPUs on different nodes (first half / second half) get 50 */
+ *                             PXB); GPUs on different nodes (first half / second half) get 50
+ *   FAKE_NVML_SCENARIO        a health scenario file (fake_nvml_health.c) */
 #include "fake_machine.h"
 
 #define NVML_SUCCESS 0
@@ -46,6 +47,16 @@ static struct nvmlDevice_st g_handles[FAKE_MAX_GPUS];
 static fake_link g_links[FAKE_MAX_GPUS][MAX_LINKS];
 static int g_has_nvlink[FAKE_MAX_GPUS];
 static int g_count = -1; /* -1: not initialised */
+
+int fake_nvml_read_scenario(int gpu_count); /* fake_nvml_health.c */
+int fake_nvml_health_link(int gpu, unsigned link, int* active);
+
+int fake_nvml_gpu_count(void) {
+  return g_count;
+}
+nvmlDevice_t fake_nvml_handle(int index) {
+  return &g_handles[index];
+}
 
 static int add_link(int from, int to, int to_switch) {
   for (int l = 0; l < MAX_LINKS; ++l) {
@@ -117,6 +128,10 @@ FAKE_API nvmlReturn_t nvmlInit_v2(void) {
   g_count = fake_machine(g_gpus);
   for (int i = 0; i < g_count; ++i) g_handles[i].index = i;
   build_links();
+  if (fake_nvml_read_scenario(g_count) != 0) {
+    g_count = -1;
+    return 999; /* NVML_ERROR_UNKNOWN */
+  }
   return NVML_SUCCESS;
 }
 
@@ -218,7 +233,9 @@ FAKE_API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDe
 
 FAKE_API nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t dev, unsigned int link, int* active) {
   if (!gpu_of(dev) || !active || link >= MAX_LINKS) return NVML_ERROR_INVALID_ARGUMENT;
-  if (!g_has_nvlink[dev->index]) return NVML_ERROR_NOT_SUPPORTED;
+  if (!g_has_nvlink[dev->index])
+    return fake_nvml_health_link(dev->index, link, active) ? NVML_SUCCESS
+                                                           : NVML_ERROR_NOT_SUPPORTED;
   *active = g_links[dev->index][link].active;
   return NVML_SUCCESS;
 }

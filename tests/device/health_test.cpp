@@ -1,0 +1,118 @@
+// The health report's parts that need no GPU: the XID table and its policy files, the kernel
+// log's XID lines, and a report built from the kernel log alone.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "device/health/kernel_log.hpp"
+#include "nubo/error.hpp"
+#include "nubo/health.hpp"
+#include "sim_helpers.hpp"
+
+using Catch::Matchers::Contains;
+using nubo::device::Action;
+using nubo::device::HealthStatus;
+
+namespace {
+
+struct TempFile {
+  std::filesystem::path path;
+  explicit TempFile(const std::string& text) {
+    path = std::filesystem::temp_directory_path() /
+           ("nubo-health-" + std::to_string(::getpid()) + "-" + std::to_string(++counter()));
+    std::ofstream(path) << text;
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+};
+
+const nubo::device::XidRule& rule(const std::vector<nubo::device::XidRule>& t, int xid) {
+  for (const auto& r : t)
+    if (r.xid == xid) return r;
+  FAIL("no rule for XID " << xid);
+  throw 0;
+}
+
+constexpr const char* kDmesg =
+    "[ 1234.567] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen off the "
+    "bus.\n"
+    "[ 1240.000] eth0: link up\n"
+    "6,1301,1240000,-;NVRM: Xid (PCI:0000:86:00): 48, pid=77, DBE (0x1) occurred\n"
+    "[ 1250.000] NVRM: Xid (PCI:0000:3b:00): garbage\n";
+
+}  // namespace
+
+TEST_CASE("health: the XID table gives each critical XID its action", "[health]") {
+  const auto t = nubo::device::xid_table();
+  CHECK(rule(t, 79).status == HealthStatus::fail);
+  CHECK(rule(t, 79).action == Action::drain_node);
+  CHECK(rule(t, 48).action == Action::drain_node);
+  CHECK(rule(t, 63).action == Action::reset_gpu);
+  CHECK(rule(t, 64).action == Action::replace_gpu);
+  CHECK(rule(t, 13).action == Action::restart_application);
+  CHECK(rule(t, 119).action == Action::reset_gpu);
+}
+
+TEST_CASE("health: a policy file overrides and extends the XID table", "[health]") {
+  TempFile policy(
+      "# our cluster drains on an uncontained error\n"
+      "95 fail drain-node\n"
+      "  79 warn none   tolerated on this test rig\n"
+      "200 fail reset-gpu a future XID\n");
+  const auto t = nubo::device::xid_table(policy.path.string());
+  CHECK(rule(t, 95).action == Action::drain_node);
+  CHECK_THAT(rule(t, 95).meaning, Contains("uncontained ECC"));  // kept when not given
+  CHECK(rule(t, 79).status == HealthStatus::warn);
+  CHECK(rule(t, 79).meaning == "tolerated on this test rig");
+  CHECK(rule(t, 200).action == Action::reset_gpu);
+
+  for (const char* bad : {"79 fail\n", "79 broken drain-node\n", "79 fail reboot\n",
+                          "x79 fail none\n", "0 fail none\n"}) {
+    TempFile f(std::string("# header\n") + bad);
+    INFO(bad);
+    CHECK_THROWS_WITH(nubo::device::xid_table(f.path.string()), Contains(f.path.string() + ":2"));
+  }
+  CHECK_THROWS_WITH(nubo::device::xid_table("/no/such/policy"), Contains("cannot be read"));
+}
+
+TEST_CASE("health: XID lines of the kernel log, in dmesg's and /dev/kmsg's formats", "[health]") {
+  const auto xids = nubo::detail::parse_kernel_xids(kDmesg);
+  REQUIRE(xids.size() == 2);
+  CHECK(xids[0].xid == 79);
+  CHECK(xids[0].pci_bus_id == "00000000:3b:00.0");
+  CHECK_THAT(xids[0].text, Contains("fallen off the bus"));
+  CHECK(xids[1].xid == 48);
+  CHECK(xids[1].pci_bus_id == "00000000:86:00.0");
+  CHECK(nubo::detail::parse_kernel_xids("NVRM: Xid (PCI:").empty());
+  CHECK(nubo::detail::parse_kernel_xids(std::string(100000, 'x')).empty());
+}
+
+TEST_CASE("health: without NVML the kernel log still tells of a fallen GPU", "[health]") {
+  nubo::testing::ScopedEnv no_cuda("NUBO_CUDA", "0");
+  TempFile log(kDmesg);
+  auto report = nubo::testing::sim_report("1xT4");
+  nubo::device::HealthOptions o;
+  o.kernel_log_file = log.path.string();
+  auto r = nubo::device::health(report, o);
+  CHECK_THAT(r.source, Contains("NUBO_CUDA=0"));
+  CHECK(r.kernel_log == "read");
+  REQUIRE(r.findings.size() == 2);
+  CHECK(r.findings[0].code == "xid-79");
+  CHECK(r.findings[0].device == -1);  // not a GPU nubo lists
+  CHECK(r.findings[0].pci_bus_id == "00000000:3b:00.0");
+  CHECK(r.status == HealthStatus::fail);
+  CHECK(r.exit_status() == 5);
+  CHECK_THAT(r.to_json(), Contains("\"action\": \"drain-node\""));
+
+  o.wait_seconds = -1;
+  CHECK_THROWS_WITH(nubo::device::health(report, o), Contains("wait_seconds"));
+  o.wait_seconds = 0;
+  o.kernel_log_file = "/no/such/log";
+  auto unread = nubo::device::health(report, o);
+  CHECK_THAT(unread.kernel_log, Contains("cannot be read"));
+}
