@@ -11,7 +11,8 @@
 #   benchmarks/gpu_check.sh --pack          (here) build the GPU targets in build/ and pack the
 #                                           programs, libnubo, the plugin and every library they
 #                                           need beyond glibc and libstdc++ into
-#                                           build-gpu-carry/prebuilt.tar.xz (~20 MB)
+#                                           build-gpu-carry/prebuilt.tar.gz (~27 MB; gzip, which every
+#                                           base system has)
 #   benchmarks/gpu_check.sh --prebuilt      (there, with build-gpu-carry/ carried) run the same
 #                                           checks on the packed programs: no build, so the
 #                                           device's minutes go to measuring
@@ -73,8 +74,9 @@ if [ "${1:-}" = "--pack" ]; then
   # The tests name the plugin by the path it was built at: recreated there as a link.
   echo "$here" >"$prebuilt/build-path"
   mkdir -p "$root/build-gpu-carry"
-  tar -C "$prebuilt" -cf - . | xz -6 -T0 >"$root/build-gpu-carry/prebuilt.tar.xz" || exit 1
-  du -sh "$prebuilt" "$root/build-gpu-carry/prebuilt.tar.xz"
+  rm -f "$root/build-gpu-carry/prebuilt.tar."*
+  tar -C "$prebuilt" -czf "$root/build-gpu-carry/prebuilt.tar.gz" . || exit 1
+  du -sh "$prebuilt" "$root/build-gpu-carry/prebuilt.tar.gz"
   exit 0
 fi
 
@@ -178,8 +180,8 @@ export NUBO_CUDA_PLUGIN=$build/lib/libnubo_cuda.so
 # The packed programs (--pack): their libraries first, then the CUDA libraries of this machine
 # (the toolkit's, or the Python wheels' where the toolkit has none).
 use_prebuilt() {
-  if [ ! -x "$prebuilt/bin/nubo-smi" ] && [ -f "$root/build-gpu-carry/prebuilt.tar.xz" ]; then
-    mkdir -p "$prebuilt" && xz -dc "$root/build-gpu-carry/prebuilt.tar.xz" | tar -C "$prebuilt" -xf -
+  if [ ! -x "$prebuilt/bin/nubo-smi" ] && [ -f "$root/build-gpu-carry/prebuilt.tar.gz" ]; then
+    mkdir -p "$prebuilt" && tar -C "$prebuilt" -xzf "$root/build-gpu-carry/prebuilt.tar.gz"
   fi
   [ -x "$prebuilt/bin/nubo-smi" ] || { say "no $prebuilt/bin/nubo-smi: run --pack first and carry build-gpu-carry"; exit 1; }
   bin=$prebuilt/bin
@@ -211,6 +213,12 @@ timeout 60 "$bin/nubo-smi" 2>&1 | tail -25
 health_rc=0
 timeout 60 "$bin/nubo-smi" health --json >"$build/health.json" 2>"$build/health.err" || health_rc=$?
 timeout 60 "$bin/nubo-smi" health 2>&1 | tail -20
+timeout 60 "$bin/nubo-smi" topo 2>&1 | grep -A12 "NIC Legend" || echo "no NIC in the PCIe tree here"
+# The job watch on a healthy GPU: it reads the health while the job runs, and stops nothing.
+watch_rc=0
+timeout 60 "$bin/nubo-run" --watch-health 0.5 -n 1 -- sleep 3 >"$build/watch.log" 2>&1 || watch_rc=$?
+grep -q "failed:" "$build/watch.log" && watch_rc=1
+echo "health watch over a 3 s job: exit $watch_rc"
 check_rc=0
 timeout 120 "$bin/nubo-smi" check --budget "${NUBO_GPU_CHECK_BUDGET:-30}" --out "$build/check.json" \
   >"$build/check.log" 2>&1 || check_rc=$?
@@ -270,4 +278,5 @@ cat "$build/bench.log"
 cat "$build/preflight_bench.log" 2>/dev/null
 # health and check exit 4 or 5 on a degraded or failing GPU: a finding, not a broken script.
 [ $tests_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $example_rc -eq 0 ] && [ $join_rc -eq 0 ] &&
-  [ $preflight_rc -eq 0 ] && [ $health_rc -le 5 ] && [ $check_rc -le 5 ] && [ $check_rc -ne 1 ]
+  [ $preflight_rc -eq 0 ] && [ $health_rc -le 5 ] && [ $check_rc -le 5 ] && [ $check_rc -ne 1 ] &&
+  [ $watch_rc -eq 0 ]

@@ -68,6 +68,16 @@ struct Link {
   NUBO_API std::string name() const;  // "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "?"
 };
 
+// A network device, as `nvidia-smi topo -m` lists NICs.
+struct Nic {
+  std::string name;        // "mlx5_0", "efa_0" or the interface ("eth0")
+  std::string kind;        // "infiniband", "efa" or "ethernet"
+  std::string interface;   // the network interface it backs, "" when none ("ib0", "eth0")
+  std::string pci_bus_id;  // "0000:0c:00.0", as sysfs writes it
+  int numa_node = -1;
+  double rate_gbps = 0;  // link rate in Gb/s; 0 unknown (or the link is down)
+};
+
 enum class Severity { info, warning, error };
 NUBO_API std::string_view severity_name(Severity s) noexcept;
 
@@ -100,6 +110,9 @@ class NUBO_API DeviceReport {
   std::vector<Device> devices;           // GPUs (cuda or sim), in nubo's order
   std::vector<std::vector<Link>> links;  // links[i][j] between devices i and j
   std::vector<Diagnosis> diagnoses;
+  std::vector<Nic> nics;                       // the machine's network devices
+  std::vector<std::vector<LinkKind>> gpu_nic;  // gpu_nic[i][n]: GPU i to nics[n] (PIX ... SYS)
+  std::vector<int> preferred_nic;              // per GPU, the index of the NIC it should use; -1
 
   // True when at least one GPU (real or simulated) is listed.
   bool has_gpu() const { return !devices.empty(); }

@@ -8,6 +8,7 @@
 #include "device/cuda/cuda_probe.hpp"
 #include "device/gpu_catalog.hpp"
 #include "device/host/host_cpu.hpp"
+#include "device/host/nics.hpp"
 #include "device/sim/sim_devices.hpp"
 #include "device/sim/topology_file.hpp"
 #include "device/visible_devices.hpp"
@@ -126,6 +127,7 @@ DeviceReport discover(const DiscoverOptions& options) {
     for (auto& d : r.devices) complete_from_catalog(d);
   }
   if (sim_spec && !sim_spec->empty()) add_simulated(r, *sim_spec, topology);
+  detail::add_nics(r, "/");
   for (const auto& d : r.diagnoses) log::debug("discover: " + d.code + ": " + d.message);
   return r;
 }

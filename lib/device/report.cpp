@@ -144,7 +144,24 @@ std::string DeviceReport::to_json() const {
     names.push_back(n);
     peer.push_back(p);
   }
-  j["topology"] = {{"links", names}, {"peer_access", peer}};
+  auto nic_rows = nlohmann::json::array();
+  for (const auto& row : gpu_nic) {
+    auto r = nlohmann::json::array();
+    for (LinkKind k : row) r.push_back(Link{k, 0, false}.name());
+    nic_rows.push_back(r);
+  }
+  j["topology"] = {{"links", names},
+                   {"peer_access", peer},
+                   {"gpu_nic", nic_rows},
+                   {"preferred_nic", preferred_nic}};
+  j["nics"] = nlohmann::json::array();
+  for (const auto& n : nics)
+    j["nics"].push_back({{"name", n.name},
+                         {"kind", n.kind},
+                         {"interface", n.interface},
+                         {"pci_bus_id", n.pci_bus_id},
+                         {"numa_node", n.numa_node},
+                         {"rate_gbps", n.rate_gbps}});
   j["diagnoses"] = nlohmann::json::array();
   for (const auto& d : diagnoses)
     j["diagnoses"].push_back({{"code", d.code},

@@ -113,6 +113,23 @@ TEST_CASE("preflight: a slow NVLink shows on the pair, not on either GPU", "[pre
   CHECK(r.find(0)->verdict == Verdict::healthy);
   CHECK(r.find(1)->verdict == Verdict::healthy);
   CHECK(r.verdict == Verdict::degraded);
+  // The ring's all-reduce runs at its slowest hop: half the NVLink rate.
+  const auto& ring = figure(r, "all-reduce", -1);
+  CHECK(ring.ratio == Approx(0.5));
+  CHECK(ring.verdict == Verdict::degraded);
+}
+
+TEST_CASE("preflight: the all-reduce of a healthy group is expected at its slowest hop",
+          "[preflight]") {
+  // 8 H100s on NVSwitch: about 360 GB/s of bus bandwidth (nccl-tests' ring: ~370).
+  auto nvswitch = nubo::device::preflight(nubo::testing::sim_report("8xH100-SXM5-80GB"), fast());
+  const auto& ring = figure(nvswitch, "all-reduce", -1);
+  CHECK(ring.expected == Approx(450 * 0.8));
+  CHECK(ring.ratio == Approx(1.0));
+  // Two PCIe cards meet at the host bridge: the slower of their links, less the bridge.
+  auto pcie = nubo::device::preflight(nubo::testing::sim_report("2xL4"), fast());
+  CHECK(figure(pcie, "all-reduce", -1).expected ==
+        Approx(figure(pcie, "peer-to-peer", 0, 1).expected));
 }
 
 TEST_CASE("preflight: the host is measured, with nothing to compare with", "[preflight]") {

@@ -69,14 +69,32 @@ std::string device_table(const nubo::DeviceReport& r) {
 std::string topology_matrix(const nubo::DeviceReport& r) {
   std::ostringstream out;
   const auto n = r.devices.size();
+  const auto nics = r.nics.size();
   out << "      ";
   for (std::size_t j = 0; j < n; ++j) out << fit("GPU" + std::to_string(j), 6);
+  for (std::size_t k = 0; k < nics; ++k) out << fit("NIC" + std::to_string(k), 6);
   out << "NUMA Affinity\n";
   for (std::size_t i = 0; i < n; ++i) {
     out << fit("GPU" + std::to_string(i), 6);
     for (std::size_t j = 0; j < n; ++j) out << fit(r.links[i][j].name(), 6);
+    for (std::size_t k = 0; k < nics; ++k)
+      out << fit(nubo::Link{r.gpu_nic[i][k], 0, false}.name(), 6);
     int numa = r.devices[i].numa_node;
     out << (numa < 0 ? std::string("N/A") : std::to_string(numa)) << "\n";
+  }
+  if (nics > 0) {
+    out << "\nNIC Legend:\n\n";
+    for (std::size_t k = 0; k < nics; ++k) {
+      const auto& nic = r.nics[k];
+      char rate[32];
+      std::snprintf(rate, sizeof rate, "%.0f Gb/s", nic.rate_gbps);
+      out << "  NIC" << k << ": " << nic.name << " (" << nic.kind << ", " << nic.pci_bus_id
+          << (nic.rate_gbps > 0 ? std::string(", ") + rate : std::string()) << ")\n";
+    }
+    out << "\nEach GPU's NIC (the closest, then the fastest):";
+    for (std::size_t i = 0; i < n && i < r.preferred_nic.size(); ++i)
+      if (r.preferred_nic[i] >= 0) out << " GPU" << i << "->NIC" << r.preferred_nic[i];
+    out << "\n";
   }
   out << "\nLegend:\n\n"
          "  X    = Self\n"

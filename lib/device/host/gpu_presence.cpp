@@ -1,22 +1,15 @@
 #include "device/host/gpu_presence.hpp"
 
+#include "device/host/sysfs_text.hpp"
+
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <string_view>
 
 namespace nubo::detail {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The first line of a small sysfs or proc file; empty when it cannot be read.
-std::string first_line(const fs::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
 
 bool present(const fs::path& path) {
   std::error_code ec;

@@ -8,6 +8,7 @@
 #include "device/attainable.hpp"
 #include "device/backend.hpp"
 #include "device/gpu_catalog.hpp"
+#include "device/preflight/group_timer.hpp"
 #include "device/preflight/measure.hpp"
 #include "device/sim/sim_profile.hpp"
 #include "nubo/error.hpp"
@@ -82,6 +83,8 @@ class Preflight {
  private:
   void gpu(int index);
   void pair(int a, int b);
+  void group(const std::vector<int>& usable);
+  double peer_gbs(int a, int b, bool measured) const;
   void host();
   void add(Measurement m);
   void fail_device(int index, const std::string& why);
@@ -160,29 +163,88 @@ void Preflight::gpu(int index) {
   }
 }
 
-void Preflight::pair(int a, int b) {
+// One direction between two GPUs: what the link should carry (measured = false), or what
+// simulated devices model it to carry (their profiles' PCIe links and NVLink rates).
+double Preflight::peer_gbs(int a, int b, bool measured) const {
   const Device& da = report_.devices[static_cast<std::size_t>(a)];
   const Device& db = report_.devices[static_cast<std::size_t>(b)];
   const GpuModel* model = detail::GpuCatalog::builtin().find(da.model);
-  if (!model) return;  // no NVLink or PCIe figures to expect
+  if (!model) return 0;  // no NVLink or PCIe figures to expect
   const Link& link = report_.link(a, b);
   const HostLink la = host_link(da, model, health_), lb = host_link(db, model, health_);
+  if (!measured)
+    return detail::attainable_peer_gbs(link, *model,
+                                       detail::attainable_pcie_gbs(la.gen_max, la.width_max),
+                                       detail::attainable_pcie_gbs(lb.gen_max, lb.width_max));
+  double gbs =
+      detail::attainable_peer_gbs(link, *model, detail::attainable_pcie_gbs(la.gen, la.width),
+                                  detail::attainable_pcie_gbs(lb.gen, lb.width));
+  if (link.kind == LinkKind::nvlink)
+    gbs *= std::min(detail::sim_profile(da).nvlink, detail::sim_profile(db).nvlink);
+  return gbs;
+}
+
+void Preflight::pair(int a, int b) {
   Measurement m = measurement("peer-to-peer", a, "GB/s", b);
-  m.expected = detail::attainable_peer_gbs(link, *model,
-                                           detail::attainable_pcie_gbs(la.gen_max, la.width_max),
-                                           detail::attainable_pcie_gbs(lb.gen_max, lb.width_max));
-  m.basis = link.name() + " between GPU" + std::to_string(a) + " and GPU" + std::to_string(b);
+  m.expected = peer_gbs(a, b, false);
+  if (m.expected <= 0) return;
+  m.basis = report_.link(a, b).name() + " between GPU" + std::to_string(a) + " and GPU" +
+            std::to_string(b);
+  const Device& da = report_.devices[static_cast<std::size_t>(a)];
+  const Device& db = report_.devices[static_cast<std::size_t>(b)];
   if (da.backend == Backend::sim && db.backend == Backend::sim) {
     // Simulated memory is host memory: the copy's real speed says nothing; the model does.
-    const auto pa = detail::sim_profile(da), pb = detail::sim_profile(db);
-    m.measured =
-        detail::attainable_peer_gbs(link, *model, detail::attainable_pcie_gbs(la.gen, la.width),
-                                    detail::attainable_pcie_gbs(lb.gen, lb.width));
-    if (link.kind == LinkKind::nvlink) m.measured *= std::min(pa.nvlink, pb.nvlink);
+    m.measured = peer_gbs(a, b, true);
     m.note = "modelled (simulated devices)";
   } else {
     m.measured = detail::measure_peer_gbs(backend(a), backend(b), limits_);
   }
+  add(std::move(m));
+}
+
+// The all-reduce bus bandwidth of the group: 2(n-1)/n x bytes / time, as nccl-tests reports it.
+// A ring all-reduce runs at its slowest hop, so that is what it should reach.
+void Preflight::group(const std::vector<int>& usable) {
+  const std::size_t n = usable.size();
+  if (n < 2) return;
+  Measurement m = measurement("all-reduce", -1, "GB/s");
+  double expected = 1e300, modelled = 1e300;
+  for (std::size_t k = 0; k < n; ++k) {
+    const int a = usable[k], b = usable[(k + 1) % n];
+    expected = std::min(expected, peer_gbs(a, b, false));
+    modelled = std::min(modelled, peer_gbs(a, b, true));
+  }
+  if (expected <= 0 || expected >= 1e300) return;
+  m.expected = expected;
+  m.basis = "the slowest hop of a ring over GPU";
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k) m.basis += ',';
+    m.basis += std::to_string(usable[k]);
+  }
+  std::vector<Device> devices;
+  for (int i : usable) devices.push_back(report_.devices[static_cast<std::size_t>(i)]);
+  if (std::all_of(devices.begin(), devices.end(),
+                  [](const Device& d) { return d.backend == Backend::sim; })) {
+    m.measured = modelled;
+    m.note = "modelled (simulated devices)";
+    add(std::move(m));
+    return;
+  }
+  const auto timer = detail::all_reduce_timer();
+  if (!timer) {
+    m.note = "not measured: this nubo was built without teams (NUBO_WITH_PARALLEL=OFF)";
+    m.expected = 0;
+    add(std::move(m));
+    return;
+  }
+  const std::size_t bytes = std::size_t{256} << 20;
+  const int reps = options_.quick ? 5 : 20;
+  backends_.clear();  // the team opens the devices itself
+  backends_.resize(indices_.size());
+  const double seconds = timer(devices, bytes, reps, limits_.should_stop);
+  m.measured = seconds > 0 ? 2.0 * static_cast<double>(n - 1) / static_cast<double>(n) *
+                                 static_cast<double>(bytes) * reps / seconds / 1e9
+                           : 0;
   add(std::move(m));
 }
 
@@ -222,8 +284,9 @@ void Preflight::run() {
 
   // The budget, shared evenly by the measurements (each also pays a short warm-up).
   const std::size_t n = indices_.size();
-  const double checks = 7.0 * static_cast<double>(n) +
-                        static_cast<double>(n * (n - (n ? 1 : 0)) / 2) + (options_.host ? 2 : 0);
+  const double pairs = static_cast<double>(n * (n - (n ? 1 : 0)) / 2);
+  const double checks =
+      7.0 * static_cast<double>(n) + pairs + (n > 1 ? 1 : 0) + (options_.host ? 2 : 0);
   const double budget = options_.budget_seconds > 0 ? options_.budget_seconds
                         : options_.quick            ? kQuickBudget
                                                     : kDefaultBudget;
@@ -253,6 +316,18 @@ void Preflight::run() {
         out_.measurements.push_back(std::move(m));
       }
     }
+  std::vector<int> usable;
+  for (int i : indices_)
+    if (out_.find(i)->verdict != Verdict::unusable) usable.push_back(i);
+  try {
+    group(usable);
+  } catch (const Error& e) {
+    if (e.code() == Errc::cancelled) throw;
+    Measurement m = measurement("all-reduce", -1, "GB/s");
+    m.verdict = Verdict::unusable;
+    m.note = e.what();
+    out_.measurements.push_back(std::move(m));
+  }
   if (options_.host) host();
 }
 
@@ -285,7 +360,7 @@ void judge(PreflightReport& out, const HealthReport& health) {
   out.verdict = Verdict::healthy;
   for (const auto& v : out.devices) out.verdict = std::max(out.verdict, v.verdict);
   for (const auto& m : out.measurements)
-    if (m.peer >= 0) out.verdict = std::max(out.verdict, m.verdict);
+    if (m.peer >= 0 || m.check == "all-reduce") out.verdict = std::max(out.verdict, m.verdict);
 }
 
 }  // namespace
