@@ -59,6 +59,10 @@ typedef struct nubo_team_options {
   /* 1: pin each host worker (and its GEMM threads) to cores of its own, NUMA-aware; 0 (the
      default): NUBO_CPU_BIND decides, else they float. */
   int cpu_bind;
+  /* Watch this process's GPUs' health every so many seconds (0, the default: not at all): a
+     new fatal XID or double-bit ECC error makes every collective fail at once with
+     NUBO_ERR_CANCELLED, naming the GPU (docs/preflight.md). Up to 3600. */
+  double health_watch_seconds;
 } nubo_team_options;
 
 /* Fills *options with the defaults; struct_size as for every options struct. */

@@ -17,6 +17,7 @@ nubo_team_options default_options() {
   o.struct_size = sizeof o;
   o.timeout_seconds = 0;
   o.cpu_bind = 0;
+  o.health_watch_seconds = 0;
   return o;
 }
 
@@ -35,6 +36,7 @@ TeamOptions read_options(const nubo_team_options* options) {
                 "options->cpu_bind is " + std::to_string(o.cpu_bind) + ": use 0 or 1");
   TeamOptions t;
   t.cpu_bind = o.cpu_bind == 1;
+  t.health_watch_seconds = o.health_watch_seconds;  // checked with the team's other options
   t.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000.0));
   if (o.timeout_seconds > 0 && t.timeout.count() == 0) t.timeout = std::chrono::milliseconds(1);
   return t;

@@ -53,6 +53,10 @@ struct TeamOptions {
   // Pin each host worker (and its GEMM threads) to cores of its own, NUMA-aware; also turned
   // on by NUBO_CPU_BIND=1 (nubo-run --cpu-bind).
   bool cpu_bind = false;
+  // Watch the health of this process's GPUs every so many seconds (nubo::device::HealthWatch;
+  // 0: not at all): a new fatal XID or double-bit ECC error makes every collective fail at once
+  // with Errc::cancelled, naming the GPU and the finding, in this process and the others.
+  double health_watch_seconds = 0;
 };
 
 // A job of several processes. Ranks count processes here; a process holding k devices gives the

@@ -25,9 +25,12 @@ void TeamState::abort(const std::string& cause) noexcept {
   } catch (...) {  // out of memory for the message: the group still fails, with less to say
   }
   if (remote) remote->abort(cause);
+  for (auto& w : workers)
+    if (w->comm) w->comm->request_abort(cause);  // NCCL: acted on by the rank's own thread
 }
 
 TeamState::~TeamState() {
+  health.reset();  // before anything it could abort goes away
   // Communicators go first (their progress threads stop), then the group and the link.
   for (auto& w : workers) w->comm.reset();
 }

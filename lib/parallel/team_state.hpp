@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "device/backend.hpp"
+#include "nubo/health.hpp"
 #include "nubo/parallel.hpp"
 #include "parallel/collectives/local_group.hpp"
 #include "parallel/links/communicator.hpp"
@@ -55,6 +56,10 @@ struct TeamState {
   // because <cause>") and in the other processes (which are told the cause).
   void abort(const std::string& cause) noexcept;
   ~TeamState();
+
+  // TeamOptions::health_watch_seconds: a new fatal finding on one of this process's GPUs aborts
+  // the team's collectives, naming the GPU. Declared last, so it stops first.
+  std::unique_ptr<device::HealthWatch> health;
 };
 
 // Inside a buffer: allocation; its backend, to check that a worker gets buffers of its own device;

@@ -3,6 +3,8 @@
 // that stall, and the errors that follow an abort.
 #include <catch2/catch.hpp>
 
+#include <thread>
+
 #include <map>
 
 #include "backend_helpers.hpp"
@@ -119,6 +121,31 @@ TEST_CASE("a collective that never completes times out instead of hanging", "[ba
                              Catch::Contains("cannot tell which rank"));
   }
   CHECK(fake().aborts == 1);
+}
+
+TEST_CASE("another thread's abort request stops a stuck collective, naming why",
+          "[backend][nccl]") {
+  fake() = {};
+  fake().events_complete = false;  // stuck until told to stop
+  auto b = fake_backend();
+  auto comm = one_rank(*b, 60s);
+  float buf[4] = {};
+  std::thread watcher([&] {
+    std::this_thread::sleep_for(50ms);
+    comm->request_abort("GPU 0 failed: XID 79");
+  });
+  try {
+    comm->run(op(OpKind::all_reduce, buf, 4, DType::f32));
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == Errc::cancelled);
+    CHECK_THAT(e.what(), Catch::Contains("cancelled because GPU 0 failed: XID 79"));
+  }
+  watcher.join();
+  CHECK(fake().aborts == 1);
+  // Every later collective fails too, saying why.
+  CHECK_THROWS_WITH(comm->run(op(OpKind::all_reduce, buf, 4, DType::f32)),
+                    Catch::Contains("XID 79"));
 }
 
 TEST_CASE("shutdown with a collective still stuck aborts instead of hanging", "[backend][nccl]") {

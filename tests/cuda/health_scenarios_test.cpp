@@ -10,8 +10,12 @@
 #include <fstream>
 #include <string>
 
+#include <chrono>
+#include <thread>
+
 #include "nubo/device.hpp"
 #include "nubo/health.hpp"
+#include "nubo/parallel.hpp"
 
 namespace {
 
@@ -86,4 +90,38 @@ TEST_CASE("health: a scenario the fake cannot read is NVML failing, said plainly
   CHECK_THAT(r.source, Catch::Matchers::Contains("nvmlInit_v2 failed"));
   CHECK(r.gpus.empty());
   CHECK(r.exit_status() == 0);  // no facts is not a finding; discovery says NVML failed
+}
+
+TEST_CASE("health: a team that watches its GPUs fails at once when one of them fails",
+          "[.][health-team]") {
+  namespace fs = std::filesystem;
+  const fs::path scenario =
+      fs::temp_directory_path() / ("nubo-health-team-" + std::to_string(::getpid()) + ".txt");
+  std::ofstream(scenario) << "# healthy\n";
+  ::setenv("FAKE_NVML_SCENARIO", scenario.c_str(), 1);
+  // Simulated GPU 0 sits where the fake's GPU 0 does (00000000:10:00.0).
+  auto devices = nubo::discover().devices;
+  REQUIRE(devices.size() == 2);
+  nubo::TeamOptions options;
+  options.health_watch_seconds = 0.2;
+  nubo::Team team(devices, options);
+  std::this_thread::sleep_for(
+      std::chrono::milliseconds(500));  // the watch has read the healthy state
+  std::ofstream(scenario, std::ios::app) << "gpu 0 xid 79\n";
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    team.run([&](nubo::Worker& w) {
+      auto buf = w.alloc(nubo::DType::f32, 1024);
+      while (std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) w.all_reduce(buf);
+    });
+    FAIL("the team went on for 20 s after its GPU failed");
+  } catch (const nubo::Error& e) {
+    CHECK(e.code() == nubo::Errc::cancelled);
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("GPU 0 (00000000:10:00.0) failed: XID 79"));
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+  }
+  fs::remove(scenario);
+  nubo::TeamOptions bad;
+  bad.health_watch_seconds = -1;
+  CHECK_THROWS_WITH(nubo::Team(devices, bad), Catch::Matchers::Contains("health_watch_seconds"));
 }

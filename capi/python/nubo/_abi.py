@@ -786,6 +786,7 @@ class nubo_team_options(Sized):
         ("struct_size", c_uint32),
         ("timeout_seconds", c_double),
         ("cpu_bind", c_int),
+        ("health_watch_seconds", c_double),
     ]
 
 

@@ -565,12 +565,15 @@ class Worker:
         return self._pending(lambda p: c.nubo_worker_barrier_async(self._handle, p))
 
 
-def _options(timeout: Optional[float], cpu_bind: bool) -> nubo_team_options:
+def _options(timeout: Optional[float], cpu_bind: bool,
+             health_watch: Optional[float] = None) -> nubo_team_options:
     o = nubo_team_options()
     _lib.check(_lib.lib().nubo_team_options_init(ctypes.byref(o), ctypes.sizeof(o)))
     if timeout is not None:
         o.timeout_seconds = float(timeout)
     o.cpu_bind = 1 if cpu_bind else 0
+    if health_watch is not None:
+        o.health_watch_seconds = float(health_watch)
     return o
 
 
@@ -587,38 +590,42 @@ class Team:
         """`workers` workers on the host CPU, sharing its cores (cpu_bind: each pinned to its
         own)."""
         handle = TeamPtr()
-        o = _options(timeout, cpu_bind)
+        o = _options(timeout, cpu_bind)  # the CPU has no health to watch
         _lib.check(_lib.lib().nubo_team_create_host(workers, ctypes.byref(o),
                                                     ctypes.byref(handle)))
         return cls(handle)
 
     @classmethod
     def from_report(cls, report: DeviceReport, indices: Sequence[int], *,
-                    timeout: Optional[float] = None, cpu_bind: bool = False) -> Team:
+                    timeout: Optional[float] = None, cpu_bind: bool = False,
+                    health_watch: Optional[float] = None) -> Team:
         """One worker per device of `report` at `indices` (e.g. [d.index for d in
-        report.select(count=4)])."""
+        report.select(count=4)]). health_watch: seconds between health reads of the GPUs; a
+        new fatal XID or ECC error makes every collective raise, naming the GPU."""
         array = (c_size_t * max(len(indices), 1))(*indices)
         handle = TeamPtr()
-        o = _options(timeout, cpu_bind)
+        o = _options(timeout, cpu_bind, health_watch)
         _lib.check(_lib.lib().nubo_team_create(report._handle, array, len(indices),
                                                ctypes.byref(o), ctypes.byref(handle)))
         return cls(handle)
 
     @classmethod
-    def join(cls, *, timeout: Optional[float] = None, cpu_bind: bool = False) -> Team:
+    def join(cls, *, timeout: Optional[float] = None, cpu_bind: bool = False,
+             health_watch: Optional[float] = None) -> Team:
         """Joins the job that started this process, as from_env(), for use from the caller's
         own loop: team.worker() is this process's worker (nubo.init() does both)."""
         handle = TeamPtr()
-        o = _options(timeout, cpu_bind)
+        o = _options(timeout, cpu_bind, health_watch)
         _lib.check(_lib.lib().nubo_team_join(ctypes.byref(o), ctypes.byref(handle)))
         return cls(handle)
 
     @classmethod
-    def from_env(cls, *, timeout: Optional[float] = None, cpu_bind: bool = False) -> Team:
+    def from_env(cls, *, timeout: Optional[float] = None, cpu_bind: bool = False,
+                 health_watch: Optional[float] = None) -> Team:
         """Joins the job that started this process (nubo-run, torchrun, srun, mpirun or
         SkyPilot); alone (a team of one) without one."""
         handle = TeamPtr()
-        o = _options(timeout, cpu_bind)
+        o = _options(timeout, cpu_bind, health_watch)
         _lib.check(_lib.lib().nubo_team_from_env(ctypes.byref(o), ctypes.byref(handle)))
         return cls(handle)
 

@@ -789,6 +789,7 @@ sized_structs! {
         pub struct_size: u32,
         pub timeout_seconds: c_double,
         pub cpu_bind: c_int,
+        pub health_watch_seconds: c_double,
     }
 }
 
@@ -1783,7 +1784,7 @@ mod tests {
                                       require_encryption, handshake_seconds, max_pending,
                                       max_pending_per_address, mkdir, preserve_special_modes }
             nubo_net_server_stats_info { struct_size, connections, refused, sessions, files, bytes }
-            nubo_team_options { struct_size, timeout_seconds, cpu_bind }
+            nubo_team_options { struct_size, timeout_seconds, cpu_bind, health_watch_seconds }
             nubo_worker_info { struct_size, rank, size, local_rank, local_size, backend,
                                device_index, device_name, host_threads, cpus, cpu_count }
             nubo_worker_gemm_request { struct_size, trans_a, trans_b, m, n, k, alpha, beta, lda,

@@ -229,6 +229,9 @@ pub struct TeamOptions {
     pub timeout_seconds: Option<f64>,
     /// Pin each host worker (and its GEMM threads) to cores of its own, NUMA-aware.
     pub cpu_bind: bool,
+    /// Seconds between health reads of this process's GPUs (None: no watch): a new fatal XID
+    /// or double-bit ECC error makes every collective fail at once, naming the GPU.
+    pub health_watch_seconds: Option<f64>,
 }
 
 fn options(given: &TeamOptions) -> Result<ffi::nubo_team_options, Error> {
@@ -239,6 +242,9 @@ fn options(given: &TeamOptions) -> Result<ffi::nubo_team_options, Error> {
         o.timeout_seconds = t;
     }
     o.cpu_bind = c_int::from(given.cpu_bind);
+    if let Some(s) = given.health_watch_seconds {
+        o.health_watch_seconds = s;
+    }
     Ok(o)
 }
 

@@ -99,6 +99,19 @@ void share_host_cores(const std::vector<std::shared_ptr<DeviceBackend>>& backend
     backends[i]->use_openblas(blas, static_cast<int>(i));
 }
 
+// The watch reads the health of these devices; its finding aborts the team with the GPU named.
+void watch_health(TeamState& st, const std::vector<Device>& devices, double seconds) {
+  DeviceReport report;
+  for (const auto& d : devices)
+    if (d.backend != Backend::host) report.devices.push_back(d);
+  if (report.devices.empty()) return;  // the CPU has no health report
+  st.health =
+      std::make_unique<device::HealthWatch>(report, seconds, [&st](const device::Finding& f) {
+        st.abort("GPU " + std::to_string(f.device) + " (" + f.pci_bus_id + ") failed: " +
+                 f.message + " (action: " + std::string(device::action_name(f.action)) + ")");
+      });
+}
+
 }  // namespace
 
 std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices, const JobSpec& job,
@@ -121,6 +134,10 @@ std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices,
                                             " is not in [0, world size " +
                                             std::to_string(job.world_size) + ")");
   }
+  if (!(options.health_watch_seconds >= 0) || options.health_watch_seconds > 3600)
+    throw Error(Errc::invalid_argument,
+                "TeamOptions::health_watch_seconds must be between 0 (off) and 3600, got " +
+                    std::to_string(options.health_watch_seconds));
   auto st = std::make_unique<TeamState>();
   st->timeout =
       options.timeout.count() > 0 ? options.timeout : env::timeout().value_or(kDefaultTimeout);
@@ -198,6 +215,7 @@ std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices,
     }
     st->add_worker(std::move(w));
   }
+  if (options.health_watch_seconds > 0) watch_health(*st, devices, options.health_watch_seconds);
   return st;
 }
 

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "parallel/collectives/op.hpp"
 
@@ -40,6 +41,10 @@ class Communicator {
   // The library's own communicator, for applications that call it directly: the ncclComm_t
   // on NCCL, null otherwise.
   virtual void* native() const { return nullptr; }
+  // From any thread: the collective in flight and every later one fail with Errc::cancelled,
+  // "cancelled because <why>". Host communicators are stopped through their group instead
+  // (TeamState::abort), so this does nothing for them.
+  virtual void request_abort(const std::string& why) noexcept { (void)why; }
 };
 
 }  // namespace nubo::detail

@@ -1,8 +1,10 @@
 #include "parallel/links/nccl_communicator.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdio>
+#include <mutex>
 #include <thread>
 
 #include "device/cuda/cuda_backend.hpp"
@@ -20,6 +22,22 @@ struct NcclCommunicator::State {
   std::chrono::milliseconds timeout{};
   std::string aborted;                // why, once aborted; the comm is gone then
   std::shared_ptr<DeviceEvent> last;  // the latest collective's completion
+  // Another thread's request to stop (request_abort): acted on by the rank's own thread, which
+  // alone may abort the communicator, at its next poll or collective.
+  std::atomic<bool> stop_requested{false};
+  std::mutex stop_mutex;
+  std::string stop_reason;
+
+  void act_on_stop_request() {
+    if (!stop_requested.load(std::memory_order_acquire)) return;
+    std::string why;
+    {
+      std::lock_guard lock(stop_mutex);
+      why = stop_reason;
+    }
+    abort("cancelled because " + why);
+    throw Error(Errc::cancelled, who + ": cancelled because " + why);
+  }
 
   void abort(const std::string& why) {
     if (!aborted.empty()) return;
@@ -28,7 +46,8 @@ struct NcclCommunicator::State {
     comm = nullptr;
   }
 
-  void ensure_usable() const {
+  void ensure_usable() {
+    if (aborted.empty()) act_on_stop_request();
     if (!aborted.empty())
       throw Error(Errc::unavailable, who +
                                          ": the NCCL communicator was aborted after an earlier "
@@ -55,6 +74,7 @@ struct NcclCommunicator::State {
     auto pause = std::chrono::microseconds(10);
     for (;;) {
       if (done()) return;
+      act_on_stop_request();
       const int32_t r = async_error();
       if (r != kNcclSuccess && r != kNcclInProgress) {
         nubo_cuda_status st{};
@@ -256,6 +276,15 @@ std::unique_ptr<CollectiveHandle> NcclCommunicator::submit(const parallel::Op& o
   // Nothing to send: already complete on every rank.
   if (a.count == 0) return std::make_unique<DoneHandle>();
   return launch(a, parallel::describe(op));
+}
+
+void NcclCommunicator::request_abort(const std::string& why) noexcept {
+  try {
+    std::lock_guard lock(state_->stop_mutex);
+    if (state_->stop_reason.empty()) state_->stop_reason = why;
+  } catch (...) {  // no memory for the reason: stop anyway, with less to say
+  }
+  state_->stop_requested.store(true, std::memory_order_release);
 }
 
 void* NcclCommunicator::native() const {

@@ -61,6 +61,7 @@ class NcclCommunicator final : public Communicator {
   void run(const parallel::Op& op) override;
   std::unique_ptr<CollectiveHandle> submit(const parallel::Op& op) override;
   void* native() const override;
+  void request_abort(const std::string& why) noexcept override;
 
   // Shared with the handles, which may be waited on from the rank's thread after the call.
   struct State;

@@ -344,6 +344,9 @@ class PreflightTest(unittest.TestCase):
         self.assertEqual(only["verdict"], "healthy")
         with self.assertRaises(nubo.InvalidArgumentError):
             nubo.preflight(report, devices=[9])
+        # A team may watch its GPUs' health; a negative interval is refused.
+        with self.assertRaises(nubo.InvalidArgumentError):
+            nubo.Team.from_report(report, [0], health_watch=-1)
 
     def test_health_reads_a_saved_kernel_log(self) -> None:
         report = nubo.discover(sim_devices="1xT4", probe_cuda=False)
