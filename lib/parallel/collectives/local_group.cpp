@@ -62,8 +62,11 @@ void LocalGroup::fail_locked(Errc code, std::string message, bool permanent) {
 }
 
 void LocalGroup::sync(Lock& lock, int local, Clock::time_point deadline, const Op& op,
-                      std::uint64_t seq) {
-  throw_if_failed();
+                      std::uint64_t seq, bool after_shared_work) {
+  const auto check_failed = [&] {
+    if (failed_ && !(after_shared_work && aborted_)) throw Error(failure_code_, failure_);
+  };
+  check_failed();
   const std::uint64_t generation = generation_;
   arrived_[static_cast<std::size_t>(local)] = 1;
   if (++arrived_count_ == size_) {
@@ -97,9 +100,9 @@ void LocalGroup::sync(Lock& lock, int local, Clock::time_point deadline, const O
     lock.lock();
   }
   while (generation_ == generation) {
-    throw_if_failed();
+    check_failed();
     if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && generation_ == generation) {
-      throw_if_failed();
+      check_failed();
       std::vector<int> missing;
       for (int i = 0; i < size_; ++i) {
         if (!arrived_[static_cast<std::size_t>(i)]) missing.push_back(i);
@@ -119,6 +122,7 @@ void LocalGroup::abort(const std::string& why) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!failed_) {
     failed_ = true;
+    aborted_ = true;
     failure_code_ = Errc::cancelled;
     failure_ = why;
   }
@@ -129,6 +133,7 @@ void LocalGroup::reset() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (permanent_) return;
   failed_ = false;
+  aborted_ = false;
   failure_.clear();
   arrived_count_ = 0;
   std::fill(arrived_.begin(), arrived_.end(), 0);
@@ -163,7 +168,8 @@ void LocalGroup::run(int local, const Op& op, std::uint64_t seq) {
   lock.unlock();
   collective.alone(g, local, op);
   lock.lock();
-  sync(lock, local, Clock::now() + timeout_, op, seq);  // depart
+  sync(lock, local, Clock::now() + timeout_, op, seq, true);  // depart
+  throw_if_failed();  // an abort during the work: reported once no one reads the buffers
 }
 
 void LocalGroup::run_with_remote(Lock& lock, int local, const Op& op, std::uint64_t seq,
@@ -180,7 +186,7 @@ void LocalGroup::run_with_remote(Lock& lock, int local, const Op& op, std::uint6
     lock.unlock();
     work(g);
     lock.lock();
-    sync(lock, local, local_deadline(), op, seq);
+    sync(lock, local, local_deadline(), op, seq, true);
   };
   // avg in two stages: this process's workers, then the processes (reduce.hpp's staged()).
   const StagedReduce stages = staged(op.op, size_ == 1);

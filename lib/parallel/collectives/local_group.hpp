@@ -53,7 +53,12 @@ class LocalGroup {
   using Lock = std::unique_lock<std::mutex>;
 
   // A group barrier; throws the group's failure, or a timeout naming who did not come.
-  void sync(Lock& lock, int local, Clock::time_point deadline, const Op& op, std::uint64_t seq);
+  // `after_shared_work`: the barrier that ends a phase in which every worker read or wrote the
+  // others' buffers. An abort from outside (abort()) does not release it early: a worker that
+  // left then would free its buffers while another still reads them. Its own workers' failures
+  // still do (a worker that failed will not come).
+  void sync(Lock& lock, int local, Clock::time_point deadline, const Op& op, std::uint64_t seq,
+            bool after_shared_work = false);
   [[noreturn]] void fail_locked(Errc code, std::string message, bool permanent);
   void throw_if_failed() const;
   std::string rank_list(const std::vector<int>& locals) const;
@@ -82,6 +87,7 @@ class LocalGroup {
   std::vector<Op> calls_;      // per local worker: its current collective
   std::string mismatch_;       // set by the barrier that found the calls disagree
   bool failed_ = false;
+  bool aborted_ = false;  // the failure came from abort(), from outside the group's workers
   bool permanent_ = false;
   Errc failure_code_ = Errc::ok;
   std::string failure_;
