@@ -21,6 +21,11 @@ step "Two NVLink islands of 4 (a pasted nvidia-smi topo -m): choosing 4 GPUs tak
 NUBO_SIM_DEVICES=8xA100-SXM4-80GB NUBO_SIM_TOPOLOGY="$here/../tests/data/two_islands.topo" \
   "$bin/nubo-smi" topo --no-cuda --select 4
 
+step "nubo-smi check: the preflight, each GPU against its model; one of 4 simulated H100s trained its PCIe link down to Gen3 x8"
+# Exit status 4: degraded, as expected here.
+NUBO_SIM_DEVICES=3xH100-SXM5-80GB,1xH100-SXM5-80GB:pcie=3x8 "$bin/nubo-smi" check --no-cuda \
+  --budget 3 --no-host | tail -8 || true
+
 step "Data parallelism: 4 simulated GPUs compute with Worker::gemm and sum gradients with all_reduce (examples/data_parallel)"
 NUBO_SIM_DEVICES=4xA100-SXM4-80GB NUBO_CUDA=0 "$bin/nubo-data-parallel" --epochs 10
 
