@@ -199,6 +199,17 @@ typedef struct nubo_diagnosis_info {
   const char* advice;
 } nubo_diagnosis_info;
 
+/* A network device (InfiniBand, EFA or PCI-backed Ethernet), as nvidia-smi topo -m lists NICs. */
+typedef struct nubo_nic_info {
+  uint32_t struct_size;
+  const char* name;       /* "mlx5_0", "efa_0", or the interface ("eth0") */
+  const char* kind;       /* "infiniband", "efa" or "ethernet" */
+  const char* interface;  /* the network interface it backs; "" when none */
+  const char* pci_bus_id; /* "0000:0c:00.0", as sysfs writes it */
+  int numa_node;          /* -1 unknown */
+  double rate_gbps;       /* link rate in Gb/s; 0 unknown or down */
+} nubo_nic_info;
+
 typedef struct nubo_device_select_request {
   uint32_t struct_size;
   int count; /* 0: every device that qualifies */
@@ -230,6 +241,16 @@ NUBO_C_API nubo_status nubo_device_report_link(const nubo_device_report* report,
 NUBO_C_API size_t nubo_device_report_diagnosis_count(const nubo_device_report* report);
 NUBO_C_API nubo_status nubo_device_report_diagnosis(const nubo_device_report* report, size_t index,
                                                     nubo_diagnosis_info* out);
+NUBO_C_API size_t nubo_device_report_nic_count(const nubo_device_report* report);
+NUBO_C_API nubo_status nubo_device_report_nic(const nubo_device_report* report, size_t index,
+                                              nubo_nic_info* out);
+/* How GPU `gpu` reaches NIC `nic` in the PCIe tree: kind PIX, PXB, PHB, NODE, SYS or UNKNOWN
+ * (nvlinks and peer_access 0), name as nvidia-smi topo -m prints it. */
+NUBO_C_API nubo_status nubo_device_report_gpu_nic(const nubo_device_report* report, size_t gpu,
+                                                  size_t nic, nubo_link_info* out);
+/* The index of the NIC GPU `gpu` should use (the closest, then the fastest); -1 when there is
+ * none, or for a bad report or index. */
+NUBO_C_API int nubo_device_report_preferred_nic(const nubo_device_report* report, size_t gpu);
 /*
  * The report as JSON (docs/device-report.schema.json), NUL-terminated, into buf of capacity
  * bytes. *needed (if not NULL) receives the size including the NUL. A too-small buffer (or

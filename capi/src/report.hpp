@@ -21,6 +21,11 @@ struct Report {
     for (std::size_t i = 0; i < report.links.size(); ++i) {
       for (const nubo::Link& link : report.links[i]) link_names[i].push_back(link.name());
     }
+    gpu_nic_names.resize(report.gpu_nic.size());
+    for (std::size_t i = 0; i < report.gpu_nic.size(); ++i) {
+      for (nubo::LinkKind k : report.gpu_nic[i])
+        gpu_nic_names[i].push_back(nubo::Link{k, 0, false}.name());
+    }
   }
 
   // The JSON text, made once: the two calls of the needed-size protocol then agree, and several
@@ -32,6 +37,7 @@ struct Report {
 
   nubo::DeviceReport report;
   std::vector<std::vector<std::string>> link_names;
+  std::vector<std::vector<std::string>> gpu_nic_names;  // as link_names, GPU by NIC
 
  private:
   mutable std::once_flag json_once;

@@ -182,4 +182,56 @@ NUBO_C_API nubo_status nubo_device_report_diagnosis(const nubo_device_report* re
   });
 }
 
+NUBO_C_API size_t nubo_device_report_nic_count(const nubo_device_report* report) {
+  return report ? nubo::capi::from_handle(report)->report.nics.size() : 0;
+}
+
+NUBO_C_API nubo_status nubo_device_report_nic(const nubo_device_report* report, size_t index,
+                                              nubo_nic_info* out) {
+  return guard("nubo_device_report_nic", [&] {
+    const nubo::capi::Report& r = require_report(report);
+    require(out, "out");
+    const std::size_t n = r.report.nics.size();
+    if (index >= n)
+      throw nubo::Error(nubo::Errc::invalid_argument,
+                        "index " + std::to_string(index) + " is out of range: the report has " +
+                            std::to_string(n) + (n == 1 ? " NIC" : " NICs"));
+    const nubo::Nic& nic = r.report.nics[index];
+    nubo_nic_info info{};
+    info.name = nic.name.c_str();
+    info.kind = nic.kind.c_str();
+    info.interface = nic.interface.c_str();
+    info.pci_bus_id = nic.pci_bus_id.c_str();
+    info.numa_node = nic.numa_node;
+    info.rate_gbps = nic.rate_gbps;
+    write_sized(info, out, "out", "nubo_nic_info");
+  });
+}
+
+NUBO_C_API nubo_status nubo_device_report_gpu_nic(const nubo_device_report* report, size_t gpu,
+                                                  size_t nic, nubo_link_info* out) {
+  return guard("nubo_device_report_gpu_nic", [&] {
+    const nubo::capi::Report& r = require_report(report);
+    require(out, "out");
+    require_device_index(r, gpu, "gpu");
+    const std::size_t n = r.report.nics.size();
+    if (nic >= n)
+      throw nubo::Error(nubo::Errc::invalid_argument,
+                        "nic " + std::to_string(nic) + " is out of range: the report has " +
+                            std::to_string(n) + (n == 1 ? " NIC" : " NICs"));
+    if (gpu >= r.report.gpu_nic.size() || nic >= r.report.gpu_nic[gpu].size())
+      throw nubo::Error(nubo::Errc::internal, "the report's GPU-to-NIC matrix is too small");
+    nubo_link_info info{};
+    info.kind = to_c(r.report.gpu_nic[gpu][nic]);
+    info.name = r.gpu_nic_names[gpu][nic].c_str();
+    write_sized(info, out, "out", "nubo_link_info");
+  });
+}
+
+NUBO_C_API int nubo_device_report_preferred_nic(const nubo_device_report* report, size_t gpu) {
+  if (!report) return -1;
+  const auto& preferred = nubo::capi::from_handle(report)->report.preferred_nic;
+  return gpu < preferred.size() ? preferred[gpu] : -1;
+}
+
 }  // extern "C"

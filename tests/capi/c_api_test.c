@@ -430,6 +430,29 @@ static void test_bad_inputs(nubo_device_report* report) {
 
 /* A caller compiled against an older nubo.h passes a shorter struct_size: nothing past it is
    written. A newer caller's longer struct gets what this library knows, and no more. */
+static void test_nics(nubo_device_report* report) {
+  const size_t n = nubo_device_report_nic_count(report);
+  nubo_nic_info nic = {.struct_size = sizeof nic};
+  nubo_link_info link = {.struct_size = sizeof link};
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    CHECK_STATUS(nubo_device_report_nic(report, i, &nic), NUBO_OK);
+    CHECK(nic.name != NULL && nic.name[0] != '\0' && nic.kind != NULL);
+    /* A simulated GPU is nowhere in the PCIe tree. */
+    CHECK_STATUS(nubo_device_report_gpu_nic(report, 0, i, &link), NUBO_OK);
+    CHECK(link.kind == NUBO_LINK_UNKNOWN && strcmp(link.name, "?") == 0);
+  }
+  CHECK_STATUS(nubo_device_report_nic(report, n, &nic), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_ERROR_MENTIONS("out of range");
+  CHECK_STATUS(nubo_device_report_gpu_nic(report, 0, n, &link), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_gpu_nic(report, 99, 0, &link), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_report_nic(NULL, 0, &nic), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(nubo_device_report_preferred_nic(report, 0) == -1);
+  CHECK(nubo_device_report_preferred_nic(report, 99) == -1);
+  CHECK(nubo_device_report_preferred_nic(NULL, 0) == -1);
+  CHECK(nubo_device_report_nic_count(NULL) == 0);
+}
+
 static char* check_json(const nubo_device_check* result) {
   size_t needed = 0;
   char* buf;
@@ -558,6 +581,7 @@ int main(void) {
     test_select(report);
     test_bad_inputs(report);
     test_preflight_and_health(report);
+    test_nics(report);
     test_struct_size_compatibility(report);
     nubo_device_report_free(report);
   }

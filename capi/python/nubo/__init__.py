@@ -25,7 +25,7 @@ from . import s3  # nubo.s3.copy(): nubo.copy() under its S3 name
 from . import interruption  # nubo.interruption.Watcher: spot notices (docs/train.md)
 from . import units  # nubo.units: sizes and durations as every tool reads them (docs/units.md)
 from .devices import (Backend, Device, DeviceReport, Diagnosis, DriverInfo, HostCpu, Link,
-                      LinkKind, Severity, discover)
+                      LinkKind, Nic, Severity, discover)
 from .health import health, preflight  # GPU health and the preflight (docs/preflight.md)
 from .errors import (InvalidArgumentError, IoError, NotFoundError, NuboError, OutOfMemoryError,
                      Status, TimeoutError, UnsupportedError)
@@ -39,7 +39,7 @@ __version__ = "0.1.0"  # the version of nubo this package binds; pyproject.toml 
 
 __all__ = [
     "Backend", "Device", "DeviceReport", "Diagnosis", "DriverInfo", "HostCpu", "Link",
-    "LinkKind", "NuboError", "InvalidArgumentError", "IoError", "NotFoundError",
+    "LinkKind", "Nic", "NuboError", "InvalidArgumentError", "IoError", "NotFoundError",
     "OutOfMemoryError", "UnsupportedError", "Severity", "Status", "abi_version", "check_environment", "discover",
     "library_path", "version",
     "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "archive_difference", "keygen",

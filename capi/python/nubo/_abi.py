@@ -153,6 +153,18 @@ class nubo_diagnosis_info(Sized):
     ]
 
 
+class nubo_nic_info(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("name", c_char_p),
+        ("kind", c_char_p),
+        ("interface", c_char_p),
+        ("pci_bus_id", c_char_p),
+        ("numa_node", c_int),
+        ("rate_gbps", c_double),
+    ]
+
+
 class nubo_device_select_request(Sized):
     _fields_ = [
         ("struct_size", c_uint32),
@@ -964,6 +976,12 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_device_report_diagnosis_count": (c_size_t, [POINTER(nubo_device_report)]),
     "nubo_device_report_diagnosis": (
         c_int, [POINTER(nubo_device_report), c_size_t, POINTER(nubo_diagnosis_info)]),
+    "nubo_device_report_nic_count": (c_size_t, [POINTER(nubo_device_report)]),
+    "nubo_device_report_nic": (
+        c_int, [POINTER(nubo_device_report), c_size_t, POINTER(nubo_nic_info)]),
+    "nubo_device_report_gpu_nic": (
+        c_int, [POINTER(nubo_device_report), c_size_t, c_size_t, POINTER(nubo_link_info)]),
+    "nubo_device_report_preferred_nic": (c_int, [POINTER(nubo_device_report), c_size_t]),
     "nubo_device_report_json": (
         c_int, [POINTER(nubo_device_report), c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_device_report_select": (

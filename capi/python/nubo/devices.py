@@ -15,7 +15,8 @@ from typing import Optional, Union
 
 from . import _lib
 from ._abi import (nubo_device_discover_options, nubo_device_info, nubo_device_select_request,
-                   nubo_diagnosis_info, nubo_driver_info, nubo_host_info, nubo_link_info)
+                   nubo_diagnosis_info, nubo_driver_info, nubo_host_info, nubo_link_info,
+                   nubo_nic_info)
 from ._enum import OpenIntEnum
 from ._lib import text
 from .errors import NuboError, Status
@@ -124,6 +125,18 @@ class Link:
 
 
 @dataclass(frozen=True)
+class Nic:
+    """A network device, as nvidia-smi topo -m lists NICs."""
+
+    name: str  # "mlx5_0", "efa_0", or the interface ("eth0")
+    kind: str  # "infiniband", "efa" or "ethernet"
+    interface: str  # the network interface it backs; "" when none
+    pci_bus_id: str  # "0000:0c:00.0"
+    numa_node: int  # -1 unknown
+    rate_gbps: float  # 0: unknown or down
+
+
+@dataclass(frozen=True)
 class Diagnosis:
     """A finding about the machine, with a stable code (docs/devices.md lists them)."""
 
@@ -215,6 +228,27 @@ class DeviceReport:
                 row.append(Link(kind=LinkKind(link.kind), nvlinks=link.nvlinks,
                                 peer_access=bool(link.peer_access), name=text(link.name)))
             self.links.append(row)
+
+        self.nics = []
+        for i in range(c.nubo_device_report_nic_count(handle)):
+            nic = nubo_nic_info()
+            _lib.check(c.nubo_device_report_nic(handle, i, ctypes.byref(nic)))
+            self.nics.append(Nic(name=text(nic.name), kind=text(nic.kind),
+                                 interface=text(nic.interface), pci_bus_id=text(nic.pci_bus_id),
+                                 numa_node=nic.numa_node, rate_gbps=nic.rate_gbps))
+        # gpu_nic[i][n]: how GPU i reaches nics[n] (PIX ... SYS); preferred_nic[i]: the NIC it
+        # should use (-1: none).
+        self.gpu_nic = []
+        for i in range(len(self.devices)):
+            row = []
+            for n in range(len(self.nics)):
+                link = nubo_link_info()
+                _lib.check(c.nubo_device_report_gpu_nic(handle, i, n, ctypes.byref(link)))
+                row.append(Link(kind=LinkKind(link.kind), nvlinks=0, peer_access=False,
+                                name=text(link.name)))
+            self.gpu_nic.append(row)
+        self.preferred_nic = [int(c.nubo_device_report_preferred_nic(handle, i))
+                              for i in range(len(self.devices))]
 
         self.diagnoses = []
         for i in range(c.nubo_device_report_diagnosis_count(handle)):

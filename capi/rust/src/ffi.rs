@@ -182,6 +182,18 @@ sized_structs! {
 }
 
 sized_structs! {
+    pub struct nubo_nic_info {
+        pub struct_size: u32,
+        pub name: *const c_char,
+        pub kind: *const c_char,
+        pub interface: *const c_char,
+        pub pci_bus_id: *const c_char,
+        pub numa_node: c_int,
+        pub rate_gbps: c_double,
+    }
+}
+
+sized_structs! {
     pub struct nubo_device_select_request {
         pub struct_size: u32,
         pub count: c_int,
@@ -987,6 +999,20 @@ extern "C" {
         index: usize,
         out: *mut nubo_diagnosis_info,
     ) -> nubo_status;
+    pub fn nubo_device_report_nic_count(report: *const nubo_device_report) -> usize;
+    pub fn nubo_device_report_nic(
+        report: *const nubo_device_report,
+        index: usize,
+        out: *mut nubo_nic_info,
+    ) -> nubo_status;
+    pub fn nubo_device_report_gpu_nic(
+        report: *const nubo_device_report,
+        gpu: usize,
+        nic: usize,
+        out: *mut nubo_link_info,
+    ) -> nubo_status;
+    pub fn nubo_device_report_preferred_nic(report: *const nubo_device_report, gpu: usize)
+        -> c_int;
     pub fn nubo_device_report_json(
         report: *const nubo_device_report,
         buf: *mut c_char,
@@ -1693,6 +1719,7 @@ mod tests {
                                }
             nubo_link_info { struct_size, kind, nvlinks, peer_access, name }
             nubo_diagnosis_info { struct_size, code, severity, message, advice }
+            nubo_nic_info { struct_size, name, kind, interface, pci_bus_id, numa_node, rate_gbps }
             nubo_device_select_request { struct_size, count, min_memory, min_cc_major, min_cc_minor
                                          }
             nubo_transfer_progress { struct_size, bytes_done, bytes_total, bytes_written,

@@ -446,6 +446,23 @@ pub struct Link {
     pub name: String,
 }
 
+/// A network device (InfiniBand, EFA or PCI-backed Ethernet), as `nvidia-smi topo -m` lists
+/// NICs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Nic {
+    /// "mlx5_0", "efa_0", or the interface ("eth0").
+    pub name: String,
+    /// "infiniband", "efa" or "ethernet".
+    pub kind: String,
+    /// The network interface it backs; "" when none.
+    pub interface: String,
+    /// "0000:0c:00.0".
+    pub pci_bus_id: String,
+    pub numa_node: Option<i32>,
+    /// Link rate in Gb/s; 0 unknown or down.
+    pub rate_gbps: f64,
+}
+
 /// A finding about the machine, with a stable code (docs/devices.md lists them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnosis {
@@ -530,6 +547,9 @@ pub struct DeviceReport {
     driver: DriverInfo,
     links: Vec<Vec<Link>>,
     diagnoses: Vec<Diagnosis>,
+    nics: Vec<Nic>,
+    gpu_nic: Vec<Vec<Link>>,
+    preferred_nic: Vec<Option<usize>>,
 }
 
 impl fmt::Debug for DeviceReport {
@@ -663,6 +683,45 @@ impl DeviceReport {
             links.push(row);
         }
 
+        let nic_count = unsafe { ffi::nubo_device_report_nic_count(report) };
+        let mut nics = Vec::with_capacity(nic_count);
+        for i in 0..nic_count {
+            let mut n = ffi::nubo_nic_info::new();
+            check(unsafe { ffi::nubo_device_report_nic(report, i, &mut n) })?;
+            nics.push(unsafe {
+                Nic {
+                    name: owned(n.name),
+                    kind: owned(n.kind),
+                    interface: owned(n.interface),
+                    pci_bus_id: owned(n.pci_bus_id),
+                    numa_node: if n.numa_node >= 0 {
+                        Some(n.numa_node)
+                    } else {
+                        None
+                    },
+                    rate_gbps: n.rate_gbps,
+                }
+            });
+        }
+        let mut gpu_nic = Vec::with_capacity(count);
+        let mut preferred_nic = Vec::with_capacity(count);
+        for i in 0..count {
+            let mut row = Vec::with_capacity(nic_count);
+            for n in 0..nic_count {
+                let mut l = ffi::nubo_link_info::new();
+                check(unsafe { ffi::nubo_device_report_gpu_nic(report, i, n, &mut l) })?;
+                row.push(Link {
+                    kind: LinkKind::from_raw(l.kind),
+                    nvlinks: 0,
+                    peer_access: false,
+                    name: unsafe { owned(l.name) },
+                });
+            }
+            gpu_nic.push(row);
+            let p = unsafe { ffi::nubo_device_report_preferred_nic(report, i) };
+            preferred_nic.push(usize::try_from(p).ok());
+        }
+
         let count = unsafe { ffi::nubo_device_report_diagnosis_count(report) };
         let mut diagnoses = Vec::with_capacity(count);
         for i in 0..count {
@@ -684,6 +743,9 @@ impl DeviceReport {
             driver,
             links,
             diagnoses,
+            nics,
+            gpu_nic,
+            preferred_nic,
         })
     }
 
@@ -716,6 +778,21 @@ impl DeviceReport {
 
     pub fn diagnoses(&self) -> &[Diagnosis] {
         &self.diagnoses
+    }
+
+    /// The machine's network devices.
+    pub fn nics(&self) -> &[Nic] {
+        &self.nics
+    }
+
+    /// How GPU `gpu` reaches NIC `nic` in the PCIe tree (PIX ... SYS); `None` for a bad index.
+    pub fn gpu_nic(&self, gpu: usize, nic: usize) -> Option<&Link> {
+        self.gpu_nic.get(gpu)?.get(nic)
+    }
+
+    /// The index of the NIC GPU `gpu` should use (the closest, then the fastest).
+    pub fn preferred_nic(&self, gpu: usize) -> Option<usize> {
+        self.preferred_nic.get(gpu).copied().flatten()
     }
 
     /// The diagnosis with this code, if any.

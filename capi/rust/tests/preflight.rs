@@ -49,3 +49,16 @@ fn a_malformed_xid_policy_is_refused_naming_its_line() {
     assert_eq!(err.status, Status::InvalidArgument);
     assert!(err.message.contains("policy.txt:2"), "{}", err.message);
 }
+
+#[test]
+fn simulated_gpus_reach_no_nic_through_the_pcie_tree() {
+    let report = sim("2xT4");
+    for gpu in 0..2 {
+        assert_eq!(report.preferred_nic(gpu), None);
+        for nic in 0..report.nics().len() {
+            let link = report.gpu_nic(gpu, nic).expect("in range");
+            assert_eq!(link.name, "?");
+        }
+        assert!(report.gpu_nic(gpu, report.nics().len()).is_none());
+    }
+}

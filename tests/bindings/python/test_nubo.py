@@ -331,6 +331,19 @@ class PcieTest(unittest.TestCase):
                     self.assertEqual(link.nvlinks, 0)
 
 
+class NicTest(unittest.TestCase):
+    def test_nics_and_the_gpus_paths_to_them(self) -> None:
+        report = nubo.discover(sim_devices="2xT4", probe_cuda=False)
+        self.assertEqual(len(report.gpu_nic), 2)
+        for row in report.gpu_nic:
+            self.assertEqual(len(row), len(report.nics))
+            # Simulated GPUs are nowhere in the PCIe tree.
+            self.assertTrue(all(link.kind == nubo.LinkKind.UNKNOWN for link in row))
+        self.assertEqual(report.preferred_nic, [-1, -1])
+        for nic in report.nics:
+            self.assertIn(nic.kind, ("infiniband", "efa", "ethernet"))
+
+
 class PreflightTest(unittest.TestCase):
     def test_a_derated_device_is_flagged_by_the_preflight(self) -> None:
         report = nubo.discover(sim_devices="1xH100-SXM5-80GB,1xH100-SXM5-80GB:gemm=0.5",
