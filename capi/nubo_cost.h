@@ -221,6 +221,9 @@ typedef struct nubo_cost_plan_options {
   double spot_mtbi_s;     /* 0: the provider's default */
   double restart_s;       /* < 0 (default): the provider's default */
   double comm_efficiency; /* achieved / peak link bandwidth, default 1 */
+  /* A preflight report (nubo-smi check --out): the GPU models it checked are priced at the
+     rates it measured when below what the model should do. NULL (default): none. */
+  const char* preflight_file;
 } nubo_cost_plan_options;
 
 NUBO_C_API nubo_status nubo_cost_plan_options_init(nubo_cost_plan_options* options,

@@ -53,7 +53,8 @@ inline CostPlan& require_plan(nubo_cost_plan* p) {
 
 // A C workload and plan options turned into their C++ forms (cost_plan.cpp).
 nubo::cost::Workload to_workload(const nubo_cost_workload* workload);
-nubo::cost::PlanRequest to_request(const nubo_cost_plan_options* options);
+// `dtype`: the workload's, whose GEMM rate a preflight report's measurements are taken at.
+nubo::cost::PlanRequest to_request(const nubo_cost_plan_options* options, DType dtype);
 // Fills the per-row strings of a catalog handle after it changed.
 void refresh(CostCatalog& c);
 

@@ -175,7 +175,7 @@ cost::Workload to_workload(const nubo_cost_workload* workload) {
   return out;
 }
 
-cost::PlanRequest to_request(const nubo_cost_plan_options* options) {
+cost::PlanRequest to_request(const nubo_cost_plan_options* options, DType dtype) {
   nubo_cost_plan_options o = default_options();
   if (options) o = read_sized(*options, o, "options", "nubo_cost_plan_options_init()");
   cost::PlanRequest r;
@@ -197,6 +197,9 @@ cost::PlanRequest to_request(const nubo_cost_plan_options* options) {
   r.spot_mtbi_s = o.spot_mtbi_s;
   r.restart_s = o.restart_s;
   r.comm_efficiency = o.comm_efficiency;
+  if (o.preflight_file)
+    r.measured = cost::measured_rates(device::PreflightReport::load(o.preflight_file), dtype,
+                                      o.preflight_file);
   return r;
 }
 
@@ -228,8 +231,8 @@ NUBO_C_API nubo_status nubo_cost_plan_create(const nubo_cost_catalog* catalog,
   return nubo::capi::guard("nubo_cost_plan_create", [&] {
     *nubo::capi::require(out, "out") = nullptr;
     const auto& c = nubo::capi::require_catalog(catalog);
-    auto plan = nubo::cost::plan(c.catalog, nubo::capi::to_workload(workload),
-                                 nubo::capi::to_request(options));
+    const auto w = nubo::capi::to_workload(workload);
+    auto plan = nubo::cost::plan(c.catalog, w, nubo::capi::to_request(options, w.dtype));
     *out = nubo::capi::to_handle(nubo::capi::wrap(std::move(plan)).release());
   });
 }
@@ -244,9 +247,10 @@ NUBO_C_API nubo_status nubo_cost_estimate(const nubo_cost_catalog* catalog,
     const auto& c = nubo::capi::require_catalog(catalog);
     const auto& in = c.catalog.get(nubo::capi::require(instance, "instance"), region ? region : "");
     nubo::cost::Plan plan;
-    plan.ranked.push_back(nubo::cost::estimate(c.catalog, nubo::capi::to_workload(workload), in,
-                                               nodes, nubo::capi::to_pricing(pricing, "pricing"),
-                                               nubo::capi::to_request(options)));
+    const auto w = nubo::capi::to_workload(workload);
+    plan.ranked.push_back(nubo::cost::estimate(c.catalog, w, in, nodes,
+                                               nubo::capi::to_pricing(pricing, "pricing"),
+                                               nubo::capi::to_request(options, w.dtype)));
     plan.considered = plan.feasible = 1;
     *out = nubo::capi::to_handle(nubo::capi::wrap(std::move(plan)).release());
   });

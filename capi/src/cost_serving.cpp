@@ -66,7 +66,7 @@ NUBO_C_API nubo_status nubo_cost_serving_plan_create(const nubo_cost_catalog* ca
     w.kv_bytes_per_token = s.kv_bytes_per_token;
     w.memory_efficiency = s.memory_efficiency;
     auto h = std::make_unique<nubo::capi::ServingPlanHandle>();
-    h->plan = nubo::cost::plan_serving(c.catalog, w, nubo::capi::to_request(options));
+    h->plan = nubo::cost::plan_serving(c.catalog, w, nubo::capi::to_request(options, w.dtype));
     *out = reinterpret_cast<nubo_cost_serving_plan*>(h.release());
   });
 }

@@ -25,6 +25,7 @@
 
 #include "nubo/dtype.hpp"
 #include "nubo/export.hpp"
+#include "nubo/preflight.hpp"
 #include "nubo/units.hpp"
 
 namespace nubo::cost {
@@ -391,10 +392,9 @@ struct MeasuredRates {
 };
 
 // The rates of each GPU model a preflight report checked (the median over its GPUs), for the
-// workload's precision. The report's JSON is read with PreflightReport::from_json; errors name
-// `source`.
-NUBO_API std::vector<MeasuredRates> measured_rates(std::string_view preflight_json, DType dtype,
-                                                   const std::string& source);
+// workload's precision; `source` names the report in the estimates' notes.
+NUBO_API std::vector<MeasuredRates> measured_rates(const device::PreflightReport& report,
+                                                   DType dtype, const std::string& source);
 
 struct PlanRequest {
   std::vector<Pricing> pricings = {Pricing::on_demand};

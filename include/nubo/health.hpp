@@ -58,6 +58,10 @@ struct GpuHealth {
   std::vector<Process> processes;  // compute processes, this one included
 };
 
+// "GPU 3 (00000000:3b:00.0) failed: XID 79: the GPU has fallen off the bus (...) (action:
+// drain-node)": how a watch reports a fatal finding (nubo-run, a team's collectives).
+NUBO_API std::string failure_text(const Finding& f);
+
 // An XID's status and action, by number; the table (docs/diagnoses.md) can be overridden.
 struct XidRule {
   int xid = 0;

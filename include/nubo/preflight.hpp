@@ -70,6 +70,8 @@ class NUBO_API PreflightReport {
   // wrote, e.g. a file given to nubo-cost plan --preflight; errors name `source` and the field.
   std::string to_json() const;
   static PreflightReport from_json(std::string_view text, const std::string& source);
+  // from_json of a file (nubo-smi check --out); errors name the file.
+  static PreflightReport load(const std::string& path);
 };
 
 // `request` with every GPU the preflight did not find healthy left out, naming why

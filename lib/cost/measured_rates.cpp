@@ -20,9 +20,8 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-std::vector<MeasuredRates> measured_rates(std::string_view preflight_json, DType dtype,
+std::vector<MeasuredRates> measured_rates(const device::PreflightReport& report, DType dtype,
                                           const std::string& source) {
-  const auto report = device::PreflightReport::from_json(preflight_json, source);
   const std::string gemm = "gemm-" + std::string(dtype_name(dtype));
   std::map<std::string, std::vector<double>> compute, link;
   std::map<int, std::string> model_of;

@@ -14,20 +14,7 @@ namespace nubo::cost {
 namespace detail {
 
 double peak_tflops(const GpuModel& gpu, DType dtype) {
-  switch (dtype) {
-    case DType::f32:
-      return gpu.peak.fp32;
-    case DType::tf32:
-      return gpu.peak.tf32;
-    case DType::f16:
-      return gpu.peak.fp16;
-    case DType::bf16:
-      return gpu.peak.bf16;
-    case DType::i32:
-    case DType::i64:
-      break;  // integer work has no peak column: the workload check refuses it
-  }
-  return 0;
+  return nubo::detail::peak_rate(gpu.peak, dtype);  // integer work: 0, refused by the check
 }
 
 double derived_link_gbs(const GpuModel& gpu, Interconnect interconnect) {

@@ -15,10 +15,7 @@ namespace {
 //    overheads (bandwidthTest: ~26 GB/s on Gen4 x16, ~53 GB/s on Gen5 x16).
 //  - NVLink: a peer copy reaches ~80% of one direction's rate (p2pBandwidthLatencyTest).
 // benchmarks/gpu_check.sh prints the measured figure beside each of these on a real GPU.
-constexpr double kGemmFraction = 0.75;
-constexpr double kMemoryFraction = 0.8;
-constexpr double kPcieFraction = 0.8;
-constexpr double kNvlinkFraction = 0.8;
+// (The constants are in attainable.hpp.)
 
 // A peer copy that crosses more of the PCIe tree loses more: through the host bridge, across
 // NUMA nodes within a socket, and across sockets (the CPU's fabric carries it).
@@ -41,18 +38,7 @@ double pcie_path_fraction(LinkKind kind) {
 }  // namespace
 
 double attainable_gemm_tflops(const PeakRates& peak, DType type) {
-  switch (type) {
-    case DType::f32:
-      return peak.fp32 * kGemmFraction;
-    case DType::tf32:
-      return peak.tf32 * kGemmFraction;
-    case DType::f16:
-      return peak.fp16 * kGemmFraction;
-    case DType::bf16:
-      return peak.bf16 * kGemmFraction;
-    default:
-      return 0;
-  }
+  return peak_rate(peak, type) * kGemmFraction;
 }
 
 double attainable_memory_gbs(double datasheet_gbs) {

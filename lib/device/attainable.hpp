@@ -13,6 +13,12 @@
 
 namespace nubo::detail {
 
+// The attainable fractions of the datasheet (attainable.cpp says where they come from).
+constexpr double kGemmFraction = 0.75;
+constexpr double kMemoryFraction = 0.8;
+constexpr double kPcieFraction = 0.8;
+constexpr double kNvlinkFraction = 0.8;
+
 // Dense GEMM in TFLOP/s for f32, tf32, f16 or bf16; 0 when the model has no such rate.
 double attainable_gemm_tflops(const PeakRates& peak, DType type);
 // Device-to-device copy in GB/s, counting the bytes read and written (as bandwidthTest does).

@@ -11,6 +11,23 @@ std::string_view gpu_models_csv();  // generated from gpu_models.csv
 }
 
 namespace nubo::detail {
+
+double peak_rate(const PeakRates& peak, DType type) {
+  switch (type) {
+    case DType::f32:
+      return peak.fp32;
+    case DType::tf32:
+      return peak.tf32;
+    case DType::f16:
+      return peak.fp16;
+    case DType::bf16:
+      return peak.bf16;
+    case DType::i32:
+    case DType::i64:
+      break;  // integer work has no peak column
+  }
+  return 0;
+}
 namespace {
 
 const std::vector<std::string> kColumns = {

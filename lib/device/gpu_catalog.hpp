@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nubo/device.hpp"
+#include "nubo/dtype.hpp"
 
 namespace nubo::detail {
 
@@ -30,6 +31,10 @@ struct GpuModel {
   int pcie_gen = 0;
   int tdp_w = 0;
 };
+
+// A model's dense peak in TFLOP/s for a floating-point type (f32, tf32, f16, bf16); 0 for the
+// integer types, which have no peak column.
+double peak_rate(const PeakRates& peak, DType type);
 
 class GpuCatalog {
  public:

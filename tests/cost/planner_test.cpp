@@ -278,7 +278,7 @@ TEST_CASE("a preflight's measured rates price a slow GPU model at what it did") 
   nubo::device::PreflightOptions o;
   o.budget_seconds = 1;
   o.host = false;
-  const auto check = nubo::device::preflight(report, o).to_json();
+  const auto check = nubo::device::preflight(report, o);
   const auto rates = measured_rates(check, nubo::DType::bf16, "check.json");
   REQUIRE(rates.size() == 1);
   CHECK(rates[0].gpu_model == "A100-SXM4-80GB");
@@ -306,11 +306,13 @@ TEST_CASE("a preflight's measured rates price a slow GPU model at what it did") 
                                                       .probe_cuda = false,
                                                       .cuda_plugin_path = {}});
   const auto fine =
-      measured_rates(nubo::device::preflight(healthy, o).to_json(), nubo::DType::bf16, "ok.json");
+      measured_rates(nubo::device::preflight(healthy, o), nubo::DType::bf16, "ok.json");
   REQUIRE(fine.size() == 1);
   CHECK(fine[0].compute == Approx(1.0));
-  CHECK_THROWS_WITH(measured_rates("{}", nubo::DType::bf16, "bad.json"),
+  CHECK_THROWS_WITH(nubo::device::PreflightReport::from_json("{}", "bad.json"),
                     Catch::Contains("bad.json"));
+  CHECK_THROWS_WITH(nubo::device::PreflightReport::load("/no/such/check.json"),
+                    Catch::Contains("/no/such/check.json"));
   r.measured[0].compute = 0;
   CHECK_THROWS_WITH(plan(c, w, r), Catch::Contains("measured rates of A100-SXM4-80GB"));
 }

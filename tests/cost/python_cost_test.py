@@ -89,6 +89,25 @@ class PlanTest(unittest.TestCase):
         by_team = cost.totals_by_tag(plan.ranked, "team")
         self.assertAlmostEqual(by_team["vision"], sum(costs))
 
+    def test_plan_at_a_preflights_measured_rates(self) -> None:
+        import nubo
+        report = nubo.discover(sim_devices="1xA100-SXM4-80GB,1xA100-SXM4-80GB:gemm=0.5",
+                               probe_cuda=False)
+        check = nubo.preflight(report, budget_seconds=1, host=False)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "check.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(check, f)
+            plan = cost.plan(fixed(), cost.Workload(total_flops=3e18), gpu="A100-SXM4-80GB",
+                             preflight_file=path)
+            self.assertTrue(plan.ranked)
+            self.assertTrue(all(any("as the preflight measured them" in n for n in e.notes)
+                                for e in plan.ranked))
+            with self.assertRaises(NuboError) as bad:
+                cost.plan(fixed(), cost.Workload(total_flops=3e18),
+                          preflight_file=os.path.join(d, "missing.json"))
+            self.assertIn("missing.json", str(bad.exception))
+
     def test_infeasible_deadline_is_explained(self) -> None:
         plan = cost.plan(fixed(), cost.Workload(total_flops=3e18), deadline=60)
         self.assertEqual(plan.ranked, [])

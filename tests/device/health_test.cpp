@@ -116,3 +116,24 @@ TEST_CASE("health: without NVML the kernel log still tells of a fallen GPU", "[h
   auto unread = nubo::device::health(report, o);
   CHECK_THAT(unread.kernel_log, Contains("cannot be read"));
 }
+
+TEST_CASE("health: the kernel log is read on from where the last reading stopped", "[health]") {
+  TempFile log(kDmesg);
+  nubo::detail::KernelLog reader(log.path.string());
+  std::string state;
+  CHECK(reader.read(state).size() == 2);
+  CHECK(state == "read");
+  CHECK(reader.read(state).empty());  // nothing new
+  // A line being written is read once it is whole.
+  std::ofstream(log.path, std::ios::app) << "[ 1300.0] NVRM: Xid (PCI:0000:3b:00): 95, pid=7";
+  CHECK(reader.read(state).empty());
+  std::ofstream(log.path, std::ios::app) << ", Uncontained\n";
+  const auto fresh = reader.read(state);
+  REQUIRE(fresh.size() == 1);
+  CHECK(fresh[0].xid == 95);
+  // A log that was rotated (now shorter) is read anew.
+  { std::ofstream(log.path, std::ios::trunc) << "NVRM: Xid (PCI:0000:86:00): 48, DBE\n"; }
+  const auto rotated = reader.read(state);
+  REQUIRE(rotated.size() == 1);
+  CHECK(rotated[0].xid == 48);
+}

@@ -474,6 +474,7 @@ class nubo_cost_plan_options(Sized):
         ("spot_mtbi_s", c_double),
         ("restart_s", c_double),
         ("comm_efficiency", c_double),
+        ("preflight_file", c_char_p),
     ]
 
 

@@ -537,7 +537,8 @@ def _options(pricings: Iterable[Union[str, Pricing]], nodes: tuple[int, int],
              deadline: Optional[Seconds], budget: Optional[float], gpu: Optional[str],
              provider: Optional[str], region: Optional[str], rank: str, limit: int,
              spot_mtbi: Optional[Seconds], restart: Optional[Seconds],
-             comm_efficiency: float) -> nubo_cost_plan_options:
+             comm_efficiency: float, preflight_file: Optional[str] = None
+             ) -> nubo_cost_plan_options:
     c = _lib.lib()
     o = nubo_cost_plan_options()
     _lib.check(c.nubo_cost_plan_options_init(ctypes.byref(o), ctypes.sizeof(o)))
@@ -564,6 +565,7 @@ def _options(pricings: Iterable[Union[str, Pricing]], nodes: tuple[int, int],
     if restart is not None:
         o.restart_s = seconds(restart, "restart")
     o.comm_efficiency = float(comm_efficiency)
+    o.preflight_file = os.fsencode(preflight_file) if preflight_file else None
     return o
 
 
@@ -573,12 +575,15 @@ def plan(catalog: Catalog, workload: Workload, *,
          budget: Optional[float] = None, gpu: Optional[str] = None,
          provider: Optional[str] = None, region: Optional[str] = None, rank: str = "cost",
          limit: int = 10, spot_mtbi: Optional[Seconds] = None,
-         restart: Optional[Seconds] = None, comm_efficiency: float = 1.0) -> Plan:
-    """Plans a workload over instance x node count x pricing (see nubo_cost_plan_create)."""
+         restart: Optional[Seconds] = None, comm_efficiency: float = 1.0,
+         preflight_file: Optional[str] = None) -> Plan:
+    """Plans a workload over instance x node count x pricing (see nubo_cost_plan_create).
+    preflight_file: a `nubo-smi check --out` report; the GPU models it checked are priced at
+    the rates it measured when below what the model should do."""
     c = _lib.lib()
     w = workload._struct()
     o = _options(pricings, nodes, deadline, budget, gpu, provider, region, rank, limit,
-                 spot_mtbi, restart, comm_efficiency)
+                 spot_mtbi, restart, comm_efficiency, preflight_file)
     handle = PlanPtr()
     _lib.check(c.nubo_cost_plan_create(catalog._handle, ctypes.byref(w), ctypes.byref(o),
                                        ctypes.byref(handle)))

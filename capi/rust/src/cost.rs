@@ -740,6 +740,9 @@ pub struct PlanOptions {
     pub restart_s: Option<f64>,
     /// Achieved / peak link bandwidth.
     pub comm_efficiency: f64,
+    /// A `nubo-smi check --out` report: the GPU models it checked are priced at the rates it
+    /// measured when below what the model should do.
+    pub preflight_file: Option<PathBuf>,
 }
 
 impl Default for PlanOptions {
@@ -760,13 +763,14 @@ impl Default for PlanOptions {
             spot_mtbi_s: set(raw.spot_mtbi_s),
             restart_s: (raw.restart_s >= 0.0).then_some(raw.restart_s),
             comm_efficiency: raw.comm_efficiency,
+            preflight_file: None,
         }
     }
 }
 
 struct RawPlanOptions {
     raw: ffi::nubo_cost_plan_options,
-    _strings: [Option<CString>; 3],
+    _strings: [Option<CString>; 4],
 }
 
 impl PlanOptions {
@@ -774,6 +778,7 @@ impl PlanOptions {
         let gpu = optional_c_string("gpu", self.gpu.as_deref())?;
         let provider = optional_c_string("provider", self.provider.as_deref())?;
         let region = optional_c_string("region", self.region.as_deref())?;
+        let preflight = optional_path("preflight_file", self.preflight_file.as_deref())?;
         let mut raw = plan_options_defaults()?;
         if !self.pricings.is_empty() {
             raw.pricings = self
@@ -793,9 +798,10 @@ impl PlanOptions {
         raw.spot_mtbi_s = self.spot_mtbi_s.unwrap_or(0.0);
         raw.restart_s = self.restart_s.unwrap_or(-1.0);
         raw.comm_efficiency = self.comm_efficiency;
+        raw.preflight_file = c_ptr(&preflight);
         Ok(RawPlanOptions {
             raw,
-            _strings: [gpu, provider, region],
+            _strings: [gpu, provider, region, preflight],
         })
     }
 }

@@ -497,6 +497,7 @@ sized_structs! {
         pub spot_mtbi_s: c_double,
         pub restart_s: c_double,
         pub comm_efficiency: c_double,
+        pub preflight_file: *const c_char,
     }
 }
 
@@ -1766,7 +1767,7 @@ mod tests {
                                  sharding }
             nubo_cost_plan_options { struct_size, pricings, min_nodes, max_nodes, deadline_s,
                                      budget, gpu, provider, region, rank_by_time, limit,
-                                     spot_mtbi_s, restart_s, comm_efficiency }
+                                     spot_mtbi_s, restart_s, comm_efficiency, preflight_file }
             nubo_cost_estimate_info { struct_size, label, provider, instance, region, gpu_model,
                                       gpus_per_node, nodes, pricing, hourly, price_derived,
                                       compute_s, communication_s, staging_s, checkpoint_s, rework_s,

@@ -469,3 +469,52 @@ fn serving_a_small_model_on_one_t4() {
         .any(|x| x.reason.contains("no bf16 support")));
     assert!(serve(&catalog, &Serving::default(), &only_t4).is_err());
 }
+
+#[test]
+fn a_preflight_report_prices_the_gpus_it_measured() {
+    let report = nubo::discover(&nubo::DiscoverOptions {
+        sim_devices: Some("1xA100-SXM4-80GB,1xA100-SXM4-80GB:gemm=0.5".to_string()),
+        probe_cuda: false,
+        ..Default::default()
+    })
+    .unwrap();
+    let check = nubo::preflight(
+        &report,
+        &[],
+        &nubo::PreflightOptions {
+            budget_seconds: Some(1.0),
+            host: Some(false),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let path = scratch("check.json");
+    std::fs::write(&path, &check.json).unwrap();
+    let catalog = Catalog::builtin().unwrap();
+    let options = PlanOptions {
+        gpu: Some("A100-SXM4-80GB".to_string()),
+        preflight_file: Some(path.clone()),
+        ..Default::default()
+    };
+    let p = plan(&catalog, &workload(), &options).unwrap();
+    let best = &p.ranked;
+    assert!(!best.is_empty());
+    assert!(
+        best[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("as the preflight measured them")),
+        "{:?}",
+        best[0].notes
+    );
+    let missing = PlanOptions {
+        preflight_file: Some(scratch("no-such-check.json")),
+        ..Default::default()
+    };
+    let err = plan(&catalog, &workload(), &missing).unwrap_err();
+    assert!(
+        err.message.contains("no-such-check.json"),
+        "{}",
+        err.message
+    );
+}

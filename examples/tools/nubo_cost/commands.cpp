@@ -7,7 +7,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -224,10 +223,8 @@ int run(const PlanCommand& c) {
   if (!c.restart.empty()) r.restart_s = parse_duration(c.restart, "--restart");
   r.rank = c.rank == "time" ? PlanRequest::Rank::time : PlanRequest::Rank::cost;
   if (!c.preflight.empty()) {
-    std::ifstream in(c.preflight);
-    std::ostringstream text;
-    text << in.rdbuf();
-    r.measured = measured_rates(text.str(), w.dtype, c.preflight);
+    r.measured =
+        measured_rates(nubo::device::PreflightReport::load(c.preflight), w.dtype, c.preflight);
     for (const auto& m : r.measured)
       std::fprintf(stderr,
                    "nubo-cost: %s priced as %s measured it: compute %.2f, GPU links %.2f "

@@ -24,10 +24,7 @@ void HealthGuard::start() {
           std::lock_guard lock(mutex_);
           failed_ = f;
         }
-        const std::string gpu = f.device >= 0 ? "GPU " + std::to_string(f.device) : "a GPU";
-        std::fprintf(stderr, "nubo-run: %s (%s) failed: %s (action: %s); stopping the job\n",
-                     gpu.c_str(), f.pci_bus_id.c_str(), f.message.c_str(),
-                     std::string(device::action_name(f.action)).c_str());
+        std::fprintf(stderr, "nubo-run: %s; stopping the job\n", device::failure_text(f).c_str());
         stop_attempt();
       });
 }

@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "check.hpp"
 #include "cli.hpp"
@@ -26,14 +25,6 @@ namespace {
 constexpr int kExitNoGpu = 3;
 constexpr int kExitError = 1;
 constexpr int kExitInterrupted = 130;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw nubo::Error(nubo::Errc::invalid_argument, path + ": cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path);
@@ -128,8 +119,7 @@ int main(int argc, char** argv) {
       request.count = select;
       if (!preflight_file.empty()) {
         request = nubo::device::exclude_unhealthy(
-            request,
-            nubo::device::PreflightReport::from_json(read_file(preflight_file), preflight_file));
+            request, nubo::device::PreflightReport::load(preflight_file));
         for (const auto& e : request.exclude)
           std::cout << "GPU " << e.device << " left out: " << e.reason << "\n";
       }

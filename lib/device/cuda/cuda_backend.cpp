@@ -162,22 +162,13 @@ void CudaBackend::copy_on_device(void* dst, const void* src, std::size_t bytes) 
   check(api_->copy(handle_, dst, src, bytes, NUBO_CUDA_COPY_ON_DEVICE, &st), st);
 }
 
-namespace {
-// True when the plugin's table reaches `end` (the offset just past a function appended later).
-bool table_covers(const nubo_cuda_backend_api* api, std::size_t end) {
-  return api->struct_size >= end;
-}
-constexpr std::size_t kHostMemoryEnd =
-    offsetof(nubo_cuda_backend_api, peer_copy) + sizeof(nubo_cuda_backend_api::peer_copy);
-}  // namespace
-
 void CudaBackend::copy_from_peer(void* dst, const DeviceBackend& peer, const void* src,
                                  std::size_t bytes) {
   const auto* other = dynamic_cast<const CudaBackend*>(&peer);
   if (!other)
     throw Error(Errc::invalid_argument,
                 describe() + ": cannot copy from " + peer.describe() + ": not a CUDA device");
-  if (!table_covers(api_, kHostMemoryEnd))
+  if (!NUBO_CUDA_TABLE_HAS(api_, peer_copy))
     throw Error(Errc::unavailable, describe() +
                                        ": the CUDA plugin predates peer copies; "
                                        "rebuild or reinstall it");
@@ -186,7 +177,7 @@ void CudaBackend::copy_from_peer(void* dst, const DeviceBackend& peer, const voi
 }
 
 void* CudaBackend::allocate_host(std::size_t bytes) {
-  if (!table_covers(api_, kHostMemoryEnd)) return DeviceBackend::allocate_host(bytes);
+  if (!NUBO_CUDA_TABLE_HAS(api_, host_allocate)) return DeviceBackend::allocate_host(bytes);
   void* out = nullptr;
   nubo_cuda_status st{};
   check(api_->host_allocate(bytes, &out, &st), st);
@@ -194,7 +185,7 @@ void* CudaBackend::allocate_host(std::size_t bytes) {
 }
 
 void CudaBackend::free_host(void* ptr) noexcept {
-  if (!table_covers(api_, kHostMemoryEnd)) return DeviceBackend::free_host(ptr);
+  if (!NUBO_CUDA_TABLE_HAS(api_, host_free)) return DeviceBackend::free_host(ptr);
   nubo_cuda_status st{};
   (void)api_->host_free(ptr, &st);  // a failure to free leaves nothing to act on
 }

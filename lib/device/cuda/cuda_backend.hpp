@@ -4,11 +4,18 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <map>
 #include <mutex>
 
 #include "device/backend.hpp"
 #include "nubo_plugin/cuda_plugin_abi.h"
+
+// True when the plugin's backend table holds `field` and sets it: functions are appended to the
+// table over time, so an older plugin's table ends before them (cuda_plugin_abi.h).
+#define NUBO_CUDA_TABLE_HAS(api, field)                                                 \
+  ((api)->struct_size >= offsetof(nubo_cuda_backend_api, field) + sizeof(api)->field && \
+   (api)->field != nullptr)
 
 namespace nubo::detail {
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "device/health/finding_json.hpp"
 #include "device/health/health_facts.hpp"
 #include "nubo/error.hpp"
 #include "nubo/health.hpp"
@@ -20,6 +21,12 @@ int HealthReport::exit_status() const noexcept {
       return 5;
   }
   return 5;
+}
+
+std::string failure_text(const Finding& f) {
+  const std::string gpu = f.device >= 0 ? "GPU " + std::to_string(f.device) : "a GPU";
+  return gpu + " (" + f.pci_bus_id + ") failed: " + f.message +
+         " (action: " + std::string(action_name(f.action)) + ")";
 }
 
 std::vector<Finding> HealthReport::findings_for(int device) const {
@@ -81,13 +88,7 @@ nlohmann::json gpu_json(const GpuHealth& g) {
 std::string HealthReport::to_json() const {
   nlohmann::json gpus_json = nlohmann::json::array(), findings_json = nlohmann::json::array();
   for (const auto& g : gpus) gpus_json.push_back(gpu_json(g));
-  for (const auto& f : findings)
-    findings_json.push_back({{"code", f.code},
-                             {"device", f.device < 0 ? nlohmann::json() : nlohmann::json(f.device)},
-                             {"pci_bus_id", f.pci_bus_id},
-                             {"status", health_status_name(f.status)},
-                             {"action", action_name(f.action)},
-                             {"message", f.message}});
+  for (const auto& f : findings) findings_json.push_back(detail::finding_json(f));
   return nlohmann::json{{"source", source},
                         {"kernel_log", kernel_log},
                         {"status", health_status_name(status)},
@@ -101,14 +102,23 @@ HealthReport health(const DeviceReport& report, const HealthOptions& options) {
     throw Error(Errc::invalid_argument, "health: wait_seconds must be between 0 and 86400, got " +
                                             std::to_string(options.wait_seconds));
   const auto xids = xid_table(options.xid_policy_file);  // a bad policy fails before any probe
-  HealthReport out;
-  auto facts =
-      detail::read_health_facts(static_cast<int>(std::lround(options.wait_seconds * 1000)));
+  detail::KernelLog log(options.kernel_log_file);
+  return detail::read_health(report, options.wait_seconds, xids, log);
+}
+
+}  // namespace nubo::device
+
+namespace nubo::detail {
+
+device::HealthReport read_health(const DeviceReport& report, double wait_seconds,
+                                 const std::vector<device::XidRule>& xids, KernelLog& log) {
+  device::HealthReport out;
+  auto facts = read_health_facts(static_cast<int>(std::lround(wait_seconds * 1000)));
   out.source = facts.source;
-  const auto kernel = detail::read_kernel_xids(options.kernel_log_file, out.kernel_log);
-  detail::judge_health(facts.facts.get(), kernel, xids, report, out);
+  const auto kernel = log.read(out.kernel_log);
+  judge_health(facts.facts.get(), kernel, xids, report, out);
   for (const auto& f : out.findings) out.status = std::max(out.status, f.status);
   return out;
 }
 
-}  // namespace nubo::device
+}  // namespace nubo::detail

@@ -26,4 +26,10 @@ void judge_health(const nubo_cuda_health* facts, const std::vector<KernelXid>& k
                   const std::vector<device::XidRule>& xids, const DeviceReport& report,
                   device::HealthReport& out);
 
+// One reading of the health: the plugin's facts (waiting `wait_seconds` for XID events) and what
+// the kernel log gained since `log` was last read, judged by `xids`. health() reads once; a
+// watch keeps its log and table and reads again and again.
+device::HealthReport read_health(const DeviceReport& report, double wait_seconds,
+                                 const std::vector<device::XidRule>& xids, KernelLog& log);
+
 }  // namespace nubo::detail

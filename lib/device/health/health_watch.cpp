@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/log.hpp"
+#include "device/health/health_facts.hpp"
 #include "nubo/error.hpp"
 #include "nubo/health.hpp"
 
@@ -17,6 +18,7 @@ struct HealthWatch::State {
   DeviceReport report;
   double interval = 1;
   HealthOptions options;
+  std::vector<XidRule> xids;  // read once, from options.xid_policy_file
   std::function<void(const Finding&)> on_fatal;
   std::mutex mutex;
   std::condition_variable wake;
@@ -37,24 +39,24 @@ constexpr double kLongestWait = 1.0;
 
 void HealthWatch::run(State& s) {
   std::set<std::string> known;
+  // Kept for the whole watch: each reading sees only what the kernel log gained since the last.
+  detail::KernelLog kernel_log(s.options.kernel_log_file);
   try {
-    HealthOptions first = s.options;
-    first.wait_seconds = 0;
-    for (const auto& f : health(s.report, first).findings) known.insert(key_of(f));
+    for (const auto& f : detail::read_health(s.report, 0, s.xids, kernel_log).findings)
+      known.insert(key_of(f));
   } catch (const Error& e) {
     log::warn(std::string("health watch: cannot read the GPUs' health: ") + e.what());
     return;
   }
   for (;;) {
-    HealthOptions o = s.options;
-    o.wait_seconds = std::min(s.interval, kLongestWait);
+    const double wait = std::min(s.interval, kLongestWait);
     {
       std::unique_lock lock(s.mutex);
       if (s.stop) return;
     }
     HealthReport h;
     try {
-      h = health(s.report, o);
+      h = detail::read_health(s.report, wait, s.xids, kernel_log);
     } catch (const Error& e) {
       log::warn(std::string("health watch: ") + e.what());
       return;
@@ -66,7 +68,7 @@ void HealthWatch::run(State& s) {
     }
     // NVML's wait already took up to a second; the rest of the interval passes here.
     std::unique_lock lock(s.mutex);
-    const double rest = std::max(0.0, s.interval - o.wait_seconds);
+    const double rest = std::max(0.0, s.interval - wait);
     if (s.wake.wait_for(lock, std::chrono::duration<double>(rest), [&] { return s.stop; })) return;
   }
 }
@@ -79,7 +81,7 @@ HealthWatch::HealthWatch(const DeviceReport& report, double interval_seconds,
                 "health watch: the interval must be between 0 and 3600 s, got " +
                     std::to_string(interval_seconds));
   if (!on_fatal) throw Error(Errc::invalid_argument, "health watch: no function to call");
-  xid_table(options.xid_policy_file);  // a bad policy fails here, not on the thread
+  state_->xids = xid_table(options.xid_policy_file);  // a bad policy fails here, not on the thread
   state_->report = report;
   state_->interval = interval_seconds;
   state_->options = std::move(options);

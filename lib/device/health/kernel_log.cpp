@@ -27,31 +27,6 @@ std::string bus_id_of(std::string_view pci) {
   return domain + ":" + rest;
 }
 
-std::string read_kmsg(std::string& state) {
-  const int fd = ::open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    state = std::string("/dev/kmsg cannot be read: ") + std::strerror(errno) +
-            " (kernel.dmesg_restrict needs CAP_SYSLOG); XIDs from before this call are not seen";
-    return {};
-  }
-  std::string text;
-  char record[8192];
-  while (text.size() < kMaxLogBytes) {
-    const ssize_t n = ::read(fd, record, sizeof record);
-    if (n > 0) {
-      text.append(record, static_cast<std::size_t>(n));
-      if (text.back() != '\n') text += '\n';
-    } else if (n < 0 && errno == EPIPE) {
-      continue;  // the ring buffer overwrote a record we had not read yet: go on
-    } else {
-      break;  // EAGAIN: the end of the buffer
-    }
-  }
-  ::close(fd);
-  state = "read";
-  return text;
-}
-
 }  // namespace
 
 std::vector<KernelXid> parse_kernel_xids(std::string_view log) {
@@ -81,21 +56,61 @@ std::vector<KernelXid> parse_kernel_xids(std::string_view log) {
   return out;
 }
 
-std::vector<KernelXid> read_kernel_xids(const std::string& path, std::string& state) {
-  if (path.empty()) return parse_kernel_xids(read_kmsg(state));
-  std::ifstream in(path, std::ios::binary);
+KernelLog::KernelLog(std::string path) : path_(std::move(path)) {}
+
+KernelLog::~KernelLog() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::vector<KernelXid> KernelLog::read(std::string& state) {
+  return parse_kernel_xids(path_.empty() ? read_kmsg(state) : read_file(state));
+}
+
+std::string KernelLog::read_kmsg(std::string& state) {
+  if (fd_ < 0) fd_ = ::open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd_ < 0) {
+    state = std::string("/dev/kmsg cannot be read: ") + std::strerror(errno) +
+            " (kernel.dmesg_restrict needs CAP_SYSLOG); XIDs from before this call are not seen";
+    return {};
+  }
+  std::string text;
+  char record[8192];
+  while (text.size() < kMaxLogBytes) {
+    const ssize_t n = ::read(fd_, record, sizeof record);
+    if (n > 0) {
+      text.append(record, static_cast<std::size_t>(n));
+      if (text.back() != '\n') text += '\n';
+    } else if (n < 0 && errno == EPIPE) {
+      continue;  // the ring buffer overwrote a record we had not read yet: go on
+    } else {
+      break;  // EAGAIN: nothing more for now
+    }
+  }
+  state = "read";
+  return text;
+}
+
+std::string KernelLog::read_file(std::string& state) {
+  std::ifstream in(path_, std::ios::binary);
   if (!in) {
-    state = path + ": cannot be read";
+    state = path_ + ": cannot be read";
     return {};
   }
   in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::size_t>(std::max<std::streamoff>(in.tellg(), 0));
-  in.seekg(static_cast<std::streamoff>(size > kMaxLogBytes ? size - kMaxLogBytes : 0));
-  std::string text(std::min(size, kMaxLogBytes), '\0');  // a huge saved log: its newest part
+  const auto size = static_cast<std::uint64_t>(std::max<std::streamoff>(in.tellg(), 0));
+  if (size < offset_) offset_ = 0;  // rotated or truncated: read it anew
+  // A huge log: its newest part.
+  if (size - offset_ > kMaxLogBytes) offset_ = size - kMaxLogBytes;
+  in.seekg(static_cast<std::streamoff>(offset_));
+  std::string text(static_cast<std::size_t>(size - offset_), '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
+  // Whole lines only: a line still being written is read next time.
+  const auto last = text.rfind('\n');
+  text.resize(last == std::string::npos ? 0 : last + 1);
+  offset_ += text.size();
   state = "read";
-  return parse_kernel_xids(text);
+  return text;
 }
 
 }  // namespace nubo::detail

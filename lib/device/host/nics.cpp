@@ -1,6 +1,8 @@
 #include "device/host/nics.hpp"
 
+#include "common/text.hpp"
 #include "device/host/sysfs_text.hpp"
+#include "nubo/error.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -11,12 +13,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A sysfs number (-1 for "unknown", as numa_node and speed write it), or `fallback` when the
+// file held something else: an odd sysfs is not worth failing discovery over.
 int number_or(const std::string& text, int fallback) {
   try {
-    std::size_t used = 0;
-    const long v = std::stol(text, &used);
-    return used > 0 && v >= -1 && v < (1L << 30) ? static_cast<int>(v) : fallback;
-  } catch (...) {
+    return static_cast<int>(text::parse_int(text::trim(text), "sysfs value", -1, 1 << 30));
+  } catch (const Error&) {
     return fallback;
   }
 }

@@ -88,7 +88,6 @@ class Preflight {
   void host();
   void add(Measurement m);
   void fail_device(int index, const std::string& why);
-  double peak_for(const GpuModel* model, const Device& d, DType t) const;
   DeviceBackend& backend(int index);
 
   const DeviceReport& report_;
@@ -123,28 +122,26 @@ void Preflight::fail_device(int index, const std::string& why) {
     }
 }
 
-double Preflight::peak_for(const GpuModel* model, const Device& d, DType t) const {
-  const PeakRates& p = model ? model->peak : d.peak;
-  return t == DType::bf16 ? p.bf16 : t == DType::f16 ? p.fp16 : t == DType::tf32 ? p.tf32 : p.fp32;
-}
-
 void Preflight::gpu(int index) {
   const Device& d = report_.devices[static_cast<std::size_t>(index)];
   const GpuModel* model = detail::GpuCatalog::builtin().find(d.model);
   DeviceBackend& b = backend(index);
+  const PeakRates& peaks = model ? model->peak : d.peak;
   for (DType t : kGemmTypes) {
     Measurement m = measurement(check_name(t), index, "TFLOP/s");
-    const double peak = peak_for(model, d, t);
+    const double peak = detail::peak_rate(peaks, t);
     if (peak <= 0) continue;  // the model has no such rate (e.g. no tensor cores for bf16)
-    m.expected = detail::attainable_gemm_tflops(model ? model->peak : d.peak, t);
-    m.basis = std::string(dtype_name(t)) + " peak " + fixed(peak) + " x 0.75";
+    m.expected = detail::attainable_gemm_tflops(peaks, t);
+    m.basis = std::string(dtype_name(t)) + " peak " + fixed(peak) + " x " +
+              fixed(detail::kGemmFraction, 2);
     m.measured = detail::measure_gemm_tflops(b, t, limits_);
     add(std::move(m));
   }
   Measurement mem = measurement("memory-bandwidth", index, "GB/s");
   const double datasheet_gbs = model ? model->memory_gbs : d.memory_bandwidth_gbs;
   mem.expected = detail::attainable_memory_gbs(datasheet_gbs);
-  mem.basis = "datasheet " + fixed(datasheet_gbs, 0) + " GB/s x 0.8";
+  mem.basis =
+      "datasheet " + fixed(datasheet_gbs, 0) + " GB/s x " + fixed(detail::kMemoryFraction, 2);
   mem.measured = detail::measure_memory_gbs(b, limits_);
   add(std::move(mem));
 
@@ -153,7 +150,8 @@ void Preflight::gpu(int index) {
     Measurement m = measurement(to_device ? "host-to-device" : "device-to-host", index, "GB/s");
     m.expected = detail::attainable_pcie_gbs(link.gen_max, link.width_max);
     m.basis = link_text(link.gen_max, link.width_max) + " " +
-              fixed(detail::pcie_link_gbs(link.gen_max, link.width_max)) + " GB/s x 0.8";
+              fixed(detail::pcie_link_gbs(link.gen_max, link.width_max)) + " GB/s x " +
+              fixed(detail::kPcieFraction, 2);
     if (link.reduced())
       m.note = "the link trained at " + link_text(link.gen, link.width) + ", which allows " +
                fixed(detail::attainable_pcie_gbs(link.gen, link.width)) + " GB/s";

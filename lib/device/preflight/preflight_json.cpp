@@ -1,6 +1,8 @@
 // The preflight report's verdict names, exit status and JSON (docs/preflight.schema.json).
 #include <nlohmann/json.hpp>
 
+#include "common/small_file.hpp"
+#include "device/health/finding_json.hpp"
 #include "nubo/error.hpp"
 #include "nubo/preflight.hpp"
 
@@ -101,12 +103,7 @@ std::string PreflightReport::to_json() const {
                   {"model", d.model},
                   {"verdict", verdict_name(d.verdict)},
                   {"reason", d.reason}});
-  for (const auto& f : findings)
-    fs.push_back({{"code", f.code},
-                  {"device", index_or_null(f.device)},
-                  {"status", health_status_name(f.status)},
-                  {"action", action_name(f.action)},
-                  {"message", f.message}});
+  for (const auto& f : findings) fs.push_back(detail::finding_json(f));
   return json{{"verdict", verdict_name(verdict)},
               {"threshold", threshold},
               {"seconds", seconds},
@@ -165,6 +162,11 @@ PreflightReport PreflightReport::from_json(std::string_view text, const std::str
     r.measurements.push_back(std::move(m));
   }
   return r;
+}
+
+PreflightReport PreflightReport::load(const std::string& path) {
+  // A report of 64 GPUs with every pair is well under a megabyte.
+  return from_json(files::read_small_file(path, 16u << 20, "preflight report").bytes, path);
 }
 
 }  // namespace nubo::device

@@ -10,11 +10,7 @@ SimBackend::SimBackend(Device device)
     : HostBackend(device, static_cast<std::size_t>(device.memory_total)),
       profile_(sim_profile(device)) {
   const GpuModel* model = GpuCatalog::builtin().find(device.model);
-  const PeakRates peak = model ? model->peak : device.peak;
-  gemm_rates_.fp32 = attainable_gemm_tflops(peak, DType::f32) * profile_.gemm;
-  gemm_rates_.tf32 = attainable_gemm_tflops(peak, DType::tf32) * profile_.gemm;
-  gemm_rates_.fp16 = attainable_gemm_tflops(peak, DType::f16) * profile_.gemm;
-  gemm_rates_.bf16 = attainable_gemm_tflops(peak, DType::bf16) * profile_.gemm;
+  peak_ = model ? model->peak : device.peak;
   memory_gbs_ = attainable_memory_gbs(device.memory_bandwidth_gbs) * profile_.membw;
   const int generation = profile_.pcie_gen ? profile_.pcie_gen : (model ? model->pcie_gen : 4);
   pcie_gbs_ = attainable_pcie_gbs(generation, profile_.pcie_width);
@@ -66,11 +62,7 @@ void SimBackend::gemm(const GemmPlan& p, DType type, const void* a, const void* 
   HostBackend::gemm(p, type, a, b, c);
   const double flops =
       2.0 * static_cast<double>(p.g.m) * static_cast<double>(p.g.n) * static_cast<double>(p.g.k);
-  const double tflops = type == DType::f32    ? gemm_rates_.fp32
-                        : type == DType::tf32 ? gemm_rates_.tf32
-                        : type == DType::f16  ? gemm_rates_.fp16
-                                              : gemm_rates_.bf16;
-  advance(seconds_at(flops, tflops * 1e12));
+  advance(seconds_at(flops, attainable_gemm_tflops(peak_, type) * profile_.gemm * 1e12));
 }
 
 }  // namespace nubo::detail

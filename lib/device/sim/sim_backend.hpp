@@ -37,7 +37,7 @@ class SimBackend final : public HostBackend {
   void advance(double seconds);
 
   SimProfile profile_;
-  PeakRates gemm_rates_;   // attainable TFLOP/s, derated
+  PeakRates peak_;         // the model's datasheet peaks
   double memory_gbs_ = 0;  // attainable device-to-device GB/s, derated
   double pcie_gbs_ = 0;    // attainable host link GB/s, as trained
   std::atomic<double> modelled_{0};

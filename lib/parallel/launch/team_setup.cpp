@@ -105,11 +105,8 @@ void watch_health(TeamState& st, const std::vector<Device>& devices, double seco
   for (const auto& d : devices)
     if (d.backend != Backend::host) report.devices.push_back(d);
   if (report.devices.empty()) return;  // the CPU has no health report
-  st.health =
-      std::make_unique<device::HealthWatch>(report, seconds, [&st](const device::Finding& f) {
-        st.abort("GPU " + std::to_string(f.device) + " (" + f.pci_bus_id + ") failed: " +
-                 f.message + " (action: " + std::string(device::action_name(f.action)) + ")");
-      });
+  st.health = std::make_unique<device::HealthWatch>(
+      report, seconds, [&st](const device::Finding& f) { st.abort(device::failure_text(f)); });
 }
 
 }  // namespace

@@ -158,8 +158,7 @@ CudaBackend& cuda_backend_of(DeviceBackend& b) {
 
 void require_nccl(const CudaBackend& b) {
   const nubo_cuda_backend_api* api = b.api();
-  if (api->struct_size < offsetof(nubo_cuda_backend_api, nccl_destroy) + sizeof api->nccl_destroy ||
-      !api->nccl_init_all || !api->nccl_collective)
+  if (!NUBO_CUDA_TABLE_HAS(api, nccl_destroy) || !api->nccl_init_all || !api->nccl_collective)
     throw Error(Errc::unsupported, b.describe() +
                                        ": the CUDA plugin was built without NCCL (libnccl-dev "
                                        "was not found); rebuild nubo with NCCL installed");
@@ -290,10 +289,7 @@ void NcclCommunicator::request_abort(const std::string& why) noexcept {
 void* NcclCommunicator::native() const {
   if (!state_->aborted.empty() || !state_->comm) return nullptr;
   const nubo_cuda_backend_api* api = state_->api;
-  const bool has =
-      api->struct_size >= offsetof(nubo_cuda_backend_api, nccl_native) + sizeof api->nccl_native &&
-      api->nccl_native;
-  return has ? api->nccl_native(state_->comm) : nullptr;
+  return NUBO_CUDA_TABLE_HAS(api, nccl_native) ? api->nccl_native(state_->comm) : nullptr;
 }
 
 // --- Setup ----------------------------------------------------------------------------------
