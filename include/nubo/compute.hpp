@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "nubo/export.hpp"
@@ -31,6 +32,24 @@ struct Gemm {
   std::size_t m = 0, n = 0, k = 0;
   float alpha = 1.0f, beta = 0.0f;
   std::size_t lda = 0, ldb = 0, ldc = 0;
+};
+
+// The update rules of Worker::optimizer_step and nubo::ShardedOptimizer, as PyTorch names them:
+// SGD with momentum (torch.optim.SGD: v = momentum v + (g + weight_decay w); w -= lr v), Adam
+// (torch.optim.Adam: weight decay added to the gradient) and AdamW (torch.optim.AdamW: weight
+// decay decoupled, w -= lr weight_decay w first). Values are part of the C ABI.
+enum class OptimizerKind : int { sgd = 0, adam = 1, adamw = 2 };
+
+// One update's hyperparameters. Every gradient is multiplied by grad_scale first (gradient
+// clipping's coefficient; 1 leaves it exact). step is Adam's t, counted from 1.
+struct OptimizerUpdate {
+  OptimizerKind kind = OptimizerKind::adamw;
+  float lr = 1e-3f;
+  float momentum = 0.9f;                            // SGD
+  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;  // Adam, AdamW
+  float weight_decay = 0.0f;
+  std::int64_t step = 1;
+  float grad_scale = 1.0f;
 };
 
 // The native objects behind a worker, for an application that launches work of its own on the

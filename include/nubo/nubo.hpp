@@ -16,6 +16,7 @@
 #include "nubo/health.hpp"
 #include "nubo/interruption.hpp"
 #include "nubo/net.hpp"
+#include "nubo/optimizer.hpp"
 #include "nubo/parallel.hpp"
 #include "nubo/preflight.hpp"
 #include "nubo/retry.hpp"

@@ -184,6 +184,23 @@ class NUBO_API Worker {
   // Blocks until everything this worker queued has finished.
   void synchronize();
 
+  // --- Mixed precision and the optimiser's update (docs/sharded.md) ---------------------------
+  // out = in converted between f32, f16 and bf16 (nearest even when narrowing); the same size.
+  void cast(const DeviceBuffer& in, DeviceBuffer& out);
+  // Gradients of f32, f16 or bf16 multiplied by inv_scale in place (1: untouched), then checked:
+  // stats (2 f32) gets stats[0] = 1 when an element is not finite (else left as it was) and
+  // stats[1] += the sum of their squares. A loss scaler's unscale and a clipper's norm, in one
+  // pass over the gradients.
+  void unscale_check(DeviceBuffer& grads, float inv_scale, DeviceBuffer& stats);
+  // The fused update of `master` (f32) from `grads` (f32, f16 or bf16, the same size) with the
+  // optimiser's state: m is SGD's velocity or Adam's first moment, v Adam's second (SGD: may be
+  // empty); each f32 and the size of master. With `params`, the updated values are also written
+  // there in its type (the low-precision copy a model computes with). invalid_argument for a
+  // size or type that does not match, or Adam's step < 1 or betas outside [0, 1).
+  void optimizer_step(const OptimizerUpdate& update, DeviceBuffer& master,
+                      const DeviceBuffer& grads, DeviceBuffer& m, DeviceBuffer& v,
+                      DeviceBuffer* params = nullptr);
+
   // --- Streams and events --------------------------------------------------------------------
   // The CUDA stream, cuBLAS handle and NCCL communicator this worker uses, for kernels of the
   // application's own (null and -1 on host and sim workers).

@@ -49,6 +49,23 @@ struct TrainerOptions {
   std::uint64_t lr_decay_steps = 0;
   std::size_t global_batch = 128;  // samples per step, all workers together
   std::uint64_t seed = 1;          // initial parameters and the per-epoch shuffle
+  // Sharding and precision (docs/sharded.md): the update runs in a ShardedOptimizer whose slices
+  // are the gradient buckets. zero_stage 0 replicates everything (plain data parallelism); 1
+  // shards the optimizer state, 2 the gradients too, 3 the parameters too (each bucket's
+  // gathered before its layers run). precision f32, bf16 or f16: the parameters, gradients and
+  // GEMMs, with fp32 master weights and elementwise work in f32; f16 with dynamic loss scaling.
+  int zero_stage = 0;
+  DType precision = DType::f32;
+  // f32 gradients carried as bf16 or f16 between the workers (f32: not compressed), with
+  // each worker's rounding error fed into its next step when error_feedback is set.
+  DType grad_compression = DType::f32;
+  bool error_feedback = false;
+  // Micro-batches per step: each worker's rows are split into this many, their gradients summed
+  // without communication (DDP's no_sync), and reduced once. The step's arithmetic stays that
+  // of the whole batch; activations need 1 / accumulate of the memory.
+  int accumulate = 1;
+  // Clip the gradients to this global L2 norm before each update; 0: no clipping.
+  float max_grad_norm = 0.0f;
   // Gradient bucket capacity in bytes. 0: no buckets (one all-reduce after backward).
   std::size_t bucket_bytes = kDefaultBucketBytes;
   // Pick bucket_bytes by measuring a few candidates on first use, cached on disk
@@ -159,7 +176,8 @@ class NUBO_API DataParallelTrainer {
   std::size_t bucket_count() const;
   // "off" (not asked, or NUBO_AUTOTUNE=0), "hit" (from the cache) or "miss" (measured).
   std::string autotune_result() const;
-  // Rank 0's parameters in checkpoint order (W0 row-major in x out, b0, W1, b1, ...).
+  // The parameters in checkpoint order (W0 row-major in x out, b0, W1, b1, ...): the fp32
+  // master weights, gathered whole from the shards. Across processes every process calls it.
   std::vector<float> parameters() const;
 
   // What the run measured, for the cost model (docs/profile.schema.json).

@@ -78,16 +78,6 @@ __global__ void softmax_xent_backward_k(const float* probs, const std::int32_t* 
   }
 }
 
-__global__ void sgd_momentum_k(float* w, const float* g, float* v, std::uint64_t n, float lr,
-                               float momentum, float weight_decay) {
-  NUBO_GRID_LOOP(i, n) math::sgd_momentum_step(w[i], g[i], v[i], lr, momentum, weight_decay);
-}
-
-__global__ void adam_k(float* w, const float* g, float* m, float* v, std::uint64_t n,
-                       math::AdamStep step) {
-  NUBO_GRID_LOOP(i, n) math::adam_step(w[i], g[i], m[i], v[i], step);
-}
-
 }  // namespace
 
 cudaError_t launch_bias_add(cudaStream_t s, float* y, const float* bias, std::uint64_t rows,
@@ -134,20 +124,6 @@ cudaError_t launch_softmax_xent_backward(cudaStream_t s, const float* probs,
   const std::uint64_t n = rows * cols;
   if (n == 0) return cudaSuccess;
   softmax_xent_backward_k<<<blocks_for(n), kBlock, 0, s>>>(probs, labels, dlogits, n, cols, scale);
-  return launched();
-}
-
-cudaError_t launch_sgd_momentum(cudaStream_t s, float* w, const float* grad, float* velocity,
-                                std::uint64_t n, float lr, float momentum, float weight_decay) {
-  if (n == 0) return cudaSuccess;
-  sgd_momentum_k<<<blocks_for(n), kBlock, 0, s>>>(w, grad, velocity, n, lr, momentum, weight_decay);
-  return launched();
-}
-
-cudaError_t launch_adam(cudaStream_t s, float* w, const float* grad, float* m, float* v,
-                        std::uint64_t n, const math::AdamStep& step) {
-  if (n == 0) return cudaSuccess;
-  adam_k<<<blocks_for(n), kBlock, 0, s>>>(w, grad, m, v, n, step);
   return launched();
 }
 

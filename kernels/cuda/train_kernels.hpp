@@ -25,9 +25,5 @@ cudaError_t launch_softmax_xent_forward(cudaStream_t s, const float* logits,
 cudaError_t launch_softmax_xent_backward(cudaStream_t s, const float* probs,
                                          const std::int32_t* labels, float* dlogits,
                                          std::uint64_t rows, std::uint64_t cols, float scale);
-cudaError_t launch_sgd_momentum(cudaStream_t s, float* w, const float* grad, float* velocity,
-                                std::uint64_t n, float lr, float momentum, float weight_decay);
-cudaError_t launch_adam(cudaStream_t s, float* w, const float* grad, float* m, float* v,
-                        std::uint64_t n, const math::AdamStep& step);
 
 }  // namespace nubo::cuda_plugin

@@ -10,6 +10,7 @@
 
 #include "backend_state.hpp"
 #include "elementwise.hpp"
+#include "optimizer.hpp"
 #include "plugin_status.hpp"
 
 namespace nubo::cuda_plugin {
@@ -260,6 +261,35 @@ int axpy(nubo_cuda_backend* b, int32_t dtype, uint64_t n, float alpha, const voi
   return check_cuda(launch_axpy(b->stream, dtype, n, alpha, x, y), "axpy kernel", st);
 }
 
+// --- Mixed precision and the optimiser ---------------------------------------------------------
+
+int cast(nubo_cuda_backend* b, int32_t from, const void* src, int32_t to, void* dst, uint64_t n,
+         nubo_cuda_status* st) {
+  if (int rc = use(b, st)) return rc;
+  return check_cuda(launch_cast(b->stream, from, src, to, dst, n), "cast kernel", st);
+}
+
+int unscale_check(nubo_cuda_backend* b, int32_t dtype, void* x, uint64_t n, float inv_scale,
+                  float* stats, nubo_cuda_status* st) {
+  if (int rc = use(b, st)) return rc;
+  return check_cuda(launch_unscale_check(b->stream, dtype, x, n, inv_scale, stats),
+                    "unscale_check kernel", st);
+}
+
+int optimizer_step(nubo_cuda_backend* b, const nubo_cuda_optimizer_args* a, uint64_t n,
+                   float* master, int32_t grad_dtype, const void* grad, float* m, float* v,
+                   int32_t param_dtype, void* param, nubo_cuda_status* st) {
+  if (!a) return bad_argument(st, "optimizer_step", "null arguments");
+  if (int rc = use(b, st)) return rc;
+  const math::OptimizerStep step{
+      a->kind, a->momentum,
+      math::AdamStep{a->lr, a->beta1, a->beta2, a->eps, a->weight_decay, a->c1, a->c2},
+      a->grad_scale};
+  return check_cuda(launch_optimizer_step(b->stream, step, n, master, grad_dtype, grad, m, v,
+                                          param ? param_dtype : -1, param),
+                    "optimizer_step kernel", st);
+}
+
 nubo_cuda_backend_api make_table() {
   nubo_cuda_backend_api t{};
   t.struct_size = sizeof t;
@@ -287,6 +317,9 @@ nubo_cuda_backend_api make_table() {
   t.fill = fill;
   t.scale = scale;
   t.axpy = axpy;
+  t.cast = cast;
+  t.unscale_check = unscale_check;
+  t.optimizer_step = optimizer_step;
   fill_nccl_functions(t);
   fill_host_memory_functions(t);
   return t;

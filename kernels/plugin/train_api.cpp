@@ -59,21 +59,6 @@ int softmax_xent_backward(int32_t o, void* s, const float* probs, const int32_t*
   });
 }
 
-int sgd_momentum(int32_t o, void* s, float* w, const float* grad, float* velocity, uint64_t n,
-                 float lr, float momentum, float weight_decay, nubo_cuda_status* st) {
-  return on(o, "sgd_momentum kernel", st, [&] {
-    return launch_sgd_momentum(stream_of(s), w, grad, velocity, n, lr, momentum, weight_decay);
-  });
-}
-
-int adam(int32_t o, void* s, float* w, const float* grad, float* m, float* v, uint64_t n,
-         const nubo_cuda_adam_args* a, nubo_cuda_status* st) {
-  if (!a) return bad_argument(st, "adam kernel", "null arguments");
-  const math::AdamStep step{a->lr, a->beta1, a->beta2, a->eps, a->weight_decay, a->c1, a->c2};
-  return on(o, "adam kernel", st,
-            [&] { return launch_adam(stream_of(s), w, grad, m, v, n, step); });
-}
-
 nubo_cuda_train_kernels make_table() {
   nubo_cuda_train_kernels t{};
   t.struct_size = sizeof t;
@@ -84,8 +69,6 @@ nubo_cuda_train_kernels make_table() {
   t.relu_grad = relu_grad;
   t.softmax_xent_forward = softmax_xent_forward;
   t.softmax_xent_backward = softmax_xent_backward;
-  t.sgd_momentum = sgd_momentum;
-  t.adam = adam;
   return t;
 }
 
@@ -93,7 +76,7 @@ nubo_cuda_train_kernels make_table() {
 }  // namespace nubo::cuda_plugin
 
 extern "C" __attribute__((visibility("default"))) const nubo_cuda_train_kernels*
-nubo_cuda_train_kernels_v1() noexcept {
+nubo_cuda_train_kernels_v2() noexcept {
   static const nubo_cuda_train_kernels table = nubo::cuda_plugin::make_table();
   return &table;
 }

@@ -33,6 +33,7 @@
 #include "nubo/compute.hpp"
 #include "nubo/device.hpp"
 #include "nubo/dtype.hpp"
+#include "nubo_plugin/math.hpp"
 
 namespace nubo::detail {
 
@@ -158,6 +159,20 @@ class DeviceBackend {
   virtual void scale(DType type, void* x, std::size_t n, float alpha) = 0;  // x *= alpha
   virtual void axpy(DType type, std::size_t n, float alpha, const void* x,
                     void* y) = 0;  // y += alpha x
+
+  // --- Mixed precision and the optimiser's update (f32, f16, bf16) -------------------------
+  // dst[i] = src[i] converted (any pair of the three; nearest even when narrowing).
+  virtual void cast(DType from, const void* src, DType to, void* dst, std::size_t n) = 0;
+  // x *= inv_scale in place (untouched when it is 1), then into stats, two f32 of device
+  // memory: stats[0] set to 1 when an element is not finite (left as it was otherwise),
+  // stats[1] += the sum of the squares of the elements (for gradient clipping by norm).
+  virtual void unscale_check(DType type, void* x, std::size_t n, float inv_scale, float* stats) = 0;
+  // The fused optimiser update of n elements (math::optimizer_step): master (fp32) from grad
+  // (grad_type), with the state m (SGD's velocity, Adam's first moment) and v (Adam's second;
+  // SGD does not read it); then, when param is not null, param[i] = master[i] in param_type.
+  virtual void optimizer_step(const math::OptimizerStep& step, std::size_t n, float* master,
+                              DType grad_type, const void* grad, float* m, float* v,
+                              DType param_type, void* param) = 0;
 };
 
 // The backend of a device as discovery reported it: host, sim or cuda. For cuda it loads the

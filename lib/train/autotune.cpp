@@ -157,11 +157,11 @@ void DataParallelTrainer::Impl::autotune() {
     team.run([&](Worker& w) {
       auto& r = *replicas[static_cast<std::size_t>(w.local_rank())];
       train::StepTimes st;
-      r.train_step(w, *train, rows, 1, opt.lr, 0, 0, false, st);  // warm-up
+      r.train_step(w, *train, rows, opt.lr, 0, 0, false, st);  // warm-up
       std::vector<float> samples;
       for (int rep = 0; rep < 5; ++rep) {
         auto t0 = std::chrono::steady_clock::now();
-        r.train_step(w, *train, rows, 1, opt.lr, 0, 0, false, st);
+        r.train_step(w, *train, rows, opt.lr, 0, 0, false, st);
         samples.push_back(
             std::chrono::duration<float>(std::chrono::steady_clock::now() - t0).count());
       }

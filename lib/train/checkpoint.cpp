@@ -133,7 +133,17 @@ std::string DataParallelTrainer::checkpoint_path(std::uint64_t step) const {
   return (fs::path(impl_->opt.checkpoint_dir) / name).string();
 }
 
-void DataParallelTrainer::Impl::snapshot(const std::string& path, CheckpointSnapshot& snap) const {
+OptimizerState DataParallelTrainer::Impl::gather_state() {
+  OptimizerState st;
+  team.run([&](Worker& w) {
+    OptimizerState mine = replicas[static_cast<std::size_t>(w.local_rank())]->state();
+    if (w.local_rank() == 0) st = std::move(mine);
+  });
+  return st;
+}
+
+void DataParallelTrainer::Impl::snapshot(const std::string& path, OptimizerState&& st,
+                                         CheckpointSnapshot& snap) const {
   snap.path = path;
   nlohmann::json meta = {
       {"format", kFormat},
@@ -150,16 +160,20 @@ void DataParallelTrainer::Impl::snapshot(const std::string& path, CheckpointSnap
       {"rng_state", epoch_rng_state},
       {"dataset", {{"name", train->name()}, {"rows", train->size()}}},
       {"team", team_of(team)},
+      // The optimizer's own count (fp16 skips steps), its loss scale, and how it ran.
+      {"optimizer_step", st.step},
+      {"loss_scale", st.loss_scale},
+      {"clean_steps", st.clean_steps},
+      {"zero_stage", opt.zero_stage},
+      {"precision", std::string(dtype_name(opt.precision))},
   };
   snap.meta = meta.dump(1);
-  // Into the vectors the snapshot already has when their sizes fit: a copy into memory already
-  // touched is about twice as fast as one into fresh pages, and it is what training waits for.
-  const auto& r = *replicas.at(0);
-  snap.values.resize(r.optimizer_states() + 1);
-  for (std::size_t which = 0; which < snap.values.size(); ++which) {
-    snap.values[which].resize(layout.total);
-    r.read(static_cast<int>(which), snap.values[which]);
-  }
+  // The optimizer's logical state, whole whatever the world size and stage: fp32 master
+  // weights, then the rule's state.
+  snap.values.clear();
+  snap.values.push_back(std::move(st.master));
+  snap.values.push_back(std::move(st.m));
+  if (!st.v.empty()) snap.values.push_back(std::move(st.v));
   snap.delay_s = env::checkpoint_delay_s();
 }
 
@@ -252,11 +266,12 @@ void DataParallelTrainer::Impl::finish_background_write() {
 }
 
 void DataParallelTrainer::Impl::save_in_background(const std::string& path) {
+  OptimizerState st = gather_state();
   if (holds_rank0()) {
     finish_background_write();  // at most one in flight: the last snapshot is free again
     if (!spare_snapshot || spare_snapshot.use_count() > 1)
       spare_snapshot = std::make_shared<CheckpointSnapshot>();
-    snapshot(path, *spare_snapshot);
+    snapshot(path, std::move(st), *spare_snapshot);
     ++taken;
     background_write = std::async(std::launch::async,
                                   [snap = std::shared_ptr<const CheckpointSnapshot>(spare_snapshot),
@@ -267,11 +282,12 @@ void DataParallelTrainer::Impl::save_in_background(const std::string& path) {
 
 void DataParallelTrainer::save(const std::string& path) {
   Impl& m = *impl_;
+  OptimizerState st = m.gather_state();  // every process takes part: the state may be sharded
   if (m.holds_rank0()) {
     m.finish_background_write();  // an older checkpoint never lands after this one
     ++m.taken;
     CheckpointSnapshot snap;
-    m.snapshot(path, snap);
+    m.snapshot(path, std::move(st), snap);
     m.count_checkpoint(write_checkpoint(snap, m.opt));
   }
   if (!m.single_process()) m.team.run([](Worker& w) { w.barrier(); });
@@ -373,10 +389,18 @@ void DataParallelTrainer::load(const std::string& path) {
     m.position = 0;
   }
   m.step = step;
-  m.team.run([&](Worker& w) {
-    auto& rep = *m.replicas[static_cast<std::size_t>(w.local_rank())];
-    for (std::size_t i = 0; i < values.size(); ++i) rep.write(static_cast<int>(i), values[i]);
-  });
+  OptimizerState st;
+  st.slice_sizes = {m.layout.total};
+  st.kind = static_cast<int>(train::sharded_options(m.opt).update.kind);
+  st.master = std::move(values[0]);
+  st.m = std::move(values[1]);
+  if (values.size() > 2) st.v = std::move(values[2]);
+  // Checkpoints written before these fields: every step was an update at scale 1.
+  st.step = meta.value("optimizer_step", step);
+  st.loss_scale = meta.value("loss_scale", 1.0);
+  st.clean_steps = meta.value("clean_steps", std::int64_t{0});
+  m.team.run(
+      [&](Worker& w) { m.replicas[static_cast<std::size_t>(w.local_rank())]->load_state(st); });
 }
 
 void DataParallelTrainer::Impl::set_aside_earlier_run() {

@@ -17,14 +17,15 @@ namespace {
 
 const nubo_cuda_train_kernels* load_table() {
   const detail::CudaBackendPlugin plugin = detail::load_cuda_backend_plugin();
-  const auto entry = reinterpret_cast<nubo_cuda_train_kernels_v1_fn>(
+  const auto entry = reinterpret_cast<nubo_cuda_train_kernels_v2_fn>(
       dlsym(plugin.library, NUBO_CUDA_TRAIN_KERNELS_ENTRY));
   const nubo_cuda_train_kernels* t = entry ? entry() : nullptr;
   if (!t || t->api_version != NUBO_CUDA_TRAIN_KERNELS_VERSION ||
-      t->struct_size < offsetof(nubo_cuda_train_kernels, adam) + sizeof t->adam)
+      t->struct_size < offsetof(nubo_cuda_train_kernels, softmax_xent_backward) +
+                           sizeof t->softmax_xent_backward)
     throw Error(Errc::unavailable, plugin.path + " has no trainer kernels (" +
                                        NUBO_CUDA_TRAIN_KERNELS_ENTRY +
-                                       " version 1): a plugin of another nubo; rebuild it");
+                                       " version 2): a plugin of another nubo; rebuild it");
   return t;
 }
 
@@ -60,22 +61,6 @@ class CudaKernels final : public Kernels {
                              std::size_t rows, std::size_t cols, float scale) override {
     call("softmax_xent_backward", [&](int o, void* s, nubo_cuda_status* st) {
       return t_->softmax_xent_backward(o, s, probs, labels, dlogits, rows, cols, scale, st);
-    });
-  }
-  void sgd_momentum(float* w, const float* grad, float* velocity, std::size_t n,
-                    const SgdParams& p) override {
-    call("sgd_momentum", [&](int o, void* s, nubo_cuda_status* st) {
-      return t_->sgd_momentum(o, s, w, grad, velocity, n, p.lr, p.momentum, p.weight_decay, st);
-    });
-  }
-  void adam(float* w, const float* grad, float* m, float* v, std::size_t n,
-            const AdamParams& p) override {
-    check_adam(p);
-    const math::AdamStep c =
-        math::adam_step_constants(p.lr, p.beta1, p.beta2, p.eps, p.weight_decay, p.step);
-    const nubo_cuda_adam_args args{c.lr, c.beta1, c.beta2, c.eps, c.weight_decay, c.c1, c.c2};
-    call("adam", [&](int o, void* s, nubo_cuda_status* st) {
-      return t_->adam(o, s, w, grad, m, v, n, &args, st);
     });
   }
 

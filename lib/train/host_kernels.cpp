@@ -45,20 +45,6 @@ class HostKernels final : public Kernels {
             math::xent_grad(probs[r * cols + c], static_cast<std::int64_t>(c) == label, scale);
     }
   }
-
-  void sgd_momentum(float* w, const float* grad, float* velocity, std::size_t n,
-                    const SgdParams& p) override {
-    for (std::size_t i = 0; i < n; ++i)
-      math::sgd_momentum_step(w[i], grad[i], velocity[i], p.lr, p.momentum, p.weight_decay);
-  }
-
-  void adam(float* w, const float* grad, float* m, float* v, std::size_t n,
-            const AdamParams& p) override {
-    check_adam(p);
-    const math::AdamStep s =
-        math::adam_step_constants(p.lr, p.beta1, p.beta2, p.eps, p.weight_decay, p.step);
-    for (std::size_t i = 0; i < n; ++i) math::adam_step(w[i], grad[i], m[i], v[i], s);
-  }
 };
 
 }  // namespace
@@ -69,14 +55,6 @@ std::unique_ptr<Kernels> host_kernels() {
 
 std::unique_ptr<Kernels> kernels_for(Worker& w) {
   return w.device().backend == Backend::cuda ? cuda_kernels(w) : host_kernels();
-}
-
-void check_adam(const AdamParams& p) {
-  if (p.step < 1)
-    throw Error(Errc::invalid_argument, "adam: step must be >= 1 (it counts updates from 1), got " +
-                                            std::to_string(p.step));
-  if (!(p.beta1 >= 0.0f && p.beta1 < 1.0f) || !(p.beta2 >= 0.0f && p.beta2 < 1.0f))
-    throw Error(Errc::invalid_argument, "adam: beta1 and beta2 must be in [0, 1)");
 }
 
 }  // namespace nubo::train

@@ -4,6 +4,7 @@
 // train-kernel table (cuda_kernels.cpp), queued on the worker's current stream like an
 // application's own kernels. Pointers are memory of the worker's device; sizes are element counts;
 // all fp32, labels int32. Arguments come from the trainer's own layout, so they are checked there.
+// The optimiser's update is not here: it is Worker::optimizer_step, which every backend has.
 #pragma once
 
 #include <cstddef>
@@ -13,21 +14,6 @@
 #include "nubo/parallel.hpp"
 
 namespace nubo::train {
-
-// SGD with momentum, PyTorch's convention: v = momentum * v + (g + weight_decay * w);
-// w -= lr * v. With momentum 0 it is plain SGD (v still holds the last step's gradient).
-struct SgdParams {
-  float lr = 0.01f, momentum = 0.9f, weight_decay = 0.0f;
-};
-
-// Adam (Kingma & Ba), with PyTorch's epsilon placement: m = b1 m + (1 - b1) g;
-// v = b2 v + (1 - b2) g^2; w -= lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps).
-// weight_decay is decoupled (AdamW): w -= lr * weight_decay * w before the step.
-// step is t, counted from 1 (t = 0 is an invalid_argument).
-struct AdamParams {
-  float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.0f;
-  std::int64_t step = 1;
-};
 
 class Kernels {
  public:
@@ -48,10 +34,6 @@ class Kernels {
   // probs and dlogits may be the same buffer.
   virtual void softmax_xent_backward(const float* probs, const std::int32_t* labels, float* dlogits,
                                      std::size_t rows, std::size_t cols, float scale) = 0;
-  virtual void sgd_momentum(float* w, const float* grad, float* velocity, std::size_t n,
-                            const SgdParams& p) = 0;
-  virtual void adam(float* w, const float* grad, float* m, float* v, std::size_t n,
-                    const AdamParams& p) = 0;
 };
 
 // The table for the worker's device kind. The worker must outlive it (the CUDA table reads
@@ -63,8 +45,5 @@ std::unique_ptr<Kernels> kernels_for(Worker& w);
 std::unique_ptr<Kernels> host_kernels();
 // The CUDA table for a worker of a CUDA device (cuda_kernels.cpp).
 std::unique_ptr<Kernels> cuda_kernels(Worker& w);
-
-// invalid_argument unless Adam's step is >= 1 and its betas lie in [0, 1).
-void check_adam(const AdamParams& p);
 
 }  // namespace nubo::train

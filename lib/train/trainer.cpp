@@ -35,6 +35,23 @@ void check_options(const TrainerOptions& o, const Dataset* data) {
   if (!(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1) || !(o.eps > 0))
     bad("Adam needs beta1, beta2 in [0, 1) and eps > 0");
   if (!(o.weight_decay >= 0)) bad("weight_decay must not be negative");
+  if (o.zero_stage < 0 || o.zero_stage > 3)
+    bad("zero_stage " + std::to_string(o.zero_stage) + " (0 to 3)");
+  if (o.precision != DType::f32 && o.precision != DType::bf16 && o.precision != DType::f16)
+    bad("precision " + std::string(dtype_name(o.precision)) + " (f32, bf16 or f16)");
+  if (o.grad_compression != DType::f32 && o.grad_compression != DType::bf16 &&
+      o.grad_compression != DType::f16)
+    bad("gradient compression " + std::string(dtype_name(o.grad_compression)) +
+        " (bf16, f16, or f32 for none)");
+  if (o.grad_compression != DType::f32 && o.precision != DType::f32)
+    bad("gradient compression is for f32 gradients; " + std::string(dtype_name(o.precision)) +
+        " gradients already travel in 16 bits");
+  if (o.error_feedback && o.grad_compression == DType::f32)
+    bad("error_feedback needs gradient compression (bf16 or f16)");
+  if (o.accumulate < 1 || o.accumulate > 4096)
+    bad("accumulate " + std::to_string(o.accumulate) + " (micro-batches per step, 1 to 4096)");
+  if (!(o.max_grad_norm >= 0) || !std::isfinite(o.max_grad_norm))
+    bad("max_grad_norm must be 0 (no clipping) or positive");
   if (o.checkpoint_seconds < 0) bad("checkpoint_seconds must not be negative");
   if (o.checkpoint_keep < 1) bad("checkpoint_keep must be at least 1");
   if (o.checkpoint_auto) {
@@ -80,7 +97,7 @@ DataParallelTrainer::Impl::Impl(Team& t, const TrainerOptions& o, std::shared_pt
     // Only rank 0 draws; the broadcast is what makes every replica start equal.
     std::vector<float> mine;
     if (w.rank() == 0) mine = initial_parameters(layout, opt.seed);
-    r->broadcast_parameters(w, mine);
+    r->start(w, mine, bucket_bytes);
     replicas[static_cast<std::size_t>(w.local_rank())] = std::move(r);
   });
 }
@@ -125,8 +142,7 @@ std::vector<float> DataParallelTrainer::Impl::run_step(float stop_vote, bool che
   team.run([&](Worker& w) {
     train::StepTimes mine;
     auto& r = *replicas[static_cast<std::size_t>(w.local_rank())];
-    auto s = r.train_step(w, *train, rows, static_cast<std::int64_t>(step + 1), lr,
-                          w.local_rank() == 0 ? stop_vote : 0.0f,
+    auto s = r.train_step(w, *train, rows, lr, w.local_rank() == 0 ? stop_vote : 0.0f,
                           w.rank() == 0 && checkpoint_due ? 1.0f : 0.0f, true, mine);
     if (w.local_rank() == 0) {
       result = std::move(s);
@@ -304,7 +320,7 @@ std::size_t DataParallelTrainer::bucket_count() const {
   return impl_->replicas.at(0)->bucket_count();
 }
 std::vector<float> DataParallelTrainer::parameters() const {
-  return impl_->replicas.at(0)->read(0);
+  return impl_->gather_state().master;
 }
 std::string DataParallelTrainer::autotune_result() const {
   return impl_->autotune_outcome;

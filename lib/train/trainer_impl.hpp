@@ -73,8 +73,10 @@ struct DataParallelTrainer::Impl {
   // fit()'s checkpoint being written in the background (async_checkpoints): at most one.
   std::future<CheckpointWrite> background_write;
 
-  // The checkpoint's content, into `snap` (rank 0's holder only).
-  void snapshot(const std::string& path, CheckpointSnapshot& snap) const;
+  // The optimizer's logical state (collective: every process calls it; local rank 0's copy).
+  OptimizerState gather_state();
+  // The checkpoint's content, from that state, into `snap` (rank 0's holder only).
+  void snapshot(const std::string& path, OptimizerState&& st, CheckpointSnapshot& snap) const;
   // The background write's snapshot, reused by the next one once that write is done.
   std::shared_ptr<CheckpointSnapshot> spare_snapshot;
   void count_checkpoint(const CheckpointWrite& w);

@@ -155,10 +155,24 @@ TEST_CASE("GPU: the trainer's CUDA kernels match the host's", "[gpu]") {
     out.push_back(read(loss));
     k.softmax_xent_backward(probs.data(), lab.data(), o.data(), rows, cols, 1.0f / rows);
     out.push_back(read(o));
-    k.sgd_momentum(dx.data(), o.data(), m.data(), n, {0.1f, 0.9f, 1e-4f});
+    DeviceBuffer none;
+    w.optimizer_step({.kind = OptimizerKind::sgd, .lr = 0.1f, .weight_decay = 1e-4f}, dx, o, m,
+                     none);
     out.push_back(read(dx));
-    k.adam(dx.data(), o.data(), m.data(), v.data(), n, {1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, 1});
+    w.optimizer_step({.kind = OptimizerKind::adamw, .weight_decay = 0.01f}, dx, o, m, v);
     out.push_back(read(dx));
+    // The mixed-precision kernels: a bf16 copy of the gradients, the fused update from it with
+    // its bf16 copy of the weights, and the unscale's finite check and sum of squares.
+    auto o16 = w.alloc<bfloat16>(n), dx16 = w.alloc<bfloat16>(n);
+    auto back = w.alloc<float>(n);
+    w.cast(o, o16);
+    w.optimizer_step({.kind = OptimizerKind::adam, .weight_decay = 0.01f}, dx, o16, m, v, &dx16);
+    w.cast(dx16, back);
+    out.push_back(read(back));
+    auto stats = w.alloc<float>(2);
+    w.fill(stats, 0.0);
+    w.unscale_check(o16, 0.5f, stats);
+    out.push_back({read(stats)[0]});
   };
   team.run([&](Worker& w) {
     auto k = train::kernels_for(w);
@@ -169,9 +183,17 @@ TEST_CASE("GPU: the trainer's CUDA kernels match the host's", "[gpu]") {
     auto k = train::kernels_for(w);
     collect(w, *k, on_cpu);
   });
-  const char* names[] = {"relu",          "relu_grad",    "bias_add",         "bias_grad",
-                         "softmax probs", "softmax loss", "softmax backward", "sgd",
-                         "adam"};
+  const char* names[] = {"relu",
+                         "relu_grad",
+                         "bias_add",
+                         "bias_grad",
+                         "softmax probs",
+                         "softmax loss",
+                         "softmax backward",
+                         "sgd",
+                         "adam",
+                         "adam from bf16",
+                         "unscale_check finite"};
   REQUIRE(on_gpu.size() == on_cpu.size());
   for (std::size_t t = 0; t < on_cpu.size(); ++t) {
     INFO(names[t]);

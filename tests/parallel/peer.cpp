@@ -17,6 +17,9 @@
 //                                   from a thread of its own, and a GEMM, without run()
 //   peer abort-async                two host workers per process; rank 1 starts an
 //                                   all-reduce of 32 MiB asynchronously and throws at once
+//   peer sharded STAGE PRECISION    the sharded optimizer's test run (sharded_run.hpp) at
+//                                   that stage and precision; prints "sharded: HEX", a hash
+//                                   of the parameters it ends with
 //
 // Exit status: 0 on success; 3 after a nubo::Error, printed as "peer rank R: <code>: <what>";
 // 1 when results are wrong.
@@ -31,6 +34,7 @@
 #include "check_collectives.hpp"
 #include "nubo/error.hpp"
 #include "nubo/parallel.hpp"
+#include "sharded_run.hpp"
 
 using namespace nubo;
 
@@ -169,6 +173,24 @@ extern "C" __attribute__((visibility("default"))) const char* __tsan_default_sup
   return "race:gloo::transport::tcp::Pair::read\nrace:gloo::transport::tcp::Pair::write\n";
 }
 
+int sharded(int stage, const std::string& precision) {
+  Team team = Team::from_env(host_devices(1));
+  nubo_test::ShardedRun run;
+  run.slices = {3000, 7, 500};
+  run.options.update.kind = OptimizerKind::adamw;
+  run.options.update.lr = 0.01f;
+  run.options.stage = stage;
+  run.options.precision = parse_dtype(precision);
+  std::vector<float> params;
+  team.run([&](Worker& w) { params = nubo_test::run_sharded(w, run); });
+  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a over the bytes
+  for (unsigned char c :
+       std::string(reinterpret_cast<const char*>(params.data()), params.size() * sizeof(float)))
+    hash = (hash ^ c) * 1099511628211ull;
+  std::printf("sharded: %016llx\n", static_cast<unsigned long long>(hash));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   try {
@@ -182,6 +204,7 @@ int main(int argc, char** argv) {
     if (mode == "join") return join();
     if (mode == "own-loop") return own_loop();
     if (mode == "abort-async") return abort_async();
+    if (mode == "sharded" && argc > 3) return sharded(std::atoi(argv[2]), argv[3]);
     std::fprintf(stderr, "usage: peer collectives|loop DIR|mismatch|join|own-loop|abort-async\n");
     return 2;
   } catch (const Error& e) {

@@ -171,3 +171,27 @@ TEST_CASE("a worker that gives up while its collective is in flight stops the ot
                          Catch::Contains("failed: rank 1 failed: rank 1 gave up"));
   }
 }
+
+TEST_CASE("the sharded optimizer across 2 and 3 processes: stages 1 and 2 end where stage 0 does") {
+  REQUIRE_GLOO();
+  const auto hash_of = [](Job& job, int rank) {
+    const std::string out = job.procs[static_cast<std::size_t>(rank)].output();
+    const auto at = out.find("sharded: ");
+    return at == std::string::npos ? std::string("(none)") : out.substr(at + 9, 16);
+  };
+  for (int n : {2, 3}) {
+    for (const char* precision : {"f32", "bf16"}) {
+      INFO(n << " processes, " << precision);
+      std::string replicated;
+      for (const char* stage : {"0", "1", "2"}) {
+        TempDir where;
+        Job job(n, file_rendezvous(where), {"sharded", stage, precision});
+        require_success(job, job.finish(120s));
+        for (int r = 0; r < n; ++r) {
+          if (replicated.empty()) replicated = hash_of(job, r);
+          REQUIRE(hash_of(job, r) == replicated);
+        }
+      }
+    }
+  }
+}

@@ -39,8 +39,6 @@ TEST_CASE("the model kernels accept zero sizes", "[train][kernels]") {
   f.k->bias_add(x.get(), x.get(), 4, 0);
   f.k->softmax_xent_forward(x.get(), labels.get(), x.get(), x.get(), 0, 4);
   f.k->softmax_xent_backward(x.get(), labels.get(), x.get(), 0, 4, 1.0f);
-  f.k->sgd_momentum(x.get(), x.get(), x.get(), 0, {});
-  f.k->adam(x.get(), x.get(), x.get(), x.get(), 0, {});
   for (float v : x.read()) REQUIRE(v == 1.0f);  // nothing was touched
 }
 
@@ -194,92 +192,6 @@ TEST_CASE("forward then backward is the gradient of the mean loss", "[train][ker
     down[i] -= 1e-2f;
     const double numeric = (mean_loss(up) - mean_loss(down)) / 2e-2;
     CHECK(g[i] == Approx(numeric).margin(1e-3));
-  }
-}
-
-TEST_CASE("SGD with momentum follows PyTorch's update", "[train][kernels]") {
-  const std::size_t n = 50;
-  const auto w0 = random_floats(n, 9), g = random_floats(n, 10);
-  const train::SgdParams params{0.1f, 0.9f, 0.01f};
-  {
-    Fixture f;
-    auto& b = f.be;
-    Memory<float> w(*b, w0), gd(*b, g), v(*b, n, 0.0f);
-    std::vector<float> rw = w0, rv(n, 0.0f);
-    for (int step = 0; step < 3; ++step) {
-      f.k->sgd_momentum(w.get(), gd.get(), v.get(), n, params);
-      for (std::size_t i = 0; i < n; ++i) {
-        rv[i] = 0.9f * rv[i] + (g[i] + 0.01f * rw[i]);
-        rw[i] -= 0.1f * rv[i];
-      }
-    }
-    const auto wout = w.read(), vout = v.read();
-    for (std::size_t i = 0; i < n; ++i) {
-      REQUIRE(wout[i] == Approx(rw[i]).epsilon(1e-6));
-      REQUIRE(vout[i] == Approx(rv[i]).epsilon(1e-6));
-    }
-  }
-}
-
-TEST_CASE("Adam's first step moves each weight by about lr in the gradient's direction",
-          "[train][kernels]") {
-  // At t = 1 the bias corrections make m_hat = g and v_hat = g^2 exactly (up to rounding), so
-  // the step is lr * g / (|g| + eps): without the correction it would be ~3x too large.
-  const std::vector<float> w0 = {1.0f, -2.0f, 0.5f, 3.0f};
-  const std::vector<float> g = {0.3f, -1e-3f, 4.0f, -50.0f};
-  const train::AdamParams p{0.01f, 0.9f, 0.999f, 1e-8f, 0.0f, 1};
-  {
-    Fixture f;
-    auto& b = f.be;
-    Memory<float> w(*b, w0), gd(*b, g), m(*b, 4, 0.0f), v(*b, 4, 0.0f);
-    f.k->adam(w.get(), gd.get(), m.get(), v.get(), 4, p);
-    const auto out = w.read();
-    for (std::size_t i = 0; i < 4; ++i)
-      CHECK(out[i] == Approx(w0[i] - 0.01f * (g[i] > 0 ? 1.0f : -1.0f)).epsilon(1e-5));
-  }
-}
-
-TEST_CASE("Adam matches a double-precision reference over several steps, with AdamW decay",
-          "[train][kernels]") {
-  const std::size_t n = 64;
-  const auto w0 = random_floats(n, 11), g = random_floats(n, 12);
-  train::AdamParams p{1e-2f, 0.9f, 0.99f, 1e-6f, 0.1f, 1};
-  {
-    Fixture f;
-    auto& b = f.be;
-    Memory<float> w(*b, w0), gd(*b, g), m(*b, n, 0.0f), v(*b, n, 0.0f);
-    std::vector<double> rw(w0.begin(), w0.end()), rm(n, 0), rv(n, 0);
-    for (std::int64_t t = 1; t <= 5; ++t) {
-      p.step = t;
-      f.k->adam(w.get(), gd.get(), m.get(), v.get(), n, p);
-      for (std::size_t i = 0; i < n; ++i) {
-        rw[i] -= p.lr * p.weight_decay * rw[i];
-        rm[i] = p.beta1 * rm[i] + (1 - p.beta1) * g[i];
-        rv[i] = p.beta2 * rv[i] + (1 - p.beta2) * double(g[i]) * g[i];
-        const double mh = rm[i] / (1 - std::pow(double(p.beta1), double(t)));
-        const double vh = rv[i] / (1 - std::pow(double(p.beta2), double(t)));
-        rw[i] -= p.lr * mh / (std::sqrt(vh) + p.eps);
-      }
-    }
-    const auto out = w.read();
-    for (std::size_t i = 0; i < n; ++i) REQUIRE(out[i] == Approx(rw[i]).epsilon(1e-5));
-  }
-}
-
-TEST_CASE("Adam refuses step 0", "[train][kernels]") {
-  {
-    Fixture f;
-    auto& b = f.be;
-    Memory<float> w(*b, 2, 1.0f);
-    train::AdamParams p;
-    p.step = 0;
-    try {
-      f.k->adam(w.get(), w.get(), w.get(), w.get(), 2, p);
-      FAIL("no error");
-    } catch (const Error& e) {
-      CHECK(e.code() == Errc::invalid_argument);
-      CHECK_THAT(e.what(), Catch::Contains("step must be >= 1"));
-    }
   }
 }
 

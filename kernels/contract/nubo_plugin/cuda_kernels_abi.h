@@ -8,7 +8,8 @@
  * Worker::native() gives them), returns NUBO_CUDA_CALL_OK or NUBO_CUDA_CALL_FAILED with
  * *status filled, and never throws. The arithmetic is nubo_plugin/math.hpp, shared
  * with the host's table (lib/train/host_kernels.cpp). Compatibility as for the backend table:
- * functions are only appended; a layout change is a new entry point. */
+ * functions are only appended; a layout change is a new entry point (version 2 left out the
+ * optimiser updates, which moved to the backend table's fused optimizer_step). */
 #ifndef NUBO_TRAIN_CUDA_KERNELS_ABI_H
 #define NUBO_TRAIN_CUDA_KERNELS_ABI_H
 
@@ -20,13 +21,8 @@
 extern "C" {
 #endif
 
-#define NUBO_CUDA_TRAIN_KERNELS_ENTRY "nubo_cuda_train_kernels_v1"
-#define NUBO_CUDA_TRAIN_KERNELS_VERSION 1u
-
-/* Adam with the bias corrections c1 = 1/(1-beta1^t), c2 = 1/(1-beta2^t) precomputed. */
-typedef struct nubo_cuda_adam_args {
-  float lr, beta1, beta2, eps, weight_decay, c1, c2;
-} nubo_cuda_adam_args;
+#define NUBO_CUDA_TRAIN_KERNELS_ENTRY "nubo_cuda_train_kernels_v2"
+#define NUBO_CUDA_TRAIN_KERNELS_VERSION 2u
 
 typedef struct nubo_cuda_train_kernels {
   uint32_t struct_size;
@@ -45,14 +41,9 @@ typedef struct nubo_cuda_train_kernels {
   int (*softmax_xent_backward)(int32_t ordinal, void* stream, const float* probs,
                                const int32_t* labels, float* dlogits, uint64_t rows, uint64_t cols,
                                float scale, nubo_cuda_status* st);
-  int (*sgd_momentum)(int32_t ordinal, void* stream, float* w, const float* grad, float* velocity,
-                      uint64_t n, float lr, float momentum, float weight_decay,
-                      nubo_cuda_status* st);
-  int (*adam)(int32_t ordinal, void* stream, float* w, const float* grad, float* m, float* v,
-              uint64_t n, const nubo_cuda_adam_args* args, nubo_cuda_status* st);
 } nubo_cuda_train_kernels;
 
-typedef const nubo_cuda_train_kernels* (*nubo_cuda_train_kernels_v1_fn)(void);
+typedef const nubo_cuda_train_kernels* (*nubo_cuda_train_kernels_v2_fn)(void);
 
 #ifdef __cplusplus
 }

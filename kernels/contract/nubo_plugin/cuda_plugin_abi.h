@@ -277,6 +277,14 @@ typedef struct nubo_cuda_collective_args {
   uint64_t count; /* elements per rank: all_gather's input, reduce_scatter's output */
 } nubo_cuda_collective_args;
 
+/* The fused optimiser update's constants (math::OptimizerStep): kind 0 SGD with momentum,
+ * 1 Adam (L2 weight decay), 2 AdamW; c1 = 1/(1-beta1^t), c2 = 1/(1-beta2^t); every gradient is
+ * multiplied by grad_scale first. */
+typedef struct nubo_cuda_optimizer_args {
+  int32_t kind;
+  float lr, momentum, beta1, beta2, eps, weight_decay, c1, c2, grad_scale;
+} nubo_cuda_optimizer_args;
+
 typedef struct nubo_cuda_backend_api {
   uint32_t struct_size; /* sizeof the plugin's table: later fields exist when it covers them */
   uint32_t api_version; /* NUBO_CUDA_BACKEND_API_VERSION */
@@ -357,6 +365,17 @@ typedef struct nubo_cuda_backend_api {
   int (*host_free)(void* ptr, nubo_cuda_status* status);
   int (*peer_copy)(nubo_cuda_backend* b, void* dst, const void* src, int32_t src_ordinal,
                    uint64_t bytes, nubo_cuda_status* status);
+
+  /* Appended: mixed precision and the optimiser (DeviceBackend's cast, unscale_check and
+   * optimizer_step; dtypes 0 f32, 1 f16, 2 bf16). stats: two floats of device memory. */
+  int (*cast)(nubo_cuda_backend* b, int32_t from, const void* src, int32_t to, void* dst,
+              uint64_t n, nubo_cuda_status* status);
+  int (*unscale_check)(nubo_cuda_backend* b, int32_t dtype, void* x, uint64_t n, float inv_scale,
+                       float* stats, nubo_cuda_status* status);
+  /* param_dtype -1 (param null): no low-precision copy written. */
+  int (*optimizer_step)(nubo_cuda_backend* b, const nubo_cuda_optimizer_args* args, uint64_t n,
+                        float* master, int32_t grad_dtype, const void* grad, float* m, float* v,
+                        int32_t param_dtype, void* param, nubo_cuda_status* status);
 } nubo_cuda_backend_api;
 
 /* The table, static in the plugin (never NULL, never freed). */

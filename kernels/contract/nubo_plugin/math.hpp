@@ -115,14 +115,49 @@ inline AdamStep adam_step_constants(float lr, float beta1, float beta2, float ep
                   static_cast<float>(1.0 / (1.0 - std::pow(static_cast<double>(beta2), td)))};
 }
 
-// Adam with decoupled weight decay (AdamW when weight_decay > 0, plain Adam at 0).
-NUBO_HD inline void adam_step(float& w, float g, float& m, float& v, const AdamStep& s) {
-  w -= s.lr * s.weight_decay * w;
+// Adam's moments and update, without weight decay.
+NUBO_HD inline void adam_moments_step(float& w, float g, float& m, float& v, const AdamStep& s) {
   m = s.beta1 * m + (1.0f - s.beta1) * g;
   v = s.beta2 * v + (1.0f - s.beta2) * g * g;
   const float m_hat = m * s.c1;
   const float v_hat = v * s.c2;
   w -= s.lr * m_hat / (sqrtf(v_hat) + s.eps);
+}
+
+// Adam with decoupled weight decay (AdamW when weight_decay > 0, plain Adam at 0).
+NUBO_HD inline void adam_step(float& w, float g, float& m, float& v, const AdamStep& s) {
+  w -= s.lr * s.weight_decay * w;
+  adam_moments_step(w, g, m, v, s);
+}
+
+// Adam with weight decay as an L2 term in the gradient (PyTorch's torch.optim.Adam).
+NUBO_HD inline void adam_l2_step(float& w, float g, float& m, float& v, const AdamStep& s) {
+  adam_moments_step(w, g + s.weight_decay * w, m, v, s);
+}
+
+// The optimisers of the fused update (DeviceBackend::optimizer_step), by kind.
+enum OptimizerKind : std::int32_t { kSgd = 0, kAdam = 1, kAdamW = 2 };
+
+// One fused update's constants: the rule, its hyperparameters (SGD reads lr, momentum and
+// weight_decay; Adam the AdamStep), and grad_scale, a factor every gradient is multiplied by
+// first (gradient clipping's coefficient; 1 leaves it exact).
+struct OptimizerStep {
+  std::int32_t kind;
+  float momentum;
+  AdamStep adam;
+  float grad_scale;
+};
+
+// One element of the fused update: w (fp32) from its gradient g; m is SGD's velocity or Adam's
+// first moment, v Adam's second (SGD does not touch it).
+NUBO_HD inline void optimizer_step(float& w, float g, float& m, float& v, const OptimizerStep& s) {
+  const float gs = g * s.grad_scale;
+  if (s.kind == kSgd)
+    sgd_momentum_step(w, gs, m, s.adam.lr, s.momentum, s.adam.weight_decay);
+  else if (s.kind == kAdam)
+    adam_l2_step(w, gs, m, v, s.adam);
+  else
+    adam_step(w, gs, m, v, s.adam);
 }
 
 }  // namespace nubo::math

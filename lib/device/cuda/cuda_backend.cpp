@@ -280,4 +280,44 @@ void CudaBackend::axpy(DType type, std::size_t n, float alpha, const void* x, vo
   check(api_->axpy(handle_, static_cast<int32_t>(type), n, alpha, x, y, &st), st);
 }
 
+// --- Mixed precision and the optimiser ----------------------------------------------------------
+
+void CudaBackend::require_optimizer_kernels(const char* what) const {
+  if (!NUBO_CUDA_TABLE_HAS(api_, optimizer_step))
+    throw Error(Errc::unavailable, describe() + ": " + what +
+                                       ": the CUDA plugin predates the mixed-precision kernels; "
+                                       "rebuild it with this nubo");
+}
+
+void CudaBackend::cast(DType from, const void* src, DType to, void* dst, std::size_t n) {
+  check_float_type(from, describe(), "cast");
+  check_float_type(to, describe(), "cast");
+  require_optimizer_kernels("cast");
+  nubo_cuda_status st{};
+  check(api_->cast(handle_, static_cast<int32_t>(from), src, static_cast<int32_t>(to), dst, n, &st),
+        st);
+}
+
+void CudaBackend::unscale_check(DType type, void* x, std::size_t n, float inv_scale, float* stats) {
+  check_float_type(type, describe(), "unscale_check");
+  require_optimizer_kernels("unscale_check");
+  nubo_cuda_status st{};
+  check(api_->unscale_check(handle_, static_cast<int32_t>(type), x, n, inv_scale, stats, &st), st);
+}
+
+void CudaBackend::optimizer_step(const math::OptimizerStep& s, std::size_t n, float* master,
+                                 DType grad_type, const void* grad, float* m, float* v,
+                                 DType param_type, void* param) {
+  check_float_type(grad_type, describe(), "optimizer_step");
+  if (param) check_float_type(param_type, describe(), "optimizer_step");
+  require_optimizer_kernels("optimizer_step");
+  const nubo_cuda_optimizer_args args{s.kind,       s.adam.lr,   s.momentum,          s.adam.beta1,
+                                      s.adam.beta2, s.adam.eps,  s.adam.weight_decay, s.adam.c1,
+                                      s.adam.c2,    s.grad_scale};
+  nubo_cuda_status st{};
+  check(api_->optimizer_step(handle_, &args, n, master, static_cast<int32_t>(grad_type), grad, m, v,
+                             param ? static_cast<int32_t>(param_type) : -1, param, &st),
+        st);
+}
+
 }  // namespace nubo::detail

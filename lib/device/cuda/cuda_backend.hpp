@@ -63,12 +63,19 @@ class CudaBackend final : public DeviceBackend {
   void fill(void* x, std::size_t n, std::size_t elem_bytes, std::uint64_t pattern) override;
   void scale(DType type, void* x, std::size_t n, float alpha) override;
   void axpy(DType type, std::size_t n, float alpha, const void* x, void* y) override;
+  void cast(DType from, const void* src, DType to, void* dst, std::size_t n) override;
+  void unscale_check(DType type, void* x, std::size_t n, float inv_scale, float* stats) override;
+  void optimizer_step(const math::OptimizerStep& step, std::size_t n, float* master,
+                      DType grad_type, const void* grad, float* m, float* v, DType param_type,
+                      void* param) override;
 
   // For the NCCL communicator, which runs on this backend's stream.
   const nubo_cuda_backend_api* api() const { return api_; }
   nubo_cuda_backend* handle() const { return handle_; }
   // Throws the Error for a failed plugin call (rc != NUBO_CUDA_CALL_OK).
   void check(int rc, const nubo_cuda_status& status) const;
+  // unavailable, naming `what`, when the plugin's table predates cast/unscale_check/optimizer_step.
+  void require_optimizer_kernels(const char* what) const;
 
  private:
   Device device_;

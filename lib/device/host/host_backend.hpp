@@ -59,6 +59,12 @@ class HostBackend : public DeviceBackend {
   void fill(void* x, std::size_t n, std::size_t elem_bytes, std::uint64_t pattern) override;
   void scale(DType type, void* x, std::size_t n, float alpha) override;
   void axpy(DType type, std::size_t n, float alpha, const void* x, void* y) override;
+  // host_optimizer_kernels.cpp
+  void cast(DType from, const void* src, DType to, void* dst, std::size_t n) override;
+  void unscale_check(DType type, void* x, std::size_t n, float inv_scale, float* stats) override;
+  void optimizer_step(const math::OptimizerStep& step, std::size_t n, float* master,
+                      DType grad_type, const void* grad, float* m, float* v, DType param_type,
+                      void* param) override;
 
  protected:
   // Called with every device-memory range an operation touches. The host accepts any host

@@ -1,0 +1,66 @@
+// ShardedOptimizer's state, shared by its step (sharded_optimizer.cpp) and its checkpoints
+// (sharded_state.cpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nubo/optimizer.hpp"
+
+namespace nubo {
+
+struct ShardedOptimizer::Impl {
+  Impl(Worker& worker, DeviceBuffer& params, const ShardedOptions& options,
+       std::vector<std::size_t> slice_sizes);
+
+  // This rank's shard of slice i inside a whole flat buffer of the layout.
+  DeviceBuffer own_part(DeviceBuffer& flat, std::size_t i);
+  // Slice i's part of the master weights, of a state vector (m or v; empty stays empty), and of
+  // the reduced gradients: whole on stage 0, this rank's shard otherwise.
+  DeviceBuffer master_of(std::size_t i);
+  DeviceBuffer state_of(DeviceBuffer& vec, std::size_t i);
+  DeviceBuffer grads_of(std::size_t i);
+  void check_slice(std::size_t i, const char* what) const;
+  void check_stage3(std::size_t i, const char* what) const;
+
+  void reduce(std::size_t i, DeviceBuffer& grads);
+  void finish_reductions();
+  StepResult step();
+  void prefetch(std::size_t i);
+  DeviceBuffer gather(std::size_t i);
+  void release(std::size_t i);
+  // After the master weights changed from outside (load_state): the application's copy
+  // (stages 0 to 2) or the parameter shard (stage 3) made from them again.
+  void publish_parameters();
+
+  Worker& w;
+  ShardedOptions o;
+  ShardLayout layout;
+  int rank, world;
+  bool scaling = false;
+  float scale = 1.0f;
+  std::int64_t clean_steps = 0;
+  std::uint64_t steps = 0;
+  std::uint64_t bytes = 0;
+
+  DeviceBuffer params_view;  // stages 0 to 2: the application's parameters
+  DeviceBuffer master;       // f32; stage 0 with f32 parameters: empty (params_view is it)
+  DeviceBuffer m, v;         // the rule's state (v empty for SGD)
+  DeviceBuffer grad_shard;   // stages 1 to 3: the reduced gradients of this rank's shard
+  DeviceBuffer param_shard;  // stage 3: this rank's parameters
+  DeviceBuffer stats;        // unscale_check's two floats
+  DeviceBuffer wire_full, wire_shard, residual;  // a compressed wire's buffers
+
+  struct InFlight {
+    Pending pending;
+    std::size_t slice;
+  };
+  std::vector<InFlight> in_flight;
+  std::vector<DeviceBuffer> wire_sources;  // kept alive until their collectives finish
+  std::vector<bool> reduced;
+  std::vector<DeviceBuffer> stage0_grads;  // stage 0: the application's gradients per slice
+  std::vector<DeviceBuffer> gathered;      // stage 3
+  std::vector<Pending> gathering;
+};
+
+}  // namespace nubo

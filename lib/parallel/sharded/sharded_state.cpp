@@ -1,0 +1,274 @@
+// ShardedOptimizer's logical state: gathered from the shards (whatever the world size), spread
+// back into the shards of another world size, and its file form: "NUBOOPT1", the header's
+// length (u64) and JSON, the vectors (master, then the rule's state) as little-endian f32 without
+// padding, and a CRC-32C of everything before it. Written to PATH.part and renamed, so a file is
+// whole or absent.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "common/crc32c.hpp"
+#include "nubo/error.hpp"
+#include "parallel/sharded/sharded_impl.hpp"
+
+namespace nubo {
+namespace {
+
+constexpr char kMagic[8] = {'N', 'U', 'B', 'O', 'O', 'P', 'T', '1'};
+constexpr const char* kFormat = "nubo-optimizer/1";
+constexpr std::uint64_t kMaxHeader = 1u << 20;
+
+[[noreturn]] void bad(const std::string& why) {
+  throw Error(Errc::invalid_argument, "sharded optimizer: " + why);
+}
+
+std::string shape_text(const std::vector<std::size_t>& sizes) {
+  std::size_t total = 0;
+  std::string s = "[";
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(sizes[i]);
+    total += sizes[i];
+  }
+  return s + "] (" + std::to_string(total) + " parameters)";
+}
+
+const char* kind_name(int kind) {
+  switch (kind) {
+    case 0:
+      return "sgd";
+    case 1:
+      return "adam";
+    case 2:
+      return "adamw";
+    default:
+      return "?";
+  }
+}
+
+int kind_from_name(const std::string& name, const std::string& path) {
+  for (int k = 0; k < 3; ++k)
+    if (name == kind_name(k)) return k;
+  throw Error(Errc::corrupt, path + ": unknown optimizer rule \"" + name + "\"");
+}
+
+std::size_t state_vectors(int kind) {
+  return kind == 0 ? 1 : 2;  // SGD's velocity; Adam's m and v
+}
+
+}  // namespace
+
+void ShardedOptimizer::Impl::publish_parameters() {
+  if (o.stage == 0) {
+    if (!master.empty()) w.cast(master, params_view);
+    return;
+  }
+  for (std::size_t i = 0; i < layout.slices(); ++i) {
+    DeviceBuffer mast = master_of(i);
+    if (o.stage == 3) {
+      DeviceBuffer p = param_shard.slice(layout.shard_offset(i), layout.shard(i));
+      w.cast(mast, p);
+      gathering[i].wait();
+      gathered[i] = {};
+      continue;
+    }
+    DeviceBuffer g = grad_shard.slice(layout.shard_offset(i), layout.shard(i));
+    w.cast(mast, g);
+    DeviceBuffer all = params_view.slice(layout.offset(i), layout.padded(i));
+    w.all_gather(g, all);
+  }
+}
+
+OptimizerState ShardedOptimizer::state() {
+  Impl& s = *impl_;
+  if (!s.in_flight.empty()) bad("state: gradients are being reduced; call step() first");
+  OptimizerState st;
+  const ShardLayout& L = s.layout;
+  for (std::size_t i = 0; i < L.slices(); ++i) st.slice_sizes.push_back(L.size(i));
+  st.kind = static_cast<int>(s.o.update.kind);
+  st.step = s.steps;
+  st.loss_scale = s.scale;
+  st.clean_steps = s.clean_steps;
+  const auto collect = [&](DeviceBuffer& vec, std::vector<float>& out) {
+    out.resize(L.parameters());
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < L.slices(); ++i) {
+      const std::size_t n = L.size(i);
+      if (s.o.stage == 0) {
+        vec.read(out.data() + at, n * sizeof(float), L.offset(i) * sizeof(float));
+      } else {
+        DeviceBuffer whole = s.w.alloc(DType::f32, L.padded(i));
+        DeviceBuffer mine = vec.slice(L.shard_offset(i), L.shard(i));
+        s.w.all_gather(mine, whole);
+        whole.read(out.data() + at, n * sizeof(float));
+      }
+      at += n;
+    }
+  };
+  collect(s.o.stage == 0 && s.master.empty() ? s.params_view : s.master, st.master);
+  collect(s.m, st.m);
+  if (!s.v.empty()) collect(s.v, st.v);
+  return st;
+}
+
+void ShardedOptimizer::load_state(const OptimizerState& st) {
+  Impl& s = *impl_;
+  const ShardLayout& L = s.layout;
+  if (!s.in_flight.empty()) bad("load_state: gradients are being reduced; call step() first");
+  std::vector<std::size_t> mine;
+  for (std::size_t i = 0; i < L.slices(); ++i) mine.push_back(L.size(i));
+  // One logical vector: how it is cut into slices may differ (a trainer's buckets), its length
+  // may not.
+  std::size_t theirs = 0;
+  for (std::size_t n : st.slice_sizes) theirs += n;
+  if (theirs != L.parameters())
+    bad("the state is of a model of slices " + shape_text(st.slice_sizes) +
+        " but this optimizer's is " + shape_text(mine));
+  const int kind = static_cast<int>(s.o.update.kind);
+  if (state_vectors(st.kind) != state_vectors(kind))
+    bad(std::string("the state is of ") + kind_name(st.kind) + " but this optimizer runs " +
+        kind_name(kind) + ", whose state differs");
+  const std::size_t P = L.parameters();
+  if (st.master.size() != P || st.m.size() != P || st.v.size() != (kind == 0 ? 0 : P))
+    bad("the state's vectors do not hold " + std::to_string(P) + " values each");
+  const auto spread = [&](DeviceBuffer& vec, const std::vector<float>& src) {
+    s.w.fill(vec, 0.0);  // the padding
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < L.slices(); ++i) {
+      const std::size_t n = L.size(i);
+      if (s.o.stage == 0) {
+        vec.write(src.data() + at, n * sizeof(float), L.offset(i) * sizeof(float));
+      } else {
+        // This rank's part of the slice: [r * shard, min((r + 1) * shard, n)).
+        const std::size_t first = static_cast<std::size_t>(s.rank) * L.shard(i);
+        if (first < n) {
+          const std::size_t count = std::min(L.shard(i), n - first);
+          vec.write(src.data() + at + first, count * sizeof(float),
+                    L.shard_offset(i) * sizeof(float));
+        }
+      }
+      at += n;
+    }
+  };
+  if (s.o.stage == 0 && s.master.empty()) {
+    spread(s.params_view, st.master);
+  } else {
+    spread(s.master, st.master);
+  }
+  spread(s.m, st.m);
+  if (!s.v.empty()) spread(s.v, st.v);
+  s.steps = st.step;
+  if (s.scaling) s.scale = static_cast<float>(st.loss_scale);
+  s.clean_steps = st.clean_steps;
+  s.publish_parameters();
+}
+
+void ShardedOptimizer::save(const std::string& path) {
+  const OptimizerState st = state();
+  Impl& s = *impl_;
+  if (s.rank == 0) {
+    const nlohmann::json header = {{"format", kFormat},           {"kind", kind_name(st.kind)},
+                                   {"slices", st.slice_sizes},    {"step", st.step},
+                                   {"loss_scale", st.loss_scale}, {"clean_steps", st.clean_steps}};
+    const std::string h = header.dump();
+    std::string bytes(kMagic, sizeof kMagic);
+    const std::uint64_t hl = h.size();
+    bytes.append(reinterpret_cast<const char*>(&hl), sizeof hl);
+    bytes += h;
+    const auto append = [&](const std::vector<float>& v) {
+      bytes.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+    };
+    append(st.master);
+    append(st.m);
+    append(st.v);
+    const std::uint32_t crc = crc32c::extend(0, bytes.data(), bytes.size());
+    bytes.append(reinterpret_cast<const char*>(&crc), sizeof crc);
+    const std::string part = path + ".part";
+    {
+      std::ofstream f(part, std::ios::binary | std::ios::trunc);
+      f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      f.flush();
+      if (!f) throw Error(Errc::io, part + ": cannot write the optimizer state");
+    }
+    std::error_code ec;
+    std::filesystem::rename(part, path, ec);
+    if (ec)
+      throw Error(Errc::io,
+                  path + ": cannot rename the optimizer state into place: " + ec.message());
+  }
+  s.w.barrier();
+}
+
+void ShardedOptimizer::load(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(Errc::not_found, path + ": cannot open the optimizer state");
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || !std::filesystem::is_regular_file(path))
+    throw Error(Errc::invalid_argument, path + ": not a regular file");
+  const auto corrupt = [&](const std::string& why) {
+    return Error(Errc::corrupt, path + ": not a whole optimizer state: " + why);
+  };
+  char magic[8];
+  std::uint64_t hl = 0;
+  if (size < sizeof magic + sizeof hl + 4 || !f.read(magic, sizeof magic) ||
+      std::memcmp(magic, kMagic, sizeof magic) != 0)
+    throw corrupt("it does not start with NUBOOPT1");
+  f.read(reinterpret_cast<char*>(&hl), sizeof hl);
+  if (!f || hl > kMaxHeader || hl > size)
+    throw corrupt("its header length is " + std::to_string(hl));
+  std::string h(hl, '\0');
+  if (!f.read(h.data(), static_cast<std::streamsize>(hl))) throw corrupt("its header is short");
+  OptimizerState st;
+  try {
+    const nlohmann::json header = nlohmann::json::parse(h);
+    if (header.at("format").get<std::string>() != kFormat)
+      throw corrupt("format " + header.at("format").dump() + ", expected " + kFormat);
+    st.kind = kind_from_name(header.at("kind").get<std::string>(), path);
+    st.slice_sizes = header.at("slices").get<std::vector<std::size_t>>();
+    st.step = header.at("step").get<std::uint64_t>();
+    st.loss_scale = header.at("loss_scale").get<double>();
+    st.clean_steps = header.at("clean_steps").get<std::int64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw corrupt(std::string("its header: ") + e.what());
+  }
+  // The size the header implies, checked against the file before anything is allocated.
+  std::uint64_t P = 0;
+  for (std::size_t n : st.slice_sizes) {
+    if (n > (std::numeric_limits<std::uint64_t>::max() >> 4) - P) throw corrupt("a slice's size");
+    P += n;
+  }
+  const std::uint64_t vectors = 1 + state_vectors(st.kind);
+  const std::uint64_t body = sizeof magic + sizeof hl + hl;
+  if (P > (size - body) / (vectors * sizeof(float)) ||
+      body + vectors * P * sizeof(float) + 4 != size)
+    throw corrupt("it holds " + std::to_string(size) + " bytes, which " +
+                  std::to_string(st.slice_sizes.size()) + " slice(s) of " + std::to_string(P) +
+                  " parameters do not explain");
+  const auto read_vec = [&](std::vector<float>& v) {
+    v.resize(P);
+    f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(P * sizeof(float)));
+    if (!f) throw corrupt("it is short");
+  };
+  read_vec(st.master);
+  read_vec(st.m);
+  if (st.kind != 0) read_vec(st.v);
+  std::uint32_t stored = 0;
+  f.read(reinterpret_cast<char*>(&stored), sizeof stored);
+  if (!f) throw corrupt("its checksum is missing");
+  // The checksum over what was read, in the order it was written.
+  std::uint32_t crc = crc32c::extend(0, magic, sizeof magic);
+  crc = crc32c::extend(crc, &hl, sizeof hl);
+  crc = crc32c::extend(crc, h.data(), h.size());
+  for (const auto* v : {&st.master, &st.m, &st.v})
+    crc = crc32c::extend(crc, v->data(), v->size() * sizeof(float));
+  if (crc != stored) throw corrupt("its checksum does not match (the file is damaged)");
+  load_state(st);
+}
+
+}  // namespace nubo
