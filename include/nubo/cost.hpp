@@ -268,6 +268,12 @@ struct NUBO_API Profile {
   double dataset_bytes = 0;
   double parameter_bytes = 0;
   double memory_per_device_bytes = 0;
+  // How the run kept its model (0: unknown): its parameter count, the ZeRO stage it sharded at
+  // and its optimizer's rule, so that a plan for another GPU count scales the model states by
+  // the sharded optimizer's formulas (nubo::sharded_memory) and keeps the rest as measured.
+  double parameters = 0;
+  int zero_stage = 0;
+  std::string optimizer = "adam";
   std::string source;  // the file it came from
 
   // Errors name `source`, the field and the problem.

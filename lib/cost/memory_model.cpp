@@ -1,5 +1,6 @@
 #include "cost/memory_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -34,15 +35,27 @@ MemoryModel memory_model(const Workload& w) {
   // Mixed precision keeps 16-bit weights and gradients for the passes and an fp32 master copy
   // with the optimizer's fp32 states (ZeRO's K = 12 for Adam: master, momentum, variance).
   const bool mixed = half_precision(w.dtype);
-  const double state = w.optimizer == Optimizer::adam ? 8 : 4;  // Adam: m and v; SGD: momentum
-  m.weight_bytes = mixed ? 2 : 4;
+  m.kind = w.optimizer == Optimizer::adam ? OptimizerKind::adamw : OptimizerKind::sgd;
+  m.precision = mixed ? w.dtype : DType::f32;
   m.gradient_bytes = mixed ? 2 : 4;
-  m.optimizer_bytes = (mixed ? 4 : 0) + state;
   // Activations of a dense transformer of this size, without recomputation (Korthikanti et al.
   // 2022, eq. 2 with flash attention: 34 s b h bytes per layer in 16-bit).
   const auto shape = dense_shape(w.parameters);
   const double seq = w.sequence_length > 0 ? w.sequence_length : 2048;
   m.activations = 34 * seq * w.micro_batch * shape.hidden * shape.layers * (mixed ? 1 : 2);
+  return m;
+}
+
+MemoryModel measured_memory(const Profile& p) {
+  MemoryModel m;
+  m.modelled = true;
+  m.parameters = p.parameters;
+  m.sharding = p.zero_stage;
+  m.kind = p.optimizer == "sgd" ? OptimizerKind::sgd : OptimizerKind::adamw;
+  m.precision = half_precision(p.dtype) ? p.dtype : DType::f32;
+  m.gradient_bytes = half_precision(p.dtype) ? 2 : 4;
+  m.activations =
+      std::max(0.0, p.memory_per_device_bytes - model_states(m, p.zero_stage, p.devices));
   return m;
 }
 
@@ -52,18 +65,9 @@ DenseShape dense_shape(double parameters) {
 }
 
 double model_states(const MemoryModel& m, int stage, double gpus) {
-  const double n = std::max(1.0, gpus), p = m.parameters;
-  const double w = m.weight_bytes * p, g = m.gradient_bytes * p, o = m.optimizer_bytes * p;
-  switch (stage) {
-    case 0:
-      return w + g + o;
-    case 1:
-      return w + g + o / n;
-    case 2:
-      return w + (g + o) / n;
-    default:
-      return (w + g + o) / n;
-  }
+  const int n = static_cast<int>(std::min(std::max(1.0, gpus), 1e9));
+  return sharded_memory(m.parameters, std::min(std::max(stage, 0), 3), m.kind, m.precision, n)
+      .total();
 }
 
 double memory_per_gpu(const MemoryModel& m, double gpus, double capacity, int* stage) {

@@ -8,6 +8,7 @@
 
 #include "device/gpu_catalog.hpp"
 #include "nubo/cost.hpp"
+#include "nubo/optimizer.hpp"
 
 namespace nubo::cost::detail {
 
@@ -15,13 +16,20 @@ struct MemoryModel {
   bool modelled = false;  // false: no parameter count; memory is what the workload states
   double stated = 0;      // bytes per GPU the workload states (memory_per_gpu_bytes), else 0
   double parameters = 0;
-  // Bytes per parameter on one GPU without partitioning.
-  double weight_bytes = 0, gradient_bytes = 0, optimizer_bytes = 0;
-  double activations = 0;  // bytes per GPU, not partitioned
-  int sharding = 0;        // ZeRO stage 0-3; -1: the least that fits
+  // What the states are made of: the optimizer's rule and the parameters' precision (f32, or
+  // 16 bits with an fp32 master copy), for nubo::sharded_memory.
+  OptimizerKind kind = OptimizerKind::adamw;
+  DType precision = DType::bf16;
+  double gradient_bytes = 0;  // per parameter, all-reduced each step
+  double activations = 0;     // bytes per GPU, not partitioned
+  int sharding = 0;           // ZeRO stage 0-3; -1: the least that fits
 };
 
 MemoryModel memory_model(const Workload& w);
+// From a profile that records its model (parameters, ZeRO stage, optimizer): the model states by
+// the formulas at any GPU count, and the rest of the measured memory (activations, buffers)
+// carried as it was.
+MemoryModel measured_memory(const Profile& p);
 
 // The shape of a dense transformer of `parameters`, as GPT-3 and Llama scale (N = 12 L h^2 with
 // h = 128 L): for the activation and KV cache estimates of a model described by its size.
@@ -32,6 +40,7 @@ DenseShape dense_shape(double parameters);
 
 // Model states per GPU (bytes) at a ZeRO stage over `gpus` data-parallel workers: stage 0 keeps
 // everything on each; 1 partitions the optimizer states; 2 also the gradients; 3 also the weights.
+// The formulas are nubo::sharded_memory's, the ones nubo's sharded optimizer holds.
 double model_states(const MemoryModel& m, int stage, double gpus);
 
 // What one GPU needs when the job runs on `gpus` of them: the stated figure, or model states at

@@ -110,6 +110,8 @@ WorkloadModel compile(const Workload& w) {
     m.allreduce_bytes = p.allreduce_bytes;
     m.memory.stated =
         w.memory_per_gpu_bytes > 0 ? w.memory_per_gpu_bytes : p.memory_per_device_bytes;
+    if (w.memory_per_gpu_bytes <= 0 && p.parameters > 0 && p.memory_per_device_bytes > 0)
+      m.memory = measured_memory(p);
     m.dataset_bytes = w.dataset_bytes > 0 ? w.dataset_bytes : p.dataset_bytes;
     m.checkpoint_bytes = w.checkpoint_bytes > 0 ? w.checkpoint_bytes : p.checkpoint_bytes;
   } else {

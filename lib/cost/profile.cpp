@@ -113,6 +113,13 @@ Profile Profile::parse(std::string_view json, const std::string& source) {
   p.dataset_samples = r.number("dataset.samples", 1, 1e15, true);
   p.dataset_bytes = r.number("dataset.bytes", 0, kBig, false);
   p.parameter_bytes = r.number("model.parameter_bytes", 0, kBig, false);
+  p.parameters = r.number("model.parameters", 0, kBig, false);
+  p.zero_stage = static_cast<int>(r.number("model.zero_stage", 0, 3, false));
+  if (r.at("model.optimizer")) {
+    p.optimizer = r.str("model.optimizer", false);
+    if (p.optimizer != "sgd" && p.optimizer != "adam")
+      r.fail("model.optimizer", "is \"" + p.optimizer + "\"; sgd or adam");
+  }
   p.memory_per_device_bytes = r.number("memory_per_device_bytes", 0, kBig, false);
   return p;
 }
@@ -148,7 +155,11 @@ std::string Profile::to_json() const {
         {"expected_waste", checkpoint_expected_waste},
         {"bytes", checkpoint_bytes}}},
       {"dataset", {{"samples", dataset_samples}, {"bytes", dataset_bytes}}},
-      {"model", {{"parameter_bytes", parameter_bytes}}},
+      {"model",
+       {{"parameter_bytes", parameter_bytes},
+        {"parameters", parameters},
+        {"zero_stage", zero_stage},
+        {"optimizer", optimizer}}},
       {"memory_per_device_bytes", memory_per_device_bytes},
   };
   if (device_peak_tflops > 0) j["devices"]["peak_tflops"] = device_peak_tflops;

@@ -15,7 +15,7 @@ cost::Profile DataParallelTrainer::profile() const {
   p.device_model = d.backend == Backend::host || d.model.empty() ? d.name : d.model;
   p.devices = m.team.size();
   p.processes = std::max(1, m.team.size() / std::max(1, m.team.local_size()));
-  p.dtype = DType::f32;
+  p.dtype = m.opt.precision;
   p.global_batch = static_cast<double>(m.opt.global_batch);
   p.steps = static_cast<double>(m.measured_steps);
   const double steps = std::max<double>(1, static_cast<double>(m.measured_steps));
@@ -29,7 +29,11 @@ cost::Profile DataParallelTrainer::profile() const {
     p.host_threads = m.team.worker(0).host_threads();
     p.host_cpus = static_cast<int>(detail::allowed_cores().size());
   }
-  p.allreduce_bytes = static_cast<double>(m.layout.total * sizeof(float));
+  // What each worker's gradients carry per step: 16-bit on the wire in bf16/f16 or with
+  // compression; a ZeRO stage 3 run also gathers the parameters twice (ZeRO's 1.5x).
+  const bool wire16 = m.opt.precision != DType::f32 || m.opt.grad_compression != DType::f32;
+  p.allreduce_bytes = static_cast<double>(m.layout.total) * (wire16 ? 2.0 : 4.0) *
+                      (m.opt.zero_stage == 3 ? 1.5 : 1.0);
   p.samples_per_s = m.wall_s > 0 ? static_cast<double>(m.measured_samples) / m.wall_s : 0;
   const double checkpoints = static_cast<double>(m.checkpoints);
   p.checkpoint_time_s = m.checkpoints ? m.write_s / checkpoints : 0;
@@ -46,8 +50,12 @@ cost::Profile DataParallelTrainer::profile() const {
                  static_cast<double>(m.opt.global_batch) / static_cast<double>(m.team.size());
   double peak = d.peak.fp32 > 0 ? d.peak.fp32 : flops / p.compute_time_s / 1e12;
   p.device_peak_tflops = peak;
-  p.memory_per_device_bytes = static_cast<double>(m.layout.total * sizeof(float) *
-                                                  (3 + m.replicas.at(0)->optimizer_states()));
+  // Measured: what nubo holds on the first worker's device (parameters, gradients, optimizer
+  // state, activations).
+  p.memory_per_device_bytes = static_cast<double>(m.team.worker(0).bytes_in_use());
+  p.parameters = static_cast<double>(m.layout.total);
+  p.zero_stage = m.opt.zero_stage;
+  p.optimizer = m.opt.optimizer == Optimizer::adam ? "adam" : "sgd";
   return p;
 }
 

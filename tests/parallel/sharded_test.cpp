@@ -123,7 +123,7 @@ TEST_CASE("stage 3 gathers, prefetches and releases, and ends where stage 1 does
   });
 }
 
-TEST_CASE("stage 3 holds a shard of the parameters; stage 1 of the optimizer state") {
+TEST_CASE("each stage allocates the memory its formula says") {
   Team team(nubo_test::sim_workers(4));
   team.run([&](Worker& w) {
     for (int stage : {0, 1, 2, 3}) {

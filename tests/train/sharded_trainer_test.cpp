@@ -32,7 +32,7 @@ nubo::TrainerOptions adam_options() {
 
 }  // namespace
 
-TEST_CASE("ZeRO stages 1 and 2 train bit for bit as the replicated trainer; 3 within rounding",
+TEST_CASE("ZeRO stages 1 and 2 train bit for bit as the replicated trainer, 3 within rounding",
           "[train][sharded]") {
   for (auto opt : {nubo::Optimizer::sgd, nubo::Optimizer::adam}) {
     auto o = adam_options();

@@ -85,9 +85,11 @@ int main(int argc, char** argv) {
   std::string devices, hidden = "256,128", checkpoint_dir, checkpoint_every, mtbi, profile_path,
                        instance, pricing = "on-demand", data_dir = nubo::kFashionMnistDir,
                        optimizer = "sgd", schedule = "cosine";
-  int epochs = 10;
+  int epochs = 10, zero = 0, accumulate = 1;
+  std::string precision = "f32", grad_compression = "none";
+  bool error_feedback = false;
   std::size_t batch = 128, subset = 0;
-  double lr = 0.05, bucket_mb = 25;
+  double lr = 0.05, bucket_mb = 25, clip = 0;
   std::uint64_t seed = 1;
   bool resume = false, fresh = false, strict_resume = false, autotune = false, quiet = false,
        sync_checkpoints = false;
@@ -139,6 +141,24 @@ int main(int argc, char** argv) {
                  "Gradient bucket size in MiB (2^20 bytes; 0: no buckets)")
       ->check(nubo_cli::Range(0.0, 4096.0));
   app.add_flag("--autotune", autotune, "Tune the bucket size (cached; NUBO_AUTOTUNE=0 disables)");
+  app.add_option("--zero", zero,
+                 "Shard across the workers: 0 nothing (replicated), 1 the optimizer state, 2 "
+                 "the gradients too, 3 the parameters too")
+      ->check(nubo_cli::Range(0, 3));
+  app.add_option("--precision", precision,
+                 "f32, bf16 or fp16: parameters, gradients and GEMMs (fp32 master weights; "
+                 "fp16 with dynamic loss scaling)")
+      ->check(CLI::IsMember({"f32", "fp32", "bf16", "fp16", "f16"}));
+  app.add_option("--grad-compression", grad_compression,
+                 "none, bf16 or fp16: f32 gradients carried in 16 bits between the workers")
+      ->check(CLI::IsMember({"none", "bf16", "fp16", "f16"}));
+  app.add_flag("--error-feedback", error_feedback,
+               "With --grad-compression: each worker's rounding error added to its next step");
+  app.add_option("--accumulate", accumulate,
+                 "Micro-batches per step, their gradients summed without communication")
+      ->check(nubo_cli::Range(1, 4096));
+  app.add_option("--clip", clip, "Clip the gradients to this global L2 norm (0: no clipping)")
+      ->check(nubo_cli::NonNegativeNumber);
   app.add_flag("--quiet", quiet, "Only the final lines");
   nubo_cli::add_version(app, "nubo-train");
   if (const int status = nubo_cli::parse(app, argc, argv); status >= 0) return status;
@@ -165,6 +185,13 @@ int main(int argc, char** argv) {
     o.seed = seed;
     o.bucket_bytes = static_cast<std::size_t>(bucket_mb * 1024 * 1024);
     o.autotune = autotune;
+    o.zero_stage = zero;
+    o.precision = nubo::parse_dtype(precision);
+    o.grad_compression =
+        grad_compression == "none" ? nubo::DType::f32 : nubo::parse_dtype(grad_compression);
+    o.error_feedback = error_feedback;
+    o.accumulate = accumulate;
+    o.max_grad_norm = static_cast<float>(clip);
     o.checkpoint_dir = checkpoint_dir;
     o.strict_resume = strict_resume;
     o.fresh = !resume;
@@ -226,6 +253,16 @@ int main(int argc, char** argv) {
       std::printf("%d worker(s) on %s, %zu parameters, %zu bucket(s), %zu training rows\n",
                   team.size(), team.worker(0).device().name.c_str(), trainer.parameter_count(),
                   trainer.bucket_count(), train->size());
+      if (zero > 0 || o.precision != nubo::DType::f32 || o.grad_compression != nubo::DType::f32 ||
+          accumulate > 1)
+        std::printf("ZeRO stage %d, %s%s, %d micro-batch(es) a step\n", zero,
+                    std::string(nubo::dtype_name(o.precision)).c_str(),
+                    o.grad_compression == nubo::DType::f32
+                        ? ""
+                        : (", gradients as " + std::string(nubo::dtype_name(o.grad_compression)) +
+                           (error_feedback ? " with error feedback" : ""))
+                              .c_str(),
+                    accumulate);
       if (!quiet) std::printf("%s", team.describe().c_str());
     }
     std::fflush(stdout);
