@@ -81,6 +81,17 @@ typedef enum nubo_dtype {
   NUBO_DTYPE_MAX_ENUM = 0x7fffffff
 } nubo_dtype;
 
+/* Reduction operators of the collectives (nubo_parallel.h) and the sharded optimizer
+   (nubo_optimizer.h). Values are stable. Integer avg rounds towards zero. */
+typedef enum nubo_reduce_op {
+  NUBO_REDUCE_SUM = 0,
+  NUBO_REDUCE_AVG = 1,
+  NUBO_REDUCE_MAX = 2,
+  NUBO_REDUCE_MIN = 3,
+  /* not a value: keeps every int a valid nubo_reduce_op in C++ */
+  NUBO_REDUCE_OP_MAX_ENUM = 0x7fffffff
+} nubo_reduce_op;
+
 /* ---- Devices ------------------------------------------------------------------------------ */
 
 typedef enum nubo_backend {
@@ -283,6 +294,7 @@ NUBO_C_API nubo_status nubo_device_report_select(const nubo_device_report* repor
 #include "nubo_health.h"
 #include "nubo_interruption.h"
 #include "nubo_net.h"
+#include "nubo_optimizer.h"
 #include "nubo_parallel.h"
 #include "nubo_s3.h"
 #include "nubo_train.h"

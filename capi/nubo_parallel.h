@@ -36,16 +36,6 @@
 extern "C" {
 #endif
 
-/* Reduction operators. Values are stable. Integer avg rounds towards zero. */
-typedef enum nubo_reduce_op {
-  NUBO_REDUCE_SUM = 0,
-  NUBO_REDUCE_AVG = 1,
-  NUBO_REDUCE_MAX = 2,
-  NUBO_REDUCE_MIN = 3,
-  /* not a value: keeps every int a valid nubo_reduce_op in C++ */
-  NUBO_REDUCE_OP_MAX_ENUM = 0x7fffffff
-} nubo_reduce_op;
-
 typedef struct nubo_team nubo_team;       /* owned by the caller: nubo_team_free */
 typedef struct nubo_worker nubo_worker;   /* lent by its team: nubo_team_worker, or a run */
 typedef struct nubo_buffer nubo_buffer;   /* owned by the caller: nubo_buffer_free */

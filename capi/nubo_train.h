@@ -79,6 +79,18 @@ typedef struct nubo_train_options {
   /* 0 (default): with a checkpoint_dir, the trainer continues from the newest checkpoint there
      that verifies (nubo_trainer_resumed_from names it); nonzero: it starts afresh. */
   int fresh;
+  /* Sharding and precision (docs/sharded.md): zero_stage 0 (default) replicated, 1 optimizer
+     state sharded, 2 and gradients, 3 and parameters; precision NUBO_DTYPE_F32 (default),
+     NUBO_DTYPE_BF16 or NUBO_DTYPE_F16 (fp32 master weights; f16 with loss scaling);
+     grad_compression NUBO_DTYPE_BF16 or NUBO_DTYPE_F16 carries f32 gradients in 16 bits
+     (NUBO_DTYPE_F32: not compressed), error_feedback nonzero adding each worker's rounding to its
+     next step; accumulate micro-batches per step (1); max_grad_norm clips (0: no clipping). */
+  int zero_stage;
+  nubo_dtype precision;
+  nubo_dtype grad_compression;
+  int error_feedback;
+  int accumulate;
+  double max_grad_norm;
 } nubo_train_options;
 
 NUBO_C_API nubo_status nubo_train_options_init(nubo_train_options* options, size_t struct_size);

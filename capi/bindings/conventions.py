@@ -17,7 +17,8 @@ from c_header import Abi, Callback, Enum, HeaderError
 # (a team, a worker, a buffer), so their names may stand for it.
 CAPABILITY_PREFIXES: dict[str, tuple[str, ...]] = {
     "device": ("nubo_device_",),
-    "parallel": ("nubo_team_", "nubo_worker_", "nubo_buffer_", "nubo_pending_", "nubo_event_"),
+    "parallel": ("nubo_team_", "nubo_worker_", "nubo_buffer_", "nubo_pending_", "nubo_event_",
+                 "nubo_sharded_", "nubo_optimizer_"),
     "transfer": ("nubo_transfer_",),
     "net": ("nubo_net_",),
     "s3": ("nubo_s3_",),

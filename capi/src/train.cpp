@@ -50,6 +50,9 @@ nubo_train_options defaults() {
   o.epochs = 10;
   o.seed = 1;
   o.bucket_bytes = nubo::kDefaultBucketBytes;
+  o.precision = NUBO_DTYPE_F32;
+  o.grad_compression = NUBO_DTYPE_F32;
+  o.accumulate = 1;
   return o;
 }
 
@@ -136,6 +139,12 @@ NUBO_C_API nubo_status nubo_trainer_create(const nubo_train_options* options, nu
     t.checkpoint_auto = o.checkpoint_auto != 0;
     t.mtbi_s = o.mtbi_s;
     t.fresh = o.fresh != 0;
+    t.zero_stage = o.zero_stage;
+    t.precision = to_dtype(o.precision);
+    t.grad_compression = to_dtype(o.grad_compression);
+    t.error_feedback = o.error_feedback != 0;
+    t.accumulate = o.accumulate;
+    t.max_grad_norm = static_cast<float>(o.max_grad_norm);
 
     nubo::Team* team = nullptr;
     if (o.team != nullptr) {

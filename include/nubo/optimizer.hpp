@@ -4,8 +4,8 @@
 // gradients compressed to 16 bits on the wire, and checkpoints that resume on any world size.
 // docs/sharded.md has the whole story, with the memory each stage holds.
 //
-//   nubo::ShardedOptions o{.update = {.kind = nubo::OptimizerKind::adamw, .lr = 1e-3f},
-//                          .stage = 1, .precision = nubo::DType::bf16};
+//   nubo::ShardedOptions o{.optimizer = nubo::OptimizerKind::adamw, .lr = 1e-3f, .stage = 1,
+//                          .precision = nubo::DType::bf16};
 //   nubo::ShardLayout layout = nubo::ShardedOptimizer::layout_for(o, w.size(), {n});
 //   auto params = w.alloc(nubo::DType::bf16, layout.padded_size());  // the first n are the model
 //   auto grads = w.alloc(nubo::DType::bf16, layout.padded_size());
@@ -63,21 +63,16 @@ class NUBO_API ShardLayout {
   std::size_t padded_size_ = 0, shard_size_ = 0, parameters_ = 0;
 };
 
-// Dynamic loss scaling for fp16, with torch.cuda.amp.GradScaler's defaults: the loss is
-// multiplied by scale before backward; a step whose gradients hold an inf or NaN on any worker
-// is skipped everywhere and halves the scale; growth_interval clean steps in a row double it.
-struct LossScaling {
-  enum class Mode { automatic = 0, on = 1, off = 2 };  // automatic: on for f16 only
-  Mode mode = Mode::automatic;
-  float init_scale = 65536.0f;
-  float growth_factor = 2.0f;
-  float backoff_factor = 0.5f;
-  std::int64_t growth_interval = 2000;
-};
+// Dynamic loss scaling: automatic is on for f16 only. Values are part of the C ABI.
+enum class LossScaling : int { automatic = 0, on = 1, off = 2 };
 
 struct ShardedOptions {
-  // The rule and its hyperparameters; step and grad_scale are the optimizer's own.
-  OptimizerUpdate update;
+  // The rule and its hyperparameters (OptimizerUpdate's; the step count is the optimizer's).
+  OptimizerKind optimizer = OptimizerKind::adamw;
+  float lr = 1e-3f;
+  float momentum = 0.9f;                            // SGD
+  float beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;  // Adam, AdamW
+  float weight_decay = 0.0f;
   // 0: replicated (all-reduce, every worker updates everything: plain data parallelism);
   // 1: optimizer state sharded; 2: gradients too; 3: parameters too (gather/release).
   int stage = 1;
@@ -89,7 +84,15 @@ struct ShardedOptions {
   ReduceOp gradient_op = ReduceOp::avg;
   // Clip gradients to this global L2 norm (torch.nn.utils.clip_grad_norm_); 0: no clipping.
   float max_grad_norm = 0.0f;
-  LossScaling loss_scaling;
+  // fp16's dynamic loss scaling, with torch.cuda.amp.GradScaler's defaults: the loss is
+  // multiplied by the scale before backward; a step whose gradients hold an inf or NaN on any
+  // worker is skipped everywhere and multiplies the scale by backoff_factor; growth_interval
+  // clean steps in a row multiply it by growth_factor.
+  LossScaling loss_scaling = LossScaling::automatic;
+  float init_scale = 65536.0f;
+  float growth_factor = 2.0f;
+  float backoff_factor = 0.5f;
+  std::int64_t growth_interval = 2000;
   // f32 gradients carried as bf16 or f16 on the wire (half the bytes), as PyTorch's bf16/fp16
   // compression hooks: divided by the world size, converted, summed. f32: not compressed. Only
   // for precision f32 (16-bit gradients are already 16 bits).

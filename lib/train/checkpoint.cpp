@@ -391,7 +391,7 @@ void DataParallelTrainer::load(const std::string& path) {
   m.step = step;
   OptimizerState st;
   st.slice_sizes = {m.layout.total};
-  st.kind = static_cast<int>(train::sharded_options(m.opt).update.kind);
+  st.kind = static_cast<int>(train::sharded_options(m.opt).optimizer);
   st.master = std::move(values[0]);
   st.m = std::move(values[1]);
   if (values.size() > 2) st.v = std::move(values[2]);

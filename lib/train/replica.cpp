@@ -18,13 +18,13 @@ double since(Clock::time_point t) {
 ShardedOptions sharded_options(const TrainerOptions& o) {
   ShardedOptions s;
   // The trainer's Adam decays weights decoupled (AdamW's rule; plain Adam when it is 0).
-  s.update.kind = o.optimizer == Optimizer::sgd ? OptimizerKind::sgd : OptimizerKind::adamw;
-  s.update.lr = o.lr;
-  s.update.momentum = o.momentum;
-  s.update.beta1 = o.beta1;
-  s.update.beta2 = o.beta2;
-  s.update.eps = o.eps;
-  s.update.weight_decay = o.weight_decay;
+  s.optimizer = o.optimizer == Optimizer::sgd ? OptimizerKind::sgd : OptimizerKind::adamw;
+  s.lr = o.lr;
+  s.momentum = o.momentum;
+  s.beta1 = o.beta1;
+  s.beta2 = o.beta2;
+  s.eps = o.eps;
+  s.weight_decay = o.weight_decay;
   s.stage = o.zero_stage;
   s.precision = o.precision;
   // Each rank's loss gradient is already divided by the global batch: the sum is the mean.

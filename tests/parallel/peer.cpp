@@ -177,8 +177,8 @@ int sharded(int stage, const std::string& precision) {
   Team team = Team::from_env(host_devices(1));
   nubo_test::ShardedRun run;
   run.slices = {3000, 7, 500};
-  run.options.update.kind = OptimizerKind::adamw;
-  run.options.update.lr = 0.01f;
+  run.options.optimizer = OptimizerKind::adamw;
+  run.options.lr = 0.01f;
   run.options.stage = stage;
   run.options.precision = parse_dtype(precision);
   std::vector<float> params;

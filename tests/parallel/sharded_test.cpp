@@ -36,9 +36,9 @@ std::vector<float> on_team(Team& team, Fn fn) {
 
 ShardedOptions adamw(int stage, DType precision = DType::f32) {
   ShardedOptions o;
-  o.update.kind = OptimizerKind::adamw;
-  o.update.lr = 0.01f;
-  o.update.weight_decay = 0.01f;
+  o.optimizer = OptimizerKind::adamw;
+  o.lr = 0.01f;
+  o.weight_decay = 0.01f;
   o.stage = stage;
   o.precision = precision;
   return o;
@@ -74,7 +74,7 @@ TEST_CASE("stages 1 and 2 are bit for bit the replicated optimizer, at 1 to 5 wo
   ShardedRun run;
   run.slices = {700, 5, 300};
   run.options = adamw(0);
-  run.options.update.kind = kind;
+  run.options.optimizer = kind;
   run.options.max_grad_norm = 1.0f;  // exercises the norm's team-wide reduction too
   const auto replicated = on_team(team, [&](Worker& w) { return run_sharded(w, run); });
   for (int stage : {1, 2}) {
@@ -136,7 +136,7 @@ TEST_CASE("each stage allocates the memory its formula says") {
       ShardedOptimizer opt(w, params, o, {n});
       const double held = static_cast<double>(w.bytes_in_use() - before);
       const ShardedMemory f =
-          sharded_memory(static_cast<double>(n), stage, o.update.kind, o.precision, w.size());
+          sharded_memory(static_cast<double>(n), stage, o.optimizer, o.precision, w.size());
       // What the optimizer allocates is its state and, from stage 1, the gradient shard; stage 3
       // also its parameter shard. The formulas' other parts are the application's buffers.
       double expected = f.optimizer;
@@ -185,8 +185,8 @@ TEST_CASE("2000 clean steps double the loss scale") {
   Team team(nubo_test::host_workers(2));
   team.run([&](Worker& w) {
     ShardedOptions o = adamw(2, DType::f16);
-    o.update.kind = OptimizerKind::sgd;
-    o.update.lr = 0;
+    o.optimizer = OptimizerKind::sgd;
+    o.lr = 0;
     const auto layout = ShardedOptimizer::layout_for(o, w.size(), {8});
     DeviceBuffer params = w.alloc(DType::f16, layout.padded_size());
     w.fill(params, 0.0);
@@ -261,10 +261,10 @@ TEST_CASE("error feedback carries the rounding into the next step") {
   Team team(nubo_test::host_workers(1));
   team.run([&](Worker& w) {
     ShardedOptions o = adamw(0);
-    o.update.kind = OptimizerKind::sgd;
-    o.update.momentum = 0;
-    o.update.lr = 1;
-    o.update.weight_decay = 0;
+    o.optimizer = OptimizerKind::sgd;
+    o.momentum = 0;
+    o.lr = 1;
+    o.weight_decay = 0;
     o.wire = DType::bf16;
     o.error_feedback = true;
     const auto layout = ShardedOptimizer::layout_for(o, 1, {1});
@@ -333,7 +333,7 @@ TEST_CASE("a damaged or foreign optimizer state is refused, naming the problem")
   REQUIRE_THAT(load_with(other), Catch::Contains("slices [1000] (1000 parameters)") &&
                                      Catch::Contains("[999] (999 parameters)"));
   other = run;
-  other.options.update.kind = OptimizerKind::sgd;
+  other.options.optimizer = OptimizerKind::sgd;
   REQUIRE_THAT(load_with(other),
                Catch::Contains("the state is of adamw but this optimizer runs sgd"));
   {

@@ -47,6 +47,12 @@ NUBO_DTYPE_I32 = 3
 NUBO_DTYPE_I64 = 4
 NUBO_DTYPE_TF32 = 5
 
+# nubo_reduce_op (nubo.h)
+NUBO_REDUCE_SUM = 0
+NUBO_REDUCE_AVG = 1
+NUBO_REDUCE_MAX = 2
+NUBO_REDUCE_MIN = 3
+
 # nubo_backend (nubo.h)
 NUBO_BACKEND_HOST = 0
 NUBO_BACKEND_SIM = 1
@@ -771,11 +777,88 @@ class nubo_net_server_stats_info(Sized):
         ("bytes", c_uint64),
     ]
 
-# nubo_reduce_op (nubo_parallel.h)
-NUBO_REDUCE_SUM = 0
-NUBO_REDUCE_AVG = 1
-NUBO_REDUCE_MAX = 2
-NUBO_REDUCE_MIN = 3
+# nubo_update_rule (nubo_optimizer.h)
+NUBO_UPDATE_SGD = 0
+NUBO_UPDATE_ADAM = 1
+NUBO_UPDATE_ADAMW = 2
+
+# nubo_loss_scaling (nubo_optimizer.h)
+NUBO_LOSS_SCALING_AUTOMATIC = 0
+NUBO_LOSS_SCALING_ON = 1
+NUBO_LOSS_SCALING_OFF = 2
+
+
+class nubo_sharded_options(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("optimizer", c_int),
+        ("lr", c_float),
+        ("momentum", c_float),
+        ("beta1", c_float),
+        ("beta2", c_float),
+        ("eps", c_float),
+        ("weight_decay", c_float),
+        ("stage", c_int),
+        ("precision", c_int),
+        ("gradient_op", c_int),
+        ("max_grad_norm", c_float),
+        ("loss_scaling", c_int),
+        ("init_scale", c_float),
+        ("growth_factor", c_float),
+        ("backoff_factor", c_float),
+        ("growth_interval", c_int64),
+        ("wire", c_int),
+        ("error_feedback", c_int),
+    ]
+
+
+class nubo_shard_slice_info(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("size", c_size_t),
+        ("offset", c_size_t),
+        ("padded", c_size_t),
+        ("shard", c_size_t),
+        ("shard_offset", c_size_t),
+    ]
+
+
+class nubo_sharded_step_summary(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("applied", c_int),
+        ("grad_norm", c_double),
+        ("loss_scale", c_double),
+    ]
+
+
+class nubo_sharded_optimizer(Structure):
+    """Opaque: used through pointers."""
+
+
+class nubo_sharded_memory_info(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("parameters", c_double),
+        ("gradients", c_double),
+        ("optimizer", c_double),
+        ("total", c_double),
+    ]
+
+
+class nubo_optimizer_update(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("kind", c_int),
+        ("lr", c_float),
+        ("momentum", c_float),
+        ("beta1", c_float),
+        ("beta2", c_float),
+        ("eps", c_float),
+        ("weight_decay", c_float),
+        ("step", c_int64),
+        ("grad_scale", c_float),
+    ]
 
 
 class nubo_team(Structure):
@@ -803,7 +886,7 @@ class nubo_team_options(Sized):
     ]
 
 
-nubo_worker_fn = CFUNCTYPE(c_int, POINTER(nubo_worker), c_void_p)
+nubo_worker_fn = CFUNCTYPE(c_int, c_void_p, c_void_p)
 
 
 class nubo_worker_info(Sized):
@@ -921,6 +1004,12 @@ class nubo_train_options(Sized):
         ("checkpoint_auto", c_int),
         ("mtbi_s", c_double),
         ("fresh", c_int),
+        ("zero_stage", c_int),
+        ("precision", c_int),
+        ("grad_compression", c_int),
+        ("error_feedback", c_int),
+        ("accumulate", c_int),
+        ("max_grad_norm", c_double),
     ]
 
 
@@ -1113,6 +1202,39 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
         c_int, [POINTER(nubo_net_server), POINTER(nubo_net_server_stats_info)]),
     "nubo_net_server_stop": (c_int, [POINTER(nubo_net_server)]),
     "nubo_net_server_free": (None, [POINTER(nubo_net_server)]),
+    "nubo_sharded_options_init": (c_int, [POINTER(nubo_sharded_options), c_size_t]),
+    "nubo_sharded_padded_size": (
+        c_int, [POINTER(nubo_sharded_options), c_int, POINTER(c_size_t), c_size_t, POINTER(c_size_t)]),
+    "nubo_sharded_optimizer_create": (
+        c_int, [c_void_p, c_void_p, POINTER(nubo_sharded_options), POINTER(c_size_t), c_size_t, POINTER(POINTER(nubo_sharded_optimizer))]),
+    "nubo_sharded_optimizer_free": (None, [POINTER(nubo_sharded_optimizer)]),
+    "nubo_sharded_optimizer_slice_count": (
+        c_int, [POINTER(nubo_sharded_optimizer), POINTER(c_size_t)]),
+    "nubo_sharded_optimizer_slice": (
+        c_int, [POINTER(nubo_sharded_optimizer), c_size_t, POINTER(nubo_shard_slice_info)]),
+    "nubo_sharded_optimizer_loss_scale": (
+        c_int, [POINTER(nubo_sharded_optimizer), POINTER(c_float)]),
+    "nubo_sharded_optimizer_steps": (c_int, [POINTER(nubo_sharded_optimizer), POINTER(c_uint64)]),
+    "nubo_sharded_optimizer_set_lr": (c_int, [POINTER(nubo_sharded_optimizer), c_float]),
+    "nubo_sharded_optimizer_bytes_communicated": (
+        c_int, [POINTER(nubo_sharded_optimizer), POINTER(c_uint64)]),
+    "nubo_sharded_optimizer_reduce": (
+        c_int, [POINTER(nubo_sharded_optimizer), c_size_t, c_void_p]),
+    "nubo_sharded_optimizer_step": (
+        c_int, [POINTER(nubo_sharded_optimizer), c_void_p, POINTER(nubo_sharded_step_summary)]),
+    "nubo_sharded_optimizer_gather": (
+        c_int, [POINTER(nubo_sharded_optimizer), c_size_t, POINTER(c_void_p)]),
+    "nubo_sharded_optimizer_prefetch": (c_int, [POINTER(nubo_sharded_optimizer), c_size_t]),
+    "nubo_sharded_optimizer_release": (c_int, [POINTER(nubo_sharded_optimizer), c_size_t]),
+    "nubo_sharded_optimizer_save": (c_int, [POINTER(nubo_sharded_optimizer), c_char_p]),
+    "nubo_sharded_optimizer_load": (c_int, [POINTER(nubo_sharded_optimizer), c_char_p]),
+    "nubo_sharded_memory_per_worker": (
+        c_int, [c_double, c_int, c_int, c_int, c_int, POINTER(nubo_sharded_memory_info)]),
+    "nubo_optimizer_update_init": (c_int, [POINTER(nubo_optimizer_update), c_size_t]),
+    "nubo_worker_cast": (c_int, [c_void_p, c_void_p, c_void_p]),
+    "nubo_worker_unscale_check": (c_int, [c_void_p, c_void_p, c_float, c_void_p]),
+    "nubo_worker_optimizer_step": (
+        c_int, [c_void_p, POINTER(nubo_optimizer_update), c_void_p, c_void_p, c_void_p, c_void_p, c_void_p]),
     "nubo_team_options_init": (c_int, [POINTER(nubo_team_options), c_size_t]),
     "nubo_team_create": (
         c_int, [POINTER(nubo_device_report), POINTER(c_size_t), c_size_t, POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
@@ -1120,66 +1242,58 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
         c_int, [c_size_t, POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
     "nubo_team_from_env": (c_int, [POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
     "nubo_team_join": (c_int, [POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
-    "nubo_team_worker": (c_int, [POINTER(nubo_team), c_int, POINTER(POINTER(nubo_worker))]),
+    "nubo_team_worker": (c_int, [POINTER(nubo_team), c_int, POINTER(c_void_p)]),
     "nubo_team_free": (None, [POINTER(nubo_team)]),
     "nubo_team_size": (c_int, [POINTER(nubo_team)]),
     "nubo_team_local_size": (c_int, [POINTER(nubo_team)]),
     "nubo_team_describe": (c_int, [POINTER(nubo_team), c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_team_run": (c_int, [POINTER(nubo_team), nubo_worker_fn, c_void_p]),
-    "nubo_worker_fail": (c_int, [POINTER(nubo_worker), c_int, c_char_p]),
-    "nubo_worker_get_info": (c_int, [POINTER(nubo_worker), POINTER(nubo_worker_info)]),
-    "nubo_worker_shard": (
-        c_int, [POINTER(nubo_worker), c_size_t, POINTER(c_size_t), POINTER(c_size_t)]),
-    "nubo_buffer_create": (
-        c_int, [POINTER(nubo_worker), c_int, c_size_t, POINTER(POINTER(nubo_buffer))]),
-    "nubo_buffer_free": (None, [POINTER(nubo_buffer)]),
-    "nubo_buffer_size": (c_size_t, [POINTER(nubo_buffer)]),
-    "nubo_buffer_bytes": (c_size_t, [POINTER(nubo_buffer)]),
-    "nubo_buffer_dtype": (c_int, [POINTER(nubo_buffer), POINTER(c_int)]),
-    "nubo_buffer_write": (c_int, [POINTER(nubo_buffer), c_void_p, c_size_t, c_size_t]),
-    "nubo_buffer_read": (c_int, [POINTER(nubo_buffer), c_void_p, c_size_t, c_size_t]),
-    "nubo_worker_all_reduce": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int]),
-    "nubo_worker_broadcast": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int]),
-    "nubo_worker_all_gather": (
-        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer)]),
-    "nubo_worker_reduce_scatter": (
-        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer), c_int]),
-    "nubo_worker_barrier": (c_int, [POINTER(nubo_worker)]),
+    "nubo_worker_fail": (c_int, [c_void_p, c_int, c_char_p]),
+    "nubo_worker_get_info": (c_int, [c_void_p, POINTER(nubo_worker_info)]),
+    "nubo_worker_shard": (c_int, [c_void_p, c_size_t, POINTER(c_size_t), POINTER(c_size_t)]),
+    "nubo_buffer_create": (c_int, [c_void_p, c_int, c_size_t, POINTER(c_void_p)]),
+    "nubo_buffer_free": (None, [c_void_p]),
+    "nubo_buffer_size": (c_size_t, [c_void_p]),
+    "nubo_buffer_bytes": (c_size_t, [c_void_p]),
+    "nubo_buffer_dtype": (c_int, [c_void_p, POINTER(c_int)]),
+    "nubo_buffer_write": (c_int, [c_void_p, c_void_p, c_size_t, c_size_t]),
+    "nubo_buffer_read": (c_int, [c_void_p, c_void_p, c_size_t, c_size_t]),
+    "nubo_worker_all_reduce": (c_int, [c_void_p, c_void_p, c_int]),
+    "nubo_worker_broadcast": (c_int, [c_void_p, c_void_p, c_int]),
+    "nubo_worker_all_gather": (c_int, [c_void_p, c_void_p, c_void_p]),
+    "nubo_worker_reduce_scatter": (c_int, [c_void_p, c_void_p, c_void_p, c_int]),
+    "nubo_worker_barrier": (c_int, [c_void_p]),
     "nubo_worker_all_reduce_async": (
-        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int, POINTER(POINTER(nubo_pending))]),
+        c_int, [c_void_p, c_void_p, c_int, POINTER(POINTER(nubo_pending))]),
     "nubo_worker_broadcast_async": (
-        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int, POINTER(POINTER(nubo_pending))]),
+        c_int, [c_void_p, c_void_p, c_int, POINTER(POINTER(nubo_pending))]),
     "nubo_worker_all_gather_async": (
-        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer), POINTER(POINTER(nubo_pending))]),
+        c_int, [c_void_p, c_void_p, c_void_p, POINTER(POINTER(nubo_pending))]),
     "nubo_worker_reduce_scatter_async": (
-        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer), c_int, POINTER(POINTER(nubo_pending))]),
-    "nubo_worker_barrier_async": (c_int, [POINTER(nubo_worker), POINTER(POINTER(nubo_pending))]),
+        c_int, [c_void_p, c_void_p, c_void_p, c_int, POINTER(POINTER(nubo_pending))]),
+    "nubo_worker_barrier_async": (c_int, [c_void_p, POINTER(POINTER(nubo_pending))]),
     "nubo_pending_wait": (c_int, [POINTER(nubo_pending)]),
     "nubo_pending_done": (c_int, [POINTER(nubo_pending)]),
     "nubo_pending_free": (None, [POINTER(nubo_pending)]),
-    "nubo_worker_wrap": (
-        c_int, [POINTER(nubo_worker), c_void_p, c_int, c_size_t, POINTER(POINTER(nubo_buffer))]),
-    "nubo_buffer_slice": (
-        c_int, [POINTER(nubo_buffer), c_size_t, c_size_t, POINTER(POINTER(nubo_buffer))]),
-    "nubo_buffer_data": (c_void_p, [POINTER(nubo_buffer)]),
-    "nubo_worker_bytes_in_use": (c_int, [POINTER(nubo_worker), POINTER(c_size_t)]),
-    "nubo_buffer_to_dlpack": (c_int, [POINTER(nubo_buffer), POINTER(c_void_p)]),
-    "nubo_buffer_from_dlpack": (
-        c_int, [POINTER(nubo_worker), c_void_p, POINTER(POINTER(nubo_buffer))]),
+    "nubo_worker_wrap": (c_int, [c_void_p, c_void_p, c_int, c_size_t, POINTER(c_void_p)]),
+    "nubo_buffer_slice": (c_int, [c_void_p, c_size_t, c_size_t, POINTER(c_void_p)]),
+    "nubo_buffer_data": (c_void_p, [c_void_p]),
+    "nubo_worker_bytes_in_use": (c_int, [c_void_p, POINTER(c_size_t)]),
+    "nubo_buffer_to_dlpack": (c_int, [c_void_p, POINTER(c_void_p)]),
+    "nubo_buffer_from_dlpack": (c_int, [c_void_p, c_void_p, POINTER(c_void_p)]),
     "nubo_worker_gemm_request_init": (c_int, [POINTER(nubo_worker_gemm_request), c_size_t]),
     "nubo_worker_gemm": (
-        c_int, [POINTER(nubo_worker), POINTER(nubo_worker_gemm_request), POINTER(nubo_buffer), POINTER(nubo_buffer), POINTER(nubo_buffer)]),
-    "nubo_worker_fill": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_double]),
-    "nubo_worker_scale": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_float]),
-    "nubo_worker_axpy": (
-        c_int, [POINTER(nubo_worker), c_float, POINTER(nubo_buffer), POINTER(nubo_buffer)]),
-    "nubo_worker_synchronize": (c_int, [POINTER(nubo_worker)]),
-    "nubo_worker_native": (c_int, [POINTER(nubo_worker), POINTER(nubo_worker_native_info)]),
-    "nubo_worker_use_stream": (c_int, [POINTER(nubo_worker), c_void_p]),
-    "nubo_worker_use_own_stream": (c_int, [POINTER(nubo_worker)]),
-    "nubo_worker_record_event": (c_int, [POINTER(nubo_worker), POINTER(POINTER(nubo_event))]),
-    "nubo_worker_wait_event": (c_int, [POINTER(nubo_worker), POINTER(nubo_event)]),
-    "nubo_worker_wait_native_event": (c_int, [POINTER(nubo_worker), c_void_p]),
+        c_int, [c_void_p, POINTER(nubo_worker_gemm_request), c_void_p, c_void_p, c_void_p]),
+    "nubo_worker_fill": (c_int, [c_void_p, c_void_p, c_double]),
+    "nubo_worker_scale": (c_int, [c_void_p, c_void_p, c_float]),
+    "nubo_worker_axpy": (c_int, [c_void_p, c_float, c_void_p, c_void_p]),
+    "nubo_worker_synchronize": (c_int, [c_void_p]),
+    "nubo_worker_native": (c_int, [c_void_p, POINTER(nubo_worker_native_info)]),
+    "nubo_worker_use_stream": (c_int, [c_void_p, c_void_p]),
+    "nubo_worker_use_own_stream": (c_int, [c_void_p]),
+    "nubo_worker_record_event": (c_int, [c_void_p, POINTER(POINTER(nubo_event))]),
+    "nubo_worker_wait_event": (c_int, [c_void_p, POINTER(nubo_event)]),
+    "nubo_worker_wait_native_event": (c_int, [c_void_p, c_void_p]),
     "nubo_event_synchronize": (c_int, [POINTER(nubo_event)]),
     "nubo_event_done": (c_int, [POINTER(nubo_event)]),
     "nubo_event_native": (c_void_p, [POINTER(nubo_event)]),

@@ -26,3 +26,22 @@ class Codec(OpenIntEnum):
     """Zstd over the byte planes of bf16, fp16 or fp32 values (exponents together): for
     checkpoints and model weights, exact for every bit pattern.
     """
+
+
+class OptimizerKind(OpenIntEnum):
+    """The update rules, as PyTorch names them. (C: nubo_update_rule)"""
+
+    SGD = 0
+    """SGD with momentum: v = momentum v + (g + wd w); w -= lr v."""
+    ADAM = 1
+    """Adam, weight decay added to the gradient."""
+    ADAMW = 2
+    """AdamW, weight decay decoupled."""
+
+
+class LossScaling(OpenIntEnum):
+    """Fp16's dynamic loss scaling: automatic is on for f16 only. (C: nubo_loss_scaling)"""
+
+    AUTOMATIC = 0
+    ON = 1
+    OFF = 2

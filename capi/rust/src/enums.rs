@@ -46,3 +46,62 @@ impl Codec {
         }
     }
 }
+
+/// The update rules, as PyTorch names them. (C: `nubo_update_rule`)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OptimizerKind {
+    /// SGD with momentum: v = momentum v + (g + wd w); w -= lr v.
+    Sgd,
+    /// Adam, weight decay added to the gradient.
+    Adam,
+    /// AdamW, weight decay decoupled.
+    Adamw,
+}
+
+impl OptimizerKind {
+    pub(crate) fn raw(self) -> ffi::nubo_update_rule {
+        match self {
+            OptimizerKind::Sgd => ffi::NUBO_UPDATE_SGD,
+            OptimizerKind::Adam => ffi::NUBO_UPDATE_ADAM,
+            OptimizerKind::Adamw => ffi::NUBO_UPDATE_ADAMW,
+        }
+    }
+
+    /// None for a value this crate does not know (a newer library's).
+    pub(crate) fn from_raw(raw: ffi::nubo_update_rule) -> Option<OptimizerKind> {
+        match raw {
+            ffi::NUBO_UPDATE_SGD => Some(OptimizerKind::Sgd),
+            ffi::NUBO_UPDATE_ADAM => Some(OptimizerKind::Adam),
+            ffi::NUBO_UPDATE_ADAMW => Some(OptimizerKind::Adamw),
+            _ => None,
+        }
+    }
+}
+
+/// Fp16's dynamic loss scaling: automatic is on for f16 only. (C: `nubo_loss_scaling`)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LossScaling {
+    Automatic,
+    On,
+    Off,
+}
+
+impl LossScaling {
+    pub(crate) fn raw(self) -> ffi::nubo_loss_scaling {
+        match self {
+            LossScaling::Automatic => ffi::NUBO_LOSS_SCALING_AUTOMATIC,
+            LossScaling::On => ffi::NUBO_LOSS_SCALING_ON,
+            LossScaling::Off => ffi::NUBO_LOSS_SCALING_OFF,
+        }
+    }
+
+    /// None for a value this crate does not know (a newer library's).
+    pub(crate) fn from_raw(raw: ffi::nubo_loss_scaling) -> Option<LossScaling> {
+        match raw {
+            ffi::NUBO_LOSS_SCALING_AUTOMATIC => Some(LossScaling::Automatic),
+            ffi::NUBO_LOSS_SCALING_ON => Some(LossScaling::On),
+            ffi::NUBO_LOSS_SCALING_OFF => Some(LossScaling::Off),
+            _ => None,
+        }
+    }
+}

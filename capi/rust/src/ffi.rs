@@ -78,6 +78,12 @@ pub const NUBO_DTYPE_I32: nubo_dtype = 3;
 pub const NUBO_DTYPE_I64: nubo_dtype = 4;
 pub const NUBO_DTYPE_TF32: nubo_dtype = 5;
 
+pub type nubo_reduce_op = c_int;
+pub const NUBO_REDUCE_SUM: nubo_reduce_op = 0;
+pub const NUBO_REDUCE_AVG: nubo_reduce_op = 1;
+pub const NUBO_REDUCE_MAX: nubo_reduce_op = 2;
+pub const NUBO_REDUCE_MIN: nubo_reduce_op = 3;
+
 pub type nubo_backend = c_int;
 pub const NUBO_BACKEND_HOST: nubo_backend = 0;
 pub const NUBO_BACKEND_SIM: nubo_backend = 1;
@@ -783,11 +789,90 @@ sized_structs! {
     }
 }
 
-pub type nubo_reduce_op = c_int;
-pub const NUBO_REDUCE_SUM: nubo_reduce_op = 0;
-pub const NUBO_REDUCE_AVG: nubo_reduce_op = 1;
-pub const NUBO_REDUCE_MAX: nubo_reduce_op = 2;
-pub const NUBO_REDUCE_MIN: nubo_reduce_op = 3;
+pub type nubo_update_rule = c_int;
+pub const NUBO_UPDATE_SGD: nubo_update_rule = 0;
+pub const NUBO_UPDATE_ADAM: nubo_update_rule = 1;
+pub const NUBO_UPDATE_ADAMW: nubo_update_rule = 2;
+
+pub type nubo_loss_scaling = c_int;
+pub const NUBO_LOSS_SCALING_AUTOMATIC: nubo_loss_scaling = 0;
+pub const NUBO_LOSS_SCALING_ON: nubo_loss_scaling = 1;
+pub const NUBO_LOSS_SCALING_OFF: nubo_loss_scaling = 2;
+
+sized_structs! {
+    pub struct nubo_sharded_options {
+        pub struct_size: u32,
+        pub optimizer: nubo_update_rule,
+        pub lr: c_float,
+        pub momentum: c_float,
+        pub beta1: c_float,
+        pub beta2: c_float,
+        pub eps: c_float,
+        pub weight_decay: c_float,
+        pub stage: c_int,
+        pub precision: nubo_dtype,
+        pub gradient_op: nubo_reduce_op,
+        pub max_grad_norm: c_float,
+        pub loss_scaling: nubo_loss_scaling,
+        pub init_scale: c_float,
+        pub growth_factor: c_float,
+        pub backoff_factor: c_float,
+        pub growth_interval: i64,
+        pub wire: nubo_dtype,
+        pub error_feedback: c_int,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_shard_slice_info {
+        pub struct_size: u32,
+        pub size: usize,
+        pub offset: usize,
+        pub padded: usize,
+        pub shard: usize,
+        pub shard_offset: usize,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_sharded_step_summary {
+        pub struct_size: u32,
+        pub applied: c_int,
+        pub grad_norm: c_double,
+        pub loss_scale: c_double,
+    }
+}
+
+opaque!(nubo_sharded_optimizer);
+
+opaque!(nubo_worker);
+
+opaque!(nubo_buffer);
+
+sized_structs! {
+    pub struct nubo_sharded_memory_info {
+        pub struct_size: u32,
+        pub parameters: c_double,
+        pub gradients: c_double,
+        pub optimizer: c_double,
+        pub total: c_double,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_optimizer_update {
+        pub struct_size: u32,
+        pub kind: nubo_update_rule,
+        pub lr: c_float,
+        pub momentum: c_float,
+        pub beta1: c_float,
+        pub beta2: c_float,
+        pub eps: c_float,
+        pub weight_decay: c_float,
+        pub step: i64,
+        pub grad_scale: c_float,
+    }
+}
 
 opaque!(nubo_team);
 
@@ -807,7 +892,7 @@ sized_structs! {
 }
 
 pub type nubo_worker_fn =
-    Option<unsafe extern "C" fn(worker: *mut nubo_worker, user: *mut c_void) -> nubo_status>;
+    Option<unsafe extern "C" fn(worker: *mut c_void, user: *mut c_void) -> nubo_status>;
 
 sized_structs! {
     pub struct nubo_worker_info {
@@ -922,6 +1007,12 @@ sized_structs! {
         pub checkpoint_auto: c_int,
         pub mtbi_s: c_double,
         pub fresh: c_int,
+        pub zero_stage: c_int,
+        pub precision: nubo_dtype,
+        pub grad_compression: nubo_dtype,
+        pub error_feedback: c_int,
+        pub accumulate: c_int,
+        pub max_grad_norm: c_double,
     }
 }
 
@@ -1353,6 +1444,114 @@ extern "C" {
     ) -> nubo_status;
     pub fn nubo_net_server_stop(server: *mut nubo_net_server) -> nubo_status;
     pub fn nubo_net_server_free(server: *mut nubo_net_server);
+    pub fn nubo_sharded_options_init(
+        options: *mut nubo_sharded_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_sharded_padded_size(
+        options: *const nubo_sharded_options,
+        world: c_int,
+        slice_sizes: *const usize,
+        slice_count: usize,
+        out: *mut usize,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_create(
+        worker: *mut c_void,
+        params: *mut c_void,
+        options: *const nubo_sharded_options,
+        slice_sizes: *const usize,
+        slice_count: usize,
+        out: *mut *mut nubo_sharded_optimizer,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_free(optimizer: *mut nubo_sharded_optimizer);
+    pub fn nubo_sharded_optimizer_slice_count(
+        optimizer: *const nubo_sharded_optimizer,
+        out: *mut usize,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_slice(
+        optimizer: *const nubo_sharded_optimizer,
+        slice: usize,
+        out: *mut nubo_shard_slice_info,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_loss_scale(
+        optimizer: *const nubo_sharded_optimizer,
+        out: *mut c_float,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_steps(
+        optimizer: *const nubo_sharded_optimizer,
+        out: *mut u64,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_set_lr(
+        optimizer: *mut nubo_sharded_optimizer,
+        lr: c_float,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_bytes_communicated(
+        optimizer: *const nubo_sharded_optimizer,
+        out: *mut u64,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_reduce(
+        optimizer: *mut nubo_sharded_optimizer,
+        slice: usize,
+        grads: *mut c_void,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_step(
+        optimizer: *mut nubo_sharded_optimizer,
+        grads: *mut c_void,
+        out: *mut nubo_sharded_step_summary,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_gather(
+        optimizer: *mut nubo_sharded_optimizer,
+        slice: usize,
+        out: *mut *mut c_void,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_prefetch(
+        optimizer: *mut nubo_sharded_optimizer,
+        slice: usize,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_release(
+        optimizer: *mut nubo_sharded_optimizer,
+        slice: usize,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_save(
+        optimizer: *mut nubo_sharded_optimizer,
+        path: *const c_char,
+    ) -> nubo_status;
+    pub fn nubo_sharded_optimizer_load(
+        optimizer: *mut nubo_sharded_optimizer,
+        path: *const c_char,
+    ) -> nubo_status;
+    pub fn nubo_sharded_memory_per_worker(
+        parameters: c_double,
+        stage: c_int,
+        kind: nubo_update_rule,
+        precision: nubo_dtype,
+        world: c_int,
+        out: *mut nubo_sharded_memory_info,
+    ) -> nubo_status;
+    pub fn nubo_optimizer_update_init(
+        update: *mut nubo_optimizer_update,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_worker_cast(
+        worker: *mut c_void,
+        r#in: *const c_void,
+        out: *mut c_void,
+    ) -> nubo_status;
+    pub fn nubo_worker_unscale_check(
+        worker: *mut c_void,
+        grads: *mut c_void,
+        inv_scale: c_float,
+        stats: *mut c_void,
+    ) -> nubo_status;
+    pub fn nubo_worker_optimizer_step(
+        worker: *mut c_void,
+        update: *const nubo_optimizer_update,
+        master: *mut c_void,
+        grads: *const c_void,
+        m: *mut c_void,
+        v: *mut c_void,
+        params: *mut c_void,
+    ) -> nubo_status;
     pub fn nubo_team_options_init(
         options: *mut nubo_team_options,
         struct_size: usize,
@@ -1380,7 +1579,7 @@ extern "C" {
     pub fn nubo_team_worker(
         team: *mut nubo_team,
         local_rank: c_int,
-        out: *mut *mut nubo_worker,
+        out: *mut *mut c_void,
     ) -> nubo_status;
     pub fn nubo_team_free(team: *mut nubo_team);
     pub fn nubo_team_size(team: *const nubo_team) -> c_int;
@@ -1397,164 +1596,141 @@ extern "C" {
         user: *mut c_void,
     ) -> nubo_status;
     pub fn nubo_worker_fail(
-        worker: *mut nubo_worker,
+        worker: *mut c_void,
         status: nubo_status,
         message: *const c_char,
     ) -> nubo_status;
-    pub fn nubo_worker_get_info(
-        worker: *const nubo_worker,
-        out: *mut nubo_worker_info,
-    ) -> nubo_status;
+    pub fn nubo_worker_get_info(worker: *const c_void, out: *mut nubo_worker_info) -> nubo_status;
     pub fn nubo_worker_shard(
-        worker: *const nubo_worker,
+        worker: *const c_void,
         n: usize,
         begin: *mut usize,
         count: *mut usize,
     ) -> nubo_status;
     pub fn nubo_buffer_create(
-        worker: *mut nubo_worker,
+        worker: *mut c_void,
         r#type: nubo_dtype,
         count: usize,
-        out: *mut *mut nubo_buffer,
+        out: *mut *mut c_void,
     ) -> nubo_status;
-    pub fn nubo_buffer_free(buffer: *mut nubo_buffer);
-    pub fn nubo_buffer_size(buffer: *const nubo_buffer) -> usize;
-    pub fn nubo_buffer_bytes(buffer: *const nubo_buffer) -> usize;
-    pub fn nubo_buffer_dtype(buffer: *const nubo_buffer, out: *mut nubo_dtype) -> nubo_status;
+    pub fn nubo_buffer_free(buffer: *mut c_void);
+    pub fn nubo_buffer_size(buffer: *const c_void) -> usize;
+    pub fn nubo_buffer_bytes(buffer: *const c_void) -> usize;
+    pub fn nubo_buffer_dtype(buffer: *const c_void, out: *mut nubo_dtype) -> nubo_status;
     pub fn nubo_buffer_write(
-        buffer: *mut nubo_buffer,
+        buffer: *mut c_void,
         host: *const c_void,
         bytes: usize,
         offset: usize,
     ) -> nubo_status;
     pub fn nubo_buffer_read(
-        buffer: *const nubo_buffer,
+        buffer: *const c_void,
         host: *mut c_void,
         bytes: usize,
         offset: usize,
     ) -> nubo_status;
     pub fn nubo_worker_all_reduce(
-        worker: *mut nubo_worker,
-        buf: *mut nubo_buffer,
+        worker: *mut c_void,
+        buf: *mut c_void,
         op: nubo_reduce_op,
     ) -> nubo_status;
-    pub fn nubo_worker_broadcast(
-        worker: *mut nubo_worker,
-        buf: *mut nubo_buffer,
-        root: c_int,
-    ) -> nubo_status;
+    pub fn nubo_worker_broadcast(worker: *mut c_void, buf: *mut c_void, root: c_int)
+        -> nubo_status;
     pub fn nubo_worker_all_gather(
-        worker: *mut nubo_worker,
-        r#in: *const nubo_buffer,
-        out: *mut nubo_buffer,
+        worker: *mut c_void,
+        r#in: *const c_void,
+        out: *mut c_void,
     ) -> nubo_status;
     pub fn nubo_worker_reduce_scatter(
-        worker: *mut nubo_worker,
-        r#in: *const nubo_buffer,
-        out: *mut nubo_buffer,
+        worker: *mut c_void,
+        r#in: *const c_void,
+        out: *mut c_void,
         op: nubo_reduce_op,
     ) -> nubo_status;
-    pub fn nubo_worker_barrier(worker: *mut nubo_worker) -> nubo_status;
+    pub fn nubo_worker_barrier(worker: *mut c_void) -> nubo_status;
     pub fn nubo_worker_all_reduce_async(
-        worker: *mut nubo_worker,
-        buf: *mut nubo_buffer,
+        worker: *mut c_void,
+        buf: *mut c_void,
         op: nubo_reduce_op,
         out: *mut *mut nubo_pending,
     ) -> nubo_status;
     pub fn nubo_worker_broadcast_async(
-        worker: *mut nubo_worker,
-        buf: *mut nubo_buffer,
+        worker: *mut c_void,
+        buf: *mut c_void,
         root: c_int,
         out: *mut *mut nubo_pending,
     ) -> nubo_status;
     pub fn nubo_worker_all_gather_async(
-        worker: *mut nubo_worker,
-        r#in: *const nubo_buffer,
-        out: *mut nubo_buffer,
+        worker: *mut c_void,
+        r#in: *const c_void,
+        out: *mut c_void,
         out_pending: *mut *mut nubo_pending,
     ) -> nubo_status;
     pub fn nubo_worker_reduce_scatter_async(
-        worker: *mut nubo_worker,
-        r#in: *const nubo_buffer,
-        out: *mut nubo_buffer,
+        worker: *mut c_void,
+        r#in: *const c_void,
+        out: *mut c_void,
         op: nubo_reduce_op,
         out_pending: *mut *mut nubo_pending,
     ) -> nubo_status;
     pub fn nubo_worker_barrier_async(
-        worker: *mut nubo_worker,
+        worker: *mut c_void,
         out: *mut *mut nubo_pending,
     ) -> nubo_status;
     pub fn nubo_pending_wait(pending: *mut nubo_pending) -> nubo_status;
     pub fn nubo_pending_done(pending: *const nubo_pending) -> c_int;
     pub fn nubo_pending_free(pending: *mut nubo_pending);
     pub fn nubo_worker_wrap(
-        worker: *mut nubo_worker,
+        worker: *mut c_void,
         data: *mut c_void,
         r#type: nubo_dtype,
         count: usize,
-        out: *mut *mut nubo_buffer,
+        out: *mut *mut c_void,
     ) -> nubo_status;
     pub fn nubo_buffer_slice(
-        buffer: *mut nubo_buffer,
+        buffer: *mut c_void,
         offset: usize,
         count: usize,
-        out: *mut *mut nubo_buffer,
+        out: *mut *mut c_void,
     ) -> nubo_status;
-    pub fn nubo_buffer_data(buffer: *mut nubo_buffer) -> *mut c_void;
-    pub fn nubo_worker_bytes_in_use(worker: *const nubo_worker, out: *mut usize) -> nubo_status;
-    pub fn nubo_buffer_to_dlpack(buffer: *mut nubo_buffer, out: *mut *mut c_void) -> nubo_status;
+    pub fn nubo_buffer_data(buffer: *mut c_void) -> *mut c_void;
+    pub fn nubo_worker_bytes_in_use(worker: *const c_void, out: *mut usize) -> nubo_status;
+    pub fn nubo_buffer_to_dlpack(buffer: *mut c_void, out: *mut *mut c_void) -> nubo_status;
     pub fn nubo_buffer_from_dlpack(
-        worker: *mut nubo_worker,
+        worker: *mut c_void,
         tensor: *mut c_void,
-        out: *mut *mut nubo_buffer,
+        out: *mut *mut c_void,
     ) -> nubo_status;
     pub fn nubo_worker_gemm_request_init(
         gemm: *mut nubo_worker_gemm_request,
         struct_size: usize,
     ) -> nubo_status;
     pub fn nubo_worker_gemm(
-        worker: *mut nubo_worker,
+        worker: *mut c_void,
         gemm: *const nubo_worker_gemm_request,
-        a: *const nubo_buffer,
-        b: *const nubo_buffer,
-        c: *mut nubo_buffer,
+        a: *const c_void,
+        b: *const c_void,
+        c: *mut c_void,
     ) -> nubo_status;
-    pub fn nubo_worker_fill(
-        worker: *mut nubo_worker,
-        x: *mut nubo_buffer,
-        value: c_double,
-    ) -> nubo_status;
-    pub fn nubo_worker_scale(
-        worker: *mut nubo_worker,
-        x: *mut nubo_buffer,
-        alpha: c_float,
-    ) -> nubo_status;
+    pub fn nubo_worker_fill(worker: *mut c_void, x: *mut c_void, value: c_double) -> nubo_status;
+    pub fn nubo_worker_scale(worker: *mut c_void, x: *mut c_void, alpha: c_float) -> nubo_status;
     pub fn nubo_worker_axpy(
-        worker: *mut nubo_worker,
+        worker: *mut c_void,
         alpha: c_float,
-        x: *const nubo_buffer,
-        y: *mut nubo_buffer,
+        x: *const c_void,
+        y: *mut c_void,
     ) -> nubo_status;
-    pub fn nubo_worker_synchronize(worker: *mut nubo_worker) -> nubo_status;
+    pub fn nubo_worker_synchronize(worker: *mut c_void) -> nubo_status;
     pub fn nubo_worker_native(
-        worker: *const nubo_worker,
+        worker: *const c_void,
         out: *mut nubo_worker_native_info,
     ) -> nubo_status;
-    pub fn nubo_worker_use_stream(
-        worker: *mut nubo_worker,
-        cuda_stream: *mut c_void,
-    ) -> nubo_status;
-    pub fn nubo_worker_use_own_stream(worker: *mut nubo_worker) -> nubo_status;
-    pub fn nubo_worker_record_event(
-        worker: *mut nubo_worker,
-        out: *mut *mut nubo_event,
-    ) -> nubo_status;
-    pub fn nubo_worker_wait_event(
-        worker: *mut nubo_worker,
-        event: *const nubo_event,
-    ) -> nubo_status;
+    pub fn nubo_worker_use_stream(worker: *mut c_void, cuda_stream: *mut c_void) -> nubo_status;
+    pub fn nubo_worker_use_own_stream(worker: *mut c_void) -> nubo_status;
+    pub fn nubo_worker_record_event(worker: *mut c_void, out: *mut *mut nubo_event) -> nubo_status;
+    pub fn nubo_worker_wait_event(worker: *mut c_void, event: *const nubo_event) -> nubo_status;
     pub fn nubo_worker_wait_native_event(
-        worker: *mut nubo_worker,
+        worker: *mut c_void,
         cuda_event: *mut c_void,
     ) -> nubo_status;
     pub fn nubo_event_synchronize(event: *const nubo_event) -> nubo_status;
@@ -1812,6 +1988,15 @@ mod tests {
                                       require_encryption, handshake_seconds, max_pending,
                                       max_pending_per_address, mkdir, preserve_special_modes }
             nubo_net_server_stats_info { struct_size, connections, refused, sessions, files, bytes }
+            nubo_sharded_options { struct_size, optimizer, lr, momentum, beta1, beta2, eps,
+                                   weight_decay, stage, precision, gradient_op, max_grad_norm,
+                                   loss_scaling, init_scale, growth_factor, backoff_factor,
+                                   growth_interval, wire, error_feedback }
+            nubo_shard_slice_info { struct_size, size, offset, padded, shard, shard_offset }
+            nubo_sharded_step_summary { struct_size, applied, grad_norm, loss_scale }
+            nubo_sharded_memory_info { struct_size, parameters, gradients, optimizer, total }
+            nubo_optimizer_update { struct_size, kind, lr, momentum, beta1, beta2, eps,
+                                    weight_decay, step, grad_scale }
             nubo_team_options { struct_size, timeout_seconds, cpu_bind, health_watch_seconds }
             nubo_worker_info { struct_size, rank, size, local_rank, local_size, backend,
                                device_index, device_name, host_threads, cpus, cpu_count }
@@ -1827,7 +2012,9 @@ mod tests {
             nubo_train_options { struct_size, layers, layer_count, optimizer, lr, momentum, batch,
                                  epochs, seed, bucket_bytes, autotune, devices, team, dataset_dir,
                                  subset, checkpoint_dir, checkpoint_every, strict_resume,
-                                 sync_checkpoints, checkpoint_auto, mtbi_s, fresh }
+                                 sync_checkpoints, checkpoint_auto, mtbi_s, fresh, zero_stage,
+                                 precision, grad_compression, error_feedback, accumulate,
+                                 max_grad_norm }
             nubo_train_progress { struct_size, epoch, epochs, step, steps_per_epoch, total_steps,
                                   loss, accuracy, samples_per_s, eta_s, elapsed_s, checkpointed,
                                   checkpoint_interval_s }
@@ -1837,6 +2024,7 @@ mod tests {
         for name in [
             "nubo_status",
             "nubo_dtype",
+            "nubo_reduce_op",
             "nubo_backend",
             "nubo_link_kind",
             "nubo_severity",
@@ -1844,7 +2032,8 @@ mod tests {
             "nubo_entry_kind",
             "nubo_cost_pricing",
             "nubo_cost_optimizer",
-            "nubo_reduce_op",
+            "nubo_update_rule",
+            "nubo_loss_scaling",
             "nubo_transpose",
             "nubo_train_optimizer",
         ] {
@@ -1869,6 +2058,10 @@ mod tests {
             NUBO_DTYPE_I32,
             NUBO_DTYPE_I64,
             NUBO_DTYPE_TF32,
+            NUBO_REDUCE_SUM,
+            NUBO_REDUCE_AVG,
+            NUBO_REDUCE_MAX,
+            NUBO_REDUCE_MIN,
             NUBO_BACKEND_HOST,
             NUBO_BACKEND_SIM,
             NUBO_BACKEND_CUDA,
@@ -1898,10 +2091,12 @@ mod tests {
             NUBO_PRICING_RESERVED_3Y,
             NUBO_OPTIMIZER_ADAM,
             NUBO_OPTIMIZER_SGD,
-            NUBO_REDUCE_SUM,
-            NUBO_REDUCE_AVG,
-            NUBO_REDUCE_MAX,
-            NUBO_REDUCE_MIN,
+            NUBO_UPDATE_SGD,
+            NUBO_UPDATE_ADAM,
+            NUBO_UPDATE_ADAMW,
+            NUBO_LOSS_SCALING_AUTOMATIC,
+            NUBO_LOSS_SCALING_ON,
+            NUBO_LOSS_SCALING_OFF,
             NUBO_TRANSPOSE_NO,
             NUBO_TRANSPOSE_YES,
             NUBO_TRAIN_SGD,

@@ -328,3 +328,109 @@ impl PreflightOptions {
         Ok(o)
     }
 }
+
+/// Options of nubo_sharded_optimizer_create.
+///
+/// C: `nubo_sharded_options`.
+#[derive(Debug, Clone, Default)]
+pub struct ShardedOptions {
+    /// NUBO_UPDATE_ADAMW.
+    pub optimizer: Option<crate::OptimizerKind>,
+    /// 1e-3.
+    pub lr: Option<f32>,
+    /// 0.9 (SGD).
+    pub momentum: Option<f32>,
+    /// 0.9, 0.999, 1e-8 (Adam, AdamW).
+    pub beta1: Option<f32>,
+    /// 0.9, 0.999, 1e-8 (Adam, AdamW).
+    pub beta2: Option<f32>,
+    /// 0.9, 0.999, 1e-8 (Adam, AdamW).
+    pub eps: Option<f32>,
+    /// 0.
+    pub weight_decay: Option<f32>,
+    /// 0: replicated; 1 (default): optimizer state sharded; 2: gradients too; 3: parameters too.
+    pub stage: Option<i32>,
+    /// The parameters' and gradients' type: f32 (default), bf16, f16.
+    pub precision: Option<crate::DType>,
+    /// NUBO_REDUCE_AVG (DDP's mean) or NUBO_REDUCE_SUM.
+    pub gradient_op: Option<crate::ReduceOp>,
+    /// Clip to this global L2 norm; 0 (default): no clipping.
+    pub max_grad_norm: Option<f32>,
+    pub loss_scaling: Option<crate::LossScaling>,
+    /// 65536.
+    pub init_scale: Option<f32>,
+    /// 2.
+    pub growth_factor: Option<f32>,
+    /// 0.5.
+    pub backoff_factor: Option<f32>,
+    /// 2000 clean steps.
+    pub growth_interval: Option<i64>,
+    /// F32 gradients carried as NUBO_DTYPE_BF16 or NUBO_DTYPE_F16; NUBO_DTYPE_F32: not compressed.
+    pub wire: Option<crate::DType>,
+    /// True: each worker's rounding error added to its next gradients.
+    pub error_feedback: Option<bool>,
+}
+
+impl ShardedOptions {
+    /// The C struct: the library's defaults, then what is set here.
+    pub(crate) fn to_raw(&self, _keep: &mut Keep) -> Result<ffi::nubo_sharded_options, Error> {
+        let mut o = ffi::nubo_sharded_options::new();
+        // SAFETY: `o` is a valid struct of the size given.
+        check(unsafe { ffi::nubo_sharded_options_init(&mut o, std::mem::size_of_val(&o)) })?;
+        if let Some(v) = self.optimizer {
+            o.optimizer = v.raw();
+        }
+        if let Some(v) = self.lr {
+            o.lr = v;
+        }
+        if let Some(v) = self.momentum {
+            o.momentum = v;
+        }
+        if let Some(v) = self.beta1 {
+            o.beta1 = v;
+        }
+        if let Some(v) = self.beta2 {
+            o.beta2 = v;
+        }
+        if let Some(v) = self.eps {
+            o.eps = v;
+        }
+        if let Some(v) = self.weight_decay {
+            o.weight_decay = v;
+        }
+        if let Some(v) = self.stage {
+            o.stage = v;
+        }
+        if let Some(v) = self.precision {
+            o.precision = v.raw();
+        }
+        if let Some(v) = self.gradient_op {
+            o.gradient_op = v.raw();
+        }
+        if let Some(v) = self.max_grad_norm {
+            o.max_grad_norm = v;
+        }
+        if let Some(v) = self.loss_scaling {
+            o.loss_scaling = v.raw();
+        }
+        if let Some(v) = self.init_scale {
+            o.init_scale = v;
+        }
+        if let Some(v) = self.growth_factor {
+            o.growth_factor = v;
+        }
+        if let Some(v) = self.backoff_factor {
+            o.backoff_factor = v;
+        }
+        if let Some(v) = self.growth_interval {
+            o.growth_interval = v;
+        }
+        if let Some(v) = self.wire {
+            o.wire = v.raw();
+        }
+        if let Some(v) = self.error_feedback {
+            o.error_feedback = c_int::from(v);
+        }
+        Ok(o)
+    }
+}

@@ -303,6 +303,69 @@ inline nubo::device::PreflightOptions read_options(const nubo_device_preflight_o
   return from_nubo_device_preflight_options(o, "options");
 }
 
+// The defaults of nubo_sharded_options: those of a default nubo::ShardedOptions.
+inline nubo_sharded_options to_nubo_sharded_options(const nubo::ShardedOptions& in) {
+  nubo_sharded_options out{};
+  out.struct_size = sizeof out;
+  assign(out.optimizer, in.optimizer);
+  assign(out.lr, in.lr);
+  assign(out.momentum, in.momentum);
+  assign(out.beta1, in.beta1);
+  assign(out.beta2, in.beta2);
+  assign(out.eps, in.eps);
+  assign(out.weight_decay, in.weight_decay);
+  assign(out.stage, in.stage);
+  assign(out.precision, in.precision);
+  assign(out.gradient_op, in.gradient_op);
+  assign(out.max_grad_norm, in.max_grad_norm);
+  assign(out.loss_scaling, in.loss_scaling);
+  assign(out.init_scale, in.init_scale);
+  assign(out.growth_factor, in.growth_factor);
+  assign(out.backoff_factor, in.backoff_factor);
+  assign(out.growth_interval, in.growth_interval);
+  assign(out.wire, in.wire);
+  assign(out.error_feedback, in.error_feedback);
+  return out;
+}
+
+// The caller's nubo_sharded_options (read with its struct_size) as nubo::ShardedOptions; `what`
+// names it in errors.
+inline nubo::ShardedOptions from_nubo_sharded_options(const nubo_sharded_options& in,
+                                                      const std::string& what) {
+  nubo::ShardedOptions out;
+  take(out.optimizer, in.optimizer, what + "->optimizer");
+  take(out.lr, in.lr, what + "->lr");
+  take(out.momentum, in.momentum, what + "->momentum");
+  take(out.beta1, in.beta1, what + "->beta1");
+  take(out.beta2, in.beta2, what + "->beta2");
+  take(out.eps, in.eps, what + "->eps");
+  take(out.weight_decay, in.weight_decay, what + "->weight_decay");
+  take(out.stage, in.stage, what + "->stage");
+  take(out.precision, in.precision, what + "->precision");
+  take(out.gradient_op, in.gradient_op, what + "->gradient_op");
+  take(out.max_grad_norm, in.max_grad_norm, what + "->max_grad_norm");
+  take(out.loss_scaling, in.loss_scaling, what + "->loss_scaling");
+  take(out.init_scale, in.init_scale, what + "->init_scale");
+  take(out.growth_factor, in.growth_factor, what + "->growth_factor");
+  take(out.backoff_factor, in.backoff_factor, what + "->backoff_factor");
+  take(out.growth_interval, in.growth_interval, what + "->growth_interval");
+  take(out.wire, in.wire, what + "->wire");
+  take(out.error_feedback, in.error_feedback, what + "->error_feedback");
+  return out;
+}
+
+// nubo_sharded_options_init: the defaults, as much of them as the caller's struct holds.
+inline void init_options(nubo_sharded_options* out, std::size_t size) {
+  init_sized(to_nubo_sharded_options({}), out, size, "nubo_sharded_options");
+}
+
+// The caller's options (NULL: the defaults) as C++.
+inline nubo::ShardedOptions read_options(const nubo_sharded_options* in) {
+  auto o = to_nubo_sharded_options({});
+  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_sharded_options_init()");
+  return from_nubo_sharded_options(o, "options");
+}
+
 // The defaults of nubo_s3_copy_options: those of a default nubo::s3::CopyOptions.
 inline nubo_s3_copy_options to_nubo_s3_copy_options(const nubo::s3::CopyOptions& in) {
   nubo_s3_copy_options out{};

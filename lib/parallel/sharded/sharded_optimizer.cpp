@@ -35,22 +35,24 @@ void check_options(const ShardedOptions& o) {
         std::string(dtype_name(o.precision)) + " gradients travel as they are");
   if (o.error_feedback && o.wire == DType::f32)
     bad("error feedback needs a compressed wire (wire bf16 or f16)");
-  const auto k = o.update.kind;
+  const auto k = o.optimizer;
   if (k != OptimizerKind::sgd && k != OptimizerKind::adam && k != OptimizerKind::adamw)
     bad("unknown optimizer kind " + std::to_string(static_cast<int>(k)));
   if (o.gradient_op != ReduceOp::avg && o.gradient_op != ReduceOp::sum)
     bad("gradient_op must be avg or sum");
   if (!(o.max_grad_norm >= 0.0f)) bad("max_grad_norm must be >= 0");
-  const LossScaling& s = o.loss_scaling;
-  if (!(s.init_scale > 0.0f) || !(s.growth_factor >= 1.0f) || !(s.backoff_factor > 0.0f) ||
-      !(s.backoff_factor <= 1.0f) || s.growth_interval < 1)
+  const auto ls = o.loss_scaling;
+  if (ls != LossScaling::automatic && ls != LossScaling::on && ls != LossScaling::off)
+    bad("unknown loss scaling mode " + std::to_string(static_cast<int>(ls)));
+  if (!(o.init_scale > 0.0f) || !(o.growth_factor >= 1.0f) || !(o.backoff_factor > 0.0f) ||
+      !(o.backoff_factor <= 1.0f) || o.growth_interval < 1)
     bad("loss scaling needs init_scale > 0, growth_factor >= 1, backoff_factor in (0, 1] and "
         "growth_interval >= 1");
 }
 
 bool scaling_on(const ShardedOptions& o) {
-  if (o.loss_scaling.mode == LossScaling::Mode::on) return true;
-  if (o.loss_scaling.mode == LossScaling::Mode::off) return false;
+  if (o.loss_scaling == LossScaling::on) return true;
+  if (o.loss_scaling == LossScaling::off) return false;
   return o.precision == DType::f16;
 }
 
@@ -78,7 +80,7 @@ ShardedOptimizer::Impl::Impl(Worker& worker, DeviceBuffer& params, const Sharded
         elements(layout.padded_size()) + " (" + elements(layout.parameters()) + " in " +
         std::to_string(layout.slices()) + " slice(s), padded: ShardedOptimizer::layout_for)");
   scaling = scaling_on(o);
-  scale = scaling ? o.loss_scaling.init_scale : 1.0f;
+  scale = scaling ? o.init_scale : 1.0f;
   reduced.assign(layout.slices(), false);
   stage0_grads.resize(layout.slices());
   gathered.resize(layout.slices());
@@ -116,7 +118,7 @@ ShardedOptimizer::Impl::Impl(Worker& worker, DeviceBuffer& params, const Sharded
   const std::size_t state_size = o.stage == 0 ? full : shard;
   m = w.alloc(DType::f32, state_size);
   w.fill(m, 0.0);
-  if (o.update.kind != OptimizerKind::sgd) {
+  if (o.optimizer != OptimizerKind::sgd) {
     v = w.alloc(DType::f32, state_size);
     w.fill(v, 0.0);
   }
@@ -257,7 +259,7 @@ StepResult ShardedOptimizer::Impl::step() {
     r.grad_norm = std::sqrt(static_cast<double>(host[1]));
   }
   if (!finite) {
-    scale *= o.loss_scaling.backoff_factor;
+    scale *= o.backoff_factor;
     clean_steps = 0;
     r.loss_scale = scale;
     for (auto& g : stage0_grads) g = {};
@@ -269,7 +271,14 @@ StepResult ShardedOptimizer::Impl::step() {
     gathered[i] = {};
   }
   ++steps;
-  OptimizerUpdate u = o.update;
+  OptimizerUpdate u;
+  u.kind = o.optimizer;
+  u.lr = o.lr;
+  u.momentum = o.momentum;
+  u.beta1 = o.beta1;
+  u.beta2 = o.beta2;
+  u.eps = o.eps;
+  u.weight_decay = o.weight_decay;
   u.step = static_cast<std::int64_t>(steps);
   u.grad_scale =
       clip ? static_cast<float>(std::min(1.0, o.max_grad_norm / (r.grad_norm + 1e-6))) : 1.0f;
@@ -293,8 +302,8 @@ StepResult ShardedOptimizer::Impl::step() {
   }
   for (Pending& p : gathers) p.wait();
   for (auto& g : stage0_grads) g = {};
-  if (scaling && ++clean_steps >= o.loss_scaling.growth_interval) {
-    scale *= o.loss_scaling.growth_factor;
+  if (scaling && ++clean_steps >= o.growth_interval) {
+    scale *= o.growth_factor;
     clean_steps = 0;
   }
   r.applied = true;
@@ -391,11 +400,11 @@ void ShardedOptimizer::discard() {
 
 void ShardedOptimizer::set_learning_rate(float lr) {
   if (!(lr >= 0.0f)) bad("learning rate " + std::to_string(lr) + " (must be >= 0)");
-  impl_->o.update.lr = lr;
+  impl_->o.lr = lr;
 }
 
 float ShardedOptimizer::learning_rate() const {
-  return impl_->o.update.lr;
+  return impl_->o.lr;
 }
 
 DeviceBuffer ShardedOptimizer::gather(std::size_t slice) {

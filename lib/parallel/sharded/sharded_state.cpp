@@ -90,7 +90,7 @@ OptimizerState ShardedOptimizer::state() {
   OptimizerState st;
   const ShardLayout& L = s.layout;
   for (std::size_t i = 0; i < L.slices(); ++i) st.slice_sizes.push_back(L.size(i));
-  st.kind = static_cast<int>(s.o.update.kind);
+  st.kind = static_cast<int>(s.o.optimizer);
   st.step = s.steps;
   st.loss_scale = s.scale;
   st.clean_steps = s.clean_steps;
@@ -129,7 +129,7 @@ void ShardedOptimizer::load_state(const OptimizerState& st) {
   if (theirs != L.parameters())
     bad("the state is of a model of slices " + shape_text(st.slice_sizes) +
         " but this optimizer's is " + shape_text(mine));
-  const int kind = static_cast<int>(s.o.update.kind);
+  const int kind = static_cast<int>(s.o.optimizer);
   if (state_vectors(st.kind) != state_vectors(kind))
     bad(std::string("the state is of ") + kind_name(st.kind) + " but this optimizer runs " +
         kind_name(kind) + ", whose state differs");
