@@ -368,7 +368,10 @@ class Reader:
             return
         m = re.fullmatch(r"struct (" + _IDENT + ")", s)
         if m:
-            abi.order.append(External(m.group(1)))
+            # `struct nubo_x;` declares ahead a handle another header typedefs (a header that
+            # nubo.h includes before the one defining it); any other is another library's.
+            if not m.group(1).startswith("nubo_"):
+                abi.order.append(External(m.group(1)))
             return
         m = re.fullmatch(r"typedef (.*?)\(\*(" + _IDENT + r")\)\((.*)\)", s)
         if m:

@@ -61,6 +61,7 @@ def rust(abi: Abi) -> str:
         out += [f"            {name}::{variant} => ffi::{prefix}{m}," for variant, m, _, _ in members]
         out += ["        }", "    }", "",
                 "    /// None for a value this crate does not know (a newer library's).",
+                "    #[allow(dead_code)] // an enum only ever handed to the library is not read back",
                 f"    pub(crate) fn from_raw(raw: ffi::{e.name}) -> Option<{name}> {{",
                 "        match raw {"]
         out += [f"            ffi::{prefix}{m} => Some({name}::{variant})," for variant, m, _, _

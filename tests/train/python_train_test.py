@@ -37,6 +37,19 @@ def main() -> int:
         assert isinstance(prof, dict) and "samples_per_s" in t.profile_json(), prof
         path = os.path.join(work, "py-test.nubo")
         t.save(path)
+    # Sharded, in bf16, two micro-batches a step, gradients clipped: it trains, and says so in
+    # its profile.
+    with small(zero_stage=2, precision="bf16", accumulate=2, max_grad_norm=1.0) as t:
+        t.fit()
+        assert t.evaluate().accuracy > 0.2
+        model = t.profile()["model"]
+        assert model["zero_stage"] == 2 and model["parameters"] == 784 * 32 + 32 + 32 * 10 + 10
+        assert t.profile()["dtype"] == "bf16"
+    try:
+        small(zero_stage=5)
+        raise AssertionError("zero_stage 5 was accepted")
+    except nubo.NuboError as e:
+        assert "zero_stage 5" in str(e), e
 
     with small(epochs=2) as t:
         t.load(path)

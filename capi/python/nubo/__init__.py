@@ -30,6 +30,7 @@ from .health import health, preflight  # GPU health and the preflight (docs/pref
 from .errors import (InvalidArgumentError, IoError, NotFoundError, NuboError, OutOfMemoryError,
                      Status, TimeoutError, UnsupportedError)
 from .parallel import Buffer, DType, Event, NativeHandles, Pending, ReduceOp, Team, Worker
+from .optimizer import (ShardedOptimizer, sharded_memory)  # ZeRO stages, mixed precision
 from .process import init, is_initialized, shutdown, worker
 from .stores import CopySummary, copy, is_store_url  # object storage (docs/s3.md)
 from .transfer import (Archive, Codec, Entry, EntryKind, Progress, Summary, archive_difference,
@@ -46,6 +47,7 @@ __all__ = [
     "list_archive",
     "pack", "unpack", "verify",
     "Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker",
+    "ShardedOptimizer", "sharded_memory",
     "init", "is_initialized", "shutdown", "worker",
     "CopySummary", "copy", "is_store_url",
     "health", "preflight",

@@ -886,7 +886,7 @@ class nubo_team_options(Sized):
     ]
 
 
-nubo_worker_fn = CFUNCTYPE(c_int, c_void_p, c_void_p)
+nubo_worker_fn = CFUNCTYPE(c_int, POINTER(nubo_worker), c_void_p)
 
 
 class nubo_worker_info(Sized):
@@ -1206,7 +1206,7 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_sharded_padded_size": (
         c_int, [POINTER(nubo_sharded_options), c_int, POINTER(c_size_t), c_size_t, POINTER(c_size_t)]),
     "nubo_sharded_optimizer_create": (
-        c_int, [c_void_p, c_void_p, POINTER(nubo_sharded_options), POINTER(c_size_t), c_size_t, POINTER(POINTER(nubo_sharded_optimizer))]),
+        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_sharded_options), POINTER(c_size_t), c_size_t, POINTER(POINTER(nubo_sharded_optimizer))]),
     "nubo_sharded_optimizer_free": (None, [POINTER(nubo_sharded_optimizer)]),
     "nubo_sharded_optimizer_slice_count": (
         c_int, [POINTER(nubo_sharded_optimizer), POINTER(c_size_t)]),
@@ -1219,11 +1219,11 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_sharded_optimizer_bytes_communicated": (
         c_int, [POINTER(nubo_sharded_optimizer), POINTER(c_uint64)]),
     "nubo_sharded_optimizer_reduce": (
-        c_int, [POINTER(nubo_sharded_optimizer), c_size_t, c_void_p]),
+        c_int, [POINTER(nubo_sharded_optimizer), c_size_t, POINTER(nubo_buffer)]),
     "nubo_sharded_optimizer_step": (
-        c_int, [POINTER(nubo_sharded_optimizer), c_void_p, POINTER(nubo_sharded_step_summary)]),
+        c_int, [POINTER(nubo_sharded_optimizer), POINTER(nubo_buffer), POINTER(nubo_sharded_step_summary)]),
     "nubo_sharded_optimizer_gather": (
-        c_int, [POINTER(nubo_sharded_optimizer), c_size_t, POINTER(c_void_p)]),
+        c_int, [POINTER(nubo_sharded_optimizer), c_size_t, POINTER(POINTER(nubo_buffer))]),
     "nubo_sharded_optimizer_prefetch": (c_int, [POINTER(nubo_sharded_optimizer), c_size_t]),
     "nubo_sharded_optimizer_release": (c_int, [POINTER(nubo_sharded_optimizer), c_size_t]),
     "nubo_sharded_optimizer_save": (c_int, [POINTER(nubo_sharded_optimizer), c_char_p]),
@@ -1231,10 +1231,12 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_sharded_memory_per_worker": (
         c_int, [c_double, c_int, c_int, c_int, c_int, POINTER(nubo_sharded_memory_info)]),
     "nubo_optimizer_update_init": (c_int, [POINTER(nubo_optimizer_update), c_size_t]),
-    "nubo_worker_cast": (c_int, [c_void_p, c_void_p, c_void_p]),
-    "nubo_worker_unscale_check": (c_int, [c_void_p, c_void_p, c_float, c_void_p]),
+    "nubo_worker_cast": (
+        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer)]),
+    "nubo_worker_unscale_check": (
+        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_float, POINTER(nubo_buffer)]),
     "nubo_worker_optimizer_step": (
-        c_int, [c_void_p, POINTER(nubo_optimizer_update), c_void_p, c_void_p, c_void_p, c_void_p, c_void_p]),
+        c_int, [POINTER(nubo_worker), POINTER(nubo_optimizer_update), POINTER(nubo_buffer), POINTER(nubo_buffer), POINTER(nubo_buffer), POINTER(nubo_buffer), POINTER(nubo_buffer)]),
     "nubo_team_options_init": (c_int, [POINTER(nubo_team_options), c_size_t]),
     "nubo_team_create": (
         c_int, [POINTER(nubo_device_report), POINTER(c_size_t), c_size_t, POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
@@ -1242,58 +1244,66 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
         c_int, [c_size_t, POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
     "nubo_team_from_env": (c_int, [POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
     "nubo_team_join": (c_int, [POINTER(nubo_team_options), POINTER(POINTER(nubo_team))]),
-    "nubo_team_worker": (c_int, [POINTER(nubo_team), c_int, POINTER(c_void_p)]),
+    "nubo_team_worker": (c_int, [POINTER(nubo_team), c_int, POINTER(POINTER(nubo_worker))]),
     "nubo_team_free": (None, [POINTER(nubo_team)]),
     "nubo_team_size": (c_int, [POINTER(nubo_team)]),
     "nubo_team_local_size": (c_int, [POINTER(nubo_team)]),
     "nubo_team_describe": (c_int, [POINTER(nubo_team), c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_team_run": (c_int, [POINTER(nubo_team), nubo_worker_fn, c_void_p]),
-    "nubo_worker_fail": (c_int, [c_void_p, c_int, c_char_p]),
-    "nubo_worker_get_info": (c_int, [c_void_p, POINTER(nubo_worker_info)]),
-    "nubo_worker_shard": (c_int, [c_void_p, c_size_t, POINTER(c_size_t), POINTER(c_size_t)]),
-    "nubo_buffer_create": (c_int, [c_void_p, c_int, c_size_t, POINTER(c_void_p)]),
-    "nubo_buffer_free": (None, [c_void_p]),
-    "nubo_buffer_size": (c_size_t, [c_void_p]),
-    "nubo_buffer_bytes": (c_size_t, [c_void_p]),
-    "nubo_buffer_dtype": (c_int, [c_void_p, POINTER(c_int)]),
-    "nubo_buffer_write": (c_int, [c_void_p, c_void_p, c_size_t, c_size_t]),
-    "nubo_buffer_read": (c_int, [c_void_p, c_void_p, c_size_t, c_size_t]),
-    "nubo_worker_all_reduce": (c_int, [c_void_p, c_void_p, c_int]),
-    "nubo_worker_broadcast": (c_int, [c_void_p, c_void_p, c_int]),
-    "nubo_worker_all_gather": (c_int, [c_void_p, c_void_p, c_void_p]),
-    "nubo_worker_reduce_scatter": (c_int, [c_void_p, c_void_p, c_void_p, c_int]),
-    "nubo_worker_barrier": (c_int, [c_void_p]),
+    "nubo_worker_fail": (c_int, [POINTER(nubo_worker), c_int, c_char_p]),
+    "nubo_worker_get_info": (c_int, [POINTER(nubo_worker), POINTER(nubo_worker_info)]),
+    "nubo_worker_shard": (
+        c_int, [POINTER(nubo_worker), c_size_t, POINTER(c_size_t), POINTER(c_size_t)]),
+    "nubo_buffer_create": (
+        c_int, [POINTER(nubo_worker), c_int, c_size_t, POINTER(POINTER(nubo_buffer))]),
+    "nubo_buffer_free": (None, [POINTER(nubo_buffer)]),
+    "nubo_buffer_size": (c_size_t, [POINTER(nubo_buffer)]),
+    "nubo_buffer_bytes": (c_size_t, [POINTER(nubo_buffer)]),
+    "nubo_buffer_dtype": (c_int, [POINTER(nubo_buffer), POINTER(c_int)]),
+    "nubo_buffer_write": (c_int, [POINTER(nubo_buffer), c_void_p, c_size_t, c_size_t]),
+    "nubo_buffer_read": (c_int, [POINTER(nubo_buffer), c_void_p, c_size_t, c_size_t]),
+    "nubo_worker_all_reduce": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int]),
+    "nubo_worker_broadcast": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int]),
+    "nubo_worker_all_gather": (
+        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer)]),
+    "nubo_worker_reduce_scatter": (
+        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer), c_int]),
+    "nubo_worker_barrier": (c_int, [POINTER(nubo_worker)]),
     "nubo_worker_all_reduce_async": (
-        c_int, [c_void_p, c_void_p, c_int, POINTER(POINTER(nubo_pending))]),
+        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int, POINTER(POINTER(nubo_pending))]),
     "nubo_worker_broadcast_async": (
-        c_int, [c_void_p, c_void_p, c_int, POINTER(POINTER(nubo_pending))]),
+        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int, POINTER(POINTER(nubo_pending))]),
     "nubo_worker_all_gather_async": (
-        c_int, [c_void_p, c_void_p, c_void_p, POINTER(POINTER(nubo_pending))]),
+        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer), POINTER(POINTER(nubo_pending))]),
     "nubo_worker_reduce_scatter_async": (
-        c_int, [c_void_p, c_void_p, c_void_p, c_int, POINTER(POINTER(nubo_pending))]),
-    "nubo_worker_barrier_async": (c_int, [c_void_p, POINTER(POINTER(nubo_pending))]),
+        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer), c_int, POINTER(POINTER(nubo_pending))]),
+    "nubo_worker_barrier_async": (c_int, [POINTER(nubo_worker), POINTER(POINTER(nubo_pending))]),
     "nubo_pending_wait": (c_int, [POINTER(nubo_pending)]),
     "nubo_pending_done": (c_int, [POINTER(nubo_pending)]),
     "nubo_pending_free": (None, [POINTER(nubo_pending)]),
-    "nubo_worker_wrap": (c_int, [c_void_p, c_void_p, c_int, c_size_t, POINTER(c_void_p)]),
-    "nubo_buffer_slice": (c_int, [c_void_p, c_size_t, c_size_t, POINTER(c_void_p)]),
-    "nubo_buffer_data": (c_void_p, [c_void_p]),
-    "nubo_worker_bytes_in_use": (c_int, [c_void_p, POINTER(c_size_t)]),
-    "nubo_buffer_to_dlpack": (c_int, [c_void_p, POINTER(c_void_p)]),
-    "nubo_buffer_from_dlpack": (c_int, [c_void_p, c_void_p, POINTER(c_void_p)]),
+    "nubo_worker_wrap": (
+        c_int, [POINTER(nubo_worker), c_void_p, c_int, c_size_t, POINTER(POINTER(nubo_buffer))]),
+    "nubo_buffer_slice": (
+        c_int, [POINTER(nubo_buffer), c_size_t, c_size_t, POINTER(POINTER(nubo_buffer))]),
+    "nubo_buffer_data": (c_void_p, [POINTER(nubo_buffer)]),
+    "nubo_worker_bytes_in_use": (c_int, [POINTER(nubo_worker), POINTER(c_size_t)]),
+    "nubo_buffer_to_dlpack": (c_int, [POINTER(nubo_buffer), POINTER(c_void_p)]),
+    "nubo_buffer_from_dlpack": (
+        c_int, [POINTER(nubo_worker), c_void_p, POINTER(POINTER(nubo_buffer))]),
     "nubo_worker_gemm_request_init": (c_int, [POINTER(nubo_worker_gemm_request), c_size_t]),
     "nubo_worker_gemm": (
-        c_int, [c_void_p, POINTER(nubo_worker_gemm_request), c_void_p, c_void_p, c_void_p]),
-    "nubo_worker_fill": (c_int, [c_void_p, c_void_p, c_double]),
-    "nubo_worker_scale": (c_int, [c_void_p, c_void_p, c_float]),
-    "nubo_worker_axpy": (c_int, [c_void_p, c_float, c_void_p, c_void_p]),
-    "nubo_worker_synchronize": (c_int, [c_void_p]),
-    "nubo_worker_native": (c_int, [c_void_p, POINTER(nubo_worker_native_info)]),
-    "nubo_worker_use_stream": (c_int, [c_void_p, c_void_p]),
-    "nubo_worker_use_own_stream": (c_int, [c_void_p]),
-    "nubo_worker_record_event": (c_int, [c_void_p, POINTER(POINTER(nubo_event))]),
-    "nubo_worker_wait_event": (c_int, [c_void_p, POINTER(nubo_event)]),
-    "nubo_worker_wait_native_event": (c_int, [c_void_p, c_void_p]),
+        c_int, [POINTER(nubo_worker), POINTER(nubo_worker_gemm_request), POINTER(nubo_buffer), POINTER(nubo_buffer), POINTER(nubo_buffer)]),
+    "nubo_worker_fill": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_double]),
+    "nubo_worker_scale": (c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_float]),
+    "nubo_worker_axpy": (
+        c_int, [POINTER(nubo_worker), c_float, POINTER(nubo_buffer), POINTER(nubo_buffer)]),
+    "nubo_worker_synchronize": (c_int, [POINTER(nubo_worker)]),
+    "nubo_worker_native": (c_int, [POINTER(nubo_worker), POINTER(nubo_worker_native_info)]),
+    "nubo_worker_use_stream": (c_int, [POINTER(nubo_worker), c_void_p]),
+    "nubo_worker_use_own_stream": (c_int, [POINTER(nubo_worker)]),
+    "nubo_worker_record_event": (c_int, [POINTER(nubo_worker), POINTER(POINTER(nubo_event))]),
+    "nubo_worker_wait_event": (c_int, [POINTER(nubo_worker), POINTER(nubo_event)]),
+    "nubo_worker_wait_native_event": (c_int, [POINTER(nubo_worker), c_void_p]),
     "nubo_event_synchronize": (c_int, [POINTER(nubo_event)]),
     "nubo_event_done": (c_int, [POINTER(nubo_event)]),
     "nubo_event_native": (c_void_p, [POINTER(nubo_event)]),

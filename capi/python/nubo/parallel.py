@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from . import _lib, dlpack, units
-from ._abi import (nubo_buffer, nubo_event, nubo_pending, nubo_team, nubo_team_options,
+from ._abi import (nubo_buffer, nubo_event, nubo_optimizer_update, nubo_pending, nubo_team,
+                   nubo_team_options,
                    nubo_worker, nubo_worker_fn, nubo_worker_gemm_request, nubo_worker_info,
                    nubo_worker_native_info)
 from ._enum import OpenIntEnum
@@ -469,6 +470,44 @@ class Worker:
         c_lib = _lib.lib()
         self._call(lambda hx, hy: c_lib.nubo_worker_axpy(self._handle, float(alpha), hx, hy),
                    x, y)
+
+    def cast(self, inp: Any, out: Any) -> None:
+        """out = inp converted between f32, f16 and bf16 (the same size)."""
+        c_lib = _lib.lib()
+        self._call(lambda hi, ho: c_lib.nubo_worker_cast(self._handle, hi, ho), inp, out)
+
+    def unscale_check(self, grads: Any, inv_scale: float, stats: Any) -> None:
+        """grads *= inv_scale; then stats (2 f32) gets stats[0] = 1 on a non-finite element and
+        stats[1] += the sum of the squares: a loss scaler's unscale and a clipper's norm."""
+        c_lib = _lib.lib()
+        self._call(lambda hg, hs: c_lib.nubo_worker_unscale_check(self._handle, hg,
+                                                                  float(inv_scale), hs),
+                   grads, stats)
+
+    def optimizer_step(self, master: Any, grads: Any, m: Any, v: Any = None, params: Any = None,
+                       *, kind: str = "adamw", lr: float = 1e-3, momentum: float = 0.9,
+                       beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
+                       weight_decay: float = 0.0, step: int = 1,
+                       grad_scale: float = 1.0) -> None:
+        """The fused update of `master` (f32) from `grads` (f32, f16 or bf16) with the state m
+        (SGD's velocity, Adam's first moment) and v (Adam's second; None for SGD); `params`, when
+        given, receives the result in its own type. kind: "sgd", "adam" or "adamw"."""
+        from .optimizer import _rule
+        u = nubo_optimizer_update()
+        _lib.check(_lib.lib().nubo_optimizer_update_init(ctypes.byref(u), ctypes.sizeof(u)))
+        u.kind = int(_rule(kind))
+        u.lr, u.momentum, u.beta1, u.beta2, u.eps = lr, momentum, beta1, beta2, eps
+        u.weight_decay, u.step, u.grad_scale = weight_decay, step, grad_scale
+        c_lib = _lib.lib()
+        objs = [master, grads, m] + [x for x in (v, params) if x is not None]
+
+        def call(*h: Any) -> int:
+            it = iter(h[3:])
+            hv = next(it) if v is not None else None
+            hp = next(it) if params is not None else None
+            return c_lib.nubo_worker_optimizer_step(self._handle, ctypes.byref(u), h[0], h[1],
+                                                    h[2], hv, hp)
+        self._call(call, *objs)
 
     def synchronize(self) -> None:
         """Blocks until everything this worker queued has finished (CUDA; at once elsewhere)."""

@@ -25,7 +25,8 @@ from ._abi import (nubo_train_evaluation_info, nubo_train_options, nubo_train_pr
                    nubo_train_progress_callback, nubo_trainer)
 from ._enum import OpenIntEnum
 from ._progress import ProgressCall
-from .parallel import Team
+from .parallel import Team, _dtype
+from .units import DType
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -91,7 +92,11 @@ class Trainer:
     while training goes on unless `sync_checkpoints`. `checkpoint_every="auto"` sets the
     interval by Daly's formula from the measured write time and `mtbi_s`, the mean time between
     interruptions. With a `checkpoint_dir`, the trainer continues from the newest checkpoint
-    there that verifies (`resumed_from`) unless `fresh`."""
+    there that verifies (`resumed_from`) unless `fresh`. `zero_stage` (0-3) shards the optimizer
+    state, then the gradients, then the parameters; `precision` "bf16" or "f16" trains with
+    fp32 master weights (f16 with loss scaling); `grad_compression` "bf16"/"f16" carries f32
+    gradients in 16 bits (`error_feedback` adds each worker's rounding to its next step);
+    `accumulate` micro-batches make one step; `max_grad_norm` clips."""
 
     def __init__(self, *, layers: Optional[Sequence[int]] = None,
                  hidden: Optional[Sequence[int]] = None, optimizer: Union[Optimizer, str] = "sgd",
@@ -101,7 +106,11 @@ class Trainer:
                  dataset_dir: Optional[StrPath] = None, subset: int = 0,
                  checkpoint_dir: Optional[StrPath] = None,
                  checkpoint_every: Union[int, str] = 0, mtbi_s: float = 0, fresh: bool = False,
-                 strict_resume: bool = False, sync_checkpoints: bool = False) -> None:
+                 strict_resume: bool = False, sync_checkpoints: bool = False,
+                 zero_stage: int = 0, precision: Union[DType, str] = "f32",
+                 grad_compression: Optional[Union[DType, str]] = None,
+                 error_feedback: bool = False, accumulate: int = 1,
+                 max_grad_norm: float = 0) -> None:
         self._handle: Optional[ctypes._Pointer] = None  # type: ignore[name-defined]
         o = nubo_train_options()
         _lib.check(_lib.lib().nubo_train_options_init(ctypes.byref(o), ctypes.sizeof(o)))
@@ -128,6 +137,10 @@ class Trainer:
         o.strict_resume = int(strict_resume)
         o.sync_checkpoints = int(sync_checkpoints)
         o.fresh = int(fresh)
+        o.zero_stage, o.accumulate, o.max_grad_norm = zero_stage, accumulate, max_grad_norm
+        o.precision = int(_dtype(precision))
+        o.grad_compression = int(_dtype(grad_compression or "f32"))
+        o.error_feedback = int(error_feedback)
         if devices is not None:
             o.devices = devices.encode()
         if team is not None:

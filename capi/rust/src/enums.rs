@@ -34,6 +34,7 @@ impl Codec {
     }
 
     /// None for a value this crate does not know (a newer library's).
+    #[allow(dead_code)] // an enum only ever handed to the library is not read back
     pub(crate) fn from_raw(raw: ffi::nubo_codec) -> Option<Codec> {
         match raw {
             ffi::NUBO_CODEC_AUTO => Some(Codec::Auto),
@@ -68,6 +69,7 @@ impl OptimizerKind {
     }
 
     /// None for a value this crate does not know (a newer library's).
+    #[allow(dead_code)] // an enum only ever handed to the library is not read back
     pub(crate) fn from_raw(raw: ffi::nubo_update_rule) -> Option<OptimizerKind> {
         match raw {
             ffi::NUBO_UPDATE_SGD => Some(OptimizerKind::Sgd),
@@ -96,6 +98,7 @@ impl LossScaling {
     }
 
     /// None for a value this crate does not know (a newer library's).
+    #[allow(dead_code)] // an enum only ever handed to the library is not read back
     pub(crate) fn from_raw(raw: ffi::nubo_loss_scaling) -> Option<LossScaling> {
         match raw {
             ffi::NUBO_LOSS_SCALING_AUTOMATIC => Some(LossScaling::Automatic),

@@ -845,10 +845,6 @@ sized_structs! {
 
 opaque!(nubo_sharded_optimizer);
 
-opaque!(nubo_worker);
-
-opaque!(nubo_buffer);
-
 sized_structs! {
     pub struct nubo_sharded_memory_info {
         pub struct_size: u32,
@@ -892,7 +888,7 @@ sized_structs! {
 }
 
 pub type nubo_worker_fn =
-    Option<unsafe extern "C" fn(worker: *mut c_void, user: *mut c_void) -> nubo_status>;
+    Option<unsafe extern "C" fn(worker: *mut nubo_worker, user: *mut c_void) -> nubo_status>;
 
 sized_structs! {
     pub struct nubo_worker_info {
@@ -1456,8 +1452,8 @@ extern "C" {
         out: *mut usize,
     ) -> nubo_status;
     pub fn nubo_sharded_optimizer_create(
-        worker: *mut c_void,
-        params: *mut c_void,
+        worker: *mut nubo_worker,
+        params: *mut nubo_buffer,
         options: *const nubo_sharded_options,
         slice_sizes: *const usize,
         slice_count: usize,
@@ -1492,17 +1488,17 @@ extern "C" {
     pub fn nubo_sharded_optimizer_reduce(
         optimizer: *mut nubo_sharded_optimizer,
         slice: usize,
-        grads: *mut c_void,
+        grads: *mut nubo_buffer,
     ) -> nubo_status;
     pub fn nubo_sharded_optimizer_step(
         optimizer: *mut nubo_sharded_optimizer,
-        grads: *mut c_void,
+        grads: *mut nubo_buffer,
         out: *mut nubo_sharded_step_summary,
     ) -> nubo_status;
     pub fn nubo_sharded_optimizer_gather(
         optimizer: *mut nubo_sharded_optimizer,
         slice: usize,
-        out: *mut *mut c_void,
+        out: *mut *mut nubo_buffer,
     ) -> nubo_status;
     pub fn nubo_sharded_optimizer_prefetch(
         optimizer: *mut nubo_sharded_optimizer,
@@ -1533,24 +1529,24 @@ extern "C" {
         struct_size: usize,
     ) -> nubo_status;
     pub fn nubo_worker_cast(
-        worker: *mut c_void,
-        r#in: *const c_void,
-        out: *mut c_void,
+        worker: *mut nubo_worker,
+        r#in: *const nubo_buffer,
+        out: *mut nubo_buffer,
     ) -> nubo_status;
     pub fn nubo_worker_unscale_check(
-        worker: *mut c_void,
-        grads: *mut c_void,
+        worker: *mut nubo_worker,
+        grads: *mut nubo_buffer,
         inv_scale: c_float,
-        stats: *mut c_void,
+        stats: *mut nubo_buffer,
     ) -> nubo_status;
     pub fn nubo_worker_optimizer_step(
-        worker: *mut c_void,
+        worker: *mut nubo_worker,
         update: *const nubo_optimizer_update,
-        master: *mut c_void,
-        grads: *const c_void,
-        m: *mut c_void,
-        v: *mut c_void,
-        params: *mut c_void,
+        master: *mut nubo_buffer,
+        grads: *const nubo_buffer,
+        m: *mut nubo_buffer,
+        v: *mut nubo_buffer,
+        params: *mut nubo_buffer,
     ) -> nubo_status;
     pub fn nubo_team_options_init(
         options: *mut nubo_team_options,
@@ -1579,7 +1575,7 @@ extern "C" {
     pub fn nubo_team_worker(
         team: *mut nubo_team,
         local_rank: c_int,
-        out: *mut *mut c_void,
+        out: *mut *mut nubo_worker,
     ) -> nubo_status;
     pub fn nubo_team_free(team: *mut nubo_team);
     pub fn nubo_team_size(team: *const nubo_team) -> c_int;
@@ -1596,141 +1592,164 @@ extern "C" {
         user: *mut c_void,
     ) -> nubo_status;
     pub fn nubo_worker_fail(
-        worker: *mut c_void,
+        worker: *mut nubo_worker,
         status: nubo_status,
         message: *const c_char,
     ) -> nubo_status;
-    pub fn nubo_worker_get_info(worker: *const c_void, out: *mut nubo_worker_info) -> nubo_status;
+    pub fn nubo_worker_get_info(
+        worker: *const nubo_worker,
+        out: *mut nubo_worker_info,
+    ) -> nubo_status;
     pub fn nubo_worker_shard(
-        worker: *const c_void,
+        worker: *const nubo_worker,
         n: usize,
         begin: *mut usize,
         count: *mut usize,
     ) -> nubo_status;
     pub fn nubo_buffer_create(
-        worker: *mut c_void,
+        worker: *mut nubo_worker,
         r#type: nubo_dtype,
         count: usize,
-        out: *mut *mut c_void,
+        out: *mut *mut nubo_buffer,
     ) -> nubo_status;
-    pub fn nubo_buffer_free(buffer: *mut c_void);
-    pub fn nubo_buffer_size(buffer: *const c_void) -> usize;
-    pub fn nubo_buffer_bytes(buffer: *const c_void) -> usize;
-    pub fn nubo_buffer_dtype(buffer: *const c_void, out: *mut nubo_dtype) -> nubo_status;
+    pub fn nubo_buffer_free(buffer: *mut nubo_buffer);
+    pub fn nubo_buffer_size(buffer: *const nubo_buffer) -> usize;
+    pub fn nubo_buffer_bytes(buffer: *const nubo_buffer) -> usize;
+    pub fn nubo_buffer_dtype(buffer: *const nubo_buffer, out: *mut nubo_dtype) -> nubo_status;
     pub fn nubo_buffer_write(
-        buffer: *mut c_void,
+        buffer: *mut nubo_buffer,
         host: *const c_void,
         bytes: usize,
         offset: usize,
     ) -> nubo_status;
     pub fn nubo_buffer_read(
-        buffer: *const c_void,
+        buffer: *const nubo_buffer,
         host: *mut c_void,
         bytes: usize,
         offset: usize,
     ) -> nubo_status;
     pub fn nubo_worker_all_reduce(
-        worker: *mut c_void,
-        buf: *mut c_void,
+        worker: *mut nubo_worker,
+        buf: *mut nubo_buffer,
         op: nubo_reduce_op,
     ) -> nubo_status;
-    pub fn nubo_worker_broadcast(worker: *mut c_void, buf: *mut c_void, root: c_int)
-        -> nubo_status;
+    pub fn nubo_worker_broadcast(
+        worker: *mut nubo_worker,
+        buf: *mut nubo_buffer,
+        root: c_int,
+    ) -> nubo_status;
     pub fn nubo_worker_all_gather(
-        worker: *mut c_void,
-        r#in: *const c_void,
-        out: *mut c_void,
+        worker: *mut nubo_worker,
+        r#in: *const nubo_buffer,
+        out: *mut nubo_buffer,
     ) -> nubo_status;
     pub fn nubo_worker_reduce_scatter(
-        worker: *mut c_void,
-        r#in: *const c_void,
-        out: *mut c_void,
+        worker: *mut nubo_worker,
+        r#in: *const nubo_buffer,
+        out: *mut nubo_buffer,
         op: nubo_reduce_op,
     ) -> nubo_status;
-    pub fn nubo_worker_barrier(worker: *mut c_void) -> nubo_status;
+    pub fn nubo_worker_barrier(worker: *mut nubo_worker) -> nubo_status;
     pub fn nubo_worker_all_reduce_async(
-        worker: *mut c_void,
-        buf: *mut c_void,
+        worker: *mut nubo_worker,
+        buf: *mut nubo_buffer,
         op: nubo_reduce_op,
         out: *mut *mut nubo_pending,
     ) -> nubo_status;
     pub fn nubo_worker_broadcast_async(
-        worker: *mut c_void,
-        buf: *mut c_void,
+        worker: *mut nubo_worker,
+        buf: *mut nubo_buffer,
         root: c_int,
         out: *mut *mut nubo_pending,
     ) -> nubo_status;
     pub fn nubo_worker_all_gather_async(
-        worker: *mut c_void,
-        r#in: *const c_void,
-        out: *mut c_void,
+        worker: *mut nubo_worker,
+        r#in: *const nubo_buffer,
+        out: *mut nubo_buffer,
         out_pending: *mut *mut nubo_pending,
     ) -> nubo_status;
     pub fn nubo_worker_reduce_scatter_async(
-        worker: *mut c_void,
-        r#in: *const c_void,
-        out: *mut c_void,
+        worker: *mut nubo_worker,
+        r#in: *const nubo_buffer,
+        out: *mut nubo_buffer,
         op: nubo_reduce_op,
         out_pending: *mut *mut nubo_pending,
     ) -> nubo_status;
     pub fn nubo_worker_barrier_async(
-        worker: *mut c_void,
+        worker: *mut nubo_worker,
         out: *mut *mut nubo_pending,
     ) -> nubo_status;
     pub fn nubo_pending_wait(pending: *mut nubo_pending) -> nubo_status;
     pub fn nubo_pending_done(pending: *const nubo_pending) -> c_int;
     pub fn nubo_pending_free(pending: *mut nubo_pending);
     pub fn nubo_worker_wrap(
-        worker: *mut c_void,
+        worker: *mut nubo_worker,
         data: *mut c_void,
         r#type: nubo_dtype,
         count: usize,
-        out: *mut *mut c_void,
+        out: *mut *mut nubo_buffer,
     ) -> nubo_status;
     pub fn nubo_buffer_slice(
-        buffer: *mut c_void,
+        buffer: *mut nubo_buffer,
         offset: usize,
         count: usize,
-        out: *mut *mut c_void,
+        out: *mut *mut nubo_buffer,
     ) -> nubo_status;
-    pub fn nubo_buffer_data(buffer: *mut c_void) -> *mut c_void;
-    pub fn nubo_worker_bytes_in_use(worker: *const c_void, out: *mut usize) -> nubo_status;
-    pub fn nubo_buffer_to_dlpack(buffer: *mut c_void, out: *mut *mut c_void) -> nubo_status;
+    pub fn nubo_buffer_data(buffer: *mut nubo_buffer) -> *mut c_void;
+    pub fn nubo_worker_bytes_in_use(worker: *const nubo_worker, out: *mut usize) -> nubo_status;
+    pub fn nubo_buffer_to_dlpack(buffer: *mut nubo_buffer, out: *mut *mut c_void) -> nubo_status;
     pub fn nubo_buffer_from_dlpack(
-        worker: *mut c_void,
+        worker: *mut nubo_worker,
         tensor: *mut c_void,
-        out: *mut *mut c_void,
+        out: *mut *mut nubo_buffer,
     ) -> nubo_status;
     pub fn nubo_worker_gemm_request_init(
         gemm: *mut nubo_worker_gemm_request,
         struct_size: usize,
     ) -> nubo_status;
     pub fn nubo_worker_gemm(
-        worker: *mut c_void,
+        worker: *mut nubo_worker,
         gemm: *const nubo_worker_gemm_request,
-        a: *const c_void,
-        b: *const c_void,
-        c: *mut c_void,
+        a: *const nubo_buffer,
+        b: *const nubo_buffer,
+        c: *mut nubo_buffer,
     ) -> nubo_status;
-    pub fn nubo_worker_fill(worker: *mut c_void, x: *mut c_void, value: c_double) -> nubo_status;
-    pub fn nubo_worker_scale(worker: *mut c_void, x: *mut c_void, alpha: c_float) -> nubo_status;
-    pub fn nubo_worker_axpy(
-        worker: *mut c_void,
+    pub fn nubo_worker_fill(
+        worker: *mut nubo_worker,
+        x: *mut nubo_buffer,
+        value: c_double,
+    ) -> nubo_status;
+    pub fn nubo_worker_scale(
+        worker: *mut nubo_worker,
+        x: *mut nubo_buffer,
         alpha: c_float,
-        x: *const c_void,
-        y: *mut c_void,
     ) -> nubo_status;
-    pub fn nubo_worker_synchronize(worker: *mut c_void) -> nubo_status;
+    pub fn nubo_worker_axpy(
+        worker: *mut nubo_worker,
+        alpha: c_float,
+        x: *const nubo_buffer,
+        y: *mut nubo_buffer,
+    ) -> nubo_status;
+    pub fn nubo_worker_synchronize(worker: *mut nubo_worker) -> nubo_status;
     pub fn nubo_worker_native(
-        worker: *const c_void,
+        worker: *const nubo_worker,
         out: *mut nubo_worker_native_info,
     ) -> nubo_status;
-    pub fn nubo_worker_use_stream(worker: *mut c_void, cuda_stream: *mut c_void) -> nubo_status;
-    pub fn nubo_worker_use_own_stream(worker: *mut c_void) -> nubo_status;
-    pub fn nubo_worker_record_event(worker: *mut c_void, out: *mut *mut nubo_event) -> nubo_status;
-    pub fn nubo_worker_wait_event(worker: *mut c_void, event: *const nubo_event) -> nubo_status;
+    pub fn nubo_worker_use_stream(
+        worker: *mut nubo_worker,
+        cuda_stream: *mut c_void,
+    ) -> nubo_status;
+    pub fn nubo_worker_use_own_stream(worker: *mut nubo_worker) -> nubo_status;
+    pub fn nubo_worker_record_event(
+        worker: *mut nubo_worker,
+        out: *mut *mut nubo_event,
+    ) -> nubo_status;
+    pub fn nubo_worker_wait_event(
+        worker: *mut nubo_worker,
+        event: *const nubo_event,
+    ) -> nubo_status;
     pub fn nubo_worker_wait_native_event(
-        worker: *mut c_void,
+        worker: *mut nubo_worker,
         cuda_event: *mut c_void,
     ) -> nubo_status;
     pub fn nubo_event_synchronize(event: *const nubo_event) -> nubo_status;

@@ -28,6 +28,7 @@ mod fill;
 pub mod health;
 pub mod interruption;
 pub mod net;
+mod optimizer;
 mod options;
 mod parallel;
 mod progress;
@@ -38,6 +39,10 @@ pub mod train;
 pub mod transfer;
 
 pub use health::{health, preflight, DeviceCheck, HealthOptions, PreflightOptions, Verdict};
+pub use optimizer::{
+    sharded_memory, LossScaling, OptimizerKind, OptimizerUpdate, ShardSlice, ShardedMemory,
+    ShardedOptimizer, ShardedOptions, StepResult,
+};
 pub use parallel::{
     Bf16, Buffer, DType, Element, Event, Gemm, NativeHandles, Pending, ReduceOp, Team, TeamOptions,
     Worker, F16,

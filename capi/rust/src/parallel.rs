@@ -149,7 +149,7 @@ pub enum ReduceOp {
 }
 
 impl ReduceOp {
-    fn raw(self) -> ffi::nubo_reduce_op {
+    pub(crate) fn raw(self) -> ffi::nubo_reduce_op {
         match self {
             ReduceOp::Sum => ffi::NUBO_REDUCE_SUM,
             ReduceOp::Avg => ffi::NUBO_REDUCE_AVG,
@@ -598,6 +598,59 @@ impl<'run> Worker<'run> {
         check(unsafe { ffi::nubo_worker_axpy(self.raw, alpha, x.raw(), y.raw()) })
     }
 
+    /// `out = input` converted between F32, F16 and Bf16 (the same length).
+    pub fn cast(&self, input: &Buffer, out: &mut Buffer) -> Result<(), Error> {
+        // SAFETY: live worker and buffers.
+        check(unsafe { ffi::nubo_worker_cast(self.raw, input.raw(), out.raw()) })
+    }
+
+    /// `grads *= inv_scale`, then `stats` (2 f32) gets `stats[0] = 1` on a non-finite element
+    /// and `stats[1] +=` the sum of the squares: a loss scaler's unscale and a clipper's norm.
+    pub fn unscale_check(
+        &self,
+        grads: &mut Buffer,
+        inv_scale: f32,
+        stats: &mut Buffer,
+    ) -> Result<(), Error> {
+        // SAFETY: live worker and buffers.
+        check(unsafe {
+            ffi::nubo_worker_unscale_check(self.raw, grads.raw(), inv_scale, stats.raw())
+        })
+    }
+
+    /// The fused update of `master` (f32) from `grads` (F32, F16 or Bf16) with the state `m`
+    /// (SGD's velocity, Adam's first moment) and `v` (Adam's second; None for SGD); `params`,
+    /// when given, receives the result in its own type.
+    pub fn optimizer_step(
+        &self,
+        update: &crate::OptimizerUpdate,
+        master: &mut Buffer,
+        grads: &Buffer,
+        m: &mut Buffer,
+        v: Option<&mut Buffer>,
+        params: Option<&mut Buffer>,
+    ) -> Result<(), Error> {
+        let raw = update.to_raw()?;
+        let v = v.map_or(ptr::null_mut(), |b| b.raw());
+        let p = params.map_or(ptr::null_mut(), |b| b.raw());
+        // SAFETY: live worker and buffers; `raw` outlives the call.
+        check(unsafe {
+            ffi::nubo_worker_optimizer_step(
+                self.raw,
+                &raw,
+                master.raw(),
+                grads.raw(),
+                m.raw(),
+                v,
+                p,
+            )
+        })
+    }
+
+    pub(crate) fn raw(&self) -> *mut ffi::nubo_worker {
+        self.raw
+    }
+
     /// Blocks until everything this worker queued has finished.
     pub fn synchronize(&self) -> Result<(), Error> {
         // SAFETY: a live worker.
@@ -750,7 +803,7 @@ impl Drop for Buffer<'_> {
 }
 
 impl<'a> Buffer<'a> {
-    fn from_raw(raw: *mut ffi::nubo_buffer) -> Result<Buffer<'a>, Error> {
+    pub(crate) fn from_raw(raw: *mut ffi::nubo_buffer) -> Result<Buffer<'a>, Error> {
         let raw =
             NonNull::new(raw).ok_or_else(|| Error::new(Status::Internal, "nubo made no buffer"))?;
         // Owned from here: an early return below frees it.
@@ -766,7 +819,7 @@ impl<'a> Buffer<'a> {
         Ok(buffer)
     }
 
-    fn raw(&self) -> *mut ffi::nubo_buffer {
+    pub(crate) fn raw(&self) -> *mut ffi::nubo_buffer {
         self.raw.as_ptr()
     }
 

@@ -86,6 +86,18 @@ pub struct TrainOptions {
     pub sync_checkpoints: bool,
     /// Start afresh even when checkpoint_dir holds a checkpoint.
     pub fresh: bool,
+    /// 0 replicated, 1 optimizer state sharded, 2 and gradients, 3 and parameters.
+    pub zero_stage: i32,
+    /// F32, Bf16 or F16 (fp32 master weights; F16 with loss scaling).
+    pub precision: crate::DType,
+    /// F32 gradients carried as Bf16 or F16 (F32: not compressed).
+    pub grad_compression: crate::DType,
+    /// With grad_compression: each worker's rounding error added to its next step.
+    pub error_feedback: bool,
+    /// Micro-batches per step.
+    pub accumulate: i32,
+    /// Clip to this global L2 norm; 0: no clipping.
+    pub max_grad_norm: f64,
 }
 
 fn train_defaults() -> Result<ffi::nubo_train_options, Error> {
@@ -123,6 +135,13 @@ impl Default for TrainOptions {
             strict_resume: raw.strict_resume != 0,
             sync_checkpoints: raw.sync_checkpoints != 0,
             fresh: raw.fresh != 0,
+            zero_stage: raw.zero_stage,
+            precision: crate::DType::from_raw(raw.precision).unwrap_or(crate::DType::F32),
+            grad_compression: crate::DType::from_raw(raw.grad_compression)
+                .unwrap_or(crate::DType::F32),
+            error_feedback: raw.error_feedback != 0,
+            accumulate: raw.accumulate,
+            max_grad_norm: raw.max_grad_norm,
         }
     }
 }
@@ -267,6 +286,12 @@ impl<'team> Trainer<'team> {
         o.strict_resume = c_int::from(options.strict_resume);
         o.sync_checkpoints = c_int::from(options.sync_checkpoints);
         o.fresh = c_int::from(options.fresh);
+        o.zero_stage = options.zero_stage;
+        o.precision = options.precision.raw();
+        o.grad_compression = options.grad_compression.raw();
+        o.error_feedback = c_int::from(options.error_feedback);
+        o.accumulate = options.accumulate;
+        o.max_grad_norm = options.max_grad_norm;
         let mut raw = ptr::null_mut();
         // SAFETY: the options, the layers and the strings outlive the call (create copies
         // them); the team, when given, outlives the trainer through 'team.
