@@ -50,7 +50,7 @@ fi
 # --- Pack mode: build here, run there ------------------------------------------------------------
 # The programs the checks run (gpu_targets below, the preflight's benchmark and nubo-smi).
 packed_programs=(nubo-smi nubo-run nubo-cuda-stream nubo-own-loop-c test_backend test_gpu
-  gpu_stream_order bench_gemm_gpu bench_preflight_gpu)
+  gpu_stream_order bench_gemm_gpu bench_preflight_gpu bench_sharded)
 prebuilt=$root/build-gpu-prebuilt
 if [ "${1:-}" = "--pack" ]; then
   here=$root/build
@@ -165,7 +165,7 @@ fi
 # GPU (nubo-own-loop-c under nubo-run), and the benchmark.
 gpu_targets=(nubo_cuda test_backend openblas_lazy_test test_gpu gpu_stream_order nubo-cuda-stream
   nubo-run nubo-own-loop-c)
-targets=("${gpu_targets[@]}" bench_gemm_gpu ${NUBO_GPU_EXTRA_TARGETS:-})
+targets=("${gpu_targets[@]}" bench_gemm_gpu bench_sharded ${NUBO_GPU_EXTRA_TARGETS:-})
 if grep -q '^NUBO_NCCL_LIBRARY:FILEPATH=.*NOTFOUND' "$build/CMakeCache.txt"; then
   say "NCCL not found: the plugin is built without it, and the benchmark is skipped"
   targets=("${gpu_targets[@]}" ${NUBO_GPU_EXTRA_TARGETS:-})
@@ -271,12 +271,32 @@ bench_rc=0
   timeout 200 "$bin/bench_gemm_gpu" --out "$results" ${NUBO_GPU_BENCH_ARGS:-} >"$build/bench.log" 2>&1 || bench_rc=$?
 [ $bench_rc -eq 0 ] || { cat "$build/bench.log"; say "benchmark failed (exit $bench_rc)"; }
 
+# --- The sharded optimizer on the GPUs: its step (the fused update kernels, the reductions over
+# NCCL) replicated and at stage 1, against PyTorch's AdamW and, with 2+ GPUs, DDP with its
+# ZeroRedundancyOptimizer, where this machine's PyTorch has CUDA -------------------------------
+say "the sharded optimizer's step"
+sharded_rc=0
+if [ -x "$bin/bench_sharded" ]; then
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  spec=cuda:0
+  [ "${gpus:-0}" -ge 2 ] && spec=cuda:$(seq -s, 0 $((gpus - 1)))
+  for st in 0 1 2; do
+    timeout 120 "$bin/bench_sharded" step $st 67108864 20 f32 "$spec" 2>&1 |
+      tee -a "$build/sharded.log" || sharded_rc=1
+  done
+  timeout 120 "$bin/bench_sharded" step 1 67108864 20 bf16 "$spec" 2>&1 | tee -a "$build/sharded.log" ||
+    sharded_rc=1
+  timeout 180 python3 "$root/benchmarks/bench_sharded_torch.py" 67108864 20 2>&1 |
+    tee -a "$build/sharded.log" || true
+fi
+
 # --- The table, last ---------------------------------------------------------------------------
 echo
 echo "== nubo gpu_check: tests: ${summary:-see $build/ctest.log} (exit $tests_rc); example exit $example_rc; own loop exit $join_rc; health exit $health_rc; check exit $check_rc; $((SECONDS - start)) s"
 cat "$build/bench.log"
 cat "$build/preflight_bench.log" 2>/dev/null
+cat "$build/sharded.log" 2>/dev/null
 # health and check exit 4 or 5 on a degraded or failing GPU: a finding, not a broken script.
 [ $tests_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $example_rc -eq 0 ] && [ $join_rc -eq 0 ] &&
-  [ $preflight_rc -eq 0 ] && [ $health_rc -le 5 ] && [ $check_rc -le 5 ] && [ $check_rc -ne 1 ] &&
+  [ $preflight_rc -eq 0 ] && [ $sharded_rc -eq 0 ] && [ $health_rc -le 5 ] && [ $check_rc -le 5 ] && [ $check_rc -ne 1 ] &&
   [ $watch_rc -eq 0 ]

@@ -38,10 +38,14 @@ struct ShardedOptimizer::Impl {
   ShardLayout layout;
   int rank, world;
   bool scaling = false;
+  bool all_reduce_in_place = false;  // see whole_grads
   float scale = 1.0f;
   std::int64_t clean_steps = 0;
   std::uint64_t steps = 0;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;  // each worker's bytes on the wire under ring algorithms
+  // A collective's share of `bytes`: (n - 1) / n of the data for a reduce-scatter or an
+  // all-gather, twice that for an all-reduce (nccl-tests' bus bytes).
+  void count_wire(std::size_t data_bytes, int passes);
 
   DeviceBuffer params_view;  // stages 0 to 2: the application's parameters
   DeviceBuffer master;       // f32; stage 0 with f32 parameters: empty (params_view is it)
@@ -58,7 +62,9 @@ struct ShardedOptimizer::Impl {
   std::vector<InFlight> in_flight;
   std::vector<DeviceBuffer> wire_sources;  // kept alive until their collectives finish
   std::vector<bool> reduced;
-  std::vector<DeviceBuffer> stage0_grads;  // stage 0: the application's gradients per slice
+  // The application's gradients per slice, when they are all-reduced in place (stage 0, and
+  // stage 1 on host links, where a reduce-scatter is an all-reduce of a staging copy).
+  std::vector<DeviceBuffer> whole_grads;
   std::vector<DeviceBuffer> gathered;      // stage 3
   std::vector<Pending> gathering;
 };
