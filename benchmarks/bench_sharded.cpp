@@ -43,8 +43,9 @@ std::vector<Device> sim(int n) {
 }
 
 int memory(std::size_t params) {
-  std::printf("| workers | stage | held (measured) | formula | measured / formula | "
-              "application's buffers | optimizer's |\n|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| workers | stage | held (measured) | formula | measured / formula | "
+      "application's buffers | optimizer's |\n|---|---|---|---|---|---|---|\n");
   const std::size_t slices_n = 16;
   std::vector<std::size_t> slices(slices_n, params / slices_n);
   for (int workers : {1, 2, 4}) {
@@ -63,8 +64,7 @@ int memory(std::size_t params) {
         ShardedOptimizer opt(w, p, o, slices);
         // What the application keeps: stages 0-1 the whole gradient buffer backward writes;
         // stages 2-3 one slice's, reduced and reused slice by slice.
-        DeviceBuffer g =
-            w.alloc(DType::bf16, stage < 2 ? layout.padded_size() : layout.padded(0));
+        DeviceBuffer g = w.alloc(DType::bf16, stage < 2 ? layout.padded_size() : layout.padded(0));
         w.fill(g, 0.001);
         if (stage == 3) p = DeviceBuffer();  // stage 3 keeps only its shard
         for (std::size_t s = 0; s < layout.slices(); ++s) {
@@ -131,13 +131,13 @@ int step(int stage, std::size_t params, int steps, const std::string& wire,
     }
     if (w.rank() == 0) {
       const std::lock_guard<std::mutex> lock(m);
-      std::printf("{\"stage\": %d, \"workers\": %d, \"params\": %zu, \"wire\": \"%s\", "
-                  "\"step_ms\": %.3f, \"reduce_wait_ms\": %.3f, \"update_ms\": %.3f, "
-                  "\"bytes_per_step\": %.0f, \"optimizer_bytes\": %zu}\n",
-                  stage, w.size(), params, wire.empty() ? "f32" : wire.c_str(),
-                  median(total) * 1e3, median(wait) * 1e3, median(update) * 1e3,
-                  static_cast<double>(opt.bytes_communicated()) / (steps + 2),
-                  w.bytes_in_use());
+      std::printf(
+          "{\"stage\": %d, \"workers\": %d, \"params\": %zu, \"wire\": \"%s\", "
+          "\"step_ms\": %.3f, \"reduce_wait_ms\": %.3f, \"update_ms\": %.3f, "
+          "\"bytes_per_step\": %.0f, \"optimizer_bytes\": %zu}\n",
+          stage, w.size(), params, wire.empty() ? "f32" : wire.c_str(), median(total) * 1e3,
+          median(wait) * 1e3, median(update) * 1e3,
+          static_cast<double>(opt.bytes_communicated()) / (steps + 2), w.bytes_in_use());
       std::fflush(stdout);
     }
   });

@@ -2,9 +2,11 @@
 // that follow (no GPU too small, and every estimate saying what it could not model).
 #include <catch2/catch.hpp>
 
+#include "cost/memory_model.hpp"
 #include "cost/model.hpp"
 #include "cost_helpers.hpp"
 #include "nubo/cost.hpp"
+#include "nubo/optimizer.hpp"
 
 using namespace nubo;
 using namespace nubo::cost;
@@ -118,4 +120,36 @@ TEST_CASE("what is not modelled is said, and never ranks a multi-node option") {
   for (const auto& e : q.ranked) multi = multi || e.nodes > 1;
   CHECK(multi);
   for (const auto& e : q.ranked) CHECK_FALSE(any_note(e, "not modelled"));
+}
+
+TEST_CASE("a profile that records its model rescales the model states to another GPU count") {
+  // A run of 1e9 bf16 parameters with Adam at ZeRO 2 on 4 GPUs, which measured 9 GB a GPU.
+  Profile p;
+  p.backend = "cuda";
+  p.device_model = "A100-SXM4-80GB";
+  p.global_batch = 64;
+  p.compute_time_s = 0.5;
+  p.samples_per_s = 128;
+  p.dataset_samples = 1e6;
+  p.parameters = 1e9;
+  p.zero_stage = 2;
+  p.optimizer = "adam";
+  p.dtype = DType::bf16;
+  p.devices = 4;
+  p.memory_per_device_bytes = 9e9;
+  const auto m = cost::detail::measured_memory(p);
+  const double states4 = sharded_memory(1e9, 2, OptimizerKind::adamw, DType::bf16, 4).total();
+  REQUIRE(m.activations == Approx(9e9 - states4));
+  // On 8 GPUs the states halve (but for the whole parameters); the rest stays as measured.
+  const double on8 = cost::detail::memory_per_gpu(m, 8, 80e9);
+  REQUIRE(on8 == Approx(sharded_memory(1e9, 2, OptimizerKind::adamw, DType::bf16, 8).total() +
+                        (9e9 - states4)));
+  REQUIRE(on8 < 9e9);
+  // The profile's JSON carries them.
+  const Profile back = Profile::parse(p.to_json(), "test");
+  REQUIRE(back.parameters == 1e9);
+  REQUIRE(back.zero_stage == 2);
+  REQUIRE(back.optimizer == "adam");
+  p.optimizer = "lamb";
+  REQUIRE_THROWS_WITH(Profile::parse(p.to_json(), "test"), Catch::Contains("model.optimizer"));
 }

@@ -65,7 +65,7 @@ struct ShardedOptimizer::Impl {
   // The application's gradients per slice, when they are all-reduced in place (stage 0, and
   // stage 1 on host links, where a reduce-scatter is an all-reduce of a staging copy).
   std::vector<DeviceBuffer> whole_grads;
-  std::vector<DeviceBuffer> gathered;      // stage 3
+  std::vector<DeviceBuffer> gathered;  // stage 3
   std::vector<Pending> gathering;
 };
 

@@ -238,8 +238,8 @@ DeviceBuffer ShardedOptimizer::Impl::grads_of(std::size_t i) {
 }
 
 void ShardedOptimizer::Impl::count_wire(std::size_t data_bytes, int passes) {
-  bytes += static_cast<std::uint64_t>(static_cast<double>(data_bytes) * passes * (world - 1) /
-                                      world);
+  bytes +=
+      static_cast<std::uint64_t>(static_cast<double>(data_bytes) * passes * (world - 1) / world);
 }
 
 StepResult ShardedOptimizer::Impl::step() {
