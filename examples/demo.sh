@@ -62,6 +62,8 @@ step "Cost: serving it at 2,000 tokens/s, 50 ms per token at most"
 if [ -x "$bin/nubo-train" ] && [ -e /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
   step "Train: one epoch of Fashion-MNIST on 2 simulated GPUs, a subset"
   "$bin/nubo-train" --devices sim:2 --subset 6000 --epochs 1
+  step "Train: the same at ZeRO stage 2 in bf16 (fp32 master weights), 2 micro-batches a step"
+  "$bin/nubo-train" --devices sim:2 --subset 6000 --epochs 1 --zero 2 --precision bf16 --accumulate 2
 fi
 
 if [ -x "$bin/nubo-devices-c" ]; then
@@ -85,5 +87,8 @@ if command -v "$py" >/dev/null; then
     step "Python: a PyTorch DDP script whose gradients nubo reduces, 2 processes (examples/python/torch_ddp.py)"
     NUBO_LIBRARY="$build/lib/libnubo_c.so" PYTHONPATH="$here/../capi/python" OMP_NUM_THREADS=1 \
       NUBO_CUDA=0 "$bin/nubo-run" -n 2 -- "$py" "$here/python/torch_ddp.py"   # a CPU model
+    step "Python: a PyTorch model in one flat bf16 tensor, its Adam state sharded by nubo (ZeRO 1), 2 processes (examples/python/sharded_torch.py)"
+    NUBO_LIBRARY="$build/lib/libnubo_c.so" PYTHONPATH="$here/../capi/python" OMP_NUM_THREADS=1 \
+      NUBO_CUDA=0 "$bin/nubo-run" -n 2 -- "$py" "$here/python/sharded_torch.py"
   fi
 fi

@@ -222,6 +222,7 @@ void Replica::backward(Worker& w, std::size_t rows, bool first, bool last, StepT
   for (std::size_t l = layout_.layers(); l-- > 0;) {
     const std::size_t in = layout_.in(l), out = layout_.out(l);
     DeviceBuffer gw = grad_weights(l), gb = grad_biases(l);
+    need_layer(l, -1);  // stage 3: every rank gathers alike, rows or none
     if (rows == 0) {
       // A worker with no rows (a batch smaller than the team) contributes zeros.
       if (first) {
@@ -229,7 +230,6 @@ void Replica::backward(Worker& w, std::size_t rows, bool first, bool last, StepT
         w.fill(gb, 0.0);
       }
     } else {
-      need_layer(l, -1);
       DeviceBuffer dz = as_compute(w, dz_, dz16_, rows * out);
       DeviceBuffer x = mixed_ ? acts16_[l].slice(0, rows * in) : acts_[l].slice(0, rows * in);
       // dW = a_l^T dz, added to the micro-batches' before it
@@ -324,6 +324,10 @@ std::vector<float> Replica::train_step(Worker& w, const Dataset& data,
       forward(w, rows, times);
       k_->softmax_xent_backward(probs_.data(), labels_.data(), dz_.data(), rows,
                                 layout_.widths.back(), scale);
+    } else {
+      // No rows here (a batch smaller than the team): stage 3's gathers are collective, so
+      // this rank takes part in the forward pass's as the others do.
+      for (std::size_t l = 0; l < layout_.layers(); ++l) need_layer(l, +1);
     }
     backward(w, rows, k == 0, k + 1 == micro, times);
     times.compute += since(t1);

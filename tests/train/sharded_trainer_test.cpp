@@ -51,6 +51,23 @@ TEST_CASE("ZeRO stages 1 and 2 train bit for bit as the replicated trainer, 3 wi
   }
 }
 
+TEST_CASE("ZeRO 3 with a batch smaller than the team: the rank without rows gathers too",
+          "[train][sharded]") {
+  // 130 rows in batches of 64: the third step has 2 rows for 3 workers.
+  auto data = synthetic(130);
+  std::vector<std::vector<float>> results;
+  for (int stage : {0, 3}) {
+    auto o = adam_options();
+    o.zero_stage = stage;
+    auto team = cpu_team(3);
+    nubo::DataParallelTrainer t(team, o, data);
+    for (int i = 0; i < 5; ++i) t.step();
+    results.push_back(t.parameters());
+    REQUIRE(t.evaluate(*data).samples == 130);
+  }
+  REQUIRE(max_abs_diff(results[0], results[1]) < 1e-6);
+}
+
 TEST_CASE("bf16 and f16 training lowers the loss like f32", "[train][sharded]") {
   auto o = adam_options();
   double f32_loss = 0;
