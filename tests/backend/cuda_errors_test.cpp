@@ -136,3 +136,57 @@ TEST_CASE("the CUDA backend's pinned host memory and copies from a peer GPU",
   a->free(src);
   b->free(dst);
 }
+
+namespace {
+// What the plugin's optimizer_step was handed, for the test below.
+struct SeenStep {
+  nubo_cuda_optimizer_args args{};
+  uint64_t n = 0;
+  int32_t grad_dtype = -9, param_dtype = -9;
+  const void* param = nullptr;
+};
+SeenStep seen_step;
+}  // namespace
+
+TEST_CASE("the fused update reaches the plugin with each constant in its field",
+          "[backend][cuda-errors]") {
+  fake() = {};
+  nubo_cuda_backend_api api = *fake_api();
+  api.optimizer_step = [](nubo_cuda_backend*, const nubo_cuda_optimizer_args* a, uint64_t n,
+                          float*, int32_t grad_dtype, const void*, float*, float*,
+                          int32_t param_dtype, void* param, nubo_cuda_status*) -> int {
+    seen_step = {*a, n, grad_dtype, param_dtype, param};
+    return NUBO_CUDA_CALL_OK;
+  };
+  Device d;
+  d.backend = Backend::cuda;
+  d.name = "Fake GPU";
+  nubo_cuda_backend* handle = nullptr;
+  nubo_cuda_status st{};
+  fakes::create(0, &handle, &st);
+  detail::CudaBackend b(d, &api, handle);
+  const math::OptimizerStep s{math::kAdamW, 0.5f,
+                              math::AdamStep{0.1f, 0.8f, 0.9f, 1e-3f, 0.01f, 2.0f, 3.0f}, 0.25f};
+  float master[7], m[7], v[7];
+  std::uint16_t grads[7], params[7];
+  b.optimizer_step(s, 7, master, DType::bf16, grads, m, v, DType::f16, params);
+  const nubo_cuda_optimizer_args& a = seen_step.args;
+  CHECK(a.kind == 2);
+  CHECK(a.lr == 0.1f);
+  CHECK(a.momentum == 0.5f);
+  CHECK(a.beta1 == 0.8f);
+  CHECK(a.beta2 == 0.9f);
+  CHECK(a.eps == 1e-3f);
+  CHECK(a.weight_decay == 0.01f);
+  CHECK(a.c1 == 2.0f);
+  CHECK(a.c2 == 3.0f);
+  CHECK(a.grad_scale == 0.25f);
+  CHECK(seen_step.n == 7);
+  CHECK(seen_step.grad_dtype == 2);
+  CHECK(seen_step.param_dtype == 1);
+  b.optimizer_step(s, 7, master, DType::f32, grads, m, v, DType::f16, nullptr);
+  CHECK(seen_step.param_dtype == -1);  // no low-precision copy
+  CHECK(seen_step.param == nullptr);
+  CHECK_THROWS_WITH(b.optimizer_step(s, 7, master, DType::i32, grads, m, v, DType::f16, params),
+                    Catch::Contains("i32"));
+}

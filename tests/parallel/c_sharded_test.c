@@ -40,7 +40,7 @@ static float g_trained[345];
 static nubo_status train(nubo_worker* w, void* user) {
   nubo_sharded_options o;
   size_t padded = 0, count = 0;
-  nubo_buffer *params = NULL, *grads = NULL, *f32 = NULL;
+  nubo_buffer *params = NULL, *grads = NULL, *f32 = NULL, *none = NULL;
   nubo_sharded_optimizer* opt = NULL;
   nubo_sharded_step_summary step;
   nubo_shard_slice_info slice;
@@ -92,7 +92,8 @@ static nubo_status train(nubo_worker* w, void* user) {
   for (i = 0; i < 300; ++i) g_trained[i] = host[i];
   for (i = 0; i < 45; ++i) g_trained[300 + i] = host[512 + i];
   CALL_IN_WORKER(nubo_sharded_optimizer_save(opt, g_path));
-  REFUSED_IN_WORKER(w, nubo_sharded_optimizer_gather(opt, 0, &f32), "only stage 3");
+  REFUSED_IN_WORKER(w, nubo_sharded_optimizer_gather(opt, 0, &none), "only stage 3");
+  CHECK_IN_WORKER(w, none == NULL);
   REFUSED_IN_WORKER(w, nubo_sharded_optimizer_step(opt, NULL, NULL), "was not reduced");
   nubo_sharded_optimizer_free(opt);
   nubo_buffer_free(params);

@@ -172,3 +172,20 @@ TEST_CASE("the trainer on a CUDA plugin without its kernel table says what is mi
     CHECK_THAT(e.what(), Catch::Contains("has no trainer kernels"));
   }
 }
+
+TEST_CASE("a CUDA plugin without the mixed-precision kernels says so, and to rebuild it",
+          "[parallel][cuda]") {
+  FakeCuda fake;  // its backend table ends before cast, unscale_check and optimizer_step
+  Team team({fake_gpu()});
+  team.run([&](Worker& w) {
+    auto a = w.alloc<float>(4);
+    auto b = w.alloc<bfloat16>(4);
+    try {
+      w.cast(a, b);
+      FAIL("a cast without the kernel");
+    } catch (const Error& e) {
+      CHECK(e.code() == Errc::unavailable);
+      CHECK_THAT(e.what(), Catch::Contains("cast") && Catch::Contains("rebuild it"));
+    }
+  });
+}

@@ -72,7 +72,7 @@ TEST_CASE("stages 1 and 2 are bit for bit the replicated optimizer, at 1 to 5 wo
   INFO(workers << " workers, rule " << static_cast<int>(kind));
   Team team(nubo_test::host_workers(workers));
   ShardedRun run;
-  run.slices = {700, 5, 300};
+  run.slices = {700, 5, 0, 300};  // an empty slice: every rank's shard of it has zero length
   run.options = adamw(0);
   run.options.optimizer = kind;
   run.options.max_grad_norm = 1.0f;  // exercises the norm's team-wide reduction too
