@@ -152,9 +152,9 @@ TEST_CASE("the fused update reaches the plugin with each constant in its field",
           "[backend][cuda-errors]") {
   fake() = {};
   nubo_cuda_backend_api api = *fake_api();
-  api.optimizer_step = [](nubo_cuda_backend*, const nubo_cuda_optimizer_args* a, uint64_t n,
-                          float*, int32_t grad_dtype, const void*, float*, float*,
-                          int32_t param_dtype, void* param, nubo_cuda_status*) -> int {
+  api.optimizer_step = [](nubo_cuda_backend*, const nubo_cuda_optimizer_args* a, uint64_t n, float*,
+                          int32_t grad_dtype, const void*, float*, float*, int32_t param_dtype,
+                          void* param, nubo_cuda_status*) -> int {
     seen_step = {*a, n, grad_dtype, param_dtype, param};
     return NUBO_CUDA_CALL_OK;
   };

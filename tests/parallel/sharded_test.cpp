@@ -10,6 +10,7 @@
 #include "nubo/error.hpp"
 #include "nubo/optimizer.hpp"
 #include "process_helpers.hpp"
+#include "rank_checks.hpp"
 #include "sharded_run.hpp"
 #include "workers.hpp"
 
@@ -32,6 +33,17 @@ std::vector<float> on_team(Team& team, Fn fn) {
     }
   });
   return out;
+}
+
+// On a worker thread, where Catch2 may not be used: whether fn throws a nubo::Error saying `text`.
+template <class Fn>
+bool refused(Fn fn, const std::string& text) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return std::string(e.what()).find(text) != std::string::npos;
+  }
+  return false;
 }
 
 ShardedOptions adamw(int stage, DType precision = DType::f32) {
@@ -106,6 +118,7 @@ TEST_CASE("stage 3 gathers, prefetches and releases, and ends where stage 1 does
   const auto stage3 = on_team(team, [&](Worker& w) { return run_sharded(w, run); });
   REQUIRE(stage3 == stage1);  // the same arithmetic on the same shards
 
+  nubo_test::RankChecks checks;
   team.run([&](Worker& w) {
     const auto layout = ShardedOptimizer::layout_for(run.options, w.size(), run.slices);
     DeviceBuffer params = w.alloc(DType::f32, layout.padded_size());
@@ -113,18 +126,21 @@ TEST_CASE("stage 3 gathers, prefetches and releases, and ends where stage 1 does
     ShardedOptimizer opt(w, params, run.options, run.slices);
     params = DeviceBuffer();  // stage 3 needs only its shard from now on
     DeviceBuffer s1 = opt.gather(1);
-    REQUIRE(s1.size() == 64);
+    RANK_EXPECT(checks, w, s1.size() == 64);
     std::vector<float> got(64);
     s1.read(got.data(), 64 * sizeof(float));
     const auto init = nubo_test::initial_parameters(layout.parameters());
-    REQUIRE(got == std::vector<float>(init.begin() + 500, init.begin() + 564));
+    RANK_EXPECT(checks, w, got == std::vector<float>(init.begin() + 500, init.begin() + 564));
     opt.release(1);
-    REQUIRE_THROWS_WITH(opt.gather(3), Catch::Contains("gather of slice 3: there are 3 slice(s)"));
+    RANK_EXPECT(checks, w,
+                refused([&] { opt.gather(3); }, "gather of slice 3: there are 3 slice(s)"));
   });
+  checks.report();
 }
 
 TEST_CASE("each stage allocates the memory its formula says") {
   Team team(nubo_test::sim_workers(4));
+  nubo_test::RankChecks checks;
   team.run([&](Worker& w) {
     for (int stage : {0, 1, 2, 3}) {
       ShardedOptions o = adamw(stage, DType::bf16);
@@ -142,14 +158,15 @@ TEST_CASE("each stage allocates the memory its formula says") {
       double expected = f.optimizer;
       if (stage >= 1) expected += 2.0 * n / 4;
       if (stage == 3) expected += f.parameters;
-      INFO("stage " << stage);
-      REQUIRE(held == Approx(expected).epsilon(0.01));
+      RANK_EXPECT(checks, w, held == Approx(expected).epsilon(0.01));
     }
   });
+  checks.report();
 }
 
 TEST_CASE("fp16 with loss scaling: an inf on one worker skips the step everywhere") {
   Team team(nubo_test::host_workers(2));
+  nubo_test::RankChecks checks;
   team.run([&](Worker& w) {
     ShardedOptions o = adamw(1, DType::f16);
     const std::size_t n = 256;
@@ -157,7 +174,7 @@ TEST_CASE("fp16 with loss scaling: an inf on one worker skips the step everywher
     DeviceBuffer params = w.alloc(DType::f16, layout.padded_size());
     w.fill(params, 0.25);
     ShardedOptimizer opt(w, params, o, {n});
-    REQUIRE(opt.loss_scale() == 65536.0f);
+    RANK_EXPECT(checks, w, opt.loss_scale() == 65536.0f);
     DeviceBuffer grads = w.alloc(DType::f16, layout.padded_size());
     w.fill(grads, 1.0);
     if (w.rank() == 1) {
@@ -165,24 +182,27 @@ TEST_CASE("fp16 with loss scaling: an inf on one worker skips the step everywher
       w.fill(one, std::numeric_limits<double>::infinity());
     }
     const StepResult r = opt.step(grads);
-    REQUIRE_FALSE(r.applied);
-    REQUIRE(opt.loss_scale() == 32768.0f);
-    REQUIRE(opt.steps() == 0);
+    RANK_EXPECT(checks, w, !(r.applied));
+    RANK_EXPECT(checks, w, opt.loss_scale() == 32768.0f);
+    RANK_EXPECT(checks, w, opt.steps() == 0);
     std::vector<half> p(n);
     params.read(p.data(), n * sizeof(half));
-    for (half x : p) REQUIRE(static_cast<float>(x) == 0.25f);  // untouched on both ranks
+    for (half x : p)
+      RANK_EXPECT(checks, w, static_cast<float>(x) == 0.25f);  // untouched on both ranks
 
     // A clean step applies, with the gradients unscaled: 32768 / 32768 = 1 per element.
     w.fill(grads, 32768.0);
     const StepResult ok = opt.step(grads);
-    REQUIRE(ok.applied);
-    REQUIRE(ok.grad_norm == Approx(16.0));  // both ranks' shards: 256 ones in all
-    REQUIRE(opt.steps() == 1);
+    RANK_EXPECT(checks, w, ok.applied);
+    RANK_EXPECT(checks, w, ok.grad_norm == Approx(16.0));  // both ranks' shards: 256 ones in all
+    RANK_EXPECT(checks, w, opt.steps() == 1);
   });
+  checks.report();
 }
 
 TEST_CASE("2000 clean steps double the loss scale") {
   Team team(nubo_test::host_workers(2));
+  nubo_test::RankChecks checks;
   team.run([&](Worker& w) {
     ShardedOptions o = adamw(2, DType::f16);
     o.optimizer = OptimizerKind::sgd;
@@ -194,12 +214,13 @@ TEST_CASE("2000 clean steps double the loss scale") {
     DeviceBuffer grads = w.alloc(DType::f16, layout.padded_size());
     for (int t = 0; t < 1999; ++t) {
       w.fill(grads, 1.0);
-      REQUIRE(opt.step(grads).applied);
+      RANK_EXPECT(checks, w, opt.step(grads).applied);
     }
-    REQUIRE(opt.loss_scale() == 65536.0f);
+    RANK_EXPECT(checks, w, opt.loss_scale() == 65536.0f);
     w.fill(grads, 1.0);
-    REQUIRE(opt.step(grads).loss_scale == 131072.0);
+    RANK_EXPECT(checks, w, opt.step(grads).loss_scale == 131072.0);
   });
+  checks.report();
 }
 
 TEST_CASE("bf16 and f16 training follows f32 closely") {
@@ -360,6 +381,7 @@ TEST_CASE("the sharded optimizer refuses bad input, naming it") {
                         Catch::Contains("rank 0") && Catch::Contains("rank 1"));
   }
   SECTION("a gradient buffer smaller than the parameters, an unsupported type, a bad slice") {
+    nubo_test::RankChecks checks;
     team.run([&](Worker& w) {
       ShardedOptions o = adamw(1);
       const auto layout = ShardedOptimizer::layout_for(o, w.size(), {100});
@@ -367,28 +389,33 @@ TEST_CASE("the sharded optimizer refuses bad input, naming it") {
       w.fill(params, 0.0);
       ShardedOptimizer opt(w, params, o, {100});
       DeviceBuffer small = w.alloc(DType::f32, 100);
-      REQUIRE_THROWS_WITH(opt.step(small), Catch::Contains("the gradients hold 100 elements") &&
-                                               Catch::Contains("the parameters 256 elements"));
+      RANK_EXPECT(checks, w,
+                  refused([&] { opt.step(small); },
+                          "the gradients hold 100 elements of f32 but the parameters 256"));
       DeviceBuffer g = w.alloc(DType::f32, layout.padded_size());
-      REQUIRE_THROWS_WITH(opt.reduce(1, g), Catch::Contains("reduce of slice 1: there are 1"));
-      REQUIRE_THROWS_WITH(opt.gather(0), Catch::Contains("only stage 3 gathers"));
-      REQUIRE_THROWS_WITH(opt.step(), Catch::Contains("slice 0 was not reduced"));
+      RANK_EXPECT(checks, w, refused([&] { opt.reduce(1, g); }, "reduce of slice 1: there are 1"));
+      RANK_EXPECT(checks, w, refused([&] { opt.gather(0); }, "only stage 3 gathers"));
+      RANK_EXPECT(checks, w, refused([&] { opt.step(); }, "slice 0 was not reduced"));
       ShardedOptions i32 = o;
       i32.precision = DType::i32;
-      REQUIRE_THROWS_WITH(ShardedOptimizer(w, params, i32, {100}),
-                          Catch::Contains("precision i32 is not supported"));
+      RANK_EXPECT(checks, w,
+                  refused([&] { ShardedOptimizer(w, params, i32, {100}); },
+                          "precision i32 is not supported"));
       ShardedOptions packed = adamw(1, DType::bf16);
       packed.wire = DType::f16;
-      REQUIRE_THROWS_WITH(ShardedOptimizer(w, params, packed, {100}),
-                          Catch::Contains("needs f32 gradients"));
+      RANK_EXPECT(
+          checks, w,
+          refused([&] { ShardedOptimizer(w, params, packed, {100}); }, "needs f32 gradients"));
       DeviceBuffer wrong = w.alloc(DType::f32, 100);
-      REQUIRE_THROWS_WITH(ShardedOptimizer(w, wrong, o, {100}),
-                          Catch::Contains("params hold 100 elements but the layout needs 256"));
+      RANK_EXPECT(checks, w,
+                  refused([&] { ShardedOptimizer(w, wrong, o, {100}); },
+                          "params hold 100 elements but the layout needs 256"));
       ShardedOptions stage5 = o;
       stage5.stage = 5;
-      REQUIRE_THROWS_WITH(ShardedOptimizer(w, params, stage5, {100}),
-                          Catch::Contains("stage 5 (0 to 3)"));
+      RANK_EXPECT(checks, w,
+                  refused([&] { ShardedOptimizer(w, params, stage5, {100}); }, "stage 5 (0 to 3)"));
     });
+    checks.report();
   }
 }
 
