@@ -91,9 +91,11 @@ std::string seconds_text(std::chrono::milliseconds d) {
 
 // Building an algorithm allocates its scratch space and registers buffers with every
 // connection, which costs more than a small collective; a training loop reduces the same
-// buffers step after step, so the last few are kept. Each holds up to twice its buffer in
-// scratch space, hence a bound on both the number and the bytes.
-constexpr std::size_t kMaxCached = 8;
+// buffers step after step, so the recent ones are kept. Each holds up to twice its buffer in
+// scratch space, hence a bound on both the number and the bytes. The number must exceed a step's
+// distinct collectives (a sharded optimizer's: a reduction and an all-gather per slice), or
+// every call rebuilds its algorithm.
+constexpr std::size_t kMaxCached = 64;
 constexpr std::size_t kMaxCachedBytes = std::size_t{1} << 30;
 
 // Gloo's TCP transport writes to sockets without MSG_NOSIGNAL, so a peer that dies makes the
