@@ -159,7 +159,7 @@ cat_read=$(sed -n 's/.*read \(.*\) of s3.*/\1/p' "$work/cat.err")
 index_bytes=$("$xfer" list -v s3://bench/nubo/corpus.nubo 2>&1 >/dev/null | sed -n 's/.*read \(.*\) of s3.*/\1/p')
 
 if [ "$server" = rclone ]; then
-  server_name="rclone serve s3 ($(rclone version | head -1 | cut -d' ' -f2), a local directory in tmpfs)"
+  server_name="rclone serve s3 ($(rclone version 2>/dev/null | sed -n 1p | cut -d' ' -f2), a local directory in tmpfs)"
 else
   server_name="moto $("$venv/bin/python" -c 'import moto; print(moto.__version__)')"
 fi
@@ -176,7 +176,7 @@ verdict() { python3 -c "print('met' if $1 else 'NOT met')"; }
   echo "Command: \`RUNS=$runs benchmarks/bench_s3.sh ${NUBO_BENCH_BUILD_ARG:-$1}\`, $(date -u +%Y-%m-%d), $(nproc) cores"
   echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), load before the run"
   echo "$(cut -d' ' -f1-3 /proc/loadavg). Server: $server_name on 127.0.0.1; $(/usr/bin/aws --version 2>&1 | cut -d' ' -f1);"
-  echo "$(rclone version | head -1). Corpus: $bytes bytes (the Linux tree of corpus.sh, Fashion-MNIST,"
+  echo "$(rclone version 2>/dev/null | sed -n 1p). Corpus: $bytes bytes (the Linux tree of corpus.sh, Fashion-MNIST,"
   echo "${RANDOM_MB:-128} MiB random). Medians of $runs interleaved runs."
   echo
   echo "| operation | tool | ms | MB/s of the corpus | nubo's time over it |"

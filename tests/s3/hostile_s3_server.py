@@ -24,7 +24,9 @@ names the misbehaviour (path-style requests: /BUCKET/KEY):
   signed       checks every request's Signature V4 as S3 does (written here from the
                specification, independently of nubo's), for key id AKIDHOSTILE with secret
                `secret`: a good signature gets the object "signed ok", a bad one 403
-               SignatureDoesNotMatch, another key id 403 InvalidAccessKeyId
+               SignatureDoesNotMatch, another key id 403 InvalidAccessKeyId; a PUT's body is
+               checked by its signed SHA-256, or, signed as UNSIGNED-PAYLOAD, by a Content-MD5
+               that must be signed and match (400 otherwise)
 
 Prints its port on stdout, then serves until killed.
 Usage: hostile_s3_server.py
@@ -79,6 +81,21 @@ def sigv4_problem(method: str, target: str, headers) -> str:
         key = hmac.new(key, part.encode(), hashlib.sha256).digest()
     expected = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
     return "" if hmac.compare_digest(expected, signature) else "SignatureDoesNotMatch"
+
+
+def payload_problem(headers, body: bytes) -> str:
+    """As S3 checks a signed PUT's body: by its SHA-256 (x-amz-content-sha256), or, signed as
+    UNSIGNED-PAYLOAD, by its Content-MD5, which must then be signed (here, to check that nubo
+    signs it: it is what binds the body then)."""
+    claimed = headers.get("x-amz-content-sha256", "")
+    if claimed != "UNSIGNED-PAYLOAD":
+        return "" if claimed == hashlib.sha256(body).hexdigest() else "XAmzContentSHA256Mismatch"
+    m = re.search(r"SignedHeaders=([^,]+)", headers.get("Authorization", ""))
+    if "content-md5" not in (m.group(1).split(";") if m else []):
+        return "UnsignedPayloadWithoutSignedContentMD5"
+    if headers.get("content-md5", "") != base64.b64encode(md5(body).digest()).decode():
+        return "BadDigest"
+    return ""
 
 
 def _crc32c_table() -> list:
@@ -233,11 +250,22 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(body)
         elif b == "signed":
             problem = sigv4_problem(self.command, self.path, self.headers)
+            status = 403 if problem else 200
+            if not problem and self.command == "PUT":
+                status, problem = 400, payload_problem(self.headers, sent)
+                # The key "unsigned.bin" also asks that the body not be hashed twice.
+                if (not problem and self.path.endswith("/unsigned.bin")
+                        and self.headers.get("x-amz-content-sha256") != "UNSIGNED-PAYLOAD"):
+                    problem = "ExpectedUnsignedPayload"
+                if not problem:
+                    status = 200
             body = (f"<Error><Code>{problem}</Code><Message>refused</Message></Error>".encode()
-                    if problem else b"signed ok")
-            self.send_response(403 if problem else 200)
+                    if problem else (b"signed ok" if self.command != "PUT" else b""))
+            self.send_response(status)
             self.send_header("Content-Length", str(len(body)))
-            self.send_header("ETag", f'"{md5(body).hexdigest()}"')
+            # A PUT's ETag is the MD5 of what was stored: its body.
+            stored = sent if self.command == "PUT" and not problem else body
+            self.send_header("ETag", f'"{md5(stored).hexdigest()}"')
             self.end_headers()
             if with_body:
                 self.wfile.write(body)

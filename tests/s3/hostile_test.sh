@@ -69,6 +69,11 @@ grep -q "not an MD5 under SSE-KMS.*only its size was checked" err || fail "SSE-K
 "$xfer" cp s3://signed/object.bin got.bin -q 2>err || fail "a good signature was refused"
 [ "$(cat got.bin)" = "signed ok" ] || fail "the signed object came back as '$(cat got.bin)'"
 rm -f got.bin
+# An upload's body is signed as UNSIGNED-PAYLOAD with its Content-MD5 among the signed headers
+# (not hashed a second time with SHA-256); the server checks both, as S3 does.
+head -c 300000 /dev/urandom > up.bin
+"$xfer" cp up.bin s3://signed/unsigned.bin -q 2>err || fail "a signed upload was refused: $(cat err)"
+rm -f up.bin
 for wrong in "AWS_SECRET_ACCESS_KEY=not-the-secret" "AWS_ACCESS_KEY_ID=AKIDUNKNOWN"; do
   set +e
   env "$wrong" timeout 60 "$xfer" cp s3://signed/object.bin got.bin -q 2>err

@@ -34,6 +34,7 @@ store::ObjectUrl parse_gs_url(std::string_view text) {
 
 s3::Config load_config() {
   s3::Config c;
+  c.unsigned_payload = false;  // GCS's XML API: every payload signed by its SHA-256
   c.profile = "gs";
   c.region = "auto";  // what GCS takes in a Signature V4 scope
   c.path_style = true;

@@ -178,7 +178,9 @@ http::Response Client::send(const Call& call) {
     in.headers = call.headers;
     in.headers["host"] = host;
     in.payload_sha256 =
-        sha256_hex({reinterpret_cast<const char*>(call.body.data()), call.body.size()});
+        config_.unsigned_payload && call.headers.count("content-md5")
+            ? std::string(kUnsignedPayload)
+            : sha256_hex({reinterpret_cast<const char*>(call.body.data()), call.body.size()});
     in.amz_date = amz_date(static_cast<long long>(std::time(nullptr)));
     in.region = config_.region;
     const auto authorization = sign(in, config_.credentials);

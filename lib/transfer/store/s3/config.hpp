@@ -28,6 +28,11 @@ struct Config {
   // The longest a connection or a transfer may stall, in seconds (NUBO_S3_TIMEOUT); 0: the
   // client's default.
   double timeout_seconds = 0;
+  // A body sent with a Content-MD5 header is signed as UNSIGNED-PAYLOAD instead of by its
+  // SHA-256: the signed Content-MD5 binds the body (the server checks it, and nubo checks the
+  // ETag it answers), so a second hash of every part is work for nothing. Off for stores whose
+  // signing of payloads nubo has not confirmed (GCS's XML API).
+  bool unsigned_payload = true;
 };
 
 // Error(invalid_argument) for a named profile that no file has, a file that is not what it

@@ -1,7 +1,8 @@
 // AWS Signature Version 4 for S3 requests (the Authorization header), as the AWS CLI signs
 // them: the canonical request, the string to sign, and the HMAC-SHA256 key chain
 // (secret -> date -> region -> service -> "aws4_request"). The payload is signed by its SHA-256
-// (x-amz-content-sha256), or "UNSIGNED-PAYLOAD" where the transport (TLS) protects it.
+// (x-amz-content-sha256), or "UNSIGNED-PAYLOAD" where something else binds it: the transport
+// (TLS), or a signed Content-MD5 header that the server checks.
 #pragma once
 
 #include <map>
@@ -9,6 +10,8 @@
 #include <string_view>
 
 namespace nubo::s3 {
+
+inline constexpr std::string_view kUnsignedPayload = "UNSIGNED-PAYLOAD";
 
 struct Credentials {
   std::string access_key_id;
