@@ -10,8 +10,11 @@
 #      Python binding's progress callback returns False then; keep_partial=True keeps the
 #      upload), then the same pack again: the bytes the resumed run uploads against a full run's.
 #   4. `cat -v` of one small file: the bytes read against the index and one chunk.
-# Beside them, the same pack and unpack with no network (a local archive on the same tmpfs):
-# what nubo's upload and download cannot go below on this machine.
+# Beside them, the same pack and unpack with no network (a local archive on the same tmpfs), and
+# rclone moving nubo's own archive alone, each way: nubo's floor is the slower of the two (the
+# network part and the work part of its transfer, which it overlaps). All of it again with the
+# server on one core and each client on the other (taskset), so that the client's share is
+# clear on a 2-core machine.
 # Corpus (in tmpfs, BENCH_DIR): the Linux tree of corpus.sh (256 MiB of linux-source-6.1, about
 # 31,500 files), Fashion-MNIST decompressed (55 MB) and RANDOM_MB of random bytes (default 128),
 # about 440 MB. Medians of RUNS interleaved runs (default 3).
@@ -41,6 +44,7 @@ if [ -z "${NUBO_S3_TEST_SERVER:-}" ]; then  # start the loopback server, then ru
   TMPDIR=/dev/shm exec python3 "$repo/tests/s3/with_s3_server.py" "$venv/bin/python" "$0" "$build"
 fi
 runs=${RUNS:-3}
+cpus=$(nproc)  # before any pinning: nproc answers for this shell's affinity
 work=${BENCH_DIR:-/dev/shm/nubo-bench-s3}
 source "$here/corpus.sh"
 out="$here/results/s3.md"
@@ -101,6 +105,9 @@ ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
 mbs() { python3 -c "print(f'{$bytes / ($1 / 1000) / 1e6:.0f}')"; }
 
 nubo_up() { "$xfer" pack "$corpus" -o s3://bench/nubo/corpus.nubo -q --no-sync -f; }
+# The network part of nubo's own transfer: rclone moving the same archive, alone, each way.
+rclone_archive_up() { rclone copyto "$work/archive.nubo" ":s3:bench/alone/up-$((++uploads)).nubo"; }
+rclone_archive_down() { rclone copy :s3:bench/alone/corpus.nubo "$work/dl/"; }
 # A new key each run: rclone copy skips an object that is already there.
 rclone_up() { rclone copyto "$work/corpus.tar" ":s3:bench/rclone/corpus-$((++uploads)).tar"; }
 aws_up() { aws s3 cp "$work/corpus.tar" s3://bench/aws/corpus.tar --only-show-errors; }
@@ -115,19 +122,47 @@ rclone_down() {
 }
 aws_down() { aws s3 cp s3://bench/zst/corpus.tar.zst - | zstd -d -q | tar -x -C "$work/down"; }
 
+"$xfer" pack "$corpus" -o "$work/archive.nubo" -q --no-sync -f
+rclone copyto "$work/archive.nubo" :s3:bench/alone/corpus.nubo 2>/dev/null
+
 declare -A t
 uploads=0
+ops=(nubo_up rclone_up aws_up local_pack rclone_archive_up nubo_down rclone_down aws_down
+  local_unpack rclone_archive_down)
 for r in $(seq "$runs"); do
-  for c in nubo_up rclone_up aws_up local_pack nubo_down rclone_down aws_down local_unpack; do
+  for c in "${ops[@]}"; do
     rm -rf "$work/down" "$work/dl" && mkdir -p "$work/down"
     timed "$c" >"$work/ms"
     t[$c]+="$(cat "$work/ms") "
     echo "bench_s3: run $r $c: ${t[$c]}" >&2
   done
 done
+# The same with the server on a core of its own and every client on the other (taskset), so
+# that the client's share is its own: nubo's time over its floor, the slower of moving the
+# archive (rclone) and nubo's own work on it with no network.
+declare -A p
+pinned=0
+if [ "$cpus" -ge 2 ] && command -v taskset >/dev/null; then
+  pinned=1
+  for pid in $(pgrep -f "rclone serve s3|moto.server"); do taskset -a -p -c 1 "$pid" >/dev/null; done
+  taskset -p -c 0 $$ >/dev/null  # this shell, and so every client it starts
+  for r in $(seq "$runs"); do
+    for c in nubo_up local_pack rclone_archive_up nubo_down local_unpack rclone_archive_down; do
+      rm -rf "$work/down" "$work/dl" && mkdir -p "$work/down"
+      timed "$c" >"$work/ms"
+      p[$c]+="$(cat "$work/ms") "
+      echo "bench_s3: pinned run $r $c: ${p[$c]}" >&2
+    done
+  done
+  taskset -p -c "0-$((cpus - 1))" $$ >/dev/null
+  for pid in $(pgrep -f "rclone serve s3|moto.server"); do
+    taskset -a -p -c "0-$((cpus - 1))" "$pid" >/dev/null
+  done
+  for c in "${!p[@]}"; do p[$c]=$(median ${p[$c]}); done
+fi
 "$xfer" unpack s3://bench/nubo/corpus.nubo -C "$work/check" -q --no-sync
 diff -r "$corpus" "$work/check/corpus" >/dev/null || { echo "bench_s3: unpacked corpus differs" >&2; exit 1; }
-rm -rf "$work/check" "$work/down" "$work/dl" "$work/local.nubo"
+rm -rf "$work/check" "$work/down" "$work/dl" "$work/local.nubo" "$work/archive.nubo"
 for c in "${!t[@]}"; do t[$c]=$(median ${t[$c]}); done
 nubo_bytes=$("$xfer" pack "$corpus" -o "$work/local.nubo" -q --no-sync -f --json |
   python3 -c "import json,sys; print(json.load(sys.stdin)['bytes_stored'])")
@@ -173,7 +208,7 @@ verdict() { python3 -c "print('met' if $1 else 'NOT met')"; }
 {
   echo "# Object storage: nubo-xfer against rclone and the AWS CLI (loopback S3 server)"
   echo
-  echo "Command: \`RUNS=$runs benchmarks/bench_s3.sh ${NUBO_BENCH_BUILD_ARG:-$1}\`, $(date -u +%Y-%m-%d), $(nproc) cores"
+  echo "Command: \`RUNS=$runs benchmarks/bench_s3.sh ${NUBO_BENCH_BUILD_ARG:-$1}\`, $(date -u +%Y-%m-%d), $cpus cores"
   echo "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), load before the run"
   echo "$(cut -d' ' -f1-3 /proc/loadavg). Server: $server_name on 127.0.0.1; $(/usr/bin/aws --version 2>&1 | cut -d' ' -f1);"
   echo "$(rclone version 2>/dev/null | sed -n 1p). Corpus: $bytes bytes (the Linux tree of corpus.sh, Fashion-MNIST,"
@@ -189,6 +224,25 @@ verdict() { python3 -c "print('met' if $1 else 'NOT met')"; }
   echo "| download | rclone copy (tar.zst), zstd -d \\| tar -x | ${t[rclone_down]} | $(mbs "${t[rclone_down]}") | $(ratio "${t[nubo_down]}" "${t[rclone_down]}") |"
   echo "| download | aws s3 cp (tar.zst) - \\| zstd -d \\| tar -x | ${t[aws_down]} | $(mbs "${t[aws_down]}") | $(ratio "${t[nubo_down]}" "${t[aws_down]}") |"
   echo "| (floor) | nubo-xfer unpack of a local archive, no network | ${t[local_unpack]} | $(mbs "${t[local_unpack]}") | $(ratio "${t[nubo_down]}" "${t[local_unpack]}") |"
+  echo "| (floor) | rclone copy of nubo's archive alone, up | ${t[rclone_archive_up]} | $(mbs "${t[rclone_archive_up]}") | $(ratio "${t[nubo_up]}" "${t[rclone_archive_up]}") |"
+  echo "| (floor) | rclone copy of nubo's archive alone, down | ${t[rclone_archive_down]} | $(mbs "${t[rclone_archive_down]}") | $(ratio "${t[nubo_down]}" "${t[rclone_archive_down]}") |"
+  echo
+  floor_up=$((t[local_pack] > t[rclone_archive_up] ? t[local_pack] : t[rclone_archive_up]))
+  floor_down=$((t[local_unpack] > t[rclone_archive_down] ? t[local_unpack] : t[rclone_archive_down]))
+  echo "Floors (the slower of moving the archive and nubo's own work on it): upload $floor_up ms,"
+  echo "download $floor_down ms; nubo over them: upload $(ratio "${t[nubo_up]}" "$floor_up"), download"
+  echo "$(ratio "${t[nubo_down]}" "$floor_down")."
+  if [ "$pinned" = 1 ]; then
+    pfu=$((p[local_pack] > p[rclone_archive_up] ? p[local_pack] : p[rclone_archive_up]))
+    pfd=$((p[local_unpack] > p[rclone_archive_down] ? p[local_unpack] : p[rclone_archive_down]))
+    echo
+    echo "With the server on CPU 1 and each client on CPU 0 (taskset), medians of $runs:"
+    echo
+    echo "| direction | nubo ms | nubo alone, no network | rclone, the archive alone | floor | nubo / floor |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    echo "| upload | ${p[nubo_up]} | ${p[local_pack]} | ${p[rclone_archive_up]} | $pfu | $(ratio "${p[nubo_up]}" "$pfu") |"
+    echo "| download | ${p[nubo_down]} | ${p[local_unpack]} | ${p[rclone_archive_down]} | $pfd | $(ratio "${p[nubo_down]}" "$pfd") |"
+  fi
   echo
   echo "| measure | nubo | peer | ratio | target |"
   echo "|---|---:|---:|---:|---|"

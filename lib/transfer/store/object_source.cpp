@@ -2,11 +2,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <future>
 #include <list>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "nubo/error.hpp"
@@ -35,6 +39,71 @@ class Waiting {
   std::chrono::steady_clock::time_point start_;
 };
 
+// A few threads that fetch announced ranges, in the order announced. Each keeps its connection
+// between requests (libcurl's handle is per thread), where a thread per range would open a
+// connection (and, on TLS, make a handshake) for every window.
+class Fetchers {
+ public:
+  using Fetch = std::function<std::string(std::uint64_t offset, std::uint64_t size)>;
+  Fetchers(std::size_t threads, Fetch fetch) : fetch_(std::move(fetch)) {
+    for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+  }
+  // Ranges queued and not started are dropped (their futures report a broken promise, to no
+  // one: the source that announced them is going away); those started finish first.
+  ~Fetchers() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  Fetchers(const Fetchers&) = delete;
+  Fetchers& operator=(const Fetchers&) = delete;
+
+  std::shared_future<std::string> fetch(std::uint64_t offset, std::uint64_t size) {
+    Job job{offset, size, {}};
+    auto done = job.result.get_future().share();
+    {
+      std::lock_guard lock(mutex_);
+      queue_.push_back(std::move(job));
+    }
+    wake_.notify_one();
+    return done;
+  }
+
+ private:
+  struct Job {
+    std::uint64_t offset, size;
+    std::promise<std::string> result;
+  };
+
+  void run() {
+    for (;;) {
+      Job job;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+        if (stop_) return;
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      try {
+        job.result.set_value(fetch_(job.offset, job.size));
+      } catch (...) {
+        job.result.set_exception(std::current_exception());
+      }
+    }
+  }
+
+  Fetch fetch_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Job> queue_;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
 class ObjectSource : public transfer::ByteSource {
  public:
   ObjectSource(std::string name, ObjectUrl url, std::uint64_t size, std::unique_ptr<Store> store)
@@ -45,18 +114,14 @@ class ObjectSource : public transfer::ByteSource {
   std::uint64_t bytes_fetched() const override { return fetched_; }
   double seconds_waiting() const override { return static_cast<double>(waited_ns_) * 1e-9; }
 
-  // Each announced range is fetched by a thread of its own; ReadAhead bounds how many bytes are
-  // announced and not read (and so how many requests are in flight).
+  // Announced ranges are fetched by the fetchers, several at once; ReadAhead bounds how many
+  // bytes are announced and not read (and so how many requests are in flight).
   void will_need(std::uint64_t offset, std::uint64_t size) const override {
     if (size == 0 || offset >= size_) return;
     size = std::min(size, size_ - offset);
     std::lock_guard lock(mutex_);
     if (ahead_.count(offset)) return;
-    ahead_.emplace(offset, Ahead{size, std::async(std::launch::async, [this, offset, size] {
-                                         auto data = store_->get_range(url_, offset, size);
-                                         fetched_ += data.size();
-                                         return data;
-                                       }).share()});
+    ahead_.emplace(offset, Ahead{size, fetchers_.fetch(offset, size)});
   }
 
   std::size_t pread(transfer::MutableBytes out, std::uint64_t offset) const override {
@@ -153,7 +218,14 @@ class ObjectSource : public transfer::ByteSource {
   mutable std::atomic<std::uint64_t> waited_ns_{0};
   mutable std::mutex mutex_;
   mutable std::list<std::pair<std::uint64_t, std::string>> blocks_;
-  // Declared last, so destroyed first: the fetches in flight finish while the store is open.
+  // Destroyed before the store: the fetches in flight finish while it is open. As many as
+  // ReadAhead keeps windows in flight (transfer::ReadAhead: kBytes / kWindow).
+  mutable Fetchers fetchers_{4, [this](std::uint64_t offset, std::uint64_t size) {
+                               auto data = store_->get_range(url_, offset, size);
+                               fetched_ += data.size();
+                               return data;
+                             }};
+  // Declared last, so destroyed first.
   mutable std::map<std::uint64_t, Ahead> ahead_;
 };
 

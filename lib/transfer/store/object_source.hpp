@@ -2,7 +2,8 @@
 // 1 MiB blocks so that the many small reads of an archive's records (headers, entries, ends) cost
 // one request per block, while chunk-sized reads go straight to the server. Ranges announced by
 // will_need (unpack and verify read ahead: archive_reader.hpp's ReadAhead) are fetched at once,
-// each by a thread of its own, and served from memory when read.
+// several at a time by a few threads that keep their connections, and served from memory when
+// read.
 #pragma once
 
 #include <memory>
