@@ -21,6 +21,8 @@ names the misbehaviour (path-style requests: /BUCKET/KEY):
                parts than those sent
   kmsflip      as flipping, for objects under SSE-KMS (their ETags no MD5 of the content), as a
                server that checks checksums answers: with the CRC-32C of what it received
+  dropmid      stores objects intact and serves ranges, but the first GET of each range of 1 MiB
+               or more sends half of it and closes the connection; `_dropped` counts them
   signed       checks every request's Signature V4 as S3 does (written here from the
                specification, independently of nubo's), for key id AKIDHOSTILE with secret
                `secret`: a good signature gets the object "signed ok", a bad one 403
@@ -52,7 +54,8 @@ ALTERED = {  # key: (ETag, part size or 0 for an object put whole)
 
 KEYS = {"AKIDHOSTILE": "secret"}
 
-STORED = {}  # (bucket, key) -> bytes, for flipping, badcomplete and kmsflip
+STORED = {}  # (bucket, key) -> bytes, for flipping, badcomplete, kmsflip and dropmid
+DROPPED = set()  # (key, range start) whose GET dropmid cut
 UPLOADS = {}  # upload id -> {part number: bytes}
 
 
@@ -227,6 +230,24 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(200, etag=stored_etag, headers=kms)
         if (bucket, key) in STORED:
             data = STORED[(bucket, key)]
+            r = re.fullmatch(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+            if r and with_body:
+                first, last = int(r.group(1)), int(r.group(2))
+                part = data[first:last + 1]
+                if bucket == "dropmid" and len(part) >= 1 << 20 and (key, first) not in DROPPED:
+                    # Half the range, then the connection closes: once per range.
+                    DROPPED.add((key, first))
+                    STORED[(bucket, "_dropped")] = str(len(DROPPED)).encode()
+                    self.send_response(206)
+                    self.send_header("Content-Length", str(len(part)))
+                    self.send_header("ETag", f'"{md5(data).hexdigest()}"')
+                    self.end_headers()
+                    self.wfile.write(part[:len(part) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return None
+                return self.answer(206, part, md5(data).hexdigest(), with_body,
+                                   "application/octet-stream")
             return self.answer(200, data, md5(data).hexdigest(), with_body,
                                "application/octet-stream")
         return self.not_found(with_body)
@@ -236,7 +257,7 @@ class Handler(BaseHTTPRequestHandler):
         sent = b""
         if self.headers.get("Content-Length"):
             sent = self.rfile.read(int(self.headers["Content-Length"]))
-        if b in ("flipping", "badcomplete", "kmsflip"):
+        if b in ("flipping", "badcomplete", "kmsflip", "dropmid"):
             self.store(b, sent, with_body)
         elif b == "redirect":
             body = (b"<Error><Code>TemporaryRedirect</Code><Message>Please re-send this request to "

@@ -103,6 +103,18 @@ expect "altered on the way" 60 "$xfer" cp big.bin s3://flipping/big.bin -q
 [ "$status" = 3 ] || fail "an altered upload exited $status"
 mkdir -p src && cp small.bin src/
 expect "altered on the way" 30 "$xfer" pack src -o s3://flipping/a.nubo -q
+# A connection that drops in the middle of a range read ahead: that range is fetched again, alone
+# (the bytes fetched are the archive's, as in a clean read), and the unpack is whole.
+mkdir -p drop && head -c 6000000 /dev/urandom > drop/big.bin && cp small.bin drop/
+"$xfer" pack drop -o s3://dropmid/d.nubo -q || fail "pack to dropmid failed"
+"$xfer" unpack s3://dropmid/d.nubo -C dropped --json >drop.json 2>err ||
+  fail "a range cut in the middle was not fetched again: $(cat err)"
+diff -r drop dropped/drop >/dev/null || fail "the unpack after a cut range differs"
+"$xfer" cp s3://dropmid/_dropped cuts -q || fail "the server's count of cut ranges"
+[ "$(cat cuts)" -ge 1 ] || fail "no range was cut: the test tested nothing"
+size=$("$python" -c "import json; print(json.load(open('drop.json'))['bytes_stored'])")
+fetched=$("$python" -c "import json; print(json.load(open('drop.json'))['bytes_transferred'])")
+[ "$fetched" -lt $((size * 3 / 2)) ] || fail "a cut range refetched $fetched bytes of $size"
 # Under SSE-KMS the ETag says nothing of the content: the CRC-32C a checking server answers
 # with still does, whole and in parts.
 expect "received bytes whose CRC-32C is" 30 "$xfer" cp small.bin s3://kmsflip/small.bin -q
