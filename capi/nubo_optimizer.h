@@ -118,7 +118,7 @@ NUBO_C_API nubo_status nubo_sharded_optimizer_loss_scale(const nubo_sharded_opti
 NUBO_C_API nubo_status nubo_sharded_optimizer_steps(const nubo_sharded_optimizer* optimizer,
                                                     uint64_t* out);
 NUBO_C_API nubo_status nubo_sharded_optimizer_set_lr(nubo_sharded_optimizer* optimizer, float lr);
-/* Bytes carried into the collectives so far. */
+/* Bytes this worker has sent so far, as ring algorithms send them (docs/sharded.md). */
 NUBO_C_API nubo_status
 nubo_sharded_optimizer_bytes_communicated(const nubo_sharded_optimizer* optimizer, uint64_t* out);
 

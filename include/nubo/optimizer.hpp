@@ -177,13 +177,15 @@ class NUBO_API ShardedOptimizer {
   void prefetch(std::size_t slice);
   void release(std::size_t slice);
 
-  // Bytes carried into the collectives so far (gradients, parameters and the step's
-  // statistics): what reaches the wire, before the algorithm's own factor.
+  // Bytes this worker has sent so far (gradients, parameters and the step's statistics), as
+  // ring algorithms send them: an all-reduce 2(n-1)/n of its data, a reduce-scatter or an
+  // all-gather (n-1)/n (nccl-tests' bus bytes).
   std::uint64_t bytes_communicated() const;
 
   // The logical state (collective: every rank gets it whole), and loading one written by any
-  // world size (collective; every rank passes the same). invalid_argument when it belongs to
-  // another model (naming both shapes) or another rule.
+  // world size and any cut into slices (collective; every rank passes the same).
+  // invalid_argument for a state of another parameter count (naming both shapes) or of a rule
+  // whose state differs (SGD's against Adam's).
   OptimizerState state();
   void load_state(const OptimizerState& state);
   // The state as a file (written atomically by rank 0; checksummed) and back (read by every

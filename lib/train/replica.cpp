@@ -342,7 +342,7 @@ std::vector<float> Replica::train_step(Worker& w, const Dataset& data,
   release_all();
   if (apply) {
     optimizer_->set_learning_rate(lr);
-    last_ = optimizer_->step();
+    optimizer_->step();
   } else {
     optimizer_->discard();
   }

@@ -64,8 +64,6 @@ class Replica {
   void load_state(const OptimizerState& state);
   std::size_t optimizer_states() const;  // 1 (SGD velocity) or 2 (Adam m, v)
   int rank() const { return rank_; }
-  // The loss scale and the last step's outcome, for the progress line.
-  const StepResult& last_step() const { return last_; }
 
  private:
   struct Bucket {
@@ -117,7 +115,6 @@ class Replica {
   Buffer<std::int32_t> labels_;
   std::vector<float> host_x_;
   std::vector<std::int32_t> host_y_;
-  StepResult last_;
 };
 
 }  // namespace nubo::train

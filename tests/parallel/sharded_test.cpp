@@ -219,6 +219,9 @@ TEST_CASE("2000 clean steps double the loss scale") {
     RANK_EXPECT(checks, w, opt.loss_scale() == 65536.0f);
     w.fill(grads, 1.0);
     RANK_EXPECT(checks, w, opt.step(grads).loss_scale == 131072.0);
+    opt.set_learning_rate(0.5f);  // a schedule's
+    RANK_EXPECT(checks, w, opt.learning_rate() == 0.5f);
+    RANK_EXPECT(checks, w, refused([&] { opt.set_learning_rate(-1.0f); }, "learning rate -1"));
   });
   checks.report();
 }

@@ -250,7 +250,7 @@ impl<'p> ShardedOptimizer<'p> {
         Ok(out)
     }
 
-    /// Bytes carried into the collectives so far.
+    /// Bytes this worker has sent so far, as ring algorithms send them.
     pub fn bytes_communicated(&self) -> Result<u64, Error> {
         let mut out = 0u64;
         // SAFETY: a live optimizer and a valid output.
