@@ -1,10 +1,8 @@
 // The general elementwise kernels on CUDA, in every type DeviceBackend takes: a fill by
 // element size, and scale and axpy in f32, f16 and bf16 with the host's arithmetic (f32, one
 // rounding to nearest even at the store, as nubo::half and nubo::bfloat16 do on the host).
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include "elementwise.hpp"
+#include "float_types.cuh"
 #include "grid.cuh"
 #include "nubo_plugin/math.hpp"
 
@@ -14,31 +12,6 @@ namespace {
 template <class T>
 __global__ void fill_k(T* x, std::uint64_t n, T value) {
   NUBO_GRID_LOOP(i, n) x[i] = value;
-}
-
-// Loads and stores through f32.
-__device__ inline float load(float v) {
-  return v;
-}
-__device__ inline float load(__half v) {
-  return __half2float(v);
-}
-__device__ inline float load(__nv_bfloat16 v) {
-  return __bfloat162float(v);
-}
-template <class T>
-__device__ inline T store(float v);
-template <>
-__device__ inline float store<float>(float v) {
-  return v;
-}
-template <>
-__device__ inline __half store<__half>(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ inline __nv_bfloat16 store<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
 }
 
 template <class T>
@@ -57,20 +30,6 @@ cudaError_t fill_as(cudaStream_t s, void* x, std::uint64_t n, std::uint64_t patt
   memcpy(&value, &pattern, sizeof value);  // the low bytes (little-endian host and device)
   fill_k<T><<<blocks_for(n), kBlock, 0, s>>>(static_cast<T*>(x), n, value);
   return launched();
-}
-
-template <template <class> class Launch, class... Args>
-cudaError_t by_dtype(std::int32_t dtype, Args... args) {
-  switch (dtype) {
-    case 0:
-      return Launch<float>::run(args...);
-    case 1:
-      return Launch<__half>::run(args...);
-    case 2:
-      return Launch<__nv_bfloat16>::run(args...);
-    default:
-      return cudaErrorInvalidValue;
-  }
 }
 
 template <class T>
@@ -111,13 +70,13 @@ cudaError_t launch_fill(cudaStream_t s, void* x, std::uint64_t n, std::uint32_t 
 
 cudaError_t launch_scale(cudaStream_t s, std::int32_t dtype, void* x, std::uint64_t n,
                          float alpha) {
-  if (n == 0) return dtype >= 0 && dtype <= 2 ? cudaSuccess : cudaErrorInvalidValue;
+  if (n == 0) return float_dtype(dtype) ? cudaSuccess : cudaErrorInvalidValue;
   return by_dtype<Scale>(dtype, s, x, n, alpha);
 }
 
 cudaError_t launch_axpy(cudaStream_t s, std::int32_t dtype, std::uint64_t n, float alpha,
                         const void* x, void* y) {
-  if (n == 0) return dtype >= 0 && dtype <= 2 ? cudaSuccess : cudaErrorInvalidValue;
+  if (n == 0) return float_dtype(dtype) ? cudaSuccess : cudaErrorInvalidValue;
   return by_dtype<Axpy>(dtype, s, n, alpha, x, y);
 }
 

@@ -1,56 +1,15 @@
 // The mixed-precision kernels and the fused optimiser update behind DeviceBackend's cast,
 // unscale_check and optimizer_step: grid-stride loops around nubo_plugin/math.hpp, so the
 // update is the arithmetic the host backend's loops run (the CPU tests check it).
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <type_traits>
 
+#include "float_types.cuh"
 #include "grid.cuh"
 #include "nubo_plugin/math.hpp"
 #include "optimizer.hpp"
 
 namespace nubo::cuda_plugin {
 namespace {
-
-__device__ inline float load(float v) {
-  return v;
-}
-__device__ inline float load(__half v) {
-  return __half2float(v);
-}
-__device__ inline float load(__nv_bfloat16 v) {
-  return __bfloat162float(v);
-}
-template <class T>
-__device__ inline T store(float v);
-template <>
-__device__ inline float store<float>(float v) {
-  return v;
-}
-template <>
-__device__ inline __half store<__half>(float v) {
-  return __float2half_rn(v);
-}
-template <>
-__device__ inline __nv_bfloat16 store<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
-
-// Calls Launch<T>::run(args...) for the dtype (0 f32, 1 f16, 2 bf16).
-template <template <class> class Launch, class... Args>
-cudaError_t by_dtype(std::int32_t dtype, Args... args) {
-  switch (dtype) {
-    case 0:
-      return Launch<float>::run(args...);
-    case 1:
-      return Launch<__half>::run(args...);
-    case 2:
-      return Launch<__nv_bfloat16>::run(args...);
-    default:
-      return cudaErrorInvalidValue;
-  }
-}
 
 template <class From, class To>
 __global__ void cast_k(const From* src, To* dst, std::uint64_t n) {
@@ -137,15 +96,11 @@ struct OptimizerFor {
   }
 };
 
-bool known(std::int32_t dtype) {
-  return dtype >= 0 && dtype <= 2;
-}
-
 }  // namespace
 
 cudaError_t launch_cast(cudaStream_t s, std::int32_t from, const void* src, std::int32_t to,
                         void* dst, std::uint64_t n) {
-  if (!known(from) || !known(to)) return cudaErrorInvalidValue;
+  if (!float_dtype(from) || !float_dtype(to)) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
   if (from == to)
     return src == dst
@@ -156,7 +111,7 @@ cudaError_t launch_cast(cudaStream_t s, std::int32_t from, const void* src, std:
 
 cudaError_t launch_unscale_check(cudaStream_t s, std::int32_t dtype, void* x, std::uint64_t n,
                                  float inv_scale, float* stats) {
-  if (!known(dtype)) return cudaErrorInvalidValue;
+  if (!float_dtype(dtype)) return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
   return by_dtype<UnscaleCheck>(dtype, s, x, n, inv_scale, stats);
 }
@@ -164,7 +119,8 @@ cudaError_t launch_unscale_check(cudaStream_t s, std::int32_t dtype, void* x, st
 cudaError_t launch_optimizer_step(cudaStream_t s, const math::OptimizerStep& step, std::uint64_t n,
                                   float* master, std::int32_t grad_type, const void* grad, float* m,
                                   float* v, std::int32_t param_type, void* param) {
-  if (!known(grad_type) || (param_type >= 0 && !known(param_type))) return cudaErrorInvalidValue;
+  if (!float_dtype(grad_type) || (param_type >= 0 && !float_dtype(param_type)))
+    return cudaErrorInvalidValue;
   if (n == 0) return cudaSuccess;
   return by_dtype<OptimizerFor>(grad_type, s, step, n, master, grad, m, v, param_type, param);
 }

@@ -43,4 +43,15 @@ std::string size_text(std::size_t n) {
   return std::to_string(n) + (n == 1 ? " element" : " elements");
 }
 
+void bad_call(const char* what, const std::string& why) {
+  throw Error(Errc::invalid_argument, std::string(what) + ": " + why);
+}
+
+void check_float(const DeviceBuffer& b, const char* what, const char* name) {
+  const DType t = b.dtype();
+  if (t != DType::f32 && t != DType::f16 && t != DType::bf16)
+    bad_call(what, std::string(name) + " holds " + std::string(dtype_name(t)) +
+                       "; it works on f32, f16 and bf16");
+}
+
 }  // namespace nubo::detail

@@ -17,5 +17,9 @@ void check_pair(const WorkerState& w, const DeviceBuffer& in, const DeviceBuffer
                 const char* what);
 // "1 element", "10 elements".
 std::string size_text(std::size_t n);
+// invalid_argument, "WHAT: WHY".
+[[noreturn]] void bad_call(const char* what, const std::string& why);
+// invalid_argument unless the buffer holds f32, f16 or bf16 (the compute kernels' types).
+void check_float(const DeviceBuffer& b, const char* what, const char* name);
 
 }  // namespace nubo::detail

@@ -20,16 +20,8 @@ using detail::check_buffer;
 using detail::overlap;
 using detail::size_text;
 
-[[noreturn]] void bad(const char* what, const std::string& why) {
-  throw Error(Errc::invalid_argument, std::string(what) + ": " + why);
-}
-
-void check_float(const DeviceBuffer& b, const char* what, const char* name) {
-  const DType t = b.dtype();
-  if (t != DType::f32 && t != DType::f16 && t != DType::bf16)
-    bad(what, std::string(name) + " holds " + std::string(dtype_name(t)) +
-                  "; it works on f32, f16 and bf16");
-}
+using detail::bad_call;
+using detail::check_float;
 
 // The value as the bytes of one element of `type`; invalid_argument when it does not fit.
 std::uint64_t element_bits(DType type, double value) {
@@ -46,13 +38,13 @@ std::uint64_t element_bits(DType type, double value) {
   if (type == DType::i32 || type == DType::i64) {
     const double lo = type == DType::i32 ? -2147483648.0 : -9223372036854775808.0;
     if (!(value == std::trunc(value) && value >= lo && value < -lo))
-      bad("fill",
-          text() + " is not a whole number in the range of " + std::string(dtype_name(type)));
+      bad_call("fill",
+               text() + " is not a whole number in the range of " + std::string(dtype_name(type)));
     return type == DType::i32 ? as_bits(static_cast<std::int32_t>(value))
                               : as_bits(static_cast<std::int64_t>(value));
   }
   if (std::isfinite(value) && std::abs(value) > std::numeric_limits<float>::max())
-    bad("fill", text() + " is outside the range of f32 (the value is converted through f32)");
+    bad_call("fill", text() + " is outside the range of f32 (the value is converted through f32)");
   const auto f = static_cast<float>(value);
   if (type == DType::f16) return as_bits(half(f));
   if (type == DType::bf16) return as_bits(bfloat16(f));
@@ -69,12 +61,12 @@ DeviceBuffer Worker::alloc(DType type, std::size_t count) {
 
 DeviceBuffer Worker::wrap(void* data, DType type, std::size_t count) {
   const std::size_t es = dtype_size(type);
-  if (es == 0) bad("wrap", "unknown dtype " + std::to_string(static_cast<int>(type)));
+  if (es == 0) bad_call("wrap", "unknown dtype " + std::to_string(static_cast<int>(type)));
   if (count > std::numeric_limits<std::size_t>::max() / es)
-    bad("wrap", std::to_string(count) + " elements of " + std::string(dtype_name(type)) +
-                    " overflow the address space");
+    bad_call("wrap", std::to_string(count) + " elements of " + std::string(dtype_name(type)) +
+                         " overflow the address space");
   if (!data) {
-    if (count > 0) bad("wrap", "data is a null pointer");
+    if (count > 0) bad_call("wrap", "data is a null pointer");
     data = detail::no_elements();
   }
   auto memory = detail::adopt_memory(state_->backend, data, count * es);
@@ -98,23 +90,25 @@ void Worker::gemm(const Gemm& g, const DeviceBuffer& a, const DeviceBuffer& b, D
   check_buffer(*state_, c, "gemm", "C");
   const DType type = c.dtype();
   if (a.dtype() != type || b.dtype() != type)
-    bad("gemm", "A, B and C hold " + std::string(dtype_name(a.dtype())) + ", " +
-                    std::string(dtype_name(b.dtype())) + " and " + std::string(dtype_name(type)) +
-                    "; they must be one type (f32, f16 or bf16)");
+    bad_call("gemm", "A, B and C hold " + std::string(dtype_name(a.dtype())) + ", " +
+                         std::string(dtype_name(b.dtype())) + " and " +
+                         std::string(dtype_name(type)) +
+                         "; they must be one type (f32, f16 or bf16)");
   const detail::GemmPlan p = detail::plan_gemm(g, type, *state_->backend);
   const auto fits = [&](const DeviceBuffer& buf, std::size_t needed, const char* name) {
     if (needed > buf.bytes())
-      bad("gemm", std::string(name) + " holds " + size_text(buf.size()) +
-                      " but the shape (m=" + std::to_string(g.m) + ", n=" + std::to_string(g.n) +
-                      ", k=" + std::to_string(g.k) + ", lda=" + std::to_string(p.g.lda) +
-                      ", ldb=" + std::to_string(p.g.ldb) + ", ldc=" + std::to_string(p.g.ldc) +
-                      ") needs " + size_text(needed / dtype_size(type)));
+      bad_call("gemm", std::string(name) + " holds " + size_text(buf.size()) +
+                           " but the shape (m=" + std::to_string(g.m) +
+                           ", n=" + std::to_string(g.n) + ", k=" + std::to_string(g.k) +
+                           ", lda=" + std::to_string(p.g.lda) + ", ldb=" + std::to_string(p.g.ldb) +
+                           ", ldc=" + std::to_string(p.g.ldc) + ") needs " +
+                           size_text(needed / dtype_size(type)));
   };
   fits(a, p.a_bytes, "A");
   fits(b, p.b_bytes, "B");
   fits(c, p.c_bytes, "C");
   if (p.c_bytes > 0 && ((p.a_bytes > 0 && overlap(a, c)) || (p.b_bytes > 0 && overlap(b, c))))
-    bad("gemm", "C overlaps A or B (the product would read what it writes)");
+    bad_call("gemm", "C overlaps A or B (the product would read what it writes)");
   state_->backend->gemm(p, type, a.data(), b.data(), c.data());
 }
 
@@ -137,12 +131,12 @@ void Worker::axpy(float alpha, const DeviceBuffer& x, DeviceBuffer& y) {
   check_buffer(*state_, y, "axpy", "y");
   check_float(y, "axpy", "y");
   if (x.dtype() != y.dtype())
-    bad("axpy", "x holds " + std::string(dtype_name(x.dtype())) + " but y " +
-                    std::string(dtype_name(y.dtype())));
+    bad_call("axpy", "x holds " + std::string(dtype_name(x.dtype())) + " but y " +
+                         std::string(dtype_name(y.dtype())));
   if (x.size() != y.size())
-    bad("axpy", "x holds " + size_text(x.size()) + " but y " + size_text(y.size()));
+    bad_call("axpy", "x holds " + size_text(x.size()) + " but y " + size_text(y.size()));
   if (overlap(x, y) && x.data() != y.data())
-    bad("axpy", "x and y overlap without being the same buffer");
+    bad_call("axpy", "x and y overlap without being the same buffer");
   state_->backend->axpy(y.dtype(), y.size(), alpha, x.data(), y.data());
 }
 
@@ -179,7 +173,7 @@ Event Worker::record_event() {
 void Worker::wait_event(const Event& event) {
   auto held = state_->take();
   detail::DeviceEvent* e = detail::EventAccess::event(event);
-  if (!e) bad("wait_event", "the event is empty (moved from)");
+  if (!e) bad_call("wait_event", "the event is empty (moved from)");
   state_->backend->wait(*e);
 }
 

@@ -13,35 +13,29 @@ namespace {
 using detail::check_buffer;
 using detail::size_text;
 
-[[noreturn]] void bad(const char* what, const std::string& why) {
-  throw Error(Errc::invalid_argument, std::string(what) + ": " + why);
-}
-
-void check_float(const DeviceBuffer& b, const char* what, const char* name) {
-  const DType t = b.dtype();
-  if (t != DType::f32 && t != DType::f16 && t != DType::bf16)
-    bad(what, std::string(name) + " holds " + std::string(dtype_name(t)) +
-                  "; it works on f32, f16 and bf16");
-}
+using detail::bad_call;
+using detail::check_float;
 
 void check_f32(const DeviceBuffer& b, std::size_t n, const char* what, const char* name) {
   if (b.dtype() != DType::f32)
-    bad(what,
-        std::string(name) + " holds " + std::string(dtype_name(b.dtype())) + "; it must be f32");
+    bad_call(what, std::string(name) + " holds " + std::string(dtype_name(b.dtype())) +
+                       "; it must be f32");
   if (b.size() != n)
-    bad(what, std::string(name) + " holds " + size_text(b.size()) + " but master " + size_text(n));
+    bad_call(what,
+             std::string(name) + " holds " + size_text(b.size()) + " but master " + size_text(n));
 }
 
 math::OptimizerStep step_constants(const OptimizerUpdate& u) {
   if (u.kind != OptimizerKind::sgd && u.kind != OptimizerKind::adam &&
       u.kind != OptimizerKind::adamw)
-    bad("optimizer_step", "unknown optimizer kind " + std::to_string(static_cast<int>(u.kind)));
+    bad_call("optimizer_step",
+             "unknown optimizer kind " + std::to_string(static_cast<int>(u.kind)));
   if (u.kind != OptimizerKind::sgd) {
     if (u.step < 1)
-      bad("optimizer_step",
-          "step must be >= 1 (Adam counts updates from 1), got " + std::to_string(u.step));
+      bad_call("optimizer_step",
+               "step must be >= 1 (Adam counts updates from 1), got " + std::to_string(u.step));
     if (!(u.beta1 >= 0.0f && u.beta1 < 1.0f) || !(u.beta2 >= 0.0f && u.beta2 < 1.0f))
-      bad("optimizer_step", "beta1 and beta2 must be in [0, 1)");
+      bad_call("optimizer_step", "beta1 and beta2 must be in [0, 1)");
   }
   const math::AdamStep adam = math::adam_step_constants(u.lr, u.beta1, u.beta2, u.eps,
                                                         u.weight_decay, u.step < 1 ? 1 : u.step);
@@ -57,11 +51,11 @@ void Worker::cast(const DeviceBuffer& in, DeviceBuffer& out) {
   check_float(in, "cast", "in");
   check_float(out, "cast", "out");
   if (in.size() != out.size())
-    bad("cast", "in holds " + size_text(in.size()) + " but out " + size_text(out.size()));
+    bad_call("cast", "in holds " + size_text(in.size()) + " but out " + size_text(out.size()));
   if (detail::overlap(in, out) && in.data() != out.data())
-    bad("cast", "in and out overlap without being the same buffer");
+    bad_call("cast", "in and out overlap without being the same buffer");
   if (in.data() == out.data() && in.dtype() != out.dtype())
-    bad("cast", "in place only between buffers of one type");
+    bad_call("cast", "in place only between buffers of one type");
   state_->backend->cast(in.dtype(), in.data(), out.dtype(), out.data(), in.size());
 }
 
@@ -71,10 +65,10 @@ void Worker::unscale_check(DeviceBuffer& grads, float inv_scale, DeviceBuffer& s
   check_buffer(*state_, stats, "unscale_check", "stats");
   check_float(grads, "unscale_check", "grads");
   if (stats.dtype() != DType::f32 || stats.size() != 2)
-    bad("unscale_check", "stats must hold 2 f32 (found-non-finite, sum of squares), not " +
-                             size_text(stats.size()) + " of " +
-                             std::string(dtype_name(stats.dtype())));
-  if (detail::overlap(grads, stats)) bad("unscale_check", "stats overlaps grads");
+    bad_call("unscale_check", "stats must hold 2 f32 (found-non-finite, sum of squares), not " +
+                                  size_text(stats.size()) + " of " +
+                                  std::string(dtype_name(stats.dtype())));
+  if (detail::overlap(grads, stats)) bad_call("unscale_check", "stats overlaps grads");
   state_->backend->unscale_check(grads.dtype(), grads.data(), grads.size(), inv_scale,
                                  static_cast<float*>(stats.data()));
 }
@@ -93,7 +87,7 @@ void Worker::optimizer_step(const OptimizerUpdate& update, DeviceBuffer& master,
   check_f32(m, n, what, "m");
   check_float(grads, what, "grads");
   if (grads.size() != n)
-    bad(what, "grads holds " + size_text(grads.size()) + " but master " + size_text(n));
+    bad_call(what, "grads holds " + size_text(grads.size()) + " but master " + size_text(n));
   const bool adam = update.kind != OptimizerKind::sgd;
   if (adam) {
     check_buffer(*state_, v, what, "v");
@@ -103,9 +97,9 @@ void Worker::optimizer_step(const OptimizerUpdate& update, DeviceBuffer& master,
     check_buffer(*state_, *params, what, "params");
     check_float(*params, what, "params");
     if (params->size() != n)
-      bad(what, "params holds " + size_text(params->size()) + " but master " + size_text(n));
+      bad_call(what, "params holds " + size_text(params->size()) + " but master " + size_text(n));
     if (detail::overlap(*params, master) && params->data() != master.data())
-      bad(what, "params overlaps master without being the same buffer");
+      bad_call(what, "params overlaps master without being the same buffer");
   }
   const bool own_copy = params && params->data() != master.data();
   state_->backend->optimizer_step(

@@ -8,33 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "c_checks.h"
 #include "nubo.h"
-
-static int failures = 0;
-
-#define EXPECT(cond)                                                      \
-  do {                                                                    \
-    if (!(cond)) {                                                        \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                         \
-    }                                                                     \
-  } while (0)
-
-#define CHECK_IN_WORKER(w, cond)                                                          \
-  do {                                                                                    \
-    if (!(cond)) return nubo_worker_fail((w), NUBO_ERR_INTERNAL, "check failed: " #cond); \
-  } while (0)
-
-#define CALL_IN_WORKER(call)      \
-  do {                            \
-    nubo_status s_ = (call);      \
-    if (s_ != NUBO_OK) return s_; \
-  } while (0)
-
-/* A call that must fail with invalid_argument and a message holding `text`. */
-#define REFUSED_IN_WORKER(w, call, text) \
-  CHECK_IN_WORKER(                       \
-      w, (call) == NUBO_ERR_INVALID_ARGUMENT && strstr(nubo_last_error(), (text)) != NULL)
 
 /* C = A B on 2x3 and 3x2 matrices, then the elementwise kernels, on nubo's buffers. */
 static nubo_status compute(nubo_worker* w, void* user) {

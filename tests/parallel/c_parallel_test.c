@@ -7,17 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "c_checks.h"
 #include "nubo.h"
-
-static int failures = 0;
-
-#define EXPECT(cond)                                                      \
-  do {                                                                    \
-    if (!(cond)) {                                                        \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                         \
-    }                                                                     \
-  } while (0)
 
 #define EXPECT_ERROR(call, status, text)                                                     \
   do {                                                                                       \
@@ -27,17 +18,6 @@ static int failures = 0;
               #call, (int)s_, nubo_last_error(), (int)(status), (text));                     \
       ++failures;                                                                            \
     }                                                                                        \
-  } while (0)
-
-#define CHECK_IN_WORKER(w, cond)                                                          \
-  do {                                                                                    \
-    if (!(cond)) return nubo_worker_fail((w), NUBO_ERR_INTERNAL, "check failed: " #cond); \
-  } while (0)
-
-#define CALL_IN_WORKER(call)      \
-  do {                            \
-    nubo_status s_ = (call);      \
-    if (s_ != NUBO_OK) return s_; \
   } while (0)
 
 /* Host workers with cpu_bind: GEMM threads of their own, and CPUs to run on. */

@@ -6,32 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "c_checks.h"
 #include "nubo.h"
-
-static int failures = 0;
-
-#define EXPECT(cond)                                                      \
-  do {                                                                    \
-    if (!(cond)) {                                                        \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                         \
-    }                                                                     \
-  } while (0)
-
-#define CHECK_IN_WORKER(w, cond)                                                          \
-  do {                                                                                    \
-    if (!(cond)) return nubo_worker_fail((w), NUBO_ERR_INTERNAL, "check failed: " #cond); \
-  } while (0)
-
-#define CALL_IN_WORKER(call)      \
-  do {                            \
-    nubo_status s_ = (call);      \
-    if (s_ != NUBO_OK) return s_; \
-  } while (0)
-
-#define REFUSED_IN_WORKER(w, call, text) \
-  CHECK_IN_WORKER(                       \
-      w, (call) == NUBO_ERR_INVALID_ARGUMENT && strstr(nubo_last_error(), (text)) != NULL)
 
 static const size_t kSlices[2] = {300, 45};
 static char g_path[512];

@@ -59,15 +59,29 @@ void HostBackend::unscale_check(DType type, void* x, std::size_t n, float inv_sc
   check_range(x, checked_elements(n, dtype_size(type), describe(), "unscale_check"),
               "unscale_check x");
   check_range(stats, 2 * sizeof(float), "unscale_check stats");
-  if (inv_scale != 1.0f) scale(type, x, n, inv_scale);
   bool finite = true;
   double squares = 0;  // double: the sum of millions of squares keeps its digits
-  for_blocks_as_f32(type, x, n, [&](std::size_t, std::size_t count, const float* f) {
+  // One pass over x: each block unscaled, stored (rounded once to its type), and checked as
+  // stored.
+  std::array<float, kBlock> block;
+  auto* bytes = static_cast<unsigned char*>(x);
+  const std::size_t es = dtype_size(type);
+  for (std::size_t first = 0; first < n; first += kBlock) {
+    const std::size_t count = std::min(kBlock, n - first);
+    float* f = type == DType::f32 ? static_cast<float*>(x) + first : block.data();
+    if (type != DType::f32) widen_to_f32(type, bytes + first * es, f, count);
+    if (inv_scale != 1.0f) {
+      for (std::size_t i = 0; i < count; ++i) f[i] *= inv_scale;
+      if (type != DType::f32) {
+        narrow_from_f32(type, f, bytes + first * es, count);
+        widen_to_f32(type, bytes + first * es, f, count);
+      }
+    }
     for (std::size_t i = 0; i < count; ++i) {
       finite = finite && std::isfinite(f[i]);
       squares += static_cast<double>(f[i]) * f[i];
     }
-  });
+  }
   if (!finite) stats[0] = 1.0f;
   stats[1] += static_cast<float>(squares);
 }

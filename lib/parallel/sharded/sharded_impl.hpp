@@ -3,11 +3,17 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "nubo/optimizer.hpp"
 
 namespace nubo {
+
+namespace detail {
+// invalid_argument, "sharded optimizer: WHY".
+[[noreturn]] void sharded_refusal(const std::string& why);
+}  // namespace detail
 
 struct ShardedOptimizer::Impl {
   Impl(Worker& worker, DeviceBuffer& params, const ShardedOptions& options,

@@ -8,45 +8,52 @@
 #include "nubo/error.hpp"
 #include "nubo/optimizer.hpp"
 #include "parallel/sharded/sharded_impl.hpp"
+#include "parallel/worker_checks.hpp"
 
 namespace nubo {
-namespace {
 
-[[noreturn]] void bad(const std::string& why) {
+namespace detail {
+void sharded_refusal(const std::string& why) {
   throw Error(Errc::invalid_argument, "sharded optimizer: " + why);
 }
+}  // namespace detail
+
+namespace {
+
+using detail::size_text;
 
 bool float_type(DType t) {
   return t == DType::f32 || t == DType::f16 || t == DType::bf16;
 }
 
-std::string elements(std::size_t n) {
-  return std::to_string(n) + (n == 1 ? " element" : " elements");
-}
-
 void check_options(const ShardedOptions& o) {
-  if (o.stage < 0 || o.stage > 3) bad("stage " + std::to_string(o.stage) + " (0 to 3)");
+  if (o.stage < 0 || o.stage > 3)
+    detail::sharded_refusal("stage " + std::to_string(o.stage) + " (0 to 3)");
   if (!float_type(o.precision))
-    bad("precision " + std::string(dtype_name(o.precision)) + " is not supported (f32, bf16, f16)");
+    detail::sharded_refusal("precision " + std::string(dtype_name(o.precision)) +
+                            " is not supported (f32, bf16, f16)");
   if (!float_type(o.wire))
-    bad("wire type " + std::string(dtype_name(o.wire)) + " is not supported (f32, bf16, f16)");
+    detail::sharded_refusal("wire type " + std::string(dtype_name(o.wire)) +
+                            " is not supported (f32, bf16, f16)");
   if (o.wire != DType::f32 && o.precision != DType::f32)
-    bad("a compressed wire (" + std::string(dtype_name(o.wire)) + ") needs f32 gradients; " +
-        std::string(dtype_name(o.precision)) + " gradients travel as they are");
+    detail::sharded_refusal("a compressed wire (" + std::string(dtype_name(o.wire)) +
+                            ") needs f32 gradients; " + std::string(dtype_name(o.precision)) +
+                            " gradients travel as they are");
   if (o.error_feedback && o.wire == DType::f32)
-    bad("error feedback needs a compressed wire (wire bf16 or f16)");
+    detail::sharded_refusal("error feedback needs a compressed wire (wire bf16 or f16)");
   const auto k = o.optimizer;
   if (k != OptimizerKind::sgd && k != OptimizerKind::adam && k != OptimizerKind::adamw)
-    bad("unknown optimizer kind " + std::to_string(static_cast<int>(k)));
+    detail::sharded_refusal("unknown optimizer kind " + std::to_string(static_cast<int>(k)));
   if (o.gradient_op != ReduceOp::avg && o.gradient_op != ReduceOp::sum)
-    bad("gradient_op must be avg or sum");
-  if (!(o.max_grad_norm >= 0.0f)) bad("max_grad_norm must be >= 0");
+    detail::sharded_refusal("gradient_op must be avg or sum");
+  if (!(o.max_grad_norm >= 0.0f)) detail::sharded_refusal("max_grad_norm must be >= 0");
   const auto ls = o.loss_scaling;
   if (ls != LossScaling::automatic && ls != LossScaling::on && ls != LossScaling::off)
-    bad("unknown loss scaling mode " + std::to_string(static_cast<int>(ls)));
+    detail::sharded_refusal("unknown loss scaling mode " + std::to_string(static_cast<int>(ls)));
   if (!(o.init_scale > 0.0f) || !(o.growth_factor >= 1.0f) || !(o.backoff_factor > 0.0f) ||
       !(o.backoff_factor <= 1.0f) || o.growth_interval < 1)
-    bad("loss scaling needs init_scale > 0, growth_factor >= 1, backoff_factor in (0, 1] and "
+    detail::sharded_refusal(
+        "loss scaling needs init_scale > 0, growth_factor >= 1, backoff_factor in (0, 1] and "
         "growth_interval >= 1");
 }
 
@@ -60,9 +67,9 @@ bool scaling_on(const ShardedOptions& o) {
 
 ShardLayout ShardedOptimizer::layout_for(const ShardedOptions& options, int world,
                                          std::vector<std::size_t> slice_sizes) {
-  if (world < 1) bad("world size " + std::to_string(world));
+  if (world < 1) detail::sharded_refusal("world size " + std::to_string(world));
   if (options.stage < 0 || options.stage > 3)
-    bad("stage " + std::to_string(options.stage) + " (0 to 3)");
+    detail::sharded_refusal("stage " + std::to_string(options.stage) + " (0 to 3)");
   return ShardLayout(std::move(slice_sizes), options.stage == 0 ? 1 : world);
 }
 
@@ -73,11 +80,12 @@ ShardedOptimizer::Impl::Impl(Worker& worker, DeviceBuffer& params, const Sharded
   if (slice_sizes.empty()) slice_sizes.push_back(params.size());
   layout = layout_for(o, world, std::move(slice_sizes));
   if (params.dtype() != o.precision)
-    bad("params hold " + std::string(dtype_name(params.dtype())) + " but the precision is " +
-        std::string(dtype_name(o.precision)));
+    detail::sharded_refusal("params hold " + std::string(dtype_name(params.dtype())) +
+                            " but the precision is " + std::string(dtype_name(o.precision)));
   if (params.size() != layout.padded_size())
-    bad("params hold " + elements(params.size()) + " but the layout needs " +
-        elements(layout.padded_size()) + " (" + elements(layout.parameters()) + " in " +
+    detail::sharded_refusal(
+        "params hold " + size_text(params.size()) + " but the layout needs " +
+        size_text(layout.padded_size()) + " (" + size_text(layout.parameters()) + " in " +
         std::to_string(layout.slices()) + " slice(s), padded: ShardedOptimizer::layout_for)");
   scaling = scaling_on(o);
   // Across processes on host links a reduce-scatter is an all-reduce of a staging copy and a
@@ -156,20 +164,23 @@ DeviceBuffer ShardedOptimizer::Impl::state_of(DeviceBuffer& vec, std::size_t i) 
 
 void ShardedOptimizer::Impl::check_slice(std::size_t i, const char* what) const {
   if (i >= layout.slices())
-    bad(std::string(what) + " of slice " + std::to_string(i) + ": there are " +
-        std::to_string(layout.slices()) + " slice(s)");
+    detail::sharded_refusal(std::string(what) + " of slice " + std::to_string(i) + ": there are " +
+                            std::to_string(layout.slices()) + " slice(s)");
 }
 
 void ShardedOptimizer::Impl::reduce(std::size_t i, DeviceBuffer& g) {
   check_slice(i, "reduce");
-  if (reduced[i]) bad("slice " + std::to_string(i) + " was reduced twice before step()");
-  if (g.empty() && layout.padded(i) > 0) bad("reduce: the gradient buffer is empty");
+  if (reduced[i])
+    detail::sharded_refusal("slice " + std::to_string(i) + " was reduced twice before step()");
+  if (g.empty() && layout.padded(i) > 0)
+    detail::sharded_refusal("reduce: the gradient buffer is empty");
   if (g.dtype() != o.precision)
-    bad("gradients of " + std::string(dtype_name(g.dtype())) + " for parameters of " +
-        std::string(dtype_name(o.precision)));
+    detail::sharded_refusal("gradients of " + std::string(dtype_name(g.dtype())) +
+                            " for parameters of " + std::string(dtype_name(o.precision)));
   if (g.size() != layout.padded(i))
-    bad("slice " + std::to_string(i) + "'s gradients hold " + elements(g.size()) +
-        " but its parameters " + elements(layout.padded(i)) + " (padded)");
+    detail::sharded_refusal("slice " + std::to_string(i) + "'s gradients hold " +
+                            size_text(g.size()) + " but its parameters " +
+                            size_text(layout.padded(i)) + " (padded)");
   const std::size_t n = layout.size(i), padded = layout.padded(i);
   if (padded > n) {
     DeviceBuffer tail = g.slice(n, padded - n);
@@ -245,9 +256,9 @@ void ShardedOptimizer::Impl::count_wire(std::size_t data_bytes, int passes) {
 StepResult ShardedOptimizer::Impl::step() {
   for (std::size_t i = 0; i < layout.slices(); ++i)
     if (!reduced[i])
-      bad("step: slice " + std::to_string(i) +
-          " was not reduced (reduce() each slice, or pass "
-          "the whole gradient buffer to step())");
+      detail::sharded_refusal("step: slice " + std::to_string(i) +
+                              " was not reduced (reduce() each slice, or pass "
+                              "the whole gradient buffer to step())");
   finish_reductions();
   std::fill(reduced.begin(), reduced.end(), false);
 
@@ -327,7 +338,8 @@ StepResult ShardedOptimizer::Impl::step() {
 
 void ShardedOptimizer::Impl::check_stage3(std::size_t i, const char* what) const {
   if (o.stage != 3)
-    bad(std::string(what) + ": only stage 3 gathers parameters (this optimizer is stage " +
+    detail::sharded_refusal(
+        std::string(what) + ": only stage 3 gathers parameters (this optimizer is stage " +
         std::to_string(o.stage) + ", whose parameters are whole on every worker)");
   check_slice(i, what);
 }
@@ -386,9 +398,10 @@ void ShardedOptimizer::reduce(std::size_t slice, DeviceBuffer& grads) {
 StepResult ShardedOptimizer::step(DeviceBuffer& grads) {
   Impl& s = *impl_;
   if (grads.size() != s.layout.padded_size() || grads.dtype() != s.o.precision)
-    bad("step: the gradients hold " + elements(grads.size()) + " of " +
-        std::string(dtype_name(grads.dtype())) + " but the parameters " +
-        elements(s.layout.padded_size()) + " of " + std::string(dtype_name(s.o.precision)));
+    detail::sharded_refusal("step: the gradients hold " + size_text(grads.size()) + " of " +
+                            std::string(dtype_name(grads.dtype())) + " but the parameters " +
+                            size_text(s.layout.padded_size()) + " of " +
+                            std::string(dtype_name(s.o.precision)));
   for (std::size_t i = 0; i < s.layout.slices(); ++i) {
     if (s.reduced[i]) continue;
     DeviceBuffer g = grads.slice(s.layout.offset(i), s.layout.padded(i));
@@ -413,7 +426,8 @@ void ShardedOptimizer::discard() {
 }
 
 void ShardedOptimizer::set_learning_rate(float lr) {
-  if (!(lr >= 0.0f)) bad("learning rate " + std::to_string(lr) + " (must be >= 0)");
+  if (!(lr >= 0.0f))
+    detail::sharded_refusal("learning rate " + std::to_string(lr) + " (must be >= 0)");
   impl_->o.lr = lr;
 }
 

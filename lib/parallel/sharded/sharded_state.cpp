@@ -23,10 +23,6 @@ constexpr char kMagic[8] = {'N', 'U', 'B', 'O', 'O', 'P', 'T', '1'};
 constexpr const char* kFormat = "nubo-optimizer/1";
 constexpr std::uint64_t kMaxHeader = 1u << 20;
 
-[[noreturn]] void bad(const std::string& why) {
-  throw Error(Errc::invalid_argument, "sharded optimizer: " + why);
-}
-
 std::string shape_text(const std::vector<std::size_t>& sizes) {
   std::size_t total = 0;
   std::string s = "[";
@@ -86,7 +82,8 @@ void ShardedOptimizer::Impl::publish_parameters() {
 
 OptimizerState ShardedOptimizer::state() {
   Impl& s = *impl_;
-  if (!s.in_flight.empty()) bad("state: gradients are being reduced; call step() first");
+  if (!s.in_flight.empty())
+    detail::sharded_refusal("state: gradients are being reduced; call step() first");
   OptimizerState st;
   const ShardLayout& L = s.layout;
   for (std::size_t i = 0; i < L.slices(); ++i) st.slice_sizes.push_back(L.size(i));
@@ -119,7 +116,8 @@ OptimizerState ShardedOptimizer::state() {
 void ShardedOptimizer::load_state(const OptimizerState& st) {
   Impl& s = *impl_;
   const ShardLayout& L = s.layout;
-  if (!s.in_flight.empty()) bad("load_state: gradients are being reduced; call step() first");
+  if (!s.in_flight.empty())
+    detail::sharded_refusal("load_state: gradients are being reduced; call step() first");
   std::vector<std::size_t> mine;
   for (std::size_t i = 0; i < L.slices(); ++i) mine.push_back(L.size(i));
   // One logical vector: how it is cut into slices may differ (a trainer's buckets), its length
@@ -127,15 +125,17 @@ void ShardedOptimizer::load_state(const OptimizerState& st) {
   std::size_t theirs = 0;
   for (std::size_t n : st.slice_sizes) theirs += n;
   if (theirs != L.parameters())
-    bad("the state is of a model of slices " + shape_text(st.slice_sizes) +
-        " but this optimizer's is " + shape_text(mine));
+    detail::sharded_refusal("the state is of a model of slices " + shape_text(st.slice_sizes) +
+                            " but this optimizer's is " + shape_text(mine));
   const int kind = static_cast<int>(s.o.optimizer);
   if (state_vectors(st.kind) != state_vectors(kind))
-    bad(std::string("the state is of ") + kind_name(st.kind) + " but this optimizer runs " +
-        kind_name(kind) + ", whose state differs");
+    detail::sharded_refusal(std::string("the state is of ") + kind_name(st.kind) +
+                            " but this optimizer runs " + kind_name(kind) +
+                            ", whose state differs");
   const std::size_t P = L.parameters();
   if (st.master.size() != P || st.m.size() != P || st.v.size() != (kind == 0 ? 0 : P))
-    bad("the state's vectors do not hold " + std::to_string(P) + " values each");
+    detail::sharded_refusal("the state's vectors do not hold " + std::to_string(P) +
+                            " values each");
   const auto spread = [&](DeviceBuffer& vec, const std::vector<float>& src) {
     s.w.fill(vec, 0.0);  // the padding
     std::size_t at = 0;
