@@ -24,6 +24,7 @@ with nubo's message, naming the rank.
 
 # No `from __future__ import annotations` here: DDP's register_comm_hook compares the hook's
 # annotations with dist.GradBucket and torch.futures.Future[torch.Tensor] as objects.
+import atexit
 import queue
 import threading
 import warnings
@@ -84,6 +85,7 @@ class _Completion:
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._thread: Optional[threading.Thread] = None
         self._lock = threading.Lock()
+        self._stop_registered = False
 
     def submit(self, pending: Pending, worker: Worker, finish: Callable[[], torch.Tensor]
                ) -> "torch.futures.Future[torch.Tensor]":
@@ -95,12 +97,32 @@ class _Completion:
                 self._thread = threading.Thread(target=self._loop, name="nubo-ddp-hook",
                                                 daemon=True)
                 self._thread.start()
-        self._queue.put((pending, worker, finish, outcome, settled))
+                if not self._stop_registered:
+                    # Registered after nubo.init()'s shutdown, so it runs first (atexit is
+                    # last in, first out): the queued collectives finish while the team lives.
+                    atexit.register(self._stop)
+                    self._stop_registered = True
+            self._queue.put((pending, worker, finish, outcome, settled))
         return future
+
+    def _stop(self) -> None:
+        """Settles what is queued and ends the thread, at interpreter exit. A daemon thread left
+        running would be cut off by the interpreter's finalization wherever it stands, which
+        inside PyTorch's future callbacks aborts the process (std::terminate), and loses the
+        application's callbacks still to run."""
+        with self._lock:
+            thread = self._thread
+            if thread is None or not thread.is_alive():
+                return
+            self._queue.put(None)
+        thread.join()
 
     def _loop(self) -> None:
         while True:
-            pending, worker, finish, outcome, settled = self._queue.get()
+            item = self._queue.get()
+            if item is None:
+                return
+            pending, worker, finish, outcome, settled = item
             try:
                 pending.wait()
                 if worker.backend == Backend.CUDA:

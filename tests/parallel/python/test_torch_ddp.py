@@ -137,6 +137,24 @@ class HookTest(unittest.TestCase):
                           "be sent as torch.bfloat16", out)
             self.assertIn(f"[{rank}] bad state: the hook's state is a str", out)
 
+    def test_a_script_that_ends_with_hooks_in_flight_settles_them_and_exits_cleanly(self) -> None:
+        # The hooks' thread used to be left to the interpreter's finalization, which cut it off
+        # inside PyTorch's future machinery: callbacks lost, and at times std::terminate.
+        script = textwrap.dedent("""
+            import time, torch, nubo, nubo.torch
+            class Bucket:
+                def __init__(self, t): self.t = t
+                def buffer(self): return self.t
+            nubo.init(timeout=30)
+            future = nubo.torch.allreduce_hook(None, Bucket(torch.ones(1000)))
+            future.then(lambda f: (time.sleep(1), print("callback ran", flush=True)))
+            print("leaving", flush=True)
+        """)
+        done = nubo_run(["-c", script])
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        for rank in (0, 1):
+            self.assertIn(f"[{rank}] callback ran", done.stdout)
+
     def test_float64_buckets_fall_back_on_the_process_group(self) -> None:
         script = textwrap.dedent("""
             import warnings, torch, torch.distributed as dist, nubo.torch
