@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <random>
 #include <thread>
@@ -35,6 +36,26 @@ bool valid_bucket(std::string_view b) {
       return false;
   return std::isalnum(static_cast<unsigned char>(b.front())) &&
          std::isalnum(static_cast<unsigned char>(b.back()));
+}
+
+// One line per request at NUBO_LOG=debug: when it started (seconds since the first request of
+// the process), what it asked, what came back and how long it took, so that a transfer's
+// timeline (requests in flight, their latency, the gaps between them) can be read off stderr.
+void log_request(const http::Request& request, long status, std::size_t bytes,
+                 std::chrono::steady_clock::time_point started) {
+  if (log::level() < env::LogLevel::debug) return;
+  static const auto first = started;
+  using seconds = std::chrono::duration<double>;
+  const auto range = request.headers.find("range");
+  char line[160];
+  std::snprintf(line, sizeof line, "at +%.3f s: %s ", seconds(started - first).count(),
+                request.method.c_str());
+  std::string text = line + request.url;
+  if (range != request.headers.end()) text += " (" + range->second + ")";
+  std::snprintf(line, sizeof line, ": %ld, %zu bytes sent, %zu received, in %.1f ms", status,
+                request.body.size(), bytes,
+                seconds(std::chrono::steady_clock::now() - started).count() * 1e3);
+  log::debug(text + line);
 }
 
 }  // namespace
@@ -195,7 +216,9 @@ http::Response Client::send(const Call& call) {
     request.timeout_seconds = options_.timeout_seconds;
     std::string why;
     try {
+      const auto started = std::chrono::steady_clock::now();
       auto r = http::request(request);
+      log_request(request, r.status, r.body.size(), started);
       if (r.status >= 200 && r.status < 300) return r;
       const auto codes = xml_values(r.body, "Code", 1);
       const std::string code = codes.empty() ? "" : codes[0];
