@@ -17,6 +17,13 @@ namespace {
 // The longest line a filtered body may hold.
 constexpr std::size_t kMaxLine = 1 << 20;
 
+// The stop flag of this thread's CancelScope, if any.
+thread_local const std::atomic<bool>* cancel_flag = nullptr;
+
+int on_progress(void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const std::atomic<bool>*>(flag)->load() ? 1 : 0;
+}
+
 struct Transfer {
   const Request* request = nullptr;
   Response* response = nullptr;
@@ -158,7 +165,14 @@ Response request(const Request& request) {
   } else if (request.method != "GET") {
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
   }
+  if (cancel_flag) {
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(cancel_flag));
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  }
   const CURLcode rc = curl_easy_perform(c);
+  if (rc == CURLE_ABORTED_BY_CALLBACK)
+    throw Error(Errc::cancelled, request.method + " " + request.url + ": abandoned");
   if (t.too_large)
     throw Error(Errc::corrupt, request.method + " " + request.url +
                                    ": the response is larger than " +
@@ -178,6 +192,14 @@ Response request(const Request& request) {
                                    ": the response is larger than " +
                                    std::to_string(request.max_response) + " bytes");
   return response;
+}
+
+CancelScope::CancelScope(const std::atomic<bool>& stop) : outer_(cancel_flag) {
+  cancel_flag = &stop;
+}
+
+CancelScope::~CancelScope() {
+  cancel_flag = outer_;
 }
 
 }  // namespace nubo::http

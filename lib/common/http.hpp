@@ -4,6 +4,7 @@
 // without limit.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -40,5 +41,19 @@ struct Response {
 // Error(unavailable) for a connection or transfer that fails or stalls (retryable), and
 // Error(corrupt) for a response body over max_response.
 Response request(const Request& request);
+
+// While one lives, the requests its thread makes end with Error(cancelled) once `stop` is true,
+// within about a second even when the server sends nothing: how a pool of fetching threads
+// abandons requests no one waits for any more (a stalled range that was asked for again).
+class CancelScope {
+ public:
+  explicit CancelScope(const std::atomic<bool>& stop);
+  ~CancelScope();
+  CancelScope(const CancelScope&) = delete;
+  CancelScope& operator=(const CancelScope&) = delete;
+
+ private:
+  const std::atomic<bool>* outer_;
+};
 
 }  // namespace nubo::http

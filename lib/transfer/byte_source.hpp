@@ -14,6 +14,14 @@
 
 namespace nubo::transfer {
 
+// How a reader that goes through an archive in order reads ahead (archive_reader.hpp's
+// ReadAhead): requests of up to `window` bytes, and at most `ahead` bytes announced and not read
+// yet, which bounds the memory a remote read holds.
+struct Prefetch {
+  std::uint64_t window = 16 << 20;
+  std::uint64_t ahead = 64 << 20;
+};
+
 class ByteSource {
  public:
   virtual ~ByteSource() = default;
@@ -32,6 +40,9 @@ class ByteSource {
   // for a store where each read is a round trip), and forgets a range once a read lies past it.
   // A local file ignores it.
   virtual void will_need(std::uint64_t /*offset*/, std::uint64_t /*size*/) const {}
+  // The read-ahead this source wants now: a store's from the latency and bandwidth its requests
+  // measured so far (store/fetch_plan.hpp), a local file's the default.
+  virtual Prefetch prefetch() const { return {}; }
 
   // Exactly out.size() bytes, or Error(corrupt) naming `what` (the source is shorter).
   void pread_exact(MutableBytes out, std::uint64_t offset, std::string_view what) const;

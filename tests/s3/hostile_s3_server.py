@@ -23,6 +23,10 @@ names the misbehaviour (path-style requests: /BUCKET/KEY):
                server that checks checksums answers: with the CRC-32C of what it received
   dropmid      stores objects intact and serves ranges, but the first GET of each range of 1 MiB
                or more sends half of it and closes the connection; `_dropped` counts them
+  stall        stores objects intact and serves ranges, but the first GET of each range over
+               1 MiB sends its headers and then nothing, holding the connection for 120 s;
+               `_stalled` counts them, `_asked_again` the GETs of a range whose first is still
+               stalled
   signed       checks every request's Signature V4 as S3 does (written here from the
                specification, independently of nubo's), for key id AKIDHOSTILE with secret
                `secret`: a good signature gets the object "signed ok", a bad one 403
@@ -54,8 +58,10 @@ ALTERED = {  # key: (ETag, part size or 0 for an object put whole)
 
 KEYS = {"AKIDHOSTILE": "secret"}
 
-STORED = {}  # (bucket, key) -> bytes, for flipping, badcomplete, kmsflip and dropmid
+STORED = {}  # (bucket, key) -> bytes, for flipping, badcomplete, kmsflip, dropmid and stall
 DROPPED = set()  # (key, range start) whose GET dropmid cut
+STALLED = set()  # (key, range start) whose first GET stall holds
+ASKED_AGAIN = set()  # (key, range start) asked for while its first GET was held
 UPLOADS = {}  # upload id -> {part number: bytes}
 
 
@@ -234,6 +240,21 @@ class Handler(BaseHTTPRequestHandler):
             if r and with_body:
                 first, last = int(r.group(1)), int(r.group(2))
                 part = data[first:last + 1]
+                if bucket == "stall" and len(part) > 1 << 20:
+                    if (key, first) in STALLED:
+                        ASKED_AGAIN.add((key, first))
+                        STORED[(bucket, "_asked_again")] = str(len(ASKED_AGAIN)).encode()
+                    else:
+                        STALLED.add((key, first))
+                        STORED[(bucket, "_stalled")] = str(len(STALLED)).encode()
+                        self.send_response(206)
+                        self.send_header("Content-Length", str(len(part)))
+                        self.send_header("ETag", f'"{md5(data).hexdigest()}"')
+                        self.end_headers()
+                        self.wfile.flush()
+                        time.sleep(120)
+                        self.close_connection = True
+                        return None
                 if bucket == "dropmid" and len(part) >= 1 << 20 and (key, first) not in DROPPED:
                     # Half the range, then the connection closes: once per range.
                     DROPPED.add((key, first))
@@ -257,7 +278,7 @@ class Handler(BaseHTTPRequestHandler):
         sent = b""
         if self.headers.get("Content-Length"):
             sent = self.rfile.read(int(self.headers["Content-Length"]))
-        if b in ("flipping", "badcomplete", "kmsflip", "dropmid"):
+        if b in ("flipping", "badcomplete", "kmsflip", "dropmid", "stall"):
             self.store(b, sent, with_body)
         elif b == "redirect":
             body = (b"<Error><Code>TemporaryRedirect</Code><Message>Please re-send this request to "

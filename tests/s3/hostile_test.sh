@@ -115,6 +115,18 @@ diff -r drop dropped/drop >/dev/null || fail "the unpack after a cut range diffe
 size=$("$python" -c "import json; print(json.load(open('drop.json'))['bytes_stored'])")
 fetched=$("$python" -c "import json; print(json.load(open('drop.json'))['bytes_transferred'])")
 [ "$fetched" -lt $((size * 3 / 2)) ] || fail "a cut range refetched $fetched bytes of $size"
+# A range whose response stalls (headers, then nothing) is asked for again once it is late for
+# the link, on another connection, rather than waited for until the stall times out (here
+# 100 s, longer than the unpack is given); the stalled request is abandoned at the end.
+mkdir -p stallsrc && head -c 6000000 /dev/urandom > stallsrc/big.bin && cp small.bin stallsrc/
+"$xfer" pack stallsrc -o s3://stall/s.nubo -q || fail "pack to stall failed"
+NUBO_S3_TIMEOUT=100 timeout 60 "$xfer" unpack s3://stall/s.nubo -C stalled -q 2>err ||
+  fail "a stalled range held the unpack: $(cat err)"
+diff -r stallsrc stalled/stallsrc >/dev/null || fail "the unpack after a stalled range differs"
+"$xfer" cp s3://stall/_stalled stalls -q && "$xfer" cp s3://stall/_asked_again again -q ||
+  fail "the server's counts of stalled ranges"
+[ "$(cat stalls)" -ge 1 ] || fail "no range was stalled: the test tested nothing"
+[ "$(cat again)" -ge 1 ] || fail "no stalled range was asked for again"
 # Under SSE-KMS the ETag says nothing of the content: the CRC-32C a checking server answers
 # with still does, whole and in parts.
 expect "received bytes whose CRC-32C is" 30 "$xfer" cp small.bin s3://kmsflip/small.bin -q

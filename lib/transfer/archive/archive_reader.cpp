@@ -51,8 +51,13 @@ auto with_context(const std::string& where, F&& f) {
 }  // namespace
 
 ArchiveFile ArchiveFile::open(const std::string& path, const Key* key) {
+  return open(std::shared_ptr<ByteSource>(open_source(path)), key);
+}
+
+ArchiveFile ArchiveFile::open(std::shared_ptr<ByteSource> source, const Key* key) {
   ArchiveFile a;
-  a.source_ = open_source(path);
+  a.source_ = std::move(source);
+  const std::string path = a.source_->name();
   a.size_ = a.source_->size();
   if (a.size_ < kHeaderSize) {
     corrupt_at(path, "only " + std::to_string(a.size_) + " bytes: too short to be a nubo archive");
@@ -329,21 +334,23 @@ void ReadAhead::reading(std::uint64_t position) {
   for (; consumed_ <= position && consumed_ < next_; ++consumed_) ahead_ -= bytes(consumed_);
   consumed_ = std::max(consumed_, position + 1);
   next_ = std::max(next_, position + 1);
-  // Records that follow each other are announced together, up to kWindow: one request rather
+  // Records that follow each other are announced together, up to a window: one request rather
   // than several. The small records between them (a large file's entry and end records, which
   // unpack and verify read too) are in the window, and so are those right after its last one:
-  // every gap belongs to the window before it (the first window also takes the gap after the
-  // header). A window is announced once a whole one fits in kBytes, so that they stay large as
-  // the reader consumes them record by record.
-  while (next_ < chunks.size() && ahead_ + kWindow <= kBytes) {
-    auto start = chunks[next_].record_offset;
-    if (next_ == 0 && start >= archive_.data_begin() && start - archive_.data_begin() <= kGap)
-      start = archive_.data_begin();
+  // every gap belongs to the window before it. A window is announced once a whole one fits in the
+  // bytes ahead, so that they stay large as the reader consumes them record by record.
+  const Prefetch plan = archive_.source().prefetch();
+  for (;;) {
+    const std::uint64_t window =
+        windows_ >= 16 ? plan.window : std::min(plan.window, kFirstWindow << windows_);
+    if (next_ >= chunks.size() || ahead_ + window > plan.ahead) break;
+    ++windows_;
+    const auto start = chunks[next_].record_offset;
     auto end = chunks[next_].record_offset + bytes(next_);
     ahead_ += bytes(next_);
     for (++next_; next_ < chunks.size(); ++next_) {
       const auto at = chunks[next_].record_offset;
-      if (at < end || at - end > kGap || at + bytes(next_) - start > kWindow) break;
+      if (at < end || at - end > kGap || at + bytes(next_) - start > window) break;
       end = at + bytes(next_);
       ahead_ += bytes(next_);
     }

@@ -25,6 +25,8 @@ class ArchiveFile {
   // its key (the key-encryption key it was packed with): without it, Error(invalid_argument)
   // naming the key id the archive asks for.
   static ArchiveFile open(const std::string& path, const Key* key = nullptr);
+  // The same over a source already open (its name() names it in messages).
+  static ArchiveFile open(std::shared_ptr<ByteSource> source, const Key* key = nullptr);
 
   const std::string& path() const { return source_->name(); }
   const ByteSource& source() const { return *source_; }
@@ -103,12 +105,13 @@ class ArchiveFile {
 
 // For a reader that goes through the chunk table in order (unpack, verify): before it reads a
 // chunk or bundle record, the records after it are announced to the source (will_need), up to
-// kBytes ahead, in windows of up to kWindow, so that a remote archive is fetched in a few large
-// requests in flight at once rather than one round trip per record. Used from one thread.
+// the source's prefetch().ahead bytes, in windows of up to its prefetch().window, so that a
+// remote archive is fetched in a few large requests in flight at once rather than one round trip
+// per record. The first windows are small (kFirstWindow, then doubling), so that the work starts
+// after one short request rather than a full window. Used from one thread.
 class ReadAhead {
  public:
-  static constexpr std::uint64_t kBytes = 64 << 20;
-  static constexpr std::uint64_t kWindow = 16 << 20;
+  static constexpr std::uint64_t kFirstWindow = 1 << 20;
   static constexpr std::uint64_t kGap = 64 << 10;  // bytes between records a window spans
   explicit ReadAhead(const ArchiveFile& archive) : archive_(archive) {}
   void chunk(std::size_t entry, std::uint64_t k) {
@@ -123,6 +126,7 @@ class ReadAhead {
   std::uint64_t next_ = 0;      // the first position not announced yet
   std::uint64_t consumed_ = 0;  // positions before it are read or passed over
   std::uint64_t ahead_ = 0;     // bytes of the records announced and not read yet
+  unsigned windows_ = 0;        // windows announced so far (the first ones are smaller)
 };
 
 // Where a damaged archive stops making sense: walks the records from the start and describes

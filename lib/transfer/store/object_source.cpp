@@ -13,7 +13,11 @@
 #include <thread>
 #include <vector>
 
+#include "common/http.hpp"
+#include "common/log.hpp"
 #include "nubo/error.hpp"
+#include "nubo/units.hpp"
+#include "transfer/store/fetch_plan.hpp"
 
 namespace nubo::store {
 namespace {
@@ -44,12 +48,14 @@ class Waiting {
 // connection (and, on TLS, make a handshake) for every window.
 class Fetchers {
  public:
+  static constexpr int kThreads = 4;
   using Fetch = std::function<std::string(std::uint64_t offset, std::uint64_t size)>;
-  Fetchers(std::size_t threads, Fetch fetch) : fetch_(std::move(fetch)) {
-    for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+  explicit Fetchers(Fetch fetch) : fetch_(std::move(fetch)) {
+    for (int i = 0; i < kThreads; ++i) threads_.emplace_back([this] { run(); });
   }
   // Ranges queued and not started are dropped (their futures report a broken promise, to no
-  // one: the source that announced them is going away); those started finish first.
+  // one: the source that announced them is going away); those in flight are abandoned (a stalled
+  // one would otherwise hold the end of the read until it timed out).
   ~Fetchers() {
     {
       std::lock_guard lock(mutex_);
@@ -79,6 +85,7 @@ class Fetchers {
   };
 
   void run() {
+    const http::CancelScope cancel(stop_);
     for (;;) {
       Job job;
       {
@@ -100,7 +107,7 @@ class Fetchers {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Job> queue_;
-  bool stop_ = false;
+  std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;
 };
 
@@ -124,24 +131,30 @@ class ObjectSource : public transfer::ByteSource {
     ahead_.emplace(offset, Ahead{size, fetchers_.fetch(offset, size)});
   }
 
+  // From the requests so far (the header, trailer and index reads come first); the default
+  // until one has completed.
+  transfer::Prefetch prefetch() const override {
+    const auto link = link_.measure();
+    return link ? plan_prefetch(*link, Fetchers::kThreads) : transfer::Prefetch{};
+  }
+
   std::size_t pread(transfer::MutableBytes out, std::uint64_t offset) const override {
     if (offset >= size_) return 0;
     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), size_ - offset));
-    if (auto [base, announced] = announced_range(offset, n); announced.valid()) {
-      if (announced.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    if (auto found = announced_range(offset, n); found.data.valid()) {
+      if (found.data.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         const Waiting waiting(waited_ns_);
-        announced.wait();
+        if (!arrives_in_time(found)) found.data = ask_again(found);
       }
-      const auto& data = announced.get();  // a failed fetch throws here, where it was needed
-      std::memcpy(out.data(), data.data() + (offset - base), n);
+      const auto& data = found.data.get();  // a failed fetch throws here, where it was needed
+      std::memcpy(out.data(), data.data() + (offset - found.offset), n);
       return n;
     }
     if (n >= kBlock) {  // a chunk: straight from the server
       const auto bytes = [&] {
         const Waiting waiting(waited_ns_);
-        return store_->get_range(url_, offset, n);
+        return fetch(offset, n);
       }();
-      fetched_ += n;
       std::memcpy(out.data(), bytes.data(), n);
       return n;
     }
@@ -155,20 +168,54 @@ class ObjectSource : public transfer::ByteSource {
     std::uint64_t size;
     std::shared_future<std::string> data;
   };
+  struct Found {
+    std::uint64_t offset = 0, size = 0;
+    std::shared_future<std::string> data;
+  };
 
-  // The announced range holding bytes [offset, offset + n) (its start and its fetch), or an
-  // invalid future. Ranges that end before `offset` were passed by the reader, which reads in
-  // order: forgotten.
-  std::pair<std::uint64_t, std::shared_future<std::string>> announced_range(std::uint64_t offset,
-                                                                            std::size_t n) const {
+  // Bytes from the store, timed for the link's estimate.
+  std::string fetch(std::uint64_t offset, std::uint64_t size) const {
+    const auto start = std::chrono::steady_clock::now();
+    auto data = store_->get_range(url_, offset, size);
+    link_.record(data.size(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    fetched_ += data.size();
+    return data;
+  }
+
+  // Waits for an announced range as long as the link makes it take (hedge_after_s); false when
+  // it is still not there.
+  bool arrives_in_time(const Found& found) const {
+    const double after = hedge_after_s(link_.measure().value_or(LinkMeasure{}), found.size);
+    return found.data.wait_for(std::chrono::duration<double>(after)) == std::future_status::ready;
+  }
+
+  // A range that has not arrived in time is asked for again, here, on this thread's own
+  // connection: the reader needs it next, and a stalled response would hold it until the
+  // stall timed out. The one in flight is left to finish or fail; its bytes are not used.
+  std::shared_future<std::string> ask_again(const Found& found) const {
+    log::info(name_ + ": bytes " + std::to_string(found.offset) + "+" + std::to_string(found.size) +
+              " (" + format_bytes(static_cast<double>(found.size)) +
+              ") are late: asking for them again");
+    std::promise<std::string> again;
+    again.set_value(fetch(found.offset, found.size));
+    auto data = again.get_future().share();
+    std::lock_guard lock(mutex_);
+    if (const auto it = ahead_.find(found.offset); it != ahead_.end()) it->second.data = data;
+    return data;
+  }
+
+  // The announced range holding bytes [offset, offset + n), or one whose data is not valid.
+  // Ranges that end before `offset` were passed by the reader, which reads in order: forgotten.
+  Found announced_range(std::uint64_t offset, std::size_t n) const {
     std::vector<std::shared_future<std::string>> passed;  // waited for after the lock is released
-    std::pair<std::uint64_t, std::shared_future<std::string>> found;
+    Found found;
     std::lock_guard lock(mutex_);
     auto it = ahead_.upper_bound(offset);
     if (it == ahead_.begin()) return found;
     --it;
     if (offset + n > it->first + it->second.size) return found;
-    found = {it->first, it->second.data};
+    found = {it->first, it->second.size, it->second.data};
     for (auto p = ahead_.begin(); p != it;) {
       if (p->first + p->second.size <= offset) {
         passed.push_back(std::move(p->second.data));
@@ -201,9 +248,8 @@ class ObjectSource : public transfer::ByteSource {
     const auto start = b * kBlock;
     auto data = [&] {
       const Waiting waiting(waited_ns_);
-      return store_->get_range(url_, start, std::min(kBlock, size_ - start));
+      return fetch(start, std::min(kBlock, size_ - start));
     }();
-    fetched_ += data.size();
     std::lock_guard lock(mutex_);
     blocks_.emplace_front(b, std::move(data));
     if (blocks_.size() > kBlocksKept) blocks_.pop_back();
@@ -218,13 +264,10 @@ class ObjectSource : public transfer::ByteSource {
   mutable std::atomic<std::uint64_t> waited_ns_{0};
   mutable std::mutex mutex_;
   mutable std::list<std::pair<std::uint64_t, std::string>> blocks_;
-  // Destroyed before the store: the fetches in flight finish while it is open. As many as
-  // ReadAhead keeps windows in flight (transfer::ReadAhead: kBytes / kWindow).
-  mutable Fetchers fetchers_{4, [this](std::uint64_t offset, std::uint64_t size) {
-                               auto data = store_->get_range(url_, offset, size);
-                               fetched_ += data.size();
-                               return data;
-                             }};
+  mutable LinkEstimate link_;
+  // Destroyed before the store and the estimate: the fetches in flight end while they exist.
+  mutable Fetchers fetchers_{
+      [this](std::uint64_t offset, std::uint64_t size) { return fetch(offset, size); }};
   // Declared last, so destroyed first.
   mutable std::map<std::uint64_t, Ahead> ahead_;
 };
