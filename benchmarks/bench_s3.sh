@@ -114,8 +114,12 @@ nubo_up() { "$xfer" pack "$corpus" -o s3://bench/nubo/corpus.nubo -q --no-sync -
 # The network part of nubo's own transfer: rclone moving the same archive, alone, each way.
 rclone_archive_up() { rclone copyto "$work/archive.nubo" ":s3:bench/alone/up-$((++uploads)).nubo"; }
 rclone_archive_down() { rclone copy :s3:bench/alone/corpus.nubo "$work/dl/"; }
-# A new key each run: rclone copy skips an object that is already there.
+# A new key each run: rclone copy skips an object that is already there. Each is deleted after
+# its run (outside the time), so that the server's tmpfs does not fill round after round: the
+# kernel's writes into a tmpfs holding gigabytes more slow down, the downloads' included.
 rclone_up() { rclone copyto "$work/corpus.tar" ":s3:bench/rclone/corpus-$((++uploads)).tar"; }
+after_rclone_up() { aws s3 rm "s3://bench/rclone/corpus-$uploads.tar" >/dev/null; }
+after_rclone_archive_up() { aws s3 rm "s3://bench/alone/up-$uploads.nubo" >/dev/null; }
 aws_up() { aws s3 cp "$work/corpus.tar" s3://bench/aws/corpus.tar --only-show-errors; }
 # What nubo does without the network, on the same tmpfs: the floor of its upload and download.
 local_pack() { "$xfer" pack "$corpus" -o "$work/local.nubo" -q --no-sync -f; }
@@ -143,6 +147,7 @@ for r in $(seq "$runs"); do
     rm -rf "$work/down" "$work/dl" && mkdir -p "$work/down"
     if declare -F "before_$c" >/dev/null; then "before_$c"; fi
     timed "$c" >"$work/ms"
+    if declare -F "after_$c" >/dev/null; then "after_$c"; fi
     t[$c]+="$(cat "$work/ms") "
     srv[$c]+="$(cat "$work/server_ms") "
     echo "bench_s3: run $r $c: ${t[$c]} (server CPU ${srv[$c]})" >&2
@@ -162,6 +167,7 @@ if [ "$cpus" -ge 2 ] && command -v taskset >/dev/null; then
       rm -rf "$work/down" "$work/dl" && mkdir -p "$work/down"
       if declare -F "before_$c" >/dev/null; then "before_$c"; fi
       timed "$c" >"$work/ms"
+      if declare -F "after_$c" >/dev/null; then "after_$c"; fi
       p[$c]+="$(cat "$work/ms") "
       echo "bench_s3: pinned run $r $c: ${p[$c]}" >&2
     done
