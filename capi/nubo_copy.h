@@ -74,6 +74,18 @@ NUBO_C_API nubo_status nubo_transfer_s3_options_init(nubo_transfer_s3_options* o
 NUBO_C_API nubo_status nubo_transfer_copy(const char* from, const char* to,
                                           const nubo_transfer_copy_options* options,
                                           nubo_transfer_copy_summary* summary);
+/*
+ * The IAM policy (JSON) that `operations` need on `places` and nothing more (docs/s3.md, "Least
+ * privilege"), with the needed-size protocol of nubo_device_report_json. places:
+ * s3://BUCKET/PREFIX URLs; operations: "pack", "unpack" (also list, cat, verify), "cp",
+ * "checkpoint", and "kms:KEY-ARN" for a key their server-side encryption uses. Errors:
+ * NUBO_ERR_INVALID_ARGUMENT naming a URL that is not s3://, an unknown operation or a malformed
+ * ARN.
+ */
+NUBO_C_API nubo_status nubo_transfer_access_policy(const char* const* places, size_t place_count,
+                                                   const char* const* operations,
+                                                   size_t operation_count, char* buf,
+                                                   size_t capacity, size_t* needed);
 /* Whether `text` is a store URL (s3://, gs://, file://) rather than a local path: 1 or 0. */
 NUBO_C_API int nubo_transfer_is_store_url(const char* text);
 

@@ -7,6 +7,8 @@
 #include "nubo.h"
 #include "nubo/s3.hpp"
 #include "sized_struct.hpp"
+#include "text_out.hpp"
+#include "transfer_convert.hpp"
 
 namespace {
 
@@ -45,6 +47,18 @@ NUBO_C_API nubo_status nubo_transfer_copy(const char* from, const char* to,
     if (summary != nullptr)
       nubo::capi::write_sized(nubo::capi::to_nubo_transfer_copy_summary(s), summary, "summary",
                               "nubo_transfer_copy_summary");
+  });
+}
+
+NUBO_C_API nubo_status nubo_transfer_access_policy(const char* const* places, size_t place_count,
+                                                   const char* const* operations,
+                                                   size_t operation_count, char* buf,
+                                                   size_t capacity, size_t* needed) {
+  return nubo::capi::guard("nubo_transfer_access_policy", [&] {
+    const auto policy = nubo::transfer::access_policy(
+        nubo::capi::to_strings(places, place_count, "places"),
+        nubo::capi::to_strings(operations, operation_count, "operations"));
+    nubo::capi::copy_text_out(policy, "the policy", buf, capacity, needed);
   });
 }
 

@@ -68,6 +68,15 @@ struct CopySummary {
 NUBO_API CopySummary copy(const std::string& from, const std::string& to,
                           const CopyOptions& options = {});
 
+// The IAM policy (JSON) that `operations` need on `places` and nothing more (docs/s3.md, "Least
+// privilege"). places: s3://BUCKET/PREFIX URLs. operations: pack (to a bucket), unpack (and
+// list, cat, verify of an archive in one), cp (both ways), checkpoint (nubo-train's checkpoints
+// in a bucket), and kms:KEY-ARN for a KMS key their server-side encryption uses. The S3 client
+// checks every request it makes for these operations against the same table. Error
+// (invalid_argument) naming a URL that is not s3://, an unknown operation or a malformed ARN.
+NUBO_API std::string access_policy(const std::vector<std::string>& places,
+                                   const std::vector<std::string>& operations);
+
 // Whether `text` is a URL of a store copy() knows (s3://, gs://, file://), rather than a local
 // path.
 NUBO_API bool is_store_url(std::string_view text) noexcept;

@@ -113,7 +113,7 @@ void point_and_prune(const std::string& path, const std::string& dir, int keep) 
   if (dir.empty() || !store::is_url(dir)) return;
   const auto prefix = prefix_of(dir);
   if (path.rfind(prefix.text(), 0) != 0) return;  // saved elsewhere: not fit()'s
-  const auto store = store::open(prefix);
+  const auto store = store::open(prefix, store::Operation::checkpoint);
   const auto name = path.substr(prefix.text().size());
   store->put_object(prefix.with_key(prefix.key + "latest"), transfer::as_bytes(name + "\n"));
   const auto all = remote_checkpoints(*store, prefix);
@@ -408,7 +408,8 @@ void DataParallelTrainer::Impl::set_aside_earlier_run() {
   if (!holds_rank0()) return;
   if (store::is_url(dir)) {
     const auto prefix = prefix_of(dir);
-    const auto earlier = remote_checkpoints(*store::open(prefix), prefix);
+    const auto earlier =
+        remote_checkpoints(*store::open(prefix, store::Operation::checkpoint), prefix);
     if (!earlier.empty())
       throw Error(Errc::invalid_argument,
                   "fresh: " + prefix.text() + " holds " + std::to_string(earlier.size()) +
@@ -443,7 +444,7 @@ std::string DataParallelTrainer::resume_latest() {
   std::vector<std::string> all;
   if (store::is_url(dir)) {
     const auto prefix = prefix_of(dir);
-    all = remote_checkpoints(*store::open(prefix), prefix);
+    all = remote_checkpoints(*store::open(prefix, store::Operation::checkpoint), prefix);
   } else {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) return "";

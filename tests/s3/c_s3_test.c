@@ -47,6 +47,27 @@ int main(void) {
   CHECK(nubo_transfer_is_store_url("file:///tmp/x") == 1);
   CHECK(nubo_transfer_is_store_url("/tmp/x") == 0);
   CHECK(nubo_transfer_is_store_url(NULL) == 0);
+
+  /* The IAM policy of some operations: asked for its size, then written. */
+  {
+    const char* places[] = {"s3://bucket/run1/"};
+    const char* ops[] = {"unpack", "cp"};
+    const char* bad_ops[] = {"rm"};
+    size_t needed = 0;
+    char policy[4096];
+    CHECK(nubo_transfer_access_policy(places, 1, ops, 2, NULL, 0, &needed) ==
+          NUBO_ERR_INVALID_ARGUMENT);
+    CHECK(needed > 0 && needed < sizeof policy);
+    CHECK(nubo_transfer_access_policy(places, 1, ops, 2, policy, sizeof policy, &needed) ==
+          NUBO_OK);
+    CHECK(strstr(policy, "\"arn:aws:s3:::bucket/run1/*\"") != NULL);
+    CHECK(strstr(policy, "s3:ListBucket") != NULL && strstr(policy, "s3:DeleteObject") == NULL);
+    CHECK(nubo_transfer_access_policy(places, 1, bad_ops, 1, policy, sizeof policy, &needed) ==
+          NUBO_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(nubo_last_error(), "unknown operation 'rm'") != NULL);
+    CHECK(nubo_transfer_access_policy(NULL, 1, ops, 2, policy, sizeof policy, &needed) ==
+          NUBO_ERR_INVALID_ARGUMENT);
+  }
   CHECK(nubo_transfer_copy("a", "b", NULL, NULL) == NUBO_ERR_INVALID_ARGUMENT);
   CHECK(strstr(nubo_last_error(), "s3://, gs://, file://") != NULL);
   s3.server_side_encryption = "rot13";

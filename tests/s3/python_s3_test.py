@@ -2,6 +2,7 @@
 """nubo.copy() and nubo.s3.copy() against the loopback S3 server (as s3:// and gs://) and a
 file:// store (run by with_s3_server.py, with moto's venv
 python, PYTHONPATH=capi/python and NUBO_LIBRARY=<build>/libnubo_c.so)."""
+import json
 import os
 import tempfile
 import unittest
@@ -72,6 +73,16 @@ class Copy(unittest.TestCase):
         with self.assertRaises(NuboError) as e:
             s3.copy(self.dir, "s3://py-bucket/x/", streams=0)
         self.assertIn("streams", str(e.exception))
+
+    def test_the_policy_of_some_operations(self) -> None:
+        policy = json.loads(nubo.access_policy("s3://py-bucket/run1/", ["checkpoint"]))
+        actions = {a for s in policy["Statement"] for a in s["Action"]}
+        self.assertIn("s3:DeleteObject", actions)
+        self.assertIn("s3:ListBucket", actions)
+        self.assertEqual(policy["Statement"][0]["Resource"], ["arn:aws:s3:::py-bucket/run1/*"])
+        with self.assertRaises(nubo.NuboError) as e:
+            nubo.access_policy(["s3://py-bucket/"], ["cp", "kms:not-an-arn"])
+        self.assertIn("'not-an-arn' is not a KMS key ARN", str(e.exception))
 
     def test_every_store_through_the_neutral_copy(self) -> None:
         self.assertTrue(nubo.is_store_url("gs://b/k"))

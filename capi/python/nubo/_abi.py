@@ -1107,6 +1107,8 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_transfer_s3_options_init": (c_int, [POINTER(nubo_transfer_s3_options), c_size_t]),
     "nubo_transfer_copy": (
         c_int, [c_char_p, c_char_p, POINTER(nubo_transfer_copy_options), POINTER(nubo_transfer_copy_summary)]),
+    "nubo_transfer_access_policy": (
+        c_int, [POINTER(c_char_p), c_size_t, POINTER(c_char_p), c_size_t, c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_transfer_is_store_url": (c_int, [c_char_p]),
     "nubo_cost_catalog_builtin": (c_int, [POINTER(POINTER(nubo_cost_catalog))]),
     "nubo_cost_catalog_current": (c_int, [c_char_p, POINTER(POINTER(nubo_cost_catalog))]),

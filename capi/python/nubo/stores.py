@@ -23,7 +23,7 @@ from . import _lib
 from ._results import CopySummary
 from ._abi import nubo_transfer_copy_options, nubo_transfer_copy_summary, nubo_transfer_s3_options
 from ._options import filled
-from .transfer import ProgressFn, _call, _path
+from .transfer import ProgressFn, _call, _path, _patterns
 
 StrPath = Union[str, "os.PathLike[str]"]
 
@@ -63,3 +63,20 @@ def copy(source: StrPath, destination: StrPath, *, streams: Optional[int] = None
 def is_store_url(text: StrPath) -> bool:
     """Whether `text` names a store (s3://, gs://, file://) rather than a local path."""
     return bool(_lib.lib().nubo_transfer_is_store_url(_path(text)))
+
+
+def access_policy(places: Union[str, Iterable[str]], operations: Iterable[str]) -> str:
+    """The IAM policy (JSON text) that `operations` need on `places` and nothing more.
+    places: s3://BUCKET/PREFIX URLs; operations: "pack", "unpack" (also list, cat, verify),
+    "cp", "checkpoint", and "kms:KEY-ARN" for a key their server-side encryption uses.
+
+        >>> print(nubo.access_policy("s3://my-bucket/run1/", ["checkpoint"]))
+
+    Raises NuboError (INVALID_ARGUMENT: a URL that is not s3://, an unknown operation, a
+    malformed ARN)."""
+    if isinstance(places, str):
+        places = [places]
+    place_array, place_count = _patterns(places)
+    op_array, op_count = _patterns(operations)
+    return _lib.read_text(_lib.lib().nubo_transfer_access_policy, place_array, place_count,
+                          op_array, op_count)

@@ -1199,6 +1199,15 @@ extern "C" {
         options: *const nubo_transfer_copy_options,
         summary: *mut nubo_transfer_copy_summary,
     ) -> nubo_status;
+    pub fn nubo_transfer_access_policy(
+        places: *const *const c_char,
+        place_count: usize,
+        operations: *const *const c_char,
+        operation_count: usize,
+        buf: *mut c_char,
+        capacity: usize,
+        needed: *mut usize,
+    ) -> nubo_status;
     pub fn nubo_transfer_is_store_url(text: *const c_char) -> c_int;
     pub fn nubo_cost_catalog_builtin(out: *mut *mut nubo_cost_catalog) -> nubo_status;
     pub fn nubo_cost_catalog_current(

@@ -47,7 +47,7 @@ pub use parallel::{
     Bf16, Buffer, DType, Element, Event, Gemm, NativeHandles, Pending, ReduceOp, Team, TeamOptions,
     Worker, F16,
 };
-pub use stores::{copy, is_store_url, CopySummary};
+pub use stores::{access_policy, copy, is_store_url, CopySummary};
 
 use std::ffi::{CStr, CString};
 use std::fmt;

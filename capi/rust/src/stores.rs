@@ -19,7 +19,7 @@ use std::path::Path;
 
 use crate::fill::Keep;
 use crate::progress::Callback;
-use crate::transfer::ProgressFn;
+use crate::transfer::{ProgressFn, StringList};
 use crate::{ffi, path_string, Error};
 
 pub use crate::options::{CopyOptions, S3Options};
@@ -55,4 +55,38 @@ pub fn is_store_url(text: &str) -> bool {
         Ok(c) => unsafe { ffi::nubo_transfer_is_store_url(c.as_ptr()) != 0 },
         Err(_) => false, // a NUL inside: no URL
     }
+}
+
+/// The IAM policy (JSON) that `operations` need on `places` and nothing more (docs/s3.md,
+/// "Least privilege"). `places`: `s3://BUCKET/PREFIX` URLs; `operations`: `pack`, `unpack`
+/// (also list, cat, verify), `cp`, `checkpoint`, and `kms:KEY-ARN` for a key their server-side
+/// encryption uses. The S3 client checks every request it makes for those operations against
+/// the same table.
+///
+/// ```no_run
+/// let policy = nubo::access_policy(&["s3://my-bucket/run1/".into()], &["checkpoint".into()])?;
+/// # Ok::<(), nubo::Error>(())
+/// ```
+///
+/// Errors: InvalidArgument naming a URL that is not `s3://`, an unknown operation or a
+/// malformed ARN.
+pub fn access_policy(places: &[String], operations: &[String]) -> Result<String, Error> {
+    let places = StringList::patterns("places", places)?;
+    let operations = StringList::patterns("operations", operations)?;
+    // SAFETY: the lists' pointers and counts stay valid for the call; read_text passes a valid
+    // buffer (or NULL and 0).
+    crate::read_text(
+        "nubo_transfer_access_policy",
+        |buf, capacity, needed| unsafe {
+            ffi::nubo_transfer_access_policy(
+                places.ptr(),
+                places.len(),
+                operations.ptr(),
+                operations.len(),
+                buf,
+                capacity,
+                needed,
+            )
+        },
+    )
 }

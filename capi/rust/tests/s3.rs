@@ -78,6 +78,24 @@ fn bad_urls_and_options() {
 }
 
 #[test]
+fn the_policy_of_some_operations() {
+    let policy = nubo::access_policy(
+        &["s3://bucket/run1/".into()],
+        &["pack".into(), "unpack".into()],
+    )
+    .unwrap();
+    assert!(
+        policy.contains("\"arn:aws:s3:::bucket/run1/*\""),
+        "{policy}"
+    );
+    assert!(policy.contains("s3:PutObject"), "{policy}");
+    assert!(!policy.contains("s3:ListBucket"), "{policy}");
+    let e = nubo::access_policy(&["gs://bucket/x".into()], &["pack".into()]).unwrap_err();
+    assert_eq!(e.status, Status::InvalidArgument, "{e}");
+    assert!(e.message.contains("s3://"), "{e}");
+}
+
+#[test]
 fn a_tree_through_a_file_store_with_the_store_neutral_copy() {
     let root = scratch("file-store");
     let tree = tree(&root);

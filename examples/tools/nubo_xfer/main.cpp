@@ -28,6 +28,7 @@
 #include "cli.hpp"
 #include "cp_command.hpp"
 #include "net_commands.hpp"
+#include "nubo/copy.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
 #include "nubo/units.hpp"
@@ -342,13 +343,24 @@ int main(int argc, char** argv) {
   keygen->add_option("file", new_key, "the key file to create (never replaced)")->required();
   keygen->add_flag("--quiet,-q", common.quiet, "no reminder to keep a copy");
 
+  std::vector<std::string> policy_places, policy_ops;
+  auto* policy = app.add_subcommand(
+      "policy", "print the IAM policy some operations need on a bucket and prefix, and no more");
+  policy->add_option("place", policy_places, "s3://BUCKET/PREFIX, one or more")->required();
+  policy
+      ->add_option("--ops", policy_ops,
+                   "pack, unpack (list, cat, verify), cp, checkpoint, kms:KEY-ARN (SSE-KMS)")
+      ->delimiter(',')
+      ->required();
+
   auto net = nubo_xfer::add_net_commands(app);  // send, serve (docs/net.md)
   auto cp = nubo_xfer::add_cp_command(app);     // cp to and from object storage (docs/s3.md)
 
   nubo_cli::add_version(app, "nubo-xfer");
   if (const int status = nubo_cli::parse(app, argc, argv); status >= 0) return status;
 
-  const bool only_reads = list_cmd->parsed() || cat_cmd->parsed() || keygen->parsed();
+  const bool only_reads =
+      list_cmd->parsed() || cat_cmd->parsed() || keygen->parsed() || policy->parsed();
   nubo_cli::handle_stop_signals(kExitInterrupted,
                                 only_reads ? std::chrono::milliseconds(0) : kStopGrace);
   std::optional<ProgressBar> bar;
@@ -356,6 +368,10 @@ int main(int argc, char** argv) {
     std::uint64_t memory = nubo::parse_bytes(common.memory, "--memory");
     if (net->parsed()) return nubo_xfer::run_net_command(*net);
     if (cp->app->parsed()) return nubo_xfer::run_cp(*cp);
+    if (policy->parsed()) {
+      std::fputs(xfer::access_policy(policy_places, policy_ops).c_str(), stdout);
+      return 0;
+    }
     if (pack->parsed() && selection.dry_run) {
       return nubo_xfer::dry_run(sources, selection, "pack", common.json);
     } else if (pack->parsed()) {

@@ -123,7 +123,7 @@ class ObjectTarget : public PackTarget {
       : url_(std::move(url)),
         options_(options),
         identity_(pack_identity(sources, options) + "\nto " + url_.text()),
-        store_(store::open(url_)) {}
+        store_(store::open(url_, store::Operation::pack)) {}
 
   Start start(const WalkResult& walk, std::uint32_t chunk_size, const Key* key) override {
     // Parts are sized before the archive's size is known: its content, stored raw at worst,

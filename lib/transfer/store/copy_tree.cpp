@@ -87,6 +87,7 @@ CopySummary copy(const std::string& from, const std::string& to, const CopyOptio
                    : "neither '" + from + "' nor '" + to + "' is a store URL (" +
                          store::schemes_text() + ")");
   store::Options store_options;
+  store_options.operation = store::Operation::cp;
   store_options.profile = options.s3.profile;
   store_options.server_side_encryption = options.s3.server_side_encryption;
   store_options.kms_key_id = options.s3.kms_key_id;

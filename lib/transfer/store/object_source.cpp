@@ -278,7 +278,7 @@ std::unique_ptr<transfer::ByteSource> open_object_source(const std::string& url)
   auto u = parse_url(url);
   if (u.is_prefix())
     throw Error(Errc::invalid_argument, url + " names no object: give the archive's key");
-  auto store = open(u);
+  auto store = open(u, Operation::unpack);
   auto info = store->head_object(u);
   if (!info) throw Error(Errc::not_found, url + " does not exist");
   return std::make_unique<ObjectSource>(url, u, info->size, std::move(store));

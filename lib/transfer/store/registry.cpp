@@ -48,6 +48,12 @@ std::unique_ptr<Store> open(const ObjectUrl& url, const Options& options) {
   throw Error(Errc::invalid_argument, "no store is known by the scheme '" + url.scheme + "'");
 }
 
+std::unique_ptr<Store> open(const ObjectUrl& url, Operation operation) {
+  Options options;
+  options.operation = operation;
+  return open(url, options);
+}
+
 std::string schemes_text() {
   std::string out;
   for (const auto& s : kSchemes) out += (out.empty() ? "" : ", ") + std::string(s.name) + "://";

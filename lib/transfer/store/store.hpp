@@ -63,8 +63,14 @@ struct Part {
   std::string checksum_crc32c;  // base64, as S3 gives it; empty when the store gave none
 };
 
+// What a store is opened for. An S3 store checks each request against the permissions the
+// operation is documented to need (s3/permissions.hpp, the table `nubo-xfer policy` prints);
+// `any` checks nothing (tests and tools that use a store directly).
+enum class Operation { any, pack, unpack, cp, checkpoint };
+
 // What a store may be asked for when it is opened; each store takes what applies to it.
 struct Options {
+  Operation operation = Operation::any;
   std::string profile;  // S3: the AWS profile; empty: AWS_PROFILE or "default"
   int retries = 6;      // attempts after the first, for what may pass (5xx, 429, timeouts)
   double timeout_seconds = 30;
@@ -115,6 +121,8 @@ ObjectUrl parse_url(std::string_view text);
 // The store `url` lives in, with its credentials read as that store documents them
 // (Error(invalid_argument) when they are missing or malformed).
 std::unique_ptr<Store> open(const ObjectUrl& url, const Options& options = {});
+// The same with the default options, opened for `operation`.
+std::unique_ptr<Store> open(const ObjectUrl& url, Operation operation);
 // The registered schemes, "s3, gs, file", for messages and help.
 std::string schemes_text();
 

@@ -14,6 +14,7 @@
 #include "common/text.hpp"
 #include "nubo/error.hpp"
 #include "nubo/retry.hpp"
+#include "transfer/store/s3/permissions.hpp"
 #include "transfer/store/s3/responses.hpp"
 #include "transfer/store/s3/sigv4.hpp"
 
@@ -39,18 +40,18 @@ bool valid_bucket(std::string_view b) {
 }
 
 // One line per request at NUBO_LOG=debug: when it started (seconds since the first request of
-// the process), what it asked, what came back and how long it took, so that a transfer's
-// timeline (requests in flight, their latency, the gaps between them) can be read off stderr.
-void log_request(const http::Request& request, long status, std::size_t bytes,
-                 std::chrono::steady_clock::time_point started) {
+// the process), the permission it needs, what it asked, what came back and how long it took, so
+// that a transfer's timeline (requests in flight, their latency, the gaps between them) can be read
+// off stderr.
+void log_request(std::string_view action, const http::Request& request, long status,
+                 std::size_t bytes, std::chrono::steady_clock::time_point started) {
   if (log::level() < env::LogLevel::debug) return;
   static const auto first = started;
   using seconds = std::chrono::duration<double>;
   const auto range = request.headers.find("range");
   char line[160];
-  std::snprintf(line, sizeof line, "at +%.3f s: %s ", seconds(started - first).count(),
-                request.method.c_str());
-  std::string text = line + request.url;
+  std::snprintf(line, sizeof line, "at +%.3f s: ", seconds(started - first).count());
+  std::string text = line + std::string(action) + " " + request.method + " " + request.url;
   if (range != request.headers.end()) text += " (" + range->second + ")";
   std::snprintf(line, sizeof line, ": %ld, %zu bytes sent, %zu received, in %.1f ms", status,
                 request.body.size(), bytes,
@@ -190,6 +191,16 @@ std::string Client::url_of(const ObjectUrl& url, std::string& host, std::string&
 http::Response Client::send(const Call& call) {
   std::string host, path;
   const std::string base = url_of(*call.url, host, path);
+  const auto action = action_of(call.method, call.query, !call.url->key.empty());
+  if (options_.operation != store::Operation::any) {
+    const auto& granted = actions_for(options_.operation);
+    if (!std::binary_search(granted.begin(), granted.end(), action))
+      throw Error(Errc::internal, call.method + " " + call.url->text() + " needs " +
+                                      std::string(action) + ", which the policy of " +
+                                      std::string(operation_name(options_.operation)) +
+                                      " (nubo-xfer policy) does not grant: a bug in nubo; "
+                                      "please report it");
+  }
   std::mt19937_64 rng(std::random_device{}());
   for (int attempt = 0;; ++attempt) {
     SignInput in;
@@ -218,7 +229,7 @@ http::Response Client::send(const Call& call) {
     try {
       const auto started = std::chrono::steady_clock::now();
       auto r = http::request(request);
-      log_request(request, r.status, r.body.size(), started);
+      log_request(action, request, r.status, r.body.size(), started);
       if (r.status >= 200 && r.status < 300) return r;
       const auto codes = xml_values(r.body, "Code", 1);
       const std::string code = codes.empty() ? "" : codes[0];

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The printed IAM policy against what nubo does. Every request of each operation goes through a
+# recording proxy in front of the loopback S3 server (recording_proxy.py names each request's
+# action from AWS's documentation, not from nubo's table):
+#  - pack: an archive up, a pack killed with SIGKILL and run again (ListParts), a pack cancelled
+#    with SIGINT (its upload aborted);
+#  - unpack: list, cat, verify and unpack of that archive;
+#  - cp: a file up in parts, killed and resumed, one cancelled, a file and a prefix down;
+#  - checkpoint: nubo-train writing checkpoints to the bucket, pruning them, and resuming.
+# The actions each operation issued must all be in `nubo-xfer policy --ops OP`, and every action
+# the policy of all of them prints must have been issued by one. Then bad input.
+# Usage: policy_test.sh NUBO_XFER NUBO_TRAIN PYTHON_WITH_BOTO3 (run by with_s3_server.py)
+set -euo pipefail
+xfer=$(realpath "$1")
+train=$(realpath "$2")
+python=$3
+here=$(cd "$(dirname "$0")" && pwd)
+[ -n "${NUBO_S3_TEST_SERVER:-}" ] || { echo "policy_test: run me through with_s3_server.py" >&2; exit 1; }
+work=$(mktemp -d)
+proxy=""
+trap '[ -n "$proxy" ] && kill "$proxy" 2>/dev/null; rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "policy_test: $*" >&2; exit 1; }
+"$python" -c "import boto3; boto3.client('s3', endpoint_url='$NUBO_S3_TEST_SERVER').create_bucket(Bucket='pol')"
+
+# Parts are answered 1 s late, so that a kill or a cancel finds some in and some in flight.
+: >actions.log
+"$python" "$here/recording_proxy.py" "$NUBO_S3_TEST_SERVER" "$work/actions.log" 1 >port &
+proxy=$!
+for _ in $(seq 100); do [ -s port ] && break; sleep 0.1; done
+[ -s port ] || fail "the recording proxy did not start"
+export AWS_ENDPOINT_URL="http://127.0.0.1:$(cat port)"
+
+# Runs a command as part of operation OP; the actions it issued are added to used.OP.
+as() {
+  local op=$1 before
+  shift
+  before=$(wc -l <actions.log)
+  "$@" || true
+  sed -n "$((before + 1)),\$p" actions.log | cut -d' ' -f1 >>"used.$op"
+}
+# Starts a command as part of OP, and stops it with SIGNAL after SECONDS.
+interrupted() {
+  local op=$1 signal=$2 seconds=$3 before pid
+  shift 3
+  before=$(wc -l <actions.log)
+  "$@" >/dev/null 2>&1 &
+  pid=$!
+  sleep "$seconds"
+  kill "-$signal" "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  sleep 0.5  # the proxy may still be answering a request the command made
+  sed -n "$((before + 1)),\$p" actions.log | cut -d' ' -f1 >>"used.$op"
+}
+
+mkdir -p src
+head -c 30000000 /dev/urandom >src/big.bin
+printf 'hello\n' >src/a.txt
+as pack "$xfer" pack src -o s3://pol/archives/a.nubo -q
+interrupted pack KILL 1.5 "$xfer" pack src -o s3://pol/archives/k.nubo -q
+as pack "$xfer" pack src -o s3://pol/archives/k.nubo -q
+interrupted pack INT 1.5 "$xfer" pack src -o s3://pol/archives/c.nubo -q
+
+as unpack "$xfer" list s3://pol/archives/a.nubo
+as unpack "$xfer" cat s3://pol/archives/a.nubo src/a.txt
+as unpack "$xfer" verify s3://pol/archives/a.nubo -q
+as unpack "$xfer" unpack s3://pol/archives/a.nubo -C out -q
+cmp src/big.bin out/src/big.bin || fail "the unpack through the proxy differs"
+
+as cp "$xfer" cp src/big.bin s3://pol/files/ -q --part-size 5M
+interrupted cp KILL 1.5 "$xfer" cp src/big.bin s3://pol/files/k.bin -q --part-size 5M
+as cp "$xfer" cp src/big.bin s3://pol/files/k.bin -q --part-size 5M
+interrupted cp INT 1.5 "$xfer" cp src/big.bin s3://pol/files/c.bin -q --part-size 5M
+as cp "$xfer" cp s3://pol/files/k.bin back.bin -q
+cmp src/big.bin back.bin || fail "a resumed copy through the proxy differs"
+as cp "$xfer" cp s3://pol/files/ down -q
+
+data=/usr/share/datasets/fashion-mnist
+if [ -r "$data/train-images-idx3-ubyte.gz" ]; then
+  run_train() {
+    "$train" --devices cpu --subset 512 --batch 128 --hidden 16 --checkpoint s3://pol/ckpt/ \
+      --checkpoint-every 1 --sync-checkpoints --quiet --epochs "$1"
+  }
+  as checkpoint run_train 2 >/dev/null
+  as checkpoint run_train 3 >/dev/null
+  grep -q "^s3:DeleteObject" used.checkpoint || fail "the trainer pruned no checkpoint"
+  ops=pack,unpack,cp,checkpoint
+else
+  echo "policy_test: no Fashion-MNIST ($data): the checkpoint operation is not checked" >&2
+  ops=pack,unpack,cp
+fi
+
+# What each operation issued is in its policy.
+granted() { "$xfer" policy s3://pol/ --ops "$1" | "$python" -c '
+import json, sys
+for s in json.load(sys.stdin)["Statement"]:
+    for a in s["Action"]:
+        print(a)' | sort -u; }
+for op in ${ops//,/ }; do
+  sort -u "used.$op" >"used.$op.sorted"
+  [ -s "used.$op.sorted" ] || fail "$op issued no request: the test tested nothing"
+  extra=$(comm -23 "used.$op.sorted" <(granted "$op"))
+  [ -z "$extra" ] || fail "$op issued $(echo $extra) outside its printed policy"
+done
+# Every action printed is issued by some operation: the policy grants nothing unused.
+cat used.*.sorted | sort -u >used.all
+unused=$(comm -13 used.all <(granted "$ops"))
+[ -z "$unused" ] || fail "the policy of $ops grants $(echo $unused), which no operation issued"
+
+# The document's shape: objects under the prefix, the listing limited to it, KMS keys.
+arn=arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab
+"$xfer" policy s3://pol/backups/ --ops cp,kms:$arn >policy.json
+"$python" - policy.json "$arn" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["Version"] == "2012-10-17", p
+by_sid = {s["Sid"]: s for s in p["Statement"]}
+assert by_sid["NuboObjects"]["Resource"] == ["arn:aws:s3:::pol/backups/*"], p
+lists = [s for s in p["Statement"] if s["Action"] == ["s3:ListBucket"]]
+assert lists and lists[0]["Resource"] == ["arn:aws:s3:::pol"], p
+assert lists[0]["Condition"] == {"StringLike": {"s3:prefix": ["backups/*"]}}, p
+assert by_sid["NuboKms"]["Resource"] == [sys.argv[2]], p
+assert sorted(by_sid["NuboKms"]["Action"]) == ["kms:Decrypt", "kms:GenerateDataKey"], p
+EOF
+[ "$(AWS_REGION=cn-north-1 "$xfer" policy s3://pol/x --ops unpack | grep -c 'arn:aws-cn:s3')" = 1 ] ||
+  fail "a China region's ARNs are not in the aws-cn partition"
+
+# Bad input is refused, naming what is wrong (status 2: usage).
+refused() {
+  local want=$1 status
+  shift
+  set +e
+  "$@" >/dev/null 2>err
+  status=$?
+  set -e
+  [ "$status" = 2 ] || fail "$* exited with $status, not 2: $(cat err)"
+  grep -q -- "$want" err || fail "$*: the error does not say '$want': $(cat err)"
+}
+refused "unknown operation 'frobnicate'" "$xfer" policy s3://pol/x --ops pack,frobnicate
+refused "'kms-key' is not a KMS key ARN" "$xfer" policy s3://pol/x --ops kms:kms-key
+refused "s3://" "$xfer" policy gs://pol/x --ops pack
+refused "needs operations" "$xfer" policy s3://pol/x --ops kms:$arn
+echo "policy_test: ok"
