@@ -2,9 +2,9 @@
  * nubo_copy.h: files and trees to and from object storage through the C ABI (docs/s3.md).
  * Included by nubo.h; the conventions are nubo.h's.
  *
- * nubo_transfer_copy copies between a local path and a store URL (either way round), each file
- * one object, resumable after any interruption and verified end to end. The stores:
- * s3://BUCKET/KEY (configured as the AWS CLI is: AWS_* variables, ~/.aws profiles),
+ * nubo_transfer_copy copies between a local path and a store URL (either way round), or between
+ * two stores, each file one object, resumable after any interruption and verified end to end. The
+ * stores: s3://BUCKET/KEY (configured as the AWS CLI is: AWS_* variables, ~/.aws profiles),
  * gs://BUCKET/KEY (Google Cloud Storage with an HMAC key: GS_ACCESS_KEY_ID and
  * GS_SECRET_ACCESS_KEY, or the boto file), and file:///PATH (a shared file system mounted here).
  */
@@ -25,6 +25,9 @@ typedef struct nubo_transfer_s3_options {
   const char* profile;                /* NULL (default): AWS_PROFILE or "default" */
   const char* server_side_encryption; /* NULL, "AES256" or "aws:kms" */
   const char* kms_key_id;             /* with "aws:kms" */
+  /* Copies between two stores: the source's profile; NULL (default): the same as `profile`,
+     which is then the destination's. */
+  const char* source_profile;
 } nubo_transfer_s3_options;
 
 /* Options of nubo_transfer_copy (C++: nubo::transfer::CopyOptions). */
@@ -58,6 +61,7 @@ typedef struct nubo_transfer_copy_summary {
   uint64_t bytes_resumed; /* verified by an interrupted attempt, not moved again */
   uint64_t parts;
   double seconds;
+  uint64_t bytes_server_side; /* copies between stores: copied by the store itself */
 } nubo_transfer_copy_summary;
 
 NUBO_C_API nubo_status nubo_transfer_copy_options_init(nubo_transfer_copy_options* options,

@@ -26,6 +26,9 @@ struct S3Options {
   std::string profile;  // the AWS profile; empty: AWS_PROFILE or "default"
   // Server-side encryption passed through: "AES256", or "aws:kms" with kms_key_id.
   std::string server_side_encryption, kms_key_id;
+  // Copies between two stores: the source's profile (its keys, region, endpoint); empty: the
+  // same as `profile`, which is then the destination's.
+  std::string source_profile;
 };
 
 struct CopyOptions {
@@ -52,15 +55,23 @@ struct CopySummary {
   std::uint64_t bytes_resumed = 0;  // verified by an interrupted attempt, not moved again
   std::uint64_t parts = 0;
   double seconds = 0;
+  // Copies between stores: bytes the store copied itself (S3's CopyObject), never through this
+  // machine; bytes_sent counts those that went through it.
+  std::uint64_t bytes_server_side = 0;
 };
 
-// `from` and `to` are a local path and a store URL, either way round:
+// `from` and `to` are a local path and a store URL, either way round, or two store URLs:
 //  - a file to SCHEME://B/KEY, or to SCHEME://B/PREFIX/ (the file's name appended);
 //  - a directory to SCHEME://B/PREFIX/: each file under PREFIX/DIRNAME/..., symlinks not
 //    followed;
 //  - SCHEME://B/KEY to a file, or into an existing directory;
 //  - SCHEME://B/PREFIX/ to a directory: every object under the prefix, its key's rest as the
-//    path (keys that would leave the directory are refused).
+//    path (keys that would leave the directory are refused);
+//  - between stores (buckets, regions, accounts: s3.source_profile and s3.profile), an object
+//    to a KEY or a PREFIX/, or every object under a PREFIX/ to another PREFIX/: copied by the
+//    store itself when the destination reaches the source with its own credentials, streamed
+//    through this machine otherwise (never staged on its disk), resumable and verified
+//    (docs/s3.md, "Copies between stores").
 // Errors: Error(invalid_argument) for bad URLs, options, or credentials missing or refused (with
 // advice), Error(not_found) for a missing bucket, directory or object, Error(unavailable) when
 // the store cannot be reached after the retries (run it again: it resumes), Error(corrupt) when

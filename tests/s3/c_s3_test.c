@@ -42,7 +42,7 @@ int main(void) {
   CHECK(nubo_transfer_copy_options_init(&c, sizeof c) == NUBO_OK);
   CHECK(c.streams == 4 && c.sync == 1 && c.s3 == NULL && c.journal_dir == NULL);
   CHECK(nubo_transfer_s3_options_init(&s3, sizeof s3) == NUBO_OK);
-  CHECK(s3.profile == NULL && s3.server_side_encryption == NULL);
+  CHECK(s3.profile == NULL && s3.server_side_encryption == NULL && s3.source_profile == NULL);
   CHECK(nubo_transfer_is_store_url("gs://b/k") == 1);
   CHECK(nubo_transfer_is_store_url("file:///tmp/x") == 1);
   CHECK(nubo_transfer_is_store_url("/tmp/x") == 0);

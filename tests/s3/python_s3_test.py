@@ -74,6 +74,19 @@ class Copy(unittest.TestCase):
             s3.copy(self.dir, "s3://py-bucket/x/", streams=0)
         self.assertIn("streams", str(e.exception))
 
+    def test_a_copy_between_buckets_is_made_by_the_store(self) -> None:
+        client = boto3.client("s3", endpoint_url=os.environ["AWS_ENDPOINT_URL"])
+        client.create_bucket(Bucket="py-copies")
+        (self.dir / "c.bin").write_bytes(os.urandom(300_000))
+        nubo.copy(self.dir / "c.bin", "s3://py-bucket/c/", sync=False)
+        s = nubo.copy("s3://py-bucket/c/", "s3://py-copies/backup/")
+        self.assertEqual((s.files, s.bytes_sent, s.bytes_server_side), (1, 0, 300_000))
+        body = client.get_object(Bucket="py-copies", Key="backup/c.bin")["Body"].read()
+        self.assertEqual(body, (self.dir / "c.bin").read_bytes())
+        with self.assertRaises(nubo.NuboError) as e:
+            nubo.copy("s3://py-bucket/c/", "s3://py-copies/x/", source_profile="nosuch")
+        self.assertIn("nosuch", str(e.exception))
+
     def test_the_policy_of_some_operations(self) -> None:
         policy = json.loads(nubo.access_policy("s3://py-bucket/run1/", ["checkpoint"]))
         actions = {a for s in policy["Statement"] for a in s["Action"]}

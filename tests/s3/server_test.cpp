@@ -20,6 +20,7 @@
 #include "transfer/archive/archive_reader.hpp"
 #include "transfer/pipeline/progress.hpp"
 #include "transfer/store/copy.hpp"
+#include "transfer/store/copy_between.hpp"
 #include "transfer/store/object_cipher.hpp"
 #include "transfer/store/s3/client.hpp"
 
@@ -526,4 +527,29 @@ TEST_CASE(
   CHECK_THAT(why, Catch::Contains("weights.bin"));
   struct stat st {};
   CHECK(::stat((t / "out/src/weights.bin").c_str(), &st) != 0);
+}
+
+TEST_CASE("an object over the store's copy limit is copied by the store in ranges of parts") {
+  auto c = client();
+  const auto bucket = fresh_bucket();
+  const auto content = nubo_test::random_bytes(12 << 20, 77);
+  const auto from = s3::parse_s3_url("s3://" + bucket + "/big.bin");
+  const auto to = s3::parse_s3_url("s3://" + bucket + "/copy/big.bin");
+  c.put_object(from, nubo::transfer::as_bytes(content), {{"nubo-xxh3-128", "kept"}});
+  nubo::transfer::CopyOptions options;
+  options.part_size = 5 << 20;
+  // A limit of 1 MiB stands for S3's 5 GiB: UploadPartCopy ranges of 5 MiB, 5 MiB and 2 MiB.
+  const auto s = nubo::store::copy_between(c, from, c, to, options, 1 << 20);
+  CHECK(s.bytes_server_side == content.size());
+  CHECK(s.bytes_sent == 0);
+  CHECK(s.parts == 3);
+  CHECK(c.get_range(to, 0, content.size()) == content);
+  const auto info = c.head_object(to);
+  REQUIRE(info);
+  CHECK(info->etag.size() > 2);
+  CHECK(info->etag.substr(info->etag.size() - 2) == "-3");
+  CHECK(info->metadata.at("nubo-xxh3-128") == "kept");  // the source's, given to the upload
+  // Its own destination, within one store, is refused.
+  CHECK_THROWS_WITH(nubo::store::copy_between(c, from, c, from, options),
+                    Catch::Contains("is its own destination"));
 }

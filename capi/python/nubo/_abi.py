@@ -307,6 +307,7 @@ class nubo_transfer_s3_options(Sized):
         ("profile", c_char_p),
         ("server_side_encryption", c_char_p),
         ("kms_key_id", c_char_p),
+        ("source_profile", c_char_p),
     ]
 
 
@@ -339,6 +340,7 @@ class nubo_transfer_copy_summary(Sized):
         ("bytes_resumed", c_uint64),
         ("parts", c_uint64),
         ("seconds", c_double),
+        ("bytes_server_side", c_uint64),
     ]
 
 # nubo_cost_pricing (nubo_cost.h)

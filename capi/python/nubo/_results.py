@@ -71,6 +71,8 @@ class CopySummary:
     """Verified by an interrupted attempt, not moved again."""
     parts: int
     seconds: float
+    bytes_server_side: int
+    """Copies between stores: copied by the store itself."""
 
     @classmethod
     def _from_c(cls, c: nubo_transfer_copy_summary) -> CopySummary:
@@ -79,4 +81,5 @@ class CopySummary:
                    bytes_sent=c.bytes_sent,
                    bytes_resumed=c.bytes_resumed,
                    parts=c.parts,
-                   seconds=c.seconds)
+                   seconds=c.seconds,
+                   bytes_server_side=c.bytes_server_side)

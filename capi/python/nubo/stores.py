@@ -34,8 +34,10 @@ def copy(source: StrPath, destination: StrPath, *, streams: Optional[int] = None
          progress: Optional[ProgressFn] = None, rate: Optional[float] = None,
          key_file: Optional[StrPath] = None, journal_dir: Optional[StrPath] = None,
          profile: Optional[str] = None, server_side_encryption: Optional[str] = None,
-         kms_key_id: Optional[str] = None) -> CopySummary:
-    """Copies a file or a tree between a local path and a store URL (either way round). An
+         kms_key_id: Optional[str] = None, source_profile: Optional[str] = None) -> CopySummary:
+    """Copies a file or a tree between a local path and a store URL (either way round), or
+    between two stores (copied by the store itself within one account and endpoint, streamed
+    otherwise; source_profile names the source's AWS profile, profile the destination's). An
     option left None keeps the library's default: 4 streams, parts adapted to each object (8 to
     64 MiB), no rate limit, downloads fdatasynced.
     rate: bytes per second over every part in flight (0: unlimited).
@@ -47,7 +49,8 @@ def copy(source: StrPath, destination: StrPath, *, streams: Optional[int] = None
     CORRUPT; CANCELLED)."""
     lib = _lib.lib()
     s3 = filled(nubo_transfer_s3_options, "nubo_transfer_s3_options_init", profile=profile,
-                server_side_encryption=server_side_encryption, kms_key_id=kms_key_id)
+                server_side_encryption=server_side_encryption, kms_key_id=kms_key_id,
+                source_profile=source_profile)
     o = filled(nubo_transfer_copy_options, "nubo_transfer_copy_options_init", streams=streams,
                part_size=part_size, keep_partial=keep_partial, sync=sync, exclude=exclude,
                include=include, rate=rate, key_file=key_file, journal_dir=journal_dir, s3=s3)

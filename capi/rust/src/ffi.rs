@@ -334,6 +334,7 @@ sized_structs! {
         pub profile: *const c_char,
         pub server_side_encryption: *const c_char,
         pub kms_key_id: *const c_char,
+        pub source_profile: *const c_char,
     }
 }
 
@@ -366,6 +367,7 @@ sized_structs! {
         pub bytes_resumed: u64,
         pub parts: u64,
         pub seconds: c_double,
+        pub bytes_server_side: u64,
     }
 }
 
@@ -1944,12 +1946,13 @@ mod tests {
                                     bytes_transferred, up_to_date, network_wait_seconds }
             nubo_transfer_archive_entry_info { struct_size, kind, path, size, mode, mtime_ns,
                                                link_target, hash, stored_size, chunks }
-            nubo_transfer_s3_options { struct_size, profile, server_side_encryption, kms_key_id }
+            nubo_transfer_s3_options { struct_size, profile, server_side_encryption, kms_key_id,
+                                       source_profile }
             nubo_transfer_copy_options { struct_size, streams, part_size, keep_partial, sync,
                                          exclude, exclude_count, include, include_count, progress,
                                          progress_user, rate, key_file, journal_dir, s3 }
             nubo_transfer_copy_summary { struct_size, files, bytes, bytes_sent, bytes_resumed,
-                                         parts, seconds }
+                                         parts, seconds, bytes_server_side }
             nubo_cost_instance_info { struct_size, provider, name, region, gpu_model, gpus,
                                       interconnect, vcpus, memory_gib, network_gbps, on_demand,
                                       spot, reserved_1y, reserved_3y, reserved_1y_derived,

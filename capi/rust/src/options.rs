@@ -183,6 +183,9 @@ pub struct S3Options {
     pub server_side_encryption: Option<String>,
     /// With "aws:kms".
     pub kms_key_id: Option<String>,
+    /// Copies between two stores: the source's profile; NULL (default): the same as `profile`,
+    /// which is then the destination's.
+    pub source_profile: Option<String>,
 }
 
 impl S3Options {
@@ -197,6 +200,7 @@ impl S3Options {
             self.server_side_encryption.as_deref(),
         )?;
         o.kms_key_id = keep.text("kms_key_id", self.kms_key_id.as_deref())?;
+        o.source_profile = keep.text("source_profile", self.source_profile.as_deref())?;
         Ok(o)
     }
 }

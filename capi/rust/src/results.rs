@@ -65,6 +65,8 @@ pub struct CopySummary {
     pub bytes_resumed: u64,
     pub parts: u64,
     pub seconds: f64,
+    /// Copies between stores: copied by the store itself.
+    pub bytes_server_side: u64,
 }
 
 impl From<&ffi::nubo_transfer_copy_summary> for CopySummary {
@@ -76,6 +78,7 @@ impl From<&ffi::nubo_transfer_copy_summary> for CopySummary {
             bytes_resumed: c.bytes_resumed,
             parts: c.parts,
             seconds: c.seconds,
+            bytes_server_side: c.bytes_server_side,
         }
     }
 }

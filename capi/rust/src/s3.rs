@@ -63,6 +63,7 @@ pub fn copy(
             profile: o.profile,
             server_side_encryption: o.server_side_encryption,
             kms_key_id: o.kms_key_id,
+            source_profile: None,
         },
     };
     stores::copy(from, to, &store_options, progress)

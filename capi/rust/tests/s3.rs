@@ -173,6 +173,33 @@ fn a_tree_up_and_down_with_a_cancel_that_resumes() {
         let e = copy(missing, root.join("x"), &CopyOptions::default(), None).unwrap_err();
         assert_eq!(e.status, Status::NotFound, "{missing}: {e}");
     }
+
+    // Between two buckets of one store: copied by the store itself, nothing through here.
+    make_bucket(&endpoint, "rust-backup");
+    let backup = nubo::copy(
+        "s3://rust-tree/up/",
+        "s3://rust-backup/nightly/",
+        &nubo::stores::CopyOptions::default(),
+        None,
+    )
+    .unwrap();
+    assert_eq!((backup.files, backup.bytes_sent), (2, 0), "{backup:?}");
+    assert_eq!(backup.bytes_server_side, up.bytes);
+    let other_profile = nubo::stores::CopyOptions {
+        s3: nubo::stores::S3Options {
+            source_profile: Some("nosuch".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let e = nubo::copy(
+        "s3://rust-tree/up/",
+        "s3://rust-backup/x/",
+        &other_profile,
+        None,
+    )
+    .unwrap_err();
+    assert!(e.message.contains("nosuch"), "{e}");
 }
 
 #[test]

@@ -152,6 +152,7 @@ inline nubo_transfer_s3_options to_nubo_transfer_s3_options(const nubo::transfer
   assign_empty(in.profile, "nubo::transfer::S3Options::profile");
   assign_empty(in.server_side_encryption, "nubo::transfer::S3Options::server_side_encryption");
   assign_empty(in.kms_key_id, "nubo::transfer::S3Options::kms_key_id");
+  assign_empty(in.source_profile, "nubo::transfer::S3Options::source_profile");
   return out;
 }
 
@@ -163,6 +164,7 @@ inline nubo::transfer::S3Options from_nubo_transfer_s3_options(const nubo_transf
   take(out.profile, in.profile, what + "->profile");
   take(out.server_side_encryption, in.server_side_encryption, what + "->server_side_encryption");
   take(out.kms_key_id, in.kms_key_id, what + "->kms_key_id");
+  take(out.source_profile, in.source_profile, what + "->source_profile");
   return out;
 }
 

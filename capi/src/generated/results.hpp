@@ -37,6 +37,7 @@ inline nubo_transfer_copy_summary to_nubo_transfer_copy_summary(
   assign(out.bytes_resumed, in.bytes_resumed);
   assign(out.parts, in.parts);
   assign(out.seconds, in.seconds);
+  assign(out.bytes_server_side, in.bytes_server_side);
   return out;
 }
 

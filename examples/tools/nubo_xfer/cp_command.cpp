@@ -15,7 +15,8 @@ namespace nubo_xfer {
 std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
   auto c = std::make_unique<CpCommand>();
   c->app = app.add_subcommand(
-      "cp", "copy a file or a tree to or from object storage (s3://, gs://, file://), resumably");
+      "cp",
+      "copy a file or a tree to, from or between object stores (s3://, gs://, file://), resumably");
   c->app
       ->add_option("from", c->from,
                    "a local path, or s3://BUCKET/KEY, gs://BUCKET/KEY, file:///PATH")
@@ -29,6 +30,10 @@ std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
   c->app->add_flag("--keep-partial", c->keep_partial,
                    "keep a cancelled upload resumable instead of aborting it");
   c->app->add_option("--profile", c->profile, "the AWS profile (default: AWS_PROFILE, default)");
+  c->app->add_option("--source-profile", c->source_profile,
+                     "between two stores: the source's profile (default: --profile)");
+  c->app->add_option("--dest-profile", c->dest_profile,
+                     "between two stores: the destination's profile (default: --profile)");
   c->app->add_option("--sse", c->sse, "server-side encryption: AES256 or aws:kms");
   c->app->add_option("--sse-kms-key-id", c->kms_key_id, "the KMS key for --sse aws:kms");
   c->app->add_option("--encrypt", c->encrypt,
@@ -49,15 +54,17 @@ int run_cp(CpCommand& c) {
   o.rate = nubo::parse_rate(c.rate, "--rate");
   o.keep_partial = c.keep_partial;
   o.sync = !c.no_sync;
-  o.s3 = {c.profile, c.sse, c.kms_key_id};
+  o.s3 = {c.dest_profile.empty() ? c.profile : c.dest_profile, c.sse, c.kms_key_id,
+          c.source_profile.empty() ? c.profile : c.source_profile};
   const bool download = nubo::transfer::is_store_url(c.from);
-  if (download && !c.encrypt.empty())
+  const bool between = download && nubo::transfer::is_store_url(c.to);  // the library says why
+  if (download && !between && !c.encrypt.empty())
     throw nubo::Error(nubo::Errc::invalid_argument,
                       "--encrypt is for uploads; a download of an encrypted object takes --key");
   if (!download && !c.key.empty())
     throw nubo::Error(nubo::Errc::invalid_argument,
                       "--key is for downloads; an upload is encrypted with --encrypt KEYFILE");
-  o.key_file = download ? c.key : c.encrypt;
+  o.key_file = download && c.encrypt.empty() ? c.key : c.encrypt;
   o.exclude = c.selection.exclude;
   o.include = c.selection.include;
   ProgressBar bar("copied", c.quiet || c.json);
@@ -76,16 +83,22 @@ int run_cp(CpCommand& c) {
                                 {"bytes", s.bytes},
                                 {"bytes_sent", s.bytes_sent},
                                 {"bytes_resumed", s.bytes_resumed},
+                                {"bytes_server_side", s.bytes_server_side},
                                 {"parts", s.parts},
                                 {"seconds", s.seconds}}
                      .dump(2)
               << "\n";
   } else if (!c.quiet) {
-    std::fprintf(stderr, "nubo-xfer: copied %llu files, %s in %.2f s (%s moved, %s resumed)\n",
+    std::fprintf(stderr, "nubo-xfer: copied %llu files, %s in %.2f s (%s moved, %s resumed%s)\n",
                  static_cast<unsigned long long>(s.files),
                  nubo::format_bytes(static_cast<double>(s.bytes), 2).c_str(), s.seconds,
                  nubo::format_bytes(static_cast<double>(s.bytes_sent), 2).c_str(),
-                 nubo::format_bytes(static_cast<double>(s.bytes_resumed), 2).c_str());
+                 nubo::format_bytes(static_cast<double>(s.bytes_resumed), 2).c_str(),
+                 s.bytes_server_side == 0
+                     ? ""
+                     : (", " + nubo::format_bytes(static_cast<double>(s.bytes_server_side), 2) +
+                        " copied by the store itself")
+                           .c_str());
   }
   return 0;
 }

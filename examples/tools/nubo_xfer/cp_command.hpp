@@ -12,7 +12,8 @@ namespace nubo_xfer {
 struct CpCommand {
   CLI::App* app = nullptr;
   std::string from, to, part_size = "0", rate = "0", profile, sse, kms_key_id;
-  std::string encrypt, key;  // key files: uploads, downloads
+  std::string source_profile, dest_profile;  // copies between stores
+  std::string encrypt, key;                  // key files: uploads, downloads
   int streams = 4;
   bool keep_partial = false, no_sync = false, json = false, quiet = false;
   Selection selection;  // --exclude, --include (uploads)

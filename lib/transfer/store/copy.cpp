@@ -23,6 +23,7 @@
 #include "transfer/journal.hpp"
 #include "transfer/paths.hpp"
 #include "transfer/pipeline/target_dir.hpp"
+#include "transfer/store/parts.hpp"
 
 namespace nubo::store {
 namespace {
@@ -37,49 +38,10 @@ constexpr std::uint64_t kMaxParts = 10000;
 constexpr std::uint16_t kUploadId = 1;  // journal records
 constexpr std::uint16_t kPartDone = 2;
 constexpr std::uint16_t kKeyBlock = 3;  // an encrypted upload's data key, wrapped
-const std::string kHashKey = "nubo-xxh3-128";
+const std::string kHashKey = kHashMetadata;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-// Runs work(i) for i in [0, count) on `streams` threads; the calling thread reports progress
-// every 100 ms (false: cancel). The first failure stops the rest and is rethrown.
-void run_parts(std::size_t count, int streams, const std::function<void(std::size_t)>& work,
-               const std::function<bool()>& tick) {
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> stop{false};
-  std::exception_ptr failure;
-  std::mutex mutex;
-  std::vector<std::thread> threads;
-  std::atomic<int> running{0};
-  for (int t = 0; t < std::max(1, streams); ++t) {
-    ++running;
-    threads.emplace_back([&] {
-      for (;;) {
-        const auto i = next++;
-        if (i >= count || stop) break;
-        try {
-          work(i);
-        } catch (...) {
-          std::lock_guard lock(mutex);
-          if (!failure) failure = std::current_exception();
-          stop = true;
-        }
-      }
-      --running;
-    });
-  }
-  while (running > 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (!stop && tick && !tick()) {
-      std::lock_guard lock(mutex);
-      if (!failure) failure = std::make_exception_ptr(Error(Errc::cancelled, "cancelled"));
-      stop = true;
-    }
-  }
-  for (auto& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
 }
 
 void make_dirs(const std::string& path) {
@@ -90,25 +52,6 @@ void make_dirs(const std::string& path) {
       transfer::throw_io("create the directory", part, errno);
   }
 }
-
-struct Progress {
-  const CopyOptions& options;
-  std::uint64_t total;
-  std::atomic<std::uint64_t> done{0}, written{0};
-  Clock::time_point started = Clock::now();
-  bool tick() {
-    if (!options.progress) return true;
-    transfer::Progress p;
-    p.bytes_total = total;
-    p.bytes_done = done;
-    p.bytes_written = written;
-    p.elapsed_seconds = seconds_since(started);
-    p.rate = p.elapsed_seconds > 0 ? static_cast<double>(written) / p.elapsed_seconds : 0;
-    p.files_total = 1;
-    p.files_done = done == total ? 1 : 0;
-    return options.progress(p);
-  }
-};
 
 // An encrypted object's parts are whole sealed blocks.
 std::uint64_t part_size(std::uint64_t size, const CopyOptions& options, bool encrypted) {
@@ -176,7 +119,7 @@ CopySummary upload_file(Store& store, const std::string& path, const ObjectUrl& 
   CopySummary summary;
   summary.files = 1;
   summary.bytes = size;
-  Progress progress{options, size};
+  PartProgress progress{options, size};
 
   if (size <= part) {  // one request
     std::vector<std::byte> plain(size);
@@ -317,7 +260,7 @@ CopySummary download_file(Store& store, const ObjectUrl& url, const std::string&
   CopySummary summary;
   summary.files = 1;
   summary.bytes = size;
-  Progress progress{options, size};
+  PartProgress progress{options, size};
   std::uint64_t resumed = 0;
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < count; ++i) {

@@ -20,6 +20,9 @@
 
 namespace nubo::store {
 
+// The metadata under which an uploaded file's XXH3-128 (hex) travels with its object.
+inline constexpr char kHashMetadata[] = "nubo-xxh3-128";
+
 // Where upload journals live: `override`, else $XDG_CACHE_HOME/nubo/s3 or
 // ~/.cache/nubo/s3; created when missing.
 std::string cache_dir(const std::string& override);

@@ -10,6 +10,7 @@
 #include "transfer/file_io.hpp"
 #include "transfer/paths.hpp"
 #include "transfer/store/copy.hpp"
+#include "transfer/store/copy_between.hpp"
 #include "transfer/store/store.hpp"
 
 namespace nubo::transfer {
@@ -64,8 +65,42 @@ struct Totals {
     summary.bytes_sent += s.bytes_sent;
     summary.bytes_resumed += s.bytes_resumed;
     summary.parts += s.parts;
+    summary.bytes_server_side += s.bytes_server_side;
   }
 };
+
+// An object, or every object under a prefix, from one store to another (copy_between.hpp).
+CopySummary copy_stores(store::Store& source, const store::ObjectUrl& from,
+                        store::Store& destination, const store::ObjectUrl& to,
+                        const CopyOptions& options) {
+  Totals totals{{}, 0, 0, options};
+  const auto one = [&](const store::ObjectUrl& f, const store::ObjectUrl& t) {
+    totals.add(store::copy_between(source, f, destination, t, totals.for_file(f.key)));
+  };
+  if (!from.is_prefix()) {
+    totals.files_total = 1;
+    one(from, to.is_prefix() ? to.with_key(to.key + leaf_of(from.key)) : to);
+    return totals.summary;
+  }
+  if (!to.is_prefix())
+    throw Error(Errc::invalid_argument, "copying the prefix " + from.text() +
+                                            " needs a prefix to copy into: " + to.text() +
+                                            "/ (with its '/')");
+  // Within one store, a prefix inside the other would copy its own copies.
+  if (destination.copies_from(source) && from.scheme == to.scheme && from.bucket == to.bucket &&
+      (to.key.rfind(from.key, 0) == 0 || from.key.rfind(to.key, 0) == 0))
+    throw Error(Errc::invalid_argument,
+                from.text() + " and " + to.text() + " overlap: one lies inside the other");
+  const auto objects = source.list_objects(from);
+  for (const auto& [key, size] : objects) totals.total += size;
+  totals.files_total = objects.size();
+  for (const auto& [key, size] : objects) {
+    const auto rest = key.substr(from.key.size());
+    if (rest.empty() || rest.back() == '/') continue;  // a "directory" marker
+    one(from.with_key(key), to.with_key(to.key + rest));
+  }
+  return totals.summary;
+}
 
 }  // namespace
 
@@ -81,11 +116,9 @@ CopySummary copy(const std::string& from, const std::string& to, const CopyOptio
   if (options.part_size != 0 && (options.part_size < (5 << 20) || options.part_size > (5ull << 30)))
     throw Error(Errc::invalid_argument, "the part size must be 5 MiB to 5 GiB (S3's limits)");
   const bool up = store::is_url(to), down = store::is_url(from);
-  if (up == down)
-    throw Error(Errc::invalid_argument,
-                up ? "both '" + from + "' and '" + to + "' are store URLs: one must be local"
-                   : "neither '" + from + "' nor '" + to + "' is a store URL (" +
-                         store::schemes_text() + ")");
+  if (!up && !down)
+    throw Error(Errc::invalid_argument, "neither '" + from + "' nor '" + to + "' is a store URL (" +
+                                            store::schemes_text() + ")");
   store::Options store_options;
   store_options.operation = store::Operation::cp;
   store_options.profile = options.s3.profile;
@@ -100,6 +133,22 @@ CopySummary copy(const std::string& from, const std::string& to, const CopyOptio
     throw Error(Errc::invalid_argument, "server-side encryption '" +
                                             options.s3.server_side_encryption +
                                             "': use AES256 or aws:kms");
+  if (up && down) {
+    if (!options.key_file.empty())
+      throw Error(Errc::invalid_argument,
+                  "a key file is for copies to or from this machine: between stores, objects "
+                  "move as they are stored (an encrypted object stays encrypted, under its key)");
+    auto source_options = store_options;
+    if (!options.s3.source_profile.empty()) source_options.profile = options.s3.source_profile;
+    source_options.server_side_encryption.clear();  // what is written is the destination's
+    source_options.kms_key_id.clear();
+    const auto source_url = store::parse_url(from), destination_url = store::parse_url(to);
+    const auto source = store::open(source_url, source_options);
+    const auto destination = store::open(destination_url, store_options);
+    auto summary = copy_stores(*source, source_url, *destination, destination_url, options);
+    summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+    return summary;
+  }
   // The URL before the credentials: a malformed one is the same mistake with or without keys.
   const auto remote = store::parse_url(up ? to : from);
   const auto store = store::open(remote, store_options);

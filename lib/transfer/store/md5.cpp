@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include "common/text.hpp"
+#include "nubo/error.hpp"
 
 namespace nubo::store {
 
@@ -21,6 +22,33 @@ std::string md5_base64(const Md5& d) {
   unsigned char out[32];
   const int len = EVP_EncodeBlock(out, d.data(), static_cast<int>(d.size()));
   return {reinterpret_cast<const char*>(out), static_cast<std::size_t>(len)};
+}
+
+struct Md5Stream::State {
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  ~State() { EVP_MD_CTX_free(ctx); }
+};
+
+Md5Stream::Md5Stream() : state_(std::make_unique<State>()) {
+  if (!state_->ctx || EVP_DigestInit_ex(state_->ctx, EVP_md5(), nullptr) != 1)
+    throw Error(Errc::internal, "OpenSSL could not start an MD5");
+}
+
+Md5Stream::~Md5Stream() = default;
+
+void Md5Stream::update(transfer::Bytes data) {
+  EVP_DigestUpdate(state_->ctx, data.data(), data.size());
+}
+
+Md5 Md5Stream::digest() const {
+  // A copy of the context, so that the stream could go on.
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> copy(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  Md5 d{};
+  unsigned int n = 0;
+  if (!copy || EVP_MD_CTX_copy_ex(copy.get(), state_->ctx) != 1 ||
+      EVP_DigestFinal_ex(copy.get(), d.data(), &n) != 1)
+    throw Error(Errc::internal, "OpenSSL could not finish an MD5");
+  return d;
 }
 
 }  // namespace nubo::store

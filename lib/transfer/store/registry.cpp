@@ -48,6 +48,17 @@ std::unique_ptr<Store> open(const ObjectUrl& url, const Options& options) {
   throw Error(Errc::invalid_argument, "no store is known by the scheme '" + url.scheme + "'");
 }
 
+std::string Store::copy_object(const ObjectUrl& source, const ObjectUrl& to) {
+  throw Error(Errc::unsupported,
+              "this store cannot copy " + source.text() + " to " + to.text() + " itself");
+}
+
+Part Store::upload_part_copy(const ObjectUrl& to, const std::string&, int, const ObjectUrl& source,
+                             std::uint64_t, std::uint64_t) {
+  throw Error(Errc::unsupported,
+              "this store cannot copy " + source.text() + " to " + to.text() + " itself");
+}
+
 std::unique_ptr<Store> open(const ObjectUrl& url, Operation operation) {
   Options options;
   options.operation = operation;

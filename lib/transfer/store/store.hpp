@@ -111,6 +111,18 @@ class Store {
   virtual void complete_multipart(const ObjectUrl& url, const std::string& upload_id,
                                   const std::vector<Part>& parts) = 0;
   virtual void abort_multipart(const ObjectUrl& url, const std::string& upload_id) = 0;
+
+  // Copies made by the store itself, the bytes never leaving it: for a `source` store that
+  // this one reaches with its own credentials (S3: the same account and endpoint). A store that
+  // cannot never says copies_from, and copy_between streams through this machine instead.
+  virtual bool copies_from(const Store& /*source*/) const { return false; }
+  // The whole object (S3's CopyObject, up to 5 GiB), its metadata with it; the new object's
+  // ETag.
+  virtual std::string copy_object(const ObjectUrl& source, const ObjectUrl& to);
+  // Bytes [offset, offset + size) of `source` as part `number` of a multipart upload of `to`
+  // (S3's UploadPartCopy).
+  virtual Part upload_part_copy(const ObjectUrl& to, const std::string& upload_id, int number,
+                                const ObjectUrl& source, std::uint64_t offset, std::uint64_t size);
 };
 
 // Whether `text` starts with a registered store's "SCHEME://".

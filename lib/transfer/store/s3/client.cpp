@@ -258,6 +258,54 @@ http::Response Client::send(const Call& call) {
   }
 }
 
+bool Client::copies_from(const store::Store& source) const {
+  const auto* other = dynamic_cast<const Client*>(&source);
+  if (!other || other->config_.credentials.access_key_id != config_.credentials.access_key_id)
+    return false;
+  const auto on_aws = [](const std::string& endpoint) {
+    return endpoint.size() >= 14 &&
+           endpoint.compare(endpoint.size() - 14, 14, ".amazonaws.com") == 0;
+  };
+  return other->config_.endpoint == config_.endpoint ||
+         (on_aws(other->config_.endpoint) && on_aws(config_.endpoint));
+}
+
+void Client::copy_headers(Call& call, const ObjectUrl& source) const {
+  call.headers["x-amz-copy-source"] = "/" + source.bucket + "/" + uri_encode(source.key, true);
+  if (!options_.server_side_encryption.empty())
+    call.headers["x-amz-server-side-encryption"] = options_.server_side_encryption;
+  if (!options_.kms_key_id.empty())
+    call.headers["x-amz-server-side-encryption-aws-kms-key-id"] = options_.kms_key_id;
+}
+
+std::string Client::copied_etag(const Call& call, const http::Response& r) const {
+  if (!xml_values(r.body, "Code", 1).empty()) fail(call, r);
+  const auto etags = xml_values(r.body, "ETag", 1);
+  if (etags.empty())
+    throw Error(Errc::corrupt, call.method + " " + call.url->text() +
+                                   ": the copy's answer names no ETag: " + r.body.substr(0, 200));
+  return unquote(etags[0]);
+}
+
+std::string Client::copy_object(const ObjectUrl& source, const ObjectUrl& to) {
+  Call c{"PUT", &to};
+  copy_headers(c, source);
+  c.headers["x-amz-metadata-directive"] = "COPY";
+  return copied_etag(c, send(c));
+}
+
+Part Client::upload_part_copy(const ObjectUrl& to, const std::string& upload_id, int number,
+                              const ObjectUrl& source, std::uint64_t offset, std::uint64_t size) {
+  Call c{"PUT", &to,
+         "partNumber=" + std::to_string(number) + "&uploadId=" + uri_encode(upload_id, false)};
+  copy_headers(c, source);
+  c.headers.erase("x-amz-server-side-encryption");  // set by the upload, not by its parts
+  c.headers.erase("x-amz-server-side-encryption-aws-kms-key-id");
+  c.headers["x-amz-copy-source-range"] =
+      "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + size - 1);
+  return {number, size, copied_etag(c, send(c)), ""};
+}
+
 void Client::fail(const Call& call, const http::Response& r) const {
   const auto codes = xml_values(r.body, "Code", 1);
   const auto messages = xml_values(r.body, "Message", 1);

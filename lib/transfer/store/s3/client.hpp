@@ -71,6 +71,15 @@ class Client : public store::Store {
                           const std::vector<Part>& parts) override;
   void abort_multipart(const ObjectUrl& url, const std::string& upload_id) override;
 
+  // Another S3 client with the same key id, and the same endpoint or both AWS's (CopyObject
+  // reads across AWS regions): the server can copy between them.
+  bool copies_from(const store::Store& source) const override;
+  // CopyObject, the metadata copied; Error naming the server's code, also when it reports a
+  // failure inside its 200 answer (as S3 may, once the copy has started).
+  std::string copy_object(const ObjectUrl& source, const ObjectUrl& to) override;
+  Part upload_part_copy(const ObjectUrl& to, const std::string& upload_id, int number,
+                        const ObjectUrl& source, std::uint64_t offset, std::uint64_t size) override;
+
  private:
   struct Call {
     Call(std::string m, const ObjectUrl* u, std::string q = {})
@@ -87,6 +96,10 @@ class Client : public store::Store {
   std::optional<ObjectInfo> head(const ObjectUrl& url, const std::string& query);
   std::string url_of(const ObjectUrl& url, std::string& host, std::string& path) const;
   [[noreturn]] void fail(const Call& call, const http::Response& r) const;
+  // A copy's answer: its ETag, or the error S3 wrote into a 200 answer.
+  std::string copied_etag(const Call& call, const http::Response& r) const;
+  // x-amz-copy-source and the server-side encryption of what is written.
+  void copy_headers(Call& call, const ObjectUrl& source) const;
 
   Config config_;
   ClientOptions options_;

@@ -16,7 +16,7 @@ CopySummary copy(const std::string& from, const std::string& to, const CopyOptio
   o.progress = options.progress;
   o.rate = options.rate;
   o.key_file = options.key_file;
-  o.s3 = {options.profile, options.server_side_encryption, options.kms_key_id};
+  o.s3 = {options.profile, options.server_side_encryption, options.kms_key_id, {}};
   return transfer::copy(from, to, o);
 }
 
