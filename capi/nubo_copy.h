@@ -78,10 +78,42 @@ NUBO_C_API nubo_status nubo_transfer_s3_options_init(nubo_transfer_s3_options* o
 NUBO_C_API nubo_status nubo_transfer_copy(const char* from, const char* to,
                                           const nubo_transfer_copy_options* options,
                                           nubo_transfer_copy_summary* summary);
+/* Options of nubo_transfer_sync (C++: nubo::transfer::SyncOptions). */
+typedef struct nubo_transfer_sync_options {
+  uint32_t struct_size;
+  const nubo_transfer_copy_options* copy; /* the copies' options; NULL (default): the defaults */
+  int delete_extra; /* nonzero: delete at the destination what the source does not have */
+  int dry_run;      /* nonzero: decide and change nothing (the counts say what would be done) */
+} nubo_transfer_sync_options;
+/* What a sync did, or would do in a dry run (C++: nubo::transfer::SyncSummary). Set
+ * struct_size = sizeof before the call. */
+typedef struct nubo_transfer_sync_summary {
+  uint32_t struct_size;
+  uint64_t copied;            /* new or changed, copied */
+  uint64_t unchanged;         /* already there with the same content */
+  uint64_t deleted;           /* with delete_extra */
+  uint64_t bytes_copied;      /* the sizes of those copied */
+  uint64_t bytes_sent;        /* moved through this machine this time */
+  uint64_t bytes_server_side; /* copied by the store itself */
+  double seconds;
+} nubo_transfer_sync_summary;
+NUBO_C_API nubo_status nubo_transfer_sync_options_init(nubo_transfer_sync_options* options,
+                                                       size_t struct_size);
+/*
+ * Makes `to` hold what `from` holds, copying only what is new or changed (by size and checksum,
+ * not by time alone): a local directory or a store PREFIX/ each, at least one a store. With
+ * delete_extra, what `to` has and `from` does not is deleted once every copy has succeeded.
+ * options and summary may be NULL. Errors as nubo_transfer_copy's, and
+ * NUBO_ERR_INVALID_ARGUMENT for two local directories, an object where a prefix is needed, or
+ * places that are the same or lie one inside the other.
+ */
+NUBO_C_API nubo_status nubo_transfer_sync(const char* from, const char* to,
+                                          const nubo_transfer_sync_options* options,
+                                          nubo_transfer_sync_summary* summary);
 /*
  * The IAM policy (JSON) that `operations` need on `places` and nothing more (docs/s3.md, "Least
  * privilege"), with the needed-size protocol of nubo_device_report_json. places:
- * s3://BUCKET/PREFIX URLs; operations: "pack", "unpack" (also list, cat, verify), "cp",
+ * s3://BUCKET/PREFIX URLs; operations: "pack", "unpack" (also list, cat, verify), "cp", "sync",
  * "checkpoint", and "kms:KEY-ARN" for a key their server-side encryption uses. Errors:
  * NUBO_ERR_INVALID_ARGUMENT naming a URL that is not s3://, an unknown operation or a malformed
  * ARN.

@@ -50,6 +50,25 @@ NUBO_C_API nubo_status nubo_transfer_copy(const char* from, const char* to,
   });
 }
 
+NUBO_C_API nubo_status nubo_transfer_sync_options_init(nubo_transfer_sync_options* options,
+                                                       size_t struct_size) {
+  return nubo::capi::guard("nubo_transfer_sync_options_init", [&] {
+    nubo::capi::init_options(nubo::capi::require(options, "options"), struct_size);
+  });
+}
+
+NUBO_C_API nubo_status nubo_transfer_sync(const char* from, const char* to,
+                                          const nubo_transfer_sync_options* options,
+                                          nubo_transfer_sync_summary* summary) {
+  return nubo::capi::guard("nubo_transfer_sync", [&] {
+    check_arguments(from, to, summary, "nubo_transfer_sync_summary");
+    const auto s = nubo::transfer::sync(from, to, nubo::capi::read_options(options));
+    if (summary != nullptr)
+      nubo::capi::write_sized(nubo::capi::to_nubo_transfer_sync_summary(s), summary, "summary",
+                              "nubo_transfer_sync_summary");
+  });
+}
+
 NUBO_C_API nubo_status nubo_transfer_access_policy(const char* const* places, size_t place_count,
                                                    const char* const* operations,
                                                    size_t operation_count, char* buf,

@@ -79,11 +79,39 @@ struct CopySummary {
 NUBO_API CopySummary copy(const std::string& from, const std::string& to,
                           const CopyOptions& options = {});
 
+struct SyncOptions {
+  CopyOptions copy;           // streams, part size, rate, filters (of the source), profiles, ...
+  bool delete_extra = false;  // delete at the destination what the source does not have
+  bool dry_run = false;       // decide, and change nothing: `changes` says what would be done
+};
+
+struct SyncSummary {
+  std::uint64_t copied = 0;             // files or objects new or changed (to copy, in a dry run)
+  std::uint64_t unchanged = 0;          // already at the destination, the same content
+  std::uint64_t deleted = 0;            // with delete_extra (to delete, in a dry run)
+  std::uint64_t bytes_copied = 0;       // the sizes of those copied
+  std::uint64_t bytes_sent = 0;         // moved through this machine this time
+  std::uint64_t bytes_server_side = 0;  // copied by the store itself
+  double seconds = 0;
+  std::vector<std::string> changes;  // "copy PATH", "delete PATH", in that order
+};
+
+// Makes `to` hold what `from` holds, copying only what is new or changed there: the same size
+// and the same content (nubo's XXH3-128 on both sides, else an MD5: an object's ETag, a local
+// file's computed), not the modification time alone, as `rclone sync --checksum`. `from` and
+// `to` are a local directory or a store PREFIX/, at least one of them a store; the copies are
+// copy()'s (within one store, by the store). With delete_extra, what `to` holds and `from` does
+// not is deleted once every copy has succeeded, never before. Errors as copy(), and
+// Error(invalid_argument) for two local directories, an object URL where a prefix is needed, or
+// a source and destination that are the same or lie one inside the other.
+NUBO_API SyncSummary sync(const std::string& from, const std::string& to,
+                          const SyncOptions& options = {});
+
 // The IAM policy (JSON) that `operations` need on `places` and nothing more (docs/s3.md, "Least
 // privilege"). places: s3://BUCKET/PREFIX URLs. operations: pack (to a bucket), unpack (and
-// list, cat, verify of an archive in one), cp (both ways), checkpoint (nubo-train's checkpoints
-// in a bucket), and kms:KEY-ARN for a KMS key their server-side encryption uses. The S3 client
-// checks every request it makes for these operations against the same table. Error
+// list, cat, verify of an archive in one), cp (both ways), sync, checkpoint (nubo-train's
+// checkpoints in a bucket), and kms:KEY-ARN for a KMS key their server-side encryption uses. The S3
+// client checks every request it makes for these operations against the same table. Error
 // (invalid_argument) naming a URL that is not s3://, an unknown operation or a malformed ARN.
 NUBO_API std::string access_policy(const std::vector<std::string>& places,
                                    const std::vector<std::string>& operations);

@@ -48,6 +48,17 @@ int main(void) {
   CHECK(nubo_transfer_is_store_url("/tmp/x") == 0);
   CHECK(nubo_transfer_is_store_url(NULL) == 0);
 
+  /* Sync: its options' defaults, and two local directories refused. */
+  {
+    nubo_transfer_sync_options so;
+    nubo_transfer_sync_summary ss;
+    CHECK(nubo_transfer_sync_options_init(&so, sizeof so) == NUBO_OK);
+    CHECK(so.copy == NULL && so.delete_extra == 0 && so.dry_run == 0);
+    ss.struct_size = sizeof ss;
+    CHECK(nubo_transfer_sync("/tmp/a", "/tmp/b", &so, &ss) == NUBO_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(nubo_last_error(), "rsync") != NULL);
+  }
+
   /* The IAM policy of some operations: asked for its size, then written. */
   {
     const char* places[] = {"s3://bucket/run1/"};

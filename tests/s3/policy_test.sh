@@ -6,6 +6,7 @@
 #    with SIGINT (its upload aborted);
 #  - unpack: list, cat, verify and unpack of that archive;
 #  - cp: a file up in parts, killed and resumed, one cancelled, a file and a prefix down;
+#  - sync: a tree up, again with a file gone (--delete), and back down;
 #  - checkpoint: nubo-train writing checkpoints to the bucket, pruning them, and resuming.
 # The actions each operation issued must all be in `nubo-xfer policy --ops OP`, and every action
 # the policy of all of them prints must have been issued by one. Then bad input.
@@ -75,6 +76,11 @@ as cp "$xfer" cp s3://pol/files/k.bin back.bin -q
 cmp src/big.bin back.bin || fail "a resumed copy through the proxy differs"
 as cp "$xfer" cp s3://pol/files/ down -q
 
+as sync "$xfer" sync src s3://pol/mirror/ -q
+rm src/a.txt
+as sync "$xfer" sync src s3://pol/mirror/ --delete -q
+as sync "$xfer" sync s3://pol/mirror/ mirror -q
+
 data=/usr/share/datasets/fashion-mnist
 if [ -r "$data/train-images-idx3-ubyte.gz" ]; then
   run_train() {
@@ -84,10 +90,10 @@ if [ -r "$data/train-images-idx3-ubyte.gz" ]; then
   as checkpoint run_train 2 >/dev/null
   as checkpoint run_train 3 >/dev/null
   grep -q "^s3:DeleteObject" used.checkpoint || fail "the trainer pruned no checkpoint"
-  ops=pack,unpack,cp,checkpoint
+  ops=pack,unpack,cp,sync,checkpoint
 else
   echo "policy_test: no Fashion-MNIST ($data): the checkpoint operation is not checked" >&2
-  ops=pack,unpack,cp
+  ops=pack,unpack,cp,sync
 fi
 
 # What each operation issued is in its policy.

@@ -87,6 +87,22 @@ class Copy(unittest.TestCase):
             nubo.copy("s3://py-bucket/c/", "s3://py-copies/x/", source_profile="nosuch")
         self.assertIn("nosuch", str(e.exception))
 
+    def test_a_second_sync_moves_nothing(self) -> None:
+        tree = self.dir / "synced"
+        (tree / "d").mkdir(parents=True)
+        (tree / "a.bin").write_bytes(os.urandom(1000))
+        (tree / "d" / "b.bin").write_bytes(os.urandom(2000))
+        first = nubo.sync(tree, "s3://py-bucket/synced/")
+        self.assertEqual((first.copied, first.unchanged, first.bytes_copied), (2, 0, 3000))
+        again = nubo.sync(tree, "s3://py-bucket/synced/")
+        self.assertEqual((again.copied, again.unchanged, again.bytes_sent), (0, 2, 0))
+        (tree / "a.bin").unlink()
+        dry = nubo.sync(tree, "s3://py-bucket/synced/", delete=True, dry_run=True)
+        self.assertEqual((dry.copied, dry.deleted), (0, 1))
+        with self.assertRaises(nubo.NuboError) as e:
+            nubo.sync(tree, self.dir / "elsewhere")
+        self.assertIn("rsync", str(e.exception))
+
     def test_the_policy_of_some_operations(self) -> None:
         policy = json.loads(nubo.access_policy("s3://py-bucket/run1/", ["checkpoint"]))
         actions = {a for s in policy["Statement"] for a in s["Action"]}

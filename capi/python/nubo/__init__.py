@@ -32,7 +32,8 @@ from .errors import (InvalidArgumentError, IoError, NotFoundError, NuboError, Ou
 from .parallel import Buffer, DType, Event, NativeHandles, Pending, ReduceOp, Team, Worker
 from .optimizer import (ShardedOptimizer, sharded_memory)  # ZeRO stages, mixed precision
 from .process import init, is_initialized, shutdown, worker
-from .stores import CopySummary, access_policy, copy, is_store_url  # object storage (docs/s3.md)
+from .stores import (CopySummary, SyncSummary, access_policy, copy, is_store_url,  # object storage
+                     sync)  # (docs/s3.md)
 from .transfer import (Archive, Codec, Entry, EntryKind, Progress, Summary, archive_difference,
                        keygen, list_archive, pack, unpack, verify)
 
@@ -49,7 +50,7 @@ __all__ = [
     "Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker",
     "ShardedOptimizer", "sharded_memory",
     "init", "is_initialized", "shutdown", "worker",
-    "CopySummary", "access_policy", "copy", "is_store_url",
+    "CopySummary", "SyncSummary", "access_policy", "copy", "is_store_url", "sync",
     "health", "preflight",
     "cost", "interruption", "net", "s3", "train", "units",
 ]

@@ -343,6 +343,28 @@ class nubo_transfer_copy_summary(Sized):
         ("bytes_server_side", c_uint64),
     ]
 
+
+class nubo_transfer_sync_options(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("copy", POINTER(nubo_transfer_copy_options)),
+        ("delete_extra", c_int),
+        ("dry_run", c_int),
+    ]
+
+
+class nubo_transfer_sync_summary(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("copied", c_uint64),
+        ("unchanged", c_uint64),
+        ("deleted", c_uint64),
+        ("bytes_copied", c_uint64),
+        ("bytes_sent", c_uint64),
+        ("bytes_server_side", c_uint64),
+        ("seconds", c_double),
+    ]
+
 # nubo_cost_pricing (nubo_cost.h)
 NUBO_PRICING_ON_DEMAND = 0
 NUBO_PRICING_SPOT = 1
@@ -1109,6 +1131,9 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
     "nubo_transfer_s3_options_init": (c_int, [POINTER(nubo_transfer_s3_options), c_size_t]),
     "nubo_transfer_copy": (
         c_int, [c_char_p, c_char_p, POINTER(nubo_transfer_copy_options), POINTER(nubo_transfer_copy_summary)]),
+    "nubo_transfer_sync_options_init": (c_int, [POINTER(nubo_transfer_sync_options), c_size_t]),
+    "nubo_transfer_sync": (
+        c_int, [c_char_p, c_char_p, POINTER(nubo_transfer_sync_options), POINTER(nubo_transfer_sync_summary)]),
     "nubo_transfer_access_policy": (
         c_int, [POINTER(c_char_p), c_size_t, POINTER(c_char_p), c_size_t, c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_transfer_is_store_url": (c_int, [c_char_p]),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._abi import nubo_transfer_summary, nubo_transfer_copy_summary
+from ._abi import nubo_transfer_summary, nubo_transfer_copy_summary, nubo_transfer_sync_summary
 from ._codecs import Codec, chunk_counts
 
 
@@ -83,3 +83,32 @@ class CopySummary:
                    parts=c.parts,
                    seconds=c.seconds,
                    bytes_server_side=c.bytes_server_side)
+
+
+@dataclass(frozen=True)
+class SyncSummary:
+    """What a sync did, or would do in a dry run. (C: nubo_transfer_sync_summary)"""
+
+    copied: int
+    """New or changed, copied."""
+    unchanged: int
+    """Already there with the same content."""
+    deleted: int
+    """With delete_extra."""
+    bytes_copied: int
+    """The sizes of those copied."""
+    bytes_sent: int
+    """Moved through this machine this time."""
+    bytes_server_side: int
+    """Copied by the store itself."""
+    seconds: float
+
+    @classmethod
+    def _from_c(cls, c: nubo_transfer_sync_summary) -> SyncSummary:
+        return cls(copied=c.copied,
+                   unchanged=c.unchanged,
+                   deleted=c.deleted,
+                   bytes_copied=c.bytes_copied,
+                   bytes_sent=c.bytes_sent,
+                   bytes_server_side=c.bytes_server_side,
+                   seconds=c.seconds)

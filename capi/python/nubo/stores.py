@@ -20,8 +20,10 @@ import os
 from typing import Iterable, Optional, Union
 
 from . import _lib
-from ._results import CopySummary
-from ._abi import nubo_transfer_copy_options, nubo_transfer_copy_summary, nubo_transfer_s3_options
+from ._results import CopySummary, SyncSummary
+from ._abi import (nubo_transfer_copy_options, nubo_transfer_copy_summary,
+                   nubo_transfer_s3_options, nubo_transfer_sync_options,
+                   nubo_transfer_sync_summary)
 from ._options import filled
 from .transfer import ProgressFn, _call, _path, _patterns
 
@@ -71,7 +73,7 @@ def is_store_url(text: StrPath) -> bool:
 def access_policy(places: Union[str, Iterable[str]], operations: Iterable[str]) -> str:
     """The IAM policy (JSON text) that `operations` need on `places` and nothing more.
     places: s3://BUCKET/PREFIX URLs; operations: "pack", "unpack" (also list, cat, verify),
-    "cp", "checkpoint", and "kms:KEY-ARN" for a key their server-side encryption uses.
+    "cp", "sync", "checkpoint", and "kms:KEY-ARN" for a key their server-side encryption uses.
 
         >>> print(nubo.access_policy("s3://my-bucket/run1/", ["checkpoint"]))
 
@@ -83,3 +85,34 @@ def access_policy(places: Union[str, Iterable[str]], operations: Iterable[str]) 
     op_array, op_count = _patterns(operations)
     return _lib.read_text(_lib.lib().nubo_transfer_access_policy, place_array, place_count,
                           op_array, op_count)
+
+
+def sync(source: StrPath, destination: StrPath, *, delete: bool = False, dry_run: bool = False,
+         streams: Optional[int] = None, part_size: Optional[int] = None,
+         exclude: Iterable[str] = (), include: Iterable[str] = (),
+         rate: Optional[float] = None, journal_dir: Optional[StrPath] = None,
+         profile: Optional[str] = None, source_profile: Optional[str] = None,
+         server_side_encryption: Optional[str] = None,
+         kms_key_id: Optional[str] = None) -> SyncSummary:
+    """Makes `destination` hold what `source` holds, copying only what is new or changed (by
+    size and checksum, not by time alone): a local directory or a store PREFIX/ each, at least
+    one a store. delete: remove at the destination what the source does not have, once every
+    copy has succeeded. dry_run: change nothing; the counts say what would be done. The other
+    options are copy()'s.
+
+        >>> s = nubo.sync("s3://ckpt/", "s3://ckpt-dr/", profile="dr", delete=True)
+
+    Raises NuboError as copy() does, and INVALID_ARGUMENT for two local directories, an object
+    where a prefix is needed, or places that are the same or lie one inside the other."""
+    s3 = filled(nubo_transfer_s3_options, "nubo_transfer_s3_options_init", profile=profile,
+                server_side_encryption=server_side_encryption, kms_key_id=kms_key_id,
+                source_profile=source_profile)
+    copy_options = filled(nubo_transfer_copy_options, "nubo_transfer_copy_options_init",
+                          streams=streams, part_size=part_size, exclude=exclude,
+                          include=include, rate=rate, journal_dir=journal_dir, s3=s3)
+    o = filled(nubo_transfer_sync_options, "nubo_transfer_sync_options_init", copy=copy_options,
+               delete_extra=delete, dry_run=dry_run)
+    s = nubo_transfer_sync_summary()
+    _lib.check(_lib.lib().nubo_transfer_sync(_path(source), _path(destination), ctypes.byref(o),
+                                             ctypes.byref(s)))
+    return SyncSummary._from_c(s)

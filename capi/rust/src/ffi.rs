@@ -371,6 +371,28 @@ sized_structs! {
     }
 }
 
+sized_structs! {
+    pub struct nubo_transfer_sync_options {
+        pub struct_size: u32,
+        pub copy: *const nubo_transfer_copy_options,
+        pub delete_extra: c_int,
+        pub dry_run: c_int,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_transfer_sync_summary {
+        pub struct_size: u32,
+        pub copied: u64,
+        pub unchanged: u64,
+        pub deleted: u64,
+        pub bytes_copied: u64,
+        pub bytes_sent: u64,
+        pub bytes_server_side: u64,
+        pub seconds: c_double,
+    }
+}
+
 pub type nubo_cost_pricing = c_int;
 pub const NUBO_PRICING_ON_DEMAND: nubo_cost_pricing = 0;
 pub const NUBO_PRICING_SPOT: nubo_cost_pricing = 1;
@@ -1201,6 +1223,16 @@ extern "C" {
         options: *const nubo_transfer_copy_options,
         summary: *mut nubo_transfer_copy_summary,
     ) -> nubo_status;
+    pub fn nubo_transfer_sync_options_init(
+        options: *mut nubo_transfer_sync_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_transfer_sync(
+        from: *const c_char,
+        to: *const c_char,
+        options: *const nubo_transfer_sync_options,
+        summary: *mut nubo_transfer_sync_summary,
+    ) -> nubo_status;
     pub fn nubo_transfer_access_policy(
         places: *const *const c_char,
         place_count: usize,
@@ -1953,6 +1985,9 @@ mod tests {
                                          progress_user, rate, key_file, journal_dir, s3 }
             nubo_transfer_copy_summary { struct_size, files, bytes, bytes_sent, bytes_resumed,
                                          parts, seconds, bytes_server_side }
+            nubo_transfer_sync_options { struct_size, copy, delete_extra, dry_run }
+            nubo_transfer_sync_summary { struct_size, copied, unchanged, deleted, bytes_copied,
+                                         bytes_sent, bytes_server_side, seconds }
             nubo_cost_instance_info { struct_size, provider, name, region, gpu_model, gpus,
                                       interconnect, vcpus, memory_gib, network_gbps, on_demand,
                                       spot, reserved_1y, reserved_3y, reserved_1y_derived,

@@ -47,7 +47,7 @@ pub use parallel::{
     Bf16, Buffer, DType, Element, Event, Gemm, NativeHandles, Pending, ReduceOp, Team, TeamOptions,
     Worker, F16,
 };
-pub use stores::{access_policy, copy, is_store_url, CopySummary};
+pub use stores::{access_policy, copy, is_store_url, sync, CopySummary, SyncSummary};
 
 use std::ffi::{CStr, CString};
 use std::fmt;
@@ -185,7 +185,7 @@ pub(crate) fn read_text(
         .map_err(|e| Error::new(Status::Corrupt, format!("{function} wrote no UTF-8: {e}")))
 }
 
-fn check(raw: ffi::nubo_status) -> Result<(), Error> {
+pub(crate) fn check(raw: ffi::nubo_status) -> Result<(), Error> {
     if raw == ffi::NUBO_OK {
         Ok(())
     } else {

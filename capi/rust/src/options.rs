@@ -263,6 +263,37 @@ impl CopyOptions {
     }
 }
 
+/// Options of nubo_transfer_sync.
+///
+/// C: `nubo_transfer_sync_options`.
+#[derive(Debug, Clone, Default)]
+pub struct SyncOptions {
+    /// The copies' options; NULL (default): the defaults.
+    pub copy: CopyOptions,
+    /// True: delete at the destination what the source does not have.
+    pub delete_extra: Option<bool>,
+    /// True: decide and change nothing (the counts say what would be done).
+    pub dry_run: Option<bool>,
+}
+
+impl SyncOptions {
+    /// The C struct: the library's defaults, then what is set here.
+    pub(crate) fn to_raw(&self, keep: &mut Keep) -> Result<ffi::nubo_transfer_sync_options, Error> {
+        let mut o = ffi::nubo_transfer_sync_options::new();
+        // SAFETY: `o` is a valid struct of the size given.
+        check(unsafe { ffi::nubo_transfer_sync_options_init(&mut o, std::mem::size_of_val(&o)) })?;
+        let copy = self.copy.to_raw(keep)?;
+        o.copy = keep.extension(copy);
+        if let Some(v) = self.delete_extra {
+            o.delete_extra = c_int::from(v);
+        }
+        if let Some(v) = self.dry_run {
+            o.dry_run = c_int::from(v);
+        }
+        Ok(o)
+    }
+}
+
 /// Options of nubo_device_health.
 ///
 /// C: `nubo_device_health_options`.

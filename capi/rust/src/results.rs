@@ -82,3 +82,35 @@ impl From<&ffi::nubo_transfer_copy_summary> for CopySummary {
         }
     }
 }
+
+/// What a sync did, or would do in a dry run. (C: `nubo_transfer_sync_summary`)
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SyncSummary {
+    /// New or changed, copied.
+    pub copied: u64,
+    /// Already there with the same content.
+    pub unchanged: u64,
+    /// With delete_extra.
+    pub deleted: u64,
+    /// The sizes of those copied.
+    pub bytes_copied: u64,
+    /// Moved through this machine this time.
+    pub bytes_sent: u64,
+    /// Copied by the store itself.
+    pub bytes_server_side: u64,
+    pub seconds: f64,
+}
+
+impl From<&ffi::nubo_transfer_sync_summary> for SyncSummary {
+    fn from(c: &ffi::nubo_transfer_sync_summary) -> SyncSummary {
+        SyncSummary {
+            copied: c.copied,
+            unchanged: c.unchanged,
+            deleted: c.deleted,
+            bytes_copied: c.bytes_copied,
+            bytes_sent: c.bytes_sent,
+            bytes_server_side: c.bytes_server_side,
+            seconds: c.seconds,
+        }
+    }
+}

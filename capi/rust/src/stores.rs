@@ -22,8 +22,8 @@ use crate::progress::Callback;
 use crate::transfer::{ProgressFn, StringList};
 use crate::{ffi, path_string, Error};
 
-pub use crate::options::{CopyOptions, S3Options};
-pub use crate::results::CopySummary;
+pub use crate::options::{CopyOptions, S3Options, SyncOptions};
+pub use crate::results::{CopySummary, SyncSummary};
 
 /// Copies a file or a tree between a local path and a store URL, either way round. Run the
 /// same copy again after an interruption to resume it. Errors: InvalidArgument (URLs, options,
@@ -46,6 +46,39 @@ pub fn copy(
     let raw = unsafe { ffi::nubo_transfer_copy(from.as_ptr(), to.as_ptr(), &o, &mut s) };
     callback.finish(raw)?;
     Ok(CopySummary::from(&s))
+}
+
+/// Makes `to` hold what `from` holds, copying only what is new or changed (by size and
+/// checksum, not by time alone): a local directory or a store `PREFIX/` each, at least one a
+/// store. With `delete_extra`, what `to` has and `from` does not is deleted once every copy has
+/// succeeded; with `dry_run` nothing changes and the counts say what would be done.
+///
+/// ```no_run
+/// let options = nubo::stores::SyncOptions {
+///     delete_extra: Some(true),
+///     ..Default::default()
+/// };
+/// let s = nubo::sync("s3://ckpt/", "s3://ckpt-dr/", &options)?;
+/// println!("{} copied, {} unchanged, {} deleted", s.copied, s.unchanged, s.deleted);
+/// # Ok::<(), nubo::Error>(())
+/// ```
+///
+/// Errors as [`copy`]'s, and InvalidArgument for two local directories, an object where a
+/// prefix is needed, or places that are the same or lie one inside the other.
+pub fn sync(
+    from: impl AsRef<Path>,
+    to: impl AsRef<Path>,
+    options: &SyncOptions,
+) -> Result<SyncSummary, Error> {
+    let from = path_string("from", from.as_ref())?;
+    let to = path_string("to", to.as_ref())?;
+    let mut keep = Keep::default();
+    let o = options.to_raw(&mut keep)?;
+    let mut s = ffi::nubo_transfer_sync_summary::new();
+    // SAFETY: every pointer in `o` (what `keep` holds) outlives the call.
+    let raw = unsafe { ffi::nubo_transfer_sync(from.as_ptr(), to.as_ptr(), &o, &mut s) };
+    crate::check(raw)?;
+    Ok(SyncSummary::from(&s))
 }
 
 /// Whether `text` names a store (`s3://`, `gs://`, `file://`) rather than a local path.

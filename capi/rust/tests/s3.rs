@@ -200,6 +200,15 @@ fn a_tree_up_and_down_with_a_cancel_that_resumes() {
     )
     .unwrap_err();
     assert!(e.message.contains("nosuch"), "{e}");
+
+    // A sync of the same prefix again moves nothing.
+    let again = nubo::sync(
+        "s3://rust-tree/up/",
+        "s3://rust-backup/nightly/",
+        &Default::default(),
+    )
+    .unwrap();
+    assert_eq!((again.copied, again.unchanged), (0, 2), "{again:?}");
 }
 
 #[test]

@@ -235,6 +235,46 @@ inline nubo::transfer::CopyOptions read_options(const nubo_transfer_copy_options
   return from_nubo_transfer_copy_options(o, "options");
 }
 
+// The defaults of nubo_transfer_sync_options: those of a default nubo::transfer::SyncOptions.
+inline nubo_transfer_sync_options to_nubo_transfer_sync_options(
+    const nubo::transfer::SyncOptions& in) {
+  nubo_transfer_sync_options out{};
+  out.struct_size = sizeof out;
+  assign_empty(in.copy, "nubo::transfer::SyncOptions::copy");
+  assign(out.delete_extra, in.delete_extra);
+  assign(out.dry_run, in.dry_run);
+  return out;
+}
+
+// The caller's nubo_transfer_sync_options (read with its struct_size) as
+// nubo::transfer::SyncOptions; `what` names it in errors.
+inline nubo::transfer::SyncOptions from_nubo_transfer_sync_options(
+    const nubo_transfer_sync_options& in, const std::string& what) {
+  nubo::transfer::SyncOptions out;
+  if (in.copy != nullptr) {
+    const auto defaults = to_nubo_transfer_copy_options(decltype(out.copy){});
+    out.copy =
+        from_nubo_transfer_copy_options(read_sized(*in.copy, defaults, (what + "->copy").c_str(),
+                                                   "nubo_transfer_copy_options_init()"),
+                                        what + "->copy");
+  }
+  take(out.delete_extra, in.delete_extra, what + "->delete_extra");
+  take(out.dry_run, in.dry_run, what + "->dry_run");
+  return out;
+}
+
+// nubo_transfer_sync_options_init: the defaults, as much of them as the caller's struct holds.
+inline void init_options(nubo_transfer_sync_options* out, std::size_t size) {
+  init_sized(to_nubo_transfer_sync_options({}), out, size, "nubo_transfer_sync_options");
+}
+
+// The caller's options (NULL: the defaults) as C++.
+inline nubo::transfer::SyncOptions read_options(const nubo_transfer_sync_options* in) {
+  auto o = to_nubo_transfer_sync_options({});
+  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_transfer_sync_options_init()");
+  return from_nubo_transfer_sync_options(o, "options");
+}
+
 // The defaults of nubo_device_health_options: those of a default nubo::device::HealthOptions.
 inline nubo_device_health_options to_nubo_device_health_options(
     const nubo::device::HealthOptions& in) {

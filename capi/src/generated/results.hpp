@@ -41,6 +41,20 @@ inline nubo_transfer_copy_summary to_nubo_transfer_copy_summary(
   return out;
 }
 
+inline nubo_transfer_sync_summary to_nubo_transfer_sync_summary(
+    const nubo::transfer::SyncSummary& in) {
+  nubo_transfer_sync_summary out{};
+  out.struct_size = sizeof out;
+  assign(out.copied, in.copied);
+  assign(out.unchanged, in.unchanged);
+  assign(out.deleted, in.deleted);
+  assign(out.bytes_copied, in.bytes_copied);
+  assign(out.bytes_sent, in.bytes_sent);
+  assign(out.bytes_server_side, in.bytes_server_side);
+  assign(out.seconds, in.seconds);
+  return out;
+}
+
 inline nubo_s3_copy_summary to_nubo_s3_copy_summary(const nubo::transfer::CopySummary& in) {
   nubo_s3_copy_summary out{};
   out.struct_size = sizeof out;

@@ -12,6 +12,47 @@
 
 namespace nubo_xfer {
 
+namespace {
+
+// The options cp and sync share (a sync's copies are cp's).
+void add_copy_options(CpCommand& c) {
+  c.app->add_option("--streams", c.streams, "parts in flight (default 4)")
+      ->check(nubo_cli::Range(1, 64));
+  c.app->add_option("--part-size", c.part_size, "bytes per part, 5M to 5G (default: adapted)");
+  c.app->add_option("--rate", c.rate,
+                    "bytes/s over all parts together, e.g. 100M (default: no limit)");
+  c.app->add_flag("--keep-partial", c.keep_partial,
+                  "keep a cancelled upload resumable instead of aborting it");
+  c.app->add_option("--profile", c.profile, "the AWS profile (default: AWS_PROFILE, default)");
+  c.app->add_option("--source-profile", c.source_profile,
+                    "between two stores: the source's profile (default: --profile)");
+  c.app->add_option("--dest-profile", c.dest_profile,
+                    "between two stores: the destination's profile (default: --profile)");
+  c.app->add_option("--sse", c.sse, "server-side encryption: AES256 or aws:kms");
+  c.app->add_option("--sse-kms-key-id", c.kms_key_id, "the KMS key for --sse aws:kms");
+  c.app->add_option("--exclude", c.selection.exclude, "leave out what matches (uploads)");
+  c.app->add_option("--include", c.selection.include, "keep what an --exclude would drop");
+  c.app->add_flag("--no-sync", c.no_sync, "skip fdatasync of downloads before their rename");
+  c.app->add_flag("--json", c.json, "print a JSON summary on stdout");
+  c.app->add_flag("--quiet,-q", c.quiet, "no progress display");
+}
+
+nubo::transfer::CopyOptions copy_options(const CpCommand& c) {
+  nubo::transfer::CopyOptions o;
+  o.streams = c.streams;
+  o.part_size = nubo::parse_bytes(c.part_size, "--part-size");
+  o.rate = nubo::parse_rate(c.rate, "--rate");
+  o.keep_partial = c.keep_partial;
+  o.sync = !c.no_sync;
+  o.s3 = {c.dest_profile.empty() ? c.profile : c.dest_profile, c.sse, c.kms_key_id,
+          c.source_profile.empty() ? c.profile : c.source_profile};
+  o.exclude = c.selection.exclude;
+  o.include = c.selection.include;
+  return o;
+}
+
+}  // namespace
+
 std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
   auto c = std::make_unique<CpCommand>();
   c->app = app.add_subcommand(
@@ -22,40 +63,64 @@ std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
                    "a local path, or s3://BUCKET/KEY, gs://BUCKET/KEY, file:///PATH")
       ->required();
   c->app->add_option("to", c->to, "a local path, or a store URL (KEY or PREFIX/)")->required();
-  c->app->add_option("--streams", c->streams, "parts in flight (default 4)")
-      ->check(nubo_cli::Range(1, 64));
-  c->app->add_option("--part-size", c->part_size, "bytes per part, 5M to 5G (default: adapted)");
-  c->app->add_option("--rate", c->rate,
-                     "bytes/s over all parts together, e.g. 100M (default: no limit)");
-  c->app->add_flag("--keep-partial", c->keep_partial,
-                   "keep a cancelled upload resumable instead of aborting it");
-  c->app->add_option("--profile", c->profile, "the AWS profile (default: AWS_PROFILE, default)");
-  c->app->add_option("--source-profile", c->source_profile,
-                     "between two stores: the source's profile (default: --profile)");
-  c->app->add_option("--dest-profile", c->dest_profile,
-                     "between two stores: the destination's profile (default: --profile)");
-  c->app->add_option("--sse", c->sse, "server-side encryption: AES256 or aws:kms");
-  c->app->add_option("--sse-kms-key-id", c->kms_key_id, "the KMS key for --sse aws:kms");
+  add_copy_options(*c);
   c->app->add_option("--encrypt", c->encrypt,
                      "encrypt uploads with the key in this file (nubo-xfer keygen makes one)");
   c->app->add_option("--key", c->key, "the key file of encrypted objects (downloads)");
-  c->app->add_option("--exclude", c->selection.exclude, "leave out what matches (uploads)");
-  c->app->add_option("--include", c->selection.include, "keep what an --exclude would drop");
-  c->app->add_flag("--no-sync", c->no_sync, "skip fdatasync of downloads before their rename");
-  c->app->add_flag("--json", c->json, "print a JSON summary on stdout");
-  c->app->add_flag("--quiet,-q", c->quiet, "no progress display");
   return c;
 }
 
+std::unique_ptr<CpCommand> add_sync_command(CLI::App& app) {
+  auto c = std::make_unique<CpCommand>();
+  c->app = app.add_subcommand(
+      "sync",
+      "copy what is new or changed (by size and checksum) from one place to another: a "
+      "local directory or a store PREFIX/, at least one a store");
+  c->app
+      ->add_option("from", c->from,
+                   "a local directory, or s3://BUCKET/PREFIX/ (and gs://, file://)")
+      ->required();
+  c->app->add_option("to", c->to, "a local directory, or a store PREFIX/")->required();
+  add_copy_options(*c);
+  c->app->add_flag("--delete", c->delete_extra,
+                   "delete at the destination what the source does not have, after the copies");
+  c->app->add_flag("--dry-run,-n", c->dry_run, "say what would change, and change nothing");
+  return c;
+}
+
+int run_sync(CpCommand& c) {
+  nubo::transfer::SyncOptions o;
+  o.copy = copy_options(c);
+  o.delete_extra = c.delete_extra;
+  o.dry_run = c.dry_run;
+  const auto s = nubo::transfer::sync(c.from, c.to, o);
+  if (c.json) {
+    std::cout << nlohmann::json{{"operation", c.dry_run ? "sync (dry run)" : "synced"},
+                                {"copied", s.copied},
+                                {"unchanged", s.unchanged},
+                                {"deleted", s.deleted},
+                                {"bytes_copied", s.bytes_copied},
+                                {"bytes_sent", s.bytes_sent},
+                                {"bytes_server_side", s.bytes_server_side},
+                                {"changes", s.changes},
+                                {"seconds", s.seconds}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+  if (c.dry_run)
+    for (const auto& change : s.changes) std::printf("(dry run) %s\n", change.c_str());
+  if (!c.quiet)
+    std::fprintf(stderr, "nubo-xfer: %s %llu files (%s), %llu unchanged, %llu deleted, in %.2f s\n",
+                 c.dry_run ? "would copy" : "copied", static_cast<unsigned long long>(s.copied),
+                 nubo::format_bytes(static_cast<double>(s.bytes_copied), 2).c_str(),
+                 static_cast<unsigned long long>(s.unchanged),
+                 static_cast<unsigned long long>(s.deleted), s.seconds);
+  return 0;
+}
+
 int run_cp(CpCommand& c) {
-  nubo::transfer::CopyOptions o;
-  o.streams = c.streams;
-  o.part_size = nubo::parse_bytes(c.part_size, "--part-size");
-  o.rate = nubo::parse_rate(c.rate, "--rate");
-  o.keep_partial = c.keep_partial;
-  o.sync = !c.no_sync;
-  o.s3 = {c.dest_profile.empty() ? c.profile : c.dest_profile, c.sse, c.kms_key_id,
-          c.source_profile.empty() ? c.profile : c.source_profile};
+  auto o = copy_options(c);
   const bool download = nubo::transfer::is_store_url(c.from);
   const bool between = download && nubo::transfer::is_store_url(c.to);  // the library says why
   if (download && !between && !c.encrypt.empty())
@@ -65,8 +130,6 @@ int run_cp(CpCommand& c) {
     throw nubo::Error(nubo::Errc::invalid_argument,
                       "--key is for downloads; an upload is encrypted with --encrypt KEYFILE");
   o.key_file = download && c.encrypt.empty() ? c.key : c.encrypt;
-  o.exclude = c.selection.exclude;
-  o.include = c.selection.include;
   ProgressBar bar("copied", c.quiet || c.json);
   o.progress = [&](const nubo::transfer::Progress& p) { return bar(p); };
   nubo::transfer::CopySummary s;

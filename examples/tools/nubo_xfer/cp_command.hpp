@@ -1,4 +1,4 @@
-// nubo-xfer cp (docs/s3.md): files and trees to and from S3-compatible object storage.
+// nubo-xfer cp and sync (docs/s3.md): files and trees to, from and between object stores.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,10 +16,13 @@ struct CpCommand {
   std::string encrypt, key;                  // key files: uploads, downloads
   int streams = 4;
   bool keep_partial = false, no_sync = false, json = false, quiet = false;
-  Selection selection;  // --exclude, --include (uploads)
+  bool delete_extra = false, dry_run = false;  // sync
+  Selection selection;                         // --exclude, --include (uploads)
 };
 
 std::unique_ptr<CpCommand> add_cp_command(CLI::App& app);
 int run_cp(CpCommand& c);
+std::unique_ptr<CpCommand> add_sync_command(CLI::App& app);
+int run_sync(CpCommand& c);
 
 }  // namespace nubo_xfer

@@ -349,12 +349,13 @@ int main(int argc, char** argv) {
   policy->add_option("place", policy_places, "s3://BUCKET/PREFIX, one or more")->required();
   policy
       ->add_option("--ops", policy_ops,
-                   "pack, unpack (list, cat, verify), cp, checkpoint, kms:KEY-ARN (SSE-KMS)")
+                   "pack, unpack (list, cat, verify), cp, sync, checkpoint, kms:KEY-ARN (SSE-KMS)")
       ->delimiter(',')
       ->required();
 
   auto net = nubo_xfer::add_net_commands(app);  // send, serve (docs/net.md)
   auto cp = nubo_xfer::add_cp_command(app);     // cp to and from object storage (docs/s3.md)
+  auto sync_cmd = nubo_xfer::add_sync_command(app);
 
   nubo_cli::add_version(app, "nubo-xfer");
   if (const int status = nubo_cli::parse(app, argc, argv); status >= 0) return status;
@@ -368,6 +369,7 @@ int main(int argc, char** argv) {
     std::uint64_t memory = nubo::parse_bytes(common.memory, "--memory");
     if (net->parsed()) return nubo_xfer::run_net_command(*net);
     if (cp->app->parsed()) return nubo_xfer::run_cp(*cp);
+    if (sync_cmd->app->parsed()) return nubo_xfer::run_sync(*sync_cmd);
     if (policy->parsed()) {
       std::fputs(xfer::access_policy(policy_places, policy_ops).c_str(), stdout);
       return 0;

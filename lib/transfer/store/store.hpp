@@ -66,7 +66,7 @@ struct Part {
 // What a store is opened for. An S3 store checks each request against the permissions the
 // operation is documented to need (s3/permissions.hpp, the table `nubo-xfer policy` prints);
 // `any` checks nothing (tests and tools that use a store directly).
-enum class Operation { any, pack, unpack, cp, checkpoint };
+enum class Operation { any, pack, unpack, cp, sync, checkpoint };
 
 // What a store may be asked for when it is opened; each store takes what applies to it.
 struct Options {

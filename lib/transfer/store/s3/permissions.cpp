@@ -29,9 +29,10 @@ struct Row {
 //    and reading the archive already there (is it the same sources'? up to date?);
 //  - unpack (and list, cat, verify): ranged GETs and HEADs;
 //  - cp: both ways, trees through listings;
+//  - sync: cp's, and deleting at the destination what the source no longer has (--delete);
 //  - checkpoint: pack's, the listing of the checkpoints, reading the newest, pruning old ones.
-const std::array<Row, 4>& table() {
-  static const std::array<Row, 4> rows{{
+const std::array<Row, 5>& table() {
+  static const std::array<Row, 5> rows{{
       {Operation::pack,
        "pack",
        {"s3:AbortMultipartUpload", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:PutObject"}},
@@ -40,6 +41,10 @@ const std::array<Row, 4>& table() {
        "cp",
        {"s3:AbortMultipartUpload", "s3:GetObject", "s3:ListBucket", "s3:ListMultipartUploadParts",
         "s3:PutObject"}},
+      {Operation::sync,
+       "sync",
+       {"s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:ListBucket",
+        "s3:ListMultipartUploadParts", "s3:PutObject"}},
       {Operation::checkpoint,
        "checkpoint",
        {"s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:ListBucket",
@@ -134,7 +139,7 @@ std::string policy_json(const std::vector<std::string>& places,
                       "arn:aws:kms:REGION:ACCOUNT:alias/NAME)");
   if (object_actions.empty())
     throw Error(Errc::invalid_argument,
-                "a policy needs operations: give some of pack, unpack, cp, checkpoint");
+                "a policy needs operations: give some of pack, unpack, cp, sync, checkpoint");
   const std::string partition = arn_partition();
   // Objects under each prefix; listings of each bucket, limited to the prefixes.
   std::set<std::string> objects;
