@@ -324,4 +324,46 @@ CopySummary copy_between(Store& source, const ObjectUrl& from, Store& destinatio
   return summary;
 }
 
+CopySummary copy_many(Store& source, Store& destination,
+                      const std::vector<std::pair<ObjectUrl, ObjectUrl>>& pairs,
+                      const transfer::CopyOptions& options) {
+  if (pairs.size() == 1)  // its own progress, part by part, and all the streams
+    return copy_between(source, pairs[0].first, destination, pairs[0].second, options);
+  const auto started = Clock::now();
+  const auto workers = static_cast<int>(
+      std::min<std::size_t>(pairs.size(), static_cast<std::size_t>(std::max(1, options.streams))));
+  auto each = options;
+  each.streams = std::max(1, options.streams / std::max(1, workers));
+  each.progress = nullptr;  // the callback is called from this thread only, below
+  std::mutex mutex;
+  CopySummary summary;
+  std::atomic<std::uint64_t> done{0}, files_done{0};
+  run_parts(
+      pairs.size(), workers,
+      [&](std::size_t i) {
+        const auto s = copy_between(source, pairs[i].first, destination, pairs[i].second, each);
+        std::lock_guard lock(mutex);
+        summary.files += s.files;
+        summary.bytes += s.bytes;
+        summary.bytes_sent += s.bytes_sent;
+        summary.bytes_resumed += s.bytes_resumed;
+        summary.bytes_server_side += s.bytes_server_side;
+        summary.parts += s.parts;
+        done += s.bytes;
+        ++files_done;
+      },
+      [&] {
+        if (!options.progress) return true;
+        transfer::Progress p;
+        p.bytes_done = p.bytes_written = done;
+        p.files_total = pairs.size();
+        p.files_done = files_done;
+        p.elapsed_seconds = seconds_since(started);
+        p.rate = p.elapsed_seconds > 0 ? static_cast<double>(done) / p.elapsed_seconds : 0;
+        return options.progress(p);
+      });
+  summary.seconds = seconds_since(started);
+  return summary;
+}
+
 }  // namespace nubo::store

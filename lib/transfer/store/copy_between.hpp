@@ -17,6 +17,8 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "nubo/copy.hpp"
 #include "transfer/store/store.hpp"
@@ -32,5 +34,13 @@ constexpr std::uint64_t kMaxCopyObject = 5ull << 30;  // S3's limit for one Copy
 transfer::CopySummary copy_between(Store& source, const ObjectUrl& from, Store& destination,
                                    const ObjectUrl& to, const transfer::CopyOptions& options,
                                    std::uint64_t whole_copy_limit = kMaxCopyObject);
+
+// Several objects, each as copy_between copies it, up to options.streams objects at once (each
+// then with its share of the streams: one object alone gets them all), as rclone's --transfers.
+// Progress is reported from the calling thread over all of them. The first failure stops the
+// rest and is rethrown; what was copied stays, and a rerun resumes the rest.
+transfer::CopySummary copy_many(Store& source, Store& destination,
+                                const std::vector<std::pair<ObjectUrl, ObjectUrl>>& pairs,
+                                const transfer::CopyOptions& options);
 
 }  // namespace nubo::store

@@ -73,14 +73,10 @@ struct Totals {
 CopySummary copy_stores(store::Store& source, const store::ObjectUrl& from,
                         store::Store& destination, const store::ObjectUrl& to,
                         const CopyOptions& options) {
-  Totals totals{{}, 0, 0, options};
-  const auto one = [&](const store::ObjectUrl& f, const store::ObjectUrl& t) {
-    totals.add(store::copy_between(source, f, destination, t, totals.for_file(f.key)));
-  };
+  std::vector<std::pair<store::ObjectUrl, store::ObjectUrl>> pairs;
   if (!from.is_prefix()) {
-    totals.files_total = 1;
-    one(from, to.is_prefix() ? to.with_key(to.key + leaf_of(from.key)) : to);
-    return totals.summary;
+    pairs.emplace_back(from, to.is_prefix() ? to.with_key(to.key + leaf_of(from.key)) : to);
+    return store::copy_many(source, destination, pairs, options);
   }
   if (!to.is_prefix())
     throw Error(Errc::invalid_argument, "copying the prefix " + from.text() +
@@ -91,15 +87,12 @@ CopySummary copy_stores(store::Store& source, const store::ObjectUrl& from,
       (to.key.rfind(from.key, 0) == 0 || from.key.rfind(to.key, 0) == 0))
     throw Error(Errc::invalid_argument,
                 from.text() + " and " + to.text() + " overlap: one lies inside the other");
-  const auto objects = source.list_objects(from);
-  for (const auto& [key, size] : objects) totals.total += size;
-  totals.files_total = objects.size();
-  for (const auto& [key, size] : objects) {
+  for (const auto& [key, size] : source.list_objects(from)) {
     const auto rest = key.substr(from.key.size());
     if (rest.empty() || rest.back() == '/') continue;  // a "directory" marker
-    one(from.with_key(key), to.with_key(to.key + rest));
+    pairs.emplace_back(from.with_key(key), to.with_key(to.key + rest));
   }
-  return totals.summary;
+  return store::copy_many(source, destination, pairs, options);
 }
 
 }  // namespace

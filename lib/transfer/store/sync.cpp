@@ -197,18 +197,23 @@ SyncSummary sync(const std::string& from, const std::string& to, const SyncOptio
     return summary;
   }
 
+  if (!source.local() && !destination.local()) {  // several objects at once
+    std::vector<std::pair<store::ObjectUrl, store::ObjectUrl>> pairs;
+    for (const auto& rel : copies) pairs.emplace_back(source.url_of(rel), destination.url_of(rel));
+    const auto s = store::copy_many(*source.store, *destination.store, pairs, copy_options);
+    summary.bytes_sent += s.bytes_sent;
+    summary.bytes_server_side += s.bytes_server_side;
+    copies.clear();
+  }
   for (const auto& rel : copies) {
     CopySummary s;
     if (source.local()) {
       s = store::upload_file(*destination.store, source.path_of(rel), destination.url_of(rel),
                              copy_options);
-    } else if (destination.local()) {
+    } else {
       make_parents(destination.path_of(rel));
       s = store::download_file(*source.store, source.url_of(rel), destination.path_of(rel),
                                copy_options);
-    } else {
-      s = store::copy_between(*source.store, source.url_of(rel), *destination.store,
-                              destination.url_of(rel), copy_options);
     }
     summary.bytes_sent += s.bytes_sent;
     summary.bytes_server_side += s.bytes_server_side;
