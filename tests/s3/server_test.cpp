@@ -553,3 +553,39 @@ TEST_CASE("an object over the store's copy limit is copied by the store in range
   CHECK_THROWS_WITH(nubo::store::copy_between(c, from, c, from, options),
                     Catch::Contains("is its own destination"));
 }
+
+TEST_CASE("a streamed copy of another client's multipart object resumes from the parts sent") {
+  auto c = client();
+  const auto bucket = fresh_bucket();
+  const auto from = s3::parse_s3_url("s3://" + bucket + "/theirs.bin");
+  // Three parts of 5 MiB, 5 MiB and 1 MiB, as another client uploads them: no nubo checksum,
+  // an ETag of the parts' MD5s.
+  const auto content = nubo_test::random_bytes(11 << 20, 78);
+  const auto id = c.create_multipart(from, {});
+  std::vector<nubo::store::Part> parts;
+  for (int k = 0; k < 3; ++k) {
+    const auto at = static_cast<std::size_t>(k) * (5 << 20);
+    const auto n = std::min<std::size_t>(5 << 20, content.size() - at);
+    parts.push_back(
+        c.upload_part(from, id, k + 1, nubo::transfer::as_bytes(content).subspan(at, n)));
+  }
+  c.complete_multipart(from, id, parts);
+  // To another store (a file:// one: streamed), cancelled once a part is in, kept, then resumed.
+  TempDir dir;
+  const auto store = nubo::store::open(nubo::store::parse_url("file://" + dir.path() + "/"));
+  const auto to = nubo::store::parse_url("file://" + dir.path() + "/copy.bin");
+  nubo::transfer::CopyOptions options;
+  options.streams = 1;
+  options.keep_partial = true;
+  options.journal_dir = dir / "journals";
+  options.progress = [](const nubo::transfer::Progress& p) { return p.bytes_done == 0; };
+  nubo::Errc code{};
+  error_of([&] { nubo::store::copy_between(c, from, *store, to, options); }, &code);
+  CHECK(code == nubo::Errc::cancelled);
+  options.progress = nullptr;
+  options.streams = 2;
+  const auto s = nubo::store::copy_between(c, from, *store, to, options);
+  CHECK(s.bytes_resumed > 0);
+  CHECK(s.bytes_resumed + s.bytes_sent == content.size());
+  CHECK(nubo_test::read_file(dir / "copy.bin") == content);
+}
