@@ -40,7 +40,10 @@ port_b=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)
   >"$work/b.log" 2>&1 &
 server_b=$!
 endpoint_b="http://127.0.0.1:$port_b"
-for _ in $(seq 100); do curl -s -o /dev/null "$endpoint_b/" && break; sleep 0.1; done
+for _ in $(seq 100); do
+  python3 -c "import socket; socket.create_connection(('127.0.0.1', $port_b), 1)" 2>/dev/null && break
+  sleep 0.1
+done
 cat >"$work/aws-config" <<EOF
 [profile a]
 endpoint_url = $NUBO_S3_TEST_SERVER

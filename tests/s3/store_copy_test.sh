@@ -28,10 +28,15 @@ port_b=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 
 pids+=($!)
 "$python" "$here/hostile_s3_server.py" >hostile_port &
 pids+=($!)
-for _ in $(seq 100); do
-  curl -s -o /dev/null "http://127.0.0.1:$port_b/" && [ -s hostile_port ] && break
+answers() {  # PORT: something listens there
+  "$python" -c "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1)" \
+    "$1" 2>/dev/null
+}
+for _ in $(seq 300); do
+  answers "$port_b" && [ -s hostile_port ] && break
   sleep 0.1
 done
+answers "$port_b" || fail "the second moto server did not start: $(tail -5 moto_b.log)"
 cat >config <<EOF
 [profile a]
 endpoint_url = $NUBO_S3_TEST_SERVER
