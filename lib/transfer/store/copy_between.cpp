@@ -97,9 +97,10 @@ std::string mismatch(const SourceCheck& check, const InOrder* hashed,
   return {};
 }
 
-CopySummary copy_in_store(Store& source, const ObjectUrl& from, Store& destination,
-                          const ObjectUrl& to, const ObjectInfo& info,
-                          const transfer::CopyOptions& options, std::uint64_t whole_copy_limit) {
+// Within one store: the store copies, the source's bytes never leaving it.
+CopySummary copy_in_store(const ObjectUrl& from, Store& destination, const ObjectUrl& to,
+                          const ObjectInfo& info, const transfer::CopyOptions& options,
+                          std::uint64_t whole_copy_limit) {
   CopySummary s;
   s.files = 1;
   s.bytes = s.bytes_server_side = info.size;
@@ -140,7 +141,6 @@ CopySummary copy_in_store(Store& source, const ObjectUrl& from, Store& destinati
     throw;
   }
   s.parts = count;
-  (void)source;
   return s;
 }
 
@@ -159,7 +159,7 @@ CopySummary copy_between(Store& source, const ObjectUrl& from, Store& destinatio
   const auto info = source.head_object(from);
   if (!info) throw Error(Errc::not_found, from.text() + " does not exist");
   if (same_store) {
-    auto s = copy_in_store(source, from, destination, to, *info, options, whole_copy_limit);
+    auto s = copy_in_store(from, destination, to, *info, options, whole_copy_limit);
     s.seconds = seconds_since(started);
     return s;
   }
