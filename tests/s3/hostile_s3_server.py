@@ -32,7 +32,8 @@ names the misbehaviour (path-style requests: /BUCKET/KEY):
                `secret`: a good signature gets the object "signed ok", a bad one 403
                SignatureDoesNotMatch, another key id 403 InvalidAccessKeyId; a PUT's body is
                checked by its signed SHA-256, or, signed as UNSIGNED-PAYLOAD, by a Content-MD5
-               that must be signed and match (400 otherwise)
+               that must be signed and match (400 otherwise); the key signedpayload.bin
+               refuses UNSIGNED-PAYLOAD (400 NotImplemented), as servers that do not take it
 
 Prints its port on stdout, then serves until killed.
 Usage: hostile_s3_server.py
@@ -295,10 +296,14 @@ class Handler(BaseHTTPRequestHandler):
             status = 403 if problem else 200
             if not problem and self.command == "PUT":
                 status, problem = 400, payload_problem(self.headers, sent)
-                # The key "unsigned.bin" also asks that the body not be hashed twice.
+                # The key "unsigned.bin" also asks that the body not be hashed twice; the key
+                # "signedpayload.bin" refuses UNSIGNED-PAYLOAD, as a server that does not take it.
                 if (not problem and self.path.endswith("/unsigned.bin")
                         and self.headers.get("x-amz-content-sha256") != "UNSIGNED-PAYLOAD"):
                     problem = "ExpectedUnsignedPayload"
+                if (not problem and self.path.endswith("/signedpayload.bin")
+                        and self.headers.get("x-amz-content-sha256") == "UNSIGNED-PAYLOAD"):
+                    problem = "NotImplemented"
                 if not problem:
                     status = 200
             body = (f"<Error><Code>{problem}</Code><Message>refused</Message></Error>".encode()

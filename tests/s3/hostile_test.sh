@@ -73,6 +73,11 @@ rm -f got.bin
 # (not hashed a second time with SHA-256); the server checks both, as S3 does.
 head -c 300000 /dev/urandom > up.bin
 "$xfer" cp up.bin s3://signed/unsigned.bin -q 2>err || fail "a signed upload was refused: $(cat err)"
+# A server that does not take UNSIGNED-PAYLOAD: refused once, the upload is sent again with its
+# payload's SHA-256 and lands.
+NUBO_LOG=info "$xfer" cp up.bin s3://signed/signedpayload.bin -q 2>err ||
+  fail "no fallback to a signed payload: $(cat err)"
+grep -q "refused an unsigned payload (NotImplemented)" err || fail "the fallback was not taken: $(cat err)"
 rm -f up.bin
 for wrong in "AWS_SECRET_ACCESS_KEY=not-the-secret" "AWS_ACCESS_KEY_ID=AKIDUNKNOWN"; do
   set +e

@@ -209,8 +209,10 @@ http::Response Client::send(const Call& call) {
     in.query = call.query;
     in.headers = call.headers;
     in.headers["host"] = host;
+    const bool unsigned_payload =
+        config_.unsigned_payload && !*payloads_signed_ && call.headers.count("content-md5");
     in.payload_sha256 =
-        config_.unsigned_payload && call.headers.count("content-md5")
+        unsigned_payload
             ? std::string(kUnsignedPayload)
             : sha256_hex({reinterpret_cast<const char*>(call.body.data()), call.body.size()});
     in.amz_date = amz_date(static_cast<long long>(std::time(nullptr)));
@@ -233,6 +235,16 @@ http::Response Client::send(const Call& call) {
       if (r.status >= 200 && r.status < 300) return r;
       const auto codes = xml_values(r.body, "Code", 1);
       const std::string code = codes.empty() ? "" : codes[0];
+      // A server that does not take UNSIGNED-PAYLOAD refuses the request (400, 403 or 501, in
+      // its own words): sent again at once with the payload's SHA-256, as every later one.
+      if (unsigned_payload && (r.status == 400 || r.status == 403 || r.status == 501)) {
+        if (!payloads_signed_->exchange(true))
+          log::info(call.method + " " + call.url->text() + ": the server refused an unsigned " +
+                    "payload (" + (code.empty() ? std::to_string(r.status) : code) +
+                    "): payloads are signed by their SHA-256 from now on");
+        --attempt;
+        continue;
+      }
       if (!retryable(r.status, code)) fail(call, r);
       why = "HTTP " + std::to_string(r.status) + (code.empty() ? "" : " " + code);
       if (attempt >= options_.retries) {

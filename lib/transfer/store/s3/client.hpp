@@ -7,6 +7,7 @@
 // quota each get their own advice.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -104,6 +105,9 @@ class Client : public store::Store {
   Config config_;
   ClientOptions options_;
   std::shared_ptr<transfer::RateLimiter> limiter_;  // shared by the client's copies
+  // Set once the server refused an UNSIGNED-PAYLOAD body (Config::unsigned_payload): the
+  // client's requests sign their payloads' SHA-256 from then on. Shared by the client's copies.
+  std::shared_ptr<std::atomic<bool>> payloads_signed_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 // An S3 client with the configuration of `options.profile` (load_config), as the store of
