@@ -248,31 +248,29 @@ class Handler(BaseHTTPRequestHandler):
                     else:
                         STALLED.add((key, first))
                         STORED[(bucket, "_stalled")] = str(len(STALLED)).encode()
-                        self.send_response(206)
-                        self.send_header("Content-Length", str(len(part)))
-                        self.send_header("ETag", f'"{md5(data).hexdigest()}"')
-                        self.end_headers()
-                        self.wfile.flush()
-                        time.sleep(120)
-                        self.close_connection = True
-                        return None
+                        return self.cut_range(part, data, b"", 120)
                 if bucket == "dropmid" and len(part) >= 1 << 20 and (key, first) not in DROPPED:
                     # Half the range, then the connection closes: once per range.
                     DROPPED.add((key, first))
                     STORED[(bucket, "_dropped")] = str(len(DROPPED)).encode()
-                    self.send_response(206)
-                    self.send_header("Content-Length", str(len(part)))
-                    self.send_header("ETag", f'"{md5(data).hexdigest()}"')
-                    self.end_headers()
-                    self.wfile.write(part[:len(part) // 2])
-                    self.wfile.flush()
-                    self.close_connection = True
-                    return None
+                    return self.cut_range(part, data, part[:len(part) // 2], 0)
                 return self.answer(206, part, md5(data).hexdigest(), with_body,
                                    "application/octet-stream")
             return self.answer(200, data, md5(data).hexdigest(), with_body,
                                "application/octet-stream")
         return self.not_found(with_body)
+
+    def cut_range(self, part: bytes, data: bytes, sent: bytes, hold_s: float) -> None:
+        """Answers a ranged GET of `part` (of the object `data`) with its headers and only
+        `sent` of it, holds the connection `hold_s` seconds, then closes it."""
+        self.send_response(206)
+        self.send_header("Content-Length", str(len(part)))
+        self.send_header("ETag", f'"{md5(data).hexdigest()}"')
+        self.end_headers()
+        self.wfile.write(sent)
+        self.wfile.flush()
+        time.sleep(hold_s)
+        self.close_connection = True
 
     def serve(self, with_body: bool) -> None:
         b = self.bucket()

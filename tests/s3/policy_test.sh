@@ -22,6 +22,7 @@ proxy=""
 trap '[ -n "$proxy" ] && kill "$proxy" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "policy_test: $*" >&2; exit 1; }
+source "$here/refused.sh"
 "$python" -c "import boto3; boto3.client('s3', endpoint_url='$NUBO_S3_TEST_SERVER').create_bucket(Bucket='pol')"
 
 # Parts are answered 1 s late, so that a kill or a cancel finds some in and some in flight.
@@ -132,16 +133,6 @@ EOF
   fail "a China region's ARNs are not in the aws-cn partition"
 
 # Bad input is refused, naming what is wrong (status 2: usage).
-refused() {
-  local want=$1 status
-  shift
-  set +e
-  "$@" >/dev/null 2>err
-  status=$?
-  set -e
-  [ "$status" = 2 ] || fail "$* exited with $status, not 2: $(cat err)"
-  grep -q -- "$want" err || fail "$*: the error does not say '$want': $(cat err)"
-}
 refused "unknown operation 'frobnicate'" "$xfer" policy s3://pol/x --ops pack,frobnicate
 refused "'kms-key' is not a KMS key ARN" "$xfer" policy s3://pol/x --ops kms:kms-key
 refused "s3://" "$xfer" policy gs://pol/x --ops pack

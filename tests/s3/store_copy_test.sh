@@ -20,6 +20,7 @@ pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "store_copy_test: $*" >&2; [ -f err ] && cat err >&2; exit 1; }
+source "$here/refused.sh"
 json() { "$python" -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$@"; }
 
 # Region b: a second moto server; and a hostile one (hostile_s3_server.py) as a third place.
@@ -134,16 +135,6 @@ except botocore.exceptions.ClientError:
     pass" "http://127.0.0.1:$port_b"
 
 # Bad input, each named.
-refused() {
-  local want=$1 status
-  shift
-  set +e
-  "$@" >/dev/null 2>err
-  status=$?
-  set -e
-  [ "$status" = 2 ] || fail "$* exited with $status, not 2"
-  grep -q -- "$want" err || fail "$*: the error does not say '$want'"
-}
 refused "is its own destination" "$xfer" cp s3://src/files/big.bin s3://src/files/big.bin
 refused "overlap" "$xfer" cp s3://src/files/ s3://src/files/again/
 refused "a key file is for copies to or from this machine" \

@@ -203,14 +203,8 @@ CopySummary upload_file(Store& store, const std::string& path, const ObjectUrl& 
   try {
     run_parts(count, options.streams, work, [&] { return progress.tick(); });
   } catch (const Error& e) {
-    if (e.code() == Errc::cancelled && !options.keep_partial) {
-      try {
-        store.abort_multipart(url, upload_id);
-        journal.remove();
-      } catch (const Error& abort_error) {
-        log::warn(std::string("aborting the cancelled upload: ") + abort_error.what());
-      }
-    }
+    if (e.code() == Errc::cancelled && !options.keep_partial)
+      abort_upload(store, url, upload_id, &journal, "the cancelled upload");
     throw;
   }
   store.complete_multipart(url, upload_id, parts);

@@ -140,11 +140,7 @@ CopySummary copy_in_store(const ObjectUrl& from, Store& destination, const Objec
         [&] { return progress.tick(); });
     destination.complete_multipart(to, upload_id, parts);
   } catch (...) {
-    try {
-      destination.abort_multipart(to, upload_id);  // nothing left billed
-    } catch (const Error& e) {
-      log::warn(std::string("aborting the copy's upload: ") + e.what());
-    }
+    abort_upload(destination, to, upload_id, nullptr, "the store's copy");
     throw;
   }
   s.parts = count;
@@ -294,24 +290,13 @@ CopySummary copy_between(Store& source, const ObjectUrl& from, Store& destinatio
   try {
     run_parts(count, options.streams, work, [&] { return progress.tick(); });
   } catch (const Error& e) {
-    if (e.code() == Errc::cancelled && !options.keep_partial) {
-      try {
-        destination.abort_multipart(to, upload_id);
-        journal.remove();
-      } catch (const Error& abort_error) {
-        log::warn(std::string("aborting the cancelled copy: ") + abort_error.what());
-      }
-    }
+    if (e.code() == Errc::cancelled && !options.keep_partial)
+      abort_upload(destination, to, upload_id, &journal, "the cancelled copy");
     throw;
   }
   if (const auto why = mismatch(check, check.in_order() ? &hashed : nullptr, md5s, info->etag);
       !why.empty()) {
-    try {
-      destination.abort_multipart(to, upload_id);
-      journal.remove();
-    } catch (const Error& e) {
-      log::warn(std::string("aborting the copy of altered bytes: ") + e.what());
-    }
+    abort_upload(destination, to, upload_id, &journal, "the copy of altered bytes");
     refuse(why);
   }
   const bool checked =
@@ -350,12 +335,7 @@ CopySummary copy_many(Store& source, Store& destination,
       [&](std::size_t i) {
         const auto s = copy_between(source, pairs[i].first, destination, pairs[i].second, each);
         std::lock_guard lock(mutex);
-        summary.files += s.files;
-        summary.bytes += s.bytes;
-        summary.bytes_sent += s.bytes_sent;
-        summary.bytes_resumed += s.bytes_resumed;
-        summary.bytes_server_side += s.bytes_server_side;
-        summary.parts += s.parts;
+        add_summary(summary, s);
         done += s.bytes;
         ++files_done;
       },

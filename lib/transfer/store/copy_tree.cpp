@@ -11,6 +11,7 @@
 #include "transfer/paths.hpp"
 #include "transfer/store/copy.hpp"
 #include "transfer/store/copy_between.hpp"
+#include "transfer/store/parts.hpp"
 #include "transfer/store/store.hpp"
 
 namespace nubo::transfer {
@@ -28,14 +29,6 @@ std::string leaf_of(const std::string& path) {
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   const auto slash = p.rfind('/');
   return slash == std::string::npos ? p : p.substr(slash + 1);
-}
-
-void make_parents(const std::string& path) {
-  for (auto at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
-    const auto dir = path.substr(0, at);
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST && !is_directory(dir))
-      throw_io("create the directory", dir, errno);
-  }
 }
 
 // Adds one file's summary to the whole's, and shows the whole's progress to the caller.
@@ -59,14 +52,7 @@ struct Totals {
     };
     return o;
   }
-  void add(const CopySummary& s) {
-    summary.files += s.files;
-    summary.bytes += s.bytes;
-    summary.bytes_sent += s.bytes_sent;
-    summary.bytes_resumed += s.bytes_resumed;
-    summary.parts += s.parts;
-    summary.bytes_server_side += s.bytes_server_side;
-  }
+  void add(const CopySummary& s) { store::add_summary(summary, s); }
 };
 
 // An object, or every object under a prefix, from one store to another (copy_between.hpp).
@@ -190,7 +176,7 @@ CopySummary copy(const std::string& from, const std::string& to, const CopyOptio
         if (rest.empty() || rest.back() == '/') continue;  // a "directory" marker
         paths::check_entry(rest);                          // no absolute paths, no '..'
         const auto path = to + "/" + rest;
-        make_parents(path);
+        store::make_parents(path);
         totals.add(store::download_file(*store, url.with_key(key), path, totals.for_file(key)));
       }
     }

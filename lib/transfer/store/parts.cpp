@@ -5,7 +5,11 @@
 #include <thread>
 #include <vector>
 
+#include <sys/stat.h>
+
+#include "common/log.hpp"
 #include "nubo/error.hpp"
+#include "transfer/file_io.hpp"
 
 namespace nubo::store {
 
@@ -58,6 +62,35 @@ bool PartProgress::tick() {
   p.files_total = 1;
   p.files_done = done == total ? 1 : 0;
   return options.progress(p);
+}
+
+void abort_upload(Store& store, const ObjectUrl& url, const std::string& upload_id,
+                  transfer::Journal* journal, const std::string& what) {
+  try {
+    store.abort_multipart(url, upload_id);
+    if (journal) journal->remove();
+  } catch (const Error& e) {
+    log::warn("aborting " + what + ": " + e.what());
+  }
+}
+
+void add_summary(transfer::CopySummary& total, const transfer::CopySummary& one) {
+  total.files += one.files;
+  total.bytes += one.bytes;
+  total.bytes_sent += one.bytes_sent;
+  total.bytes_resumed += one.bytes_resumed;
+  total.bytes_server_side += one.bytes_server_side;
+  total.parts += one.parts;
+}
+
+void make_parents(const std::string& path) {
+  for (auto at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
+    const auto dir = path.substr(0, at);
+    struct stat st {};
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST &&
+        !(::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)))
+      transfer::throw_io("create the directory", dir, errno);
+  }
 }
 
 }  // namespace nubo::store

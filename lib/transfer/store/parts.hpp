@@ -1,6 +1,7 @@
-// What the copies of one object in parts share (copy.hpp's uploads and downloads, and
-// copy_between.hpp's copies between stores): the threads that move the parts, and the progress
-// they report.
+// What the copies of objects in parts share (copy.hpp's uploads and downloads, copy_between.hpp's
+// copies between stores, and the trees and syncs made of them): the threads that move the
+// parts, the progress they report, how an upload that will not complete is given up, and how
+// their summaries add up.
 #pragma once
 
 #include <atomic>
@@ -9,6 +10,8 @@
 #include <functional>
 
 #include "nubo/copy.hpp"
+#include "transfer/journal.hpp"
+#include "transfer/store/store.hpp"
 
 namespace nubo::store {
 
@@ -27,5 +30,18 @@ struct PartProgress {
   // false: the callback asked to stop.
   bool tick();
 };
+
+// Aborts a multipart upload that will not complete (a cancel, bytes that did not verify), so
+// that nothing stays billed, and forgets its journal when there is one. Failing that, it warns
+// naming `what` (the bucket's lifecycle rules expire what is left), and the caller's error
+// stands.
+void abort_upload(Store& store, const ObjectUrl& url, const std::string& upload_id,
+                  transfer::Journal* journal, const std::string& what);
+
+// `one`'s counts added to `total`'s (its seconds aside: a whole is timed as a whole).
+void add_summary(transfer::CopySummary& total, const transfer::CopySummary& one);
+
+// mkdir -p of the directories above `path`, for a file a download is about to write.
+void make_parents(const std::string& path);
 
 }  // namespace nubo::store

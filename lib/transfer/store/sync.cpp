@@ -18,6 +18,7 @@
 #include "transfer/store/copy.hpp"
 #include "transfer/store/copy_between.hpp"
 #include "transfer/store/md5.hpp"
+#include "transfer/store/parts.hpp"
 #include "transfer/store/s3/etag.hpp"
 #include "transfer/store/store.hpp"
 
@@ -81,31 +82,14 @@ std::map<std::string, std::uint64_t> listing(const Place& p, const CopyOptions& 
   return out;
 }
 
-// What one side says of a file's content: its XXH3-128 (hex), and its MD5 when it is known
-// cheaply (a local file, or an object's ETag put whole).
+// What an object says of its content: nubo's XXH3-128 (hex) in its metadata, the MD5 its ETag
+// names (an object put whole, not under SSE-KMS or SSE-C), and the ETag itself.
 struct Content {
   std::optional<std::string> xxh3, md5, etag;
 };
 
-Content content_of(const Place& p, const std::string& rel, bool want_md5) {
+Content content_of(const Place& p, const std::string& rel) {
   Content c;
-  if (p.local()) {
-    const auto fd = open_read(p.path_of(rel));
-    const auto size = static_cast<std::uint64_t>(fd.stat().st_size);
-    c.xxh3 = hash_on_disk(fd.get(), size, p.path_of(rel)).hex();
-    if (want_md5) {
-      store::Md5Stream md5;
-      std::vector<std::byte> buffer(1 << 20);
-      for (std::uint64_t at = 0; at < size;) {
-        const auto n = fd.pread(buffer, at);
-        if (n == 0) break;
-        md5.update(Bytes(buffer.data(), n));
-        at += n;
-      }
-      c.md5 = store::md5_hex(md5.digest());
-    }
-    return c;
-  }
   const auto info = p.store->head_object(p.url_of(rel));
   if (!info) return c;
   if (const auto h = info->metadata.find(store::kHashMetadata); h != info->metadata.end())
@@ -116,25 +100,38 @@ Content content_of(const Place& p, const std::string& rel, bool want_md5) {
   return c;
 }
 
-// Whether the destination's file is the source's, both of the same size: by nubo's XXH3-128
-// on both sides; else by MD5 (an object put whole by another client names it in its ETag, a
-// local file's is computed); else two objects by the same ETag. Unknown counts as changed.
-bool same_content(const Place& from, const Place& to, const std::string& rel) {
-  const auto source = content_of(from, rel, false);
-  const auto dest = content_of(to, rel, false);
-  if (source.xxh3 && dest.xxh3) return *source.xxh3 == *dest.xxh3;
-  if (dest.md5 && from.local()) return content_of(from, rel, true).md5 == dest.md5;
-  if (source.md5 && to.local()) return content_of(to, rel, true).md5 == source.md5;
-  if (source.md5 && dest.md5) return *source.md5 == *dest.md5;
-  return source.etag && dest.etag && *source.etag == *dest.etag;
+// A local file's XXH3-128 or, with `md5`, its MD5 (hex): one read, of the hash it is compared by.
+std::string local_hash(const Place& p, const std::string& rel, bool md5) {
+  const auto fd = open_read(p.path_of(rel));
+  const auto size = static_cast<std::uint64_t>(fd.stat().st_size);
+  if (!md5) return hash_on_disk(fd.get(), size, p.path_of(rel)).hex();
+  store::Md5Stream stream;
+  std::vector<std::byte> buffer(1 << 20);
+  for (std::uint64_t at = 0; at < size;) {
+    const auto n = fd.pread(buffer, at);
+    if (n == 0) break;
+    stream.update(Bytes(buffer.data(), n));
+    at += n;
+  }
+  return store::md5_hex(stream.digest());
 }
 
-void make_parents(const std::string& path) {
-  for (auto at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
-    const auto dir = path.substr(0, at);
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-      throw_io("create the directory", dir, errno);
+// Whether the destination's file is the source's, both of the same size. The objects are asked
+// first (a HEAD each); a local file is then hashed once, by what its object offers: nubo's
+// XXH3-128, else the MD5 of an object another client put whole. Two objects compare by
+// XXH3-128, else MD5, else the same ETag. Unknown counts as changed.
+bool same_content(const Place& from, const Place& to, const std::string& rel) {
+  if (from.local() || to.local()) {
+    const auto& local = from.local() ? from : to;
+    const auto remote = content_of(from.local() ? to : from, rel);
+    if (remote.xxh3) return local_hash(local, rel, false) == *remote.xxh3;
+    if (remote.md5) return local_hash(local, rel, true) == *remote.md5;
+    return false;
   }
+  const auto source = content_of(from, rel), dest = content_of(to, rel);
+  if (source.xxh3 && dest.xxh3) return *source.xxh3 == *dest.xxh3;
+  if (source.md5 && dest.md5) return *source.md5 == *dest.md5;
+  return source.etag && dest.etag && *source.etag == *dest.etag;
 }
 
 }  // namespace
@@ -211,7 +208,7 @@ SyncSummary sync(const std::string& from, const std::string& to, const SyncOptio
       s = store::upload_file(*destination.store, source.path_of(rel), destination.url_of(rel),
                              copy_options);
     } else {
-      make_parents(destination.path_of(rel));
+      store::make_parents(destination.path_of(rel));
       s = store::download_file(*source.store, source.url_of(rel), destination.path_of(rel),
                                copy_options);
     }
