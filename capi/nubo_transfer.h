@@ -88,8 +88,9 @@ typedef struct nubo_transfer_pack_options {
   const char* const* include;
   size_t include_count;
   /* Encrypt with the key in this file (nubo_transfer_keygen): AES-256-GCM under a data key of
-   * the archive's own that the key wraps (docs/archive-format.md). NULL (default): not
-   * encrypted. */
+   * the archive's own that the key wraps (docs/archive-format.md); or "kms:KEY" (a KMS key id,
+   * alias/NAME or ARN): the wrapping key comes from AWS KMS, and readers need no key. NULL
+   * (default): not encrypted. */
   const char* key_file;
   /* Packing to a store: nonzero keeps a cancelled upload on the server for a rerun to continue;
    * 0 (default) aborts it. A local pack keeps its .part either way. */
@@ -110,7 +111,7 @@ typedef struct nubo_transfer_unpack_options {
   nubo_transfer_progress_callback progress;
   void* progress_user;
   int preserve_special_modes; /* nonzero: keep setuid, setgid and sticky bits (default 0) */
-  const char* key_file;       /* an encrypted archive's key file; NULL (default): none */
+  const char* key_file;       /* an encrypted archive's key file (or kms:KEY); NULL: none */
 } nubo_transfer_unpack_options;
 
 /* Options of nubo_transfer_verify (C++: nubo::transfer::VerifyOptions). */
@@ -120,7 +121,7 @@ typedef struct nubo_transfer_verify_options {
   uint64_t memory_limit;
   nubo_transfer_progress_callback progress;
   void* progress_user;
-  const char* key_file; /* an encrypted archive's key file; NULL (default): none */
+  const char* key_file; /* an encrypted archive's key file (or kms:KEY); NULL: none */
 } nubo_transfer_verify_options;
 
 /* What an operation did (C++: nubo::transfer::Summary). Set struct_size = sizeof before the

@@ -43,7 +43,8 @@ struct CopyOptions {
   // over the parts); 0: unlimited.
   double rate = 0;
   // Client-side encryption (docs/s3.md, "Encryption"): uploads are encrypted with the key in
-  // this file (keygen makes one); downloads of encrypted objects need it.
+  // this file (keygen makes one), or under a KMS key ("kms:KEY"); downloads of objects
+  // encrypted with a key file need it (those under a KMS key, none).
   std::string key_file;
   S3Options s3;  // for s3:// (and what applies of it to gs://)
 };

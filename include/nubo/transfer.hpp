@@ -79,7 +79,8 @@ struct PackOptions {
   ProgressFn progress;
   // Encrypt with the key in this file (made by keygen): every record sealed with AES-256-GCM
   // under a data key of the archive's own, which the key wraps (docs/archive-format.md,
-  // "Encryption"). Empty: not encrypted.
+  // "Encryption"); or "kms:KEY" (a KMS key id, alias/NAME or ARN): the wrapping key comes from
+  // AWS KMS, and readers need no key. Empty: not encrypted.
   std::string key_file;
   // pack -o s3://...: a cancelled pack leaves its upload on the server for the same pack to
   // continue (its parts are billed until then), as cp's --keep-partial does. By default a
@@ -105,14 +106,14 @@ struct UnpackOptions {
   // Keep setuid, setgid and sticky bits (dropped by default, as tar does for other users).
   bool preserve_special_modes = false;
   ProgressFn progress;
-  std::string key_file;  // the key of an encrypted archive (the one it was packed with)
+  std::string key_file;  // the key of an encrypted archive (its file, or kms:KEY; see pack)
 };
 
 struct VerifyOptions {
   int threads = 0;
   std::uint64_t memory_limit = kDefaultMemory;
   ProgressFn progress;
-  std::string key_file;  // the key of an encrypted archive
+  std::string key_file;  // the key of an encrypted archive (its file, or kms:KEY)
 };
 
 struct Summary {

@@ -135,4 +135,54 @@ std::size_t unhex(std::string_view s, void* out, std::size_t size) {
   return std::string_view::npos;
 }
 
+namespace {
+constexpr char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+}  // namespace
+
+// By hand rather than OpenSSL's: the common code builds without it (capabilities left out).
+std::string base64(const void* data, std::size_t size) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::string out;
+  out.reserve(4 * ((size + 2) / 3));
+  for (std::size_t i = 0; i < size; i += 3) {
+    const std::uint32_t n = (std::uint32_t{p[i]} << 16) |
+                            (i + 1 < size ? std::uint32_t{p[i + 1]} << 8 : 0) |
+                            (i + 2 < size ? std::uint32_t{p[i + 2]} : 0);
+    out += kBase64[(n >> 18) & 63];
+    out += kBase64[(n >> 12) & 63];
+    out += i + 1 < size ? kBase64[(n >> 6) & 63] : '=';
+    out += i + 2 < size ? kBase64[n & 63] : '=';
+  }
+  return out;
+}
+
+std::optional<std::vector<std::byte>> unbase64(std::string_view s) {
+  if (s.size() % 4 != 0) return std::nullopt;
+  const auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::vector<std::byte> out;
+  out.reserve(s.size() / 4 * 3);
+  for (std::size_t i = 0; i < s.size(); i += 4) {
+    const bool last = i + 4 == s.size();
+    // Padding only at the end: "xx==" or "xxx=".
+    const int pad = last && s[i + 3] == '=' ? (s[i + 2] == '=' ? 2 : 1) : 0;
+    std::uint32_t n = 0;
+    for (int k = 0; k < 4; ++k) {
+      const int v = k >= 4 - pad ? 0 : value(s[i + k]);
+      if (v < 0) return std::nullopt;
+      n = (n << 6) | static_cast<std::uint32_t>(v);
+    }
+    out.push_back(static_cast<std::byte>(n >> 16));
+    if (pad < 2) out.push_back(static_cast<std::byte>((n >> 8) & 255));
+    if (pad < 1) out.push_back(static_cast<std::byte>(n & 255));
+  }
+  return out;
+}
+
 }  // namespace nubo::text

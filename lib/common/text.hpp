@@ -1,7 +1,9 @@
 // Small text helpers shared by every parser: splitting, trimming, strict number parsing.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,5 +34,10 @@ std::string hex(const void* data, std::size_t size);
 // Returns the position of the first character that is not a hexadecimal digit, or npos when
 // every one is (std::string_view::npos too when the length is wrong: check it first).
 std::size_t unhex(std::string_view s, void* out, std::size_t size);
+
+// Bytes in standard base64 with padding (HTTP headers, JSON APIs), and back: nullopt when `s` is
+// not base64 (a character outside the alphabet, a wrong length or misplaced padding).
+std::string base64(const void* data, std::size_t size);
+std::optional<std::vector<std::byte>> unbase64(std::string_view s);
 
 }  // namespace nubo::text

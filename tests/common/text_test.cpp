@@ -87,3 +87,18 @@ TEST_CASE("group_digits puts a comma every three digits from the right") {
   CHECK(nubo::text::group_digits("2600") == "2,600");
   CHECK(nubo::text::group_digits("1234567") == "1,234,567");
 }
+
+TEST_CASE("base64 round trips, and what is not base64 is refused") {
+  const std::string data = "any carnal pleasure";
+  for (std::size_t n = 0; n <= data.size(); ++n) {
+    const auto text = nubo::text::base64(data.data(), n);
+    CHECK(text.size() == 4 * ((n + 2) / 3));
+    const auto back = nubo::text::unbase64(text);
+    REQUIRE(back);
+    CHECK(std::string(reinterpret_cast<const char*>(back->data()), back->size()) ==
+          data.substr(0, n));
+  }
+  CHECK(nubo::text::base64("\xff\xfe", 2) == "//4=");
+  for (const char* bad : {"abc", "ab=c", "a===", "ab!d", "=abc", "ab==abcd"})
+    CHECK_FALSE(nubo::text::unbase64(bad));
+}

@@ -14,6 +14,7 @@
 #include "transfer/store/gcs/gcs.hpp"
 #include "transfer/store/s3/client.hpp"
 #include "transfer/store/s3/config.hpp"
+#include "transfer/store/s3/kms.hpp"
 
 namespace s3 = nubo::s3;
 using nubo_test::ScopedEnv;
@@ -25,13 +26,13 @@ namespace {
 struct CleanAws {
   explicit CleanAws(const TempDir& t) : home("HOME", t.path().c_str()) {}
   ScopedEnv home;
-  ScopedEnv vars[13] = {{"AWS_ACCESS_KEY_ID", nullptr},   {"AWS_SECRET_ACCESS_KEY", nullptr},
+  ScopedEnv vars[14] = {{"AWS_ACCESS_KEY_ID", nullptr},   {"AWS_SECRET_ACCESS_KEY", nullptr},
                         {"AWS_SESSION_TOKEN", nullptr},   {"AWS_REGION", nullptr},
                         {"AWS_DEFAULT_REGION", nullptr},  {"AWS_ENDPOINT_URL", nullptr},
                         {"AWS_ENDPOINT_URL_S3", nullptr}, {"AWS_PROFILE", nullptr},
                         {"AWS_CONFIG_FILE", nullptr},     {"AWS_SHARED_CREDENTIALS_FILE", nullptr},
                         {"AWS_CA_BUNDLE", nullptr},       {"AWS_MAX_ATTEMPTS", nullptr},
-                        {"NUBO_S3_TIMEOUT", nullptr}};
+                        {"NUBO_S3_TIMEOUT", nullptr},     {"AWS_ENDPOINT_URL_KMS", nullptr}};
 };
 
 }  // namespace
@@ -272,4 +273,47 @@ TEST_CASE("GCS keys and endpoint are read as GCS documents them, and its bucket 
   CHECK_THROWS_WITH(nubo::gcs::parse_gs_url("s3://b/k"), Catch::Contains("not a gs://"));
   CHECK_THROWS_WITH(nubo::gcs::parse_gs_url("gs://" + std::string(64, 'a') + "/k"),
                     Catch::Contains("not a bucket name"));
+}
+
+TEST_CASE("KMS is configured as S3 is, with its own endpoint, in the region of its key", "[s3]") {
+  TempDir t;
+  CleanAws clean(t);
+  ScopedEnv key("AWS_ACCESS_KEY_ID", "K"), secret("AWS_SECRET_ACCESS_KEY", "S"),
+      region("AWS_REGION", "eu-west-1");
+  CHECK(s3::load_config("", s3::Service::kms).endpoint == "https://kms.eu-west-1.amazonaws.com");
+  // KMS keys are regional: an ARN's region wins over the configured one.
+  const auto kms = s3::open_kms("arn:aws:kms:ap-south-1:123456789012:key/abc-1");
+  CHECK(kms.config().region == "ap-south-1");
+  CHECK(kms.config().endpoint == "https://kms.ap-south-1.amazonaws.com");
+  CHECK(s3::open_kms("alias/x").config().region == "eu-west-1");
+  // An endpoint set for KMS (and not for S3) is KMS's alone.
+  ScopedEnv endpoint("AWS_ENDPOINT_URL_KMS", "http://127.0.0.1:9");
+  CHECK(s3::open_kms("arn:aws:kms:ap-south-1:123456789012:key/abc-1").config().endpoint ==
+        "http://127.0.0.1:9");
+  CHECK(s3::load_config().endpoint == "https://s3.eu-west-1.amazonaws.com");
+  ScopedEnv no_key("AWS_ACCESS_KEY_ID", nullptr), no_secret("AWS_SECRET_ACCESS_KEY", nullptr);
+  CHECK_THROWS_WITH(s3::open_kms("alias/x"), Catch::Contains("no KMS credentials"));
+}
+
+TEST_CASE("KMS keys are checked as AWS writes them, and bad ones named", "[s3]") {
+  for (const char* good :
+       {"1234abcd-12ab-34cd-56ef-1234567890ab", "mrk-1234abcd12ab34cd56ef1234567890ab",
+        "alias/nubo-backups", "alias/team/app_1",
+        "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+        "arn:aws-cn:kms:cn-north-1:123456789012:alias/x"})
+    CHECK_NOTHROW(s3::check_kms_key(good));
+  using Catch::Contains;
+  CHECK_THROWS_WITH(s3::check_kms_key(""), Contains("it is empty"));
+  CHECK_THROWS_WITH(s3::check_kms_key("alias/"), Contains("an alias's name"));
+  CHECK_THROWS_WITH(s3::check_kms_key("key id"), Contains("letters, digits and '-'"));
+  CHECK_THROWS_WITH(s3::check_kms_key("arn:aws:kms:us-east-1:123456789012"),
+                    Contains("six fields"));
+  CHECK_THROWS_WITH(s3::check_kms_key("arn:aws:iam::123456789012:role/x"),
+                    Contains("service 'iam'"));
+  CHECK_THROWS_WITH(s3::check_kms_key("arn:aws:kms::123456789012:key/x"), Contains("no region"));
+  CHECK_THROWS_WITH(s3::check_kms_key("arn:aws:kms:us-east-1:123456789012:grant/x"),
+                    Contains("neither key/ID nor alias/NAME"));
+  CHECK_THROWS_WITH(s3::check_kms_key(std::string(3000, 'a')), Contains("2048"));
+  CHECK(s3::kms_key_region("arn:aws:kms:eu-north-1:123456789012:key/x") == "eu-north-1");
+  CHECK(s3::kms_key_region("alias/x").empty());
 }

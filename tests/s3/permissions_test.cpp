@@ -76,6 +76,11 @@ TEST_CASE("a policy names the prefix's objects, the bucket's listing and the KMS
   CHECK(st[1]["Condition"]["StringLike"]["s3:prefix"] == nlohmann::json({"x/*", "y/*"}));
   CHECK(st[2]["Condition"]["StringLike"]["s3:prefix"] == nlohmann::json({"*"}));
   CHECK(st[3]["Resource"] == nlohmann::json({arn}));
+  CHECK(st[3]["Action"] == nlohmann::json({"kms:Decrypt", "kms:GenerateDataKey"}));
+  // Reading alone unwraps keys and makes none.
+  CHECK(nlohmann::json::parse(
+            s3::policy_json({"s3://aaa/x/"}, {"unpack", "kms:" + arn}))["Statement"][1]["Action"] ==
+        nlohmann::json({"kms:Decrypt"}));
   // Only reading: no listing statement.
   CHECK(nlohmann::json::parse(s3::policy_json({"s3://aaa/x/"}, {"unpack"}))["Statement"].size() ==
         1);
@@ -94,7 +99,9 @@ TEST_CASE("a policy refuses what it cannot grant, naming it") {
                     Contains("'alias/x' is not a KMS key ARN"));
   CHECK_THROWS_WITH(s3::policy_json({"/local/dir"}, {"cp"}), Contains("/local/dir"));
   CHECK_THROWS_WITH(s3::policy_json({"s3://aaa/"}, {"kms:arn:aws:kms:us-east-1:1234:key/x"}),
-                    Contains("not a KMS key ARN"));
+                    Contains("not a KMS key") && Contains("account is not 12 digits"));
+  CHECK_THROWS_WITH(s3::policy_json({"s3://aaa/"}, {"cp", "kms:arn:aws:s3:::bucket"}),
+                    Contains("the ARN is of service 's3'"));
 }
 
 TEST_CASE("the client refuses a request outside its operation's row before sending it") {

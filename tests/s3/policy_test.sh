@@ -7,7 +7,9 @@
 #  - unpack: list, cat, verify and unpack of that archive;
 #  - cp: a file up in parts, killed and resumed, one cancelled, a file and a prefix down;
 #  - sync: a tree up, again with a file gone (--delete), and back down;
-#  - checkpoint: nubo-train writing checkpoints to the bucket, pruning them, and resuming.
+#  - checkpoint: nubo-train writing checkpoints to the bucket, pruning them, and resuming;
+#  - and pack, unpack and cp of archives and objects encrypted under a KMS key (moto's KMS,
+#    through the same proxy): the KMS actions they issue are in the policy with kms:KEY.
 # The actions each operation issued must all be in `nubo-xfer policy --ops OP`, and every action
 # the policy of all of them prints must have been issued by one. Then bad input.
 # Usage: policy_test.sh NUBO_XFER NUBO_TRAIN PYTHON_WITH_BOTO3 (run by with_s3_server.py)
@@ -23,7 +25,11 @@ trap '[ -n "$proxy" ] && kill "$proxy" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "policy_test: $*" >&2; exit 1; }
 source "$here/refused.sh"
-"$python" -c "import boto3; boto3.client('s3', endpoint_url='$NUBO_S3_TEST_SERVER').create_bucket(Bucket='pol')"
+kms_arn=$("$python" -c "
+import boto3
+boto3.client('s3', endpoint_url='$NUBO_S3_TEST_SERVER').create_bucket(Bucket='pol')
+kms = boto3.client('kms', endpoint_url='$NUBO_S3_TEST_SERVER', region_name='us-east-1')
+print(kms.create_key()['KeyMetadata']['Arn'])")
 
 # Parts are answered 1 s late, so that a kill or a cancel finds some in and some in flight.
 : >actions.log
@@ -68,6 +74,15 @@ as unpack "$xfer" cat s3://pol/archives/a.nubo src/a.txt
 as unpack "$xfer" verify s3://pol/archives/a.nubo -q
 as unpack "$xfer" unpack s3://pol/archives/a.nubo -C out -q
 cmp src/big.bin out/src/big.bin || fail "the unpack through the proxy differs"
+mkdir -p small && printf 'plans\n' >small/p.txt
+as pack "$xfer" pack small -o s3://pol/archives/kms.nubo --encrypt "kms:$kms_arn" -q
+as unpack "$xfer" unpack s3://pol/archives/kms.nubo -C kms-out -q
+[ -f kms-out/small/p.txt ] || fail "the KMS archive did not come back through the proxy"
+as cp "$xfer" cp small/p.txt s3://pol/files/kms.txt --encrypt "kms:$kms_arn" -q
+as cp "$xfer" cp s3://pol/files/kms.txt kms.txt -q
+cmp small/p.txt kms.txt || fail "the KMS object came back different"
+grep -q "^kms:GenerateDataKey" used.pack && grep -q "^kms:Decrypt" used.unpack &&
+  grep -q "^kms:Decrypt" used.cp || fail "the proxy saw no KMS request"
 
 as cp "$xfer" cp src/big.bin s3://pol/files/ -q --part-size 5M
 interrupted cp KILL 1.5 "$xfer" cp src/big.bin s3://pol/files/k.bin -q --part-size 5M
@@ -98,7 +113,7 @@ else
 fi
 
 # What each operation issued is in its policy.
-granted() { "$xfer" policy s3://pol/ --ops "$1" | "$python" -c '
+granted() { "$xfer" policy s3://pol/ --ops "$1,kms:$kms_arn" | "$python" -c '
 import json, sys
 for s in json.load(sys.stdin)["Statement"]:
     for a in s["Action"]:

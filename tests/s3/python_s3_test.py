@@ -63,6 +63,22 @@ class Copy(unittest.TestCase):
         self.assertEqual(e.exception.status, Status.INVALID_ARGUMENT)
         self.assertIn("--key", str(e.exception))
 
+    def test_an_archive_under_a_kms_key(self) -> None:
+        kms = boto3.client("kms", endpoint_url=os.environ["AWS_ENDPOINT_URL"],
+                           region_name="us-east-1")
+        arn = kms.create_key()["KeyMetadata"]["Arn"]
+        src = self.dir / "src"
+        src.mkdir()
+        (src / "plans.txt").write_text("secret plans\n")
+        transfer.pack(src, "s3://py-bucket/kms.nubo", key_file="kms:" + arn, sync=False)
+        # Read back with no key given: the archive names its KMS key.
+        transfer.unpack("s3://py-bucket/kms.nubo", self.dir / "out", sync=False)
+        self.assertEqual((self.dir / "out" / "src" / "plans.txt").read_text(), "secret plans\n")
+        with self.assertRaises(NuboError) as e:
+            transfer.pack(src, self.dir / "x.nubo", key_file="kms:arn:aws:kms:nowhere")
+        self.assertEqual(e.exception.status, Status.INVALID_ARGUMENT)
+        self.assertIn("not a KMS key", str(e.exception))
+
     def test_errors(self) -> None:
         with self.assertRaises(NuboError) as e:
             s3.copy(self.dir / "a", self.dir / "b")

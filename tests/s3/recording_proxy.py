@@ -10,6 +10,7 @@ passing through, as AWS documents them for the S3 API, independently of nubo's o
   DELETE of an object                            s3:DeleteObject
   DELETE of an object with ?uploadId             s3:AbortMultipartUpload
   PUT of a bucket                                s3:CreateBucket
+  POST with X-Amz-Target: TrentService.OP (KMS)   kms:OP
 
     recording_proxy.py UPSTREAM_URL LOG [SLOW_PARTS_S]
 
@@ -32,7 +33,9 @@ HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", 
               "proxy-authorization", "proxy-authenticate"}
 
 
-def action(method: str, path: str, query: dict) -> str:
+def action(method: str, path: str, query: dict, target: str) -> str:
+    if target.startswith("TrentService."):
+        return "kms:" + target.split(".", 1)[1]
     parts = path.lstrip("/").split("/", 1)
     object_level = len(parts) == 2 and parts[1] != ""
     if not object_level:
@@ -56,7 +59,9 @@ class Proxy(BaseHTTPRequestHandler):
         split = urllib.parse.urlsplit(self.path)
         query = urllib.parse.parse_qs(split.query, keep_blank_values=True)
         with LOCK, open(LOG, "a") as log:
-            log.write(f"{action(self.command, split.path, query)} {self.command} {split.path}\n")
+            target = self.headers.get("X-Amz-Target") or ""
+            log.write(f"{action(self.command, split.path, query, target)} {self.command} "
+                      f"{split.path}\n")
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
         upstream = http.client.HTTPConnection(UPSTREAM.hostname, UPSTREAM.port, timeout=120)

@@ -94,8 +94,8 @@ TEST_CASE("an encrypted archive comes back whole with its key, and its bytes rev
   // archive id and data key, and every record a fresh nonce.
   xfer::pack({dir / "src"}, dir / "b.nubo", encrypted(dir / "k.key", xfer::Codec::none));
   const auto key = xfer::read_key_file(dir / "k.key");
-  auto a = xfer::ArchiveFile::open(archive, &key);
-  auto b = xfer::ArchiveFile::open(dir / "b.nubo", &key);
+  auto a = xfer::ArchiveFile::open(archive, xfer::KeySource::of(key));
+  auto b = xfer::ArchiveFile::open(dir / "b.nubo", xfer::KeySource::of(key));
   CHECK(a.header().key->archive_id != b.header().key->archive_id);
   CHECK(a.header().key->wrapped != b.header().key->wrapped);
   const auto& ca = a.index().chunks.back();
@@ -137,7 +137,7 @@ TEST_CASE("altered, swapped and transplanted records of an encrypted archive are
   // Random content stored raw: every chunk of weights.bin has the same stored size, so that
   // one can take another's place.
   xfer::pack({dir / "src"}, pristine, encrypted(dir / "k.key", xfer::Codec::none));
-  const auto a = xfer::ArchiveFile::open(pristine, &key);
+  const auto a = xfer::ArchiveFile::open(pristine, xfer::KeySource::of(key));
   std::size_t weights = 0;
   for (std::size_t i = 0; i < a.index().entries.size(); ++i)
     if (a.index().entries[i].meta.path == "src/weights.bin") weights = i;
@@ -180,7 +180,7 @@ TEST_CASE("altered, swapped and transplanted records of an encrypted archive are
   SECTION("a chunk copied from another archive encrypted with the same key") {
     nubo_test::write_file(dir / "src/weights.bin", nubo_test::random_bytes(5 * kChunk, 99));
     xfer::pack({dir / "src"}, dir / "other.nubo", encrypted(dir / "k.key", xfer::Codec::none));
-    const auto b = xfer::ArchiveFile::open(dir / "other.nubo", &key);
+    const auto b = xfer::ArchiveFile::open(dir / "other.nubo", xfer::KeySource::of(key));
     nubo_test::write_file(archive, nubo_test::read_file(pristine));
     forge_payload(archive, c1.record_offset, payload_at(dir / "other.nubo", b.chunk(weights, 1)));
     refused("transplant");
@@ -277,4 +277,32 @@ TEST_CASE("an altered key block or header flag is refused") {
   flagged.replace(56, 8, reinterpret_cast<const char*>(check.data()), 8);
   nubo_test::write_file(archive, flagged);
   CHECK_THROWS_WITH(xfer::list(archive, dir / "k.key"), Catch::Contains("not understood"));
+}
+
+TEST_CASE("a KMS record round trips in the header, and a damaged one is refused") {
+  fmt::Header h;
+  h.version_minor = fmt::kKmsMinor;
+  h.key = fmt::KeyBlock{};
+  h.kms = fmt::KmsKey{"arn:aws:kms:us-east-1:123456789012:key/k", std::vector<std::byte>(184)};
+  auto bytes = fmt::encode_header(h);
+  CHECK(bytes.size() == h.size());
+  CHECK(h.size() == fmt::kHeaderSize + fmt::kKeyBlockSize + 4 + 40 + 184 + 8);
+  const auto back = fmt::decode_header(bytes);
+  REQUIRE(back.kms);
+  CHECK(*back.kms == *h.kms);
+  CHECK(back.size() == h.size());
+  using Catch::Contains;
+  // Cut short, a flipped byte, and lengths out of bounds (the checks recomputed).
+  CHECK_THROWS_WITH(fmt::decode_header(xfer::Bytes(bytes).first(bytes.size() - 1)),
+                    Contains("truncated"));
+  auto flipped = bytes;
+  flipped[fmt::kHeaderSize + fmt::kKeyBlockSize + 10] ^= std::byte{1};
+  CHECK_THROWS_WITH(fmt::decode_header(flipped), Contains("KMS record checksum mismatch"));
+  auto empty_id = bytes;
+  empty_id[fmt::kHeaderSize + fmt::kKeyBlockSize] = std::byte{0};
+  empty_id[fmt::kHeaderSize + fmt::kKeyBlockSize + 1] = std::byte{0};
+  CHECK_THROWS_WITH(fmt::decode_kms_record(xfer::Bytes(empty_id).subspan(168), "h"),
+                    Contains("out of bounds"));
+  CHECK_THROWS_WITH(fmt::decode_kms_record(xfer::Bytes(bytes).subspan(168, 3), "h"),
+                    Contains("truncated"));
 }

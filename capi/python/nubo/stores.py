@@ -43,8 +43,8 @@ def copy(source: StrPath, destination: StrPath, *, streams: Optional[int] = None
     option left None keeps the library's default: 4 streams, parts adapted to each object (8 to
     64 MiB), no rate limit, downloads fdatasynced.
     rate: bytes per second over every part in flight (0: unlimited).
-    key_file: uploads are encrypted with this key (nubo.keygen makes one); downloads
-    of encrypted objects need it.
+    key_file: uploads are encrypted with this key (nubo.keygen makes one), or under a
+    KMS key ("kms:KEY"); downloads of objects encrypted with a key file need it.
     profile, server_side_encryption ("AES256" or "aws:kms"), kms_key_id: for s3:// only.
     Raises NuboError (INVALID_ARGUMENT: URLs, options, missing or refused credentials;
     NOT_FOUND: a bucket, directory or object; UNAVAILABLE: unreachable, call again to resume;

@@ -161,7 +161,8 @@ def pack(sources: Union[StrPath, Iterable[StrPath]], archive: StrPath, *,
     sources. An option left None keeps the library's default (docs/transfer.md): zstd at its
     default level, 4 MiB chunks, every core, 64 MiB in flight, resume and sync on.
     exclude/include: rsync's filter patterns (an excluded entry is kept when an include
-    pattern matches it). key_file: encrypt with that key (keygen makes one).
+    pattern matches it). key_file: encrypt with that key (keygen makes one),
+    or "kms:KEY" for a key from AWS KMS (then readers need none).
     keep_partial: packing to a store, a cancel keeps the upload for a rerun (default: aborts
     it). skip_unchanged: an archive already there that is what this pack would make is kept,
     and the summary says up_to_date (default: it is replaced).

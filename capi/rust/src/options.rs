@@ -34,8 +34,9 @@ pub struct PackOptions {
     pub exclude: Vec<String>,
     pub include: Vec<String>,
     /// Encrypt with the key in this file (nubo_transfer_keygen): AES-256-GCM under a data key of
-    /// the archive's own that the key wraps (docs/archive-format.md). NULL (default): not
-    /// encrypted.
+    /// the archive's own that the key wraps (docs/archive-format.md); or "kms:KEY" (a KMS key id,
+    /// alias/NAME or ARN): the wrapping key comes from AWS KMS, and readers need no key. NULL
+    /// (default): not encrypted.
     pub key_file: Option<PathBuf>,
     /// Packing to a store: true keeps a cancelled upload on the server for a rerun to continue;
     /// false (default) aborts it. A local pack keeps its .part either way.
@@ -104,7 +105,7 @@ pub struct UnpackOptions {
     pub sync: Option<bool>,
     /// True: keep setuid, setgid and sticky bits (default 0).
     pub preserve_special_modes: Option<bool>,
-    /// An encrypted archive's key file; NULL (default): none.
+    /// An encrypted archive's key file (or kms:KEY); NULL: none.
     pub key_file: Option<PathBuf>,
 }
 
@@ -146,7 +147,7 @@ impl UnpackOptions {
 pub struct VerifyOptions {
     pub threads: Option<i32>,
     pub memory_limit: Option<u64>,
-    /// An encrypted archive's key file; NULL (default): none.
+    /// An encrypted archive's key file (or kms:KEY); NULL: none.
     pub key_file: Option<PathBuf>,
 }
 
@@ -224,7 +225,8 @@ pub struct CopyOptions {
     /// Bytes/s over every part in flight together; 0 (default): unlimited.
     pub rate: Option<f64>,
     /// Client-side encryption (docs/s3.md): uploads are encrypted with the key in this file
-    /// (nubo_transfer_keygen makes one); downloads of encrypted objects need it. NULL: none.
+    /// (nubo_transfer_keygen makes one), or under a KMS key ("kms:KEY"); downloads of objects
+    /// encrypted with a key file need it (those under a KMS key, none). NULL: none.
     pub key_file: Option<PathBuf>,
     /// Where upload journals live; NULL: ~/.cache/nubo/s3.
     pub journal_dir: Option<PathBuf>,

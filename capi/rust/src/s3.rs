@@ -34,8 +34,8 @@ pub struct CopyOptions {
     pub include: Vec<String>,
     /// Bytes per second over every part in flight (default: unlimited).
     pub rate: Option<f64>,
-    /// Client-side encryption: uploads are encrypted with this key; downloads of encrypted
-    /// objects need it.
+    /// Client-side encryption: uploads are encrypted with this key, or under a KMS key
+    /// (`kms:KEY`); downloads of objects encrypted with a key file need it.
     pub key_file: Option<PathBuf>,
 }
 

@@ -314,8 +314,8 @@ unsafe impl Send for Archive {}
 unsafe impl Sync for Archive {}
 
 impl Archive {
-    /// Opens `path` (local or s3://) and reads its index; an encrypted archive needs its
-    /// `key_file`.
+    /// Opens `path` (local or s3://) and reads its index; an archive encrypted with a key file
+    /// needs its `key_file` (one under a KMS key needs none, or `kms:KEY`).
     pub fn open(path: impl AsRef<Path>, key_file: Option<&Path>) -> Result<Archive, Error> {
         let path = path_string("the archive's path", path.as_ref())?;
         let key = optional_path("key_file", key_file)?;

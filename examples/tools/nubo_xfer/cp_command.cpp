@@ -65,8 +65,11 @@ std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
   c->app->add_option("to", c->to, "a local path, or a store URL (KEY or PREFIX/)")->required();
   add_copy_options(*c);
   c->app->add_option("--encrypt", c->encrypt,
-                     "encrypt uploads with the key in this file (nubo-xfer keygen makes one)");
-  c->app->add_option("--key", c->key, "the key file of encrypted objects (downloads)");
+                     "encrypt uploads with the key in this file (nubo-xfer keygen makes one), or "
+                     "kms:KEY for a key from AWS KMS");
+  c->app->add_option("--key", c->key,
+                     "the key file of encrypted objects (downloads; those under a KMS key "
+                     "need none)");
   return c;
 }
 
@@ -127,8 +130,9 @@ int run_cp(CpCommand& c) {
     throw nubo::Error(nubo::Errc::invalid_argument,
                       "--encrypt is for uploads; a download of an encrypted object takes --key");
   if (!download && !c.key.empty())
-    throw nubo::Error(nubo::Errc::invalid_argument,
-                      "--key is for downloads; an upload is encrypted with --encrypt KEYFILE");
+    throw nubo::Error(
+        nubo::Errc::invalid_argument,
+        "--key is for downloads; an upload is encrypted with --encrypt KEYFILE or kms:KEY");
   o.key_file = download && c.encrypt.empty() ? c.key : c.encrypt;
   ProgressBar bar("copied", c.quiet || c.json);
   o.progress = [&](const nubo::transfer::Progress& p) { return bar(p); };

@@ -295,7 +295,8 @@ int main(int argc, char** argv) {
   pack->add_flag("-f,--force", force, "overwrite an existing archive");
   std::string key_file;
   pack->add_option("--encrypt", key_file,
-                   "encrypt with the key in this file (AES-256-GCM; nubo-xfer keygen makes one)");
+                   "encrypt with the key in this file (AES-256-GCM; nubo-xfer keygen makes one), "
+                   "or kms:KEY for a key from AWS KMS (a key id, alias/NAME or ARN)");
   bool keep_partial = false;
   pack->add_flag("--keep-partial", keep_partial,
                  "-o to a store: a cancel (Ctrl-C) keeps the upload for a rerun instead of "
@@ -313,7 +314,8 @@ int main(int argc, char** argv) {
   bool preserve_special_modes = false;
   unpack->add_flag("--preserve-special-modes", preserve_special_modes,
                    "keep setuid, setgid and sticky bits (dropped by default)");
-  const char* key_help = "the key file of an encrypted archive";
+  const char* key_help =
+      "the key file of an encrypted archive (one under a KMS key needs none, or kms:KEY)";
   unpack->add_option("--key", key_file, key_help);
   add_common(unpack, common, true);
 

@@ -98,10 +98,11 @@ std::string key_id_text(const KeyId& id) {
   return text::hex(id.data(), id.size());
 }
 
-std::pair<ArchiveCipher, format::KeyBlock> ArchiveCipher::create(const Key& kek) {
+std::pair<ArchiveCipher, format::KeyBlock> ArchiveCipher::create(
+    const Key& kek, const std::array<std::byte, 16>& archive_id) {
   ArchiveCipher c;
   crypto::random_bytes(c.data_key_);
-  crypto::random_bytes(c.archive_id_);
+  c.archive_id_ = archive_id;
   format::KeyBlock b;
   b.archive_id = c.archive_id_;
   b.key_id = key_id(kek);

@@ -42,11 +42,6 @@ using KeyId = std::array<std::byte, 16>;
 // around them is allowed) or exactly 32 raw bytes. Error(not_found) or Error(invalid_argument)
 // naming the file and what is wrong with it.
 Key read_key_file(const std::string& path);
-// The key in `path`, or none when `path` is empty (the options' key_file).
-inline std::optional<Key> key_from_file(const std::string& path) {
-  if (path.empty()) return std::nullopt;
-  return read_key_file(path);
-}
 // nubo::transfer::keygen (nubo/transfer.hpp) writes a key file.
 // What names a key without revealing it: the first 16 bytes of HMAC-SHA256(key, "nubo key id").
 KeyId key_id(const Key& kek);
@@ -54,9 +49,10 @@ std::string key_id_text(const KeyId& id);  // 32 hexadecimal digits
 
 class ArchiveCipher {
  public:
-  // A fresh data key and archive id for a new archive, and its key block (the data key wrapped
-  // by `kek`).
-  static std::pair<ArchiveCipher, format::KeyBlock> create(const Key& kek);
+  // A fresh data key for the new archive `archive_id` (random), and its key block (the data key
+  // wrapped by `kek`). archive_keys.hpp says where the KEK comes from.
+  static std::pair<ArchiveCipher, format::KeyBlock> create(
+      const Key& kek, const std::array<std::byte, 16>& archive_id);
   // The data key of the archive `name` whose header holds `block`. Error(invalid_argument)
   // naming both key ids when `kek` is not the key it was made with; Error(corrupt) when the
   // block does not authenticate under the right key.

@@ -50,11 +50,11 @@ auto with_context(const std::string& where, F&& f) {
 
 }  // namespace
 
-ArchiveFile ArchiveFile::open(const std::string& path, const Key* key) {
-  return open(std::shared_ptr<ByteSource>(open_source(path)), key);
+ArchiveFile ArchiveFile::open(const std::string& path, const KeySource& keys) {
+  return open(std::shared_ptr<ByteSource>(open_source(path)), keys);
 }
 
-ArchiveFile ArchiveFile::open(std::shared_ptr<ByteSource> source, const Key* key) {
+ArchiveFile ArchiveFile::open(std::shared_ptr<ByteSource> source, const KeySource& keys) {
   ArchiveFile a;
   a.source_ = std::move(source);
   const std::string path = a.source_->name();
@@ -65,12 +65,7 @@ ArchiveFile ArchiveFile::open(std::shared_ptr<ByteSource> source, const Key* key
   std::vector<std::byte> head(std::min<std::uint64_t>(a.size_, kMaxHeaderSize));
   a.source_->pread_exact(head, 0, "archive header");
   a.header_ = with_context(path, [&] { return decode_header(head); });
-  if (a.header_.key) {
-    if (!key)
-      throw Error(Errc::invalid_argument, path + " is encrypted: give its key file (--key), key " +
-                                              key_id_text(a.header_.key->key_id));
-    a.cipher_.emplace(ArchiveCipher::unwrap(*key, *a.header_.key, path));
-  }
+  if (a.header_.key) a.cipher_.emplace(keys.open(*a.header_.key, a.header_.kms, path));
   const auto begin = a.data_begin();
 
   // The trailer and the index; when either is missing or damaged, say where the data ends.

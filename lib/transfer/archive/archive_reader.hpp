@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "transfer/archive/archive_cipher.hpp"
+#include "transfer/archive/archive_keys.hpp"
 #include "transfer/archive/format.hpp"
 #include "transfer/byte_source.hpp"
 #include "transfer/file_io.hpp"
@@ -24,9 +24,9 @@ class ArchiveFile {
   // `path` is a local file or "s3://BUCKET/KEY" (byte_source.hpp). An encrypted archive needs
   // its key (the key-encryption key it was packed with): without it, Error(invalid_argument)
   // naming the key id the archive asks for.
-  static ArchiveFile open(const std::string& path, const Key* key = nullptr);
+  static ArchiveFile open(const std::string& path, const KeySource& keys = {});
   // The same over a source already open (its name() names it in messages).
-  static ArchiveFile open(std::shared_ptr<ByteSource> source, const Key* key = nullptr);
+  static ArchiveFile open(std::shared_ptr<ByteSource> source, const KeySource& keys = {});
 
   const std::string& path() const { return source_->name(); }
   const ByteSource& source() const { return *source_; }

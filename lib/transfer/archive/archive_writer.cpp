@@ -17,8 +17,9 @@ std::vector<std::byte> ArchiveWriter::header(std::uint32_t chunk_size,
   Header h;
   h.chunk_size = chunk_size;
   if (encryption) {
-    h.version_minor = kEncryptedMinor;
+    h.version_minor = encryption->kms ? kKmsMinor : kEncryptedMinor;
     h.key = encryption->block;
+    h.kms = encryption->kms;
   }
   return encode_header(h);
 }

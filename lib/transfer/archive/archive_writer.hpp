@@ -10,19 +10,13 @@
 #include <optional>
 #include <vector>
 
-#include "transfer/archive/archive_cipher.hpp"
+#include "transfer/archive/archive_keys.hpp"
 #include "transfer/archive/format.hpp"
 #include "transfer/file_io.hpp"
 #include "transfer/hash.hpp"
 #include "transfer/pipeline/codec.hpp"
 
 namespace nubo::transfer {
-
-// An archive encrypted (archive_cipher.hpp): its cipher and the key block of its header.
-struct Encryption {
-  ArchiveCipher cipher;
-  format::KeyBlock block;
-};
 
 // Where an archive's bytes go, in order.
 class ArchiveOutput {

@@ -28,6 +28,7 @@ void put_magic(std::byte* out, const std::array<unsigned char, N>& magic) {
 
 // The checksum of a fixed-size structure: XXH3-64 of everything before its last 8 bytes.
 constexpr std::uint32_t kFlagEncrypted = 1;
+constexpr std::uint32_t kFlagKms = 2;
 
 // The most a chunk or bundle's payload may take: encrypted, sealing adds to all but zero chunks
 // (which have no payload).
@@ -69,6 +70,32 @@ KeyBlock decode_key_block(Bytes block, const std::string& where) {
   return k;
 }
 
+std::vector<std::byte> encode_kms_record(const KmsKey& k) {
+  std::vector<std::byte> out(kms_record_size(k));
+  put_le<std::uint16_t>(out.data(), static_cast<std::uint16_t>(k.key_id.size()));
+  put_le<std::uint16_t>(out.data() + 2, static_cast<std::uint16_t>(k.wrapped.size()));
+  std::memcpy(out.data() + 4, k.key_id.data(), k.key_id.size());
+  std::memcpy(out.data() + 4 + k.key_id.size(), k.wrapped.data(), k.wrapped.size());
+  put_le<std::uint64_t>(out.data() + out.size() - 8, hash64(Bytes(out).first(out.size() - 8)));
+  return out;
+}
+
+KmsKey decode_kms_record(Bytes in, const std::string& where) {
+  if (in.size() < 4) corrupt(where + ": the KMS record is truncated");
+  const std::size_t id_size = get_le<std::uint16_t>(in.data());
+  const std::size_t wrapped_size = get_le<std::uint16_t>(in.data() + 2);
+  if (id_size == 0 || id_size > kMaxKmsKeyId || wrapped_size == 0 || wrapped_size > kMaxKmsWrapped)
+    corrupt(where + ": the KMS record's lengths (" + std::to_string(id_size) + ", " +
+            std::to_string(wrapped_size) + ") are out of bounds");
+  const std::size_t size = 4 + id_size + wrapped_size + 8;
+  if (in.size() < size) corrupt(where + ": the KMS record is truncated");
+  if (!sealed(in.first(size))) corrupt(where + ": KMS record checksum mismatch");
+  KmsKey k;
+  k.key_id.assign(reinterpret_cast<const char*>(in.data()) + 4, id_size);
+  k.wrapped.assign(in.data() + 4 + id_size, in.data() + 4 + id_size + wrapped_size);
+  return k;
+}
+
 std::vector<std::byte> encode_header(const Header& h) {
   std::array<std::byte, kHeaderSize> out{};
   put_magic(out.data(), kMagic);
@@ -76,12 +103,17 @@ std::vector<std::byte> encode_header(const Header& h) {
   put_le<std::uint16_t>(out.data() + 10, h.version_minor);
   put_le<std::uint32_t>(out.data() + 12, static_cast<std::uint32_t>(h.size()));
   put_le<std::uint32_t>(out.data() + 16, h.chunk_size);
-  put_le<std::uint32_t>(out.data() + 20, h.key ? kFlagEncrypted : 0);
+  put_le<std::uint32_t>(out.data() + 20,
+                        (h.key ? kFlagEncrypted : 0) | (h.key && h.kms ? kFlagKms : 0));
   seal(out);
   std::vector<std::byte> bytes(out.begin(), out.end());
   if (h.key) {
     const auto block = encode_key_block(*h.key);
     bytes.insert(bytes.end(), block.begin(), block.end());
+    if (h.kms) {
+      const auto record = encode_kms_record(*h.kms);
+      bytes.insert(bytes.end(), record.begin(), record.end());
+    }
   }
   return bytes;
 }
@@ -101,21 +133,26 @@ Header decode_header(Bytes in) {
   }
   if (!sealed(head)) corrupt("archive header: checksum mismatch");
   const auto flags = get_le<std::uint32_t>(head.data() + 20);
-  const auto known = h.version_major >= 2 ? kFlagEncrypted : 0u;
+  const auto known = h.version_major >= 2 ? kFlagEncrypted | kFlagKms : 0u;
   if ((flags & ~known) != 0) {
     throw Error(Errc::unsupported, "archive header: flags " + std::to_string(flags) +
                                        " are not understood by this nubo (a newer one made it)");
   }
   const auto size = get_le<std::uint32_t>(head.data() + 12);
   const bool encrypted = (flags & kFlagEncrypted) != 0;
-  if (size != (encrypted ? kMaxHeaderSize : kHeaderSize)) corrupt("archive header: bad size");
+  if ((flags & kFlagKms) && !encrypted) corrupt("archive header: a KMS record without encryption");
+  const std::size_t fixed = kHeaderSize + (encrypted ? kKeyBlockSize : 0);
+  if ((flags & kFlagKms) ? size <= fixed || size > kMaxHeaderSize : size != fixed)
+    corrupt("archive header: bad size");
   h.chunk_size = get_le<std::uint32_t>(head.data() + 16);
   if (h.chunk_size < kMinChunkSize || h.chunk_size > kMaxChunkSize) {
     corrupt("archive header: chunk size " + std::to_string(h.chunk_size) + " out of range");
   }
-  if (encrypted) {
-    if (in.size() < kMaxHeaderSize) corrupt("archive header: the key block is truncated");
-    h.key = decode_key_block(in.subspan(kHeaderSize, kKeyBlockSize), "archive header");
+  if (in.size() < size) corrupt("archive header: truncated (the file is too short)");
+  if (encrypted) h.key = decode_key_block(in.subspan(kHeaderSize, kKeyBlockSize), "archive header");
+  if (flags & kFlagKms) {
+    h.kms = decode_kms_record(in.subspan(fixed), "archive header");
+    if (h.size() != size) corrupt("archive header: bad size");
   }
   return h;
 }

@@ -32,11 +32,17 @@ namespace nubo::transfer::format {
 constexpr std::uint16_t kVersionMajor = 2;
 constexpr std::uint16_t kVersionMinor = 0;
 constexpr std::uint16_t kEncryptedMinor = 1;  // 2.1: encrypted, the header carries a key block
+constexpr std::uint16_t kKmsMinor = 2;        // 2.2: also a KMS record after the key block
 constexpr std::uint16_t kOldestMajor = 1;     // version 1: no bundles, the index stored raw
 
 constexpr std::size_t kHeaderSize = 64;
 constexpr std::size_t kKeyBlockSize = 104;
-constexpr std::size_t kMaxHeaderSize = kHeaderSize + kKeyBlockSize;
+// A KMS record: the key's id (an ARN, as KMS names it: at most 2048 bytes) and the KEK as KMS
+// wrapped it (a CiphertextBlob: at most 6144 bytes), with two lengths and a check.
+constexpr std::size_t kMaxKmsKeyId = 2048;
+constexpr std::size_t kMaxKmsWrapped = 6144;
+constexpr std::size_t kMaxKmsRecordSize = 4 + kMaxKmsKeyId + kMaxKmsWrapped + 8;
+constexpr std::size_t kMaxHeaderSize = kHeaderSize + kKeyBlockSize + kMaxKmsRecordSize;
 // What encryption adds to a record's payload: a 12-byte nonce before it, a 16-byte tag after.
 constexpr std::uint32_t kSealOverhead = 28;
 constexpr std::size_t kRecordHeaderSize = 48;
@@ -68,13 +74,31 @@ struct KeyBlock {
 std::array<std::byte, kKeyBlockSize> encode_key_block(const KeyBlock& k);
 KeyBlock decode_key_block(Bytes block, const std::string& where);
 
+// Where the KEK of an archive or object encrypted under a KMS key is: wrapped by that key, under
+// an encryption context naming the archive (archive_keys.hpp).
+struct KmsKey {
+  std::string key_id;              // the key's ARN, as KMS answered
+  std::vector<std::byte> wrapped;  // KMS's CiphertextBlob of the KEK
+  bool operator==(const KmsKey&) const = default;
+};
+std::vector<std::byte> encode_kms_record(const KmsKey& k);
+// The record at the start of `in` (which may go on past it); throws corrupt, naming `where`, on
+// a length out of bounds, a truncated record or a wrong check.
+KmsKey decode_kms_record(Bytes in, const std::string& where);
+inline std::size_t kms_record_size(const KmsKey& k) {
+  return 4 + k.key_id.size() + k.wrapped.size() + 8;
+}
+
 struct Header {
   std::uint16_t version_major = kVersionMajor;
   std::uint16_t version_minor = kVersionMinor;
   std::uint32_t chunk_size = 4 << 20;
   std::optional<KeyBlock> key;  // encrypted archives (flag 1, version 2.1)
-  // Where the records begin: after the key block, when there is one.
-  std::uint64_t size() const { return key ? kMaxHeaderSize : kHeaderSize; }
+  std::optional<KmsKey> kms;    // under a KMS key (flags 1 and 2, version 2.2)
+  // Where the records begin: after the key block and the KMS record, when there are.
+  std::uint64_t size() const {
+    return kHeaderSize + (key ? kKeyBlockSize : 0) + (kms ? kms_record_size(*kms) : 0);
+  }
   std::uint32_t seal_overhead() const { return key ? kSealOverhead : 0; }
 };
 std::vector<std::byte> encode_header(const Header& h);

@@ -53,8 +53,7 @@ std::vector<Entry> to_entries(const ArchiveFile& a) {
 }  // namespace
 
 std::vector<Entry> list(const std::string& archive, const std::string& key_file) {
-  const auto key = key_from_file(key_file);
-  return to_entries(ArchiveFile::open(archive, key ? &*key : nullptr));
+  return to_entries(ArchiveFile::open(archive, KeySource::parse(key_file)));
 }
 
 struct Reader::Impl {
@@ -71,8 +70,7 @@ struct Reader::Impl {
 
 Reader::Reader(const std::string& archive, const std::string& key_file)
     : impl_(std::make_unique<Impl>()) {
-  const auto key = key_from_file(key_file);
-  impl_->archive = ArchiveFile::open(archive, key ? &*key : nullptr);
+  impl_->archive = ArchiveFile::open(archive, KeySource::parse(key_file));
   impl_->entries = to_entries(impl_->archive);
   for (std::size_t i = 0; i < impl_->entries.size(); ++i) {
     impl_->by_path.emplace(impl_->entries[i].path, i);

@@ -53,27 +53,27 @@ std::string archive_difference(const std::string& archive, const std::vector<std
                                const PackOptions& options) {
   // A malformed store URL is the caller's error, not an archive that differs.
   if (store::is_url(archive)) store::parse_url(archive);
-  const auto key = key_from_file(options.key_file);
+  const auto keys = KeySource::parse(options.key_file);
   std::optional<ArchiveFile> a;
   try {
-    a.emplace(ArchiveFile::open(archive, key ? &*key : nullptr));
+    a.emplace(ArchiveFile::open(archive, keys));
   } catch (const Error& e) {
     // Encrypted under another key, or with no key given: another archive than this pack's.
     if (e.code() != Errc::invalid_argument) throw;
     return e.what();
   }
-  return difference(*a, sources, options, key.has_value());
+  return difference(*a, sources, options, keys.encrypts());
 }
 
 std::optional<Summary> unchanged(const std::string& archive,
                                  const std::vector<std::string>& sources,
                                  const PackOptions& options) {
   const auto started = std::chrono::steady_clock::now();
-  const auto key = key_from_file(options.key_file);
+  const auto keys = KeySource::parse(options.key_file);
   std::optional<ArchiveFile> a;
   try {
-    a.emplace(ArchiveFile::open(archive, key ? &*key : nullptr));
-    if (!difference(*a, sources, options, key.has_value()).empty()) return std::nullopt;
+    a.emplace(ArchiveFile::open(archive, keys));
+    if (!difference(*a, sources, options, keys.encrypts()).empty()) return std::nullopt;
   } catch (const Error&) {
     return std::nullopt;  // none there, or no whole archive: the pack makes it
   }

@@ -134,8 +134,7 @@ class Producer {
 
 Summary verify(const std::string& archive_path, const VerifyOptions& options) {
   auto started = std::chrono::steady_clock::now();
-  const auto key = key_from_file(options.key_file);
-  auto archive = ArchiveFile::open(archive_path, key ? &*key : nullptr);
+  auto archive = ArchiveFile::open(archive_path, KeySource::parse(options.key_file));
   auto resources = plan_resources(options.threads, options.memory_limit, archive.chunk_size());
   const auto& entries = archive.index().entries;
   std::uint64_t total = 0;

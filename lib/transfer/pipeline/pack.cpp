@@ -68,16 +68,16 @@ class FileTarget : public PackTarget {
              const PackOptions& options)
       : sources_(sources), archive_(std::move(archive)), options_(options) {}
 
-  Start start(const WalkResult& walk, std::uint32_t chunk_size, const Key* key) override {
+  Start start(const WalkResult& walk, std::uint32_t chunk_size, const KeySource& keys) override {
     interval_ = checkpoint_interval(walk.bytes, chunk_size);
     journal_.emplace(Journal::open(journal_path(), pack_identity(sources_, options_)));
     auto part = open_write(part_path());
     PackResume resume;
     if (options_.resume && !journal_->discarded_other())
-      resume = scan_partial(part, *journal_, walk.entries, chunk_size, key);
+      resume = scan_partial(part, *journal_, walk.entries, chunk_size, keys);
     if (resume.fresh || resume.index.entries.empty()) {
       journal_->reset();  // checkpoints of an earlier attempt say nothing about this one
-      return {ArchiveWriter::create(std::move(part), chunk_size, fresh_encryption(key)), {}};
+      return {ArchiveWriter::create(std::move(part), chunk_size, fresh_encryption(keys)), {}};
     }
     log::info("resuming " + part_path() + " at " + std::to_string(resume.offset) + " bytes, " +
               std::to_string(resume.skipped_bytes) + " bytes already packed");
@@ -127,11 +127,11 @@ class FileTarget : public PackTarget {
 // pack -o -: the archive on stdout, in one pass; nothing can resume it.
 class StreamTarget : public PackTarget {
  public:
-  Start start(const WalkResult&, std::uint32_t chunk_size, const Key* key) override {
+  Start start(const WalkResult&, std::uint32_t chunk_size, const KeySource& keys) override {
     const int fd = ::dup(STDOUT_FILENO);
     if (fd < 0) throw_io("duplicate", "stdout", errno);
     return {ArchiveWriter::create(std::make_unique<FdOutput>(Fd(fd, "stdout")), chunk_size,
-                                  fresh_encryption(key)),
+                                  fresh_encryption(keys)),
             {}};
   }
   // Records reach the pipe at least every 64 MiB: a reader downstream is not kept waiting.
@@ -156,13 +156,13 @@ class ArchiveSink : public Sink {
         options_(options),
         auto_(auto_codec),
         chunk_size_(static_cast<std::uint32_t>(options.chunk_size)),
-        key_(key_from_file(options.key_file)) {}
+        keys_(KeySource::parse(options.key_file)) {}
 
   const Summary& summary() const { return summary_; }
 
   std::vector<FilePlan> plan(const WalkResult& walk) override {
     walk_ = &walk;
-    auto start = target_.start(walk, chunk_size_, key_ ? &*key_ : nullptr);
+    auto start = target_.start(walk, chunk_size_, keys_);
     writer_.emplace(std::move(start.writer));
     const auto& resume = start.resume;
     if (!resume.fresh) resume_from(resume, walk);
@@ -314,7 +314,7 @@ class ArchiveSink : public Sink {
   const PackOptions& options_;
   AutoCodec* auto_;
   std::uint32_t chunk_size_;
-  std::optional<Key> key_;  // encrypting
+  KeySource keys_;  // encrypting when they do
   const WalkResult* walk_ = nullptr;
   std::optional<ArchiveWriter> writer_;
   std::optional<ProgressTracker> progress_;
@@ -374,10 +374,9 @@ std::vector<std::string> companions_of(const std::string& archive) {
   return {archive, archive + kPartSuffix, archive + kJournalSuffix};
 }
 
-std::optional<Encryption> fresh_encryption(const Key* key) {
-  if (!key) return std::nullopt;
-  auto [cipher, block] = ArchiveCipher::create(*key);
-  return Encryption{std::move(cipher), block};
+std::optional<Encryption> fresh_encryption(const KeySource& keys) {
+  if (!keys.encrypts()) return std::nullopt;
+  return keys.create();
 }
 
 std::string pack_identity(const std::vector<std::string>& sources, const PackOptions& options) {

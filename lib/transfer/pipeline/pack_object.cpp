@@ -125,7 +125,7 @@ class ObjectTarget : public PackTarget {
         identity_(pack_identity(sources, options) + "\nto " + url_.text()),
         store_(store::open(url_, store::Operation::pack)) {}
 
-  Start start(const WalkResult& walk, std::uint32_t chunk_size, const Key* key) override {
+  Start start(const WalkResult& walk, std::uint32_t chunk_size, const KeySource& keys) override {
     // Parts are sized before the archive's size is known: its content, stored raw at worst,
     // and a generous allowance for the records of many small files.
     part_size_ = store::part_size_for(walk.bytes + 512 * walk.entries.size() + (1 << 20));
@@ -140,14 +140,14 @@ class ObjectTarget : public PackTarget {
     // Killed while the upload was being completed, it may be complete: an object is never
     // made of parts a completed upload may still list on some servers. Pack it again.
     if (options_.resume && !upload_id_.empty() && !completing) {
-      if (auto resumed = resume(walk, key)) return std::move(*resumed);
+      if (auto resumed = resume(walk, keys)) return std::move(*resumed);
     }
     if (!upload_id_.empty()) abort_upload();  // an earlier attempt's, of which nothing is kept
     upload_id_ = store_->create_multipart(url_, {});
     start_uploader();
     part_.reserve(part_size_ + chunk_size + (1 << 20));
     auto writer = ArchiveWriter::create(std::make_unique<PartBuffer>(part_), chunk_size,
-                                        fresh_encryption(key));
+                                        fresh_encryption(keys));
     journal_->reset();
     journal_->append(kUpload, as_bytes(upload_id_));
     journal_->append(kHeader, part_);  // the writer has written the header alone
@@ -271,7 +271,7 @@ class ObjectTarget : public PackTarget {
   }
 
   // Continues an earlier attempt from the last part the server holds of it, when it can.
-  std::optional<Start> resume(const WalkResult& walk, const Key* key) {
+  std::optional<Start> resume(const WalkResult& walk, const KeySource& keys) {
     const auto records = journal_->loaded();
     std::vector<std::byte> head;
     std::map<int, std::string> etags;  // parts the server took, as the journal saw them
@@ -297,10 +297,11 @@ class ObjectTarget : public PackTarget {
     std::optional<ArchiveCipher> cipher;
     try {
       header = decode_header(head);
-      if (header.chunk_size != chunk_size_ || header.key.has_value() != (key != nullptr))
+      if (header.chunk_size != chunk_size_ || header.key.has_value() != keys.encrypts())
         return std::nullopt;
-      if (key) cipher.emplace(ArchiveCipher::unwrap(*key, *header.key, url_.text()));
+      if (keys.encrypts()) cipher.emplace(keys.open(*header.key, header.kms, url_.text()));
     } catch (const Error& e) {
+      if (e.code() == Errc::unavailable) throw;  // KMS out of reach: the upload is kept
       log::warn(std::string(e.what()) + ": starting the upload over");
       return std::nullopt;
     }

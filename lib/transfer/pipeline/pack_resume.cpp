@@ -292,7 +292,7 @@ class Scanner {
 
 PackResume scan_partial(const Fd& part, const Journal& journal,
                         const std::vector<SourceEntry>& sources, std::uint32_t chunk_size,
-                        const Key* key) {
+                        const KeySource& keys) {
   PackResume fresh;
   std::vector<std::byte> head(kMaxHeaderSize);
   head.resize(part.pread(head, 0));
@@ -304,13 +304,15 @@ PackResume scan_partial(const Fd& part, const Journal& journal,
       log::warn(part.name() + " was made with another chunk size: starting over");
       return fresh;
     }
-    if (header.key.has_value() != (key != nullptr)) {
-      log::warn(part.name() + (key ? " was not encrypted" : " was encrypted") + ": starting over");
+    if (header.key.has_value() != keys.encrypts()) {
+      log::warn(part.name() + (keys.encrypts() ? " was not encrypted" : " was encrypted") +
+                ": starting over");
       return fresh;
     }
-    if (key) cipher.emplace(ArchiveCipher::unwrap(*key, *header.key, part.name()));
+    if (keys.encrypts()) cipher.emplace(keys.open(*header.key, header.kms, part.name()));
   } catch (const Error& e) {
-    if (key && header.key) log::warn(std::string(e.what()) + ": starting over");
+    if (e.code() == Errc::unavailable) throw;  // KMS out of reach: the partial archive is kept
+    if (keys.encrypts() && header.key) log::warn(std::string(e.what()) + ": starting over");
     return fresh;
   }
   // The last checkpoint that lies within the file; an earlier one is as good, only slower.

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "transfer/archive/archive_cipher.hpp"
+#include "transfer/archive/archive_keys.hpp"
 #include "transfer/archive/format.hpp"
 #include "transfer/file_io.hpp"
 #include "transfer/hash.hpp"
@@ -49,10 +49,10 @@ struct PackResume {
   std::optional<ArchiveCipher> cipher;  // the partial archive's, when it is encrypted
 };
 
-// `key`: the key the pack encrypts with (none: not encrypted). A partial archive encrypted
+// `keys`: what the pack encrypts with (nothing: not encrypted). A partial archive encrypted
 // otherwise (or not at all, or with another key) is started over.
 PackResume scan_partial(const Fd& part, const Journal& journal,
                         const std::vector<SourceEntry>& sources, std::uint32_t chunk_size,
-                        const Key* key);
+                        const KeySource& keys);
 
 }  // namespace nubo::transfer

@@ -28,8 +28,8 @@ class PackTarget {
     // gone into the writer.
     PackResume resume;
   };
-  // The writer to pack `walk` with; `key`: the key to encrypt with (none: not encrypted).
-  virtual Start start(const WalkResult& walk, std::uint32_t chunk_size, const Key* key) = 0;
+  // The writer to pack `walk` with; `keys`: what to encrypt with (nothing: not encrypted).
+  virtual Start start(const WalkResult& walk, std::uint32_t chunk_size, const KeySource& keys) = 0;
   // Whether a checkpoint is due, the writer being at `offset` with `content_bytes` of the
   // sources packed since the last one.
   virtual bool due(std::uint64_t offset, std::uint64_t content_bytes) const = 0;
@@ -57,8 +57,8 @@ std::optional<Summary> unchanged(const std::string& archive,
 // archive itself): the walk leaves them out when the archive lies inside a source.
 std::vector<std::string> companions_of(const std::string& archive);
 
-// A fresh data key for a new archive, when encrypting with `key`.
-std::optional<Encryption> fresh_encryption(const Key* key);
+// A fresh data key for a new archive, when `keys` encrypt.
+std::optional<Encryption> fresh_encryption(const KeySource& keys);
 
 // A pack's identity, which its journal carries: the same sources and filters with the same
 // chunk size. The codec may differ between attempts: each chunk records its own.

@@ -429,8 +429,7 @@ Summary unpack(const std::string& archive_path, const std::string& directory,
                const UnpackOptions& options) {
   auto started = Clock::now();
   if (directory.empty()) throw Error(Errc::invalid_argument, "no target directory given");
-  const auto key = key_from_file(options.key_file);
-  auto archive = ArchiveFile::open(archive_path, key ? &*key : nullptr);
+  auto archive = ArchiveFile::open(archive_path, KeySource::parse(options.key_file));
   auto resources = plan_resources(options.threads, options.memory_limit, archive.chunk_size());
   check_entries(archive);
   const auto& entries = archive.index().entries;

@@ -103,7 +103,7 @@ CopySummary upload_file(Store& store, const std::string& path, const ObjectUrl& 
   if (!S_ISREG(st.st_mode)) throw Error(Errc::invalid_argument, path + " is not a file");
   const auto size = static_cast<std::uint64_t>(st.st_size);
   const auto hash = transfer::hash_on_disk(file.get(), size, path).hex();
-  const auto kek = transfer::key_from_file(options.key_file);
+  const auto keys = transfer::KeySource::parse(options.key_file);
   std::optional<ObjectCipher> cipher;
   const auto metadata = [&] {
     return cipher ? cipher->metadata(hash) : Metadata{{kHashKey, hash}};
@@ -115,7 +115,7 @@ CopySummary upload_file(Store& store, const std::string& path, const ObjectUrl& 
     cipher->seal(plain, offset / ObjectCipher::kBlock, size, sealed);
     return transfer::Bytes(sealed);
   };
-  const auto part = part_size(size, options, kek.has_value());
+  const auto part = part_size(size, options, keys.encrypts());
   CopySummary summary;
   summary.files = 1;
   summary.bytes = size;
@@ -125,7 +125,7 @@ CopySummary upload_file(Store& store, const std::string& path, const ObjectUrl& 
     std::vector<std::byte> plain(size);
     file.pread_exact(plain, 0, path + " (changed while read?)");
     if (!progress.tick()) throw Error(Errc::cancelled, "cancelled");
-    if (kek) cipher = ObjectCipher::create(*kek);
+    if (keys.encrypts()) cipher = ObjectCipher::create(keys);
     store.put_object(url, body(plain, 0), metadata());
     summary.bytes_sent = size;
     summary.parts = 1;
@@ -141,10 +141,10 @@ CopySummary upload_file(Store& store, const std::string& path, const ObjectUrl& 
                                             std::to_string(part) +
                                             " bytes exceed S3's 10,000; use a larger part size");
   const auto dir = cache_dir(options.journal_dir);
-  const std::string identity =
-      "nubo s3 upload 1\n" + url.text() + "\n" + std::to_string(size) + "\n" +
-      std::to_string(transfer::mtime_ns(st)) + "\n" + std::to_string(part) + "\n" + hash +
-      (kek ? "\nkey " + transfer::key_id_text(transfer::key_id(*kek)) : "");
+  const std::string identity = "nubo s3 upload 1\n" + url.text() + "\n" + std::to_string(size) +
+                               "\n" + std::to_string(transfer::mtime_ns(st)) + "\n" +
+                               std::to_string(part) + "\n" + hash +
+                               (keys.encrypts() ? "\n" + keys.describe() : "");
   auto journal = transfer::Journal::open(
       dir + "/upload-" + transfer::hex64(transfer::hash64(transfer::as_bytes(identity))) +
           ".journal",
@@ -153,10 +153,10 @@ CopySummary upload_file(Store& store, const std::string& path, const ObjectUrl& 
   for (const auto& r : journal.loaded()) {
     if (r.type == kUploadId)
       upload_id.assign(reinterpret_cast<const char*>(r.payload.data()), r.payload.size());
-    if (r.type == kKeyBlock && kek)
-      cipher = ObjectCipher::from_key_block(*kek, r.payload, "the upload journal of " + path);
+    if (r.type == kKeyBlock && keys.encrypts())
+      cipher = ObjectCipher::from_saved_keys(keys, r.payload, "the upload journal of " + path);
   }
-  if (kek && !cipher) upload_id.clear();  // its parts were sealed with a key now lost
+  if (keys.encrypts() && !cipher) upload_id.clear();  // its parts were sealed with a key now lost
   std::vector<Part> held;
   if (!upload_id.empty()) {
     try {
@@ -169,11 +169,11 @@ CopySummary upload_file(Store& store, const std::string& path, const ObjectUrl& 
     }
   }
   if (upload_id.empty()) {
-    if (kek) cipher = ObjectCipher::create(*kek);
+    if (keys.encrypts()) cipher = ObjectCipher::create(keys);
     upload_id = store.create_multipart(url, metadata());
     journal.reset();
     journal.append(kUploadId, transfer::as_bytes(upload_id));
-    if (cipher) journal.append(kKeyBlock, cipher->key_block());
+    if (cipher) journal.append(kKeyBlock, cipher->saved_keys());
     journal.commit(true);
   }
   std::vector<Part> parts(count);
@@ -218,7 +218,7 @@ CopySummary download_file(Store& store, const ObjectUrl& url, const std::string&
   const auto started = Clock::now();
   auto info = store.head_object(url);
   if (!info) throw Error(Errc::not_found, url.text() + " does not exist");
-  const auto cipher = ObjectCipher::for_object(transfer::key_from_file(options.key_file),
+  const auto cipher = ObjectCipher::for_object(transfer::KeySource::parse(options.key_file),
                                                info->metadata, url.text());
   const auto size = cipher ? ObjectCipher::plain_size(info->size, url.text()) : info->size;
   const auto slash = path.rfind('/');

@@ -19,9 +19,7 @@ std::string md5_hex(const Md5& d) {
 }
 
 std::string md5_base64(const Md5& d) {
-  unsigned char out[32];
-  const int len = EVP_EncodeBlock(out, d.data(), static_cast<int>(d.size()));
-  return {reinterpret_cast<const char*>(out), static_cast<std::size_t>(len)};
+  return text::base64(d.data(), d.size());
 }
 
 struct Md5Stream::State {

@@ -17,6 +17,7 @@ using transfer::format::RecordType;
 const std::string kScheme = "nubo-encryption";
 const std::string kSchemeV1 = "aes-256-gcm-1m-v1";
 const std::string kKeyBlock = "nubo-key-block";
+const std::string kKmsRecord = "nubo-kms-record";
 const std::string kSealedHash = "nubo-sealed-xxh3-128";
 constexpr std::uint64_t kHashPlace = std::numeric_limits<std::uint64_t>::max();
 
@@ -39,20 +40,32 @@ std::uint64_t block_count(std::uint64_t plain_total) {
 
 }  // namespace
 
-ObjectCipher ObjectCipher::create(const transfer::Key& kek) {
-  auto [cipher, block] = transfer::ArchiveCipher::create(kek);
-  return {std::move(cipher), transfer::format::encode_key_block(block)};
+ObjectCipher ObjectCipher::create(const transfer::KeySource& keys) {
+  auto e = keys.create();
+  return {std::move(e.cipher), e.block, std::move(e.kms)};
 }
 
-ObjectCipher ObjectCipher::from_key_block(const transfer::Key& kek, transfer::Bytes block,
-                                          const std::string& name) {
-  const auto decoded = transfer::format::decode_key_block(block, name);
-  std::array<std::byte, kKeyBlockSize> copy{};
-  std::copy(block.begin(), block.end(), copy.begin());
-  return {transfer::ArchiveCipher::unwrap(kek, decoded, name), copy};
+std::vector<std::byte> ObjectCipher::saved_keys() const {
+  const auto block = transfer::format::encode_key_block(block_);
+  std::vector<std::byte> out(block.begin(), block.end());
+  if (kms_) {
+    const auto record = transfer::format::encode_kms_record(*kms_);
+    out.insert(out.end(), record.begin(), record.end());
+  }
+  return out;
 }
 
-std::optional<ObjectCipher> ObjectCipher::for_object(const std::optional<transfer::Key>& kek,
+ObjectCipher ObjectCipher::from_saved_keys(const transfer::KeySource& keys, transfer::Bytes saved,
+                                           const std::string& name) {
+  const auto block =
+      transfer::format::decode_key_block(saved.first(std::min(saved.size(), kKeyBlockSize)), name);
+  std::optional<transfer::format::KmsKey> kms;
+  if (saved.size() > kKeyBlockSize)
+    kms = transfer::format::decode_kms_record(saved.subspan(kKeyBlockSize), name);
+  return {keys.open(block, kms, name), block, std::move(kms)};
+}
+
+std::optional<ObjectCipher> ObjectCipher::for_object(const transfer::KeySource& keys,
                                                      const Metadata& metadata,
                                                      const std::string& name) {
   const auto scheme = metadata.find(kScheme);
@@ -65,19 +78,28 @@ std::optional<ObjectCipher> ObjectCipher::for_object(const std::optional<transfe
   if (hex == metadata.end() ||
       text::unhex(hex->second, block.data(), block.size()) != std::string::npos)
     corrupt(name, "its key block (x-amz-meta-" + kKeyBlock + ") is missing or not hexadecimal");
-  if (!kek)
-    throw Error(Errc::invalid_argument,
-                name + " is encrypted: give its key file (--key), key " +
-                    transfer::key_id_text(transfer::format::decode_key_block(block, name).key_id));
-  return from_key_block(*kek, block, name);
+  std::vector<std::byte> saved(block.begin(), block.end());
+  if (const auto record = metadata.find(kKmsRecord); record != metadata.end()) {
+    const auto bytes = text::unbase64(record->second);
+    if (!bytes || bytes->empty())
+      corrupt(name, "its KMS record (x-amz-meta-" + kKmsRecord + ") is not base64");
+    saved.insert(saved.end(), bytes->begin(), bytes->end());
+  }
+  return from_saved_keys(keys, saved, name);
 }
 
 Metadata ObjectCipher::metadata(const std::string& plain_hash) const {
   std::vector<std::byte> sealed;
   cipher_.seal(hash_header(plain_hash.size()), kHashPlace, transfer::as_bytes(plain_hash), sealed);
-  return {{kScheme, kSchemeV1},
-          {kKeyBlock, text::hex(block_.data(), block_.size())},
-          {kSealedHash, text::hex(sealed.data(), sealed.size())}};
+  const auto block = transfer::format::encode_key_block(block_);
+  Metadata m{{kScheme, kSchemeV1},
+             {kKeyBlock, text::hex(block.data(), block.size())},
+             {kSealedHash, text::hex(sealed.data(), sealed.size())}};
+  if (kms_) {
+    const auto record = transfer::format::encode_kms_record(*kms_);
+    m[kKmsRecord] = text::base64(record.data(), record.size());
+  }
+  return m;
 }
 
 std::string ObjectCipher::plain_hash(const Metadata& metadata, const std::string& name) const {

@@ -1,7 +1,8 @@
 // Encryption of plain objects at rest (`cp --encrypt`; docs/s3.md, "Encryption").
 //
 // The same envelope as encrypted archives (archive_cipher.hpp): a random data key per object,
-// wrapped by the user's key (the KEK), its key block kept in the object's metadata. The object's
+// wrapped by the user's key (the KEK: a key file's, or KMS's, archive_keys.hpp), its key block (and
+// KMS record) kept in the object's metadata. The object's
 // bytes are its file cut into blocks of 1 MiB, each sealed with AES-256-GCM:
 //   sealed block = nonce (12) | ciphertext | tag (16)
 // and bound as associated data to the object (its random id), its index, its size, and whether
@@ -20,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "transfer/archive/archive_cipher.hpp"
+#include "transfer/archive/archive_keys.hpp"
 #include "transfer/store/store.hpp"
 
 namespace nubo::store {
@@ -30,18 +31,19 @@ class ObjectCipher {
   static constexpr std::uint64_t kBlock = 1 << 20;  // plaintext bytes per sealed block
   static constexpr std::uint64_t kSealedBlock = kBlock + transfer::format::kSealOverhead;
 
-  // A fresh data key under `kek`, for a new object.
-  static ObjectCipher create(const transfer::Key& kek);
-  // The cipher of a key block made by create() (an upload's journal keeps it to resume).
-  static ObjectCipher from_key_block(const transfer::Key& kek, transfer::Bytes block,
-                                     const std::string& name);
+  // A fresh data key for a new object. Precondition: keys.encrypts().
+  static ObjectCipher create(const transfer::KeySource& keys);
+  // The cipher whose saved_keys() are `saved` (an upload's journal keeps them to resume).
+  static ObjectCipher from_saved_keys(const transfer::KeySource& keys, transfer::Bytes saved,
+                                      const std::string& name);
   // The cipher of the object `name` that carries `metadata`: none when the object is not
-  // encrypted. Error(invalid_argument) when it is and no key was given (naming the key id it
-  // needs), or the wrong one; Error(corrupt) when its metadata was altered.
-  static std::optional<ObjectCipher> for_object(const std::optional<transfer::Key>& kek,
+  // encrypted. Error(invalid_argument) when it is and what was given is not its key (naming the
+  // key it needs); Error(corrupt) when its metadata was altered.
+  static std::optional<ObjectCipher> for_object(const transfer::KeySource& keys,
                                                 const Metadata& metadata, const std::string& name);
 
-  std::array<std::byte, transfer::format::kKeyBlockSize> key_block() const { return block_; }
+  // The key block, then the KMS record when there is one.
+  std::vector<std::byte> saved_keys() const;
   // What the object carries: the scheme, the key block, and its file's hash, sealed.
   Metadata metadata(const std::string& plain_hash) const;
   // The file's hash from the metadata; Error(corrupt) naming the object when it is missing or
@@ -70,14 +72,15 @@ class ObjectCipher {
             std::vector<std::byte>& out, const std::string& name) const;
 
  private:
-  ObjectCipher(transfer::ArchiveCipher cipher,
-               std::array<std::byte, transfer::format::kKeyBlockSize> block)
-      : cipher_(std::move(cipher)), block_(block) {}
+  ObjectCipher(transfer::ArchiveCipher cipher, const transfer::format::KeyBlock& block,
+               std::optional<transfer::format::KmsKey> kms)
+      : cipher_(std::move(cipher)), block_(block), kms_(std::move(kms)) {}
   static transfer::format::RecordHeader block_header(std::uint64_t index, std::uint64_t size,
                                                      std::uint64_t plain_total);
 
   transfer::ArchiveCipher cipher_;
-  std::array<std::byte, transfer::format::kKeyBlockSize> block_;
+  transfer::format::KeyBlock block_;
+  std::optional<transfer::format::KmsKey> kms_;
 };
 
 }  // namespace nubo::store

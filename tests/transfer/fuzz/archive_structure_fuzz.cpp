@@ -288,9 +288,8 @@ std::vector<std::byte> build(Program& p) {
   std::optional<xfer::Encryption> encryption;
   if (p.below(4) == 0) {
     static const auto key = xfer::read_key_file(nubo_fuzz::key_file());
-    auto [c, block] = xfer::ArchiveCipher::create(key);
-    cipher = c;
-    encryption = xfer::Encryption{c, block};
+    encryption = xfer::KeySource::of(key).create();
+    cipher = encryption->cipher;
   }
   auto w = xfer::ArchiveWriter::create(std::make_unique<MemoryOutput>(bytes), kChunk, encryption);
   write_records(p, items, w);

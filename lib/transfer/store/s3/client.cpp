@@ -1,7 +1,5 @@
 #include "transfer/store/s3/client.hpp"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,17 +14,19 @@
 #include "nubo/retry.hpp"
 #include "transfer/store/s3/permissions.hpp"
 #include "transfer/store/s3/responses.hpp"
+#include "transfer/store/s3/signed_send.hpp"
 #include "transfer/store/s3/sigv4.hpp"
 
 namespace nubo::s3 {
 namespace {
 
-// What may pass: 5xx but 501 (Not Implemented) and 505 (HTTP Version Not Supported), which a
-// server answers every time, and S3's codes for a busy or slow moment.
-bool retryable(long status, const std::string& code) {
-  return (status >= 500 && status != 501 && status != 505) || status == 429 || code == "SlowDown" ||
-         code == "RequestTimeout" || code == "InternalError";
+// S3 writes its errors in XML: <Error><Code>...</Code><Message>...</Message></Error>.
+std::string first_xml(const http::Response& r, const char* tag) {
+  const auto values = xml_values(r.body, tag, 1);
+  return values.empty() ? std::string() : values[0];
 }
+const ServiceDialect kS3Errors{[](const http::Response& r) { return first_xml(r, "Code"); },
+                               [](const http::Response& r) { return first_xml(r, "Message"); }};
 
 // Bucket names S3 accepts: 3-63 of [a-z0-9.-], starting and ending with a letter or digit.
 bool valid_bucket(std::string_view b) {
@@ -37,26 +37,6 @@ bool valid_bucket(std::string_view b) {
       return false;
   return std::isalnum(static_cast<unsigned char>(b.front())) &&
          std::isalnum(static_cast<unsigned char>(b.back()));
-}
-
-// One line per request at NUBO_LOG=debug: when it started (seconds since the first request of
-// the process), the permission it needs, what it asked, what came back and how long it took, so
-// that a transfer's timeline (requests in flight, their latency, the gaps between them) can be read
-// off stderr.
-void log_request(std::string_view action, const http::Request& request, long status,
-                 std::size_t bytes, std::chrono::steady_clock::time_point started) {
-  if (log::level() < env::LogLevel::debug) return;
-  static const auto first = started;
-  using seconds = std::chrono::duration<double>;
-  const auto range = request.headers.find("range");
-  char line[160];
-  std::snprintf(line, sizeof line, "at +%.3f s: ", seconds(started - first).count());
-  std::string text = line + std::string(action) + " " + request.method + " " + request.url;
-  if (range != request.headers.end()) text += " (" + range->second + ")";
-  std::snprintf(line, sizeof line, ": %ld, %zu bytes sent, %zu received, in %.1f ms", status,
-                request.body.size(), bytes,
-                seconds(std::chrono::steady_clock::now() - started).count() * 1e3);
-  log::debug(text + line);
 }
 
 }  // namespace
@@ -105,9 +85,7 @@ std::string crc32c_base64(transfer::Bytes body) {
   const unsigned char be[4] = {
       static_cast<unsigned char>(crc >> 24), static_cast<unsigned char>(crc >> 16),
       static_cast<unsigned char>(crc >> 8), static_cast<unsigned char>(crc)};
-  unsigned char out[12];
-  const int len = EVP_EncodeBlock(out, be, 4);
-  return {reinterpret_cast<const char*>(out), static_cast<std::size_t>(len)};
+  return text::base64(be, sizeof be);
 }
 
 // Whether the server stored the body it was sent, from its answer. A server that checks
@@ -201,73 +179,22 @@ http::Response Client::send(const Call& call) {
                                       " (nubo-xfer policy) does not grant: a bug in nubo; "
                                       "please report it");
   }
-  std::mt19937_64 rng(std::random_device{}());
-  for (int attempt = 0;; ++attempt) {
-    SignInput in;
-    in.method = call.method;
-    in.path = path;
-    in.query = call.query;
-    in.headers = call.headers;
-    in.headers["host"] = host;
-    const bool unsigned_payload =
-        config_.unsigned_payload && !*payloads_signed_ && call.headers.count("content-md5");
-    in.payload_sha256 =
-        unsigned_payload
-            ? std::string(kUnsignedPayload)
-            : sha256_hex({reinterpret_cast<const char*>(call.body.data()), call.body.size()});
-    in.amz_date = amz_date(static_cast<long long>(std::time(nullptr)));
-    in.region = config_.region;
-    const auto authorization = sign(in, config_.credentials);
-    http::Request request;
-    request.method = call.method;
-    request.url = call.query.empty() ? base : base + "?" + call.query;
-    request.headers = in.headers;
-    request.headers.erase("host");  // libcurl sends it from the URL
-    request.headers["authorization"] = authorization;
-    request.body = call.body;
-    request.max_response = call.max_response;
-    request.timeout_seconds = options_.timeout_seconds;
-    std::string why;
-    try {
-      const auto started = std::chrono::steady_clock::now();
-      auto r = http::request(request);
-      log_request(action, request, r.status, r.body.size(), started);
-      if (r.status >= 200 && r.status < 300) return r;
-      const auto codes = xml_values(r.body, "Code", 1);
-      const std::string code = codes.empty() ? "" : codes[0];
-      // A server that does not take UNSIGNED-PAYLOAD refuses the request (400, 403 or 501, in
-      // its own words): sent again at once with the payload's SHA-256, as every later one.
-      if (unsigned_payload && (r.status == 400 || r.status == 403 || r.status == 501)) {
-        if (!payloads_signed_->exchange(true))
-          log::info(call.method + " " + call.url->text() + ": the server refused an unsigned " +
-                    "payload (" + (code.empty() ? std::to_string(r.status) : code) +
-                    "): payloads are signed by their SHA-256 from now on");
-        --attempt;
-        continue;
-      }
-      if (!retryable(r.status, code)) fail(call, r);
-      why = "HTTP " + std::to_string(r.status) + (code.empty() ? "" : " " + code);
-      if (attempt >= options_.retries) {
-        const auto messages = xml_values(r.body, "Message", 1);
-        if (!messages.empty()) why += " (" + messages[0].substr(0, 300) + ")";
-      }
-    } catch (const Error& e) {
-      if (e.code() != Errc::unavailable) throw;
-      why = e.what();
-    }
-    // Exponential backoff with jitter: 0.1 s, 0.2 s, ... at most 20 s.
-    const RetryPolicy policy{options_.retries + 1, 0.1, 20, true};
-    if (!policy.again(attempt + 1))
-      throw Error(Errc::unavailable,
-                  call.method + " " + call.url->text() + ": " + why + ", still after " +
-                      std::to_string(attempt + 1) +
-                      " attempts (AWS_MAX_ATTEMPTS): the server is overloaded or unreachable; "
-                      "run the same command again later");
-    const double wait = policy.delay_s(attempt + 1, rng);
-    log::info(call.method + " " + call.url->text() + ": " + why + "; retrying in " +
-              std::to_string(wait).substr(0, 4) + " s");
-    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
-  }
+  SignedRequest request;
+  request.what = call.method + " " + call.url->text();
+  request.action = action;
+  request.service = "s3";
+  request.method = call.method;
+  request.scheme_host = base.substr(0, base.size() - path.size());
+  request.host = host;
+  request.path = path;
+  request.query = call.query;
+  request.headers = call.headers;
+  request.body = call.body;
+  request.max_response = call.max_response;
+  request.unsigned_payload = config_.unsigned_payload && call.headers.count("content-md5");
+  return send_signed(
+      request, config_, {options_.retries, options_.timeout_seconds}, kS3Errors,
+      [&](const http::Response& r) { fail(call, r); }, payloads_signed_.get());
 }
 
 bool Client::copies_from(const store::Store& source) const {

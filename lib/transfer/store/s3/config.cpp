@@ -20,8 +20,10 @@ std::string home_file(const char* variable, const char* name) {
 
 }  // namespace
 
-Config load_config(const std::string& profile) {
+Config load_config(const std::string& profile, Service service) {
   Config c;
+  const bool s3 = service == Service::s3;
+  const std::string name = s3 ? "S3" : "KMS";
   c.profile = !profile.empty()              ? profile
               : !env("AWS_PROFILE").empty() ? env("AWS_PROFILE")
                                             : "default";
@@ -58,8 +60,9 @@ Config load_config(const std::string& profile) {
   // A usage error, not a temporary one: running the same command again cannot find them.
   if (c.credentials.access_key_id.empty() || c.credentials.secret_access_key.empty())
     throw Error(Errc::invalid_argument,
-                "no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give the "
-                "profile '" +
+                "no " + name +
+                    " credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give the "
+                    "profile '" +
                     c.profile + "' aws_access_key_id and aws_secret_access_key in " +
                     credentials_path);
 
@@ -69,8 +72,8 @@ Config load_config(const std::string& profile) {
       break;
     }
   }
-  for (const auto& v :
-       {env("AWS_ENDPOINT_URL_S3"), env("AWS_ENDPOINT_URL"), from_files("endpoint_url")}) {
+  for (const auto& v : {env(s3 ? "AWS_ENDPOINT_URL_S3" : "AWS_ENDPOINT_URL_KMS"),
+                        env("AWS_ENDPOINT_URL"), from_files("endpoint_url")}) {
     if (!v.empty()) {
       c.endpoint = v;
       break;
@@ -79,8 +82,8 @@ Config load_config(const std::string& profile) {
   while (!c.endpoint.empty() && c.endpoint.back() == '/') c.endpoint.pop_back();
   if (!c.endpoint.empty() && c.endpoint.rfind("http://", 0) != 0 &&
       c.endpoint.rfind("https://", 0) != 0)
-    throw Error(Errc::invalid_argument,
-                "the S3 endpoint '" + c.endpoint + "' must start with http:// or https://");
+    throw Error(Errc::invalid_argument, "the " + name + " endpoint '" + c.endpoint +
+                                            "' must start with http:// or https://");
   // Addressing: as configured; "auto" (the default) is virtual-hosted on AWS and path-style on
   // other endpoints, whose DNS rarely resolves bucket names.
   const auto style = from_files("s3.addressing_style");
@@ -100,7 +103,8 @@ Config load_config(const std::string& profile) {
     c.max_attempts = static_cast<int>(n);
   }
   if (const auto t = nubo::env::store_timeout_s()) c.timeout_seconds = *t;
-  if (c.endpoint.empty()) c.endpoint = "https://s3." + c.region + ".amazonaws.com";
+  if (c.endpoint.empty())
+    c.endpoint = std::string(s3 ? "https://s3." : "https://kms.") + c.region + ".amazonaws.com";
   return c;
 }
 

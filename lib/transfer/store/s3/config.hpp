@@ -1,6 +1,7 @@
 // Where to reach S3 and as whom, read the way the AWS CLI reads it (docs/s3.md):
 //  - the environment: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION
-//    (else AWS_DEFAULT_REGION), AWS_ENDPOINT_URL_S3 (else AWS_ENDPOINT_URL), AWS_PROFILE;
+//    (else AWS_DEFAULT_REGION), AWS_ENDPOINT_URL_S3 (AWS_ENDPOINT_URL_KMS for KMS; else
+//    AWS_ENDPOINT_URL), AWS_PROFILE;
 //  - then the profile in ~/.aws/credentials ([NAME]) and ~/.aws/config ([profile NAME], or
 //    [default]), or the files AWS_SHARED_CREDENTIALS_FILE and AWS_CONFIG_FILE name: keys
 //    aws_access_key_id, aws_secret_access_key, aws_session_token, region, endpoint_url, and
@@ -38,6 +39,8 @@ struct Config {
 // Error(invalid_argument) for a named profile that no file has, a file that is not what it
 // should be (naming the file and line), or no credentials at all (saying where they were
 // looked for): none of them goes away when the same command is run again.
-Config load_config(const std::string& profile = "");
+// The same files and variables serve both services nubo calls; they differ in the endpoint.
+enum class Service { s3, kms };
+Config load_config(const std::string& profile = "", Service service = Service::s3);
 
 }  // namespace nubo::s3

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <regex>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +11,7 @@
 #include "nubo/copy.hpp"
 #include "nubo/error.hpp"
 #include "transfer/store/s3/client.hpp"
+#include "transfer/store/s3/kms.hpp"
 
 namespace nubo::s3 {
 namespace {
@@ -22,6 +22,9 @@ struct Row {
   Operation op;
   std::string_view name;
   std::vector<std::string_view> actions;  // sorted
+  // What it asks of KMS for archives and objects encrypted under a KMS key (--encrypt kms:KEY):
+  // a fresh key for what it writes, the unwrapping of what it reads.
+  std::vector<std::string_view> kms;
 };
 
 // What each operation issues (docs/s3.md, "Least privilege"):
@@ -31,24 +34,31 @@ struct Row {
 //  - cp: both ways, trees through listings;
 //  - sync: cp's, and deleting at the destination what the source no longer has (--delete);
 //  - checkpoint: pack's, the listing of the checkpoints, reading the newest, pruning old ones.
+// A pack also unwraps keys: a resumed pack reads its partial archive's, and --if-changed the
+// archive already there.
 const std::array<Row, 5>& table() {
+  static const std::vector<std::string_view> both{"kms:Decrypt", "kms:GenerateDataKey"};
   static const std::array<Row, 5> rows{{
       {Operation::pack,
        "pack",
-       {"s3:AbortMultipartUpload", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:PutObject"}},
-      {Operation::unpack, "unpack", {"s3:GetObject"}},
+       {"s3:AbortMultipartUpload", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:PutObject"},
+       both},
+      {Operation::unpack, "unpack", {"s3:GetObject"}, {"kms:Decrypt"}},
       {Operation::cp,
        "cp",
        {"s3:AbortMultipartUpload", "s3:GetObject", "s3:ListBucket", "s3:ListMultipartUploadParts",
-        "s3:PutObject"}},
+        "s3:PutObject"},
+       both},
       {Operation::sync,
        "sync",
        {"s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:ListBucket",
-        "s3:ListMultipartUploadParts", "s3:PutObject"}},
+        "s3:ListMultipartUploadParts", "s3:PutObject"},
+       both},
       {Operation::checkpoint,
        "checkpoint",
        {"s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:ListBucket",
-        "s3:ListMultipartUploadParts", "s3:PutObject"}},
+        "s3:ListMultipartUploadParts", "s3:PutObject"},
+       both},
   }};
   return rows;
 }
@@ -113,7 +123,7 @@ std::string policy_json(const std::vector<std::string>& places,
                         const std::vector<std::string>& operations) {
   if (places.empty())
     throw Error(Errc::invalid_argument, "a policy needs a place: give s3://BUCKET/PREFIX");
-  std::set<std::string_view> object_actions;
+  std::set<std::string_view> object_actions, kms_actions;
   std::vector<std::string> kms_keys;
   bool lists = false;
   for (const auto& name : operations) {
@@ -121,22 +131,26 @@ std::string policy_json(const std::vector<std::string>& places,
       kms_keys.push_back(name.substr(4));
       continue;
     }
-    for (const auto action : actions_for(parse_operation(name))) {
+    const auto op = parse_operation(name);
+    for (const auto& row : table())
+      if (row.op == op) kms_actions.insert(row.kms.begin(), row.kms.end());
+    for (const auto action : actions_for(op)) {
       if (action == "s3:ListBucket")
         lists = true;
       else
         object_actions.insert(action);
     }
   }
-  // ARNs as KMS prints them: arn:PARTITION:kms:REGION:ACCOUNT:key/ID or alias/NAME.
-  static const std::regex kms_arn(
-      R"(arn:aws(-cn|-us-gov)?:kms:[a-z0-9-]+:[0-9]{12}:(key/[A-Za-z0-9-]+|alias/[A-Za-z0-9/_-]+))");
-  for (const auto& key : kms_keys)
-    if (!std::regex_match(key, kms_arn))
-      throw Error(Errc::invalid_argument,
-                  "'" + key +
-                      "' is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID or "
-                      "arn:aws:kms:REGION:ACCOUNT:alias/NAME)");
+  // A policy names keys by ARN: arn:PARTITION:kms:REGION:ACCOUNT:key/ID or alias/NAME.
+  for (const auto& key : kms_keys) {
+    check_kms_key(key);
+    if (kms_key_region(key).empty())
+      throw Error(
+          Errc::invalid_argument,
+          "'" + key +
+              "' is not a KMS key ARN: a policy names its key by ARN "
+              "(arn:aws:kms:REGION:ACCOUNT:key/ID or arn:aws:kms:REGION:ACCOUNT:alias/NAME)");
+  }
   if (object_actions.empty())
     throw Error(Errc::invalid_argument,
                 "a policy needs operations: give some of pack, unpack, cp, sync, checkpoint");
@@ -165,10 +179,8 @@ std::string policy_json(const std::vector<std::string>& places,
   }
   if (!kms_keys.empty()) {
     const std::set<std::string> keys(kms_keys.begin(), kms_keys.end());
-    statements.push_back({{"Sid", "NuboKms"},
-                          {"Effect", "Allow"},
-                          {"Action", {"kms:Decrypt", "kms:GenerateDataKey"}},
-                          {"Resource", keys}});
+    statements.push_back(
+        {{"Sid", "NuboKms"}, {"Effect", "Allow"}, {"Action", kms_actions}, {"Resource", keys}});
   }
   const Json policy = {{"Version", "2012-10-17"}, {"Statement", statements}};
   return policy.dump(2) + "\n";

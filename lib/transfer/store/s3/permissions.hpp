@@ -26,7 +26,8 @@ std::string_view operation_name(store::Operation op);
 // The IAM policy document (JSON) granting exactly what `operations` issue on `places`
 // (s3://BUCKET/PREFIX URLs): object actions on arn:PARTITION:s3:::BUCKET/PREFIX*, s3:ListBucket
 // on each bucket with an s3:prefix condition, and for each "kms:KEY-ARN" among the operations
-// kms:GenerateDataKey and kms:Decrypt on that key (what S3 asks of KMS for SSE-KMS objects).
+// what they ask of KMS on that key: kms:Decrypt to read what is encrypted under it (--encrypt
+// kms:KEY, and SSE-KMS objects), kms:GenerateDataKey to write.
 // Error(invalid_argument) naming a URL that is not s3://, an unknown operation or a malformed
 // key ARN.
 std::string policy_json(const std::vector<std::string>& places,
