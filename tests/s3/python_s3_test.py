@@ -74,6 +74,20 @@ class Copy(unittest.TestCase):
         # Read back with no key given: the archive names its KMS key.
         transfer.unpack("s3://py-bucket/kms.nubo", self.dir / "out", sync=False)
         self.assertEqual((self.dir / "out" / "src" / "plans.txt").read_text(), "secret plans\n")
+        # A pack under KMS cancelled halfway resumes under the same key: KMS unwraps the
+        # partial archive's key again.
+        (src / "big.bin").write_bytes(os.urandom(16_000_000))
+        local = self.dir / "local.nubo"
+        # Slow enough (one thread, zstd -12 of random bytes) for the progress to be called.
+        slow = dict(key_file="kms:" + arn, chunk_size=1 << 20, threads=1, level=12, sync=False)
+        with self.assertRaises(NuboError) as cancelled:
+            transfer.pack(src, local, progress=lambda p: p.bytes_done == 0, **slow)
+        self.assertEqual(cancelled.exception.status, Status.CANCELLED)
+        resumed = transfer.pack(src, local, **slow)
+        self.assertTrue(resumed.resumed)
+        transfer.unpack(local, self.dir / "again", sync=False)
+        self.assertEqual((self.dir / "again" / "src" / "big.bin").read_bytes(),
+                         (src / "big.bin").read_bytes())
         with self.assertRaises(NuboError) as e:
             transfer.pack(src, self.dir / "x.nubo", key_file="kms:arn:aws:kms:nowhere")
         self.assertEqual(e.exception.status, Status.INVALID_ARGUMENT)
