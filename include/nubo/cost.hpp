@@ -72,6 +72,9 @@ struct NUBO_API Instance {
   double spot_mtbi_h = 0;
   std::string price_date, spot_date;
   std::string source;  // the row's cited source, and where it was read ("mine.csv:4")
+  // The source's own name for the GPUs ("A100-80GB", as SkyPilot's catalog spells it), for
+  // job files; "" when the row came without one.
+  std::string accelerator;
 
   // $/h under a pricing; < 0 when the catalog has no such price.
   double price(Pricing p) const;
@@ -335,6 +338,15 @@ struct NUBO_API Workload {
   // x samples x epochs; 0 when none is given.
   double training_flops() const;
 };
+
+// A workload from named text fields, as nubo-cost plan's flags name them ("params" = "7B",
+// "tokens" = "2e9", "flops", "profile" = a nubo-train profile's path, "gpu-memory" = "30G", ...;
+// docs/cost.md lists them), with their units: the one reading of a workload description for
+// the command line and queue files. `where` prefixes each field in errors ("--" gives
+// "--params"). Error(invalid_argument) for an unknown field, a bad value, or too little to
+// price.
+NUBO_API Workload workload_from_fields(const std::map<std::string, std::string>& fields,
+                                       const std::string& where);
 
 // ---- Estimates ----------------------------------------------------------------------------
 

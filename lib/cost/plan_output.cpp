@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cost/estimate_json.hpp"
 #include "cost/planner_index.hpp"
 #include "nubo/cost.hpp"
 
@@ -62,6 +63,8 @@ Exclusion format(const detail::PlanData& d, const detail::ExclusionRecord& r) {
   return e;
 }
 
+}  // namespace
+
 nlohmann::json estimate_json(const Estimate& e) {
   nlohmann::json notes = nlohmann::json::array();
   for (const auto& n : e.notes) notes.push_back(n);
@@ -108,8 +111,6 @@ nlohmann::json estimate_json(const Estimate& e) {
       {"notes", notes},
   };
 }
-
-}  // namespace
 
 const std::vector<Exclusion>& Plan::exclusions() const {
   if (!exclusions_) {

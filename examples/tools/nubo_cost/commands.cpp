@@ -58,46 +58,38 @@ void parse_nodes(const std::string& text, PlanRequest& r) {
   if (r.max_nodes < r.min_nodes) bad("--nodes: " + text + " counts down; write MIN-MAX");
 }
 
+// The flags as workload_from_fields names them; numbers at their defaults left to its defaults.
 Workload workload_of(const PlanCommand& c) {
-  Workload w;
-  if (!c.profile.empty()) {
-    w = Workload::from_profile(Profile::load(c.profile), c.epochs);
-  } else {
-    w.dtype = nubo::parse_dtype(c.dtype);
-    w.mfu = c.mfu;
-    if (!c.params.empty()) w.parameters = nubo::parse_count(c.params, "--params");
-    if (!c.model_bytes.empty())
-      w.parameters = parse_bytes(c.model_bytes, "--model-bytes") /
-                     static_cast<double>(nubo::dtype_size(w.dtype));
-    if (!c.tokens.empty()) w.tokens = nubo::parse_count(c.tokens, "--tokens");
-    w.sequence_length = c.seq_len;
-    w.micro_batch = c.micro_batch;
-    w.optimizer = parse_optimizer(c.optimizer);
-    w.sharding = c.zero == "auto" ? -1 : std::stoi(c.zero);
-    if (!c.flops.empty()) {
-      w.total_flops = number(c.flops, "--flops");
-    } else if (!c.flops_per_sample.empty() && !c.samples.empty()) {
-      w.flops_per_sample = number(c.flops_per_sample, "--flops-per-sample");
-    } else if (w.parameters <= 0 || (w.tokens <= 0 && (c.samples.empty() || c.seq_len <= 0))) {
-      bad("describe the workload: --params 7B with --tokens 2e9 (or --samples with --seq-len), "
-          "--flops N, --flops-per-sample N with --samples N, or --profile run.json (from "
-          "nubo-train)");
-    }
-  }
-  if (!c.samples.empty()) w.samples = number(c.samples, "--samples");
-  w.epochs = c.epochs;
-  w.global_batch = c.batch;
-  if (!c.params_bytes.empty()) w.parameter_bytes = parse_bytes(c.params_bytes, "--params-bytes");
-  if (!c.memory.empty()) w.memory_per_gpu_bytes = parse_bytes(c.memory, "--gpu-memory");
-  if (!c.dataset.empty()) w.dataset_bytes = parse_bytes(c.dataset, "--dataset");
-  if (!c.checkpoint_size.empty())
-    w.checkpoint_bytes = parse_bytes(c.checkpoint_size, "--checkpoint-size");
-  if (!c.checkpoint_every.empty())
-    w.checkpoint_interval_s = parse_duration(c.checkpoint_every, "--checkpoint-every");
-  if (!c.egress.empty()) w.egress_bytes = parse_bytes(c.egress, "--egress");
-  w.compression_ratio = c.compression;
-  w.overlap = c.overlap;
-  w.storage_months_after = c.keep_months;
+  const auto exact = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return std::string(buf);
+  };
+  std::map<std::string, std::string> fields{{"params", c.params},
+                                            {"model-bytes", c.model_bytes},
+                                            {"tokens", c.tokens},
+                                            {"optimizer", c.optimizer},
+                                            {"zero", c.zero},
+                                            {"flops", c.flops},
+                                            {"flops-per-sample", c.flops_per_sample},
+                                            {"samples", c.samples},
+                                            {"profile", c.profile},
+                                            {"epochs", exact(c.epochs)},
+                                            {"dtype", c.dtype},
+                                            {"mfu", exact(c.mfu)},
+                                            {"micro-batch", exact(c.micro_batch)},
+                                            {"params-bytes", c.params_bytes},
+                                            {"gpu-memory", c.memory},
+                                            {"dataset", c.dataset},
+                                            {"compression", exact(c.compression)},
+                                            {"checkpoint-size", c.checkpoint_size},
+                                            {"checkpoint-every", c.checkpoint_every},
+                                            {"egress", c.egress},
+                                            {"overlap", exact(c.overlap)},
+                                            {"keep-months", exact(c.keep_months)}};
+  if (c.seq_len > 0) fields["seq-len"] = exact(c.seq_len);
+  if (c.batch > 0) fields["batch"] = exact(c.batch);
+  auto w = workload_from_fields(fields, "--");
   for (const auto& t : c.tags) {
     auto eq = t.find('=');
     if (eq == std::string::npos || eq == 0) bad("--tag: expected KEY=VALUE, got '" + t + "'");

@@ -53,6 +53,19 @@ struct PlanCommand {
   std::string svg;
 };
 
+struct ScheduleCommand {
+  CatalogFlags catalog;
+  std::string queue;                 // the queue file (JSON)
+  std::string method = "auto";       // auto, exact, heuristic
+  std::string time_limit = "20s";    // the exact solver's
+  std::string slot;                  // the grid on reservations; "": from the horizon
+  std::string mtbi, restart;         // spot defaults, as plan's
+  std::vector<std::string> reserve;  // --reserve INSTANCE=COUNT:TERM (repeatable)
+  std::vector<std::string> emit;     // --emit FORMAT DIR
+  std::string update;                // --update FILE: what happened since
+  bool json = false;
+};
+
 struct CheckpointCommand {
   std::string size, write_rate, mtbi = "6h", restart = "10m", work;
   bool json = false;
@@ -82,6 +95,7 @@ int run(const UpdateCommand& c);
 int run_serving(const PlanCommand& c);
 int run(const PlanCommand& c);
 int run(const CheckpointCommand& c);
+int run(const ScheduleCommand& c);  // schedule_command.cpp
 int run(const OwnCommand& c);
 int run(const ScaleCommand& c);
 

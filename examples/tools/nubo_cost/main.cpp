@@ -164,6 +164,31 @@ int main(int argc, char** argv) {
   p->add_flag("--explain", plan.explain, "list every exclusion, not just a summary");
   p->add_option("--svg", plan.svg, "draw cost against time into this SVG file");
 
+  nubo_cost::ScheduleCommand sch;
+  auto* sd = app.add_subcommand(
+      "schedule", "a queue of jobs over reservations, on-demand and spot, with deadlines");
+  catalog_flags(sd, sch.catalog);
+  sd->add_option("queue", sch.queue, "the queue file (JSON: jobs and reservations)")->required();
+  sd->add_option("--method", sch.method, "auto (default: exact up to 30 jobs), exact or heuristic")
+      ->check(CLI::IsMember({"auto", "exact", "heuristic"}));
+  sd->add_option("--time-limit", sch.time_limit, "the exact solver's, default 20s")
+      ->check(nubo_cli::PositiveDuration);
+  sd->add_option("--slot", sch.slot,
+                 "the time grid on reservations, e.g. 1h (default: from "
+                 "the horizon, at most 168 slots)")
+      ->check(nubo_cli::PositiveDuration);
+  sd->add_option("--mtbi", sch.mtbi, "mean time between spot interruptions, e.g. 6h")
+      ->check(nubo_cli::PositiveDuration);
+  sd->add_option("--restart", sch.restart, "time to resume after an interruption, e.g. 10m")
+      ->check(nubo_cli::Duration);
+  sd->add_option("--reserve", sch.reserve,
+                 "what if: one more reservation, INSTANCE[@REGION]=COUNT:1y|3y (repeatable)");
+  sd->add_option("--emit", sch.emit, "job files: skypilot DIR or slurm DIR")->expected(2);
+  sd->add_option("--update", sch.update,
+                 "what happened since (JSON: now, and finished, failed, running jobs): re-plan "
+                 "the rest from now");
+  sd->add_flag("--json", sch.json, "print the schedule as JSON");
+
   nubo_cost::CheckpointCommand ck;
   auto* k = app.add_subcommand("checkpoint", "the checkpoint interval for spot (Young/Daly)");
   k->add_option("--size", ck.size, "checkpoint size, e.g. 20G")
@@ -228,6 +253,7 @@ int main(int argc, char** argv) {
     if (c->parsed()) return nubo_cost::run(cat);
     if (p->parsed()) return nubo_cost::run(plan);
     if (k->parsed()) return nubo_cost::run(ck);
+    if (sd->parsed()) return nubo_cost::run(sch);
     if (sca->parsed()) return nubo_cost::run(sc);
     return nubo_cost::run(own);
   } catch (const nubo::Error& e) {

@@ -86,6 +86,7 @@ void RowBuilder::finish() {
     in.name = q.name;
     in.region = q.region;
     in.gpu_model = g.gpu->model;
+    in.accelerator = q.gpu_name;
     in.gpus = static_cast<int>(q.gpus);
     in.vcpus = static_cast<int>(q.vcpus);
     in.memory_gib = q.memory_gib;

@@ -1,0 +1,211 @@
+// Job files for the engines that launch machines (docs/schedule.md, "Job files"): a SkyPilot
+// task YAML or an sbatch script per placed job, and a README saying in what order to submit
+// them. nubo launches nothing itself.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "nubo/error.hpp"
+#include "nubo/schedule.hpp"
+
+namespace nubo::cost {
+namespace {
+
+std::string fixed(double v, int decimals = 1) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// SkyPilot's accelerator name for the instance's GPUs: the one its catalog gives the row when
+// the row came from it, else the GPU model's own first part ("L40S", "H100").
+std::string accelerator_of(const Catalog& catalog, const Estimate& e) {
+  if (const auto* row = catalog.find(e.instance, e.region); row && !row->accelerator.empty())
+    return row->accelerator;
+  return e.gpu_model.substr(0, e.gpu_model.find('-'));
+}
+
+// GCP's GPUs come attached to a host ("n1-standard-8+1xV100" in the catalog): SkyPilot wants
+// the host's type and the accelerator apart.
+std::string instance_type_of(const Estimate& e) {
+  return e.instance.substr(0, e.instance.find('+'));
+}
+
+// In a YAML double-quoted scalar.
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The job's command, under nubo-run when it uses nubo: restarts after a failure, the GPUs'
+// health watched, the nodes met at node 0.
+std::string run_line(const QueueJob& job, const std::string& nodes, const std::string& rank,
+                     const std::string& master) {
+  const std::string command =
+      job.command.empty() ? "echo 'job " + job.name + ": no command in the queue file' >&2; exit 1"
+                          : job.command;
+  if (!job.uses_nubo || job.command.empty()) return command;
+  return "nubo-run --nnodes " + nodes + " --node-rank " + rank + " --master-addr " + master +
+         " --max-restarts 3 --watch-health 30 --exclude-unhealthy -- " + command;
+}
+
+std::string header_comment(const ScheduledJob& s, const char* prefix) {
+  std::string c = std::string(prefix) + " nubo-cost schedule: " + s.name + " on " +
+                  s.estimate.label() + " in " + s.estimate.region + ", from " + fixed(s.start_h) +
+                  " h, expected to end at " + fixed(s.finish_h) + " h (deadline " +
+                  fixed(s.deadline_h) + " h), expected cost " + format_money(s.cost) + "\n";
+  if (s.placement == Placement::reserved)
+    c += std::string(prefix) + " Runs on the team's reservation: its hours are already paid for.\n";
+  if (s.placement == Placement::spot && s.estimate.checkpoint_interval_s > 0)
+    c += std::string(prefix) + " Spot: checkpoint every " +
+         format_duration(s.estimate.checkpoint_interval_s) + " (at its interruption rate).\n";
+  return c;
+}
+
+std::string skypilot(const Catalog& catalog, const ScheduledJob& s, const QueueJob& job) {
+  const auto& e = s.estimate;
+  std::string y = header_comment(s, "#");
+  y += "name: " + s.name + "\n";
+  y += "num_nodes: " + std::to_string(e.nodes) + "\n";
+  y += "resources:\n";
+  y += "  cloud: " + e.provider + "\n";
+  y += "  region: " + e.region + "\n";
+  y += "  instance_type: " + instance_type_of(e) + "\n";
+  y += "  accelerators: " +
+       quoted(accelerator_of(catalog, e) + ":" + std::to_string(e.gpus_per_node)) + "\n";
+  y += "  use_spot: " + std::string(s.placement == Placement::spot ? "true" : "false") + "\n";
+  if (s.placement == Placement::spot) {
+    y += "  job_recovery:\n";
+    y += "    strategy: FAILOVER\n";
+    y += "    max_restarts_on_errors: 3\n";
+  }
+  if (!s.tag.empty()) y += "  labels:\n    nubo-tag: " + quoted(s.tag) + "\n";
+  y += "run: |\n  " +
+       run_line(job, "$SKYPILOT_NUM_NODES", "$SKYPILOT_NODE_RANK",
+                "$(echo \"$SKYPILOT_NODE_IPS\" | head -n1)") +
+       "\n";
+  return y;
+}
+
+// Slurm's time limit: the expected time with a fifth more and ten minutes, in whole minutes.
+std::string slurm_time(double hours) {
+  const auto minutes = static_cast<long long>(std::ceil(hours * 60 * 1.2 + 10));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%lld-%02lld:%02lld:00", minutes / 1440, minutes / 60 % 24,
+                minutes % 60);
+  return buf;
+}
+
+std::string slurm(const ScheduledJob& s, const QueueJob& job) {
+  const auto& e = s.estimate;
+  std::string b = "#!/bin/bash\n";
+  b += "#SBATCH --job-name=" + s.name + "\n";
+  b += "#SBATCH --nodes=" + std::to_string(e.nodes) + "\n";
+  b += "#SBATCH --ntasks-per-node=1\n";
+  b += "#SBATCH --gpus-per-node=" + std::to_string(e.gpus_per_node) + "\n";
+  b += "#SBATCH --time=" + slurm_time(e.hours()) + "\n";
+  const auto begin_minutes = static_cast<long long>(std::floor(s.start_h * 60));
+  b += "#SBATCH --begin=now";
+  if (begin_minutes > 0) {  // appended piece by piece: GCC 12 warns falsely on "+" + to_string
+    b += '+';
+    b += std::to_string(begin_minutes);
+    b += "minutes";
+  }
+  b += "\n";
+  if (s.placement == Placement::spot || job.interruptible) b += "#SBATCH --requeue\n";
+  b += header_comment(s, "#");
+  b += "# --begin counts from submission: submit when the queue starts (README.md).\n";
+  b += "set -euo pipefail\n";
+  b += "srun " +
+       run_line(job, "\"$SLURM_JOB_NUM_NODES\"", "\"$SLURM_NODEID\"",
+                "\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)\"") +
+       "\n";
+  return b;
+}
+
+void write_file(const std::string& path, const std::string& text, bool executable) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw Error(Errc::io, tmp + ": cannot write: " + std::strerror(errno));
+    f << text;
+    if (!f.flush()) throw Error(Errc::io, tmp + ": write failed");
+  }
+  if (executable) ::chmod(tmp.c_str(), 0755);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw Error(Errc::io, path + ": cannot rename into place: " + std::strerror(errno));
+}
+
+}  // namespace
+
+JobFileFormat parse_job_file_format(std::string_view text) {
+  if (text == "skypilot") return JobFileFormat::skypilot;
+  if (text == "slurm") return JobFileFormat::slurm;
+  throw Error(Errc::invalid_argument,
+              "job files '" + printable(std::string(text)) + "': skypilot or slurm");
+}
+
+std::vector<std::string> write_job_files(const Catalog& catalog, const Schedule& schedule,
+                                         const Queue& queue, JobFileFormat format,
+                                         const std::string& dir) {
+  if (dir.empty()) throw Error(Errc::invalid_argument, "job files: no folder given");
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    throw Error(errno == ENOENT ? Errc::not_found : Errc::io,
+                dir + ": cannot make the folder: " + std::strerror(errno));
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error(Errc::invalid_argument, dir + " is not a folder");
+  std::map<std::string, const QueueJob*> by_name;
+  for (const auto& j : queue.jobs) by_name[j.name] = &j;
+  std::vector<const ScheduledJob*> placed;
+  for (const auto& s : schedule.jobs)
+    if (s.placement != Placement::unplaced) placed.push_back(&s);
+  std::stable_sort(placed.begin(), placed.end(),
+                   [](const auto* a, const auto* b) { return a->start_h < b->start_h; });
+  const bool sky = format == JobFileFormat::skypilot;
+  std::vector<std::string> written;
+  std::string readme = std::string("# Job files from nubo-cost schedule\n\n") +
+                       (sky ? "Launch each with `sky jobs launch FILE` (spot jobs recover by "
+                              "themselves) or `sky launch FILE`, "
+                            : "Submit each with `sbatch FILE`, ") +
+                       "in this order, at its start (hours from the queue's start):\n\n"
+                       "| order | job | file | start | placement | expected end | deadline |\n"
+                       "|---:|---|---|---:|---|---:|---:|\n";
+  for (std::size_t i = 0; i < placed.size(); ++i) {
+    const auto& s = *placed[i];
+    const auto it = by_name.find(s.name);
+    if (it == by_name.end())
+      throw Error(Errc::invalid_argument, "job files: job '" + s.name + "' is not in the queue");
+    const std::string file = s.name + (sky ? ".yaml" : ".sbatch");
+    const std::string path = dir + "/" + file;
+    write_file(path, sky ? skypilot(catalog, s, *it->second) : slurm(s, *it->second), !sky);
+    written.push_back(path);
+    readme += "| " + std::to_string(i + 1) + " | " + s.name + " | " + file + " | " +
+              fixed(s.start_h) + " h | " + std::string(placement_name(s.placement)) + " " +
+              s.estimate.label() + " | " + fixed(s.finish_h) + " h | " + fixed(s.deadline_h) +
+              " h |\n";
+  }
+  if (schedule.unplaced() > 0) {
+    readme += "\nNot placed (no file):\n\n";
+    for (const auto& s : schedule.jobs)
+      if (s.placement == Placement::unplaced) readme += "- " + s.name + ": " + s.reason + "\n";
+  }
+  write_file(dir + "/README.md", readme, false);
+  written.push_back(dir + "/README.md");
+  return written;
+}
+
+}  // namespace nubo::cost

@@ -1,0 +1,186 @@
+#include "cost/schedule/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "nubo/error.hpp"
+
+namespace nubo::cost::schedule_detail {
+namespace {
+
+constexpr int kMaxSlots = 168;  // the grid's resolution: a week in hours, a month in 5 h slots
+
+[[noreturn]] void bad(const std::string& message) {
+  throw Error(Errc::invalid_argument, message);
+}
+
+double horizon_of(const Queue& q) {
+  if (q.horizon_h > 0) return q.horizon_h;
+  double h = q.now_h;
+  for (const auto& j : q.jobs) h = std::max(h, j.deadline_h > 0 ? j.deadline_h : j.release_h + 168);
+  return h;
+}
+
+// The reservations as pools: their instance rows, committed prices and free capacity per slot.
+std::vector<Pool> pools_of(const Catalog& catalog, const Queue& q, const Model& m) {
+  std::vector<Pool> pools;
+  for (std::size_t i = 0; i < q.reservations.size(); ++i) {
+    const auto& r = q.reservations[i];
+    const std::string what = "reservations[" + std::to_string(i) + "] (" + r.instance + ")";
+    Pool p;
+    p.reservation = i;
+    p.instance = catalog.find(r.instance, r.region);
+    if (!p.instance) {
+      try {
+        catalog.get(r.instance, r.region);
+      } catch (const Error& e) {
+        bad(what + ": " + e.what());
+      }
+    }
+    p.hourly = r.hourly >= 0 ? r.hourly : p.instance->price(r.term);
+    if (p.hourly < 0)
+      bad(what + ": the catalog has no " + std::string(pricing_name(r.term)) +
+          " price for it; give \"hourly\"");
+    const double until = r.until_h > 0 ? std::min(r.until_h, m.horizon_h) : m.horizon_h;
+    p.capacity.assign(static_cast<std::size_t>(m.slots), 0);
+    for (int s = 0; s < m.slots; ++s)
+      // Whole slots only: a job placed in a slot may use all of it.
+      if (s * m.slot_h >= r.from_h - 1e-9 && (s + 1) * m.slot_h <= until + 1e-9)
+        p.capacity[static_cast<std::size_t>(s)] = r.count;
+    for (const auto& held : q.held)
+      if (held.reservation == i)
+        for (int s = 0; s < m.slots && s * m.slot_h < held.until_h; ++s)
+          p.capacity[static_cast<std::size_t>(s)] =
+              std::max(0, p.capacity[static_cast<std::size_t>(s)] - held.nodes);
+    pools.push_back(std::move(p));
+  }
+  return pools;
+}
+
+// A catalog of the reserved rows alone, each priced at its reservation, for the planner to
+// tell which node counts fit and how long they take.
+Catalog pool_catalog(const std::vector<Pool>& pools) {
+  auto c = Catalog::empty();
+  for (const auto& p : pools) {
+    if (c.find(p.instance->name, p.instance->region)) continue;
+    Instance row = *p.instance;
+    row.reserved_1y = row.reserved_3y = std::max(p.hourly, 1e-6);
+    row.reserved_1y_derived = row.reserved_3y_derived = false;
+    c.add(row);
+  }
+  return c;
+}
+
+PlanRequest request_for(const QueueJob& j, const ScheduleOptions& o) {
+  auto r = o.request;
+  r.min_nodes = j.min_nodes;
+  r.max_nodes = j.max_nodes;
+  r.gpu = j.gpu;
+  r.provider = j.provider;
+  r.region = j.region;
+  r.deadline_s = 0;
+  r.budget = 0;
+  r.limit = 0;
+  r.rank = PlanRequest::Rank::cost;
+  return r;
+}
+
+// The job's cloud offers: the cheapest that finishes in time, the cheapest at all, and (when
+// none is in time) the fastest.
+void cloud_ways(const Catalog& catalog, const QueueJob& j, const ScheduleOptions& o, JobWays& w) {
+  auto r = request_for(j, o);
+  r.pricings = j.interruptible ? std::vector<Pricing>{Pricing::on_demand, Pricing::spot}
+                               : std::vector<Pricing>{Pricing::on_demand};
+  const auto p = plan(catalog, j.workload, r);
+  const double window = w.deadline_h - w.release_h;
+  for (const auto& e : p.ranked) {
+    if (!w.cheapest) w.cheapest = e;
+    if (!w.cloud && e.hours() <= window + 1e-9) w.cloud = e;
+    if (!w.fastest || e.hours() < w.fastest->hours()) w.fastest = e;
+  }
+}
+
+void reserved_ways(const Catalog& pools_catalog, const QueueJob& j, const ScheduleOptions& o,
+                   const Model& m, JobWays& w) {
+  auto r = request_for(j, o);
+  r.pricings = {Pricing::reserved_1y};
+  const auto p = plan(pools_catalog, j.workload, r);
+  const int first = static_cast<int>(std::ceil(w.release_h / m.slot_h - 1e-9));
+  for (const auto& e : p.ranked) {
+    const int slots = std::max(1, static_cast<int>(std::ceil(e.hours() / m.slot_h - 1e-9)));
+    const int last =
+        std::min(static_cast<int>(std::floor(w.deadline_h / m.slot_h + 1e-9)), m.slots) - slots;
+    if (last < first) continue;
+    for (std::size_t i = 0; i < m.pools.size(); ++i) {
+      const auto& pool = m.pools[i];
+      if (pool.instance->name != e.instance || pool.instance->region != e.region ||
+          pool.instance->provider != e.provider)
+        continue;
+      if (*std::max_element(pool.capacity.begin(), pool.capacity.end()) < e.nodes) continue;
+      w.reserved.push_back({i, e.nodes, slots, first, last, e});
+    }
+  }
+}
+
+}  // namespace
+
+double dollars(const Model& m, const std::vector<Choice>& choices) {
+  double d = 0;
+  for (std::size_t j = 0; j < choices.size(); ++j) {
+    if (choices[j].kind == Choice::cloud) d += m.jobs[j].cloud_cost();
+    if (choices[j].kind == Choice::none) d += kUnplacedPenalty;
+  }
+  return d;
+}
+
+bool fits(const Model& m, const ReservedWay& way, int start,
+          const std::vector<std::vector<int>>& used) {
+  const auto& cap = m.pools[way.pool].capacity;
+  const auto& u = used[way.pool];
+  for (int s = start; s < start + way.slots; ++s)
+    if (u[static_cast<std::size_t>(s)] + way.nodes > cap[static_cast<std::size_t>(s)]) return false;
+  return true;
+}
+
+void take(const ReservedWay& way, int start, std::vector<std::vector<int>>& used, int sign) {
+  for (int s = start; s < start + way.slots; ++s)
+    used[way.pool][static_cast<std::size_t>(s)] += sign * way.nodes;
+}
+
+Model build_model(const Catalog& catalog, const Queue& q, const ScheduleOptions& o) {
+  if (q.jobs.empty()) bad("the queue has no jobs");
+  if (!(o.slot_h >= 0 && o.slot_h <= 8766)) bad("slot: expected hours in [0, 8766]");
+  if (!(o.time_limit_s > 0 && o.time_limit_s <= 86400)) bad("time limit: expected (0, 86400] s");
+  Model m;
+  m.horizon_h = horizon_of(q);
+  m.slot_h = o.slot_h > 0 ? o.slot_h : std::max(1.0, std::ceil(m.horizon_h / kMaxSlots));
+  m.slots = std::max(1, static_cast<int>(std::ceil(m.horizon_h / m.slot_h - 1e-9)));
+  if (m.slots > 100000)
+    bad("the grid has " + std::to_string(m.slots) + " slots: give a larger slot");
+  m.pools = pools_of(catalog, q, m);
+  if (!q.reservations.empty() && m.slot_h > 1)
+    m.notes.push_back("reservations are planned in " + std::to_string(static_cast<int>(m.slot_h)) +
+                      " h slots: a job on one holds its nodes for whole slots");
+  const auto reserved_catalog = pool_catalog(m.pools);
+  for (const auto& j : q.jobs) {
+    const std::string named = "job '" + j.name + "'";
+    if (j.deadline_h > 0 && j.deadline_h > m.horizon_h + 1e-9)
+      bad(named + ": deadline " + std::to_string(j.deadline_h) + " h is past the horizon " +
+          std::to_string(m.horizon_h) + " h");
+    JobWays w;
+    w.release_h = std::max(j.release_h, q.now_h);
+    w.deadline_h = j.deadline_h > 0 ? j.deadline_h : m.horizon_h;
+    if (w.deadline_h > w.release_h) {
+      try {
+        cloud_ways(catalog, j, o, w);
+        if (!m.pools.empty()) reserved_ways(reserved_catalog, j, o, m, w);
+      } catch (const Error& e) {
+        throw Error(e.code(), named + ": " + e.what());
+      }
+    }
+    m.jobs.push_back(std::move(w));
+  }
+  return m;
+}
+
+}  // namespace nubo::cost::schedule_detail

@@ -1,0 +1,385 @@
+// The queue planner: schedules worked out by hand on a catalog of round numbers, the exact and
+// heuristic methods against each other on generated queues, the what-if of one more reservation,
+// job files, re-planning from now, and bad queue files.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "../transfer/helpers.hpp"
+#include "cost/schedule/model.hpp"
+#include "cost_helpers.hpp"
+#include "error_of.hpp"
+#include "nubo/error.hpp"
+#include "nubo/schedule.hpp"
+
+namespace nc = nubo::cost;
+
+namespace {
+
+// One "box" (8 x A100-80GB) does 8 x 312 TFLOP/s x 0.4 = 998.4 TFLOP/s of bf16 work: a job of
+// `hours` is hours x 3.594e18 FLOPs. On demand $10/h in r1, spot $1/h; "slow" (8 x V100) is
+// cheaper per hour ($4) and about 3.5 times slower.
+nc::Catalog catalog() {
+  auto c = cost_test::box_catalog();
+  c.load_text(
+      "provider,instance,region,gpu_model,gpus,interconnect,vcpus,memory_gib,network_gbps,"
+      "on_demand,spot\n"
+      "aws,slow,r1,V100-SXM2-32GB,8,nvlink,64,488,25,4,\n",
+      "slow.csv");
+  return c;
+}
+
+nc::QueueJob job(const std::string& name, double hours, double release_h, double deadline_h) {
+  nc::QueueJob j;
+  j.name = name;
+  j.workload.total_flops = hours * 8 * 312e12 * 0.4 * 3600;
+  j.workload.name = name;
+  j.release_h = release_h;
+  j.deadline_h = deadline_h;
+  j.region = "r1";
+  return j;
+}
+
+nc::Reservation box_reservation(int count, double hourly = 6) {
+  nc::Reservation r;
+  r.instance = "box";
+  r.region = "r1";
+  r.count = count;
+  r.hourly = hourly;
+  return r;
+}
+
+const nc::ScheduledJob& find(const nc::Schedule& s, const std::string& name) {
+  for (const auto& j : s.jobs)
+    if (j.name == name) return j;
+  FAIL("no job " << name);
+  throw;
+}
+
+nc::ScheduleOptions hourly_grid(nc::ScheduleMethod method = nc::ScheduleMethod::exact) {
+  nc::ScheduleOptions o;
+  o.method = method;
+  o.slot_h = 1;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("two jobs want the one reservation: the one dearer on demand keeps it", "[schedule]") {
+  // Only one of them fits on the reservation by the 5 h deadline. a on demand would cost $40, b
+  // $30: the cheapest schedule keeps a on the reservation and sends b to the cloud.
+  nc::Queue q;
+  q.horizon_h = 10;
+  q.reservations = {box_reservation(1)};
+  q.jobs = {job("a", 4, 0, 5), job("b", 3, 0, 5)};
+  for (auto method : {nc::ScheduleMethod::exact, nc::ScheduleMethod::heuristic}) {
+    const auto s = nc::schedule(catalog(), q, hourly_grid(method));
+    INFO(nc::schedule_method_name(method));
+    CHECK(find(s, "a").placement == nc::Placement::reserved);
+    CHECK(find(s, "a").cost == 0);
+    CHECK(find(s, "a").start_h == 0);
+    const auto& b = find(s, "b");
+    CHECK(b.placement == nc::Placement::on_demand);
+    CHECK(b.estimate.instance == "box");  // "slow" would end at 10.5 h, past the deadline
+    CHECK(b.cost == Approx(30).margin(0.5));
+    CHECK_THAT(b.reason, Catch::Contains("capacity") && Catch::Contains("taken by a"));
+    CHECK(s.costs.on_demand == Approx(b.cost));
+    CHECK(s.costs.committed_used + s.costs.committed_idle == Approx(60));  // 10 h x $6
+    CHECK(s.costs.committed_used == Approx(24));                           // a's 4 h
+    CHECK(s.unplaced() == 0);
+  }
+}
+
+TEST_CASE("a deadline moves a job off its cheapest offer, and says so", "[schedule]") {
+  // 40 h of work checkpointing 10 GB, interrupted every 2 h on spot: spot's expected run is
+  // 50.9 h for $51 (7.7 h of rework), on demand 41.0 h for $409.64. A 42 h deadline leaves on
+  // demand; 200 h leaves spot.
+  nc::Queue q;
+  q.horizon_h = 200;
+  auto spot_job = job("checkpointed", 40, 0, 42);
+  spot_job.interruptible = true;
+  spot_job.workload.checkpoint_bytes = 10e9;
+  q.jobs = {spot_job};
+  auto o = hourly_grid();
+  o.request.spot_mtbi_s = 2 * 3600;  // interruptions every 2 h: rework pushes spot past 42 h
+  const auto s = nc::schedule(catalog(), q, o);
+  const auto& j = find(s, "checkpointed");
+  REQUIRE(j.placement == nc::Placement::on_demand);
+  CHECK(j.cost == Approx(409.64).margin(1.5));
+  CHECK_THAT(j.reason, Catch::Contains("deadline") && Catch::Contains("box x1 spot") &&
+                           Catch::Contains("rework"));
+  // The same job with time to spare goes to spot, and nothing needs explaining.
+  q.jobs[0].deadline_h = 200;
+  const auto relaxed = nc::schedule(catalog(), q, o);
+  CHECK(find(relaxed, "checkpointed").placement == nc::Placement::spot);
+  CHECK(find(relaxed, "checkpointed").reason.empty());
+}
+
+TEST_CASE("idle reserved hours make a short job free", "[schedule]") {
+  nc::Queue q;
+  q.horizon_h = 48;
+  q.reservations = {box_reservation(2, 5)};
+  q.jobs = {job("long", 30, 0, 40), job("short", 2, 10, 20)};
+  const auto s = nc::schedule(catalog(), q, hourly_grid());
+  CHECK(find(s, "short").placement == nc::Placement::reserved);
+  CHECK(find(s, "short").cost == 0);
+  CHECK(find(s, "short").start_h == 10);
+  CHECK(s.costs.on_demand == 0);
+  CHECK(s.costs.committed_used + s.costs.committed_idle == Approx(2 * 48 * 5));
+  CHECK(s.costs.committed_used == Approx((30 + 2) * 5));
+  CHECK(s.optimal);
+  CHECK(s.gap == 0);
+  // The fleet: two reserved boxes while both run, one after.
+  REQUIRE(s.fleet.size() == 1);
+  CHECK(s.fleet[0].kind == "box r1 reserved");
+  CHECK(s.fleet[0].count[5] == 1);
+  CHECK(s.fleet[0].count[11] == 2);
+  CHECK(s.fleet[0].count[35] == 0);
+}
+
+TEST_CASE("a queue no schedule can meet is explained job by job", "[schedule]") {
+  nc::Queue q;
+  q.horizon_h = 20;
+  auto too_big = job("too-big", 1, 0, 10);
+  too_big.workload.memory_per_gpu_bytes = 500e9;  // no GPU holds 500 GB
+  q.jobs = {job("too-late", 5, 0, 3), too_big, job("fine", 1, 0, 10)};
+  const auto s = nc::schedule(catalog(), q, hourly_grid());
+  CHECK(s.unplaced() == 2);
+  CHECK_THAT(find(s, "too-late").reason,
+             Catch::Contains("nothing finishes by its deadline at 3.0 h") &&
+                 Catch::Contains("the fastest, box x1 on-demand") && Catch::Contains("5.0 h"));
+  CHECK_THAT(find(s, "too-big").reason, Catch::Contains("no offer can run it"));
+  CHECK(find(s, "fine").placement == nc::Placement::on_demand);
+}
+
+TEST_CASE(
+    "two jobs only a reservation can run, one slot for them: the other is told who holds "
+    "it",
+    "[schedule]") {
+  // On the model itself: jobs whose only way is the one reserved instance (no cloud offer in
+  // time), which has room for one of them.
+  namespace sd = nc::schedule_detail;
+  const auto c = catalog();
+  sd::Model m;
+  m.slots = 10;
+  m.horizon_h = 10;
+  m.pools = {{0, &c.get("box", "r1"), 6, std::vector<int>(10, 1)}};
+  for (int j = 0; j < 2; ++j) {
+    sd::JobWays w;
+    w.release_h = 0;
+    w.deadline_h = 9;
+    w.reserved = {{0, 1, 8, 0, 1, {}}};
+    m.jobs.push_back(w);
+  }
+  nc::Queue q;
+  q.reservations = {box_reservation(1)};
+  q.jobs = {job("first", 8, 0, 9), job("second", 8, 0, 9)};
+  const auto solved = sd::solve_exact(m, 10, nullptr);
+  CHECK(solved.optimal);
+  const auto s = sd::assemble(m, q, solved);
+  CHECK(s.unplaced() == 1);
+  const auto& left = s.jobs[0].placement == nc::Placement::unplaced ? s.jobs[0] : s.jobs[1];
+  const auto& holder = s.jobs[0].placement == nc::Placement::unplaced ? s.jobs[1] : s.jobs[0];
+  CHECK_THAT(left.reason, Catch::Contains("capacity: only the reservations finish it") &&
+                              Catch::Contains(holder.name + " hold them"));
+}
+
+TEST_CASE(
+    "exact and heuristic on 20 generated queues: the optimum is never worse, and the "
+    "heuristic's stated gap is never exceeded",
+    "[schedule]") {
+  std::mt19937 rng(20261204);
+  const auto c = catalog();
+  for (int round = 0; round < 20; ++round) {
+    nc::Queue q;
+    q.horizon_h = 48;
+    q.reservations = {box_reservation(1 + round % 3)};
+    const int jobs = 8 + round % 7;
+    for (int i = 0; i < jobs; ++i) {
+      const double hours = std::uniform_real_distribution<double>(1, 12)(rng);
+      const double release = std::uniform_int_distribution<int>(0, 24)(rng);
+      const double deadline =
+          std::min(48.0, release + hours * std::uniform_real_distribution<double>(1.2, 3)(rng));
+      std::string name = "j";  // appended: GCC 12 warns falsely on "j" + to_string
+      name += std::to_string(i);
+      auto j = job(name, hours, release, deadline);
+      j.interruptible = i % 3 == 0;
+      j.max_nodes = i % 4 == 0 ? 2 : 1;
+      q.jobs.push_back(j);
+    }
+    const auto exact = nc::schedule(c, q, hourly_grid(nc::ScheduleMethod::exact));
+    const auto heuristic = nc::schedule(c, q, hourly_grid(nc::ScheduleMethod::heuristic));
+    INFO("round " << round << ": exact " << exact.costs.total() << ", heuristic "
+                  << heuristic.costs.total() << " (gap " << heuristic.gap << ")");
+    REQUIRE(exact.optimal);
+    CHECK(exact.unplaced() == heuristic.unplaced());
+    CHECK(exact.costs.total() <= heuristic.costs.total() + 1e-6);
+    const double actual = (heuristic.costs.total() - exact.costs.total()) / heuristic.costs.total();
+    CHECK(actual <= heuristic.gap + 1e-9);
+    CHECK(heuristic.bound <= exact.costs.total() + 1e-6);
+  }
+}
+
+TEST_CASE("one more reservation is priced, and the difference reported", "[schedule]") {
+  nc::Queue q;
+  q.horizon_h = 24;
+  q.reservations = {box_reservation(1, 6)};
+  q.jobs = {job("a", 20, 0, 22), job("b", 20, 0, 22)};
+  const auto without = nc::schedule(catalog(), q, hourly_grid());
+  CHECK(find(without, "b").placement == nc::Placement::on_demand);  // $200 on demand
+  // A second box at $6/h for the day costs $144 and takes b: $56 saved.
+  const auto w = nc::what_if(catalog(), q, without, box_reservation(1, 6), hourly_grid());
+  CHECK(find(w.schedule, "b").placement == nc::Placement::reserved);
+  CHECK(w.saving == Approx(200 - 144).margin(0.5));
+  // From a --reserve spec, at the catalog's own 1-year price.
+  const auto r = nc::parse_reservation("box@r1=1:1y");
+  CHECK(r.instance == "box");
+  CHECK(r.region == "r1");
+  CHECK(r.count == 1);
+  CHECK(r.term == nc::Pricing::reserved_1y);
+  const auto priced = nc::what_if(catalog(), q, without, r, hourly_grid());
+  CHECK(priced.schedule.costs.committed_used + priced.schedule.costs.committed_idle ==
+        Approx(24 * 6 + 24 * catalog().get("box", "r1").reserved_1y));
+}
+
+TEST_CASE(
+    "re-planning from now: finished jobs go, failed ones start again, running ones hold "
+    "their reservation",
+    "[schedule]") {
+  nc::Queue q;
+  q.horizon_h = 48;
+  q.reservations = {box_reservation(1)};
+  q.jobs = {job("done", 4, 0, 40), job("running", 10, 0, 40), job("failed", 3, 0, 40),
+            job("waiting", 5, 0, 40)};
+  const auto first = nc::schedule(catalog(), q, hourly_grid());
+  REQUIRE(find(first, "running").placement == nc::Placement::reserved);
+  const auto update = nc::parse_queue_update(R"({"now": 12, "jobs": [
+      {"name": "done", "state": "finished", "runtime": 4},
+      {"name": "running", "state": "running", "started": 4, "progress": 0.5},
+      {"name": "failed", "state": "failed", "runtime": 1}]})",
+                                             "update.json");
+  const auto next = nc::apply_updates(q, first, update);
+  REQUIRE(next.jobs.size() == 2);  // failed and waiting
+  CHECK(next.now_h == 12);
+  REQUIRE(next.held.size() == 1);
+  CHECK(next.held[0].until_h == Approx(20));  // 8 h for half: 8 more
+  const auto s = nc::schedule(catalog(), next, hourly_grid());
+  for (const auto& j : s.jobs) {
+    CHECK(j.start_h >= 12);
+    if (j.placement == nc::Placement::reserved) CHECK(j.start_h >= 20);  // after "running"
+  }
+  using Catch::Contains;
+  CHECK_THROWS_WITH(nc::apply_updates(q, first,
+                                      nc::parse_queue_update(
+                                          R"({"now": 1, "jobs": [{"name": "x",
+                                                    "state": "finished"}]})",
+                                          "u.json")),
+                    Contains("job 'x' is not in the queue"));
+  CHECK_THROWS_WITH(nc::parse_queue_update(R"({"now": 1, "jobs": [{"name": "a",
+                                           "state": "running"}]})",
+                                           "u.json"),
+                    Contains("job 'a': a running job needs its progress"));
+}
+
+TEST_CASE("queue files: every field read, and bad ones named by job and field", "[schedule]") {
+  const auto q = nc::parse_queue(R"({
+    "horizon": "30d",
+    "reservations": [{"instance": "box", "region": "r1", "count": 2, "until": "10d",
+                      "hourly": 6, "term": "3y"}],
+    "jobs": [{"name": "pretrain", "workload": {"params": "1B", "tokens": "20B", "gpu_memory": "30G"},
+              "release": "1d", "deadline": 96, "interruptible": true, "nodes": "1-4",
+              "priority": 2, "tag": "research", "gpu": "A100", "provider": "aws",
+              "region": "r1", "command": "python train.py", "nubo": true}]})",
+                                 "queue.json");
+  CHECK(q.horizon_h == 720);
+  REQUIRE(q.reservations.size() == 1);
+  CHECK(q.reservations[0].until_h == 240);
+  CHECK(q.reservations[0].term == nc::Pricing::reserved_3y);
+  const auto& j = q.jobs.at(0);
+  CHECK(j.release_h == 24);
+  CHECK(j.deadline_h == 96);
+  CHECK(j.min_nodes == 1);
+  CHECK(j.max_nodes == 4);
+  CHECK(j.workload.parameters == 1e9);
+  CHECK(j.workload.memory_per_gpu_bytes == Approx(30e9).epsilon(0.1));
+  CHECK(j.uses_nubo);
+  using Catch::Contains;
+  const auto refused = [](const std::string& text) {
+    return nubo_test::error_of([&] { nc::parse_queue(text, "q.json"); });
+  };
+  CHECK_THAT(refused(R"({"jobs": [{"name": "a", "workload": {"flops": 1e18}, "release": 10,
+                         "deadline": 5}]})"),
+             Contains("job 'a': deadline 5") && Contains("is not after its release"));
+  CHECK_THAT(refused(R"({"jobs": [{"name": "a", "workload": {"flops": 1e18}}],
+                         "reservations": [{"instance": "box", "count": -1}]})"),
+             Contains("reservations[0] (box): count") && Contains("not a whole number"));
+  CHECK_THAT(refused(R"({"jobs": [{"name": "a", "workload": {"flops": NaN}}]})"),
+             Contains("not valid JSON"));
+  CHECK_THAT(
+      refused(R"({"jobs": [{"name": "a", "workload": {"flops": 1e18}, "deadline": 1e300}]})"),
+      Contains("job 'a': deadline") && Contains("out of range"));
+  CHECK_THAT(refused(R"({"jobs": [{"name": "a", "workload": {"flops": 1e18}, "nodes": 0}]})"),
+             Contains("job 'a': nodes"));
+  CHECK_THAT(refused(R"({"jobs": [{"name": "a", "workload": {"flops": 1e18}, "dedline": 5}]})"),
+             Contains("unknown field 'dedline'"));
+  CHECK_THAT(refused(R"({"jobs": [{"name": "a", "workload": {"flops": 1e18}},
+                                  {"name": "a", "workload": {"flops": 1e18}}]})"),
+             Contains("job 'a' appears twice"));
+  CHECK_THAT(refused(R"({"jobs": [{"name": "../x", "workload": {"flops": 1e18}}]})"),
+             Contains("may hold only letters"));
+  CHECK_THAT(refused(R"({"jobs": [{"name": "a", "workload": {"params": "7B"}}]})"),
+             Contains("job 'a': workload: describe the workload"));
+  CHECK_THAT(refused(R"({"jobs": []})"), Contains("at least one job"));
+  // An instance the catalog lacks is named with its reservation when the queue is planned.
+  nc::Queue unknown;
+  unknown.jobs = {job("a", 1, 0, 10)};
+  unknown.reservations = {box_reservation(1)};
+  unknown.reservations[0].instance = "p9z.huge";
+  CHECK_THAT(nubo_test::error_of([&] { nc::schedule(catalog(), unknown); }),
+             Contains("reservations[0] (p9z.huge)"));
+  CHECK_THAT(nubo_test::error_of([&] { nc::parse_reservation("box=0:1y"); }), Contains("count"));
+  CHECK_THAT(nubo_test::error_of([&] { nc::parse_reservation("box=1:2y"); }), Contains("1y or 3y"));
+}
+
+TEST_CASE("job files: a SkyPilot task and an sbatch script per placed job, and the order",
+          "[schedule]") {
+  nubo_test::TempDir dir;
+  nc::Queue q;
+  q.horizon_h = 48;
+  q.reservations = {box_reservation(1)};
+  auto a = job("train", 10, 0, 40);
+  a.command = "python train.py --epochs 3";
+  a.uses_nubo = true;
+  a.max_nodes = 1;
+  auto b = job("sweep", 6, 2, 40);
+  b.interruptible = true;
+  b.command = "python sweep.py";
+  q.jobs = {a, b};
+  const auto s = nc::schedule(catalog(), q, hourly_grid());
+  const auto sky = nc::write_job_files(catalog(), s, q, nc::JobFileFormat::skypilot, dir / "sky");
+  REQUIRE(sky.size() == 3);
+  const auto train = nubo_test::read_file(dir / "sky/train.yaml");
+  CHECK_THAT(train, Catch::Contains("instance_type: box") &&
+                        Catch::Contains("accelerators: \"A100:8\"") &&
+                        Catch::Contains("nubo-run --nnodes $SKYPILOT_NUM_NODES") &&
+                        Catch::Contains("-- python train.py --epochs 3"));
+  const auto readme = nubo_test::read_file(dir / "sky/README.md");
+  CHECK(readme.find("| 1 | train |") != std::string::npos);
+  const auto slurm = nc::write_job_files(catalog(), s, q, nc::JobFileFormat::slurm, dir / "slurm");
+  const auto script = nubo_test::read_file(dir / "slurm/sweep.sbatch");
+  const auto& sweep = find(s, "sweep");
+  const auto begin = std::to_string(static_cast<int>(sweep.start_h * 60));
+  CHECK_THAT(script,
+             Catch::Contains("#SBATCH --nodes=1") && Catch::Contains("#SBATCH --gpus-per-node=8") &&
+                 Catch::Contains("#SBATCH --time=0-07:22:00") &&  // 6 h x 1.2 + 10 min
+                 Catch::Contains("#SBATCH --begin=now+" + begin + "minutes") &&
+                 Catch::Contains("#SBATCH --requeue") && Catch::Contains("srun python sweep.py"));
+  CHECK_THROWS_WITH(nc::parse_job_file_format("kubernetes"), Catch::Contains("skypilot or slurm"));
+  CHECK_THROWS_AS(
+      nc::write_job_files(catalog(), s, q, nc::JobFileFormat::slurm, dir / "sky/train.yaml"),
+      nubo::Error);
+}
