@@ -60,7 +60,9 @@ std::string reason_for(const Model& m, const Queue& q, const std::vector<Choice>
     if (w.fastest)
       return "deadline: nothing finishes by " + deadline + "; the fastest, " +
              offer_text(*w.fastest) + ", ends at " + hours_text(w.release_h + w.fastest->hours());
-    return "no offer can run it (plan says why: GPU memory, filters or prices)";
+    return "no offer can run it" + (w.excluded.empty()
+                                        ? std::string(" (no offer matches its filters)")
+                                        : "; e.g. " + w.excluded);
   }
   // On the cloud: was a reservation, or a cheaper offer, possible?
   if (!w.reserved.empty()) {

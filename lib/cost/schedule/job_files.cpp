@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 #include "nubo/error.hpp"
 #include "nubo/schedule.hpp"
@@ -20,6 +21,16 @@ std::string fixed(double v, int decimals = 1) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
+}
+
+// The clouds SkyPilot launches on (its sky/clouds, release 0.14), by the catalog's provider
+// names: a job placed elsewhere gets no task file, and the README says so.
+bool skypilot_launches(const std::string& provider) {
+  static const std::set<std::string, std::less<>> clouds{
+      "aws",    "azure",  "cudo",    "do",        "fluidstack", "gcp",        "hyperbolic",
+      "ibm",    "lambda", "mithril", "nebius",    "oci",        "paperspace", "primeintellect",
+      "runpod", "scp",    "seeweb",  "shadeform", "vast",       "verda",      "yotta"};
+  return clouds.contains(provider);
 }
 
 // SkyPilot's accelerator name for the instance's GPUs: the one its catalog gives the row when
@@ -176,7 +187,7 @@ std::vector<std::string> write_job_files(const Catalog& catalog, const Schedule&
   std::stable_sort(placed.begin(), placed.end(),
                    [](const auto* a, const auto* b) { return a->start_h < b->start_h; });
   const bool sky = format == JobFileFormat::skypilot;
-  std::vector<std::string> written;
+  std::vector<std::string> written, elsewhere;
   std::string readme = std::string("# Job files from nubo-cost schedule\n\n") +
                        (sky ? "Launch each with `sky jobs launch FILE` (spot jobs recover by "
                               "themselves) or `sky launch FILE`, "
@@ -189,14 +200,24 @@ std::vector<std::string> write_job_files(const Catalog& catalog, const Schedule&
     const auto it = by_name.find(s.name);
     if (it == by_name.end())
       throw Error(Errc::invalid_argument, "job files: job '" + s.name + "' is not in the queue");
+    if (sky && !skypilot_launches(s.estimate.provider)) {
+      elsewhere.push_back("- " + s.name + ": on " + s.estimate.provider +
+                          ", where SkyPilot does not launch; use the provider's own tools (" +
+                          s.estimate.label() + " in " + s.estimate.region + ")");
+      continue;
+    }
     const std::string file = s.name + (sky ? ".yaml" : ".sbatch");
     const std::string path = dir + "/" + file;
     write_file(path, sky ? skypilot(catalog, s, *it->second) : slurm(s, *it->second), !sky);
     written.push_back(path);
-    readme += "| " + std::to_string(i + 1) + " | " + s.name + " | " + file + " | " +
+    readme += "| " + std::to_string(written.size()) + " | " + s.name + " | " + file + " | " +
               fixed(s.start_h) + " h | " + std::string(placement_name(s.placement)) + " " +
               s.estimate.label() + " | " + fixed(s.finish_h) + " h | " + fixed(s.deadline_h) +
               " h |\n";
+  }
+  if (!elsewhere.empty()) {
+    readme += "\nNo SkyPilot file:\n\n";
+    for (const auto& line : elsewhere) readme += line + "\n";
   }
   if (schedule.unplaced() > 0) {
     readme += "\nNot placed (no file):\n\n";

@@ -93,6 +93,8 @@ void cloud_ways(const Catalog& catalog, const QueueJob& j, const ScheduleOptions
                                : std::vector<Pricing>{Pricing::on_demand};
   const auto p = plan(catalog, j.workload, r);
   const double window = w.deadline_h - w.release_h;
+  if (p.ranked.empty() && !p.exclusions().empty())
+    w.excluded = p.exclusions().front().subject + ": " + p.exclusions().front().reason;
   for (const auto& e : p.ranked) {
     if (!w.cheapest) w.cheapest = e;
     if (!w.cloud && e.hours() <= window + 1e-9) w.cloud = e;
@@ -116,8 +118,17 @@ void reserved_ways(const Catalog& pools_catalog, const QueueJob& j, const Schedu
       if (pool.instance->name != e.instance || pool.instance->region != e.region ||
           pool.instance->provider != e.provider)
         continue;
-      if (*std::max_element(pool.capacity.begin(), pool.capacity.end()) < e.nodes) continue;
-      w.reserved.push_back({i, e.nodes, slots, first, last, e});
+      // The starts at which the pool alone has room for it throughout.
+      const auto room = [&](int s) {
+        for (int t = s; t < s + slots; ++t)
+          if (pool.capacity[static_cast<std::size_t>(t)] < e.nodes) return false;
+        return true;
+      };
+      int from = first, to = last;
+      while (from <= to && !room(from)) ++from;
+      while (to >= from && !room(to)) --to;
+      if (from > to) continue;
+      w.reserved.push_back({i, e.nodes, slots, from, to, e});
     }
   }
 }
