@@ -452,6 +452,101 @@ NUBO_C_API nubo_status nubo_cost_meter_price(const nubo_cost_meter* meter,
                                              nubo_cost_meter_info* out);
 NUBO_C_API void nubo_cost_meter_free(nubo_cost_meter* meter);
 
+/* ---- A queue of jobs (docs/schedule.md) -------------------------------------------------- */
+
+typedef enum nubo_cost_schedule_method {
+  NUBO_SCHEDULE_AUTO = 0, /* exact up to exact_up_to jobs, else the heuristic */
+  NUBO_SCHEDULE_EXACT = 1,
+  NUBO_SCHEDULE_HEURISTIC = 2,
+  /* not a value: keeps every int a valid nubo_cost_schedule_method in C++ */
+  NUBO_SCHEDULE_MAX_ENUM = 0x7fffffff
+} nubo_cost_schedule_method;
+
+typedef enum nubo_cost_placement {
+  NUBO_PLACEMENT_RESERVED = 0,
+  NUBO_PLACEMENT_ON_DEMAND = 1,
+  NUBO_PLACEMENT_SPOT = 2,
+  NUBO_PLACEMENT_UNPLACED = 3,
+  /* not a value: keeps every int a valid nubo_cost_placement in C++ */
+  NUBO_PLACEMENT_MAX_ENUM = 0x7fffffff
+} nubo_cost_placement;
+
+typedef struct nubo_cost_schedule_options {
+  uint32_t struct_size;
+  nubo_cost_schedule_method method; /* default NUBO_SCHEDULE_AUTO */
+  size_t exact_up_to;               /* default 30 */
+  double time_limit_s;              /* the exact solver's; default 20 */
+  double slot_h;                    /* the grid on reservations; 0 (default): from the horizon */
+  double spot_mtbi_s;               /* 0 (default): the provider's */
+  double restart_s;                 /* < 0 (default): the provider's */
+} nubo_cost_schedule_options;
+
+NUBO_C_API nubo_status nubo_cost_schedule_options_init(nubo_cost_schedule_options* options,
+                                                       size_t struct_size);
+
+typedef struct nubo_cost_schedule nubo_cost_schedule;
+
+/* Plans a queue: the JSON queue file at `queue_path`, or the JSON text `queue_json` when
+ * queue_path is NULL (docs/schedule.md has the format). options may be NULL. Errors:
+ * NUBO_ERR_INVALID_ARGUMENT naming the job or reservation and the field. */
+NUBO_C_API nubo_status nubo_cost_schedule_create(const nubo_cost_catalog* catalog,
+                                                 const char* queue_path, const char* queue_json,
+                                                 const nubo_cost_schedule_options* options,
+                                                 nubo_cost_schedule** out);
+/* The rest of the queue re-planned from what happened since (`update_json`: "now", and jobs
+ * finished, failed or running). */
+NUBO_C_API nubo_status nubo_cost_schedule_update(const nubo_cost_catalog* catalog,
+                                                 const nubo_cost_schedule* previous,
+                                                 const char* update_json,
+                                                 const nubo_cost_schedule_options* options,
+                                                 nubo_cost_schedule** out);
+/* What if: the queue planned again with one more reservation ("p4d.24xlarge=1:1y", as
+ * --reserve). `saving`: total without minus total with. `out` may be NULL. */
+NUBO_C_API nubo_status nubo_cost_schedule_what_if(const nubo_cost_catalog* catalog,
+                                                  const nubo_cost_schedule* schedule,
+                                                  const char* reservation,
+                                                  const nubo_cost_schedule_options* options,
+                                                  double* saving, nubo_cost_schedule** out);
+NUBO_C_API void nubo_cost_schedule_free(nubo_cost_schedule* schedule);
+
+typedef struct nubo_cost_schedule_summary {
+  uint32_t struct_size;
+  nubo_cost_schedule_method method; /* the one used: exact or heuristic */
+  int optimal;                      /* proven optimal */
+  double bound;                     /* $: no schedule of the queue costs less */
+  double gap;                       /* (total - bound) / total */
+  double solve_s;
+  double slot_h, horizon_h;
+  double committed_used, committed_idle, on_demand, spot, total; /* $ */
+  size_t jobs, unplaced;
+  size_t fleet_rows; /* nubo_cost_schedule_json has them */
+} nubo_cost_schedule_summary;
+NUBO_C_API nubo_status nubo_cost_schedule_get_summary(const nubo_cost_schedule* schedule,
+                                                      nubo_cost_schedule_summary* out);
+
+typedef struct nubo_cost_scheduled_job_info {
+  uint32_t struct_size;
+  const char* name;
+  const char* tag;
+  nubo_cost_placement placement;
+  size_t reservation; /* reserved: which of the queue's reservations */
+  double start_h, finish_h, deadline_h;
+  double cost;        /* expected $ beyond what is committed */
+  const char* reason; /* why it is not on its cheapest option; "" when it is */
+} nubo_cost_scheduled_job_info;
+/* Job `index` (the queue's order), and its estimate (not for an unplaced job). */
+NUBO_C_API nubo_status nubo_cost_schedule_job(const nubo_cost_schedule* schedule, size_t index,
+                                              nubo_cost_scheduled_job_info* out);
+NUBO_C_API nubo_status nubo_cost_schedule_job_estimate(const nubo_cost_schedule* schedule,
+                                                       size_t index, nubo_cost_estimate_info* out);
+/* The whole schedule as JSON (docs/schedule.md), the fleet per slot included. */
+NUBO_C_API nubo_status nubo_cost_schedule_json(const nubo_cost_schedule* schedule, char* buf,
+                                               size_t capacity, size_t* needed);
+/* Job files into `dir`: format "skypilot" or "slurm"; a README.md says the order. */
+NUBO_C_API nubo_status nubo_cost_schedule_write_job_files(const nubo_cost_catalog* catalog,
+                                                          const nubo_cost_schedule* schedule,
+                                                          const char* format, const char* dir);
+
 #ifdef __cplusplus
 }
 #endif

@@ -57,5 +57,10 @@ nubo::cost::Workload to_workload(const nubo_cost_workload* workload);
 nubo::cost::PlanRequest to_request(const nubo_cost_plan_options* options, DType dtype);
 // Fills the per-row strings of a catalog handle after it changed.
 void refresh(CostCatalog& c);
+// An estimate for C, its strings pointing into it and into `label` and `notes` (which the
+// handle keeps: Estimate::label() and joined_notes()).
+std::string joined_notes(const nubo::cost::Estimate& e);
+nubo_cost_estimate_info to_c(const nubo::cost::Estimate& e, const std::string& label,
+                             const std::string& notes);
 
 }  // namespace nubo::capi

@@ -50,6 +50,23 @@ cost::Pricing to_pricing(int p, const char* name) {
   return static_cast<cost::Pricing>(p);
 }
 
+std::unique_ptr<CostPlan> wrap(cost::Plan plan) {
+  auto p = std::make_unique<CostPlan>();
+  p->plan = std::move(plan);
+  for (const auto& e : p->plan.ranked) {
+    p->ranked_labels.push_back(e.label());
+    p->ranked_notes.push_back(joined_notes(e));
+  }
+  for (const auto& e : p->plan.frontier) {
+    p->frontier_labels.push_back(e.label());
+    p->frontier_notes.push_back(joined_notes(e));
+  }
+  p->plan.exclusions();  // formatted now, so concurrent readers of the plan only read
+  return p;
+}
+
+}  // namespace
+
 std::string joined_notes(const cost::Estimate& e) {
   std::string out;
   for (const auto& n : e.notes) out += n + "\n";
@@ -96,23 +113,6 @@ nubo_cost_estimate_info to_c(const cost::Estimate& e, const std::string& label,
   i.spot_mtbi_s = e.spot_mtbi_s;
   return i;
 }
-
-std::unique_ptr<CostPlan> wrap(cost::Plan plan) {
-  auto p = std::make_unique<CostPlan>();
-  p->plan = std::move(plan);
-  for (const auto& e : p->plan.ranked) {
-    p->ranked_labels.push_back(e.label());
-    p->ranked_notes.push_back(joined_notes(e));
-  }
-  for (const auto& e : p->plan.frontier) {
-    p->frontier_labels.push_back(e.label());
-    p->frontier_notes.push_back(joined_notes(e));
-  }
-  p->plan.exclusions();  // formatted now, so concurrent readers of the plan only read
-  return p;
-}
-
-}  // namespace
 
 cost::Workload to_workload(const nubo_cost_workload* workload) {
   nubo_cost_workload w = read_sized(*require(workload, "workload"), default_workload(), "workload",

@@ -291,8 +291,68 @@ static void test_sources(void) {
   rmdir(dir);
 }
 
+/* A queue over the fixed catalog: one p4d.24xlarge reserved for 10 h at $20/h; two jobs that
+ * each need it for most of that time before their deadline, so one runs on demand. */
+static void test_schedule(void) {
+  nubo_cost_catalog* catalog = fixed_catalog();
+  const char* queue =
+      "{\"horizon\": 10, \"reservations\": [{\"instance\": \"p4d.24xlarge\", \"hourly\": 20}],"
+      " \"jobs\": [{\"name\": \"a\", \"workload\": {\"flops\": 1.5e19}, \"deadline\": 6,"
+      "              \"gpu\": \"A100\", \"provider\": \"aws\"},"
+      "             {\"name\": \"b\", \"workload\": {\"flops\": 1.5e19}, \"deadline\": 6,"
+      "              \"gpu\": \"A100\", \"provider\": \"aws\"}]}";
+  nubo_cost_schedule_options o;
+  o.struct_size = sizeof o;
+  CHECK(nubo_cost_schedule_options_init(&o, sizeof o) == NUBO_OK);
+  CHECK(o.method == NUBO_SCHEDULE_AUTO && o.exact_up_to == 30);
+  o.slot_h = 1;
+  nubo_cost_schedule* s = NULL;
+  CHECK(nubo_cost_schedule_create(catalog, NULL, queue, &o, &s) == NUBO_OK);
+  nubo_cost_schedule_summary sum;
+  sum.struct_size = sizeof sum;
+  CHECK(nubo_cost_schedule_get_summary(s, &sum) == NUBO_OK);
+  CHECK(sum.jobs == 2 && sum.unplaced == 0 && sum.optimal && sum.method == NUBO_SCHEDULE_EXACT);
+  CHECK(fabs(sum.committed_used + sum.committed_idle - 200) < 1e-6);
+  int reserved = 0, on_demand = 0;
+  for (size_t i = 0; i < 2; ++i) {
+    nubo_cost_scheduled_job_info j;
+    j.struct_size = sizeof j;
+    CHECK(nubo_cost_schedule_job(s, i, &j) == NUBO_OK);
+    reserved += j.placement == NUBO_PLACEMENT_RESERVED;
+    on_demand += j.placement == NUBO_PLACEMENT_ON_DEMAND;
+    nubo_cost_estimate_info e;
+    e.struct_size = sizeof e;
+    CHECK(nubo_cost_schedule_job_estimate(s, i, &e) == NUBO_OK);
+    CHECK(strcmp(e.gpu_model, "A100-SXM4-40GB") == 0 || strcmp(e.gpu_model, "A100-SXM4-80GB") == 0);
+    if (j.placement == NUBO_PLACEMENT_ON_DEMAND) CHECK(contains(j.reason, "capacity"));
+  }
+  CHECK(reserved == 1 && on_demand == 1);
+  size_t needed = 0;
+  CHECK(nubo_cost_schedule_json(s, NULL, 0, &needed) == NUBO_ERR_INVALID_ARGUMENT && needed > 0);
+  double saving = 0;
+  CHECK(nubo_cost_schedule_what_if(catalog, s, "p4d.24xlarge=1:1y", &o, &saving, NULL) == NUBO_OK);
+  CHECK(nubo_cost_schedule_what_if(catalog, s, "p4d.24xlarge=1:9y", &o, &saving, NULL) ==
+        NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(contains(nubo_last_error(), "1y or 3y"));
+  nubo_cost_schedule* later = NULL;
+  CHECK(nubo_cost_schedule_update(
+            catalog, s, "{\"now\": 1, \"jobs\": [{\"name\": \"a\", \"state\": \"finished\"}]}", &o,
+            &later) == NUBO_OK);
+  sum.struct_size = sizeof sum;
+  CHECK(nubo_cost_schedule_get_summary(later, &sum) == NUBO_OK && sum.jobs == 1);
+  nubo_cost_schedule_free(later);
+  nubo_cost_schedule* bad = NULL;
+  CHECK(nubo_cost_schedule_create(catalog, NULL, "{\"jobs\": [{\"name\": \"x\"}]}", &o, &bad) ==
+        NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(bad == NULL && contains(nubo_last_error(), "job 'x': no workload"));
+  CHECK(nubo_cost_schedule_create(catalog, NULL, NULL, &o, &bad) == NUBO_ERR_INVALID_ARGUMENT);
+  nubo_cost_schedule_free(s);
+  nubo_cost_catalog_free(catalog);
+}
+
 int main(void) {
   test_catalog();
+  test_schedule();
   test_plan();
   test_tools();
   test_sources();

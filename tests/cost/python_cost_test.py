@@ -15,6 +15,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
+import nubo
 from nubo import cost
 from nubo.errors import NuboError, Status
 
@@ -239,6 +240,47 @@ class ModelAndSourcesTest(unittest.TestCase):
         self.assertEqual(date, "2026-11")
         self.assertIn("fixed_instances.csv", source)
         self.assertEqual(cost.CostMeter(1.0).price[1:], ("", ""))
+
+    def test_a_queue_of_jobs(self) -> None:
+        # One box (8 x A100-80GB, 998.4 TFLOP/s in bf16 at 40% MFU) reserved at $6/h; two jobs
+        # that each fit on it alone by their 5 h deadline: the one dearer on demand keeps it.
+        catalog = cost.Catalog()
+        with tempfile.TemporaryDirectory() as d:
+            rows = os.path.join(d, "box.csv")
+            with open(rows, "w") as f:
+                f.write("provider,instance,region,gpu_model,gpus,interconnect,vcpus,memory_gib,"
+                        "network_gbps,on_demand,spot\n"
+                        "aws,box,r1,A100-SXM4-80GB,8,nvswitch,96,1152,400,10,1\n")
+            catalog.load(rows, replace=True)
+            hour = 8 * 312e12 * 0.4 * 3600
+            queue = {"horizon": 10,
+                     "reservations": [{"instance": "box", "region": "r1", "hourly": 6}],
+                     "jobs": [{"name": "a", "workload": {"flops": 4 * hour}, "deadline": 5},
+                              {"name": "b", "workload": {"flops": 3 * hour}, "deadline": 5,
+                               "command": "python b.py"}]}
+            s = nubo.schedule(queue, catalog, slot_h=1)
+            self.assertTrue(s.optimal)
+            a, b = s.jobs
+            self.assertEqual((a.placement, a.cost), ("reserved", 0.0))
+            self.assertEqual(b.placement, "on-demand")
+            self.assertAlmostEqual(b.cost, 30, delta=0.5)
+            self.assertIn("taken by a", b.reason)
+            self.assertEqual(b.estimate.instance, "box")
+            self.assertAlmostEqual(s.costs["total"], 60 + b.cost)
+            self.assertEqual(sorted(f["kind"] for f in s.json()["fleet"]),
+                             ["box r1 on-demand", "box r1 reserved"])
+            saving, more = s.what_if("box@r1=1:1y")
+            self.assertEqual(more.jobs[1].placement, "reserved")
+            self.assertAlmostEqual(saving, s.costs["total"] - more.costs["total"])
+            later = s.update({"now": 1, "jobs": [{"name": "a", "state": "finished"}]})
+            self.assertEqual([j.name for j in later.jobs], ["b"])
+            s.write_job_files("slurm", os.path.join(d, "jobs"))
+            with open(os.path.join(d, "jobs", "b.sbatch")) as f:
+                self.assertIn("srun python b.py", f.read())
+            with self.assertRaises(NuboError) as e:
+                nubo.schedule({"jobs": [{"name": "x", "workload": {"flops": 1e18},
+                                         "release": 5, "deadline": 2}]}, catalog)
+            self.assertIn("job 'x': deadline 2 h is not after its release 5 h", str(e.exception))
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from .errors import (InvalidArgumentError, IoError, NotFoundError, NuboError, Ou
 from .parallel import Buffer, DType, Event, NativeHandles, Pending, ReduceOp, Team, Worker
 from .optimizer import (ShardedOptimizer, sharded_memory)  # ZeRO stages, mixed precision
 from .process import init, is_initialized, shutdown, worker
+from .schedule import Schedule, ScheduledJob, schedule  # a queue of jobs (docs/schedule.md)
 from .stores import (CopySummary, SyncSummary, access_policy, copy, is_store_url,  # object storage
                      sync)  # (docs/s3.md)
 from .transfer import (Archive, Codec, Entry, EntryKind, Progress, Summary, archive_difference,
@@ -52,6 +53,7 @@ __all__ = [
     "init", "is_initialized", "shutdown", "worker",
     "CopySummary", "SyncSummary", "access_policy", "copy", "is_store_url", "sync",
     "health", "preflight",
+    "Schedule", "ScheduledJob", "schedule",
     "cost", "interruption", "net", "s3", "train", "units",
 ]
 

@@ -655,6 +655,69 @@ class nubo_cost_meter_info(Sized):
         ("price_source", c_char_p),
     ]
 
+# nubo_cost_schedule_method (nubo_cost.h)
+NUBO_SCHEDULE_AUTO = 0
+NUBO_SCHEDULE_EXACT = 1
+NUBO_SCHEDULE_HEURISTIC = 2
+
+# nubo_cost_placement (nubo_cost.h)
+NUBO_PLACEMENT_RESERVED = 0
+NUBO_PLACEMENT_ON_DEMAND = 1
+NUBO_PLACEMENT_SPOT = 2
+NUBO_PLACEMENT_UNPLACED = 3
+
+
+class nubo_cost_schedule_options(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("method", c_int),
+        ("exact_up_to", c_size_t),
+        ("time_limit_s", c_double),
+        ("slot_h", c_double),
+        ("spot_mtbi_s", c_double),
+        ("restart_s", c_double),
+    ]
+
+
+class nubo_cost_schedule(Structure):
+    """Opaque: used through pointers."""
+
+
+class nubo_cost_schedule_summary(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("method", c_int),
+        ("optimal", c_int),
+        ("bound", c_double),
+        ("gap", c_double),
+        ("solve_s", c_double),
+        ("slot_h", c_double),
+        ("horizon_h", c_double),
+        ("committed_used", c_double),
+        ("committed_idle", c_double),
+        ("on_demand", c_double),
+        ("spot", c_double),
+        ("total", c_double),
+        ("jobs", c_size_t),
+        ("unplaced", c_size_t),
+        ("fleet_rows", c_size_t),
+    ]
+
+
+class nubo_cost_scheduled_job_info(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("name", c_char_p),
+        ("tag", c_char_p),
+        ("placement", c_int),
+        ("reservation", c_size_t),
+        ("start_h", c_double),
+        ("finish_h", c_double),
+        ("deadline_h", c_double),
+        ("cost", c_double),
+        ("reason", c_char_p),
+    ]
+
 NUBO_CHECK_HEALTHY = 0  # nubo_health.h
 
 NUBO_CHECK_DEGRADED = 1  # nubo_health.h
@@ -1203,6 +1266,24 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
         c_int, [POINTER(nubo_cost_meter), c_void_p, c_size_t, POINTER(c_size_t)]),
     "nubo_cost_meter_price": (c_int, [POINTER(nubo_cost_meter), POINTER(nubo_cost_meter_info)]),
     "nubo_cost_meter_free": (None, [POINTER(nubo_cost_meter)]),
+    "nubo_cost_schedule_options_init": (c_int, [POINTER(nubo_cost_schedule_options), c_size_t]),
+    "nubo_cost_schedule_create": (
+        c_int, [POINTER(nubo_cost_catalog), c_char_p, c_char_p, POINTER(nubo_cost_schedule_options), POINTER(POINTER(nubo_cost_schedule))]),
+    "nubo_cost_schedule_update": (
+        c_int, [POINTER(nubo_cost_catalog), POINTER(nubo_cost_schedule), c_char_p, POINTER(nubo_cost_schedule_options), POINTER(POINTER(nubo_cost_schedule))]),
+    "nubo_cost_schedule_what_if": (
+        c_int, [POINTER(nubo_cost_catalog), POINTER(nubo_cost_schedule), c_char_p, POINTER(nubo_cost_schedule_options), POINTER(c_double), POINTER(POINTER(nubo_cost_schedule))]),
+    "nubo_cost_schedule_free": (None, [POINTER(nubo_cost_schedule)]),
+    "nubo_cost_schedule_get_summary": (
+        c_int, [POINTER(nubo_cost_schedule), POINTER(nubo_cost_schedule_summary)]),
+    "nubo_cost_schedule_job": (
+        c_int, [POINTER(nubo_cost_schedule), c_size_t, POINTER(nubo_cost_scheduled_job_info)]),
+    "nubo_cost_schedule_job_estimate": (
+        c_int, [POINTER(nubo_cost_schedule), c_size_t, POINTER(nubo_cost_estimate_info)]),
+    "nubo_cost_schedule_json": (
+        c_int, [POINTER(nubo_cost_schedule), c_void_p, c_size_t, POINTER(c_size_t)]),
+    "nubo_cost_schedule_write_job_files": (
+        c_int, [POINTER(nubo_cost_catalog), POINTER(nubo_cost_schedule), c_char_p, c_char_p]),
     "nubo_device_health_options_init": (c_int, [POINTER(nubo_device_health_options), c_size_t]),
     "nubo_device_preflight_options_init": (
         c_int, [POINTER(nubo_device_preflight_options), c_size_t]),

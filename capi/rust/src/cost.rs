@@ -257,6 +257,12 @@ unsafe impl Send for Catalog {}
 unsafe impl Sync for Catalog {}
 
 impl Catalog {
+    pub(crate) fn raw(&self) -> *mut ffi::nubo_cost_catalog {
+        self.raw.as_ptr()
+    }
+}
+
+impl Catalog {
     /// The embedded catalogs (`nubo-cost` with no `--catalog`).
     pub fn builtin() -> Result<Catalog, Error> {
         let mut raw = ptr::null_mut();
@@ -879,6 +885,50 @@ pub struct Plan {
     pub json: String,
 }
 
+/// An estimate copied out of the library's struct.
+///
+/// # Safety
+/// `e`'s strings must be alive (its plan or schedule handle is).
+pub(crate) unsafe fn estimate_of(e: &ffi::nubo_cost_estimate_info) -> Result<Estimate, Error> {
+    Ok(Estimate {
+        label: owned(e.label),
+        provider: owned(e.provider),
+        instance: owned(e.instance),
+        region: owned(e.region),
+        gpu_model: owned(e.gpu_model),
+        gpus_per_node: e.gpus_per_node,
+        nodes: e.nodes,
+        pricing: Pricing::from_raw(e.pricing)?,
+        hourly: e.hourly,
+        price_derived: e.price_derived != 0,
+        compute_s: e.compute_s,
+        communication_s: e.communication_s,
+        staging_s: e.staging_s,
+        checkpoint_s: e.checkpoint_s,
+        rework_s: e.rework_s,
+        restart_s: e.restart_s,
+        total_s: e.total_s,
+        steps: e.steps,
+        step_s: e.step_s,
+        cost_instances: e.cost_instances,
+        cost_storage: e.cost_storage,
+        cost_egress: e.cost_egress,
+        cost_total: e.cost_total,
+        checkpoint_interval_s: e.checkpoint_interval_s,
+        expected_interruptions: e.expected_interruptions,
+        memory_needed_bytes: e.memory_needed_bytes,
+        memory_per_gpu_bytes: e.memory_per_gpu_bytes,
+        reserved_break_even: e.reserved_break_even,
+        pareto: e.pareto != 0,
+        notes: owned(e.notes).lines().map(str::to_string).collect(),
+        sharding: e.sharding,
+        price_date: owned(e.price_date),
+        price_source: owned(e.price_source),
+        interruption_band: owned(e.interruption_band),
+        spot_mtbi_s: e.spot_mtbi_s,
+    })
+}
+
 /// The C plan handle while its contents are copied out.
 struct PlanHandle(NonNull<ffi::nubo_cost_plan>);
 
@@ -909,43 +959,7 @@ impl PlanHandle {
                 // SAFETY: a live plan; the strings are copied while it lives.
                 unsafe {
                     check(read(self.0.as_ptr(), i, &mut e))?;
-                    Ok(Estimate {
-                        label: owned(e.label),
-                        provider: owned(e.provider),
-                        instance: owned(e.instance),
-                        region: owned(e.region),
-                        gpu_model: owned(e.gpu_model),
-                        gpus_per_node: e.gpus_per_node,
-                        nodes: e.nodes,
-                        pricing: Pricing::from_raw(e.pricing)?,
-                        hourly: e.hourly,
-                        price_derived: e.price_derived != 0,
-                        compute_s: e.compute_s,
-                        communication_s: e.communication_s,
-                        staging_s: e.staging_s,
-                        checkpoint_s: e.checkpoint_s,
-                        rework_s: e.rework_s,
-                        restart_s: e.restart_s,
-                        total_s: e.total_s,
-                        steps: e.steps,
-                        step_s: e.step_s,
-                        cost_instances: e.cost_instances,
-                        cost_storage: e.cost_storage,
-                        cost_egress: e.cost_egress,
-                        cost_total: e.cost_total,
-                        checkpoint_interval_s: e.checkpoint_interval_s,
-                        expected_interruptions: e.expected_interruptions,
-                        memory_needed_bytes: e.memory_needed_bytes,
-                        memory_per_gpu_bytes: e.memory_per_gpu_bytes,
-                        reserved_break_even: e.reserved_break_even,
-                        pareto: e.pareto != 0,
-                        notes: owned(e.notes).lines().map(str::to_string).collect(),
-                        sharding: e.sharding,
-                        price_date: owned(e.price_date),
-                        price_source: owned(e.price_source),
-                        interruption_band: owned(e.interruption_band),
-                        spot_mtbi_s: e.spot_mtbi_s,
-                    })
+                    estimate_of(&e)
                 }
             })
             .collect()

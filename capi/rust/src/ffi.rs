@@ -673,6 +673,67 @@ sized_structs! {
     }
 }
 
+pub type nubo_cost_schedule_method = c_int;
+pub const NUBO_SCHEDULE_AUTO: nubo_cost_schedule_method = 0;
+pub const NUBO_SCHEDULE_EXACT: nubo_cost_schedule_method = 1;
+pub const NUBO_SCHEDULE_HEURISTIC: nubo_cost_schedule_method = 2;
+
+pub type nubo_cost_placement = c_int;
+pub const NUBO_PLACEMENT_RESERVED: nubo_cost_placement = 0;
+pub const NUBO_PLACEMENT_ON_DEMAND: nubo_cost_placement = 1;
+pub const NUBO_PLACEMENT_SPOT: nubo_cost_placement = 2;
+pub const NUBO_PLACEMENT_UNPLACED: nubo_cost_placement = 3;
+
+sized_structs! {
+    pub struct nubo_cost_schedule_options {
+        pub struct_size: u32,
+        pub method: nubo_cost_schedule_method,
+        pub exact_up_to: usize,
+        pub time_limit_s: c_double,
+        pub slot_h: c_double,
+        pub spot_mtbi_s: c_double,
+        pub restart_s: c_double,
+    }
+}
+
+opaque!(nubo_cost_schedule);
+
+sized_structs! {
+    pub struct nubo_cost_schedule_summary {
+        pub struct_size: u32,
+        pub method: nubo_cost_schedule_method,
+        pub optimal: c_int,
+        pub bound: c_double,
+        pub gap: c_double,
+        pub solve_s: c_double,
+        pub slot_h: c_double,
+        pub horizon_h: c_double,
+        pub committed_used: c_double,
+        pub committed_idle: c_double,
+        pub on_demand: c_double,
+        pub spot: c_double,
+        pub total: c_double,
+        pub jobs: usize,
+        pub unplaced: usize,
+        pub fleet_rows: usize,
+    }
+}
+
+sized_structs! {
+    pub struct nubo_cost_scheduled_job_info {
+        pub struct_size: u32,
+        pub name: *const c_char,
+        pub tag: *const c_char,
+        pub placement: nubo_cost_placement,
+        pub reservation: usize,
+        pub start_h: c_double,
+        pub finish_h: c_double,
+        pub deadline_h: c_double,
+        pub cost: c_double,
+        pub reason: *const c_char,
+    }
+}
+
 pub const NUBO_CHECK_HEALTHY: usize = 0;
 
 pub const NUBO_CHECK_DEGRADED: usize = 1;
@@ -1415,6 +1476,59 @@ extern "C" {
         out: *mut nubo_cost_meter_info,
     ) -> nubo_status;
     pub fn nubo_cost_meter_free(meter: *mut nubo_cost_meter);
+    pub fn nubo_cost_schedule_options_init(
+        options: *mut nubo_cost_schedule_options,
+        struct_size: usize,
+    ) -> nubo_status;
+    pub fn nubo_cost_schedule_create(
+        catalog: *const nubo_cost_catalog,
+        queue_path: *const c_char,
+        queue_json: *const c_char,
+        options: *const nubo_cost_schedule_options,
+        out: *mut *mut nubo_cost_schedule,
+    ) -> nubo_status;
+    pub fn nubo_cost_schedule_update(
+        catalog: *const nubo_cost_catalog,
+        previous: *const nubo_cost_schedule,
+        update_json: *const c_char,
+        options: *const nubo_cost_schedule_options,
+        out: *mut *mut nubo_cost_schedule,
+    ) -> nubo_status;
+    pub fn nubo_cost_schedule_what_if(
+        catalog: *const nubo_cost_catalog,
+        schedule: *const nubo_cost_schedule,
+        reservation: *const c_char,
+        options: *const nubo_cost_schedule_options,
+        saving: *mut c_double,
+        out: *mut *mut nubo_cost_schedule,
+    ) -> nubo_status;
+    pub fn nubo_cost_schedule_free(schedule: *mut nubo_cost_schedule);
+    pub fn nubo_cost_schedule_get_summary(
+        schedule: *const nubo_cost_schedule,
+        out: *mut nubo_cost_schedule_summary,
+    ) -> nubo_status;
+    pub fn nubo_cost_schedule_job(
+        schedule: *const nubo_cost_schedule,
+        index: usize,
+        out: *mut nubo_cost_scheduled_job_info,
+    ) -> nubo_status;
+    pub fn nubo_cost_schedule_job_estimate(
+        schedule: *const nubo_cost_schedule,
+        index: usize,
+        out: *mut nubo_cost_estimate_info,
+    ) -> nubo_status;
+    pub fn nubo_cost_schedule_json(
+        schedule: *const nubo_cost_schedule,
+        buf: *mut c_char,
+        capacity: usize,
+        needed: *mut usize,
+    ) -> nubo_status;
+    pub fn nubo_cost_schedule_write_job_files(
+        catalog: *const nubo_cost_catalog,
+        schedule: *const nubo_cost_schedule,
+        format: *const c_char,
+        dir: *const c_char,
+    ) -> nubo_status;
     pub fn nubo_device_health_options_init(
         options: *mut nubo_device_health_options,
         struct_size: usize,
@@ -2035,6 +2149,13 @@ mod tests {
             nubo_cost_own_info { struct_size, break_even_utilisation, own_cost, cloud_cost,
                                  cloud_saving, utilisation_for_70_percent_saving }
             nubo_cost_meter_info { struct_size, hourly, price_date, price_source }
+            nubo_cost_schedule_options { struct_size, method, exact_up_to, time_limit_s, slot_h,
+                                         spot_mtbi_s, restart_s }
+            nubo_cost_schedule_summary { struct_size, method, optimal, bound, gap, solve_s, slot_h,
+                                         horizon_h, committed_used, committed_idle, on_demand, spot,
+                                         total, jobs, unplaced, fleet_rows }
+            nubo_cost_scheduled_job_info { struct_size, name, tag, placement, reservation, start_h,
+                                           finish_h, deadline_h, cost, reason }
             nubo_device_health_options { struct_size, wait_seconds, xid_policy_file, kernel_log_file
                                          }
             nubo_device_preflight_options { struct_size, quick, budget_seconds, threshold, host }
@@ -2098,6 +2219,8 @@ mod tests {
             "nubo_entry_kind",
             "nubo_cost_pricing",
             "nubo_cost_optimizer",
+            "nubo_cost_schedule_method",
+            "nubo_cost_placement",
             "nubo_update_rule",
             "nubo_loss_scaling",
             "nubo_transpose",
@@ -2157,6 +2280,13 @@ mod tests {
             NUBO_PRICING_RESERVED_3Y,
             NUBO_OPTIMIZER_ADAM,
             NUBO_OPTIMIZER_SGD,
+            NUBO_SCHEDULE_AUTO,
+            NUBO_SCHEDULE_EXACT,
+            NUBO_SCHEDULE_HEURISTIC,
+            NUBO_PLACEMENT_RESERVED,
+            NUBO_PLACEMENT_ON_DEMAND,
+            NUBO_PLACEMENT_SPOT,
+            NUBO_PLACEMENT_UNPLACED,
             NUBO_UPDATE_SGD,
             NUBO_UPDATE_ADAM,
             NUBO_UPDATE_ADAMW,

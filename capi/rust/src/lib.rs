@@ -34,6 +34,7 @@ mod parallel;
 mod progress;
 mod results;
 pub mod s3;
+mod schedule;
 pub mod stores;
 pub mod train;
 pub mod transfer;
@@ -46,6 +47,9 @@ pub use optimizer::{
 pub use parallel::{
     Bf16, Buffer, DType, Element, Event, Gemm, NativeHandles, Pending, ReduceOp, Team, TeamOptions,
     Worker, F16,
+};
+pub use schedule::{
+    schedule, Placement, QueueSource, Schedule, ScheduleMethod, ScheduleOptions, ScheduledJob,
 };
 pub use stores::{access_policy, copy, is_store_url, sync, CopySummary, SyncSummary};
 

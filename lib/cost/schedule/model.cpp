@@ -176,8 +176,8 @@ Model build_model(const Catalog& catalog, const Queue& q, const ScheduleOptions&
   for (const auto& j : q.jobs) {
     const std::string named = "job '" + j.name + "'";
     if (j.deadline_h > 0 && j.deadline_h > m.horizon_h + 1e-9)
-      bad(named + ": deadline " + std::to_string(j.deadline_h) + " h is past the horizon " +
-          std::to_string(m.horizon_h) + " h");
+      bad(named + ": its deadline is past the horizon (" + std::to_string(m.horizon_h) +
+          " h): give a longer \"horizon\"");
     JobWays w;
     w.release_h = std::max(j.release_h, q.now_h);
     w.deadline_h = j.deadline_h > 0 ? j.deadline_h : m.horizon_h;

@@ -2,6 +2,7 @@
 // an error naming it (a typo would otherwise silently drop a constraint), and every value is
 // checked where it is read, naming the job or reservation and the field.
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "common/json.hpp"
@@ -23,6 +24,12 @@ constexpr std::size_t kMaxJobs = 100000, kMaxReservations = 1000;
   throw Error(Errc::invalid_argument, message);
 }
 
+std::string hours_text(double h) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g h", h);
+  return buf;
+}
+
 void only_keys(const Json& object, const std::set<std::string>& allowed, const std::string& what) {
   if (!object.is_object()) bad(what + ": expected an object");
   for (const auto& [key, value] : object.items())
@@ -42,8 +49,7 @@ double hours_of(const Json& v, const std::string& what) {
     bad(what + ": expected hours (a number) or a duration such as \"36h\" or \"3d\"");
   }
   if (!std::isfinite(h) || h < 0 || h > kMaxHours)
-    bad(what + ": " + std::to_string(h) + " h is out of range [0, " +
-        std::to_string(static_cast<int>(kMaxHours)) + "] h");
+    bad(what + ": " + hours_text(h) + " is out of range [0, " + hours_text(kMaxHours) + "]");
   return h;
 }
 
@@ -149,8 +155,8 @@ QueueJob job_of(const Json& v, const std::string& what, const std::string& base_
   if (v.contains("deadline")) {
     j.deadline_h = hours_of(v["deadline"], named + ": deadline");
     if (j.deadline_h <= j.release_h)
-      bad(named + ": deadline " + std::to_string(j.deadline_h) + " h is not after its release " +
-          std::to_string(j.release_h) + " h");
+      bad(named + ": deadline " + hours_text(j.deadline_h) + " is not after its release " +
+          hours_text(j.release_h));
   }
   if (v.contains("interruptible"))
     j.interruptible = bool_of(v["interruptible"], named + ": interruptible");
