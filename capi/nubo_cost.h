@@ -474,7 +474,7 @@ typedef enum nubo_cost_placement {
 typedef struct nubo_cost_schedule_options {
   uint32_t struct_size;
   nubo_cost_schedule_method method; /* default NUBO_SCHEDULE_AUTO */
-  size_t exact_up_to;               /* default 30 */
+  size_t exact_up_to;               /* default 300 */
   double time_limit_s;              /* the exact solver's; default 20 */
   double slot_h;                    /* the grid on reservations; 0 (default): from the horizon */
   double spot_mtbi_s;               /* 0 (default): the provider's */

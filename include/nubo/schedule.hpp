@@ -2,8 +2,8 @@
 // team already pays for (reservations) and the cloud's on-demand and spot offers, so that every
 // deadline is met at the lowest expected cost; the fleet that makes for every hour; what one
 // more reservation would save; and job files for the engines that launch machines (SkyPilot,
-// Slurm). Small queues are solved exactly (a mixed-integer program, COIN-OR CBC); larger ones
-// by a heuristic whose gap to a proven lower bound is reported.
+// Slurm). Queues up to a few hundred jobs are solved exactly (a mixed-integer program, COIN-OR
+// CBC); larger ones by a heuristic whose gap to a proven lower bound is reported.
 #pragma once
 
 #include <map>
@@ -73,10 +73,12 @@ NUBO_API ScheduleMethod parse_schedule_method(std::string_view text);
 
 struct ScheduleOptions {
   ScheduleMethod method = ScheduleMethod::automatic;
-  std::size_t exact_up_to = 30;  // automatic: exact for queues of at most this many jobs
-  double time_limit_s = 20;      // the exact solver's; past it, its best with its gap
-  double slot_h = 0;             // the time grid on reservations; 0: from the horizon
-  PlanRequest request;           // spot interruption and restart defaults, measured rates
+  // automatic: exact for queues of at most this many jobs (a month of 300 solves in about a
+  // second: benchmarks/results/schedule.md), the heuristic above
+  std::size_t exact_up_to = 300;
+  double time_limit_s = 20;  // the exact solver's; past it, its best with its gap
+  double slot_h = 0;         // the time grid on reservations; 0: from the horizon
+  PlanRequest request;       // spot interruption and restart defaults, measured rates
 };
 
 enum class Placement { reserved = 0, on_demand = 1, spot = 2, unplaced = 3 };

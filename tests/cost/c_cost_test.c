@@ -304,7 +304,7 @@ static void test_schedule(void) {
   nubo_cost_schedule_options o;
   o.struct_size = sizeof o;
   CHECK(nubo_cost_schedule_options_init(&o, sizeof o) == NUBO_OK);
-  CHECK(o.method == NUBO_SCHEDULE_AUTO && o.exact_up_to == 30);
+  CHECK(o.method == NUBO_SCHEDULE_AUTO && o.exact_up_to == 300);
   o.slot_h = 1;
   nubo_cost_schedule* s = NULL;
   CHECK(nubo_cost_schedule_create(catalog, NULL, queue, &o, &s) == NUBO_OK);

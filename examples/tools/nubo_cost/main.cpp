@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
       "schedule", "a queue of jobs over reservations, on-demand and spot, with deadlines");
   catalog_flags(sd, sch.catalog);
   sd->add_option("queue", sch.queue, "the queue file (JSON: jobs and reservations)")->required();
-  sd->add_option("--method", sch.method, "auto (default: exact up to 30 jobs), exact or heuristic")
+  sd->add_option("--method", sch.method, "auto (default: exact up to 300 jobs), exact or heuristic")
       ->check(CLI::IsMember({"auto", "exact", "heuristic"}));
   sd->add_option("--time-limit", sch.time_limit, "the exact solver's, default 20s")
       ->check(nubo_cli::PositiveDuration);
