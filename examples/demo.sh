@@ -59,6 +59,13 @@ fi
 step "Cost: serving it at 2,000 tokens/s, 50 ms per token at most"
 "$bin/nubo-cost" plan --inference --params 7B --rate 2000 --latency 50ms --limit 5
 
+step "Cost of a queue: five jobs with deadlines over one reserved p4d.24xlarge, on-demand and spot"
+work=$(mktemp -d)
+"$bin/nubo-cost" schedule "$here/cost_schedule/queue.json" --reserve p4d.24xlarge@us-east-1=1:1y \
+  --emit skypilot "$work/jobs"
+sed -n 1,12p "$work/jobs/README.md"
+rm -rf "$work"
+
 if [ -x "$bin/nubo-train" ] && [ -e /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
   step "Train: one epoch of Fashion-MNIST on 2 simulated GPUs, a subset"
   "$bin/nubo-train" --devices sim:2 --subset 6000 --epochs 1

@@ -126,7 +126,8 @@ int run(const ScheduleCommand& c) {
       for (std::size_t i = 0; i < w.schedule.jobs.size() && i < s.jobs.size(); ++i)
         moved += w.schedule.jobs[i].placement == Placement::reserved &&
                  s.jobs[i].placement != Placement::reserved;
-      std::cout << "  " << moved << " jobs move onto reservations\n";
+      std::cout << "  " << moved << (moved == 1 ? " job moves" : " jobs move")
+                << " onto reservations\n";
     }
   }
   if (!c.emit.empty()) {
