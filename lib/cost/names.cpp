@@ -7,6 +7,7 @@
 #include "common/text.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
+#include "nubo/schedule.hpp"
 
 namespace nubo::cost {
 
@@ -44,6 +45,39 @@ Optimizer parse_optimizer(std::string_view text) {
   if (t == "sgd") return Optimizer::sgd;
   throw Error(Errc::invalid_argument,
               "unknown optimizer '" + std::string(text) + "': use adam (or adamw) or sgd");
+}
+
+std::string_view schedule_method_name(ScheduleMethod m) noexcept {
+  switch (m) {
+    case ScheduleMethod::automatic:
+      return "auto";
+    case ScheduleMethod::exact:
+      return "exact";
+    case ScheduleMethod::heuristic:
+      return "heuristic";
+  }
+  return "auto";
+}
+
+ScheduleMethod parse_schedule_method(std::string_view text) {
+  for (auto m : {ScheduleMethod::automatic, ScheduleMethod::exact, ScheduleMethod::heuristic})
+    if (text == schedule_method_name(m)) return m;
+  throw Error(Errc::invalid_argument,
+              "method '" + printable(std::string(text)) + "': auto, exact or heuristic");
+}
+
+std::string_view placement_name(Placement p) noexcept {
+  switch (p) {
+    case Placement::reserved:
+      return "reserved";
+    case Placement::on_demand:
+      return "on-demand";
+    case Placement::spot:
+      return "spot";
+    case Placement::unplaced:
+      return "unplaced";
+  }
+  return "unplaced";
 }
 
 std::string_view interconnect_name(Interconnect i) noexcept {

@@ -173,8 +173,11 @@ QueueJob job_of(const Json& v, const std::string& what, const std::string& base_
 }
 
 Pricing term_of(const std::string& term, const std::string& what) {
-  if (term == "1y") return Pricing::reserved_1y;
-  if (term == "3y") return Pricing::reserved_3y;
+  try {
+    const auto p = parse_pricing(term);
+    if (p == Pricing::reserved_1y || p == Pricing::reserved_3y) return p;
+  } catch (const Error&) {
+  }
   bad(what + ": term '" + printable(term) + "': 1y or 3y");
 }
 

@@ -12,39 +12,6 @@
 
 namespace nubo::cost {
 
-std::string_view schedule_method_name(ScheduleMethod m) noexcept {
-  switch (m) {
-    case ScheduleMethod::automatic:
-      return "auto";
-    case ScheduleMethod::exact:
-      return "exact";
-    case ScheduleMethod::heuristic:
-      return "heuristic";
-  }
-  return "auto";
-}
-
-ScheduleMethod parse_schedule_method(std::string_view text) {
-  for (auto m : {ScheduleMethod::automatic, ScheduleMethod::exact, ScheduleMethod::heuristic})
-    if (text == schedule_method_name(m)) return m;
-  throw Error(Errc::invalid_argument,
-              "method '" + printable(std::string(text)) + "': auto, exact or heuristic");
-}
-
-std::string_view placement_name(Placement p) noexcept {
-  switch (p) {
-    case Placement::reserved:
-      return "reserved";
-    case Placement::on_demand:
-      return "on-demand";
-    case Placement::spot:
-      return "spot";
-    case Placement::unplaced:
-      return "unplaced";
-  }
-  return "unplaced";
-}
-
 std::size_t Schedule::unplaced() const {
   std::size_t n = 0;
   for (const auto& j : jobs) n += j.placement == Placement::unplaced;
