@@ -21,6 +21,7 @@
 #include "nubo/preflight.hpp"
 #include "nubo/retry.hpp"
 #include "nubo/s3.hpp"
+#include "nubo/schedule.hpp"
 #include "nubo/train.hpp"
 #include "nubo/transfer.hpp"
 #include "nubo/units.hpp"

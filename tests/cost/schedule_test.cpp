@@ -117,6 +117,13 @@ TEST_CASE("a deadline moves a job off its cheapest offer, and says so", "[schedu
   const auto relaxed = nc::schedule(catalog(), q, o);
   CHECK(find(relaxed, "checkpointed").placement == nc::Placement::spot);
   CHECK(find(relaxed, "checkpointed").reason.empty());
+  // Without checkpoints, every interruption loses all the work so far: a 40 h job interrupted
+  // every 2 h costs more on spot than on demand, and the schedule says why it is not on spot.
+  q.jobs[0].workload.checkpoint_bytes = 0;
+  const auto no_checkpoints = nc::schedule(catalog(), q, o);
+  CHECK(find(no_checkpoints, "checkpointed").placement == nc::Placement::on_demand);
+  CHECK_THAT(find(no_checkpoints, "checkpointed").reason,
+             Catch::Contains("interruption rate") && Catch::Contains("more than on demand"));
 }
 
 TEST_CASE("idle reserved hours make a short job free", "[schedule]") {

@@ -81,6 +81,13 @@ std::string reason_for(const Model& m, const Queue& q, const std::vector<Choice>
              " of it expected rework and restarts at its interruption rate)";
     return why;
   }
+  // Interruptible, yet on demand: a spot offer cheaper by the hour loses on its rework.
+  if (w.spot && chosen.pricing != Pricing::spot && w.spot->hourly < chosen.hourly &&
+      w.spot->total_cost() >= chosen.total_cost())
+    return "interruption rate: spot's expected rework (" +
+           hours_text((w.spot->time.rework_s + w.spot->time.restart_s) / 3600) + " on " +
+           w.spot->label() + ", interrupted every " + hours_text(w.spot->spot_mtbi_s / 3600) +
+           ") makes it cost " + format_money(w.spot->total_cost()) + ", more than on demand";
   return {};
 }
 

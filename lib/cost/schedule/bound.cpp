@@ -8,6 +8,13 @@
 namespace nubo::cost::schedule_detail {
 
 double lower_bound(const Model& m) {
+  // Without CBC, the bound every job gives alone: nothing when a reservation may take it.
+  if (!Mip::available()) {
+    double alone = 0;
+    for (const auto& w : m.jobs)
+      if (w.reserved.empty()) alone += w.cloud ? w.cloud_cost() : kUnplacedPenalty;
+    return alone;
+  }
   Mip lp;
   std::vector<int> pool_row;
   for (const auto& p : m.pools) {

@@ -1,5 +1,6 @@
 // A mixed-integer (or linear) program for COIN-OR CBC, built column by column: the one place
-// nubo calls the solver, so that the schedulers speak of jobs and slots, not of CBC's API.
+// nubo calls the solver, so that the schedulers speak of jobs and slots, not of CBC's API. CBC
+// is loaded when a program is first solved, not linked.
 // CBC is EPL-licensed and solves these scheduling programs far faster than GLPK's branch and
 // bound (docs/schedule.md, "Method").
 #pragma once
@@ -11,6 +12,8 @@ namespace nubo::cost::schedule_detail {
 
 class Mip {
  public:
+  // Whether CBC can be loaded (solve() says why not).
+  static bool available();
   // A row: lower <= sum <= upper.
   int add_row(double lower, double upper);
   // A column with its objective coefficient, bounds and (row, coefficient) entries.

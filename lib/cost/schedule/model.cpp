@@ -99,6 +99,7 @@ void cloud_ways(const Catalog& catalog, const QueueJob& j, const ScheduleOptions
     if (!w.cheapest) w.cheapest = e;
     if (!w.cloud && e.hours() <= window + 1e-9) w.cloud = e;
     if (!w.fastest || e.hours() < w.fastest->hours()) w.fastest = e;
+    if (!w.spot && e.pricing == Pricing::spot) w.spot = e;
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/text.hpp"
 #include "cost/estimate_json.hpp"
+#include "cost/schedule/mip.hpp"
 #include "cost/schedule/model.hpp"
 #include "nubo/error.hpp"
 
@@ -65,9 +66,15 @@ Schedule schedule(const Catalog& catalog, const Queue& queue, const ScheduleOpti
   std::vector<int> priorities;
   for (const auto& j : queue.jobs) priorities.push_back(j.priority);
   auto method = options.method;
-  if (method == ScheduleMethod::automatic)
+  std::vector<std::string> notes;
+  if (method == ScheduleMethod::automatic) {
     method = queue.jobs.size() <= options.exact_up_to ? ScheduleMethod::exact
                                                       : ScheduleMethod::heuristic;
+    if (method == ScheduleMethod::exact && !Mip::available()) {
+      method = ScheduleMethod::heuristic;
+      notes.push_back("COIN-OR CBC (coinor-libcbc3) is not installed: planned by the heuristic");
+    }
+  }
   auto solved = solve_heuristic(m, priorities);
   if (method == ScheduleMethod::exact) {
     auto exact = solve_exact(m, options.time_limit_s, &solved.choices);
@@ -82,6 +89,7 @@ Schedule schedule(const Catalog& catalog, const Queue& queue, const ScheduleOpti
   }
   auto s = assemble(m, queue, solved);
   s.method = method;
+  s.notes.insert(s.notes.end(), notes.begin(), notes.end());
   const double committed = s.costs.committed_used + s.costs.committed_idle;
   const double penalties = static_cast<double>(s.unplaced()) * kUnplacedPenalty;
   s.bound = committed + std::max(0.0, solved.bound - penalties);
