@@ -79,12 +79,18 @@ NUBO_C_API nubo_status nubo_transfer_s3_options_init(nubo_transfer_s3_options* o
 NUBO_C_API nubo_status nubo_transfer_copy(const char* from, const char* to,
                                           const nubo_transfer_copy_options* options,
                                           nubo_transfer_copy_summary* summary);
+/* A change a sync decided: "copy PATH" or "delete PATH", valid during the call only. */
+typedef void (*nubo_transfer_change_callback)(const char* change, void* user);
 /* Options of nubo_transfer_sync (C++: nubo::transfer::SyncOptions). */
 typedef struct nubo_transfer_sync_options {
   uint32_t struct_size;
   const nubo_transfer_copy_options* copy; /* the copies' options; NULL (default): the defaults */
   int delete_extra; /* nonzero: delete at the destination what the source does not have */
   int dry_run;      /* nonzero: decide and change nothing (the counts say what would be done) */
+  /* Called with each change once all are decided, before any is made (in a dry run, the list
+   * of what would be done), from the calling thread. NULL (default): none. */
+  nubo_transfer_change_callback change;
+  void* change_user;
 } nubo_transfer_sync_options;
 /* What a sync did, or would do in a dry run (C++: nubo::transfer::SyncSummary). Set
  * struct_size = sizeof before the call. */

@@ -22,6 +22,16 @@ void check_arguments(const char* from, const char* to, const Summary* summary, c
 
 }  // namespace
 
+namespace nubo::capi {
+
+std::function<void(const std::string&)> wrap_change(nubo_transfer_change_callback callback,
+                                                    void* user) {
+  if (callback == nullptr) return {};
+  return [callback, user](const std::string& change) { callback(change.c_str(), user); };
+}
+
+}  // namespace nubo::capi
+
 extern "C" {
 
 NUBO_C_API nubo_status nubo_transfer_copy_options_init(nubo_transfer_copy_options* options,

@@ -1,6 +1,7 @@
 // Conversions shared by the archive and the network entry points of the C ABI.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -20,6 +21,9 @@ std::vector<std::string> to_strings(const char* const* items, size_t count, cons
 // The C progress callback as a ProgressFn; the current file is copied so that it is
 // NUL-terminated. Empty for NULL.
 transfer::ProgressFn wrap_progress(nubo_transfer_progress_callback callback, void* user);
+// A sync's change callback as C++ calls it (copy.cpp).
+std::function<void(const std::string&)> wrap_change(nubo_transfer_change_callback callback,
+                                                    void* user);
 
 // Per-codec chunk counts into a C summary's chunks_by_codec (the same slots, indexed by codec).
 inline void copy_chunk_counts(const transfer::ChunkCounts& from, uint64_t (&to)[NUBO_CODEC_SLOTS]) {

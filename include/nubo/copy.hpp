@@ -84,6 +84,9 @@ struct SyncOptions {
   CopyOptions copy;           // streams, part size, rate, filters (of the source), profiles, ...
   bool delete_extra = false;  // delete at the destination what the source does not have
   bool dry_run = false;       // decide, and change nothing: `changes` says what would be done
+  // Called with each change once they are all decided, before any is made ("copy PATH", then
+  // "delete PATH"; in a dry run, what would be done), from the calling thread.
+  std::function<void(const std::string& change)> change;
 };
 
 struct SyncSummary {

@@ -10,6 +10,17 @@
 #include "nubo.h"
 
 static int failures = 0;
+
+/* A sync's change callback: counts the changes and keeps the last. */
+struct changes {
+  int count;
+  char last[128];
+};
+static void on_change(const char* change, void* user) {
+  struct changes* c = user;
+  ++c->count;
+  snprintf(c->last, sizeof c->last, "%s", change);
+}
 #define CHECK(cond)                                                                            \
   do {                                                                                         \
     if (!(cond)) {                                                                             \
@@ -115,6 +126,26 @@ int main(void) {
     fclose(f);
   }
   CHECK(strcmp(line, "through a store\n") == 0);
+
+  /* A dry-run sync of the tree to a file:// prefix: the callback hears what it would copy. */
+  {
+    char tree[96], mirror[128], copy_command[400];
+    snprintf(tree, sizeof tree, "%s/tree", dir);
+    snprintf(mirror, sizeof mirror, "file://%s/mirror/", dir);
+    snprintf(copy_command, sizeof copy_command, "mkdir -p '%s' && cp '%s' '%s/'", tree, src, tree);
+    CHECK(system(copy_command) == 0);
+    nubo_transfer_sync_options so;
+    nubo_transfer_sync_summary ss;
+    CHECK(nubo_transfer_sync_options_init(&so, sizeof so) == NUBO_OK);
+    CHECK(so.change == NULL && so.change_user == NULL);
+    struct changes heard = {0, ""};
+    so.dry_run = 1;
+    so.change = on_change;
+    so.change_user = &heard;
+    ss.struct_size = sizeof ss;
+    CHECK(nubo_transfer_sync(tree, mirror, &so, &ss) == NUBO_OK);
+    CHECK(ss.copied == 1 && heard.count == 1 && strcmp(heard.last, "copy a.txt") == 0);
+  }
   snprintf(command, sizeof command, "rm -rf '%s'", dir);
   CHECK(system(command) == 0);
 

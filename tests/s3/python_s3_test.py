@@ -127,8 +127,17 @@ class Copy(unittest.TestCase):
         again = nubo.sync(tree, "s3://py-bucket/synced/")
         self.assertEqual((again.copied, again.unchanged, again.bytes_sent), (0, 2, 0))
         (tree / "a.bin").unlink()
-        dry = nubo.sync(tree, "s3://py-bucket/synced/", delete=True, dry_run=True)
+        changes: list[str] = []
+        dry = nubo.sync(tree, "s3://py-bucket/synced/", delete=True, dry_run=True,
+                        on_change=changes.append)
         self.assertEqual((dry.copied, dry.deleted), (0, 1))
+        self.assertEqual(changes, ["delete a.bin"])
+
+        def refuse(change: str) -> None:
+            raise KeyError(change)
+
+        with self.assertRaises(KeyError):  # the callback's own error, once the sync returns
+            nubo.sync(tree, "s3://py-bucket/synced/", delete=True, dry_run=True, on_change=refuse)
         with self.assertRaises(nubo.NuboError) as e:
             nubo.sync(tree, self.dir / "elsewhere")
         self.assertIn("rsync", str(e.exception))

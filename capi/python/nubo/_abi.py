@@ -344,12 +344,17 @@ class nubo_transfer_copy_summary(Sized):
     ]
 
 
+nubo_transfer_change_callback = CFUNCTYPE(None, c_char_p, c_void_p)
+
+
 class nubo_transfer_sync_options(Sized):
     _fields_ = [
         ("struct_size", c_uint32),
         ("copy", POINTER(nubo_transfer_copy_options)),
         ("delete_extra", c_int),
         ("dry_run", c_int),
+        ("change", nubo_transfer_change_callback),
+        ("change_user", c_void_p),
     ]
 
 

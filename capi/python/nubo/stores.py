@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import Iterable, Optional, Union
+from typing import Callable, Iterable, Optional, Union
 
 from . import _lib
 from ._results import CopySummary, SyncSummary
-from ._abi import (nubo_transfer_copy_options, nubo_transfer_copy_summary,
+from ._abi import (nubo_transfer_change_callback, nubo_transfer_copy_options,
+                   nubo_transfer_copy_summary,
                    nubo_transfer_s3_options, nubo_transfer_sync_options,
                    nubo_transfer_sync_summary)
 from ._options import filled
@@ -93,12 +94,18 @@ def sync(source: StrPath, destination: StrPath, *, delete: bool = False, dry_run
          rate: Optional[float] = None, journal_dir: Optional[StrPath] = None,
          profile: Optional[str] = None, source_profile: Optional[str] = None,
          server_side_encryption: Optional[str] = None,
-         kms_key_id: Optional[str] = None) -> SyncSummary:
+         kms_key_id: Optional[str] = None,
+         on_change: Optional[Callable[[str], object]] = None) -> SyncSummary:
     """Makes `destination` hold what `source` holds, copying only what is new or changed (by
     size and checksum, not by time alone): a local directory or a store PREFIX/ each, at least
     one a store. delete: remove at the destination what the source does not have, once every
-    copy has succeeded. dry_run: change nothing; the counts say what would be done. The other
-    options are copy()'s.
+    copy has succeeded. dry_run: change nothing; the counts say what would be done.
+    on_change: called with each change ("copy PATH", "delete PATH") once all are decided,
+    before any is made (with dry_run: the list of what would be done). The other options are
+    copy()'s.
+
+        >>> changes = []
+        >>> nubo.sync("ckpt/", "s3://backups/ckpt/", dry_run=True, on_change=changes.append)
 
         >>> s = nubo.sync("s3://ckpt/", "s3://ckpt-dr/", profile="dr", delete=True)
 
@@ -112,7 +119,22 @@ def sync(source: StrPath, destination: StrPath, *, delete: bool = False, dry_run
                           include=include, rate=rate, journal_dir=journal_dir, s3=s3)
     o = filled(nubo_transfer_sync_options, "nubo_transfer_sync_options_init", copy=copy_options,
                delete_extra=delete, dry_run=dry_run)
+    raised: list[BaseException] = []
+
+    def change(text: bytes, _user: object) -> None:
+        # An exception cannot cross the C call: kept, and raised once it returns.
+        if not raised:
+            try:
+                on_change(text.decode("utf-8", "replace"))
+            except BaseException as e:  # noqa: B902 - re-raised below
+                raised.append(e)
+
+    callback = nubo_transfer_change_callback(change) if on_change else None
+    if callback is not None:
+        o.change = callback
     s = nubo_transfer_sync_summary()
     _lib.check(_lib.lib().nubo_transfer_sync(_path(source), _path(destination), ctypes.byref(o),
                                              ctypes.byref(s)))
+    if raised:
+        raise raised[0]
     return SyncSummary._from_c(s)

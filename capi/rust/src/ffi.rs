@@ -371,12 +371,17 @@ sized_structs! {
     }
 }
 
+pub type nubo_transfer_change_callback =
+    Option<unsafe extern "C" fn(change: *const c_char, user: *mut c_void)>;
+
 sized_structs! {
     pub struct nubo_transfer_sync_options {
         pub struct_size: u32,
         pub copy: *const nubo_transfer_copy_options,
         pub delete_extra: c_int,
         pub dry_run: c_int,
+        pub change: nubo_transfer_change_callback,
+        pub change_user: *mut c_void,
     }
 }
 
@@ -2099,7 +2104,8 @@ mod tests {
                                          progress_user, rate, key_file, journal_dir, s3 }
             nubo_transfer_copy_summary { struct_size, files, bytes, bytes_sent, bytes_resumed,
                                          parts, seconds, bytes_server_side }
-            nubo_transfer_sync_options { struct_size, copy, delete_extra, dry_run }
+            nubo_transfer_sync_options { struct_size, copy, delete_extra, dry_run, change,
+                                         change_user }
             nubo_transfer_sync_summary { struct_size, copied, unchanged, deleted, bytes_copied,
                                          bytes_sent, bytes_server_side, seconds }
             nubo_cost_instance_info { struct_size, provider, name, region, gpu_model, gpus,

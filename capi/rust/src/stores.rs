@@ -14,7 +14,8 @@
 //! HMAC key: `GS_ACCESS_KEY_ID` and `GS_SECRET_ACCESS_KEY`, or the boto file), and
 //! `file:///PATH` (a shared file system mounted here).
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
+use std::os::raw::{c_char, c_void};
 use std::path::Path;
 
 use crate::fill::Keep;
@@ -76,6 +77,42 @@ pub fn sync(
     let o = options.to_raw(&mut keep)?;
     let mut s = ffi::nubo_transfer_sync_summary::new();
     // SAFETY: every pointer in `o` (what `keep` holds) outlives the call.
+    let raw = unsafe { ffi::nubo_transfer_sync(from.as_ptr(), to.as_ptr(), &o, &mut s) };
+    crate::check(raw)?;
+    Ok(SyncSummary::from(&s))
+}
+
+/// As [`sync`], calling `on_change` with each change (`"copy PATH"`, `"delete PATH"`) once all
+/// are decided, before any is made: with `dry_run`, the list of what would be done.
+///
+/// ```no_run
+/// let o = nubo::stores::SyncOptions { dry_run: Some(true), ..Default::default() };
+/// let mut changes = Vec::new();
+/// nubo::stores::sync_with("ckpt/", "s3://backups/ckpt/", &o, |c| changes.push(c.to_string()))?;
+/// # Ok::<(), nubo::Error>(())
+/// ```
+pub fn sync_with(
+    from: impl AsRef<Path>,
+    to: impl AsRef<Path>,
+    options: &SyncOptions,
+    mut on_change: impl FnMut(&str),
+) -> Result<SyncSummary, Error> {
+    unsafe extern "C" fn trampoline(change: *const c_char, user: *mut c_void) {
+        // SAFETY: `user` is the `&mut dyn FnMut(&str)` below, alive for the call; `change` a
+        // NUL-terminated string alive during this call. A panic must not unwind into C.
+        let f = unsafe { &mut *(user as *mut &mut dyn FnMut(&str)) };
+        let text = unsafe { CStr::from_ptr(change) }.to_string_lossy();
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&text)));
+    }
+    let from = path_string("from", from.as_ref())?;
+    let to = path_string("to", to.as_ref())?;
+    let mut keep = Keep::default();
+    let mut o = options.to_raw(&mut keep)?;
+    let mut f: &mut dyn FnMut(&str) = &mut on_change;
+    o.change = Some(trampoline);
+    o.change_user = &mut f as *mut &mut dyn FnMut(&str) as *mut c_void;
+    let mut s = ffi::nubo_transfer_sync_summary::new();
+    // SAFETY: every pointer in `o` (what `keep` holds, and `f`) outlives the call.
     let raw = unsafe { ffi::nubo_transfer_sync(from.as_ptr(), to.as_ptr(), &o, &mut s) };
     crate::check(raw)?;
     Ok(SyncSummary::from(&s))

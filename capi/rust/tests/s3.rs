@@ -209,6 +209,24 @@ fn a_tree_up_and_down_with_a_cancel_that_resumes() {
     )
     .unwrap();
     assert_eq!((again.copied, again.unchanged), (0, 2), "{again:?}");
+    // A dry run into an empty prefix lists what it would copy.
+    let mut changes = Vec::new();
+    let dry = nubo::stores::SyncOptions {
+        dry_run: Some(true),
+        ..Default::default()
+    };
+    let planned =
+        nubo::stores::sync_with("s3://rust-tree/up/", "s3://rust-backup/fresh/", &dry, |c| {
+            changes.push(c.to_string())
+        })
+        .unwrap();
+    assert_eq!(planned.copied, 2, "{planned:?}");
+    changes.sort();
+    assert_eq!(changes.len(), 2, "{changes:?}");
+    assert!(
+        changes.iter().all(|c| c.starts_with("copy ")),
+        "{changes:?}"
+    );
 }
 
 #[test]

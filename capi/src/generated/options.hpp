@@ -243,6 +243,7 @@ inline nubo_transfer_sync_options to_nubo_transfer_sync_options(
   assign_empty(in.copy, "nubo::transfer::SyncOptions::copy");
   assign(out.delete_extra, in.delete_extra);
   assign(out.dry_run, in.dry_run);
+  assign_empty(in.change, "nubo::transfer::SyncOptions::change");
   return out;
 }
 
@@ -260,6 +261,7 @@ inline nubo::transfer::SyncOptions from_nubo_transfer_sync_options(
   }
   take(out.delete_extra, in.delete_extra, what + "->delete_extra");
   take(out.dry_run, in.dry_run, what + "->dry_run");
+  out.change = wrap_change(in.change, in.change_user);
   return out;
 }
 

@@ -60,7 +60,15 @@ std::map<std::string, std::uint64_t> listing(const Place& p, const CopyOptions& 
                                              bool is_source) {
   std::map<std::string, std::uint64_t> out;
   if (!p.local()) {
-    for (const auto& [key, size] : p.store->list_objects(*p.url)) {
+    std::vector<std::pair<std::string, std::uint64_t>> objects;
+    try {
+      objects = p.store->list_objects(*p.url);
+    } catch (const Error& e) {
+      // A file:// destination whose folder is not made yet holds nothing, as an S3 prefix.
+      // (A missing bucket stays an error: a dry run would otherwise list everything.)
+      if (e.code() != Errc::not_found || is_source || p.url->scheme != "file") throw;
+    }
+    for (const auto& [key, size] : objects) {
       const auto rest = key.substr(p.url->key.size());
       if (rest.empty() || rest.back() == '/') continue;  // a "directory" marker
       paths::check_entry(rest);                          // no absolute paths, no '..'
@@ -189,6 +197,8 @@ SyncSummary sync(const std::string& from, const std::string& to, const SyncOptio
   summary.deleted = deletions.size();
   for (const auto& rel : copies) summary.changes.push_back("copy " + rel);
   for (const auto& rel : deletions) summary.changes.push_back("delete " + rel);
+  if (options.change)
+    for (const auto& c : summary.changes) options.change(c);
   if (options.dry_run) {
     summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
     return summary;
