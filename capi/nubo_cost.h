@@ -196,7 +196,7 @@ typedef struct nubo_cost_workload {
      worker and the gradient bytes of a step (docs/cost.md, "Workloads by model"). */
   double parameters;
   double tokens;
-  double sequence_length; /* tokens per sample; 0: 2048 for the activation estimate */
+  double sequence_length; /* tokens per sample; 0: 2048 (activations and the step count) */
   double micro_batch;     /* samples per GPU per pass; default 1 */
   nubo_cost_optimizer optimizer;
   int sharding; /* ZeRO stage 0 (default) to 3; -1: the least that fits */

@@ -299,7 +299,7 @@ struct NUBO_API Workload {
   // the gradient bytes all-reduced per step (docs/cost.md, "Workloads by model").
   double parameters = 0;
   double tokens = 0;
-  double sequence_length = 0;  // tokens per sample; 0: 2048 for the activation estimate
+  double sequence_length = 0;  // tokens per sample; 0: 2048 (tokens_per_sample())
   double micro_batch = 1;      // samples per GPU in one forward pass (activations)
   Optimizer optimizer = Optimizer::adam;
   int sharding = 0;  // ZeRO stage: 0 plain data parallelism, 1-3; -1: the least that fits
@@ -331,6 +331,9 @@ struct NUBO_API Workload {
   double storage_months_after = 0;          // keep dataset + checkpoint in object storage this long
   std::map<std::string, std::string> tags;  // "project" -> "vision", "team" -> "ml"
 
+  // Tokens per sample: sequence_length, else 2048 (GPT-3's context), for the activation
+  // estimate and the step count of a workload given by tokens.
+  double tokens_per_sample() const { return sequence_length > 0 ? sequence_length : 2048; }
   // A measured workload from a profile: `epochs` passes over profile.dataset_samples.
   static Workload from_profile(const Profile& profile, double epochs);
   // The training FLOPs the analytic fields give: total_flops; else 6 x parameters x tokens

@@ -41,7 +41,7 @@ MemoryModel memory_model(const Workload& w) {
   // Activations of a dense transformer of this size, without recomputation (Korthikanti et al.
   // 2022, eq. 2 with flash attention: 34 s b h bytes per layer in 16-bit).
   const auto shape = dense_shape(w.parameters);
-  const double seq = w.sequence_length > 0 ? w.sequence_length : 2048;
+  const double seq = w.tokens_per_sample();
   m.activations = 34 * seq * w.micro_batch * shape.hidden * shape.layers * (mixed ? 1 : 2);
   return m;
 }

@@ -134,8 +134,8 @@ WorkloadModel compile(const Workload& w) {
     m.tflop = flops / 1e12 / w.mfu;
     if (w.global_batch > 0 && w.samples > 0)
       m.steps = w.samples * w.epochs / w.global_batch;
-    else if (w.global_batch > 0 && w.tokens > 0 && w.sequence_length > 0)
-      m.steps = w.tokens / (w.global_batch * w.sequence_length);
+    else if (w.global_batch > 0 && w.tokens > 0)
+      m.steps = w.tokens / (w.global_batch * w.tokens_per_sample());
     m.allreduce_bytes =
         w.parameter_bytes > 0 ? w.parameter_bytes : w.parameters * m.memory.gradient_bytes;
     if (!m.memory.modelled && m.memory.stated <= 0)

@@ -56,6 +56,14 @@ TEST_CASE("communication: ring all-reduce 2(n-1)/n x bytes / link, plus the netw
   w.overlap = 0;
   CHECK(estimate(c, w, box, 1, Pricing::on_demand, slow).time.communication_s ==
         Approx(2 * one.time.communication_s));
+  // By tokens: a sample is seq_len tokens, 2048 when not given (as the activation estimate).
+  auto by_tokens = flops_workload();
+  by_tokens.parameter_bytes = 1e9;
+  by_tokens.tokens = 2048e6;
+  by_tokens.global_batch = 1000;
+  CHECK(estimate(c, by_tokens, box, 1, Pricing::on_demand).time.steps == Approx(1000));
+  by_tokens.sequence_length = 4096;
+  CHECK(estimate(c, by_tokens, box, 1, Pricing::on_demand).time.steps == Approx(500));
   // Without a step count the bytes cannot be turned into time, and the estimate says so.
   w.global_batch = 0;
   auto unknown = estimate(c, w, box, 1, Pricing::on_demand);
