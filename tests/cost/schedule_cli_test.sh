@@ -55,6 +55,9 @@ grep -q "Fleet" out && grep -q "box r1 reserved" out || fail "no fleet: $(cat ou
 # What if: a second box for the two days costs $288 and takes b ($30) and c: it costs more.
 expect 0 "What if +1 box" schedule queue.json "${catalog[@]}" --slot 1h --reserve box@r1=1:1y
 grep -q "costing" out || fail "the what-if: $(cat out)"
+"$bin" schedule queue.json "${catalog[@]}" --slot 1h --reserve box@r1=1:1y --json >w.json
+[ "$(field w.json "d['what_if'][0]['region']")" = r1 ] &&
+  [ "$(field w.json "d['what_if'][0]['saving'] < 0")" = True ] || fail "what-if JSON: $(cat w.json)"
 
 # Job files.
 expect 0 "wrote 4 files" schedule queue.json "${catalog[@]}" --slot 1h --emit slurm jobs

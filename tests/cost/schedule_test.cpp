@@ -231,6 +231,28 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("an exact program too large for memory is refused, or left to the heuristic",
+          "[schedule]") {
+  // A year in 1 h slots: 30 jobs of 100 h that may start almost anywhere would take tens of
+  // millions of coefficients.
+  nc::Queue q;
+  q.horizon_h = 8760;
+  q.reservations = {box_reservation(1)};
+  for (int i = 0; i < 30; ++i) {
+    std::string name = "long-";  // appended: GCC 12 warns falsely on "long-" + to_string
+    name += std::to_string(i);
+    q.jobs.push_back(job(name, 100, 0, 8760));
+  }
+  CHECK_THROWS_WITH(
+      nc::schedule(catalog(), q, hourly_grid(nc::ScheduleMethod::exact)),
+      Catch::Contains("the exact program would hold") && Catch::Contains("give a larger slot"));
+  const auto s = nc::schedule(catalog(), q, hourly_grid(nc::ScheduleMethod::automatic));
+  CHECK(s.method == nc::ScheduleMethod::heuristic);
+  REQUIRE_FALSE(s.notes.empty());
+  CHECK_THAT(s.notes.back(), Catch::Contains("too large"));
+  CHECK(s.unplaced() == 0);
+}
+
 TEST_CASE("one more reservation is priced, and the difference reported", "[schedule]") {
   nc::Queue q;
   q.horizon_h = 24;
@@ -331,6 +353,8 @@ TEST_CASE("queue files: every field read, and bad ones named by job and field", 
       Contains("job 'a': deadline") && Contains("out of range"));
   CHECK_THAT(refused(R"({"jobs": [{"name": "a", "workload": {"flops": 1e18}, "nodes": 0}]})"),
              Contains("job 'a': nodes"));
+  CHECK_THAT(refused(R"({"jobs": [{"name": "a", "workload": {"flops": 1e18}, "nodes": "1.5-4"}]})"),
+             Contains("job 'a': nodes"));
   CHECK_THAT(refused(R"({"jobs": [{"name": "a", "workload": {"flops": 1e18}, "dedline": 5}]})"),
              Contains("unknown field 'dedline'"));
   CHECK_THAT(refused(R"({"jobs": [{"name": "a", "workload": {"flops": 1e18}},
@@ -365,10 +389,18 @@ TEST_CASE("job files: a SkyPilot task and an sbatch script per placed job, and t
   auto b = job("sweep", 6, 2, 40);
   b.interruptible = true;
   b.command = "python sweep.py";
-  q.jobs = {a, b};
+  auto c = job("two-lines", 1, 20, 40);  // after train and sweep: the order below stays
+  c.command = "cd /work\necho \"it's done\"";
+  c.uses_nubo = true;
+  q.jobs = {a, b, c};
   const auto s = nc::schedule(catalog(), q, hourly_grid());
   const auto sky = nc::write_job_files(catalog(), s, q, nc::JobFileFormat::skypilot, dir / "sky");
-  REQUIRE(sky.size() == 3);
+  REQUIRE(sky.size() == 4);
+  // A command of several lines runs whole under nubo-run (bash -c, its quote escaped), and
+  // every line of the YAML block stays indented.
+  CHECK_THAT(nubo_test::read_file(dir / "sky/two-lines.yaml"),
+             Catch::EndsWith("--exclude-unhealthy -- bash -c 'cd /work\n  echo \"it'\\''s "
+                             "done\"'\n"));
   const auto train = nubo_test::read_file(dir / "sky/train.yaml");
   CHECK_THAT(train, Catch::Contains("instance_type: box") &&
                         Catch::Contains("accelerators: \"A100:8\"") &&

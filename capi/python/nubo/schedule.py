@@ -21,6 +21,7 @@ from ._abi import (nubo_cost_estimate_info, nubo_cost_schedule, nubo_cost_schedu
                    nubo_cost_schedule_summary, nubo_cost_scheduled_job_info)
 from ._lib import text
 from .cost import Catalog, Estimate, _estimate
+from .errors import NuboError, Status
 
 StrPath = Union[str, "os.PathLike[str]"]
 SchedulePtr = POINTER(nubo_cost_schedule)
@@ -113,7 +114,6 @@ def schedule(queue: Union[StrPath, dict], catalog: Optional[Catalog] = None, *,
     o = nubo_cost_schedule_options()
     _lib.check(c.nubo_cost_schedule_options_init(ctypes.byref(o), ctypes.sizeof(o)))
     if method not in _METHODS:
-        from .errors import NuboError, Status
         raise NuboError(Status.INVALID_ARGUMENT,
                         f"method must be auto, exact or heuristic, not {method!r}")
     o.method = _METHODS[method]

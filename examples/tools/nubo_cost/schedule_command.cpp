@@ -107,7 +107,7 @@ int run(const ScheduleCommand& c) {
     auto doc = nlohmann::json::parse(s.to_json());
     for (const auto& w : ifs)
       doc["what_if"].push_back({{"reserve", w.added.instance},
-                                {"region", w.schedule.jobs.empty() ? "" : w.added.region},
+                                {"region", w.added.region},
                                 {"count", w.added.count},
                                 {"term", pricing_name(w.added.term)},
                                 {"total", w.schedule.costs.total()},

@@ -19,6 +19,17 @@ constexpr double kEarlier = 1e-6;  // $ per slot of a reserved start
 
 }  // namespace
 
+std::size_t exact_size(const Model& m) {
+  std::size_t n = 0;
+  for (const auto& w : m.jobs) {
+    n += 1;  // its cloud offer, or being left out
+    for (const auto& way : w.reserved)
+      n += static_cast<std::size_t>(way.last - way.first + 1) *
+           (1 + static_cast<std::size_t>(way.slots));
+  }
+  return n;
+}
+
 Solved solve_exact(const Model& m, double time_limit_s, const std::vector<Choice>* start) {
   Mip mip;
   std::vector<int> job_row;

@@ -63,11 +63,20 @@ std::string quoted(const std::string& s) {
 
 // The job's command, under nubo-run when it uses nubo: restarts after a failure, the GPUs'
 // health watched, the nodes met at node 0.
+// A command of several lines as one (`bash -c '...'`), so that all of it runs after srun or
+// nubo-run, not its first line alone.
+std::string one_line(const std::string& command) {
+  if (command.find('\n') == std::string::npos) return command;
+  std::string quoted = "'";
+  for (char c : command) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return "bash -c " + quoted + "'";
+}
+
 std::string run_line(const QueueJob& job, const std::string& nodes, const std::string& rank,
                      const std::string& master) {
   const std::string command =
       job.command.empty() ? "echo 'job " + job.name + ": no command in the queue file' >&2; exit 1"
-                          : job.command;
+                          : one_line(job.command);
   if (!job.uses_nubo || job.command.empty()) return command;
   return "nubo-run --nnodes " + nodes + " --node-rank " + rank + " --master-addr " + master +
          " --max-restarts 3 --watch-health 30 --exclude-unhealthy -- " + command;
@@ -104,10 +113,12 @@ std::string skypilot(const Catalog& catalog, const ScheduledJob& s, const QueueJ
     y += "    max_restarts_on_errors: 3\n";
   }
   if (!s.tag.empty()) y += "  labels:\n    nubo-tag: " + quoted(s.tag) + "\n";
-  y += "run: |\n  " +
-       run_line(job, "$SKYPILOT_NUM_NODES", "$SKYPILOT_NODE_RANK",
-                "$(echo \"$SKYPILOT_NODE_IPS\" | head -n1)") +
-       "\n";
+  // Every line of the block indented, a quoted command's too.
+  std::string run = run_line(job, "$SKYPILOT_NUM_NODES", "$SKYPILOT_NODE_RANK",
+                             "$(echo \"$SKYPILOT_NODE_IPS\" | head -n1)");
+  for (std::size_t at = 0; (at = run.find('\n', at)) != std::string::npos; at += 3)
+    run.replace(at, 1, "\n  ");
+  y += "run: |\n  " + run + "\n";
   return y;
 }
 

@@ -78,6 +78,10 @@ struct Solved {
   double bound = 0;  // a lower bound on dollars(), on this model
 };
 Solved solve_exact(const Model& m, double time_limit_s, const std::vector<Choice>* start);
+// The exact program's coefficients, counted before it is built; past kMaxExactSize its memory
+// would be unbounded in what a queue file and --slot can ask for.
+std::size_t exact_size(const Model& m);
+constexpr std::size_t kMaxExactSize = 5'000'000;
 Solved solve_heuristic(const Model& m, const std::vector<int>& priorities);
 // A lower bound on the dollars of any assignment: the LP relaxation of capacity in node-slots.
 double lower_bound(const Model& m);

@@ -125,7 +125,7 @@ void nodes_of(const Json& v, QueueJob& j, const std::string& what) {
     const auto s = v.get<std::string>();
     const auto dash = s.find('-');
     const auto part = [&](std::string_view t) {
-      return static_cast<int>(text::parse_double(t, what, 1, 4096));
+      return static_cast<int>(text::parse_int(t, what, 1, 4096));
     };
     j.min_nodes = part(std::string_view(s).substr(0, dash));
     j.max_nodes =

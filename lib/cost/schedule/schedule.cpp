@@ -2,6 +2,7 @@
 // "what if" of one more reservation.
 #include <chrono>
 #include <cstdio>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -74,6 +75,17 @@ Schedule schedule(const Catalog& catalog, const Queue& queue, const ScheduleOpti
       method = ScheduleMethod::heuristic;
       notes.push_back("COIN-OR CBC (coinor-libcbc3) is not installed: planned by the heuristic");
     }
+    if (method == ScheduleMethod::exact && exact_size(m) > kMaxExactSize) {
+      method = ScheduleMethod::heuristic;
+      notes.push_back("the exact program would be too large on " + std::to_string(m.slots) +
+                      " slots: planned by the heuristic (a larger --slot keeps it exact)");
+    }
+  } else if (method == ScheduleMethod::exact && exact_size(m) > kMaxExactSize) {
+    throw Error(Errc::invalid_argument, "the exact program would hold " +
+                                            std::to_string(exact_size(m)) + " coefficients on " +
+                                            std::to_string(m.slots) + " slots, more than " +
+                                            std::to_string(kMaxExactSize) +
+                                            ": give a larger slot, or the heuristic method");
   }
   auto solved = solve_heuristic(m, priorities);
   if (method == ScheduleMethod::exact) {

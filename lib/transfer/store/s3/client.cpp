@@ -1,17 +1,10 @@
 #include "transfer/store/s3/client.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <ctime>
-#include <random>
-#include <thread>
 
 #include "common/crc32c.hpp"
-#include "common/log.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
-#include "nubo/retry.hpp"
 #include "transfer/store/s3/permissions.hpp"
 #include "transfer/store/s3/responses.hpp"
 #include "transfer/store/s3/signed_send.hpp"
