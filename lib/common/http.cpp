@@ -123,7 +123,65 @@ CURL* thread_handle() {
   return handle.get();
 }
 
+bool text_contains_chunked(std::string value) {
+  std::transform(value.begin(), value.end(), value.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return value.find("chunked") != std::string::npos;
+}
+
+struct UrlDeleter {
+  void operator()(CURLU* u) const { curl_url_cleanup(u); }
+};
+using Url = std::unique_ptr<CURLU, UrlDeleter>;
+
+Url parse_url(std::string_view url) {
+  global_init();
+  Url u(curl_url());
+  if (!u) throw Error(Errc::internal, "curl_url failed");
+  const std::string text(url);
+  if (curl_url_set(u.get(), CURLUPART_URL, text.c_str(), 0) != CURLUE_OK) return nullptr;
+  return u;
+}
+
+std::string part(CURLU* u, CURLUPart which, unsigned flags = 0) {
+  char* value = nullptr;
+  if (curl_url_get(u, which, &value, flags) != CURLUE_OK || !value) return {};
+  std::string out(value);
+  curl_free(value);
+  return out;
+}
+
 }  // namespace
+
+std::string without_credentials(std::string_view url) {
+  auto u = parse_url(url);
+  // Not a URL libcurl reads: whatever follows "scheme://" up to an '@' is dropped all the same.
+  if (!u) {
+    std::string s(url);
+    const auto start = s.find("://");
+    const auto at = s.find('@', start == std::string::npos ? 0 : start);
+    const auto slash = s.find('/', start == std::string::npos ? 0 : start + 3);
+    if (start != std::string::npos && at != std::string::npos &&
+        (slash == std::string::npos || at < slash))
+      s.erase(start + 3, at - start - 2);
+    return s;
+  }
+  curl_url_set(u.get(), CURLUPART_USER, nullptr, 0);
+  curl_url_set(u.get(), CURLUPART_PASSWORD, nullptr, 0);
+  curl_url_set(u.get(), CURLUPART_OPTIONS, nullptr, 0);
+  return part(u.get(), CURLUPART_URL);
+}
+
+std::string origin(std::string_view url) {
+  auto u = parse_url(url);
+  if (!u)
+    throw Error(Errc::invalid_argument, "'" + printable(url.substr(0, 200)) + "' is not a URL");
+  std::string host = part(u.get(), CURLUPART_HOST);
+  std::transform(host.begin(), host.end(), host.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return part(u.get(), CURLUPART_SCHEME) + "://" + host + ":" +
+         part(u.get(), CURLUPART_PORT, CURLU_DEFAULT_PORT);
+}
 
 Response request(const Request& request) {
   CURL* c = thread_handle();
@@ -143,8 +201,8 @@ Response request(const Request& request) {
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.timeout_seconds * 1000));
-  // A transfer slower than 1 byte/s for the timeout is stalled.
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  // A transfer slower than the floor for the timeout is stalled.
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, std::max(1L, request.min_bytes_per_s));
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
                    static_cast<long>(std::max(1.0, request.timeout_seconds)));
   if (request.total_seconds > 0)
@@ -171,25 +229,36 @@ Response request(const Request& request) {
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   }
   const CURLcode rc = curl_easy_perform(c);
-  if (rc == CURLE_ABORTED_BY_CALLBACK)
-    throw Error(Errc::cancelled, request.method + " " + request.url + ": abandoned");
+  // Messages name the URL without the credentials it may carry.
+  const std::string what = request.method + " " + printable(without_credentials(request.url));
+  if (rc == CURLE_ABORTED_BY_CALLBACK) throw Error(Errc::cancelled, what + ": abandoned");
   if (t.too_large)
-    throw Error(Errc::corrupt, request.method + " " + request.url +
-                                   ": the response is larger than " +
+    throw Error(Errc::corrupt, what + ": the response is larger than " +
                                    std::to_string(request.max_response) + " bytes");
   if (rc != CURLE_OK) {
     std::string why = curl_easy_strerror(rc);
     if (rc == CURLE_OPERATION_TIMEDOUT)
-      why +=
-          " (no progress for " + std::to_string(static_cast<int>(request.timeout_seconds)) + " s)";
-    throw Error(Errc::unavailable, request.method + " " + request.url + ": " + why);
+      why += " (no progress for " + std::to_string(static_cast<int>(request.timeout_seconds)) +
+             " s, or past the request's time limit)";
+    throw Error(Errc::unavailable, what + ": " + why);
   }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+  if (request.require_framing && response.status / 100 == 2 && request.method != "HEAD") {
+    long version = 0;
+    curl_easy_getinfo(c, CURLINFO_HTTP_VERSION, &version);
+    const auto te = response.headers.find("transfer-encoding");
+    const bool chunked = te != response.headers.end() && text_contains_chunked(te->second);
+    if ((version == CURL_HTTP_VERSION_1_0 || version == CURL_HTTP_VERSION_1_1) && !chunked &&
+        !response.headers.contains("content-length"))
+      throw Error(Errc::corrupt, what +
+                                     ": the server did not say where the body ends (no "
+                                     "Content-Length, not chunked): a connection cut short "
+                                     "would look whole");
+  }
   // A filtered body's last line, when it has no newline.
   if (request.keep_line && !t.partial.empty() && request.keep_line(t.partial) &&
       !keep(&t, t.partial))
-    throw Error(Errc::corrupt, request.method + " " + request.url +
-                                   ": the response is larger than " +
+    throw Error(Errc::corrupt, what + ": the response is larger than " +
                                    std::to_string(request.max_response) + " bytes");
   return response;
 }

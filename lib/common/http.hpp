@@ -24,6 +24,13 @@ struct Request {
   std::size_t max_response = 16 << 20;  // bytes of body accepted
   double timeout_seconds = 30;          // connect, and the longest stall of a transfer
   double total_seconds = 0;             // the whole request at most; 0: no limit
+  // A transfer slower than this many bytes/s for timeout_seconds is stalled: 1 catches a dead
+  // peer; a document fetched whole (a catalog) sets a floor that a drip of bytes cannot meet.
+  long min_bytes_per_s = 1;
+  // Refuse a 2xx answer whose end the server did not mark (HTTP/1 with neither Content-Length nor
+  // chunked, ended by closing the connection): a connection cut halfway would read as a whole,
+  // shorter, document.
+  bool require_framing = false;
   // Ask for a compressed transfer (gzip, deflate), decoded here. Off by default: an object whose
   // stored bytes are compressed must arrive as stored, for its checksum.
   bool accept_compressed = false;
@@ -41,6 +48,14 @@ struct Response {
 // Error(unavailable) for a connection or transfer that fails or stalls (retryable), and
 // Error(corrupt) for a response body over max_response.
 Response request(const Request& request);
+
+// `url` without the user name, password and login options it may carry
+// ("https://u:p@host/x" -> "https://host/x"): what is shown, logged or stored of a URL.
+std::string without_credentials(std::string_view url);
+// "scheme://host:port" of `url`, lower-case and with the scheme's default port: two URLs reach
+// the same server only if their origins are equal. Error(invalid_argument) for a URL libcurl
+// cannot parse.
+std::string origin(std::string_view url);
 
 // While one lives, the requests its thread makes end with Error(cancelled) once `stop` is true,
 // within about a second even when the server sends nothing: how a pool of fetching threads

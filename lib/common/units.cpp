@@ -189,8 +189,10 @@ std::string format_duration(double seconds) {
     std::snprintf(buf, sizeof buf, "%.0f min", seconds / 60);
   else if (seconds < 72 * 3600)
     std::snprintf(buf, sizeof buf, "%.1f h", seconds / 3600);
-  else
+  else if (seconds < 86400 * 1e6)
     std::snprintf(buf, sizeof buf, "%.1f d", seconds / 86400);
+  else  // a million days and more: the digits would outgrow the buffer
+    std::snprintf(buf, sizeof buf, "%.3g d", seconds / 86400);
   return buf;
 }
 
