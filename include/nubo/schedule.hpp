@@ -169,6 +169,8 @@ struct QueueUpdate {
   std::vector<JobUpdate> jobs;
 };
 NUBO_API QueueUpdate parse_queue_update(std::string_view json, const std::string& where);
+// The same from a file (a regular file of at most 64 MiB: a FIFO or /dev/zero is refused).
+NUBO_API QueueUpdate load_queue_update(const std::string& path);
 // The queue still to plan at `update.now_h`: finished jobs gone, failed ones released again at
 // now (as their profile measured them, when given), running ones held where `previous` placed
 // them until their projected end (elapsed / progress), the rest released no earlier than now.

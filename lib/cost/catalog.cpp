@@ -17,6 +17,7 @@
 #include "cost/fields.hpp"
 #include "cost/model.hpp"
 #include "cost/planner_index.hpp"
+#include "cost/sources/checks.hpp"
 #include "device/gpu_catalog.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
@@ -386,6 +387,10 @@ void Catalog::add_rows(std::vector<Instance> rows) {
   for (std::size_t i = 0; i < instances_.size(); ++i) at.emplace(detail::row_key(instances_[i]), i);
   instances_.reserve(instances_.size() + rows.size());
   for (auto& in : rows) {
+    // Every row from every path (sources, user catalogs, overlays): no name with a control
+    // character or a line break reaches a table, a job file or a URL.
+    if (const auto why = sources::check_names(in); !why.empty())
+      throw Error(Errc::invalid_argument, printable(in.source) + ": " + why);
     if (in.gpus <= 0) throw Error(Errc::invalid_argument, in.name + ": gpus must be at least 1");
     if (!(in.on_demand > 0))
       throw Error(Errc::invalid_argument, in.name + ": the on-demand price must be positive");

@@ -51,7 +51,7 @@ const std::vector<Known>& manifest() {
       k.source.fetched = row.str("fetched");
       k.source.origin = "embedded";
       k.file = row.str("file");
-      sources::reader(k.source.format);            // a known format
+      sources::format(k.source.format);            // a known format
       if (!k.file.empty()) snapshot_file(k.file);  // and a file that is there
       out.push_back(std::move(k));
     }
@@ -122,11 +122,12 @@ namespace {
 detail::ImportedSource read_source(std::string_view text, const CatalogSource& source) {
   if (text.size() > csv::kMaxBytes)
     throw Error(Errc::invalid_argument, source.name + ": larger than 64 MiB");
-  const auto read = sources::reader(source.format);
+  const auto& format = sources::format(source.format);
   const std::string where =
       source.origin == "embedded" || source.origin.empty() ? source.name : source.origin;
   detail::ImportedSource out;
-  out.got = read({text, where, text::lower(source.provider), date_of(source.fetched)});
+  out.got =
+      sources::read(format, {text, where, text::lower(source.provider), date_of(source.fetched)});
   out.info = source;
   out.info.records = out.got.records;
   out.info.skipped = std::move(out.got.skipped);
@@ -194,7 +195,7 @@ void Catalog::import_text(std::string_view text, const CatalogSource& source) {
 }
 
 void Catalog::import_file(const std::string& path, CatalogSource source) {
-  sources::reader(source.format);  // an unknown format is named before the file is read
+  sources::format(source.format);  // an unknown format is named before the file is read
   const auto file = files::read_small_file(path, csv::kMaxBytes, "catalog file");
   if (source.name.empty()) source.name = std::filesystem::path(path).filename().string();
   source.origin = path;

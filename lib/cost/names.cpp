@@ -112,6 +112,12 @@ std::string format_money(double dollars) {
     }
     return small;
   }
+  // Past a quadrillion dollars the cents mean nothing, and the digits would outgrow any buffer
+  // (1e61 is 62 of them): the figure in scientific notation.
+  if (std::fabs(dollars) >= 1e15) {
+    std::snprintf(buf, sizeof buf, "%s$%.3g", dollars < 0 ? "-" : "", std::fabs(dollars));
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, "%.2f", std::fabs(dollars));
   std::string digits(buf);
   auto dot = digits.find('.');

@@ -276,11 +276,16 @@ class ModelAndSourcesTest(unittest.TestCase):
             self.assertEqual([j.name for j in later.jobs], ["b"])
             s.write_job_files("slurm", os.path.join(d, "jobs"))
             with open(os.path.join(d, "jobs", "b.sbatch")) as f:
-                self.assertIn("srun python b.py", f.read())
+                self.assertIn("srun bash -c 'python b.py'", f.read())
             with self.assertRaises(NuboError) as e:
                 nubo.schedule({"jobs": [{"name": "x", "workload": {"flops": 1e18},
                                          "release": 5, "deadline": 2}]}, catalog)
             self.assertIn("job 'x': deadline 2 h is not after its release 5 h", str(e.exception))
+            # A slot too fine for any grid once overflowed an int and ended the interpreter.
+            for slot in (1e-8, 1e-300):
+                with self.assertRaises(NuboError) as e:
+                    nubo.schedule(queue, catalog, slot_h=slot)
+                self.assertIn("1 min to 8766 h", str(e.exception))
 
 
 if __name__ == "__main__":

@@ -66,10 +66,15 @@ for f in a b c; do
     grep -q "^#SBATCH --gpus-per-node=8$" "jobs/$f.sbatch" || fail "$f.sbatch: $(cat jobs/$f.sbatch)"
 done
 grep -q "nubo-run --nnodes" jobs/a.sbatch || fail "a uses nubo: $(cat jobs/a.sbatch)"
-grep -q "^srun python b.py$" jobs/b.sbatch || fail "b: $(cat jobs/b.sbatch)"
+grep -q "^srun bash -c 'python b.py'$" jobs/b.sbatch || fail "b: $(cat jobs/b.sbatch)"
 grep -q "| 1 | a |" jobs/README.md || fail "the order: $(cat jobs/README.md)"
 expect 0 "wrote 4 files" schedule queue.json "${catalog[@]}" --slot 1h --emit skypilot sky
 grep -q "use_spot: true" sky/c.yaml && grep -q "job_recovery" sky/c.yaml || fail "c: $(cat sky/c.yaml)"
+
+# Bad grids and files, refused before any count becomes an int or a read hangs.
+expect 1 "1 min to 8766 h" schedule queue.json "${catalog[@]}" --slot 0.0001s
+expect 1 "1 min to 8766 h" schedule queue.json "${catalog[@]}" --slot 1e-12h
+expect 1 "not a regular file" schedule queue.json "${catalog[@]}" --update /dev/zero
 
 # Re-planned at 1 h: a finished, b failed and starts again now (it still makes its 5 h).
 cat >update.json <<'JSON'

@@ -4,17 +4,21 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 
 #include "../transfer/helpers.hpp"
+#include "common/small_file.hpp"
 #include "cost/schedule/model.hpp"
 #include "cost_helpers.hpp"
 #include "error_of.hpp"
 #include "nubo/error.hpp"
 #include "nubo/schedule.hpp"
+#include "skip.hpp"
 
 namespace nc = nubo::cost;
 
@@ -259,9 +263,12 @@ TEST_CASE("one more reservation is priced, and the difference reported", "[sched
   q.reservations = {box_reservation(1, 6)};
   q.jobs = {job("a", 20, 0, 22), job("b", 20, 0, 22)};
   const auto without = nc::schedule(catalog(), q, hourly_grid());
-  CHECK(find(without, "b").placement == nc::Placement::on_demand);  // $200 on demand
-  // A second box at $6/h for the day costs $144 and takes b: $56 saved.
+  // One of the two (equal: either) on the box, the other $200 on demand.
+  CHECK((find(without, "a").placement == nc::Placement::on_demand) !=
+        (find(without, "b").placement == nc::Placement::on_demand));
+  // A second box at $6/h for the day costs $144 and takes the other: $56 saved.
   const auto w = nc::what_if(catalog(), q, without, box_reservation(1, 6), hourly_grid());
+  CHECK(find(w.schedule, "a").placement == nc::Placement::reserved);
   CHECK(find(w.schedule, "b").placement == nc::Placement::reserved);
   CHECK(w.saving == Approx(200 - 144).margin(0.5));
   // From a --reserve spec, at the catalog's own 1-year price.
@@ -402,12 +409,12 @@ TEST_CASE("job files: a SkyPilot task and an sbatch script per placed job, and t
              Catch::EndsWith("--exclude-unhealthy -- bash -c 'cd /work\n  echo \"it'\\''s "
                              "done\"'\n"));
   const auto train = nubo_test::read_file(dir / "sky/train.yaml");
-  CHECK_THAT(train, Catch::Contains("instance_type: box") &&
+  CHECK_THAT(train, Catch::Contains("instance_type: \"box\"") &&
                         Catch::Contains("accelerators: \"A100:8\"") &&
-                        Catch::Contains("nubo-run --nnodes $SKYPILOT_NUM_NODES") &&
-                        Catch::Contains("-- python train.py --epochs 3"));
+                        Catch::Contains("nubo-run --nnodes \"$SKYPILOT_NUM_NODES\"") &&
+                        Catch::Contains("-- bash -c 'python train.py --epochs 3'"));
   const auto readme = nubo_test::read_file(dir / "sky/README.md");
-  CHECK(readme.find("| 1 | train |") != std::string::npos);
+  CHECK_THAT(readme, Catch::Contains("| 1 | train |"));
   const auto slurm = nc::write_job_files(catalog(), s, q, nc::JobFileFormat::slurm, dir / "slurm");
   const auto script = nubo_test::read_file(dir / "slurm/sweep.sbatch");
   const auto& sweep = find(s, "sweep");
@@ -416,9 +423,96 @@ TEST_CASE("job files: a SkyPilot task and an sbatch script per placed job, and t
              Catch::Contains("#SBATCH --nodes=1") && Catch::Contains("#SBATCH --gpus-per-node=8") &&
                  Catch::Contains("#SBATCH --time=0-07:22:00") &&  // 6 h x 1.2 + 10 min
                  Catch::Contains("#SBATCH --begin=now+" + begin + "minutes") &&
-                 Catch::Contains("#SBATCH --requeue") && Catch::Contains("srun python sweep.py"));
+                 Catch::Contains("#SBATCH --requeue") &&
+                 Catch::Contains("srun bash -c 'python sweep.py'"));
   CHECK_THROWS_WITH(nc::parse_job_file_format("kubernetes"), Catch::Contains("skypilot or slurm"));
   CHECK_THROWS_AS(
       nc::write_job_files(catalog(), s, q, nc::JobFileFormat::slurm, dir / "sky/train.yaml"),
       nubo::Error);
+}
+
+// Whatever a catalog, a queue or a command holds, the job files mean what was meant: YAML that
+// PyYAML (SkyPilot's reader) reads back as exactly the task written, and sbatch scripts that bash
+// runs as one srun of `bash -c COMMAND`, the command whole. The values here skip the checks made
+// where they enter (catalog rows, queue files), as if one were missed.
+TEST_CASE("job files hold hostile values as values, never as keys or commands", "[schedule]") {
+  if (std::system("/usr/bin/python3 -c 'import yaml' 2>/dev/null") != 0)
+    NUBO_SKIP("PyYAML (python3-yaml) is not installed");
+  nubo_test::TempDir dir;
+  nc::Queue q;
+  q.horizon_h = 48;
+  auto a = job("train", 4, 0, 40);
+  a.command = "python train.py && touch " + (dir / "X1") + "\nFOO=1 python t.py; touch " +
+              (dir / "X2") + " #";
+  a.uses_nubo = true;
+  auto b = job("plain", 2, 0, 40);
+  b.command = "python t.py' ; touch " + (dir / "X3") + " ; echo '$(touch " + (dir / "X4") + ")`x`";
+  q.jobs = {a, b};
+  auto s = nc::schedule(catalog(), q, hourly_grid());
+  const std::string region = "R\rsetup: touch X\rresources:\r  cloud: aws\r  region: R\r#";
+  const std::string instance = "box\ntouch " + (dir / "X5") + " #";
+  for (auto& j : s.jobs) {
+    REQUIRE(j.placement != nc::Placement::unplaced);
+    j.estimate.region = region;
+    j.estimate.instance = instance;
+    j.estimate.provider = "aws";
+    j.tag = "t\x1b[2J\n  evil: 1";
+  }
+  nc::write_job_files(catalog(), s, q, nc::JobFileFormat::skypilot, dir / "sky");
+  nc::write_job_files(catalog(), s, q, nc::JobFileFormat::slurm, dir / "slurm");
+  // PyYAML reads each task: its keys are the ones written, its values the strings given.
+  const std::string check = R"(
+import json, sys, yaml
+out = {}
+for name in sys.argv[2:]:
+    doc = yaml.safe_load(open(sys.argv[1] + "/" + name + ".yaml", encoding="utf-8"))
+    assert sorted(doc) == ["name", "num_nodes", "resources", "run"], sorted(doc)
+    r = doc["resources"]
+    assert set(r) <= {"cloud", "region", "instance_type", "accelerators", "use_spot", "labels",
+                      "job_recovery"}, sorted(r)
+    assert sorted(r["labels"]) == ["nubo-tag"], r["labels"]
+    out[name] = {"region": r["region"], "instance": r["instance_type"], "tag": r["labels"]["nubo-tag"],
+                 "run": doc["run"]}
+json.dump(out, open(sys.argv[1] + "/back.json", "w"))
+)";
+  nubo::files::write_small_file(dir.path(), "check.py", check, 0600, "test script");
+  REQUIRE(std::system(
+              ("/usr/bin/python3 '" + (dir / "check.py") + "' '" + (dir / "sky") + "' train plain")
+                  .c_str()) == 0);
+  const auto back = nlohmann::json::parse(nubo_test::read_file(dir / "sky/back.json"));
+  for (const char* name : {"train", "plain"}) {
+    CHECK(back[name]["region"] == region);
+    CHECK(back[name]["instance"] == instance);
+    CHECK(back[name]["tag"] == "t\x1b[2J\n  evil: 1");
+  }
+  CHECK_THAT(back["plain"]["run"].get<std::string>(),
+             Catch::StartsWith("bash -c ") && Catch::Contains("touch"));
+  // bash runs each sbatch script with a stand-in srun that writes its arguments: one srun, and
+  // the command reaches it whole as one argument.
+  const std::string fake_srun = "#!/bin/bash\nprintf '%s\\0' \"$@\" >> \"$ARGS\"\n";
+  nubo::files::write_small_file(dir.path(), "srun", fake_srun, 0755, "stand-in srun");
+  for (const auto* j : {&a, &b}) {
+    const auto script = dir / ("slurm/" + j->name + ".sbatch");
+    REQUIRE(std::system(("bash -n '" + script + "'").c_str()) == 0);
+    const auto args = dir / (j->name + ".args");
+    REQUIRE(std::system(("cd '" + dir.path() + "' && PATH='" + dir.path() + ":'\"$PATH\" ARGS='" +
+                         args +
+                         "' SLURM_JOB_NUM_NODES=1 SLURM_NODEID=0 SLURM_JOB_NODELIST=n1 "
+                         "bash '" +
+                         script + "' 2>/dev/null || true")
+                            .c_str()) >= 0);
+    const auto got = nubo_test::read_file(args);
+    std::vector<std::string> argv;
+    for (std::size_t at = 0; at < got.size();) {
+      const auto end = got.find('\0', at);
+      argv.push_back(got.substr(at, end - at));
+      at = end + 1;
+    }
+    REQUIRE(argv.size() >= 3);
+    CHECK(argv[argv.size() - 3] == "bash");
+    CHECK(argv[argv.size() - 2] == "-c");
+    CHECK(argv.back() == j->command);
+  }
+  for (const char* x : {"X", "X1", "X2", "X3", "X4", "X5"})
+    CHECK_FALSE(std::filesystem::exists(dir / x));
 }

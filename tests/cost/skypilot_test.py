@@ -95,7 +95,7 @@ def main() -> int:
             run = task.run if isinstance(task.run, str) else ""
             assert QUEUE_COMMANDS[name] in run, (name, run)
             if name in NUBO_JOBS:
-                assert "nubo-run --nnodes $SKYPILOT_NUM_NODES" in run, run
+                assert "nubo-run --nnodes \"$SKYPILOT_NUM_NODES\"" in run, run
             checked += 1
         assert checked >= 4, f"only {checked} files checked"
         print(f"skypilot_test: {checked} task files loaded and checked by SkyPilot "

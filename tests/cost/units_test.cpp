@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "cost_helpers.hpp"
 #include "nubo/cost.hpp"
@@ -60,4 +61,16 @@ TEST_CASE("money prints for people, small amounts included") {
   CHECK(format_money(1e-12) == "$0.00");
   CHECK(format_money(-0.004) == "-$0.004");
   CHECK(format_money(0) == "$0.00");
+  // Any double: a sum from a rate of 1e-60 requests per second once overran the buffer.
+  CHECK(format_money(1e61) == "$1e+61");
+  CHECK(format_money(-1e300) == "-$1e+300");
+  for (double v :
+       {std::numeric_limits<double>::max(), std::numeric_limits<double>::lowest(),
+        std::numeric_limits<double>::denorm_min(), 1e15, 999999999999999.0, -0.0,
+        std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+    const auto money = format_money(v);
+    CHECK(money.size() < 32);
+    CHECK(money.find('$') != std::string::npos);
+    CHECK(format_duration(v).size() < 32);
+  }
 }

@@ -3,7 +3,10 @@
 with the ETag, 404, 500, a truncated body, a stalled server past the timeout, a body that is not
 the format, one source failing while another refreshes, and SIGKILL at any moment of an update,
 after which the cache holds the old version or the new one, never a mix. Then `plan` and
-`catalog` reading the cache, and SkyPilot's own local catalog.
+`catalog` reading the cache, and SkyPilot's own local catalog. And a hostile server: an ETag of
+byte 0xFF or of 90 KB, a body cut short with no length, a drip of bytes, rows whose names hold
+control characters, Azure pages that link to themselves or to another host, a mirror URL with a
+password, and concurrent updates.
 
 Usage: update_test.py NUBO_COST FIXTURES_DIR WORK_DIR
 """
@@ -72,6 +75,37 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(AWS[:100])
             self.wfile.flush()
             time.sleep(30)
+        elif path == "/etag-ff":  # latin-1 on the wire: byte 0xFF, not UTF-8
+            self.send_body(AWS, '"\xff"')
+        elif path == "/etag-long":
+            self.send_body(AWS, '"' + "x" * 90000 + '"')
+        elif path == "/half":  # no Content-Length, not chunked: HTTP/1.0 ends it by closing
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(AWS[: AWS.rfind(b"\n", 0, len(AWS) // 2) + 1])
+        elif path == "/drip":
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(AWS)))
+            self.end_headers()
+            try:
+                for i in range(len(AWS)):
+                    self.wfile.write(AWS[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(0.05)
+            except OSError:
+                pass
+        elif path == "/control":  # a region holding CR: a YAML key once hid behind it
+            lines = AWS.split(b"\n")
+            evil = lines[1].replace(b"us-east-1", b"R\rsetup: touch X\r#")
+            self.send_body(b"\n".join([lines[0], evil] + lines[1:]))
+        elif path == "/private.csv":
+            if self.headers.get("Authorization", "") == "Basic dTpzM2NyZXQ=":  # u:s3cret
+                self.send_body(AWS, '"p1"')
+            else:
+                self.send_response(401)
+                self.end_headers()
+        elif path.startswith("/azure"):
+            self.azure(path)
         elif path == "/garbage":
             self.send_body(b"not,a,catalog\n1,2,3\n")
         elif path == "/mostly-bad":
@@ -80,6 +114,24 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.send_response(404)
             self.end_headers()
+
+
+    def azure(self, path: str) -> None:
+        """Azure Retail Prices pages: /azure-loop names itself as the next page (10 MB each),
+        /azure-away names a page on another host (localhost, the same port)."""
+        port = self.server.server_address[1]
+        if path == "/azure-loop":
+            item = json.loads((FIXTURES / "azure_retail.json").read_text())["Items"][0]
+            page = {"Items": [item] * 8000, "NextPageLink": f"http://127.0.0.1:{port}/azure-loop"}
+        elif path == "/azure-away":
+            page = json.loads((FIXTURES / "azure_retail.json").read_text())
+            page["NextPageLink"] = f"http://localhost:{port}/azure-hit"
+        else:  # /azure-hit: must never be asked for
+            Handler.hits += 1
+            page = {"Items": []}
+        self.send_body(json.dumps(page).encode())
+
+    hits = 0
 
 
 def run(*args: str, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -198,6 +250,86 @@ class UpdateTest(unittest.TestCase):
         # A kill between creating the temporary file and renaming it leaves it behind, never
         # read; the next update of that source removes it.
         self.assertEqual(self.update("skypilot-aws=/aws.csv").returncode, 0)
+        self.assertEqual([p.name for p in self.cache.iterdir()], ["skypilot-aws.source"])
+
+    def test_etags_that_are_not_text_are_dropped_never_written(self) -> None:
+        # Byte 0xFF once ended the update in an uncaught JSON error; 90 KB left a cache file no
+        # plan could read, the last good version gone.
+        for path in ("/etag-ff", "/etag-long"):
+            with self.subTest(path=path):
+                out = self.update(f"skypilot-aws={path}")
+                self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+                self.assertEqual(self.status(out)["status"], "updated")
+                meta, body = self.cached()
+                self.assertEqual((meta["etag"], body), ("", AWS))
+                env = dict(ENV, NUBO_CATALOG_CACHE=str(self.cache))
+                listed = run("catalog", "--provider", "aws", "--json", env=env)
+                self.assertEqual(listed.returncode, 0, listed.stderr)
+                self.assertNotIn("using the embedded", listed.stderr)
+
+    def test_a_body_cut_short_or_dripped_is_refused(self) -> None:
+        self.assertEqual(self.update("skypilot-aws=/aws.csv").returncode, 0)
+        good = self.cached()
+        out = self.update("skypilot-aws=/half")
+        self.assertEqual(self.status(out)["status"], "failed", out.stdout)
+        self.assertIn("did not say where the body ends", self.status(out)["message"])
+        self.assertEqual(self.cached(), good)
+        start = time.monotonic()
+        out = self.update("skypilot-aws=/drip", timeout="2s")
+        self.assertLess(time.monotonic() - start, 20)  # the drip alone would take 20 s and more
+        self.assertEqual(self.status(out)["status"], "failed", out.stdout)
+        self.assertEqual(self.cached(), good)
+
+    def test_rows_with_control_characters_are_skipped_and_named(self) -> None:
+        out = self.update("skypilot-aws=/control")
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        s = self.status(out)
+        self.assertEqual(s["status"], "updated", s)
+        self.assertGreaterEqual(s["skipped"], 1, s)
+        env = dict(ENV, NUBO_CATALOG_CACHE=str(self.cache))
+        rows = json.loads(run("catalog", "--provider", "aws", "--json", env=env).stdout)
+        self.assertFalse(any("\r" in r["region"] for r in rows["instances"]))
+        text = run("catalog", "--sources", env=env)
+        self.assertNotIn("\r", text.stdout + text.stderr)
+
+    def test_azure_pages_stay_on_their_server_and_never_loop(self) -> None:
+        out = self.update("azure-reserved=/azure-loop")
+        s = self.status(out, "azure-reserved")
+        self.assertEqual(s["status"], "failed", out.stdout)
+        self.assertIn("links back to one already read", s["message"])
+        out = self.update("azure-reserved=/azure-away")
+        s = self.status(out, "azure-reserved")
+        self.assertEqual(s["status"], "failed", out.stdout)
+        self.assertIn("on another server", s["message"])
+        self.assertEqual(Handler.hits, 0)
+
+    def test_a_mirrors_password_is_used_never_kept(self) -> None:
+        url = self.base.replace("http://", "http://u:s3cret@") + "/private.csv"
+        args = ["catalog", "update", "--cache", str(self.cache), "--json", "--source",
+                "skypilot-aws", "--url", f"skypilot-aws={url}"]
+        out = run(*args)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertEqual(self.status(out)["status"], "updated")
+        again = run(*args)
+        self.assertEqual(self.status(again)["status"], "not modified", again.stdout)
+        env = dict(ENV, NUBO_CATALOG_CACHE=str(self.cache))
+        sources = run("catalog", "--sources", "--json", env=env).stdout
+        for text in (out.stdout, out.stderr, again.stdout, sources,
+                     (self.cache / "skypilot-aws.source").read_text()):
+            self.assertNotIn("s3cret", text)
+
+    def test_concurrent_updates_never_remove_each_others_files(self) -> None:
+        for _ in range(3):
+            procs = [subprocess.Popen(
+                [BIN, "catalog", "update", "--cache", str(self.cache), "--source", "skypilot-aws",
+                 "--url", f"skypilot-aws={self.base}/big.csv"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+                for _ in range(4)]
+            for p in procs:
+                stdout, stderr = p.communicate(timeout=120)
+                self.assertEqual(p.returncode, 0, stdout + stderr)
+                self.assertNotIn("cannot rename", stdout + stderr)
+        self.assertEqual(self.cached()[1], BIG)
         self.assertEqual([p.name for p in self.cache.iterdir()], ["skypilot-aws.source"])
 
     def test_plans_read_the_cache_and_say_where_prices_came_from(self) -> None:

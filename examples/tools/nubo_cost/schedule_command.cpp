@@ -1,8 +1,6 @@
 // nubo-cost schedule: a queue of jobs over reservations, on-demand and spot (docs/schedule.md).
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -93,18 +91,14 @@ int run(const ScheduleCommand& c) {
 
   auto s = schedule(catalog, queue, o);
   if (!c.update.empty()) {
-    std::ifstream f(c.update);
-    if (!f) bad("--update: cannot read " + c.update);
-    std::stringstream text;
-    text << f.rdbuf();
-    queue = apply_updates(queue, s, parse_queue_update(text.str(), c.update));
+    queue = apply_updates(queue, s, load_queue_update(c.update));
     s = schedule(catalog, queue, o);
   }
   std::vector<WhatIf> ifs;
   for (const auto& r : more) ifs.push_back(what_if(catalog, queue, s, r, o));
 
   if (c.json) {
-    auto doc = nlohmann::json::parse(s.to_json());
+    auto doc = nlohmann::json::parse(s.to_json());  // nubo's own output
     for (const auto& w : ifs)
       doc["what_if"].push_back({{"reserve", w.added.instance},
                                 {"region", w.added.region},

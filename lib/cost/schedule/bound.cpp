@@ -7,9 +7,13 @@
 
 namespace nubo::cost::schedule_detail {
 
-double lower_bound(const Model& m) {
-  // Without CBC, the bound every job gives alone: nothing when a reservation may take it.
-  if (!Mip::available()) {
+double lower_bound(const Model& m, double time_limit_s) {
+  // Without CBC, or without time for the LP (about 11 s for 100,000 jobs), the bound every job
+  // gives alone: nothing when a reservation may take it.
+  std::size_t columns = 0;
+  for (const auto& w : m.jobs) columns += 1 + w.reserved.size();
+  if (!Mip::available() ||
+      static_cast<double>(columns) > kExactCoefficientsPerSecond * time_limit_s) {
     double alone = 0;
     for (const auto& w : m.jobs)
       if (w.reserved.empty()) alone += w.cloud ? w.cloud_cost() : kUnplacedPenalty;
@@ -29,7 +33,7 @@ double lower_bound(const Model& m) {
                     {{row, 1.0}, {pool_row[way.pool], 1.0 * way.nodes * way.slots}});
     lp.add_column(w.cloud ? w.cloud_cost() : kUnplacedPenalty, 0, 1, false, {{row, 1.0}});
   }
-  const auto r = lp.solve(60);
+  const auto r = lp.solve(time_limit_s);
   return r.solved ? std::max(0.0, r.objective - 1e-6 * std::max(1.0, r.objective)) : 0;
 }
 

@@ -8,6 +8,7 @@
 // The reservations' price is spent either way, so a job on them costs nothing more; eps (a
 // millionth of a dollar per slot) starts reserved jobs as early as they can among equal costs.
 #include <cmath>
+#include <limits>
 
 #include "cost/schedule/mip.hpp"
 #include "cost/schedule/model.hpp"
@@ -70,19 +71,11 @@ Solved solve_exact(const Model& m, double time_limit_s, const std::vector<Choice
       columns.push_back({j, {Choice::none, 0, 0}});
     }
   }
-  // The heuristic's schedule as the starting point: the search begins with a good incumbent.
-  std::vector<double> initial;
-  if (start) {
-    initial.assign(columns.size(), 0);
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      const auto& want = (*start)[columns[c].job];
-      const auto& have = columns[c].choice;
-      if (want.kind == have.kind &&
-          (want.kind != Choice::reserved || (want.way == have.way && want.start == have.start)))
-        initial[c] = 1;
-    }
-  }
-  const auto r = mip.solve(time_limit_s, initial);
+  // The heuristic's schedule bounds the search: only a cheaper one is looked for, and it stands
+  // when none is found in the time.
+  const double cutoff =
+      start ? dollars(m, *start) + most_earlier + 1e-6 : std::numeric_limits<double>::infinity();
+  const auto r = mip.solve(time_limit_s, cutoff);
   Solved out;
   out.choices.assign(m.jobs.size(), Choice{});
   if (!r.solved) {

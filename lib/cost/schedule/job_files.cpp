@@ -8,9 +8,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <set>
 
+#include "common/shell.hpp"
+#include "common/small_file.hpp"
+#include "common/utf8.hpp"
+#include "common/yaml.hpp"
 #include "nubo/error.hpp"
 #include "nubo/schedule.hpp"
 
@@ -47,79 +50,68 @@ std::string instance_type_of(const Estimate& e) {
   return e.instance.substr(0, e.instance.find('+'));
 }
 
-// In a YAML double-quoted scalar.
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
+// The job's command, whole, as one word for bash -c: whatever it holds (&&, a pipe, FOO=1 in
+// front, several lines), all of it runs where srun or nubo-run starts it.
+std::string command_line(const QueueJob& job) {
+  if (job.command.empty())
+    return "echo " + shell::quote("job " + job.name + ": no command in the queue file") +
+           " >&2; exit 1";
+  return "bash -c " + shell::quote(job.command, "job " + job.name + ": command");
 }
 
 // The job's command, under nubo-run when it uses nubo: restarts after a failure, the GPUs'
-// health watched, the nodes met at node 0.
-// A command of several lines as one (`bash -c '...'`), so that all of it runs after srun or
-// nubo-run, not its first line alone.
-std::string one_line(const std::string& command) {
-  if (command.find('\n') == std::string::npos) return command;
-  std::string quoted = "'";
-  for (char c : command) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return "bash -c " + quoted + "'";
-}
-
+// health watched, the nodes met at node 0. `nodes`, `rank` and `master` are the engine's own
+// shell expressions, constants of this file.
 std::string run_line(const QueueJob& job, const std::string& nodes, const std::string& rank,
                      const std::string& master) {
-  const std::string command =
-      job.command.empty() ? "echo 'job " + job.name + ": no command in the queue file' >&2; exit 1"
-                          : one_line(job.command);
+  const std::string command = command_line(job);
   if (!job.uses_nubo || job.command.empty()) return command;
   return "nubo-run --nnodes " + nodes + " --node-rank " + rank + " --master-addr " + master +
          " --max-restarts 3 --watch-health 30 --exclude-unhealthy -- " + command;
 }
 
-std::string header_comment(const ScheduledJob& s, const char* prefix) {
-  std::string c = std::string(prefix) + " nubo-cost schedule: " + s.name + " on " +
-                  s.estimate.label() + " in " + s.estimate.region + ", from " + fixed(s.start_h) +
-                  " h, expected to end at " + fixed(s.finish_h) + " h (deadline " +
-                  fixed(s.deadline_h) + " h), expected cost " + format_money(s.cost) + "\n";
+// What the file is for, as prose: each emitter writes it as comments.
+std::string header_text(const ScheduledJob& s) {
+  std::string c = "nubo-cost schedule: " + s.name + " on " + s.estimate.label() + " in " +
+                  s.estimate.region + ", from " + fixed(s.start_h) + " h, expected to end at " +
+                  fixed(s.finish_h) + " h (deadline " + fixed(s.deadline_h) +
+                  " h), expected cost " + format_money(s.cost);
   if (s.placement == Placement::reserved)
-    c += std::string(prefix) + " Runs on the team's reservation: its hours are already paid for.\n";
+    c += "\nRuns on the team's reservation: its hours are already paid for.";
   if (s.placement == Placement::spot && s.estimate.checkpoint_interval_s > 0)
-    c += std::string(prefix) + " Spot: checkpoint every " +
-         format_duration(s.estimate.checkpoint_interval_s) + " (at its interruption rate).\n";
+    c += "\nSpot: checkpoint every " + format_duration(s.estimate.checkpoint_interval_s) +
+         " (at its interruption rate).";
   return c;
 }
 
 std::string skypilot(const Catalog& catalog, const ScheduledJob& s, const QueueJob& job) {
   const auto& e = s.estimate;
-  std::string y = header_comment(s, "#");
-  y += "name: " + s.name + "\n";
-  y += "num_nodes: " + std::to_string(e.nodes) + "\n";
-  y += "resources:\n";
-  y += "  cloud: " + e.provider + "\n";
-  y += "  region: " + e.region + "\n";
-  y += "  instance_type: " + instance_type_of(e) + "\n";
-  y += "  accelerators: " +
-       quoted(accelerator_of(catalog, e) + ":" + std::to_string(e.gpus_per_node)) + "\n";
-  y += "  use_spot: " + std::string(s.placement == Placement::spot ? "true" : "false") + "\n";
+  yaml::Writer y;
+  y.comment(header_text(s));
+  y.string("name", s.name);
+  y.integer("num_nodes", e.nodes);
+  y.begin("resources");
+  y.string("cloud", e.provider);
+  y.string("region", e.region);
+  y.string("instance_type", instance_type_of(e));
+  y.string("accelerators", accelerator_of(catalog, e) + ":" + std::to_string(e.gpus_per_node));
+  y.boolean("use_spot", s.placement == Placement::spot);
   if (s.placement == Placement::spot) {
-    y += "  job_recovery:\n";
-    y += "    strategy: FAILOVER\n";
-    y += "    max_restarts_on_errors: 3\n";
+    y.begin("job_recovery");
+    y.string("strategy", "FAILOVER");
+    y.integer("max_restarts_on_errors", 3);
+    y.end();
   }
-  if (!s.tag.empty()) y += "  labels:\n    nubo-tag: " + quoted(s.tag) + "\n";
-  // Every line of the block indented, a quoted command's too.
-  std::string run = run_line(job, "$SKYPILOT_NUM_NODES", "$SKYPILOT_NODE_RANK",
-                             "$(echo \"$SKYPILOT_NODE_IPS\" | head -n1)");
-  for (std::size_t at = 0; (at = run.find('\n', at)) != std::string::npos; at += 3)
-    run.replace(at, 1, "\n  ");
-  y += "run: |\n  " + run + "\n";
-  return y;
+  if (!s.tag.empty()) {
+    y.begin("labels");
+    y.string("nubo-tag", s.tag);
+    y.end();
+  }
+  y.end();
+  y.text("run", run_line(job, "\"$SKYPILOT_NUM_NODES\"", "\"$SKYPILOT_NODE_RANK\"",
+                         "\"$(echo \"$SKYPILOT_NODE_IPS\" | head -n1)\"") +
+                    "\n");
+  return y.str();
 }
 
 // Slurm's time limit: the expected time with a fifth more and ten minutes, in whole minutes.
@@ -131,6 +123,8 @@ std::string slurm_time(double hours) {
   return buf;
 }
 
+// The job's name is checked where the queue is read (letters, digits, '.', '-', '_'): the one
+// value an #SBATCH line takes from outside.
 std::string slurm(const ScheduledJob& s, const QueueJob& job) {
   const auto& e = s.estimate;
   std::string b = "#!/bin/bash\n";
@@ -148,8 +142,8 @@ std::string slurm(const ScheduledJob& s, const QueueJob& job) {
   }
   b += "\n";
   if (s.placement == Placement::spot || job.interruptible) b += "#SBATCH --requeue\n";
-  b += header_comment(s, "#");
-  b += "# --begin counts from submission: submit when the queue starts (README.md).\n";
+  b += shell::comment(header_text(s));
+  b += shell::comment("--begin counts from submission: submit when the queue starts (README.md).");
   b += "set -euo pipefail\n";
   b += "srun " +
        run_line(job, "\"$SLURM_JOB_NUM_NODES\"", "\"$SLURM_NODEID\"",
@@ -158,17 +152,13 @@ std::string slurm(const ScheduledJob& s, const QueueJob& job) {
   return b;
 }
 
-void write_file(const std::string& path, const std::string& text, bool executable) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw Error(Errc::io, tmp + ": cannot write: " + std::strerror(errno));
-    f << text;
-    if (!f.flush()) throw Error(Errc::io, tmp + ": write failed");
-  }
-  if (executable) ::chmod(tmp.c_str(), 0755);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw Error(Errc::io, path + ": cannot rename into place: " + std::strerror(errno));
+// A cell of the README's table: one line, and no '|' to end the cell.
+std::string cell(const std::string& value) {
+  std::string out;
+  for (const auto& line : utf8::ascii_lines(value)) out += line;
+  for (std::size_t at = 0; (at = out.find('|', at)) != std::string::npos; at += 2)
+    out.replace(at, 1, "\\|");
+  return out;
 }
 
 }  // namespace
@@ -212,18 +202,20 @@ std::vector<std::string> write_job_files(const Catalog& catalog, const Schedule&
     if (it == by_name.end())
       throw Error(Errc::invalid_argument, "job files: job '" + s.name + "' is not in the queue");
     if (sky && !skypilot_launches(s.estimate.provider)) {
-      elsewhere.push_back("- " + s.name + ": on " + s.estimate.provider +
+      elsewhere.push_back("- " + s.name + ": on " + cell(s.estimate.provider) +
                           ", where SkyPilot does not launch; use the provider's own tools (" +
-                          s.estimate.label() + " in " + s.estimate.region + ")");
+                          cell(s.estimate.label()) + " in " + cell(s.estimate.region) + ")");
       continue;
     }
     const std::string file = s.name + (sky ? ".yaml" : ".sbatch");
     const std::string path = dir + "/" + file;
-    write_file(path, sky ? skypilot(catalog, s, *it->second) : slurm(s, *it->second), !sky);
+    files::write_small_file(dir, file,
+                            sky ? skypilot(catalog, s, *it->second) : slurm(s, *it->second),
+                            sky ? 0644 : 0755, "job file");
     written.push_back(path);
     readme += "| " + std::to_string(written.size()) + " | " + s.name + " | " + file + " | " +
               fixed(s.start_h) + " h | " + std::string(placement_name(s.placement)) + " " +
-              s.estimate.label() + " | " + fixed(s.finish_h) + " h | " + fixed(s.deadline_h) +
+              cell(s.estimate.label()) + " | " + fixed(s.finish_h) + " h | " + fixed(s.deadline_h) +
               " h |\n";
   }
   if (!elsewhere.empty()) {
@@ -233,9 +225,10 @@ std::vector<std::string> write_job_files(const Catalog& catalog, const Schedule&
   if (schedule.unplaced() > 0) {
     readme += "\nNot placed (no file):\n\n";
     for (const auto& s : schedule.jobs)
-      if (s.placement == Placement::unplaced) readme += "- " + s.name + ": " + s.reason + "\n";
+      if (s.placement == Placement::unplaced)
+        readme += "- " + s.name + ": " + cell(s.reason) + "\n";
   }
-  write_file(dir + "/README.md", readme, false);
+  files::write_small_file(dir, "README.md", readme, 0644, "job files' README");
   written.push_back(dir + "/README.md");
   return written;
 }

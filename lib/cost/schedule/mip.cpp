@@ -3,6 +3,8 @@
 #include <coin/Cbc_C_Interface.h>
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,7 +28,6 @@ struct Cbc {
   decltype(&Cbc_setAllowableGap) set_allowable_gap;
   decltype(&Cbc_setAllowableFractionGap) set_allowable_fraction_gap;
   decltype(&Cbc_setParameter) set_parameter;
-  decltype(&Cbc_setMIPStartI) set_mip_start;
   decltype(&Cbc_solve) solve;
   decltype(&Cbc_getColSolution) col_solution;
   decltype(&Cbc_isProvenOptimal) is_proven_optimal;
@@ -63,7 +64,6 @@ const Cbc& cbc() {
     get(c.set_allowable_gap, "Cbc_setAllowableGap");
     get(c.set_allowable_fraction_gap, "Cbc_setAllowableFractionGap");
     get(c.set_parameter, "Cbc_setParameter");
-    get(c.set_mip_start, "Cbc_setMIPStartI");
     get(c.solve, "Cbc_solve");
     get(c.col_solution, "Cbc_getColSolution");
     get(c.is_proven_optimal, "Cbc_isProvenOptimal");
@@ -110,7 +110,7 @@ int Mip::add_column(double cost, double lower, double upper, bool integer,
   return static_cast<int>(cost_.size()) - 1;
 }
 
-Mip::Result Mip::solve(double time_limit_s, const std::vector<double>& start) const {
+Mip::Result Mip::solve(double time_limit_s, double cutoff) const {
   // The columns in CBC's compressed sparse form.
   std::vector<CoinBigIndex> starts{0};
   std::vector<int> index;
@@ -135,21 +135,22 @@ Mip::Result Mip::solve(double time_limit_s, const std::vector<double>& start) co
       any_integer = true;
     }
   c.set_log_level(model.get(), 0);
-  c.set_maximum_seconds(model.get(), time_limit_s);
+  // The limit in wall time (CBC counts CPU time otherwise), kept by every phase: CBC 2.10 does
+  // not look at its clock while it preprocesses or while it takes a MIP start, which cost these
+  // programs up to 100 s past a 5 s limit and crashed it when the limit fell inside them. So no
+  // preprocessing, and the known solution's cost as a cutoff rather than a start: the caller
+  // keeps that solution when nothing better is found.
+  c.set_maximum_seconds(model.get(), std::max(0.01, time_limit_s));
+  c.set_parameter(model.get(), "timeMode", "elapsed");
+  c.set_parameter(model.get(), "preprocess", "off");
   c.set_allowable_gap(model.get(), 1e-7);
   c.set_allowable_fraction_gap(model.get(), 1e-9);
   c.set_parameter(model.get(), "threads", "1");
-  if (!start.empty() && any_integer) {
-    std::vector<int> columns_set;
-    std::vector<double> values_set;
-    for (int col = 0; col < columns(); ++col)
-      if (start[static_cast<std::size_t>(col)] != 0) {
-        columns_set.push_back(col);
-        values_set.push_back(start[static_cast<std::size_t>(col)]);
-      }
-    c.set_mip_start(model.get(), static_cast<int>(columns_set.size()), columns_set.data(),
-                    values_set.data());
-  }
+  // CBC prunes what cannot improve by its cutoff increment (1e-5 by default): the tie-break of
+  // a millionth of a dollar per slot (exact.cpp) would be lost without a finer one.
+  c.set_parameter(model.get(), "increment", "1e-9");
+  if (any_integer && std::isfinite(cutoff))
+    c.set_parameter(model.get(), "cutoff", std::to_string(cutoff).c_str());
   c.solve(model.get());
   Result r;
   const double* solution = c.col_solution(model.get());

@@ -5,6 +5,7 @@
 // bound (docs/schedule.md, "Method").
 #pragma once
 
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -28,8 +29,9 @@ class Mip {
     double bound = 0;  // a proven lower bound on the objective
     std::vector<double> values;
   };
-  // Minimises; `start`: a feasible solution to begin from (values per column), or empty.
-  Result solve(double time_limit_s, const std::vector<double>& start = {}) const;
+  // Minimises, within `time_limit_s` of wall time; `cutoff`: the cost of a solution already
+  // known (the heuristic's), so that only better ones are searched for; +inf: none.
+  Result solve(double time_limit_s, double cutoff = std::numeric_limits<double>::infinity()) const;
 
  private:
   std::vector<double> cost_, lower_, upper_, row_lower_, row_upper_;

@@ -9,6 +9,8 @@ namespace nubo::cost::schedule_detail {
 namespace {
 
 constexpr int kMaxSlots = 168;  // the grid's resolution: a week in hours, a month in 5 h slots
+constexpr double kMinSlotH = 1.0 / 60;    // a slot given: at least a minute
+constexpr double kMaxGridSlots = 100000;  // and a grid of at most this many
 
 [[noreturn]] void bad(const std::string& message) {
   throw Error(Errc::invalid_argument, message);
@@ -110,7 +112,11 @@ void reserved_ways(const Catalog& pools_catalog, const QueueJob& j, const Schedu
   const auto p = plan(pools_catalog, j.workload, r);
   const int first = static_cast<int>(std::ceil(w.release_h / m.slot_h - 1e-9));
   for (const auto& e : p.ranked) {
-    const int slots = std::max(1, static_cast<int>(std::ceil(e.hours() / m.slot_h - 1e-9)));
+    // In double first: a run longer than the grid (its hours are the planner's, unbounded) has
+    // no start, and no count past the grid becomes an int.
+    const double need = std::ceil(e.hours() / m.slot_h - 1e-9);
+    if (!(need <= m.slots)) continue;
+    const int slots = std::max(1, static_cast<int>(need));
     const int last =
         std::min(static_cast<int>(std::floor(w.deadline_h / m.slot_h + 1e-9)), m.slots) - slots;
     if (last < first) continue;
@@ -161,14 +167,21 @@ void take(const ReservedWay& way, int start, std::vector<std::vector<int>>& used
 
 Model build_model(const Catalog& catalog, const Queue& q, const ScheduleOptions& o) {
   if (q.jobs.empty()) bad("the queue has no jobs");
-  if (!(o.slot_h >= 0 && o.slot_h <= 8766)) bad("slot: expected hours in [0, 8766]");
+  // A slot of a minute is finer than any estimate (and than Slurm's --begin): the grid is
+  // checked in double, before any count becomes an int.
+  if (!(o.slot_h == 0 || (o.slot_h >= kMinSlotH && o.slot_h <= 8766)))
+    bad("slot: 0 (chosen from the horizon), or 1 min to 8766 h; got " + std::to_string(o.slot_h) +
+        " h");
   if (!(o.time_limit_s > 0 && o.time_limit_s <= 86400)) bad("time limit: expected (0, 86400] s");
   Model m;
   m.horizon_h = horizon_of(q);
   m.slot_h = o.slot_h > 0 ? o.slot_h : std::max(1.0, std::ceil(m.horizon_h / kMaxSlots));
-  m.slots = std::max(1, static_cast<int>(std::ceil(m.horizon_h / m.slot_h - 1e-9)));
-  if (m.slots > 100000)
-    bad("the grid has " + std::to_string(m.slots) + " slots: give a larger slot");
+  const double slots = std::ceil(m.horizon_h / m.slot_h - 1e-9);
+  if (!(slots <= kMaxGridSlots))
+    bad("the grid would have " + std::to_string(slots) + " slots of " + std::to_string(m.slot_h) +
+        " h over " + std::to_string(m.horizon_h) + " h; at most " +
+        std::to_string(static_cast<int>(kMaxGridSlots)) + ": give a larger slot");
+  m.slots = std::max(1, static_cast<int>(slots));
   m.pools = pools_of(catalog, q, m);
   if (!q.reservations.empty() && m.slot_h > 1)
     m.notes.push_back("reservations are planned in " + std::to_string(static_cast<int>(m.slot_h)) +

@@ -83,8 +83,12 @@ Solved solve_exact(const Model& m, double time_limit_s, const std::vector<Choice
 std::size_t exact_size(const Model& m);
 constexpr std::size_t kMaxExactSize = 5'000'000;
 Solved solve_heuristic(const Model& m, const std::vector<int>& priorities);
-// A lower bound on the dollars of any assignment: the LP relaxation of capacity in node-slots.
-double lower_bound(const Model& m);
+// A lower bound on the dollars of any assignment: the LP relaxation of capacity in node-slots,
+// solved within `time_limit_s`; the bound each job gives alone when there is no time (or no CBC).
+double lower_bound(const Model& m, double time_limit_s);
+// How many of the exact program's coefficients CBC works through in a second here (about 150k
+// measured, without preprocessing): a program larger than the time left allows is not built.
+constexpr double kExactCoefficientsPerSecond = 100'000;
 
 // The schedule a solved model makes: where and when each job runs, the fleet, the costs and
 // the reasons.

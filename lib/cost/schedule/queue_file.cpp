@@ -8,6 +8,7 @@
 #include "common/json.hpp"
 #include "common/small_file.hpp"
 #include "common/text.hpp"
+#include "common/utf8.hpp"
 #include "nubo/error.hpp"
 #include "nubo/schedule.hpp"
 #include "nubo/units.hpp"
@@ -63,10 +64,14 @@ long whole(const Json& v, const std::string& what, long min, long max) {
   return static_cast<long>(d);
 }
 
-std::string string_of(const Json& v, const std::string& what, std::size_t max = 1024) {
+// A string of the file: one line of printable UTF-8 (a command may hold several), checked here
+// since it reaches terminals, job files and host names.
+std::string string_of(const Json& v, const std::string& what, std::size_t max = 1024,
+                      utf8::Allow allow = utf8::Allow::single_line) {
   if (!v.is_string()) bad(what + ": expected a string");
   auto s = v.get<std::string>();
   if (s.size() > max) bad(what + ": longer than " + std::to_string(max) + " characters");
+  utf8::check_plain(s, what, max, allow);
   return s;
 }
 
@@ -167,7 +172,8 @@ QueueJob job_of(const Json& v, const std::string& what, const std::string& base_
   if (v.contains("gpu")) j.gpu = string_of(v["gpu"], named + ": gpu", 64);
   if (v.contains("provider")) j.provider = string_of(v["provider"], named + ": provider", 64);
   if (v.contains("region")) j.region = string_of(v["region"], named + ": region", 64);
-  if (v.contains("command")) j.command = string_of(v["command"], named + ": command", 4096);
+  if (v.contains("command"))
+    j.command = string_of(v["command"], named + ": command", 4096, utf8::Allow::lines);
   if (v.contains("nubo")) j.uses_nubo = bool_of(v["nubo"], named + ": nubo");
   return j;
 }
@@ -211,7 +217,13 @@ Queue parse_queue(std::string_view text, const std::string& where) {
   const auto doc = nubo::json::parse(text, where);
   only_keys(doc, {"jobs", "reservations", "horizon"}, where);
   Queue q;
-  if (doc.contains("horizon")) q.horizon_h = hours_of(doc["horizon"], where + ": horizon");
+  if (doc.contains("horizon")) {
+    q.horizon_h = hours_of(doc["horizon"], where + ": horizon");
+    if (!(q.horizon_h > 0))
+      bad(where +
+          ": horizon: a positive number of hours (leave it out to plan to the latest "
+          "deadline)");
+  }
   if (!doc.contains("jobs") || !doc["jobs"].is_array() || doc["jobs"].empty())
     bad(where + ": \"jobs\" must be a list of at least one job");
   if (doc["jobs"].size() > kMaxJobs)
@@ -237,6 +249,11 @@ Queue parse_queue(std::string_view text, const std::string& where) {
 Queue load_queue(const std::string& path) {
   const auto file = files::read_small_file(path, 64 << 20, "queue file");
   return parse_queue(file.bytes, path);
+}
+
+QueueUpdate load_queue_update(const std::string& path) {
+  const auto file = files::read_small_file(path, 64 << 20, "queue update");
+  return parse_queue_update(file.bytes, path);
 }
 
 Reservation parse_reservation(std::string_view spec) {
@@ -297,6 +314,12 @@ QueueUpdate parse_queue_update(std::string_view text, const std::string& where) 
       }
       if (j.state == JobUpdate::State::running && j.progress <= 0)
         bad(named + ": a running job needs its progress (a fraction in (0, 1])");
+      // Its end is projected from the rate so far: a fraction so small that the end falls past
+      // what a queue can plan is a typo, not a job.
+      if (j.progress > 0 && !(j.started_h + (u.now_h - j.started_h) / j.progress <= kMaxHours))
+        bad(named + ": progress " + v["progress"].dump() + " after " +
+            hours_text(u.now_h - j.started_h) + " would end it past " + hours_text(kMaxHours) +
+            " from the start");
       if (v.contains("profile")) {
         auto path = string_of(v["profile"], named + ": profile", 4096);
         if (!path.empty() && path.front() != '/') path = base_dir + path;

@@ -63,6 +63,11 @@ std::string Schedule::to_json() const {
 Schedule schedule(const Catalog& catalog, const Queue& queue, const ScheduleOptions& options) {
   using namespace schedule_detail;
   const auto started = std::chrono::steady_clock::now();
+  // The time limit covers everything: building the model, solving it, bounding it.
+  const auto left = [&] {
+    return options.time_limit_s -
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
   const auto m = build_model(catalog, queue, options);
   std::vector<int> priorities;
   for (const auto& j : queue.jobs) priorities.push_back(j.priority);
@@ -88,15 +93,27 @@ Schedule schedule(const Catalog& catalog, const Queue& queue, const ScheduleOpti
                                             ": give a larger slot, or the heuristic method");
   }
   auto solved = solve_heuristic(m, priorities);
+  // The exact program only when CBC can work through it in the time left; else the heuristic's
+  // schedule stands, with its gap to the bound.
+  if (method == ScheduleMethod::exact &&
+      static_cast<double>(exact_size(m)) > kExactCoefficientsPerSecond * left()) {
+    method = ScheduleMethod::heuristic;
+    char note[200];
+    std::snprintf(note, sizeof note,
+                  "the exact program (%zu coefficients) would not finish in the %.1f s left of "
+                  "the time limit: planned by the heuristic",
+                  exact_size(m), std::max(0.0, left()));
+    notes.push_back(note);
+  }
   if (method == ScheduleMethod::exact) {
-    auto exact = solve_exact(m, options.time_limit_s, &solved.choices);
+    auto exact = solve_exact(m, left(), &solved.choices);
     // Stopped by its time limit before it improved on its start, CBC may return nothing better.
     if (dollars(m, exact.choices) <= dollars(m, solved.choices) + 1e-9)
       solved.choices = std::move(exact.choices);
     solved.optimal = exact.optimal;
     solved.bound = exact.bound;
   } else {
-    solved.bound = lower_bound(m);
+    solved.bound = lower_bound(m, std::max(0.0, left()));
     solved.optimal = dollars(m, solved.choices) <= solved.bound + 1e-6;
   }
   auto s = assemble(m, queue, solved);

@@ -1,6 +1,7 @@
 #include "cost/sources/cache.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,25 +13,17 @@
 #include "common/csv.hpp"
 #include "common/json.hpp"
 #include "common/small_file.hpp"
+#include "common/utf8.hpp"
 #include "nubo/error.hpp"
 
 namespace nubo::cost::sources {
 namespace {
 
 constexpr std::uint64_t kMaxMeta = 64 << 10;
+constexpr std::size_t kMaxEtag = 1 << 10, kMaxUrl = 8 << 10;
 
 [[noreturn]] void io_error(const std::string& path, const char* what) {
   throw Error(Errc::io, path + ": " + what + ": " + std::strerror(errno));
-}
-
-void write_all(int fd, const std::string& bytes, const std::string& path) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const auto n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) io_error(path, "cannot write");
-    done += static_cast<std::size_t>(n);
-  }
 }
 
 }  // namespace
@@ -39,14 +32,15 @@ std::string cache_path(const std::string& dir, const std::string& name) {
   return dir + "/" + name + ".source";
 }
 
-std::optional<CachedSource> read_cached(const std::string& dir, const std::string& name) {
-  const auto path = cache_path(dir, name);
-  auto file = files::read_small_file_if_present(path, csv::kMaxBytes + kMaxMeta, "catalog cache");
-  if (!file) return std::nullopt;
-  const auto newline = file->bytes.find('\n');
+namespace {
+
+// A cache file's bytes, as read_cached reads them: the reader and the writer's read-back are one.
+CachedSource parse_cached(const std::string& bytes, const std::string& path,
+                          const std::string& name) {
+  const auto newline = bytes.find('\n');
   if (newline == std::string::npos || newline > kMaxMeta)
     throw Error(Errc::invalid_argument, path + ": not a catalog cache file (no metadata line)");
-  const auto meta = json::parse(std::string_view(file->bytes).substr(0, newline), path);
+  const auto meta = json::parse(std::string_view(bytes).substr(0, newline), path);
   CachedSource out;
   auto text = [&](const char* key) {
     auto it = meta.find(key);
@@ -58,50 +52,103 @@ std::optional<CachedSource> read_cached(const std::string& dir, const std::strin
   out.meta.name = name;
   out.meta.url = text("url");
   out.meta.fetched = text("fetched");
-  out.meta.etag = text("etag");
+  // A hand-edited ETag never reaches an If-None-Match header.
+  out.meta.etag = usable_etag(text("etag"));
   out.meta.format = text("format");
   out.meta.provider = text("provider");
   out.meta.origin = "cache";
-  out.body = file->bytes.substr(newline + 1);
+  out.body = bytes.substr(newline + 1);
   return out;
+}
+
+// The cache folder locked for one writer while it lives (flock: threads of one process too).
+class FolderLock {
+ public:
+  explicit FolderLock(const std::string& dir)
+      : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ < 0) io_error(dir, "cannot open the catalog cache");
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      locked_ = false;  // a file system without locks: no sweep of others' files then
+      break;
+    }
+  }
+  ~FolderLock() { ::close(fd_); }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+  int fd() const { return fd_; }
+  bool locked() const { return locked_; }
+
+ private:
+  int fd_;
+  bool locked_ = true;
+};
+
+}  // namespace
+
+std::optional<CachedSource> read_cached(const std::string& dir, const std::string& name) {
+  const auto path = cache_path(dir, name);
+  auto file = files::read_small_file_if_present(path, csv::kMaxBytes + kMaxMeta, "catalog cache");
+  if (!file) return std::nullopt;
+  return parse_cached(file->bytes, path, name);
+}
+
+std::string usable_etag(std::string_view etag) {
+  if (etag.size() > kMaxEtag) return {};
+  for (char c : etag)
+    if (c < 0x21 || c > 0x7e) return {};
+  return std::string(etag);
+}
+
+void check_source_url(const std::string& source, std::string_view url) {
+  utf8::check_plain(url, "catalog source " + source + ": URL", kMaxUrl);
+  if (!url.starts_with("https://") && !url.starts_with("http://"))
+    throw Error(Errc::invalid_argument,
+                "catalog source " + source + ": '" + printable(url) + "' is not an http(s) URL");
 }
 
 void write_cached(const std::string& dir, const CachedSource& s) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(Errc::io, dir + ": cannot create the catalog cache: " + ec.message());
+  const auto path = cache_path(dir, s.meta.name);
+  check_source_url(s.meta.name, s.meta.url);
   const nlohmann::json meta = {{"url", s.meta.url},
                                {"fetched", s.meta.fetched},
-                               {"etag", s.meta.etag},
+                               {"etag", usable_etag(s.meta.etag)},
                                {"format", s.meta.format},
                                {"provider", s.meta.provider}};
-  const auto path = cache_path(dir, s.meta.name);
-  const auto tmp = path + ".tmp." + std::to_string(::getpid());
-  // What an update killed before its rename left behind: never read, removed by the next.
-  const auto stale = std::filesystem::path(path).filename().string() + ".tmp.";
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-    if (e.path().filename().string().starts_with(stale)) std::filesystem::remove(e.path(), ec);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) io_error(tmp, "cannot create");
+  const auto line = meta.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (line.size() > kMaxMeta)
+    throw Error(Errc::invalid_argument, path + ": the metadata would be " +
+                                            std::to_string(line.size()) + " bytes; not written");
+  const FolderLock lock(dir);
+  // What an update killed before its rename left behind: never read, removed by the next. Under
+  // the lock no other writer's temporary file is live.
+  const auto stale = "." + std::filesystem::path(path).filename().string() + ".";
+  if (lock.locked())
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+      const auto file = e.path().filename().string();
+      if (file.starts_with(stale) && file.ends_with(".tmp")) std::filesystem::remove(e.path(), ec);
+    }
+  const auto name = std::filesystem::path(path).filename().string();
+  files::write_small_file(dir, name + ".new", line + "\n" + s.body, 0644, "catalog cache");
+  const auto fresh = dir + "/" + name + ".new";
   try {
-    write_all(fd, meta.dump() + "\n", tmp);
-    write_all(fd, s.body, tmp);
-    if (::fsync(fd) != 0) io_error(tmp, "cannot sync");
+    // Read back as a plan will read it before it replaces the last good version.
+    const auto back = files::read_small_file(fresh, csv::kMaxBytes + kMaxMeta, "catalog cache");
+    const auto parsed = parse_cached(back.bytes, fresh, s.meta.name);
+    if (parsed.body.size() != s.body.size() || parsed.meta.url != s.meta.url)
+      throw Error(Errc::io, fresh + ": does not read back as written");
   } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
+    ::unlink(fresh.c_str());
     throw;
   }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
+  if (::renameat(lock.fd(), (name + ".new").c_str(), lock.fd(), name.c_str()) != 0) {
+    ::unlink(fresh.c_str());
     io_error(path, "cannot rename the new version into place");
   }
-  // The rename itself durable: sync the folder.
-  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  ::fsync(lock.fd());  // the rename itself durable
 }
 
 std::string utc_now() {

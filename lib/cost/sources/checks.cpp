@@ -5,6 +5,8 @@
 
 #include "common/csv.hpp"
 #include "common/text.hpp"
+#include "common/utf8.hpp"
+#include "nubo/error.hpp"
 
 namespace nubo::embedded {
 std::string_view cost_price_bands_csv();  // generated from lib/cost/sources/price_bands.csv
@@ -61,6 +63,65 @@ std::string check_below_on_demand(double price, double on_demand, const char* wh
     return std::string(what) + " price " + dollars(price) + "/h is above on-demand " +
            dollars(on_demand) + "/h";
   return {};
+}
+
+namespace {
+
+constexpr std::size_t kMaxName = 256;
+
+std::string check_text(std::string_view value, const char* what) {
+  try {
+    utf8::check_plain(value, what, kMaxName);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string check_names(const Instance& in) {
+  for (const auto& [value, what] :
+       {std::pair<const std::string&, const char*>{in.provider, "provider"},
+        {in.name, "instance"},
+        {in.region, "region"},
+        {in.accelerator, "accelerator"},
+        {in.interruption_band, "interruption band"}})
+    if (auto why = check_text(value, what); !why.empty()) return why;
+  return {};
+}
+
+void check_rows(Imported& got) {
+  const auto skip = [&](const std::string& where, const std::string& why) {
+    got.skipped.push_back({where, why});
+  };
+  std::erase_if(got.instances, [&](const Instance& in) {
+    const auto why = check_names(in);
+    if (!why.empty()) skip(in.source, why);
+    return !why.empty();
+  });
+  std::erase_if(got.reserved, [&](const ReservedPrice& r) {
+    std::string why;
+    for (const auto& [value, what] :
+         {std::pair<const std::string&, const char*>{r.instance, "instance"}, {r.region, "region"}})
+      if (why.empty()) why = check_text(value, what);
+    if (!why.empty()) skip(r.where, why);
+    return !why.empty();
+  });
+  std::erase_if(got.bands, [&](const InterruptionBand& b) {
+    std::string why;
+    for (const auto& [value, what] :
+         {std::pair<const std::string&, const char*>{b.instance, "instance"},
+          {b.region, "region"},
+          {b.band, "band"}})
+      if (why.empty()) why = check_text(value, what);
+    if (!why.empty()) skip(b.where, why);
+    return !why.empty();
+  });
+  for (auto& row : got.skipped) {
+    row.where = printable(row.where);
+    row.reason = printable(row.reason);
+  }
 }
 
 }  // namespace nubo::cost::sources

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
+#include "cost/sources/source.hpp"
 #include "device/gpu_catalog.hpp"
 
 namespace nubo::cost::sources {
@@ -15,5 +17,13 @@ std::string check_price(const nubo::detail::GpuModel& model, double gpus, double
                         const char* what);
 // Spot, reserved: never above on-demand.
 std::string check_below_on_demand(double price, double on_demand, const char* what);
+
+// The names a row carries (its provider, instance, region, accelerator, band): "" when each is
+// one line of printable UTF-8 of at most 256 bytes, else why not. A catalog's names reach
+// terminals, job files and URLs: none may hold a control character or a line break.
+std::string check_names(const Instance& in);
+// Rows whose names fail check_names move to `skipped`, and every skipped row's place and reason
+// become printable: what every source's rows pass before an update or a catalog keeps them.
+void check_rows(Imported& got);
 
 }  // namespace nubo::cost::sources

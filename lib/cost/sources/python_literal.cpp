@@ -8,13 +8,19 @@
 namespace nubo::cost::sources {
 namespace {
 
-constexpr std::size_t kMaxLength = 64 << 10;
+// A GpuInfo is about 150 bytes and 4 levels deep; a cell far larger or deeper is not one, and
+// is refused before it costs anything.
+constexpr std::size_t kMaxLength = 4 << 10;
+constexpr int kMaxDepth = 16;
 
 // Rewrites the literal as JSON text token by token; the JSON parser then checks its structure.
 std::optional<std::string> to_json_text(std::string_view s) {
   std::string out;
+  int depth = 0;
   for (std::size_t i = 0; i < s.size();) {
     const char c = s[i];
+    if ((c == '[' || c == '{' || c == '(') && ++depth > kMaxDepth) return std::nullopt;
+    if (c == ']' || c == '}' || c == ')') --depth;
     if (c == '\'' || c == '"') {
       out += '"';
       for (++i; i < s.size() && s[i] != c; ++i) {

@@ -1,6 +1,7 @@
 #include <map>
 
 #include "common/text.hpp"
+#include "cost/sources/checks.hpp"
 #include "cost/sources/source.hpp"
 #include "nubo/error.hpp"
 
@@ -33,6 +34,12 @@ const Format& format(std::string_view name) {
     throw Error(Errc::invalid_argument,
                 "unknown catalog format '" + std::string(name) + "'; known: " + known_formats());
   return it->second;
+}
+
+Imported read(const Format& format, const Input& in) {
+  auto got = format.read(in);
+  check_rows(got);
+  return got;
 }
 
 }  // namespace nubo::cost::sources

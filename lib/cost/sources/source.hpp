@@ -64,9 +64,9 @@ struct Format {
 // A format: "skypilot", "gpuhunt", "spot-advisor", "aws-price-list", "azure-retail"; throws
 // invalid_argument naming the known formats.
 const Format& format(std::string_view name);
-inline Reader reader(std::string_view name) {
-  return format(name).read;
-}
+// `in` read by its format's reader, then checked (checks.hpp: check_rows): the one way rows of
+// a source enter, whether an update fetched them or a catalog loads them.
+Imported read(const Format& format, const Input& in);
 std::string known_formats();
 
 bool aws_price_list_keep_line(std::string_view line);

@@ -1,6 +1,8 @@
 // `nubo-cost catalog update`: each source fetched (conditionally, with the cached ETag), checked
 // by its own reader, and only then written over the cached version, atomically.
+#include <chrono>
 #include <cmath>
+#include <set>
 
 #include "common/csv.hpp"
 #include "common/env.hpp"
@@ -20,33 +22,65 @@ struct Fetched {
   std::string body, etag;
 };
 
+// A catalog is fetched whole and checked: a transfer slower than this is not one that could
+// finish (64 MiB in the 600 s a source may take needs about 110 KB/s), so a server dripping
+// bytes is cut after the stall timeout rather than at the total.
+constexpr long kMinBytesPerSecond = 16 << 10;
+
 Fetched fetch(const std::string& url, const sources::Format& format, const std::string& etag,
               const CatalogUpdateOptions& o) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(o.total_timeout_s);
+  const auto seconds_left = [&] {
+    const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (left <= 0)
+      throw Error(Errc::timeout, http::without_credentials(url) + ": more than " +
+                                     std::to_string(static_cast<int>(o.total_timeout_s)) +
+                                     " s for the whole source");
+    return left;
+  };
   http::Request r;
   r.method = "GET";
   r.url = url;
   r.max_response = csv::kMaxBytes;
   r.timeout_seconds = o.timeout_s;
-  r.total_seconds = o.total_timeout_s;
+  r.total_seconds = seconds_left();
+  r.min_bytes_per_s = kMinBytesPerSecond;
+  r.require_framing = true;
   r.accept_compressed = true;
   if (format.keep_line) r.keep_line = format.keep_line;
   if (!etag.empty()) r.headers["If-None-Match"] = etag;
   auto response = http::request(r);
   Fetched out{response.status, std::move(response.body), {}};
   if (auto it = response.headers.find("etag"); it != response.headers.end())
-    out.etag = std::string(it->second);
+    out.etag = sources::usable_etag(it->second);
   if (out.status != 200 || !format.next_page) return out;
-  // A paged answer: every page, joined.
+  // A paged answer: every page, joined, all of them within one byte budget and one deadline,
+  // each from the server the first came from and none twice (a page naming itself, or another
+  // host such as a metadata service, ends the update).
+  const auto home = http::origin(url);
+  std::set<std::string> seen{url};
+  std::size_t received = out.body.size();
   std::vector<std::string> pages{std::move(out.body)};
   for (auto next = format.next_page(pages.back()); !next.empty();
        next = format.next_page(pages.back())) {
+    const auto shown = printable(http::without_credentials(next).substr(0, 300));
     if (pages.size() >= kMaxPages)
-      throw Error(Errc::corrupt, url + ": more than " + std::to_string(kMaxPages) + " pages");
+      throw Error(Errc::corrupt, http::without_credentials(url) + ": more than " +
+                                     std::to_string(kMaxPages) + " pages");
+    if (!seen.insert(next).second)
+      throw Error(Errc::corrupt, shown + ": a page links back to one already read");
+    if (http::origin(next) != home)
+      throw Error(Errc::corrupt,
+                  shown + ": the next page is on another server than " + home + "; not followed");
     r.url = next;
     r.headers.clear();
+    r.max_response = csv::kMaxBytes - received;
+    r.total_seconds = seconds_left();
     auto page = http::request(r);
     if (page.status != 200)
-      throw Error(Errc::unavailable, next + ": HTTP " + std::to_string(page.status));
+      throw Error(Errc::unavailable, shown + ": HTTP " + std::to_string(page.status));
+    received += page.body.size();
     pages.push_back(std::move(page.body));
   }
   out.body = format.join_pages(pages);
@@ -62,12 +96,13 @@ CatalogUpdate update_one(const CatalogSource& known, const std::string& dir,
                          const CatalogUpdateOptions& o) {
   CatalogUpdate u;
   u.name = known.name;
+  // The URL fetched may carry a mirror's credentials; only `u.url` without them is shown or kept.
+  std::string url = known.url;
   if (auto it = o.urls.find(known.name); it != o.urls.end())
-    u.url = it->second;
+    url = it->second;
   else if (auto env_url = env::catalog_url(known.name))
-    u.url = *env_url;
-  else
-    u.url = known.url;
+    url = *env_url;
+  u.url = http::without_credentials(url);
   std::optional<sources::CachedSource> cached;
   try {
     cached = sources::read_cached(dir, known.name);
@@ -77,8 +112,9 @@ CatalogUpdate update_one(const CatalogSource& known, const std::string& dir,
   if (cached) u.fetched = cached->meta.fetched;
   const auto& format = sources::format(known.format);
   try {
+    sources::check_source_url(known.name, url);
     const bool same_url = cached && cached->meta.url == u.url;
-    auto got = fetch(u.url, format, same_url ? cached->meta.etag : "", o);
+    auto got = fetch(url, format, same_url ? cached->meta.etag : "", o);
     if (got.status == 304 && same_url) {
       auto refreshed = *cached;
       refreshed.meta.fetched = sources::utc_now();
@@ -94,8 +130,8 @@ CatalogUpdate update_one(const CatalogSource& known, const std::string& dir,
     }
     // Checked by the format's reader before it replaces anything.
     const auto now = sources::utc_now();
-    auto imported =
-        format.read({got.body, known.name + " from " + u.url, known.provider, now.substr(0, 10)});
+    auto imported = sources::read(
+        format, {got.body, known.name + " from " + u.url, known.provider, now.substr(0, 10)});
     u.records = imported.records;
     u.skipped = imported.skipped.size();
     const auto rows = imported.instances.size() + imported.reserved.size() + imported.bands.size();
@@ -126,7 +162,7 @@ CatalogUpdate update_one(const CatalogSource& known, const std::string& dir,
     u.message = std::to_string(rows) + " rows";
     if (u.skipped) u.message += ", " + std::to_string(u.skipped) + " skipped";
   } catch (const Error& e) {
-    u.message = std::string(e.what()) + kept(cached);
+    u.message = printable(e.what()) + kept(cached);
   }
   return u;
 }
@@ -163,10 +199,7 @@ std::vector<CatalogUpdate> update_catalog(const CatalogUpdateOptions& o) {
       throw Error(Errc::invalid_argument, "unknown catalog source '" + name + "'; known: " + names);
     }
   }
-  for (const auto& [name, url] : o.urls)
-    if (!url.starts_with("https://") && !url.starts_with("http://"))
-      throw Error(Errc::invalid_argument,
-                  "catalog source " + name + ": '" + url + "' is not an http(s) URL");
+  for (const auto& [name, url] : o.urls) sources::check_source_url(name, url);
   std::vector<CatalogUpdate> out;
   for (const auto& k : known) {
     bool wanted = o.sources.empty();
