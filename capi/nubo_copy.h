@@ -30,6 +30,20 @@ typedef struct nubo_transfer_s3_options {
   const char* source_profile;
 } nubo_transfer_s3_options;
 
+/* What a copy or a sync does with a symlink in a local tree it uploads, as aws s3 cp and rclone
+ * do; the tree's root itself is always followed (C++: nubo::transfer::Symlinks). */
+typedef enum nubo_symlinks {
+  /* copy what the link leads to, under its name (the default, as aws s3 cp): a link leaving the
+   * tree only with follow_outside; a dangling link or a loop is skipped with a warning */
+  NUBO_SYMLINKS_FOLLOW = 0,
+  /* store the link itself: an object holding its target (metadata nubo-symlink), restored as a
+   * link by a download or sync that also stores links (rclone's --links) */
+  NUBO_SYMLINKS_STORE = 1,
+  NUBO_SYMLINKS_SKIP = 2, /* leave links out, counted */
+  /* not a value: keeps every int a valid nubo_symlinks in C++ */
+  NUBO_SYMLINKS_MAX_ENUM = 0x7fffffff
+} nubo_symlinks;
+
 /* Options of nubo_transfer_copy (C++: nubo::transfer::CopyOptions). */
 typedef struct nubo_transfer_copy_options {
   uint32_t struct_size;
@@ -50,6 +64,8 @@ typedef struct nubo_transfer_copy_options {
   const char* key_file;
   const char* journal_dir;            /* where upload journals live; NULL: ~/.cache/nubo/s3 */
   const nubo_transfer_s3_options* s3; /* NULL (default): the S3 defaults */
+  nubo_symlinks symlinks;             /* links in a local tree; default NUBO_SYMLINKS_FOLLOW */
+  int follow_outside; /* nonzero: follow links that leave the tree too (default 0) */
 } nubo_transfer_copy_options;
 
 /* What a copy did (C++: nubo::transfer::CopySummary). Set struct_size = sizeof before the
@@ -63,6 +79,9 @@ typedef struct nubo_transfer_copy_summary {
   uint64_t parts;
   double seconds;
   uint64_t bytes_server_side; /* copies between stores: copied by the store itself */
+  uint64_t links_followed;    /* symlinks in the trees copied: followed, */
+  uint64_t links_stored;      /* stored as links (or restored as links), */
+  uint64_t links_skipped;     /* and left out (dangling, leaving the tree, loops, or asked) */
 } nubo_transfer_copy_summary;
 
 NUBO_C_API nubo_status nubo_transfer_copy_options_init(nubo_transfer_copy_options* options,
@@ -91,6 +110,15 @@ typedef struct nubo_transfer_sync_options {
    * of what would be done), from the calling thread. NULL (default): none. */
   nubo_transfer_change_callback change;
   void* change_user;
+  /* nonzero: with delete_extra, let a source that holds nothing empty the destination (refused
+   * by default: a missing prefix or a typo would delete everything) */
+  int allow_empty_source;
+  /* with delete_extra, more deletions than this are refused before any change; -1 (default): no
+   * limit */
+  int64_t max_delete;
+  /* what is deleted or replaced at the destination is moved here first (a folder for a local
+   * destination, a prefix of the same bucket for a store); NULL (default): none */
+  const char* backup_dir;
 } nubo_transfer_sync_options;
 /* What a sync did, or would do in a dry run (C++: nubo::transfer::SyncSummary). Set
  * struct_size = sizeof before the call. */
@@ -103,6 +131,10 @@ typedef struct nubo_transfer_sync_summary {
   uint64_t bytes_sent;        /* moved through this machine this time */
   uint64_t bytes_server_side; /* copied by the store itself */
   double seconds;
+  uint64_t backed_up;      /* moved to backup_dir before being replaced or deleted */
+  uint64_t links_followed; /* symlinks of the source: followed, */
+  uint64_t links_stored;   /* stored (or restored) as links, */
+  uint64_t links_skipped;  /* and left out */
 } nubo_transfer_sync_summary;
 NUBO_C_API nubo_status nubo_transfer_sync_options_init(nubo_transfer_sync_options* options,
                                                        size_t struct_size);
@@ -111,8 +143,10 @@ NUBO_C_API nubo_status nubo_transfer_sync_options_init(nubo_transfer_sync_option
  * not by time alone): a local directory or a store PREFIX/ each, at least one a store. With
  * delete_extra, what `to` has and `from` does not is deleted once every copy has succeeded.
  * options and summary may be NULL. Errors as nubo_transfer_copy's, and
- * NUBO_ERR_INVALID_ARGUMENT for two local directories, an object where a prefix is needed, or
- * places that are the same or lie one inside the other.
+ * NUBO_ERR_INVALID_ARGUMENT for two local directories, an object where a prefix is needed,
+ * places (or backup_dir) that are the same or lie one inside the other however spelled, an empty
+ * source with delete_extra (unless allow_empty_source), or more deletions than max_delete; each
+ * refused before anything changes.
  */
 NUBO_C_API nubo_status nubo_transfer_sync(const char* from, const char* to,
                                           const nubo_transfer_sync_options* options,

@@ -34,7 +34,8 @@ _CALLBACKS = {"nubo_transfer_progress_callback": "wrap_progress",
 # A C enum as Rust names it (with its .raw()).
 _RUST_ENUMS = {"nubo_codec": "crate::transfer::Codec", "nubo_dtype": "crate::DType",
                "nubo_reduce_op": "crate::ReduceOp", "nubo_update_rule": "crate::OptimizerKind",
-               "nubo_loss_scaling": "crate::LossScaling"}
+               "nubo_loss_scaling": "crate::LossScaling",
+               "nubo_symlinks": "crate::stores::Symlinks"}
 _RUST_NUMBERS = {"int": "i32", "unsigned": "u32", "size_t": "usize", "uint16_t": "u16",
                  "uint32_t": "u32", "uint64_t": "u64", "int64_t": "i64", "float": "f32",
                  "double": "f64"}

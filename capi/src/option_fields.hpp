@@ -47,6 +47,14 @@ inline void take(transfer::Codec& out, nubo_codec in, const std::string& /*what*
   out = to_codec(in);
 }
 
+inline void take(transfer::Symlinks& out, nubo_symlinks in, const std::string& what) {
+  if (in != NUBO_SYMLINKS_FOLLOW && in != NUBO_SYMLINKS_STORE && in != NUBO_SYMLINKS_SKIP)
+    throw Error(Errc::invalid_argument,
+                what + " " + std::to_string(static_cast<long long>(in)) +
+                    " is not a nubo_symlinks value (follow 0, store 1, skip 2)");
+  out = static_cast<transfer::Symlinks>(in);
+}
+
 // A C pointer field's default is NULL, which stands only for an empty C++ default.
 template <class Cpp>
 void assign_empty(const Cpp& in, const char* member) {

@@ -31,6 +31,20 @@ struct S3Options {
   std::string source_profile;
 };
 
+// What a copy or a sync does with a symlink in a local tree it uploads, as `aws s3 cp` and rclone
+// do (the tree's root itself is always followed).
+enum class Symlinks {
+  // Copy what the link leads to, under the link's name. A link leaving the tree is followed
+  // only with follow_outside; a dangling link or one back to a folder being copied (a loop) is
+  // skipped with a warning. The default, as aws s3 cp.
+  follow = 0,
+  // Store the link itself: an object holding its target (metadata nubo-symlink), restored as a
+  // link by a download or sync that also stores links (rclone's --links).
+  store = 1,
+  // Leave links out (counted in the summary).
+  skip = 2,
+};
+
 struct CopyOptions {
   int streams = 4;              // parts in flight, 1..64
   std::uint64_t part_size = 0;  // 0: adapted to each object (8 to 64 MiB); else 5 MiB .. 5 GiB
@@ -46,7 +60,9 @@ struct CopyOptions {
   // this file (keygen makes one), or under a KMS key ("kms:KEY"); downloads of objects
   // encrypted with a key file need it (those under a KMS key, none).
   std::string key_file;
-  S3Options s3;  // for s3:// (and what applies of it to gs://)
+  S3Options s3;                          // for s3:// (and what applies of it to gs://)
+  Symlinks symlinks = Symlinks::follow;  // links in a local tree (above)
+  bool follow_outside = false;           // follow links that leave the tree too
 };
 
 struct CopySummary {
@@ -59,12 +75,16 @@ struct CopySummary {
   // Copies between stores: bytes the store copied itself (S3's CopyObject), never through this
   // machine; bytes_sent counts those that went through it.
   std::uint64_t bytes_server_side = 0;
+  // Symlinks in the trees copied (Symlinks): followed, stored as links (or restored), skipped.
+  std::uint64_t links_followed = 0;
+  std::uint64_t links_stored = 0;
+  std::uint64_t links_skipped = 0;
 };
 
 // `from` and `to` are a local path and a store URL, either way round, or two store URLs:
 //  - a file to SCHEME://B/KEY, or to SCHEME://B/PREFIX/ (the file's name appended);
-//  - a directory to SCHEME://B/PREFIX/: each file under PREFIX/DIRNAME/..., symlinks not
-//    followed;
+//  - a directory to SCHEME://B/PREFIX/: each file under PREFIX/DIRNAME/..., symlinks as
+//    options.symlinks says (followed by default), each counted in the summary;
 //  - SCHEME://B/KEY to a file, or into an existing directory;
 //  - SCHEME://B/PREFIX/ to a directory: every object under the prefix, its key's rest as the
 //    path (keys that would leave the directory are refused);
@@ -84,6 +104,16 @@ struct SyncOptions {
   CopyOptions copy;           // streams, part size, rate, filters (of the source), profiles, ...
   bool delete_extra = false;  // delete at the destination what the source does not have
   bool dry_run = false;       // decide, and change nothing: `changes` says what would be done
+  // With delete_extra, a source that holds nothing (a missing prefix, a typo, everything
+  // filtered out) is refused: it would empty the destination. True lets it.
+  bool allow_empty_source = false;
+  // With delete_extra, more deletions than this are refused before anything changes (as
+  // rclone's --max-delete, decided up front); -1: no limit.
+  std::int64_t max_delete = -1;
+  // What a sync deletes or replaces at the destination is moved here first, under the same
+  // relative path (as rclone's --backup-dir): a folder (or file:// URL) for a local
+  // destination, a prefix of the same bucket for a store. "": none.
+  std::string backup_dir;
   // Called with each change once they are all decided, before any is made ("copy PATH", then
   // "delete PATH"; in a dry run, what would be done), from the calling thread.
   std::function<void(const std::string& change)> change;
@@ -98,6 +128,11 @@ struct SyncSummary {
   std::uint64_t bytes_server_side = 0;  // copied by the store itself
   double seconds = 0;
   std::vector<std::string> changes;  // "copy PATH", "delete PATH", in that order
+  std::uint64_t backed_up = 0;       // moved to backup_dir before being replaced or deleted
+  // Symlinks in the source tree or objects (CopyOptions::symlinks): followed, stored, skipped.
+  std::uint64_t links_followed = 0;
+  std::uint64_t links_stored = 0;
+  std::uint64_t links_skipped = 0;
 };
 
 // Makes `to` hold what `from` holds, copying only what is new or changed there: the same size
@@ -106,8 +141,11 @@ struct SyncSummary {
 // `to` are a local directory or a store PREFIX/, at least one of them a store; the copies are
 // copy()'s (within one store, by the store). With delete_extra, what `to` holds and `from` does
 // not is deleted once every copy has succeeded, never before. Errors as copy(), and
-// Error(invalid_argument) for two local directories, an object URL where a prefix is needed, or
-// a source and destination that are the same or lie one inside the other.
+// Error(invalid_argument) for two local directories, an object URL where a prefix is needed, a
+// source and destination (or backup_dir) that are the same or lie one inside the other however
+// they are spelled (a path and a file:// URL, a symlink, two profiles of one bucket), a
+// delete_extra whose source holds nothing (unless allow_empty_source), or more deletions than
+// max_delete; each refused before anything changes.
 NUBO_API SyncSummary sync(const std::string& from, const std::string& to,
                           const SyncOptions& options = {});
 

@@ -164,10 +164,16 @@ int default_file_mode() {
   return 0644;
 }
 
-Fd open_write(const std::string& path, int mode) {
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, mode);
-  if (fd < 0) throw_io("open for writing", path, errno);
-  return Fd(fd, path);
+Fd open_write(const std::string& path, int mode, int dir_fd, const std::string& shown) {
+  const auto& name = shown.empty() ? path : shown;
+  int fd = ::openat(dir_fd, path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0 && errno == ELOOP)
+    throw Error(Errc::io, name + " is a symlink: refusing to write through it");
+  if (fd < 0) throw_io("open for writing", name, errno);
+  Fd out(fd, name);
+  if (!S_ISREG(out.stat().st_mode))
+    throw Error(Errc::io, name + " is not a regular file: refusing to write to it");
+  return out;
 }
 
 bool exists(const std::string& path) {

@@ -2,6 +2,8 @@
 // operation, and short reads and writes are completed or reported, never ignored.
 #pragma once
 
+#include <fcntl.h>
+
 #include <sys/stat.h>
 
 #include <cstdint>
@@ -73,8 +75,12 @@ class DataMap {
 };
 
 Fd open_read(const std::string& path);
-// O_WRONLY|O_CREAT (no truncation): the caller decides what to keep.
-Fd open_write(const std::string& path, int mode = 0644);
+// O_RDWR|O_CREAT (no truncation): the caller decides what to keep. Never through a link: the
+// last component is opened with O_NOFOLLOW (a link planted where a partial file or a journal
+// goes is refused, not written through), and only a regular file is taken. `dir_fd`: the folder
+// `path` is relative to (a TargetDir's, opened without following links), else the current one.
+Fd open_write(const std::string& path, int mode = 0644, int dir_fd = AT_FDCWD,
+              const std::string& shown = {});
 // The permissions a new file gets by default, as cp and tar give them: 0666 less the process's
 // umask. Read from /proc/self/status rather than set and reset with umask(), which would
 // change it for every thread meanwhile; 0644 where /proc does not say.

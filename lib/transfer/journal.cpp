@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -28,9 +29,24 @@ std::vector<std::byte> encode_header(std::string_view identity) {
 }  // namespace
 
 Journal Journal::open(const std::string& path, std::string_view identity) {
+  return from(open_write(path, 0600), identity);
+}
+
+Journal Journal::open_at(int dir_fd, const std::string& name, const std::string& shown,
+                         std::string_view identity) {
+  auto j = from(open_write(name, 0600, dir_fd, shown), identity);
+  const int dup = ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+  if (dup < 0) throw_io("keep the folder of", shown, errno);
+  j.dir_ = Fd(dup, shown);
+  j.name_ = name;
+  return j;
+}
+
+Journal Journal::from(Fd file, std::string_view identity) {
   if (identity.size() > kMaxRecord) throw Error(Errc::internal, "journal identity too long");
+  const auto path = file.name();
   Journal j;
-  j.fd_ = open_write(path, 0600);
+  j.fd_ = std::move(file);
   if (::flock(j.fd_.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
       throw Error(Errc::unavailable, path +
@@ -105,7 +121,12 @@ void Journal::reset() {
 void Journal::remove() {
   if (!fd_) return;
   auto path = fd_.name();
-  remove_file(path);
+  if (dir_) {
+    if (::unlinkat(dir_.get(), name_.c_str(), 0) != 0 && errno != ENOENT)
+      throw_io("remove", path, errno);
+  } else {
+    remove_file(path);
+  }
   fd_.close();
 }
 

@@ -33,6 +33,10 @@ class Journal {
   // of the same job are in loaded(); a journal of another job is reset (discarded_other() says
   // so). Throws Error(unavailable) when another process holds it.
   static Journal open(const std::string& path, std::string_view identity);
+  // The same for `name` in the folder `dir_fd` (shown as `shown`): a journal beside a download,
+  // in a folder reached without following links.
+  static Journal open_at(int dir_fd, const std::string& name, const std::string& shown,
+                         std::string_view identity);
 
   const std::vector<Record>& loaded() const { return loaded_; }
   bool discarded_other() const { return discarded_other_; }
@@ -48,7 +52,11 @@ class Journal {
   void remove();
 
  private:
+  static Journal from(Fd file, std::string_view identity);
+
   Fd fd_;
+  Fd dir_;            // open_at's folder, for remove()
+  std::string name_;  // open_at's name in it
   std::uint64_t end_ = 0;
   std::size_t header_size_ = 0;
   std::vector<std::byte> pending_;

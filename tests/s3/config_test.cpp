@@ -12,6 +12,7 @@
 #include "scoped_env.hpp"
 #include "transfer/store/copy.hpp"
 #include "transfer/store/gcs/gcs.hpp"
+#include "transfer/store/s3/aws_names.hpp"
 #include "transfer/store/s3/client.hpp"
 #include "transfer/store/s3/config.hpp"
 #include "transfer/store/s3/kms.hpp"
@@ -281,18 +282,30 @@ TEST_CASE("KMS is configured as S3 is, with its own endpoint, in the region of i
   ScopedEnv key("AWS_ACCESS_KEY_ID", "K"), secret("AWS_SECRET_ACCESS_KEY", "S"),
       region("AWS_REGION", "eu-west-1");
   CHECK(s3::load_config("", s3::Service::kms).endpoint == "https://kms.eu-west-1.amazonaws.com");
-  // KMS keys are regional: an ARN's region wins over the configured one.
-  const auto kms = s3::open_kms("arn:aws:kms:ap-south-1:123456789012:key/abc-1");
+  // KMS keys are regional: a client in the region asked for, at AWS's endpoint built from it.
+  const auto kms = s3::open_kms(s3::load_config("", s3::Service::kms), "ap-south-1");
   CHECK(kms.config().region == "ap-south-1");
   CHECK(kms.config().endpoint == "https://kms.ap-south-1.amazonaws.com");
-  CHECK(s3::open_kms("alias/x").config().region == "eu-west-1");
+  CHECK(s3::open_kms(s3::load_config("", s3::Service::kms), "").config().region == "eu-west-1");
+  CHECK(s3::open_kms(s3::load_config("", s3::Service::kms), "cn-north-1").config().endpoint ==
+        "https://kms.cn-north-1.amazonaws.com.cn");
+  // A region that is not a region never becomes part of a host name.
+  for (const char* hostile :
+       {"x@127.0.0.1/#", "us-east-1\r\nX-Evil: 1", "a.b", "evil:443", "a/b", "-x", "x-", "A"})
+    CHECK_THROWS_WITH(s3::open_kms(s3::load_config("", s3::Service::kms), hostile),
+                      Catch::Contains("is not an AWS region"));
+  {
+    ScopedEnv bad_region("AWS_REGION", "x@127.0.0.1/#");
+    CHECK_THROWS_WITH(s3::load_config("", s3::Service::kms),
+                      Catch::Contains("is not an AWS region"));
+  }
   // An endpoint set for KMS (and not for S3) is KMS's alone.
   ScopedEnv endpoint("AWS_ENDPOINT_URL_KMS", "http://127.0.0.1:9");
-  CHECK(s3::open_kms("arn:aws:kms:ap-south-1:123456789012:key/abc-1").config().endpoint ==
+  CHECK(s3::open_kms(s3::load_config("", s3::Service::kms), "ap-south-1").config().endpoint ==
         "http://127.0.0.1:9");
   CHECK(s3::load_config().endpoint == "https://s3.eu-west-1.amazonaws.com");
   ScopedEnv no_key("AWS_ACCESS_KEY_ID", nullptr), no_secret("AWS_SECRET_ACCESS_KEY", nullptr);
-  CHECK_THROWS_WITH(s3::open_kms("alias/x"), Catch::Contains("no KMS credentials"));
+  CHECK_THROWS_WITH(s3::load_config("", s3::Service::kms), Catch::Contains("no KMS credentials"));
 }
 
 TEST_CASE("KMS keys are checked as AWS writes them, and bad ones named", "[s3]") {
@@ -301,19 +314,34 @@ TEST_CASE("KMS keys are checked as AWS writes them, and bad ones named", "[s3]")
         "alias/nubo-backups", "alias/team/app_1",
         "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
         "arn:aws-cn:kms:cn-north-1:123456789012:alias/x"})
-    CHECK_NOTHROW(s3::check_kms_key(good));
+    CHECK_NOTHROW(s3::parse_kms_key(good));
   using Catch::Contains;
-  CHECK_THROWS_WITH(s3::check_kms_key(""), Contains("it is empty"));
-  CHECK_THROWS_WITH(s3::check_kms_key("alias/"), Contains("an alias's name"));
-  CHECK_THROWS_WITH(s3::check_kms_key("key id"), Contains("letters, digits and '-'"));
-  CHECK_THROWS_WITH(s3::check_kms_key("arn:aws:kms:us-east-1:123456789012"),
+  CHECK_THROWS_WITH(s3::parse_kms_key(""), Contains("it is empty"));
+  CHECK_THROWS_WITH(s3::parse_kms_key("alias/"), Contains("an alias's name"));
+  CHECK_THROWS_WITH(s3::parse_kms_key("key id"), Contains("letters, digits and '-'"));
+  CHECK_THROWS_WITH(s3::parse_kms_key("arn:aws:kms:us-east-1:123456789012"),
                     Contains("six fields"));
-  CHECK_THROWS_WITH(s3::check_kms_key("arn:aws:iam::123456789012:role/x"),
+  CHECK_THROWS_WITH(s3::parse_kms_key("arn:aws:iam::123456789012:role/x"),
                     Contains("service 'iam'"));
-  CHECK_THROWS_WITH(s3::check_kms_key("arn:aws:kms::123456789012:key/x"), Contains("no region"));
-  CHECK_THROWS_WITH(s3::check_kms_key("arn:aws:kms:us-east-1:123456789012:grant/x"),
+  CHECK_THROWS_WITH(s3::parse_kms_key("arn:aws:kms::123456789012:key/x"),
+                    Contains("region is not an AWS region name"));
+  CHECK_THROWS_WITH(s3::parse_kms_key("arn:aws:kms:us-east-1:123456789012:grant/x"),
                     Contains("neither key/ID nor alias/NAME"));
-  CHECK_THROWS_WITH(s3::check_kms_key(std::string(3000, 'a')), Contains("2048"));
-  CHECK(s3::kms_key_region("arn:aws:kms:eu-north-1:123456789012:key/x") == "eu-north-1");
-  CHECK(s3::kms_key_region("alias/x").empty());
+  CHECK_THROWS_WITH(s3::parse_kms_key(std::string(3000, 'a')), Contains("2048"));
+  CHECK(s3::parse_kms_key("arn:aws:kms:eu-north-1:123456789012:key/x").region == "eu-north-1");
+  CHECK_FALSE(s3::parse_kms_key("alias/x").arn);
+  // A record's ARN steers where a reader's credentials go: every part of it is checked. The
+  // userinfo, port, path and CRLF forms all once reached the wire.
+  for (const char* hostile :
+       {"arn:aws:kms:x@127.0.0.1/#:123456789012:key/abc",
+        "arn:aws:kms:us-east-1.evil.example:123456789012:key/abc",
+        "arn:aws:kms:127.0.0.1%3a443:123456789012:key/abc",
+        "arn:aws:kms:us-east-1/x:123456789012:key/abc",
+        "arn:aws:kms:us-east-1\r\nX-Evil: 1:123456789012:key/abc",
+        "arn:aws:kms:cn-north-1:123456789012:key/abc",          // not in partition aws
+        "arn:evil:kms:us-east-1:123456789012:key/abc",          // no such partition
+        "arn:aws:kms:us-east-1:123456789012:key/abc/../../x"})  // not a key id
+    CHECK_THROWS_WITH(s3::parse_kms_key_arn(hostile, "archive"),
+                      Contains("archive: ") && Contains("is not a KMS key"));
+  CHECK_THROWS_WITH(s3::parse_kms_key_arn("alias/x", "archive"), Contains("is not a KMS key ARN"));
 }

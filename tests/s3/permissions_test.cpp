@@ -85,9 +85,36 @@ TEST_CASE("a policy names the prefix's objects, the bucket's listing and the KMS
   CHECK(nlohmann::json::parse(s3::policy_json({"s3://aaa/x/"}, {"unpack"}))["Statement"].size() ==
         1);
   ::setenv("AWS_REGION", "us-gov-west-1", 1);
-  CHECK(s3::policy_json({"s3://aaa/x"}, {"unpack"}).find("arn:aws-us-gov:s3:::aaa/x*") !=
+  CHECK(s3::policy_json({"s3://aaa/x"}, {"unpack"}).find("arn:aws-us-gov:s3:::aaa/x/*") !=
         std::string::npos);
   ::unsetenv("AWS_REGION");
+}
+
+TEST_CASE("a place grants itself and its folder, never a name that only starts like it") {
+  ::unsetenv("AWS_REGION");
+  ::unsetenv("AWS_DEFAULT_REGION");
+  // s3://my-bucket/a once granted my-bucket/a* and s3:prefix a*: ab/ and a-secrets/ too.
+  const auto p = nlohmann::json::parse(s3::policy_json({"s3://my-bucket/a"}, {"cp"}));
+  const auto& st = p["Statement"];
+  CHECK(st[0]["Resource"] ==
+        nlohmann::json({"arn:aws:s3:::my-bucket/a", "arn:aws:s3:::my-bucket/a/*"}));
+  CHECK(st[1]["Condition"]["StringLike"]["s3:prefix"] == nlohmann::json({"a/*"}));
+  // A folder is itself alone.
+  const auto f = nlohmann::json::parse(s3::policy_json({"s3://my-bucket/a/"}, {"cp"}));
+  CHECK(f["Statement"][0]["Resource"] == nlohmann::json({"arn:aws:s3:::my-bucket/a/*"}));
+}
+
+TEST_CASE("a place holding IAM's patterns or variables is refused, as a wildcard KMS key is") {
+  using Catch::Contains;
+  for (const char* place :
+       {"s3://my-bucket/*/", "s3://my-bucket/a?/", "s3://my-bucket/${aws:username}/"})
+    CHECK_THROWS_WITH(s3::policy_json({place}, {"cp"}), Contains("may not hold '*', '?' or '$'"));
+  for (const char* key :
+       {"kms:arn:aws:kms:*:123456789012:key/abc", "kms:arn:*:kms:us-east-1:123456789012:key/abc",
+        "kms:arn:aws:kms:us-east-1:123456789012:key/*",
+        "kms:arn:aws:kms:us-east-1:123456789012:alias/${aws:username}"})
+    CHECK_THROWS_WITH(s3::policy_json({"s3://aaa/"}, {"cp", key}),
+                      Contains("not a KMS key") && Contains("wildcards and variables"));
 }
 
 TEST_CASE("a policy refuses what it cannot grant, naming it") {

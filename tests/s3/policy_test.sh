@@ -11,7 +11,9 @@
 #  - and pack, unpack and cp of archives and objects encrypted under a KMS key (moto's KMS,
 #    through the same proxy): the KMS actions they issue are in the policy with kms:KEY.
 # The actions each operation issued must all be in `nubo-xfer policy --ops OP`, and every action
-# the policy of all of them prints must have been issued by one. Then bad input.
+# the policy of all of them prints must have been issued by one. Each request's object, and each
+# listing's prefix, must also lie inside the resources the policy of the place it was made in
+# prints, and a place must grant nothing beside it (s3://b/a never b/ab). Then bad input.
 # Usage: policy_test.sh NUBO_XFER NUBO_TRAIN PYTHON_WITH_BOTO3 (run by with_s3_server.py)
 set -euo pipefail
 xfer=$(realpath "$1")
@@ -46,6 +48,7 @@ as() {
   before=$(wc -l <actions.log)
   "$@" || true
   sed -n "$((before + 1)),\$p" actions.log | cut -d' ' -f1 >>"used.$op"
+  sed -n "$((before + 1)),\$p" actions.log >>"calls.$op"
 }
 # Starts a command as part of OP, and stops it with SIGNAL after SECONDS.
 interrupted() {
@@ -59,6 +62,7 @@ interrupted() {
   wait "$pid" 2>/dev/null || true
   sleep 0.5  # the proxy may still be answering a request the command made
   sed -n "$((before + 1)),\$p" actions.log | cut -d' ' -f1 >>"used.$op"
+  sed -n "$((before + 1)),\$p" actions.log >>"calls.$op"
 }
 
 mkdir -p src
@@ -129,6 +133,54 @@ cat used.*.sorted | sort -u >used.all
 unused=$(comm -13 used.all <(granted "$ops"))
 [ -z "$unused" ] || fail "the policy of $ops grants $(echo $unused), which no operation issued"
 
+# Each request inside the resources of its place's policy: pack and unpack in archives/, cp in
+# files/, sync in mirror/, checkpoints in ckpt/ (IAM's '*' matches any run of characters).
+inside() {  # OP PLACE
+  "$xfer" policy "$2" --ops "$1,kms:$kms_arn" >"policy.$1.json"
+  "$python" - "policy.$1.json" "calls.$1" "$1" <<'PY'
+import fnmatch, json, sys
+p = json.load(open(sys.argv[1]))
+objects, prefixes = [], []
+for s in p["Statement"]:
+    if s["Action"] == ["s3:ListBucket"]:
+        prefixes += s["Condition"]["StringLike"]["s3:prefix"]
+    elif not s["Sid"] == "NuboKms":
+        objects += s["Resource"]
+def granted(value, patterns):
+    return any(fnmatch.fnmatchcase(value, q.replace("[", "[[]")) for q in patterns)
+for line in open(sys.argv[2]):
+    act, method, path, prefix = line.split()
+    if act.startswith("kms:"):
+        continue
+    if act == "s3:ListBucket":
+        want = "" if prefix == "<empty>" else prefix
+        assert granted(want, prefixes), f"{sys.argv[3]}: a listing of {want!r} outside {prefixes}"
+    else:
+        arn = "arn:aws:s3:::" + path.lstrip("/")
+        assert granted(arn, objects), f"{sys.argv[3]}: {method} {path} outside {objects}"
+PY
+}
+inside pack s3://pol/archives/ || fail "pack reached outside its place's policy"
+inside unpack s3://pol/archives/ || fail "unpack reached outside its place's policy"
+inside cp s3://pol/files/ || fail "cp reached outside its place's policy"
+inside sync s3://pol/mirror/ || fail "sync reached outside its place's policy"
+[ ! -s calls.checkpoint ] || inside checkpoint s3://pol/ckpt/ ||
+  fail "checkpoints reached outside their place's policy"
+# A place grants nothing that only starts like it.
+"$xfer" policy s3://pol/a --ops cp >narrow.json
+"$python" - narrow.json <<'PY' || fail "s3://pol/a grants more than pol/a and pol/a/"
+import fnmatch, json, sys
+p = json.load(open(sys.argv[1]))
+res = [r for s in p["Statement"] if s["Sid"] == "NuboObjects" for r in s["Resource"]]
+cond = [c for s in p["Statement"] if "Condition" in s for c in s["Condition"]["StringLike"]["s3:prefix"]]
+for bad in ("arn:aws:s3:::pol/ab/x", "arn:aws:s3:::pol/a-secrets/k", "arn:aws:s3:::pol/ab"):
+    assert not any(fnmatch.fnmatchcase(bad, r) for r in res), (bad, res)
+assert any(fnmatch.fnmatchcase("arn:aws:s3:::pol/a/x", r) for r in res), res
+assert any(fnmatch.fnmatchcase("arn:aws:s3:::pol/a", r) for r in res), res
+assert not any(fnmatch.fnmatchcase("ab/", c) for c in cond), cond
+PY
+refused "may not hold" "$xfer" policy 's3://pol/*/' --ops cp
+
 # The document's shape: objects under the prefix, the listing limited to it, KMS keys.
 arn=arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab
 "$xfer" policy s3://pol/backups/ --ops cp,kms:$arn >policy.json
@@ -144,7 +196,7 @@ assert lists[0]["Condition"] == {"StringLike": {"s3:prefix": ["backups/*"]}}, p
 assert by_sid["NuboKms"]["Resource"] == [sys.argv[2]], p
 assert sorted(by_sid["NuboKms"]["Action"]) == ["kms:Decrypt", "kms:GenerateDataKey"], p
 EOF
-[ "$(AWS_REGION=cn-north-1 "$xfer" policy s3://pol/x --ops unpack | grep -c 'arn:aws-cn:s3')" = 1 ] ||
+[ "$(AWS_REGION=cn-north-1 "$xfer" policy s3://pol/x --ops unpack | grep -c 'arn:aws-cn:s3')" = 2 ] ||
   fail "a China region's ARNs are not in the aws-cn partition"
 
 # Bad input is refused, naming what is wrong (status 2: usage).

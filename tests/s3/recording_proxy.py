@@ -14,8 +14,8 @@ passing through, as AWS documents them for the S3 API, independently of nubo's o
 
     recording_proxy.py UPSTREAM_URL LOG [SLOW_PARTS_S]
 
-Prints its port on stdout, then forwards until killed, appending "ACTION METHOD PATH" to LOG
-for each request. With SLOW_PARTS_S, each part upload is answered that many seconds late, so a
+Prints its port on stdout, then forwards until killed, appending "ACTION METHOD PATH PREFIX"
+to LOG for each request (PREFIX: a listing's ?prefix=, URL-decoded; "-" for other requests). With SLOW_PARTS_S, each part upload is answered that many seconds late, so a
 test can interrupt a multipart upload with some of its parts in.
 """
 import http.client
@@ -60,8 +60,9 @@ class Proxy(BaseHTTPRequestHandler):
         query = urllib.parse.parse_qs(split.query, keep_blank_values=True)
         with LOCK, open(LOG, "a") as log:
             target = self.headers.get("X-Amz-Target") or ""
+            prefix = query["prefix"][0] if "prefix" in query else "-"
             log.write(f"{action(self.command, split.path, query, target)} {self.command} "
-                      f"{split.path}\n")
+                      f"{urllib.parse.unquote(split.path)} {prefix or '<empty>'}\n")
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
         upstream = http.client.HTTPConnection(UPSTREAM.hostname, UPSTREAM.port, timeout=120)

@@ -33,8 +33,8 @@ from .parallel import Buffer, DType, Event, NativeHandles, Pending, ReduceOp, Te
 from .optimizer import (ShardedOptimizer, sharded_memory)  # ZeRO stages, mixed precision
 from .process import init, is_initialized, shutdown, worker
 from .schedule import Schedule, ScheduledJob, schedule  # a queue of jobs (docs/schedule.md)
-from .stores import (CopySummary, SyncSummary, access_policy, copy, is_store_url,  # object storage
-                     sync)  # (docs/s3.md)
+from .stores import (CopySummary, SyncSummary, Symlinks, access_policy, copy,  # object storage
+                     is_store_url, sync)  # (docs/s3.md)
 from .transfer import (Archive, Codec, Entry, EntryKind, Progress, Summary, archive_difference,
                        keygen, list_archive, pack, unpack, verify)
 
@@ -51,7 +51,7 @@ __all__ = [
     "Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker",
     "ShardedOptimizer", "sharded_memory",
     "init", "is_initialized", "shutdown", "worker",
-    "CopySummary", "SyncSummary", "access_policy", "copy", "is_store_url", "sync",
+    "CopySummary", "SyncSummary", "Symlinks", "access_policy", "copy", "is_store_url", "sync",
     "health", "preflight",
     "Schedule", "ScheduledJob", "schedule",
     "cost", "interruption", "net", "s3", "train", "units",

@@ -310,6 +310,11 @@ class nubo_transfer_s3_options(Sized):
         ("source_profile", c_char_p),
     ]
 
+# nubo_symlinks (nubo_copy.h)
+NUBO_SYMLINKS_FOLLOW = 0
+NUBO_SYMLINKS_STORE = 1
+NUBO_SYMLINKS_SKIP = 2
+
 
 class nubo_transfer_copy_options(Sized):
     _fields_ = [
@@ -328,6 +333,8 @@ class nubo_transfer_copy_options(Sized):
         ("key_file", c_char_p),
         ("journal_dir", c_char_p),
         ("s3", POINTER(nubo_transfer_s3_options)),
+        ("symlinks", c_int),
+        ("follow_outside", c_int),
     ]
 
 
@@ -341,6 +348,9 @@ class nubo_transfer_copy_summary(Sized):
         ("parts", c_uint64),
         ("seconds", c_double),
         ("bytes_server_side", c_uint64),
+        ("links_followed", c_uint64),
+        ("links_stored", c_uint64),
+        ("links_skipped", c_uint64),
     ]
 
 
@@ -355,6 +365,9 @@ class nubo_transfer_sync_options(Sized):
         ("dry_run", c_int),
         ("change", nubo_transfer_change_callback),
         ("change_user", c_void_p),
+        ("allow_empty_source", c_int),
+        ("max_delete", c_int64),
+        ("backup_dir", c_char_p),
     ]
 
 
@@ -368,6 +381,10 @@ class nubo_transfer_sync_summary(Sized):
         ("bytes_sent", c_uint64),
         ("bytes_server_side", c_uint64),
         ("seconds", c_double),
+        ("backed_up", c_uint64),
+        ("links_followed", c_uint64),
+        ("links_stored", c_uint64),
+        ("links_skipped", c_uint64),
     ]
 
 # nubo_cost_pricing (nubo_cost.h)

@@ -28,6 +28,21 @@ class Codec(OpenIntEnum):
     """
 
 
+class Symlinks(OpenIntEnum):
+    """What a copy or a sync does with a symlink in a local tree it uploads, as aws s3 cp and rclone do; the tree's root itself is always followed. (C: nubo_symlinks)"""
+
+    FOLLOW = 0
+    """Copy what the link leads to, under its name (the default, as aws s3 cp): a link leaving
+    the tree only with follow_outside; a dangling link or a loop is skipped with a warning.
+    """
+    STORE = 1
+    """Store the link itself: an object holding its target (metadata nubo-symlink), restored as
+    a link by a download or sync that also stores links (rclone's --links).
+    """
+    SKIP = 2
+    """Leave links out, counted."""
+
+
 class OptimizerKind(OpenIntEnum):
     """The update rules, as PyTorch names them. (C: nubo_update_rule)"""
 

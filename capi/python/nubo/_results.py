@@ -73,6 +73,12 @@ class CopySummary:
     seconds: float
     bytes_server_side: int
     """Copies between stores: copied by the store itself."""
+    links_followed: int
+    """Symlinks in the trees copied: followed,."""
+    links_stored: int
+    """Stored as links (or restored as links),."""
+    links_skipped: int
+    """And left out (dangling, leaving the tree, loops, or asked)."""
 
     @classmethod
     def _from_c(cls, c: nubo_transfer_copy_summary) -> CopySummary:
@@ -82,7 +88,10 @@ class CopySummary:
                    bytes_resumed=c.bytes_resumed,
                    parts=c.parts,
                    seconds=c.seconds,
-                   bytes_server_side=c.bytes_server_side)
+                   bytes_server_side=c.bytes_server_side,
+                   links_followed=c.links_followed,
+                   links_stored=c.links_stored,
+                   links_skipped=c.links_skipped)
 
 
 @dataclass(frozen=True)
@@ -102,6 +111,14 @@ class SyncSummary:
     bytes_server_side: int
     """Copied by the store itself."""
     seconds: float
+    backed_up: int
+    """Moved to backup_dir before being replaced or deleted."""
+    links_followed: int
+    """Symlinks of the source: followed,."""
+    links_stored: int
+    """Stored (or restored) as links,."""
+    links_skipped: int
+    """And left out."""
 
     @classmethod
     def _from_c(cls, c: nubo_transfer_sync_summary) -> SyncSummary:
@@ -111,4 +128,8 @@ class SyncSummary:
                    bytes_copied=c.bytes_copied,
                    bytes_sent=c.bytes_sent,
                    bytes_server_side=c.bytes_server_side,
-                   seconds=c.seconds)
+                   seconds=c.seconds,
+                   backed_up=c.backed_up,
+                   links_followed=c.links_followed,
+                   links_stored=c.links_stored,
+                   links_skipped=c.links_skipped)

@@ -20,6 +20,7 @@ import os
 from typing import Callable, Iterable, Optional, Union
 
 from . import _lib
+from ._enums import Symlinks
 from ._results import CopySummary, SyncSummary
 from ._abi import (nubo_transfer_change_callback, nubo_transfer_copy_options,
                    nubo_transfer_copy_summary,
@@ -37,7 +38,9 @@ def copy(source: StrPath, destination: StrPath, *, streams: Optional[int] = None
          progress: Optional[ProgressFn] = None, rate: Optional[float] = None,
          key_file: Optional[StrPath] = None, journal_dir: Optional[StrPath] = None,
          profile: Optional[str] = None, server_side_encryption: Optional[str] = None,
-         kms_key_id: Optional[str] = None, source_profile: Optional[str] = None) -> CopySummary:
+         kms_key_id: Optional[str] = None, source_profile: Optional[str] = None,
+         symlinks: Union[str, Symlinks, None] = None,
+         follow_outside: Optional[bool] = None) -> CopySummary:
     """Copies a file or a tree between a local path and a store URL (either way round), or
     between two stores (copied by the store itself within one account and endpoint, streamed
     otherwise; source_profile names the source's AWS profile, profile the destination's). An
@@ -47,6 +50,9 @@ def copy(source: StrPath, destination: StrPath, *, streams: Optional[int] = None
     key_file: uploads are encrypted with this key (nubo.keygen makes one), or under a
     KMS key ("kms:KEY"); downloads of objects encrypted with a key file need it.
     profile, server_side_encryption ("AES256" or "aws:kms"), kms_key_id: for s3:// only.
+    symlinks: "follow" (the default, as aws s3 cp: a link leaving the tree only with
+    follow_outside; dangling links and loops skipped), "store" (the link itself, restored by a
+    copy that also stores links) or "skip"; the summary counts links followed, stored, skipped.
     Raises NuboError (INVALID_ARGUMENT: URLs, options, missing or refused credentials;
     NOT_FOUND: a bucket, directory or object; UNAVAILABLE: unreachable, call again to resume;
     CORRUPT; CANCELLED)."""
@@ -56,7 +62,8 @@ def copy(source: StrPath, destination: StrPath, *, streams: Optional[int] = None
                 source_profile=source_profile)
     o = filled(nubo_transfer_copy_options, "nubo_transfer_copy_options_init", streams=streams,
                part_size=part_size, keep_partial=keep_partial, sync=sync, exclude=exclude,
-               include=include, rate=rate, key_file=key_file, journal_dir=journal_dir, s3=s3)
+               include=include, rate=rate, key_file=key_file, journal_dir=journal_dir, s3=s3,
+               symlinks=_symlinks(symlinks), follow_outside=follow_outside)
     call = _call(progress)
     o.progress = call.c
     source_bytes, destination_bytes = _path(source), _path(destination)
@@ -64,6 +71,15 @@ def copy(source: StrPath, destination: StrPath, *, streams: Optional[int] = None
     call.run(lambda: lib.nubo_transfer_copy(source_bytes, destination_bytes, ctypes.byref(o),
                                             ctypes.byref(s)))
     return CopySummary._from_c(s)
+
+
+def _symlinks(value: Union[str, Symlinks, None]) -> Optional[int]:
+    if value is None or isinstance(value, int):
+        return value
+    try:
+        return int(Symlinks[str(value).upper()])
+    except KeyError:
+        raise ValueError(f"symlinks {value!r}: follow, store or skip") from None
 
 
 def is_store_url(text: StrPath) -> bool:
@@ -95,14 +111,20 @@ def sync(source: StrPath, destination: StrPath, *, delete: bool = False, dry_run
          profile: Optional[str] = None, source_profile: Optional[str] = None,
          server_side_encryption: Optional[str] = None,
          kms_key_id: Optional[str] = None,
-         on_change: Optional[Callable[[str], object]] = None) -> SyncSummary:
+         on_change: Optional[Callable[[str], object]] = None,
+         allow_empty_source: bool = False, max_delete: Optional[int] = None,
+         backup_dir: Optional[StrPath] = None, symlinks: Union[str, Symlinks, None] = None,
+         follow_outside: Optional[bool] = None) -> SyncSummary:
     """Makes `destination` hold what `source` holds, copying only what is new or changed (by
     size and checksum, not by time alone): a local directory or a store PREFIX/ each, at least
     one a store. delete: remove at the destination what the source does not have, once every
     copy has succeeded. dry_run: change nothing; the counts say what would be done.
     on_change: called with each change ("copy PATH", "delete PATH") once all are decided,
-    before any is made (with dry_run: the list of what would be done). The other options are
-    copy()'s.
+    before any is made (with dry_run: the list of what would be done). With delete, a source
+    that holds nothing is refused unless allow_empty_source, and more deletions than
+    max_delete are refused before any change (as rclone's --max-delete); backup_dir: what is
+    deleted or replaced is moved there first (rclone's --backup-dir). The other options
+    (symlinks included) are copy()'s.
 
         >>> changes = []
         >>> nubo.sync("ckpt/", "s3://backups/ckpt/", dry_run=True, on_change=changes.append)
@@ -110,15 +132,18 @@ def sync(source: StrPath, destination: StrPath, *, delete: bool = False, dry_run
         >>> s = nubo.sync("s3://ckpt/", "s3://ckpt-dr/", profile="dr", delete=True)
 
     Raises NuboError as copy() does, and INVALID_ARGUMENT for two local directories, an object
-    where a prefix is needed, or places that are the same or lie one inside the other."""
+    where a prefix is needed, places that are the same or lie one inside the other however
+    spelled, an empty source with delete, or more deletions than max_delete."""
     s3 = filled(nubo_transfer_s3_options, "nubo_transfer_s3_options_init", profile=profile,
                 server_side_encryption=server_side_encryption, kms_key_id=kms_key_id,
                 source_profile=source_profile)
     copy_options = filled(nubo_transfer_copy_options, "nubo_transfer_copy_options_init",
                           streams=streams, part_size=part_size, exclude=exclude,
-                          include=include, rate=rate, journal_dir=journal_dir, s3=s3)
+                          include=include, rate=rate, journal_dir=journal_dir, s3=s3,
+                          symlinks=_symlinks(symlinks), follow_outside=follow_outside)
     o = filled(nubo_transfer_sync_options, "nubo_transfer_sync_options_init", copy=copy_options,
-               delete_extra=delete, dry_run=dry_run)
+               delete_extra=delete, dry_run=dry_run, allow_empty_source=allow_empty_source,
+               max_delete=max_delete, backup_dir=backup_dir)
     raised: list[BaseException] = []
 
     def change(text: bytes, _user: object) -> None:

@@ -48,6 +48,40 @@ impl Codec {
     }
 }
 
+/// What a copy or a sync does with a symlink in a local tree it uploads, as aws s3 cp and rclone do; the tree's root itself is always followed. (C: `nubo_symlinks`)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Symlinks {
+    /// Copy what the link leads to, under its name (the default, as aws s3 cp): a link leaving the
+    /// tree only with follow_outside; a dangling link or a loop is skipped with a warning.
+    Follow,
+    /// Store the link itself: an object holding its target (metadata nubo-symlink), restored as a
+    /// link by a download or sync that also stores links (rclone's --links).
+    Store,
+    /// Leave links out, counted.
+    Skip,
+}
+
+impl Symlinks {
+    pub(crate) fn raw(self) -> ffi::nubo_symlinks {
+        match self {
+            Symlinks::Follow => ffi::NUBO_SYMLINKS_FOLLOW,
+            Symlinks::Store => ffi::NUBO_SYMLINKS_STORE,
+            Symlinks::Skip => ffi::NUBO_SYMLINKS_SKIP,
+        }
+    }
+
+    /// None for a value this crate does not know (a newer library's).
+    #[allow(dead_code)] // an enum only ever handed to the library is not read back
+    pub(crate) fn from_raw(raw: ffi::nubo_symlinks) -> Option<Symlinks> {
+        match raw {
+            ffi::NUBO_SYMLINKS_FOLLOW => Some(Symlinks::Follow),
+            ffi::NUBO_SYMLINKS_STORE => Some(Symlinks::Store),
+            ffi::NUBO_SYMLINKS_SKIP => Some(Symlinks::Skip),
+            _ => None,
+        }
+    }
+}
+
 /// The update rules, as PyTorch names them. (C: `nubo_update_rule`)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OptimizerKind {

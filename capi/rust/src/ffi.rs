@@ -338,6 +338,11 @@ sized_structs! {
     }
 }
 
+pub type nubo_symlinks = c_int;
+pub const NUBO_SYMLINKS_FOLLOW: nubo_symlinks = 0;
+pub const NUBO_SYMLINKS_STORE: nubo_symlinks = 1;
+pub const NUBO_SYMLINKS_SKIP: nubo_symlinks = 2;
+
 sized_structs! {
     pub struct nubo_transfer_copy_options {
         pub struct_size: u32,
@@ -355,6 +360,8 @@ sized_structs! {
         pub key_file: *const c_char,
         pub journal_dir: *const c_char,
         pub s3: *const nubo_transfer_s3_options,
+        pub symlinks: nubo_symlinks,
+        pub follow_outside: c_int,
     }
 }
 
@@ -368,6 +375,9 @@ sized_structs! {
         pub parts: u64,
         pub seconds: c_double,
         pub bytes_server_side: u64,
+        pub links_followed: u64,
+        pub links_stored: u64,
+        pub links_skipped: u64,
     }
 }
 
@@ -382,6 +392,9 @@ sized_structs! {
         pub dry_run: c_int,
         pub change: nubo_transfer_change_callback,
         pub change_user: *mut c_void,
+        pub allow_empty_source: c_int,
+        pub max_delete: i64,
+        pub backup_dir: *const c_char,
     }
 }
 
@@ -395,6 +408,10 @@ sized_structs! {
         pub bytes_sent: u64,
         pub bytes_server_side: u64,
         pub seconds: c_double,
+        pub backed_up: u64,
+        pub links_followed: u64,
+        pub links_stored: u64,
+        pub links_skipped: u64,
     }
 }
 
@@ -2101,13 +2118,16 @@ mod tests {
                                        source_profile }
             nubo_transfer_copy_options { struct_size, streams, part_size, keep_partial, sync,
                                          exclude, exclude_count, include, include_count, progress,
-                                         progress_user, rate, key_file, journal_dir, s3 }
+                                         progress_user, rate, key_file, journal_dir, s3, symlinks,
+                                         follow_outside }
             nubo_transfer_copy_summary { struct_size, files, bytes, bytes_sent, bytes_resumed,
-                                         parts, seconds, bytes_server_side }
+                                         parts, seconds, bytes_server_side, links_followed,
+                                         links_stored, links_skipped }
             nubo_transfer_sync_options { struct_size, copy, delete_extra, dry_run, change,
-                                         change_user }
+                                         change_user, allow_empty_source, max_delete, backup_dir }
             nubo_transfer_sync_summary { struct_size, copied, unchanged, deleted, bytes_copied,
-                                         bytes_sent, bytes_server_side, seconds }
+                                         bytes_sent, bytes_server_side, seconds, backed_up,
+                                         links_followed, links_stored, links_skipped }
             nubo_cost_instance_info { struct_size, provider, name, region, gpu_model, gpus,
                                       interconnect, vcpus, memory_gib, network_gbps, on_demand,
                                       spot, reserved_1y, reserved_3y, reserved_1y_derived,
@@ -2223,6 +2243,7 @@ mod tests {
             "nubo_severity",
             "nubo_codec",
             "nubo_entry_kind",
+            "nubo_symlinks",
             "nubo_cost_pricing",
             "nubo_cost_optimizer",
             "nubo_cost_schedule_method",
@@ -2280,6 +2301,9 @@ mod tests {
             NUBO_ENTRY_FILE,
             NUBO_ENTRY_DIRECTORY,
             NUBO_ENTRY_SYMLINK,
+            NUBO_SYMLINKS_FOLLOW,
+            NUBO_SYMLINKS_STORE,
+            NUBO_SYMLINKS_SKIP,
             NUBO_PRICING_ON_DEMAND,
             NUBO_PRICING_SPOT,
             NUBO_PRICING_RESERVED_1Y,

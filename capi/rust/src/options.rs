@@ -232,6 +232,10 @@ pub struct CopyOptions {
     pub journal_dir: Option<PathBuf>,
     /// NULL (default): the S3 defaults.
     pub s3: S3Options,
+    /// Links in a local tree; default NUBO_SYMLINKS_FOLLOW.
+    pub symlinks: Option<crate::stores::Symlinks>,
+    /// True: follow links that leave the tree too (default 0).
+    pub follow_outside: Option<bool>,
 }
 
 impl CopyOptions {
@@ -261,6 +265,12 @@ impl CopyOptions {
         o.journal_dir = keep.path("journal_dir", self.journal_dir.as_deref())?;
         let s3 = self.s3.to_raw(keep)?;
         o.s3 = keep.extension(s3);
+        if let Some(v) = self.symlinks {
+            o.symlinks = v.raw();
+        }
+        if let Some(v) = self.follow_outside {
+            o.follow_outside = c_int::from(v);
+        }
         Ok(o)
     }
 }
@@ -276,6 +286,15 @@ pub struct SyncOptions {
     pub delete_extra: Option<bool>,
     /// True: decide and change nothing (the counts say what would be done).
     pub dry_run: Option<bool>,
+    /// True: with delete_extra, let a source that holds nothing empty the destination (refused by
+    /// default: a missing prefix or a typo would delete everything).
+    pub allow_empty_source: Option<bool>,
+    /// With delete_extra, more deletions than this are refused before any change; -1 (default): no
+    /// limit.
+    pub max_delete: Option<i64>,
+    /// What is deleted or replaced at the destination is moved here first (a folder for a local
+    /// destination, a prefix of the same bucket for a store); NULL (default): none.
+    pub backup_dir: Option<PathBuf>,
 }
 
 impl SyncOptions {
@@ -292,6 +311,13 @@ impl SyncOptions {
         if let Some(v) = self.dry_run {
             o.dry_run = c_int::from(v);
         }
+        if let Some(v) = self.allow_empty_source {
+            o.allow_empty_source = c_int::from(v);
+        }
+        if let Some(v) = self.max_delete {
+            o.max_delete = v;
+        }
+        o.backup_dir = keep.path("backup_dir", self.backup_dir.as_deref())?;
         Ok(o)
     }
 }

@@ -67,6 +67,12 @@ pub struct CopySummary {
     pub seconds: f64,
     /// Copies between stores: copied by the store itself.
     pub bytes_server_side: u64,
+    /// Symlinks in the trees copied: followed,.
+    pub links_followed: u64,
+    /// Stored as links (or restored as links),.
+    pub links_stored: u64,
+    /// And left out (dangling, leaving the tree, loops, or asked).
+    pub links_skipped: u64,
 }
 
 impl From<&ffi::nubo_transfer_copy_summary> for CopySummary {
@@ -79,6 +85,9 @@ impl From<&ffi::nubo_transfer_copy_summary> for CopySummary {
             parts: c.parts,
             seconds: c.seconds,
             bytes_server_side: c.bytes_server_side,
+            links_followed: c.links_followed,
+            links_stored: c.links_stored,
+            links_skipped: c.links_skipped,
         }
     }
 }
@@ -99,6 +108,14 @@ pub struct SyncSummary {
     /// Copied by the store itself.
     pub bytes_server_side: u64,
     pub seconds: f64,
+    /// Moved to backup_dir before being replaced or deleted.
+    pub backed_up: u64,
+    /// Symlinks of the source: followed,.
+    pub links_followed: u64,
+    /// Stored (or restored) as links,.
+    pub links_stored: u64,
+    /// And left out.
+    pub links_skipped: u64,
 }
 
 impl From<&ffi::nubo_transfer_sync_summary> for SyncSummary {
@@ -111,6 +128,10 @@ impl From<&ffi::nubo_transfer_sync_summary> for SyncSummary {
             bytes_sent: c.bytes_sent,
             bytes_server_side: c.bytes_server_side,
             seconds: c.seconds,
+            backed_up: c.backed_up,
+            links_followed: c.links_followed,
+            links_stored: c.links_stored,
+            links_skipped: c.links_skipped,
         }
     }
 }

@@ -65,6 +65,8 @@ pub fn copy(
             kms_key_id: o.kms_key_id,
             source_profile: None,
         },
+        symlinks: None,
+        follow_outside: None,
     };
     stores::copy(from, to, &store_options, progress)
 }

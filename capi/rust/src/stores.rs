@@ -23,6 +23,7 @@ use crate::progress::Callback;
 use crate::transfer::{ProgressFn, StringList};
 use crate::{ffi, path_string, Error};
 
+pub use crate::enums::Symlinks;
 pub use crate::options::{CopyOptions, S3Options, SyncOptions};
 pub use crate::results::{CopySummary, SyncSummary};
 
@@ -65,7 +66,9 @@ pub fn copy(
 /// ```
 ///
 /// Errors as [`copy`]'s, and InvalidArgument for two local directories, an object where a
-/// prefix is needed, or places that are the same or lie one inside the other.
+/// prefix is needed, places that are the same or lie one inside the other however spelled, a
+/// `delete_extra` whose source holds nothing (unless `allow_empty_source`), or more deletions
+/// than `max_delete`: each refused before anything changes.
 pub fn sync(
     from: impl AsRef<Path>,
     to: impl AsRef<Path>,

@@ -69,7 +69,7 @@ fn the_reservation_goes_to_the_job_dearer_on_demand() {
     s.write_job_files(&catalog, "slurm", &dir.join("jobs"))
         .unwrap();
     let script = std::fs::read_to_string(dir.join("jobs").join("b.sbatch")).unwrap();
-    assert!(script.contains("srun python b.py"), "{}", script);
+    assert!(script.contains("srun bash -c 'python b.py'"), "{}", script);
 
     let bad = schedule(
         &catalog,

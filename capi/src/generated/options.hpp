@@ -196,6 +196,8 @@ inline nubo_transfer_copy_options to_nubo_transfer_copy_options(
   assign_empty(in.key_file, "nubo::transfer::CopyOptions::key_file");
   assign_empty(in.journal_dir, "nubo::transfer::CopyOptions::journal_dir");
   assign_empty(in.s3, "nubo::transfer::CopyOptions::s3");
+  assign(out.symlinks, in.symlinks);
+  assign(out.follow_outside, in.follow_outside);
   return out;
 }
 
@@ -220,6 +222,8 @@ inline nubo::transfer::CopyOptions from_nubo_transfer_copy_options(
         read_sized(*in.s3, defaults, (what + "->s3").c_str(), "nubo_transfer_s3_options_init()"),
         what + "->s3");
   }
+  take(out.symlinks, in.symlinks, what + "->symlinks");
+  take(out.follow_outside, in.follow_outside, what + "->follow_outside");
   return out;
 }
 
@@ -244,6 +248,9 @@ inline nubo_transfer_sync_options to_nubo_transfer_sync_options(
   assign(out.delete_extra, in.delete_extra);
   assign(out.dry_run, in.dry_run);
   assign_empty(in.change, "nubo::transfer::SyncOptions::change");
+  assign(out.allow_empty_source, in.allow_empty_source);
+  assign(out.max_delete, in.max_delete);
+  assign_empty(in.backup_dir, "nubo::transfer::SyncOptions::backup_dir");
   return out;
 }
 
@@ -262,6 +269,9 @@ inline nubo::transfer::SyncOptions from_nubo_transfer_sync_options(
   take(out.delete_extra, in.delete_extra, what + "->delete_extra");
   take(out.dry_run, in.dry_run, what + "->dry_run");
   out.change = wrap_change(in.change, in.change_user);
+  take(out.allow_empty_source, in.allow_empty_source, what + "->allow_empty_source");
+  take(out.max_delete, in.max_delete, what + "->max_delete");
+  take(out.backup_dir, in.backup_dir, what + "->backup_dir");
   return out;
 }
 

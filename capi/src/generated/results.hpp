@@ -38,6 +38,9 @@ inline nubo_transfer_copy_summary to_nubo_transfer_copy_summary(
   assign(out.parts, in.parts);
   assign(out.seconds, in.seconds);
   assign(out.bytes_server_side, in.bytes_server_side);
+  assign(out.links_followed, in.links_followed);
+  assign(out.links_stored, in.links_stored);
+  assign(out.links_skipped, in.links_skipped);
   return out;
 }
 
@@ -52,6 +55,10 @@ inline nubo_transfer_sync_summary to_nubo_transfer_sync_summary(
   assign(out.bytes_sent, in.bytes_sent);
   assign(out.bytes_server_side, in.bytes_server_side);
   assign(out.seconds, in.seconds);
+  assign(out.backed_up, in.backed_up);
+  assign(out.links_followed, in.links_followed);
+  assign(out.links_stored, in.links_stored);
+  assign(out.links_skipped, in.links_skipped);
   return out;
 }
 

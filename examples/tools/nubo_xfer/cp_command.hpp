@@ -2,9 +2,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <memory>
 #include <string>
 
+#include "key_option.hpp"
 #include "selection.hpp"
 
 namespace nubo_xfer {
@@ -13,11 +15,16 @@ struct CpCommand {
   CLI::App* app = nullptr;
   std::string from, to, part_size = "0", rate = "0", profile, sse, kms_key_id;
   std::string source_profile, dest_profile;  // copies between stores
-  std::string encrypt, key;                  // key files: uploads, downloads
+  std::string encrypt;                       // uploads: a key file or kms:KEY
+  ReadKey read_key;                          // downloads: --key, --kms-region
   int streams = 4;
   bool keep_partial = false, no_sync = false, json = false, quiet = false;
-  bool delete_extra = false, dry_run = false;  // sync
-  Selection selection;                         // --exclude, --include (uploads)
+  bool links = false, no_follow = false, follow_outside = false;  // symlinks in local trees
+  bool delete_extra = false, dry_run = false;                     // sync
+  bool allow_empty_source = false;                                // sync --delete
+  std::int64_t max_delete = -1;
+  std::string backup_dir;
+  Selection selection;  // --exclude, --include (uploads)
 };
 
 std::unique_ptr<CpCommand> add_cp_command(CLI::App& app);

@@ -27,6 +27,7 @@
 #include "chunks_json.hpp"
 #include "cli.hpp"
 #include "cp_command.hpp"
+#include "key_option.hpp"
 #include "net_commands.hpp"
 #include "nubo/copy.hpp"
 #include "nubo/error.hpp"
@@ -316,7 +317,8 @@ int main(int argc, char** argv) {
                    "keep setuid, setgid and sticky bits (dropped by default)");
   const char* key_help =
       "the key file of an encrypted archive (one under a KMS key needs none, or kms:KEY)";
-  unpack->add_option("--key", key_file, key_help);
+  nubo_xfer::ReadKey read_key;
+  nubo_xfer::add_read_key(unpack, read_key, key_help);
   add_common(unpack, common, true);
 
   bool long_format = false;
@@ -325,12 +327,12 @@ int main(int argc, char** argv) {
   list_cmd->add_flag("-l,--long", long_format, "mode, size, stored size, time, path");
   bool verbose = false;
   list_cmd->add_flag("-v,--verbose", verbose, "say on stderr how many bytes were read");
-  list_cmd->add_option("--key", key_file, key_help);
+  nubo_xfer::add_read_key(list_cmd, read_key, key_help);
   add_common(list_cmd, common, false);
 
   auto* verify = app.add_subcommand("verify", "check every checksum of an archive");
   verify->add_option("archive", archive, "the archive")->required();
-  verify->add_option("--key", key_file, key_help);
+  nubo_xfer::add_read_key(verify, read_key, key_help);
   add_common(verify, common, true);
 
   std::string path;
@@ -338,7 +340,7 @@ int main(int argc, char** argv) {
   cat_cmd->add_option("archive", archive, "the archive")->required();
   cat_cmd->add_option("path", path, "the file's path in the archive")->required();
   cat_cmd->add_flag("-v,--verbose", verbose, "say on stderr how many bytes were read");
-  cat_cmd->add_option("--key", key_file, key_help);
+  nubo_xfer::add_read_key(cat_cmd, read_key, key_help);
 
   std::string new_key;
   auto* keygen = app.add_subcommand("keygen", "write a new random key file for --encrypt");
@@ -416,7 +418,7 @@ int main(int argc, char** argv) {
       o.resume = !no_resume;
       o.sync = !no_sync;
       o.preserve_special_modes = preserve_special_modes;
-      o.key_file = key_file;
+      o.key_file = nubo_xfer::key_spec(read_key);
       bar.emplace("unpacked", common.quiet);
       o.progress = [&](const xfer::Progress& p) { return (*bar)(p); };
       auto s = xfer::unpack(archive, directory, o);
@@ -426,7 +428,7 @@ int main(int argc, char** argv) {
       xfer::VerifyOptions o;
       o.threads = common.threads;
       o.memory_limit = memory;
-      o.key_file = key_file;
+      o.key_file = nubo_xfer::key_spec(read_key);
       bar.emplace("verified", common.quiet);
       o.progress = [&](const xfer::Progress& p) { return (*bar)(p); };
       auto s = xfer::verify(archive, o);
@@ -435,9 +437,9 @@ int main(int argc, char** argv) {
       if (!common.json && !common.quiet)
         std::fprintf(stderr, "nubo-xfer: %s is intact\n", archive.c_str());
     } else if (list_cmd->parsed()) {
-      return list(archive, key_file, long_format, verbose, common);
+      return list(archive, nubo_xfer::key_spec(read_key), long_format, verbose, common);
     } else if (cat_cmd->parsed()) {
-      return cat(archive, key_file, path, verbose);
+      return cat(archive, nubo_xfer::key_spec(read_key), path, verbose);
     } else if (keygen->parsed()) {
       xfer::keygen(new_key);
       if (!common.quiet)

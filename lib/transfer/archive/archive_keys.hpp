@@ -30,9 +30,14 @@ class KeySource {
  public:
   // Nothing given: plain archives, and those under a KMS key, can be read.
   KeySource() = default;
-  // "" (nothing), "kms:KEY" (a key id, alias/NAME, or the ARN of either), or a key file's path.
-  // Error(invalid_argument) naming a malformed KMS key; Error(not_found or invalid_argument) for a
-  // key file that is missing or not a key.
+  // "" (nothing), "kms:KEY" (a key id, alias/NAME, or the ARN of either), "kms-region:REGION"
+  // (nothing, and archives under KMS keys of REGION may be read too), or a key file's path.
+  // Error(invalid_argument) naming a malformed KMS key or region; Error(not_found or
+  // invalid_argument) for a key file that is missing or not a key.
+  //
+  // A reader asks KMS only in the configured region (AWS_REGION, the profile's region) unless it
+  // was told another: the archive's own key ARN given as kms:ARN, or its region as
+  // kms-region:REGION. An archive cannot choose where its reader's credentials are sent.
   static KeySource parse(const std::string& spec);
   // A key file's key, already read.
   static KeySource of(const Key& kek) {
@@ -49,13 +54,16 @@ class KeySource {
   // A fresh data key for a new archive or object. Precondition: encrypts().
   Encryption create() const;
   // The data key of `name`, from its key block and KMS record. Error(invalid_argument) when what
-  // was given is not what it needs (naming both), and KMS's errors (s3/kms.hpp) on the way.
+  // was given is not what it needs (naming both) or the record's key is in a region not allowed
+  // (above), Error(corrupt) when KMS opened it with another key than the record names, and KMS's
+  // errors (s3/kms.hpp) on the way.
   ArchiveCipher open(const format::KeyBlock& block, const std::optional<format::KmsKey>& kms,
                      const std::string& name) const;
 
  private:
   std::optional<Key> file_key_;
   std::string kms_key_;
+  std::string kms_region_;  // kms-region:REGION
 };
 
 }  // namespace nubo::transfer

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "nubo/error.hpp"
+#include "transfer/store/s3/aws_names.hpp"
 
 namespace nubo::transfer::format {
 namespace {
@@ -93,6 +94,9 @@ KmsKey decode_kms_record(Bytes in, const std::string& where) {
   KmsKey k;
   k.key_id.assign(reinterpret_cast<const char*>(in.data()) + 4, id_size);
   k.wrapped.assign(in.data() + 4 + id_size, in.data() + 4 + id_size + wrapped_size);
+  // Whatever holds the record (an archive, an object's metadata, a journal), its key is an ARN
+  // in full, checked here where it enters: its region becomes part of a host name.
+  s3::parse_kms_key_arn(k.key_id, where + ": the KMS record's key");
   return k;
 }
 

@@ -58,8 +58,8 @@ std::string temp_name(std::string_view leaf) {
   return ".nubo-part-" + hex64(hash64(as_bytes(leaf)));
 }
 
-TargetDir::TargetDir(const std::string& root, bool keep_special_modes)
-    : root_(root), keep_special_(keep_special_modes) {
+TargetDir::TargetDir(const std::string& root, bool keep_special_modes, unsigned new_dir_mode)
+    : root_(root), keep_special_(keep_special_modes), new_dir_mode_(new_dir_mode) {
   while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
   // mkdir -p: each missing level of the root itself (the root is the caller's, links allowed).
   std::string at;
@@ -93,7 +93,7 @@ int TargetDir::parent(std::string_view path, bool create) {
     int at = i == 0 ? root_fd_.get() : opened_[i - 1].fd.get();
     int fd = open_dir_at(at, name);
     if (fd < 0 && errno == ENOENT && create) {
-      if (::mkdirat(at, name.c_str(), 0700) != 0 && errno != EEXIST) {
+      if (::mkdirat(at, name.c_str(), static_cast<mode_t>(new_dir_mode_)) != 0 && errno != EEXIST) {
         throw_io("create directory", full(walked), errno);
       }
       fd = open_dir_at(at, name);

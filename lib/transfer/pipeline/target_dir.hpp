@@ -21,7 +21,10 @@ class TargetDir {
   // Creates `root` (and its parents) when missing. Modes set through it lose their setuid,
   // setgid and sticky bits unless `keep_special_modes`: a file from another machine is not
   // trusted to run with its owner's rights.
-  explicit TargetDir(const std::string& root, bool keep_special_modes = false);
+  // `new_dir_mode`: the mode folders made on the way get (umask applied): unpack's are private
+  // until it sets the archive's modes; a download's are as any new folder (0777).
+  explicit TargetDir(const std::string& root, bool keep_special_modes = false,
+                     unsigned new_dir_mode = 0700);
 
   // The mode a file of `mode` gets here.
   std::uint32_t mode_for(std::uint32_t mode) const {
@@ -65,6 +68,7 @@ class TargetDir {
  private:
   std::string root_;
   bool keep_special_ = false;
+  unsigned new_dir_mode_ = 0700;
   Fd root_fd_;
   // The last parent opened and each directory above it, one per component: files of one
   // directory follow each other, and the next directory is usually a sibling or a child, so

@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "common/log.hpp"
+#include "nubo/copy.hpp"
 #include "nubo/error.hpp"
 #include "transfer/file_io.hpp"
 #include "transfer/paths.hpp"
@@ -18,7 +20,6 @@
 namespace nubo::transfer {
 namespace {
 
-using format::EntryKind;
 using format::EntryMeta;
 
 std::string read_link(const std::string& path) {
@@ -43,9 +44,37 @@ struct FileId {
   auto operator<=>(const FileId&) const = default;
 };
 
+// What a link leads to, as an entry under the link's own path: its target's metadata.
+std::optional<EntryMeta> target_entry(const std::string& source_path, const std::string& path,
+                                      const struct stat& st) {
+  EntryMeta m;
+  m.path = path;
+  m.mode = static_cast<std::uint32_t>(st.st_mode & 07777);
+  m.mtime_ns = mtime_ns(st);
+  if (S_ISREG(st.st_mode)) {
+    m.kind = format::EntryKind::file;
+    m.size = static_cast<std::uint64_t>(st.st_size);
+  } else if (S_ISDIR(st.st_mode)) {
+    m.kind = format::EntryKind::directory;
+  } else {
+    log::warn(source_path + " leads to a socket, FIFO or device: skipped");
+    return std::nullopt;
+  }
+  return m;
+}
+
+std::string real_path(const std::string& path) {
+  char* r = ::realpath(path.c_str(), nullptr);
+  if (!r) return {};
+  std::string out(r);
+  std::free(r);
+  return out;
+}
+
 class Walker {
  public:
-  Walker(const std::vector<std::string>& skip, const PathFilter& filter) : filter_(filter) {
+  Walker(const std::vector<std::string>& skip, const PathFilter& filter, const LinkRules* links)
+      : filter_(filter), links_(links) {
     // Skipped files are recognised by their directory's identity and their name, so that they
     // are skipped whichever way the source path reaches them.
     for (const auto& s : skip) {
@@ -59,14 +88,22 @@ class Walker {
   }
 
   void add(const std::string& source_path, const std::string& archive_path, bool contents_only) {
+    // A copy's root is what the user named: followed if it is a link, and the tree links are
+    // judged against.
+    if (links_) root_ = real_path(source_path);
     if (contents_only) {
       add_children(source_path, "");
       return;
     }
     auto meta = stat_entry(source_path, archive_path);
+    if (meta && links_ && meta->kind == format::EntryKind::symlink) {
+      struct stat st {};
+      if (::stat(source_path.c_str(), &st) != 0) throw_io("follow the link", source_path, errno);
+      meta = target_entry(source_path, archive_path, st);
+    }
     if (!meta || left_out(*meta)) return;
     push(source_path, *meta);
-    if (meta->kind == EntryKind::directory) add_children(source_path, archive_path);
+    if (meta->kind == format::EntryKind::directory) add_children(source_path, archive_path);
   }
 
   WalkResult result;
@@ -78,7 +115,7 @@ class Walker {
       throw Error(Errc::invalid_argument, "two sources give the same archive path '" + meta.path +
                                               "': " + it->second + " and " + source_path);
     }
-    if (meta.kind == EntryKind::file) result.bytes += meta.size;
+    if (meta.kind == format::EntryKind::file) result.bytes += meta.size;
     result.entries.push_back({source_path, meta});
   }
 
@@ -101,20 +138,63 @@ class Walker {
     ::closedir(d);
     if (err != 0) throw_io("read directory", dir, err);
     std::sort(names.begin(), names.end());
+    // The folders being walked, this one included: a link back to one of them is a loop.
+    walking_.push_back({dst.st_dev, dst.st_ino});
     for (const auto& name : names) {
       auto child = dir == "/" ? "/" + name : dir + "/" + name;
       auto meta = stat_entry(child, paths::join(archive_dir, name));
+      if (meta && links_ && meta->kind == format::EntryKind::symlink)
+        meta = through_link(child, *meta);
       if (!meta || left_out(*meta)) continue;
       push(child, *meta);
-      if (meta->kind == EntryKind::directory) add_children(child, meta->path);
+      if (meta->kind == format::EntryKind::directory) add_children(child, meta->path);
     }
+    walking_.pop_back();
+  }
+
+  // A link below a copy's root, by the rules: what to take in its place, or nothing.
+  std::optional<EntryMeta> through_link(const std::string& child, const EntryMeta& link) {
+    auto& counts = *links_->counts;
+    const auto skipped = [&](const std::string& why) -> std::optional<EntryMeta> {
+      log::warn(child + " -> " + printable(link.link_target) + ": " + why + "; skipped");
+      ++counts.skipped;
+      return std::nullopt;
+    };
+    if (links_->mode == Symlinks::skip) {
+      ++counts.skipped;
+      return std::nullopt;
+    }
+    if (links_->mode == Symlinks::store) {
+      ++counts.stored;
+      return link;
+    }
+    struct stat st {};
+    if (::stat(child.c_str(), &st) != 0) return skipped("it leads nowhere (a dangling link)");
+    const auto real = real_path(child);
+    if (!links_->follow_outside && !root_.empty() && real != root_ &&
+        !real.starts_with(root_ == "/" ? root_ : root_ + "/"))
+      return skipped("it leads outside the tree (follow such links with --follow-outside)");
+    if (S_ISDIR(st.st_mode) &&
+        std::find(walking_.begin(), walking_.end(), FileId{st.st_dev, st.st_ino}) != walking_.end())
+      return skipped("it leads back to a folder it is in (a loop)");
+    auto meta = target_entry(child, link.path, st);
+    if (!meta) {
+      ++counts.skipped;
+      return std::nullopt;
+    }
+    ++counts.followed;
+    return meta;
   }
 
   bool left_out(const EntryMeta& meta) const {
-    return !filter_.empty() && filter_.excluded(meta.path, meta.kind == EntryKind::directory);
+    return !filter_.empty() &&
+           filter_.excluded(meta.path, meta.kind == format::EntryKind::directory);
   }
 
   const PathFilter& filter_;
+  const LinkRules* links_;
+  std::string root_;             // a copy's root, its links resolved
+  std::vector<FileId> walking_;  // the folders being walked, outermost first
   std::map<FileId, std::set<std::string>> skip_;
   std::map<std::string, std::string> origin_;  // archive path -> source, for duplicates
 };
@@ -133,12 +213,12 @@ std::optional<EntryMeta> stat_entry(const std::string& source_path,
   m.mode = static_cast<std::uint32_t>(st.st_mode & 07777);
   m.mtime_ns = mtime_ns(st);
   if (S_ISREG(st.st_mode)) {
-    m.kind = EntryKind::file;
+    m.kind = format::EntryKind::file;
     m.size = static_cast<std::uint64_t>(st.st_size);
   } else if (S_ISDIR(st.st_mode)) {
-    m.kind = EntryKind::directory;
+    m.kind = format::EntryKind::directory;
   } else if (S_ISLNK(st.st_mode)) {
-    m.kind = EntryKind::symlink;
+    m.kind = format::EntryKind::symlink;
     m.link_target = read_link(source_path);
   } else {
     log::warn(source_path +
@@ -150,9 +230,10 @@ std::optional<EntryMeta> stat_entry(const std::string& source_path,
 }
 
 WalkResult walk_sources(const std::vector<std::string>& sources,
-                        const std::vector<std::string>& skip, const PathFilter& filter) {
+                        const std::vector<std::string>& skip, const PathFilter& filter,
+                        const LinkRules* links) {
   if (sources.empty()) throw Error(Errc::invalid_argument, "no source to pack");
-  Walker walker(skip, filter);
+  Walker walker(skip, filter, links);
   for (const auto& source : sources) {
     if (source.empty()) throw Error(Errc::invalid_argument, "an empty source path");
     // The name in the archive is the source's last component: "data/" and "/x/data" give

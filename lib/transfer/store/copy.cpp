@@ -23,6 +23,7 @@
 #include "transfer/journal.hpp"
 #include "transfer/paths.hpp"
 #include "transfer/pipeline/target_dir.hpp"
+#include "transfer/pipeline/walk.hpp"
 #include "transfer/store/parts.hpp"
 
 namespace nubo::store {
@@ -75,13 +76,30 @@ CopySummary finished(CopySummary summary, std::uint64_t resumed, std::uint64_t p
 std::string cache_dir(const std::string& override) {
   std::string dir = override;
   if (dir.empty()) {
+    // Never a shared folder such as /tmp: another user could make it first, or put a link there,
+    // and have this one's journals written where they chose.
     const char* xdg = std::getenv("XDG_CACHE_HOME");
     const char* home = std::getenv("HOME");
-    dir =
-        (xdg && *xdg ? std::string(xdg) : std::string(home && *home ? home : "/tmp") + "/.cache") +
-        "/nubo/s3";
+    if (xdg && *xdg)
+      dir = std::string(xdg) + "/nubo/s3";
+    else if (home && *home)
+      dir = std::string(home) + "/.cache/nubo/s3";
+    else
+      throw Error(Errc::invalid_argument,
+                  "no folder for the upload journals: set HOME or XDG_CACHE_HOME, or give a "
+                  "journal folder (journal_dir)");
   }
   make_dirs(dir);
+  if (!override.empty()) return dir;  // the caller's folder, as it named it
+  // The folder itself, not a link, and this user's: its journals say what to resume (and each
+  // journal is opened without following a link, file_io.hpp's open_write).
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) transfer::throw_io("read", dir, errno);
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
+    throw Error(Errc::invalid_argument,
+                dir +
+                    " is not a folder of this user's (a link, or another user's): refusing to "
+                    "keep upload journals there");
   return dir;
 }
 
@@ -141,10 +159,13 @@ CopySummary upload_file(Store& store, const std::string& path, const ObjectUrl& 
                                             std::to_string(part) +
                                             " bytes exceed S3's 10,000; use a larger part size");
   const auto dir = cache_dir(options.journal_dir);
-  const std::string identity = "nubo s3 upload 1\n" + url.text() + "\n" + std::to_string(size) +
-                               "\n" + std::to_string(transfer::mtime_ns(st)) + "\n" +
-                               std::to_string(part) + "\n" + hash +
-                               (keys.encrypts() ? "\n" + keys.describe() : "");
+  std::string identity = "nubo s3 upload 1\n" + url.text() + "\n" + std::to_string(size) + "\n" +
+                         std::to_string(transfer::mtime_ns(st)) + "\n" + std::to_string(part) +
+                         "\n" + hash;
+  if (keys.encrypts()) {  // appended piece by piece: GCC 12 warns falsely on "\n" + std::string
+    identity += '\n';
+    identity += keys.describe();
+  }
   auto journal = transfer::Journal::open(
       dir + "/upload-" + transfer::hex64(transfer::hash64(transfer::as_bytes(identity))) +
           ".journal",
@@ -213,42 +234,42 @@ CopySummary upload_file(Store& store, const std::string& path, const ObjectUrl& 
   return finished(summary, resumed, count, started);
 }
 
-CopySummary download_file(Store& store, const ObjectUrl& url, const std::string& path,
-                          const CopyOptions& options) {
+namespace {
+
+// A download into `leaf` of the folder `dir_fd` (shown as `dir`): its partial file, its journal
+// and its rename all relative to that descriptor, none through a link.
+CopySummary download_at(Store& store, const ObjectUrl& url, const std::optional<ObjectInfo>& info,
+                        int dir_fd, const std::string& dir, const std::string& leaf,
+                        const CopyOptions& options) {
   const auto started = Clock::now();
-  auto info = store.head_object(url);
-  if (!info) throw Error(Errc::not_found, url.text() + " does not exist");
   const auto cipher = ObjectCipher::for_object(transfer::KeySource::parse(options.key_file),
                                                info->metadata, url.text());
   const auto size = cipher ? ObjectCipher::plain_size(info->size, url.text()) : info->size;
-  const auto slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
-  const std::string leaf = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (leaf.empty()) throw Error(Errc::invalid_argument, "'" + path + "' names no file");
-  const std::string tmp = dir + "/" + transfer::temp_name(leaf);
+  const std::string path = dir + "/" + leaf;
+  const std::string tmp_name = transfer::temp_name(leaf);
+  const std::string tmp = dir + "/" + tmp_name;
   const auto part = part_size(size, options, cipher.has_value());
   const auto count = std::max<std::uint64_t>(1, (size + part - 1) / part);
   const std::string identity = "nubo s3 download 1\n" + url.text() + "\n" + info->etag + "\n" +
                                std::to_string(size) + "\n" + std::to_string(part);
-  auto journal = transfer::Journal::open(
-      dir + "/.nubo-s3-" + transfer::hex64(transfer::hash64(transfer::as_bytes(leaf))) + ".journal",
-      identity);
+  const auto journal_name =
+      ".nubo-s3-" + transfer::hex64(transfer::hash64(transfer::as_bytes(leaf))) + ".journal";
+  auto journal =
+      transfer::Journal::open_at(dir_fd, journal_name, dir + "/" + journal_name, identity);
   std::vector<char> done(count, 0);
   for (const auto& r : journal.loaded())
     if (r.type == kPartDone && r.payload.size() == 8) {
       const auto i = transfer::get_le<std::uint64_t>(r.payload.data());
       if (i < count) done[i] = 1;
     }
-  int fd = ::open(tmp.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0 && errno == ENOENT) {
+  struct stat kept {};
+  if (::fstatat(dir_fd, tmp_name.c_str(), &kept, AT_SYMLINK_NOFOLLOW) != 0) {
     // No partial file: whatever the journal says was written is not there (a run killed after
     // its rename, before it removed the journal, left it): start over.
     std::fill(done.begin(), done.end(), 0);
     journal.reset();
-    fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   }
-  if (fd < 0) transfer::throw_io("open", tmp, errno);
-  Fd out(fd, tmp);
+  Fd out = transfer::open_write(tmp_name, 0600, dir_fd, tmp);
   if (std::none_of(done.begin(), done.end(), [](char d) { return d; })) out.truncate(0);
   out.truncate(size);
   CopySummary summary;
@@ -309,7 +330,7 @@ CopySummary download_file(Store& store, const ObjectUrl& url, const std::string&
   // it, or, for an object another client uploaded, against its ETag.
   const auto refuse = [&](const std::string& expected, const std::string& got) {
     out = Fd();
-    transfer::remove_file(tmp);
+    ::unlinkat(dir_fd, tmp_name.c_str(), 0);
     journal.remove();
     throw Error(Errc::corrupt, url.text() + ": the downloaded content does not match its " +
                                    expected + " (" + got +
@@ -335,11 +356,127 @@ CopySummary download_file(Store& store, const ObjectUrl& url, const std::string&
     transfer::throw_io("set the permissions of", tmp, errno);
   if (options.sync) out.datasync();
   out.close();
-  transfer::rename_file(tmp, path);
-  if (options.sync) transfer::sync_parent_dir(path);
+  if (::renameat(dir_fd, tmp_name.c_str(), dir_fd, leaf.c_str()) != 0)
+    transfer::throw_io("rename to " + path, tmp, errno);
+  if (options.sync && ::fsync(dir_fd) != 0 && errno != EINVAL)
+    transfer::throw_io("fsync", dir, errno);
   journal.remove();
   progress.tick();
   return finished(summary, resumed, count, started);
+}
+
+// An object that holds a symlink (upload_link): restored as a link at `leaf` of `dir_fd` when
+// links are stored, else left out; either way counted. `rel`: its path below the tree it lands
+// in, which its target may not leave (paths::check_link).
+CopySummary land_link(Store& store, const ObjectUrl& url, const ObjectInfo& info, int dir_fd,
+                      const std::string& dir, const std::string& leaf, const std::string& rel,
+                      const CopyOptions& options) {
+  CopySummary summary;
+  if (options.symlinks != transfer::Symlinks::store) {
+    log::warn(url.text() +
+              " holds a symlink (stored with --links): skipped; give --links to "
+              "restore it");
+    summary.links_skipped = 1;
+    return summary;
+  }
+  if (info.size == 0 || info.size > transfer::format::kMaxPathLength)
+    throw Error(Errc::corrupt, url.text() + ": a stored symlink of " + std::to_string(info.size) +
+                                   " bytes; a target is 1 to 4096");
+  const auto target = store.get_range(url, 0, info.size);
+  try {  // an absolute target, or one that climbs out of the tree, is never made: as unpack
+    transfer::paths::check_link(rel, target);
+  } catch (const Error& e) {
+    log::warn(url.text() + ": " + e.what() + "; skipped");
+    summary.links_skipped = 1;
+    return summary;
+  }
+  // A new link under a temporary name, renamed over whatever is there: never written through.
+  const auto tmp = transfer::temp_name(leaf);
+  ::unlinkat(dir_fd, tmp.c_str(), 0);
+  if (::symlinkat(target.c_str(), dir_fd, tmp.c_str()) != 0)
+    transfer::throw_io("create symlink", dir + "/" + leaf, errno);
+  if (::renameat(dir_fd, tmp.c_str(), dir_fd, leaf.c_str()) != 0) {
+    const int e = errno;
+    ::unlinkat(dir_fd, tmp.c_str(), 0);
+    transfer::throw_io("replace", dir + "/" + leaf, e);
+  }
+  summary.links_stored = 1;
+  return summary;
+}
+
+// The object, as a file or (stored with --links) a link.
+CopySummary land(Store& store, const ObjectUrl& url, int dir_fd, const std::string& dir,
+                 const std::string& leaf, const std::string& rel, const CopyOptions& options) {
+  const auto info = store.head_object(url);
+  if (!info) throw Error(Errc::not_found, url.text() + " does not exist");
+  if (info->metadata.contains(kSymlinkMetadata))
+    return land_link(store, url, *info, dir_fd, dir, leaf, rel, options);
+  return download_at(store, url, info, dir_fd, dir, leaf, options);
+}
+
+}  // namespace
+
+std::vector<transfer::SourceEntry> copy_walk(const std::string& root, const CopyOptions& options,
+                                             CopySummary& counted) {
+  if (options.symlinks == transfer::Symlinks::store && !options.key_file.empty())
+    throw Error(Errc::invalid_argument,
+                "links stored as links would keep their targets in the clear: encrypted copies "
+                "follow or skip links");
+  transfer::LinkCounts counts;
+  const transfer::LinkRules rules{options.symlinks, options.follow_outside, &counts};
+  auto walk = transfer::walk_sources(
+      {root}, {}, transfer::PathFilter(options.exclude, options.include), &rules);
+  counted.links_followed += counts.followed;
+  counted.links_stored += counts.stored;
+  counted.links_skipped += counts.skipped;
+  std::vector<transfer::SourceEntry> out;
+  for (auto& e : walk.entries)
+    if (e.meta.kind == transfer::format::EntryKind::file ||
+        e.meta.kind == transfer::format::EntryKind::symlink)
+      out.push_back(std::move(e));
+  return out;
+}
+
+CopySummary upload_link(Store& store, const std::string& target, const ObjectUrl& url) {
+  if (target.empty() || target.size() > transfer::format::kMaxPathLength)
+    throw Error(Errc::invalid_argument,
+                url.text() + ": a symlink's target of " + std::to_string(target.size()) + " bytes");
+  const auto started = Clock::now();
+  store.put_object(
+      url, transfer::as_bytes(target),
+      {{kSymlinkMetadata, "1"}, {kHashKey, transfer::hash128(transfer::as_bytes(target)).hex()}});
+  CopySummary summary;  // the link is counted by the walk that found it (copy_walk)
+  summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  return summary;
+}
+
+CopySummary download_file(Store& store, const ObjectUrl& url, const std::string& path,
+                          const CopyOptions& options) {
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
+  const std::string leaf = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (leaf.empty() || leaf == "." || leaf == "..")
+    throw Error(Errc::invalid_argument, "'" + path + "' names no file");
+  // The folder the user named, links and all: it is theirs.
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) transfer::throw_io("open directory", dir, errno);
+  const Fd folder(fd, dir);
+  return land(store, url, folder.get(), dir, leaf, leaf, options);
+}
+
+CopySummary download_into(Store& store, const ObjectUrl& url, transfer::TargetDir& root,
+                          const std::string& rel, const CopyOptions& options) {
+  transfer::paths::check_entry(rel);  // no absolute path, no '..'
+  const auto leaf = std::string(transfer::paths::leaf(rel));
+  if (transfer::is_temp_name(leaf) || leaf.starts_with(".nubo-s3-"))
+    throw Error(Errc::invalid_argument,
+                url.text() + ": its name is one nubo keeps for its own partial files; not written");
+  const int dir_fd = root.parent(rel, true);
+  const auto parent = transfer::paths::parent(rel);
+  return land(store, url, dir_fd, parent.empty() ? root.root() : root.full(parent), leaf, rel,
+              options);
 }
 
 }  // namespace nubo::store

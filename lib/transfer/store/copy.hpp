@@ -16,12 +16,16 @@
 #include <string>
 
 #include "nubo/copy.hpp"
+#include "transfer/pipeline/target_dir.hpp"
+#include "transfer/pipeline/walk.hpp"
 #include "transfer/store/store.hpp"
 
 namespace nubo::store {
 
 // The metadata under which an uploaded file's XXH3-128 (hex) travels with its object.
 inline constexpr char kHashMetadata[] = "nubo-xxh3-128";
+// The metadata that marks an object holding a symlink's target (Symlinks::store).
+inline constexpr char kSymlinkMetadata[] = "nubo-symlink";
 
 // Where upload journals live: `override`, else $XDG_CACHE_HOME/nubo/s3 or
 // ~/.cache/nubo/s3; created when missing.
@@ -35,6 +39,22 @@ std::uint64_t part_size_for(std::uint64_t size);
 transfer::CopySummary upload_file(Store& store, const std::string& path, const ObjectUrl& url,
                                   const transfer::CopyOptions& options = {});
 transfer::CopySummary download_file(Store& store, const ObjectUrl& url, const std::string& path,
+                                    const transfer::CopyOptions& options = {});
+// The files of the local tree `root` a copy takes (and, with Symlinks::store, its links), as
+// walk_sources names them, with the options' filters and link rules; the links followed, stored
+// and skipped added to `counted`.
+std::vector<transfer::SourceEntry> copy_walk(const std::string& root,
+                                             const transfer::CopyOptions& options,
+                                             transfer::CopySummary& counted);
+// A symlink stored as itself (Symlinks::store): an object whose body is its target, marked with
+// kSymlinkMetadata; a download that stores links restores it as a link (its target checked as
+// unpack checks an archive's), one that does not skips it, counted.
+transfer::CopySummary upload_link(Store& store, const std::string& target, const ObjectUrl& url);
+// A download to `rel` below `root` (a tree's download, a sync's), every folder on the way
+// reached with O_NOFOLLOW from the one above, as unpack's: nothing lands through a symlink in
+// the destination, planted or not. A key named as nubo's own partial files is refused.
+transfer::CopySummary download_into(Store& store, const ObjectUrl& url, transfer::TargetDir& root,
+                                    const std::string& rel,
                                     const transfer::CopyOptions& options = {});
 
 }  // namespace nubo::store

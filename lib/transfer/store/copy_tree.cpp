@@ -12,6 +12,7 @@
 #include "transfer/store/copy.hpp"
 #include "transfer/store/copy_between.hpp"
 #include "transfer/store/parts.hpp"
+#include "transfer/store/places.hpp"
 #include "transfer/store/store.hpp"
 
 namespace nubo::transfer {
@@ -68,14 +69,13 @@ CopySummary copy_stores(store::Store& source, const store::ObjectUrl& from,
     throw Error(Errc::invalid_argument, "copying the prefix " + from.text() +
                                             " needs a prefix to copy into: " + to.text() +
                                             "/ (with its '/')");
-  // Within one store, a prefix inside the other would copy its own copies.
-  if (destination.copies_from(source) && from.scheme == to.scheme && from.bucket == to.bucket &&
-      (to.key.rfind(from.key, 0) == 0 || from.key.rfind(to.key, 0) == 0))
-    throw Error(Errc::invalid_argument,
-                from.text() + " and " + to.text() + " overlap: one lies inside the other");
+  // A prefix inside the other, however spelled, would copy its own copies.
+  store::check_apart(from.text(), store::place_key(from.text(), &source), to.text(),
+                     store::place_key(to.text(), &destination));
   for (const auto& [key, size] : source.list_objects(from)) {
     const auto rest = key.substr(from.key.size());
     if (rest.empty() || rest.back() == '/') continue;  // a "directory" marker
+    paths::check_entry(rest);  // a key with ".." would leave the prefix (in file://, the folder)
     pairs.emplace_back(from.with_key(key), to.with_key(to.key + rest));
   }
   return store::copy_many(source, destination, pairs, options);
@@ -145,19 +145,18 @@ CopySummary copy(const std::string& from, const std::string& to, const CopyOptio
       if (!prefix)
         throw Error(Errc::invalid_argument, "copying the directory " + from +
                                                 " needs a prefix: " + to + "/ (with its '/')");
-      std::vector<Entry> files;
-      for (auto& e : select({from}, options.exclude, options.include))
-        if (e.kind == EntryKind::file) files.push_back(std::move(e));
-      for (const auto& e : files) totals.total += e.size;
-      totals.files_total = files.size();
-      for (const auto& e : files) {
-        // The entry's path starts with the directory's own name, as in an archive ("." gives
-        // the contents without it).
-        const auto slash = e.path.find('/');
-        const auto local =
-            leaf_of(from) == "." ? from + "/" + e.path : from + "/" + e.path.substr(slash + 1);
-        totals.add(store::upload_file(*store, local, url.with_key(url.key + e.path),
-                                      totals.for_file(e.path)));
+      // Each entry's path starts with the directory's own name, as in an archive ("." gives the
+      // contents without it); links as the options say, counted.
+      const auto tree = store::copy_walk(from, options, totals.summary);
+      for (const auto& e : tree) totals.total += e.meta.size;
+      totals.files_total = tree.size();
+      for (const auto& e : tree) {
+        const auto object = url.with_key(url.key + e.meta.path);
+        if (e.meta.kind == format::EntryKind::symlink)
+          totals.add(store::upload_link(*store, e.meta.link_target, object));
+        else
+          totals.add(
+              store::upload_file(*store, e.source_path, object, totals.for_file(e.meta.path)));
       }
     }
   } else {
@@ -171,13 +170,14 @@ CopySummary copy(const std::string& from, const std::string& to, const CopyOptio
       auto objects = store->list_objects(url);
       for (const auto& [key, size] : objects) totals.total += size;
       totals.files_total = objects.size();
+      // Every folder below `to` reached without following a link: a symlink planted in the
+      // destination never takes a file outside it.
+      TargetDir target(to, false, 0777);
       for (const auto& [key, size] : objects) {
         const auto rest = key.substr(url.key.size());
         if (rest.empty() || rest.back() == '/') continue;  // a "directory" marker
-        paths::check_entry(rest);                          // no absolute paths, no '..'
-        const auto path = to + "/" + rest;
-        store::make_parents(path);
-        totals.add(store::download_file(*store, url.with_key(key), path, totals.for_file(key)));
+        totals.add(
+            store::download_into(*store, url.with_key(key), target, rest, totals.for_file(key)));
       }
     }
   }

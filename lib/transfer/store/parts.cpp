@@ -81,16 +81,9 @@ void add_summary(transfer::CopySummary& total, const transfer::CopySummary& one)
   total.bytes_resumed += one.bytes_resumed;
   total.bytes_server_side += one.bytes_server_side;
   total.parts += one.parts;
-}
-
-void make_parents(const std::string& path) {
-  for (auto at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
-    const auto dir = path.substr(0, at);
-    struct stat st {};
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST &&
-        !(::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)))
-      transfer::throw_io("create the directory", dir, errno);
-  }
+  total.links_followed += one.links_followed;
+  total.links_stored += one.links_stored;
+  total.links_skipped += one.links_skipped;
 }
 
 }  // namespace nubo::store

@@ -41,7 +41,4 @@ void abort_upload(Store& store, const ObjectUrl& url, const std::string& upload_
 // `one`'s counts added to `total`'s (its seconds aside: a whole is timed as a whole).
 void add_summary(transfer::CopySummary& total, const transfer::CopySummary& one);
 
-// mkdir -p of the directories above `path`, for a file a download is about to write.
-void make_parents(const std::string& path);
-
 }  // namespace nubo::store

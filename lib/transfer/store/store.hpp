@@ -116,6 +116,9 @@ class Store {
   // this one reaches with its own credentials (S3: the same account and endpoint). A store that
   // cannot never says copies_from, and copy_between streams through this machine instead.
   virtual bool copies_from(const Store& /*source*/) const { return false; }
+  // Where this store's buckets live: two stores of one service hold the same bucket under the
+  // same name (S3: its endpoint, every AWS endpoint one service; file://: this machine).
+  virtual std::string service() const = 0;
   // The whole object (S3's CopyObject, up to 5 GiB), its metadata with it; the new object's
   // ETag.
   virtual std::string copy_object(const ObjectUrl& source, const ObjectUrl& to);

@@ -15,10 +15,12 @@
 #include "transfer/file_io.hpp"
 #include "transfer/hash.hpp"
 #include "transfer/paths.hpp"
+#include "transfer/pipeline/target_dir.hpp"
 #include "transfer/store/copy.hpp"
 #include "transfer/store/copy_between.hpp"
 #include "transfer/store/md5.hpp"
 #include "transfer/store/parts.hpp"
+#include "transfer/store/places.hpp"
 #include "transfer/store/s3/etag.hpp"
 #include "transfer/store/store.hpp"
 
@@ -33,6 +35,8 @@ struct Place {
   std::string dir;  // local
   std::optional<store::ObjectUrl> url;
   std::unique_ptr<store::Store> store;
+  // Local links taken as links (Symlinks::store): relative path -> target.
+  std::map<std::string, std::string> links;
   bool local() const { return !url.has_value(); }
   std::string path_of(const std::string& rel) const { return dir + "/" + rel; }
   store::ObjectUrl url_of(const std::string& rel) const { return url->with_key(url->key + rel); }
@@ -55,9 +59,11 @@ Place open_place(const std::string& text, store::Options options) {
   return p;
 }
 
-// Relative path -> size, of every file under a place (a missing destination is empty).
-std::map<std::string, std::uint64_t> listing(const Place& p, const CopyOptions& options,
-                                             bool is_source) {
+// Relative path -> size, of every file under a place (a missing destination is empty); a local
+// source's links as the options say (counted into `counted`), a destination's taken as links
+// when links are stored.
+std::map<std::string, std::uint64_t> listing(Place& p, const CopyOptions& options, bool is_source,
+                                             CopySummary& counted) {
   std::map<std::string, std::uint64_t> out;
   if (!p.local()) {
     std::vector<std::pair<std::string, std::uint64_t>> objects;
@@ -82,11 +88,22 @@ std::map<std::string, std::uint64_t> listing(const Place& p, const CopyOptions& 
     throw_io("read", p.dir, errno);
   }
   if (!S_ISDIR(st.st_mode)) throw Error(Errc::invalid_argument, p.dir + " is not a directory");
-  // Filters apply to the source only: a destination file they leave out is still its own.
-  const auto entries =
-      is_source ? select({p.dir + "/."}, options.exclude, options.include) : select({p.dir + "/."});
-  for (const auto& e : entries)
+  if (is_source) {  // filters apply to the source only: a destination's file is still its own
+    for (const auto& e : store::copy_walk(p.dir + "/.", options, counted)) {
+      const bool link = e.meta.kind == format::EntryKind::symlink;
+      out[e.meta.path] = link ? e.meta.link_target.size() : e.meta.size;
+      if (link) p.links[e.meta.path] = e.meta.link_target;
+    }
+    return out;
+  }
+  const bool links_kept = options.symlinks == Symlinks::store;
+  for (const auto& e : select({p.dir + "/."})) {
     if (e.kind == EntryKind::file) out[e.path] = e.size;
+    if (e.kind == EntryKind::symlink && links_kept) {
+      out[e.path] = e.link_target.size();
+      p.links[e.path] = e.link_target;
+    }
+  }
   return out;
 }
 
@@ -109,7 +126,14 @@ Content content_of(const Place& p, const std::string& rel) {
 }
 
 // A local file's XXH3-128 or, with `md5`, its MD5 (hex): one read, of the hash it is compared by.
+// A link taken as a link: its target's, as its object holds it.
 std::string local_hash(const Place& p, const std::string& rel, bool md5) {
+  if (const auto link = p.links.find(rel); link != p.links.end()) {
+    if (!md5) return hash128(as_bytes(link->second)).hex();
+    store::Md5Stream stream;
+    stream.update(as_bytes(link->second));
+    return store::md5_hex(stream.digest());
+  }
   const auto fd = open_read(p.path_of(rel));
   const auto size = static_cast<std::uint64_t>(fd.stat().st_size);
   if (!md5) return hash_on_disk(fd.get(), size, p.path_of(rel)).hex();
@@ -142,6 +166,41 @@ bool same_content(const Place& from, const Place& to, const std::string& rel) {
   return source.etag && dest.etag && *source.etag == *dest.etag;
 }
 
+// The folder of this machine a place is: a local path, or a file:// URL's.
+std::string local_dir(const Place& p) {
+  return p.local() ? p.dir : "/" + p.url->key;
+}
+
+// Moves each of `rels` from `destination` to the same path under `backup`: on this machine a
+// rename between folders reached without following links; in a store, a copy (by the store, or
+// through this machine), the original then replaced or deleted by the sync itself.
+void move_to_backup(const Place& destination, const Place& backup,
+                    const std::vector<std::string>& rels, const CopyOptions& options) {
+  if (rels.empty()) return;
+  if (destination.local()) {
+    TargetDir from(local_dir(destination), false, 0777), to(local_dir(backup), false, 0777);
+    for (const auto& rel : rels) {
+      const std::string leaf(paths::leaf(rel));
+      const int from_fd = from.parent(rel, false);
+      const int to_fd = to.parent(rel, true);
+      if (::renameat(from_fd, leaf.c_str(), to_fd, leaf.c_str()) != 0) {
+        if (errno == ENOENT) continue;  // gone meanwhile: nothing to keep
+        if (errno == EXDEV)
+          throw Error(Errc::invalid_argument, "the backup folder " + backup.text +
+                                                  " is on another file system than " +
+                                                  destination.text + ": give one beside it");
+        throw_io("move to the backup folder", from.full(rel), errno);
+      }
+    }
+    return;
+  }
+  std::vector<std::pair<store::ObjectUrl, store::ObjectUrl>> pairs;
+  for (const auto& rel : rels) pairs.emplace_back(destination.url_of(rel), backup.url_of(rel));
+  auto quiet = options;
+  quiet.progress = nullptr;
+  store::copy_many(*destination.store, *destination.store, pairs, quiet);
+}
+
 }  // namespace
 
 SyncSummary sync(const std::string& from, const std::string& to, const SyncOptions& options) {
@@ -161,26 +220,42 @@ SyncSummary sync(const std::string& from, const std::string& to, const SyncOptio
   source_options.server_side_encryption.clear();
   source_options.kms_key_id.clear();
   store_options.profile = copy_options.s3.profile;
-  const auto source = open_place(from, source_options);
-  const auto destination = open_place(to, store_options);
-  // The same place, or one inside the other, would copy onto what it reads.
-  const bool same_store = source.local() == destination.local() &&
-                          (source.local() || (source.url->scheme == destination.url->scheme &&
-                                              source.url->bucket == destination.url->bucket &&
-                                              destination.store->copies_from(*source.store)));
-  if (same_store) {
-    const auto a = source.local() ? source.dir + "/" : source.url->key;
-    const auto b = destination.local() ? destination.dir + "/" : destination.url->key;
-    if (a.rfind(b, 0) == 0 || b.rfind(a, 0) == 0)
+  auto source = open_place(from, source_options);
+  auto destination = open_place(to, store_options);
+  // The same place, or one inside the other, however spelled: it would copy onto what it reads
+  // and, with --delete, delete what it copies from.
+  const auto source_key = store::place_key(from, source.store.get());
+  const auto destination_key = store::place_key(to, destination.store.get());
+  store::check_apart(from, source_key, to, destination_key);
+  std::optional<Place> backup;
+  if (!options.backup_dir.empty()) {
+    backup = open_place(options.backup_dir, store_options);
+    const auto backup_key = store::place_key(options.backup_dir, backup->store.get());
+    store::check_apart(options.backup_dir, backup_key, to, destination_key);
+    store::check_apart(options.backup_dir, backup_key, from, source_key);
+    // A local destination's files are renamed into a folder of this machine; a store's objects
+    // are copied within it (a file:// store's too, metadata and all).
+    if (destination.local() ? !backup_key.starts_with("local:")
+                            : backup->local() || backup->url->scheme != destination.url->scheme ||
+                                  backup->url->bucket != destination.url->bucket ||
+                                  backup->store->service() != destination.store->service())
       throw Error(Errc::invalid_argument,
-                  a == b ? from + " is its own destination: nothing to sync"
-                         : from + " and " + to + " overlap: one lies inside the other");
+                  "--backup-dir " + options.backup_dir + " must be where " + to +
+                      " is: a folder of this machine for a local destination, a prefix of the "
+                      "same bucket (or file:// folder) for a store");
   }
 
-  const auto have = listing(source, copy_options, true);
-  const auto there = listing(destination, copy_options, false);
+  CopySummary links;  // the source tree's links, counted as it is walked
+  const auto have = listing(source, copy_options, true, links);
+  const auto there = listing(destination, copy_options, false, links);
   std::vector<std::string> copies, deletions;
   SyncSummary summary;
+  const auto count_links = [&](const CopySummary& s) {
+    summary.links_followed += s.links_followed;
+    summary.links_stored += s.links_stored;
+    summary.links_skipped += s.links_skipped;
+  };
+  count_links(links);
   for (const auto& [rel, size] : have) {
     const auto it = there.find(rel);
     if (it != there.end() && it->second == size && same_content(source, destination, rel)) {
@@ -193,6 +268,25 @@ SyncSummary sync(const std::string& from, const std::string& to, const SyncOptio
   if (options.delete_extra)
     for (const auto& [rel, size] : there)
       if (!have.count(rel)) deletions.push_back(rel);
+  // Refused before any change, a dry run included, so that it predicts the real run.
+  if (options.delete_extra && have.empty() && !there.empty() && !options.allow_empty_source)
+    throw Error(Errc::invalid_argument,
+                from + " holds nothing" +
+                    (copy_options.exclude.empty() && copy_options.include.empty()
+                         ? std::string()
+                         : " that the filters let through") +
+                    ": --delete would remove all " + std::to_string(there.size()) + " files of " +
+                    to +
+                    "; check the source (allow_empty_source, --allow-empty-source, if that "
+                    "is meant)");
+  if (options.max_delete < -1)
+    throw Error(Errc::invalid_argument, "max_delete " + std::to_string(options.max_delete) +
+                                            ": give a number of files, or -1 for no limit");
+  if (options.max_delete >= 0 && deletions.size() > static_cast<std::uint64_t>(options.max_delete))
+    throw Error(Errc::invalid_argument,
+                "the sync would delete " + std::to_string(deletions.size()) + " files of " + to +
+                    ", more than --max-delete " + std::to_string(options.max_delete) +
+                    "; nothing was changed");
   summary.copied = copies.size();
   summary.deleted = deletions.size();
   for (const auto& rel : copies) summary.changes.push_back("copy " + rel);
@@ -204,6 +298,14 @@ SyncSummary sync(const std::string& from, const std::string& to, const SyncOptio
     return summary;
   }
 
+  // What is about to be replaced or deleted, moved to the backup first.
+  if (backup) {
+    std::vector<std::string> moving = deletions;
+    for (const auto& rel : copies)
+      if (there.count(rel)) moving.push_back(rel);
+    move_to_backup(destination, *backup, moving, copy_options);
+    summary.backed_up = moving.size();
+  }
   if (!source.local() && !destination.local()) {  // several objects at once
     std::vector<std::pair<store::ObjectUrl, store::ObjectUrl>> pairs;
     for (const auto& rel : copies) pairs.emplace_back(source.url_of(rel), destination.url_of(rel));
@@ -212,27 +314,31 @@ SyncSummary sync(const std::string& from, const std::string& to, const SyncOptio
     summary.bytes_server_side += s.bytes_server_side;
     copies.clear();
   }
+  // A local destination is written and pruned only through folders reached without following
+  // a link: a symlink planted in it never takes a file, or a deletion, outside it.
+  std::optional<TargetDir> target;
+  if (destination.local() && (!copies.empty() || !deletions.empty()))
+    target.emplace(destination.dir, false, 0777);
   for (const auto& rel : copies) {
     CopySummary s;
-    if (source.local()) {
+    if (const auto link = source.links.find(rel); link != source.links.end()) {
+      store::upload_link(*destination.store, link->second, destination.url_of(rel));
+    } else if (source.local()) {
       s = store::upload_file(*destination.store, source.path_of(rel), destination.url_of(rel),
                              copy_options);
     } else {
-      store::make_parents(destination.path_of(rel));
-      s = store::download_file(*source.store, source.url_of(rel), destination.path_of(rel),
-                               copy_options);
+      s = store::download_into(*source.store, source.url_of(rel), *target, rel, copy_options);
+      count_links(s);  // objects holding links: restored or skipped
     }
     summary.bytes_sent += s.bytes_sent;
     summary.bytes_server_side += s.bytes_server_side;
   }
   // Only now, every copy made: what the source no longer has goes.
   for (const auto& rel : deletions) {
-    if (destination.local()) {
-      if (::unlink(destination.path_of(rel).c_str()) != 0 && errno != ENOENT)
-        throw_io("delete", destination.path_of(rel), errno);
-    } else {
+    if (target)
+      target->remove(rel, paths::leaf(rel));
+    else
       destination.store->delete_object(destination.url_of(rel));
-    }
   }
   summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return summary;

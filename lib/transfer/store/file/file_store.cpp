@@ -140,6 +140,8 @@ class FileStore : public store::Store {
   explicit FileStore(const store::Options& options)
       : limiter_(std::make_shared<transfer::RateLimiter>(options.rate)) {}
 
+  std::string service() const override { return "local"; }
+
   void create_bucket(const std::string& bucket) override {
     if (!bucket.empty())
       throw Error(Errc::invalid_argument, "file:// has no buckets: '" + bucket + "'");
@@ -342,8 +344,9 @@ class FileStore : public store::Store {
     if (!file) return {};
     try {
       const auto j = json::parse(file->bytes, meta_path(path));
-      if (j.at("size").get<std::uint64_t>() != static_cast<std::uint64_t>(st.st_size) ||
-          j.at("mtime_ns").get<std::int64_t>() != transfer::mtime_ns(st))
+      if (json::number<std::uint64_t>(j.at("size"), meta_path(path)) !=
+              static_cast<std::uint64_t>(st.st_size) ||
+          json::number<std::int64_t>(j.at("mtime_ns"), meta_path(path)) != transfer::mtime_ns(st))
         return {};  // another program replaced the file: the metadata is not its
       return j.at("metadata").get<Metadata>();
     } catch (const nlohmann::json::exception&) {

@@ -190,16 +190,23 @@ http::Response Client::send(const Call& call) {
       [&](const http::Response& r) { fail(call, r); }, payloads_signed_.get());
 }
 
+namespace {
+bool on_aws(const std::string& endpoint) {
+  return endpoint.ends_with(".amazonaws.com") || endpoint.ends_with(".amazonaws.com.cn");
+}
+}  // namespace
+
 bool Client::copies_from(const store::Store& source) const {
   const auto* other = dynamic_cast<const Client*>(&source);
   if (!other || other->config_.credentials.access_key_id != config_.credentials.access_key_id)
     return false;
-  const auto on_aws = [](const std::string& endpoint) {
-    return endpoint.size() >= 14 &&
-           endpoint.compare(endpoint.size() - 14, 14, ".amazonaws.com") == 0;
-  };
   return other->config_.endpoint == config_.endpoint ||
          (on_aws(other->config_.endpoint) && on_aws(config_.endpoint));
+}
+
+std::string Client::service() const {
+  // Bucket names are global within AWS: every regional endpoint reaches the same bucket.
+  return on_aws(config_.endpoint) ? "aws" : config_.endpoint;
 }
 
 void Client::copy_headers(Call& call, const ObjectUrl& source) const {

@@ -75,6 +75,7 @@ class Client : public store::Store {
   // Another S3 client with the same key id, and the same endpoint or both AWS's (CopyObject
   // reads across AWS regions): the server can copy between them.
   bool copies_from(const store::Store& source) const override;
+  std::string service() const override;
   // CopyObject, the metadata copied; Error naming the server's code, also when it reports a
   // failure inside its 200 answer (as S3 may, once the copy has started).
   std::string copy_object(const ObjectUrl& source, const ObjectUrl& to) override;

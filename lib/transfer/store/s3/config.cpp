@@ -7,6 +7,7 @@
 #include "common/ini.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
+#include "transfer/store/s3/aws_names.hpp"
 
 namespace nubo::s3 {
 namespace {
@@ -72,6 +73,10 @@ Config load_config(const std::string& profile, Service service) {
       break;
     }
   }
+  // It names a host and enters every signature: AWS's spelling only.
+  check_region(c.region, "the " + name +
+                             " region (AWS_REGION, AWS_DEFAULT_REGION or the "
+                             "profile's region)");
   for (const auto& v : {env(s3 ? "AWS_ENDPOINT_URL_S3" : "AWS_ENDPOINT_URL_KMS"),
                         env("AWS_ENDPOINT_URL"), from_files("endpoint_url")}) {
     if (!v.empty()) {
@@ -104,7 +109,9 @@ Config load_config(const std::string& profile, Service service) {
   }
   if (const auto t = nubo::env::store_timeout_s()) c.timeout_seconds = *t;
   if (c.endpoint.empty())
-    c.endpoint = std::string(s3 ? "https://s3." : "https://kms.") + c.region + ".amazonaws.com";
+    c.endpoint =
+        s3 ? "https://s3." + c.region + "." + std::string(partition_of_region(c.region).domain)
+           : kms_endpoint(c.region);
   return c;
 }
 

@@ -1,6 +1,5 @@
 #include "transfer/store/s3/kms.hpp"
 
-#include <cctype>
 #include <cstring>
 
 #include "common/json.hpp"
@@ -10,35 +9,11 @@
 namespace nubo::s3 {
 namespace {
 
-bool id_chars(std::string_view s) {
-  if (s.empty() || s.size() > 128) return false;
-  for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') return false;
-  return true;
-}
-
-// An alias's name as KMS allows it: 1-250 of [A-Za-z0-9/_-], not "aws/" (AWS's own keys, which
-// cannot wrap data keys for others).
-bool alias_chars(std::string_view s) {
-  if (s.empty() || s.size() > 250) return false;
-  for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '/' && c != '_' && c != '-')
-      return false;
-  return true;
-}
-
-[[noreturn]] void bad_key(std::string_view key, const std::string& why) {
-  throw Error(Errc::invalid_argument,
-              "'" + printable(std::string(key.substr(0, 200))) + "' is not a KMS key: " + why +
-                  " (give a key id, alias/NAME, or arn:aws:kms:REGION:ACCOUNT:key/ID or "
-                  "...:alias/NAME)");
-}
-
 // KMS writes its errors in JSON: {"__type": "com.amazonaws.kms#AccessDeniedException",
 // "message": "..."} (some servers spell it "Message").
 std::string json_error(const http::Response& r, const char* field) {
   try {
-    const auto doc = nlohmann::json::parse(r.body);
+    const auto doc = json::parse(r.body, "KMS's error");
     for (const char* name : {field, field[0] == '_' ? "code" : "Message"})
       if (doc.is_object() && doc.contains(name) && doc[name].is_string()) {
         auto v = doc[name].get<std::string>();
@@ -70,37 +45,16 @@ std::vector<std::byte> base64_field(const nlohmann::json& doc, const char* name,
   return std::move(*bytes);
 }
 
+// The key KMS says it used, as an ARN in full: Error(corrupt) naming `what` otherwise.
+std::string answered_key(const nlohmann::json& doc, const std::string& what) {
+  if (!doc.contains("KeyId") || !doc["KeyId"].is_string())
+    throw Error(Errc::corrupt, what + ": KMS's answer names no KeyId");
+  const auto key = doc["KeyId"].get<std::string>();
+  parse_kms_key_arn(key, what + ": KMS's KeyId");
+  return key;
+}
+
 }  // namespace
-
-void check_kms_key(std::string_view key) {
-  if (key.empty()) bad_key(key, "it is empty");
-  if (key.size() > 2048) bad_key(key, "it is longer than the 2048 characters KMS allows");
-  if (key.rfind("alias/", 0) == 0) {
-    if (!alias_chars(key.substr(6))) bad_key(key, "an alias's name is 1-250 of A-Z a-z 0-9 / _ -");
-    return;
-  }
-  if (key.rfind("arn:", 0) != 0) {
-    if (!id_chars(key)) bad_key(key, "a key id is letters, digits and '-'");
-    return;
-  }
-  const auto parts = text::split(key, ':');
-  if (parts.size() != 6) bad_key(key, "an ARN has six fields separated by ':'");
-  if (parts[1].empty()) bad_key(key, "the ARN names no partition (aws, aws-cn, aws-us-gov)");
-  if (parts[2] != "kms") bad_key(key, "the ARN is of service '" + std::string(parts[2]) + "'");
-  if (parts[3].empty()) bad_key(key, "the ARN names no region");
-  if (parts[4].size() != 12 || parts[4].find_first_not_of("0123456789") != std::string_view::npos)
-    bad_key(key, "the ARN's account is not 12 digits");
-  const auto resource = parts[5];
-  if (resource.rfind("key/", 0) == 0 && id_chars(resource.substr(4))) return;
-  if (resource.rfind("alias/", 0) == 0 && alias_chars(resource.substr(6))) return;
-  bad_key(key, "the ARN's resource is neither key/ID nor alias/NAME");
-}
-
-std::string kms_key_region(std::string_view key) {
-  if (key.rfind("arn:", 0) != 0) return {};
-  const auto parts = text::split(key, ':');
-  return parts.size() == 6 ? std::string(parts[3]) : std::string();
-}
 
 KmsClient::KmsClient(Config config, SendPolicy policy)
     : config_(std::move(config)), policy_(policy) {
@@ -168,7 +122,7 @@ void KmsClient::fail(const char* target, const std::string& key, const http::Res
 }
 
 DataKey KmsClient::generate_data_key(const std::string& key, const EncryptionContext& context) {
-  check_kms_key(key);
+  parse_kms_key(key);
   nlohmann::json body = {{"KeyId", key}, {"KeySpec", "AES_256"}, {"EncryptionContext", context}};
   const std::string what = "KMS GenerateDataKey with key " + key;
   const auto doc = json::parse(call("GenerateDataKey", body.dump(), key), what);
@@ -182,22 +136,24 @@ DataKey KmsClient::generate_data_key(const std::string& key, const EncryptionCon
   if (d.wrapped.empty() || d.wrapped.size() > 6144)
     throw Error(Errc::corrupt, what + ": KMS's wrapped key is " + std::to_string(d.wrapped.size()) +
                                    " bytes long");
-  d.key_id =
-      doc.contains("KeyId") && doc["KeyId"].is_string() ? doc["KeyId"].get<std::string>() : key;
-  if (d.key_id.empty() || d.key_id.size() > 2048)
-    throw Error(Errc::corrupt, what + ": KMS named its key with " +
-                                   std::to_string(d.key_id.size()) + " characters");
+  // Kept in the archive or object as the key to ask for later: it must be an ARN in full.
+  d.key_id = answered_key(doc, what);
   return d;
 }
 
 crypto::AesKey KmsClient::decrypt(std::span<const std::byte> wrapped,
-                                  const EncryptionContext& context, const std::string& key) {
-  if (!key.empty()) check_kms_key(key);
+                                  const EncryptionContext& context, const std::string& key,
+                                  const std::string& expected_arn) {
+  if (!key.empty()) parse_kms_key(key);
   nlohmann::json body = {{"CiphertextBlob", text::base64(wrapped.data(), wrapped.size())},
                          {"EncryptionContext", context}};
   if (!key.empty()) body["KeyId"] = key;
   const std::string what = "KMS Decrypt with key " + (key.empty() ? "(as wrapped)" : key);
   const auto doc = json::parse(call("Decrypt", body.dump(), key), what);
+  if (const auto used = answered_key(doc, what); used != expected_arn)
+    throw Error(Errc::corrupt, what + ": KMS opened it with key " + used +
+                                   ", but it is recorded as " + printable(expected_arn) +
+                                   ": the record was altered; refusing its key");
   const auto plain = base64_field(doc, "Plaintext", what);
   crypto::AesKey k{};
   if (plain.size() != k.size())
@@ -207,13 +163,11 @@ crypto::AesKey KmsClient::decrypt(std::span<const std::byte> wrapped,
   return k;
 }
 
-KmsClient open_kms(std::string_view key) {
-  auto config = load_config("", Service::kms);
-  const auto region = kms_key_region(key);
+KmsClient open_kms(Config config, std::string_view region) {
   if (!region.empty() && region != config.region) {
-    if (config.endpoint == "https://kms." + config.region + ".amazonaws.com")
-      config.endpoint = "https://kms." + region + ".amazonaws.com";
-    config.region = region;
+    check_region(region, "KMS key");
+    if (config.endpoint == kms_endpoint(config.region)) config.endpoint = kms_endpoint(region);
+    config.region = std::string(region);
   }
   return KmsClient(std::move(config), {});
 }

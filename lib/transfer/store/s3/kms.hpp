@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/crypto.hpp"
+#include "transfer/store/s3/aws_names.hpp"
 #include "transfer/store/s3/config.hpp"
 #include "transfer/store/s3/signed_send.hpp"
 
@@ -26,13 +27,6 @@ struct DataKey {
   std::vector<std::byte> wrapped;  // the CiphertextBlob
 };
 
-// Error(invalid_argument) naming what is wrong unless `key` is a KMS key as the AWS CLI takes it:
-// a key id (1234abcd-..., mrk-...), an alias ("alias/NAME"), or the ARN of either
-// ("arn:aws:kms:REGION:ACCOUNT:key/ID", "arn:aws:kms:REGION:ACCOUNT:alias/NAME").
-void check_kms_key(std::string_view key);
-// The region an ARN names; "" for key ids and aliases.
-std::string kms_key_region(std::string_view key);
-
 class KmsClient {
  public:
   KmsClient(Config config, SendPolicy policy);
@@ -40,10 +34,11 @@ class KmsClient {
 
   DataKey generate_data_key(const std::string& key, const EncryptionContext& context);
   // The key `wrapped` holds. `key`: the KMS key it must be wrapped by, or "" for the one the
-  // wrapped key names. Error(corrupt) when it does not open under `context` (altered, or moved
-  // from where it was made).
+  // wrapped key names. `expected_arn`: the key's ARN as recorded beside it; KMS's answer must
+  // name that key, else Error(corrupt) (a record whose ARN was rewritten). Error(corrupt) also
+  // when it does not open under `context` (altered, or moved from where it was made).
   crypto::AesKey decrypt(std::span<const std::byte> wrapped, const EncryptionContext& context,
-                         const std::string& key);
+                         const std::string& key, const std::string& expected_arn);
 
  private:
   // The JSON answer to `target` (GenerateDataKey, Decrypt) of `body`, about `key`.
@@ -54,8 +49,10 @@ class KmsClient {
   SendPolicy policy_;
 };
 
-// A KMS client configured as the S3 client is (load_config), in the region of `key` when it is an
-// ARN (KMS keys are regional) unless an endpoint is set.
-KmsClient open_kms(std::string_view key);
+// A KMS client configured as the S3 client is (`config`, from load_config(..., Service::kms)),
+// in `region` when it is not empty (KMS keys are regional): AWS's endpoint for that region, built
+// from the checked name, unless an endpoint is configured. Only ever a KMS endpoint: the
+// configured one, or https://kms.REGION.amazonaws.com (.com.cn in China).
+KmsClient open_kms(Config config, std::string_view region);
 
 }  // namespace nubo::s3

@@ -143,8 +143,7 @@ std::string policy_json(const std::vector<std::string>& places,
   }
   // A policy names keys by ARN: arn:PARTITION:kms:REGION:ACCOUNT:key/ID or alias/NAME.
   for (const auto& key : kms_keys) {
-    check_kms_key(key);
-    if (kms_key_region(key).empty())
+    if (!parse_kms_key(key).arn)
       throw Error(
           Errc::invalid_argument,
           "'" + key +
@@ -155,13 +154,26 @@ std::string policy_json(const std::vector<std::string>& places,
     throw Error(Errc::invalid_argument,
                 "a policy needs operations: give some of pack, unpack, cp, sync, checkpoint");
   const std::string partition = arn_partition();
-  // Objects under each prefix; listings of each bucket, limited to the prefixes.
+  // What each place grants, and no more: the object its key names (an archive, a file), and the
+  // folder of that name (a tree, checkpoints, a sync): s3://b/a grants b/a and b/a/*, never
+  // b/ab. A key ending in '/' is a folder alone. Listings of each bucket are limited to the
+  // folders. IAM reads '*', '?' and "${...}" in a resource or a condition as patterns and
+  // variables, so a key holding them would grant more than itself: refused.
   std::set<std::string> objects;
   std::map<std::string, std::set<std::string>> prefixes_by_bucket;
   for (const auto& place : places) {
     const auto url = parse_s3_url(place);
-    objects.insert("arn:" + partition + ":s3:::" + url.bucket + "/" + url.key + "*");
-    prefixes_by_bucket[url.bucket].insert(url.key + "*");
+    if (url.key.find_first_of("*?$") != std::string::npos)
+      throw Error(Errc::invalid_argument,
+                  "'" + printable(place) +
+                      "': a policy's place may not hold '*', '?' or '$', which IAM reads as "
+                      "patterns and variables: it would grant more than that place");
+    const bool folder_only = url.key.empty() || url.key.ends_with('/');
+    const std::string folder = folder_only ? url.key : url.key + "/";
+    const std::string bucket_arn = "arn:" + partition + ":s3:::" + url.bucket;
+    if (!folder_only) objects.insert(bucket_arn + "/" + url.key);
+    objects.insert(bucket_arn + "/" + folder + "*");
+    prefixes_by_bucket[url.bucket].insert(folder + "*");
   }
   using Json = nlohmann::ordered_json;  // in IAM's order: Version first, Sid, Effect, ...
   Json statements = Json::array();
