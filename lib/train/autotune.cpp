@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -72,13 +71,9 @@ void write_cache(const std::string& path, nlohmann::json entries) {
     fs::path p(path);
     if (p.has_parent_path()) fs::create_directories(p.parent_path());
     nlohmann::json j = {{"schema", kSchema}, {"nubo_version", version()}, {"entries", entries}};
-    const std::string tmp = cat({path, ".tmp"});
-    {
-      std::ofstream f(tmp);
-      f << j.dump(1) << "\n";
-      if (!f) throw std::runtime_error(cat({"cannot write ", tmp}));
-    }
-    fs::rename(tmp, path);  // readers see the old file or the new one, never half of one
+    // Readers see the old file or the new one, never half of one; never written through a link.
+    files::write_small_file(p.has_parent_path() ? p.parent_path().string() : ".",
+                            p.filename().string(), j.dump(1) + "\n", 0644, "autotune cache");
   } catch (const std::exception& x) {
     log::warn(cat({"autotune cache ", path, " could not be written: ", x.what()}));
   }
@@ -119,9 +114,15 @@ void DataParallelTrainer::Impl::autotune() {
     if (w.rank() == 0) {
       key = autotune_key(w.device(), layout, opt.global_batch, team.size());
       auto entries = read_cache(path);
-      if (entries.contains(key) && entries[key].contains("bucket_bytes") &&
-          entries[key]["bucket_bytes"].is_number_unsigned())
-        v = entries[key]["bucket_bytes"].get<std::int64_t>();
+      if (entries.contains(key) && entries[key].is_object() &&
+          entries[key].contains("bucket_bytes")) {
+        try {  // a size no bucket has (negative, fractional, past 2^40) is no cached answer
+          v = json::number<std::int64_t>(entries[key]["bucket_bytes"], "autotune cache", 0,
+                                         std::int64_t{1} << 40);
+        } catch (const Error&) {
+          v = -1;
+        }
+      }
     }
     word.write(std::span<const std::int64_t>(&v, 1));
     w.broadcast(word, 0);

@@ -67,7 +67,12 @@ nlohmann::json team_of(Team& team) {
 }
 
 std::string team_text(const nlohmann::json& t) {
-  return std::to_string(t.value("workers", 0)) + " " + t.value("kind", std::string("?")) +
+  const auto workers = t.is_object() ? t.find("workers") : t.end();
+  const auto kind = t.is_object() ? t.find("kind") : t.end();
+  return (workers != t.end() && workers->is_number_integer() && workers->get<long long>() >= 0
+              ? std::to_string(workers->get<long long>())
+              : std::string("?")) +
+         " " + (kind != t.end() && kind->is_string() ? printable(kind->get<std::string>()) : "?") +
          " worker(s)";
 }
 
@@ -320,16 +325,24 @@ void DataParallelTrainer::load(const std::string& path) {
       throw Error(Errc::corrupt, path + ": checkpoint format '" +
                                      meta.at("format").get<std::string>() + "', expected " +
                                      kFormat);
-    layers = meta.at("layers").get<std::vector<std::size_t>>();
+    // Every number checked before it is converted: 1e30 into an int, or -1 into an unsigned, is
+    // a malformed file, not a value.
+    const auto what = [&](const char* name) { return path + ": meta.json: " + name; };
+    if (!meta.at("layers").is_array()) throw Error(Errc::corrupt, what("layers") + ": not a list");
+    for (const auto& width : meta.at("layers"))
+      layers.push_back(json::number<std::size_t>(width, what("layers")));
     optimizer = meta.at("optimizer").get<std::string>();
     rng_state = meta.at("rng_state").get<std::string>();
-    step = meta.at("step").get<std::uint64_t>();
-    epoch = meta.at("epoch").get<int>();
-    position = meta.at("position").get<std::uint64_t>();
-    rows = meta.at("dataset").at("rows").get<std::uint64_t>();
-    batch = meta.at("global_batch").get<std::uint64_t>();
+    step = json::number<std::uint64_t>(meta.at("step"), what("step"));
+    epoch = json::number<int>(meta.at("epoch"), what("epoch"), 0);
+    position = json::number<std::uint64_t>(meta.at("position"), what("position"));
+    rows = json::number<std::uint64_t>(meta.at("dataset").at("rows"), what("dataset.rows"));
+    batch = json::number<std::uint64_t>(meta.at("global_batch"), what("global_batch"));
   } catch (const nlohmann::json::exception& x) {
     throw Error(Errc::corrupt, path + ": meta.json is malformed: " + x.what());
+  } catch (const Error& x) {
+    if (x.code() == Errc::corrupt) throw;
+    throw Error(Errc::corrupt, x.what());
   }
   if (layers != m.layout.widths)
     throw Error(Errc::invalid_argument, path + ": a checkpoint of another model: layers " +
@@ -396,9 +409,18 @@ void DataParallelTrainer::load(const std::string& path) {
   st.m = std::move(values[1]);
   if (values.size() > 2) st.v = std::move(values[2]);
   // Checkpoints written before these fields: every step was an update at scale 1.
-  st.step = meta.value("optimizer_step", step);
-  st.loss_scale = meta.value("loss_scale", 1.0);
-  st.clean_steps = meta.value("clean_steps", std::int64_t{0});
+  const auto optional = [&](const char* key, auto fallback) {
+    const auto it = meta.find(key);
+    return it == meta.end() ? fallback
+                            : json::number<decltype(fallback)>(*it, path + ": meta.json: " + key);
+  };
+  try {
+    st.step = optional("optimizer_step", step);
+    st.loss_scale = optional("loss_scale", 1.0);
+    st.clean_steps = optional("clean_steps", std::int64_t{0});
+  } catch (const Error& x) {
+    throw Error(Errc::corrupt, x.what());
+  }
   m.team.run(
       [&](Worker& w) { m.replicas[static_cast<std::size_t>(w.local_rank())]->load_state(st); });
 }

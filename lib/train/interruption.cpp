@@ -10,11 +10,28 @@
 #include <thread>
 
 #include "common/http.hpp"
+#include "common/json.hpp"
 #include "common/log.hpp"
 #include "nubo/error.hpp"
 
 namespace nubo {
 namespace {
+
+// A metadata service's answer as JSON, through the one bounded reader; null when it is not.
+nlohmann::json document_of(const std::string& body) {
+  try {
+    return json::parse(body, "cloud metadata");
+  } catch (const Error&) {
+    return nullptr;
+  }
+}
+
+// A string field of an answer; "" when absent or of another type (nlohmann's value() throws).
+std::string text_of(const nlohmann::json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? printable(it->get<std::string>().substr(0, 256))
+                                               : std::string();
+}
 
 constexpr double kProbeSeconds = 0.1;
 constexpr double kPollSeconds = 1;  // each poll's own limit
@@ -77,12 +94,12 @@ std::vector<Provider> providers(const std::string& base, std::shared_ptr<std::st
                      if (t.status == 200) *token = t.body;
                    }
                    if (r.status != 200) return n;
-                   auto j = nlohmann::json::parse(r.body, nullptr, false);
+                   auto j = document_of(r.body);
                    if (!j.is_object() || !j.contains("action")) return n;
                    n.cloud = "aws";
-                   n.action = j.value("action", "");
+                   n.action = text_of(j, "action");
                    n.detail = r.body.substr(0, 512);
-                   n.seconds_left = seconds_until(j.value("time", ""));
+                   n.seconds_left = seconds_until(text_of(j, "time"));
                    return n;
                  }});
   out.push_back({"gcp",
@@ -106,25 +123,25 @@ std::vector<Provider> providers(const std::string& base, std::shared_ptr<std::st
                  [base](double s) {
                    auto r = get(base + "/metadata/scheduledevents?api-version=2020-07-01",
                                 {{"Metadata", "true"}}, s);
-                   auto j = nlohmann::json::parse(r.body, nullptr, false);
+                   auto j = document_of(r.body);
                    return r.status == 200 && j.is_object() && j.contains("Events");
                  },
                  [base] {
                    InterruptionNotice n;
                    auto r = get(base + "/metadata/scheduledevents?api-version=2020-07-01",
                                 {{"Metadata", "true"}}, kPollSeconds);
-                   auto j = nlohmann::json::parse(r.body, nullptr, false);
+                   auto j = document_of(r.body);
                    if (r.status != 200 || !j.is_object() || !j.contains("Events") ||
                        !j["Events"].is_array())
                      return n;
                    for (const auto& e : j["Events"]) {
                      if (!e.is_object()) continue;
-                     const auto type = e.value("EventType", "");
+                     const auto type = text_of(e, "EventType");
                      if (type != "Preempt" && type != "Terminate") continue;
                      n.cloud = "azure";
                      n.action = type == "Preempt" ? "preempt" : "terminate";
                      n.detail = e.dump().substr(0, 512);
-                     n.seconds_left = seconds_until(e.value("NotBefore", ""));
+                     n.seconds_left = seconds_until(text_of(e, "NotBefore"));
                      return n;
                    }
                    return n;

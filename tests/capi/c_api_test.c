@@ -498,7 +498,7 @@ static void test_preflight_and_health(nubo_device_report* report) {
   free(json);
   nubo_device_check_free(result);
   health_options.xid_policy_file = "/no/such/policy";
-  CHECK_STATUS(nubo_device_health(report, &health_options, &result), NUBO_ERR_INVALID_ARGUMENT);
+  CHECK_STATUS(nubo_device_health(report, &health_options, &result), NUBO_ERR_NOT_FOUND);
   CHECK_ERROR_MENTIONS("/no/such/policy");
 }
 

@@ -169,7 +169,7 @@ TEST_CASE("preflight: bad options and a stop request", "[preflight]") {
 }
 
 TEST_CASE("preflight: a malformed report file is refused, naming the place", "[preflight]") {
-  CHECK_THROWS_WITH(PreflightReport::from_json("{", "c.json"), Contains("c.json: not JSON"));
+  CHECK_THROWS_WITH(PreflightReport::from_json("{", "c.json"), Contains("c.json: not valid JSON"));
   CHECK_THROWS_WITH(PreflightReport::from_json("[]", "c.json"), Contains("c.json: expected"));
   CHECK_THROWS_WITH(PreflightReport::from_json(
                         R"({"verdict":"fine","threshold":0.8,"seconds":1,"devices":[],
@@ -181,6 +181,45 @@ TEST_CASE("preflight: a malformed report file is refused, naming the place", "[p
                             "measurements":[{"check":"gemm-bf16","device":0}]})",
                         "c.json"),
                     Contains("c.json.measurements[0]: the field 'measured' is missing"));
+}
+
+TEST_CASE("preflight: a report that was edited or crafted is refused, never a crash",
+          "[preflight]") {
+  // What the report says, healthy; each case changes one thing.
+  const auto report = [](const std::string& devices, const std::string& measured,
+                         const std::string& ratio, const std::string& extra = "") {
+    return R"({"verdict":"healthy","threshold":0.8,"seconds":1,"devices":[)" + devices +
+           R"(],"measurements":[{"check":"gemm-bf16","device":0,"measured":)" + measured +
+           R"(,"expected":100,"unit":"TFLOP/s","ratio":)" + ratio + R"(,"verdict":"healthy")" +
+           extra + "}]}";
+  };
+  const std::string gpu0 = R"({"device":0,"model":"H100","verdict":"healthy"})";
+  CHECK_NOTHROW(PreflightReport::from_json(report(gpu0, "90", "0.9"), "c.json"));
+  // A ratio of 1e400 once escaped as std::out_of_range and ended the program.
+  CHECK_THROWS_WITH(PreflightReport::from_json(report(gpu0, "90", "1e400"), "c.json"),
+                    Contains("c.json: not valid JSON"));
+  CHECK_THROWS_WITH(
+      PreflightReport::from_json(report(gpu0, "90", "1e300"), "c.json"),
+      Contains("c.json.measurements[0].ratio: ") && Contains("is not measured / expected"));
+  CHECK_THROWS_WITH(PreflightReport::from_json(report(gpu0 + "," + gpu0, "90", "0.9"), "c.json"),
+                    Contains("c.json.devices[1].device: GPU 0 appears twice"));
+  CHECK_THROWS_WITH(PreflightReport::from_json(report(gpu0, "90", "0.9", R"(,"note":7)"), "c.json"),
+                    Contains("c.json.measurements[0].note: expected a string"));
+  CHECK_THROWS_WITH(
+      PreflightReport::from_json(report(gpu0, "90", "0.9", R"(,"note":"\u001b[2J")"), "c.json"),
+      Contains("holds a control character"));
+  CHECK_THROWS_WITH(PreflightReport::from_json(report(gpu0, "\"90\"", "0.9"), "c.json"),
+                    Contains("measured: a number is needed"));
+  CHECK_THROWS_WITH(
+      PreflightReport::from_json(
+          R"({"verdict":"healthy","threshold":7,"seconds":1,"devices":[],"measurements":[]})",
+          "c.json"),
+      Contains("c.json.threshold: a fraction in (0, 1]"));
+  CHECK_THROWS_WITH(
+      PreflightReport::from_json(
+          R"({"verdict":"healthy","verdict":"healthy","threshold":0.8,"seconds":1,"devices":[],"measurements":[]})",
+          "c.json"),
+      Contains("appears twice"));
 }
 
 TEST_CASE("simulated devices: malformed modifiers are refused, naming the entry", "[sim]") {

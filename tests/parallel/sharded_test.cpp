@@ -1,12 +1,17 @@
 // The sharded optimizer in one process: the layout's padding, stages 1 and 2 bit for bit the
 // replicated optimizer at 1 to 5 workers, stage 3's gather and release, mixed precision with
 // loss scaling, compressed gradients, checkpoints across world sizes, and bad input.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <mutex>
 
+#include "common/crc32c.hpp"
 #include "nubo/error.hpp"
 #include "nubo/optimizer.hpp"
 #include "process_helpers.hpp"
@@ -368,6 +373,77 @@ TEST_CASE("a damaged or foreign optimizer state is refused, naming the problem")
   REQUIRE_THAT(load_with(run), Catch::Contains("checksum does not match"));
   std::filesystem::resize_file(path, 100);
   REQUIRE_THAT(load_with(run), Catch::Contains("not a whole optimizer state"));
+}
+
+// A state file rewritten as a crafted one would be: another header, or other values, under a
+// checksum that matches. The checksum says the file is whole; the values must still be a state.
+namespace {
+void rewrite_state(const std::string& path, const std::string& from, const std::string& to,
+                   std::size_t value_at = 0, float value = 0, bool set_value = false) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::uint64_t hl = 0;
+  std::memcpy(&hl, bytes.data() + 8, sizeof hl);
+  std::string header = bytes.substr(16, hl);
+  std::string body = bytes.substr(16 + hl, bytes.size() - 16 - hl - 4);
+  if (!from.empty()) {
+    const auto at = header.find(from);
+    REQUIRE(at != std::string::npos);
+    header.replace(at, from.size(), to);
+  }
+  if (set_value) std::memcpy(body.data() + value_at * sizeof(float), &value, sizeof value);
+  hl = header.size();
+  std::string out = bytes.substr(0, 8);
+  out.append(reinterpret_cast<const char*>(&hl), sizeof hl);
+  out += header + body;
+  const std::uint32_t crc = nubo::crc32c::extend(0, out.data(), out.size());
+  out.append(reinterpret_cast<const char*>(&crc), sizeof crc);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << out;
+}
+}  // namespace
+
+TEST_CASE("an optimizer state crafted under a valid checksum is refused, never taken") {
+  nubo::test::TempDir dir;
+  const std::string path = dir.path + "/opt.nubo", saved = dir.path + "/saved.nubo";
+  ShardedRun run;
+  run.options = adamw(1);
+  run.steps = 1;
+  Team team(nubo_test::host_workers(2));
+  on_team(team, [&](Worker& w) { return run_sharded(w, run, "", saved); });
+  const auto load_crafted = [&](const std::string& from, const std::string& to,
+                                std::size_t value_at = 0, float value = 0, bool set = false) {
+    std::filesystem::copy_file(saved, path, std::filesystem::copy_options::overwrite_existing);
+    rewrite_state(path, from, to, value_at, value, set);
+    std::string what = "no error";
+    try {
+      on_team(team, [&](Worker& w) { return run_sharded(w, run, path); });
+    } catch (const Error& e) {
+      what = e.what();
+    }
+    return what;
+  };
+  CHECK_THAT(load_crafted("", ""), Catch::Equals("no error"));  // the rewrite itself is faithful
+  CHECK_THAT(load_crafted("\"step\":1", "\"step\":-1"), Catch::Contains("step: -1 is outside"));
+  CHECK_THAT(load_crafted("\"step\":1", "\"step\":1e30"),
+             Catch::Contains("step: 1e+30 is outside"));
+  CHECK_THAT(load_crafted("[1000]", "[1000.5]"), Catch::Contains("not a whole number"));
+  CHECK_THAT(load_crafted("\"step\":1", "\"step\":1,\"step\":2"), Catch::Contains("appears twice"));
+  CHECK_THAT(load_crafted("\"clean_steps\":0", "\"clean_steps\":-3"),
+             Catch::Contains("clean_steps: -3 is outside"));
+  // Values: master, then m, then v, 1000 each.
+  CHECK_THAT(load_crafted("", "", 5, std::numeric_limits<float>::quiet_NaN(), true),
+             Catch::Contains("master[5] is nan"));
+  CHECK_THAT(load_crafted("", "", 2000 + 7, -1.0f, true), Catch::Contains("v[7] is -1"));
+  // A FIFO is refused before anything waits on it.
+  std::filesystem::remove(path);
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  std::string what;
+  try {
+    on_team(team, [&](Worker& w) { return run_sharded(w, run, path); });
+  } catch (const Error& e) {
+    what = e.what();
+  }
+  CHECK_THAT(what, Catch::Contains("a FIFO, not a regular file"));
 }
 
 TEST_CASE("the sharded optimizer refuses bad input, naming it") {

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
+#include <unordered_map>
 
 #include "device/health/health_facts.hpp"
 
@@ -183,27 +185,33 @@ void judge_use(const GpuHealth& g, Judge& j) {
             "process " + std::to_string(p.pid) + " holds " + gib(p.used_memory) + " on this GPU");
 }
 
-const device::XidRule* rule_for(const std::vector<device::XidRule>& xids, int xid) {
-  for (const auto& r : xids)
-    if (r.xid == xid) return &r;
-  return nullptr;
-}
+// The XIDs already reported, each once per GPU, and the rules by XID: one lookup per event, so
+// that a log of many events on many GPUs stays linear (40,000 took 3.3 s when each scanned
+// every finding before it).
+struct XidJudge {
+  std::unordered_map<int, const device::XidRule*> rules;
+  std::set<std::pair<int, std::string>> reported;
 
-void judge_xid(int xid, const std::string& bus_id, int device, const std::string& seen,
-               const std::vector<device::XidRule>& xids, device::HealthReport& out) {
-  const auto* rule = rule_for(xids, xid);
-  Finding f;
-  f.code = "xid-" + std::to_string(xid);
-  f.device = device;
-  f.pci_bus_id = bus_id;
-  f.status = rule ? rule->status : HealthStatus::warn;
-  f.action = rule ? rule->action : Action::none;
-  f.message = "XID " + std::to_string(xid) + ": " +
-              (rule ? rule->meaning : std::string("not in nubo's XID table")) + " (" + seen + ")";
-  for (const auto& existing : out.findings)
-    if (existing.code == f.code && existing.pci_bus_id == f.pci_bus_id) return;  // once per GPU
-  out.findings.push_back(std::move(f));
-}
+  explicit XidJudge(const std::vector<device::XidRule>& xids) {
+    for (const auto& r : xids) rules.emplace(r.xid, &r);  // the first, as the table is read
+  }
+
+  void judge(int xid, const std::string& bus_id, int device, const std::string& seen,
+             device::HealthReport& out) {
+    if (!reported.emplace(xid, bus_id).second) return;  // once per GPU
+    const auto it = rules.find(xid);
+    const auto* rule = it == rules.end() ? nullptr : it->second;
+    Finding f;
+    f.code = "xid-" + std::to_string(xid);
+    f.device = device;
+    f.pci_bus_id = bus_id;
+    f.status = rule ? rule->status : HealthStatus::warn;
+    f.action = rule ? rule->action : Action::none;
+    f.message = "XID " + std::to_string(xid) + ": " +
+                (rule ? rule->meaning : std::string("not in nubo's XID table")) + " (" + seen + ")";
+    out.findings.push_back(std::move(f));
+  }
+};
 
 }  // namespace
 
@@ -221,15 +229,15 @@ void judge_health(const nubo_cuda_health* facts, const std::vector<KernelXid>& k
     judge_links(g, j);
     judge_use(g, j);
   }
+  XidJudge judge(xids);
   const int events = facts ? std::clamp(facts->xid_count, 0, NUBO_CUDA_MAX_XIDS) : 0;
   for (int k = 0; k < events; ++k) {
     const auto& e = facts->xids[k];
     const std::string bus = e.gpu >= 0 && e.gpu < listed ? facts->gpus[e.gpu].pci_bus_id : "";
-    judge_xid(e.xid, bus, device_of(report, bus), "NVML event", xids, out);
+    judge.judge(e.xid, bus, device_of(report, bus), "NVML event", out);
   }
   for (const auto& k : kernel_xids)
-    judge_xid(k.xid, k.pci_bus_id, device_of(report, k.pci_bus_id), "kernel log: " + k.text, xids,
-              out);
+    judge.judge(k.xid, k.pci_bus_id, device_of(report, k.pci_bus_id), "kernel log: " + k.text, out);
 }
 
 }  // namespace nubo::detail

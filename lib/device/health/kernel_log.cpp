@@ -7,7 +7,10 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <optional>
+
+#include "common/small_file.hpp"
+#include "nubo/error.hpp"
 
 namespace nubo::detail {
 namespace {
@@ -48,10 +51,14 @@ std::vector<KernelXid> parse_kernel_xids(std::string_view log) {
       ++i;
       ++digits;
     }
-    if (digits == 0 || pci.empty() || pci.size() > 32) continue;
+    // A bus id is hex digits, ':' and '.': anything else on the line is not one.
+    if (digits == 0 || pci.empty() || pci.size() > 16 ||
+        pci.find_first_not_of("0123456789abcdefABCDEF:.") != std::string_view::npos)
+      continue;
     auto rest = line.substr(i);
     while (!rest.empty() && (rest.front() == ',' || rest.front() == ' ')) rest.remove_prefix(1);
-    out.push_back({bus_id_of(pci), xid, std::string(rest.substr(0, 300))});
+    // The rest names a process, which any user can: shown escaped, never as the log had it.
+    out.push_back({bus_id_of(pci), xid, printable(rest.substr(0, 300))});
   }
   return out;
 }
@@ -91,20 +98,29 @@ std::string KernelLog::read_kmsg(std::string& state) {
 }
 
 std::string KernelLog::read_file(std::string& state) {
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) {
-    state = path_ + ": cannot be read";
+  // A regular file only, checked on its descriptor: a FIFO once hung the health check here.
+  std::optional<files::OpenFile> in;
+  try {
+    in = files::open_regular_file_if_present(path_, "kernel log");
+  } catch (const Error& e) {
+    state = e.what();
     return {};
   }
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::uint64_t>(std::max<std::streamoff>(in.tellg(), 0));
+  if (!in) {
+    state = path_ + ": cannot be read (it does not exist)";
+    return {};
+  }
+  const auto size = in->size();
   if (size < offset_) offset_ = 0;  // rotated or truncated: read it anew
   // A huge log: its newest part.
   if (size - offset_ > kMaxLogBytes) offset_ = size - kMaxLogBytes;
-  in.seekg(static_cast<std::streamoff>(offset_));
   std::string text(static_cast<std::size_t>(size - offset_), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  try {
+    text.resize(in->read_at(text.data(), text.size(), offset_));
+  } catch (const Error& e) {
+    state = e.what();
+    return {};
+  }
   // Whole lines only: a line still being written is read next time.
   const auto last = text.rfind('\n');
   text.resize(last == std::string::npos ? 0 : last + 1);

@@ -5,14 +5,15 @@
 // whole or absent.
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "common/crc32c.hpp"
+#include "common/json.hpp"
+#include "common/small_file.hpp"
 #include "nubo/error.hpp"
 #include "parallel/sharded/sharded_impl.hpp"
 
@@ -55,6 +56,27 @@ int kind_from_name(const std::string& name, const std::string& path) {
 
 std::size_t state_vectors(int kind) {
   return kind == 0 ? 1 : 2;  // SGD's velocity; Adam's m and v
+}
+
+// "" when the state is one an update could have made, else the first value that is not: a
+// weight or moment that is not finite, a negative second moment (Adam's v is a mean of
+// squares), a loss scale that is not a positive float, a negative count.
+std::string implausible_values(const OptimizerState& st) {
+  const auto first_bad = [](const std::vector<float>& v, const char* name,
+                            bool non_negative) -> std::string {
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (!std::isfinite(v[i]) || (non_negative && v[i] < 0))
+        return std::string(name) + "[" + std::to_string(i) + "] is " + std::to_string(v[i]);
+    return {};
+  };
+  for (auto why : {first_bad(st.master, "master", false), first_bad(st.m, "m", false),
+                   first_bad(st.v, "v", st.kind != 0)})
+    if (!why.empty()) return why;
+  if (!(st.loss_scale > 0 && st.loss_scale <= std::numeric_limits<float>::max()))
+    return "its loss scale " + std::to_string(st.loss_scale) + " is not a positive float";
+  if (st.clean_steps < 0)
+    return "its clean steps count " + std::to_string(st.clean_steps) + " is negative";
+  return {};
 }
 
 }  // namespace
@@ -136,6 +158,8 @@ void ShardedOptimizer::load_state(const OptimizerState& st) {
   if (st.master.size() != P || st.m.size() != P || st.v.size() != (kind == 0 ? 0 : P))
     detail::sharded_refusal("the state's vectors do not hold " + std::to_string(P) +
                             " values each");
+  if (const auto why = implausible_values(st); !why.empty())
+    detail::sharded_refusal("the state is not one an update makes: " + why);
   const auto spread = [&](DeviceBuffer& vec, const std::vector<float>& src) {
     s.w.fill(vec, 0.0);  // the padding
     std::size_t at = 0;
@@ -188,54 +212,66 @@ void ShardedOptimizer::save(const std::string& path) {
     append(st.v);
     const std::uint32_t crc = crc32c::extend(0, bytes.data(), bytes.size());
     bytes.append(reinterpret_cast<const char*>(&crc), sizeof crc);
-    const std::string part = path + ".part";
-    {
-      std::ofstream f(part, std::ios::binary | std::ios::trunc);
-      f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-      f.flush();
-      if (!f) throw Error(Errc::io, part + ": cannot write the optimizer state");
-    }
-    std::error_code ec;
-    std::filesystem::rename(part, path, ec);
-    if (ec)
-      throw Error(Errc::io,
-                  path + ": cannot rename the optimizer state into place: " + ec.message());
+    // Whole or not at all, and never through a link planted beside it.
+    const auto slash = path.rfind('/');
+    files::write_small_file(slash == std::string::npos ? "." : path.substr(0, slash + 1),
+                            slash == std::string::npos ? path : path.substr(slash + 1), bytes, 0644,
+                            "optimizer state");
   }
   s.w.barrier();
 }
 
 void ShardedOptimizer::load(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(Errc::not_found, path + ": cannot open the optimizer state");
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec || !std::filesystem::is_regular_file(path))
-    throw Error(Errc::invalid_argument, path + ": not a regular file");
+  // A regular file only, checked on its descriptor: a FIFO once hung the load in its open.
+  auto file = files::open_regular_file_if_present(path, "optimizer state");
+  if (!file) throw Error(Errc::not_found, path + ": cannot open the optimizer state");
+  const std::uint64_t size = file->size();
   const auto corrupt = [&](const std::string& why) {
     return Error(Errc::corrupt, path + ": not a whole optimizer state: " + why);
   };
+  std::uint64_t at = 0;
+  const auto read = [&](void* out, std::size_t n, const char* what) {
+    if (file->read_at(out, n, at) != n) throw corrupt(std::string("it is short (") + what + ")");
+    at += n;
+  };
   char magic[8];
   std::uint64_t hl = 0;
-  if (size < sizeof magic + sizeof hl + 4 || !f.read(magic, sizeof magic) ||
-      std::memcmp(magic, kMagic, sizeof magic) != 0)
+  if (size < sizeof magic + sizeof hl + 4) throw corrupt("it does not start with NUBOOPT1");
+  read(magic, sizeof magic, "magic");
+  if (std::memcmp(magic, kMagic, sizeof magic) != 0)
     throw corrupt("it does not start with NUBOOPT1");
-  f.read(reinterpret_cast<char*>(&hl), sizeof hl);
-  if (!f || hl > kMaxHeader || hl > size)
-    throw corrupt("its header length is " + std::to_string(hl));
+  read(&hl, sizeof hl, "header length");
+  if (hl > kMaxHeader || hl > size) throw corrupt("its header length is " + std::to_string(hl));
   std::string h(hl, '\0');
-  if (!f.read(h.data(), static_cast<std::streamsize>(hl))) throw corrupt("its header is short");
+  read(h.data(), h.size(), "header");
   OptimizerState st;
   try {
-    const nlohmann::json header = nlohmann::json::parse(h);
-    if (header.at("format").get<std::string>() != kFormat)
-      throw corrupt("format " + header.at("format").dump() + ", expected " + kFormat);
-    st.kind = kind_from_name(header.at("kind").get<std::string>(), path);
-    st.slice_sizes = header.at("slices").get<std::vector<std::size_t>>();
-    st.step = header.at("step").get<std::uint64_t>();
-    st.loss_scale = header.at("loss_scale").get<double>();
-    st.clean_steps = header.at("clean_steps").get<std::int64_t>();
-  } catch (const nlohmann::json::exception& e) {
-    throw corrupt(std::string("its header: ") + e.what());
+    // The one JSON reader, and every number checked before it is converted: a step of -1 or
+    // 1e30, a fractional slice, a key given twice were all once taken.
+    const auto header = json::parse(h, path + ": its header");
+    if (!header.is_object()) throw corrupt("its header is not an object");
+    const auto field = [&](const char* name) -> const nlohmann::json& {
+      const auto it = header.find(name);
+      if (it == header.end()) throw corrupt(std::string("its header has no \"") + name + "\"");
+      return *it;
+    };
+    const auto what = [&](const char* name) { return path + ": its header's " + name; };
+    if (!field("format").is_string() || field("format").get<std::string>() != kFormat)
+      throw corrupt("format " + field("format").dump() + ", expected " + kFormat);
+    if (!field("kind").is_string()) throw corrupt("its kind is not a name");
+    st.kind = kind_from_name(field("kind").get<std::string>(), path);
+    const auto& slices = field("slices");
+    if (!slices.is_array()) throw corrupt("its slices are not a list");
+    for (const auto& n : slices)
+      st.slice_sizes.push_back(json::number<std::size_t>(n, what("slices")));
+    st.step = json::number<std::uint64_t>(field("step"), what("step"), 0, std::uint64_t{1} << 53);
+    st.loss_scale =
+        json::number<double>(field("loss_scale"), what("loss_scale"),
+                             std::numeric_limits<float>::min(), std::numeric_limits<float>::max());
+    st.clean_steps = json::number<std::int64_t>(field("clean_steps"), what("clean_steps"), 0);
+  } catch (const Error& e) {
+    if (e.code() == Errc::corrupt) throw;
+    throw Error(Errc::corrupt, e.what());
   }
   // The size the header implies, checked against the file before anything is allocated.
   std::uint64_t P = 0;
@@ -252,15 +288,13 @@ void ShardedOptimizer::load(const std::string& path) {
                   " parameters do not explain");
   const auto read_vec = [&](std::vector<float>& v) {
     v.resize(P);
-    f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(P * sizeof(float)));
-    if (!f) throw corrupt("it is short");
+    read(v.data(), P * sizeof(float), "its vectors");
   };
   read_vec(st.master);
   read_vec(st.m);
   if (st.kind != 0) read_vec(st.v);
   std::uint32_t stored = 0;
-  f.read(reinterpret_cast<char*>(&stored), sizeof stored);
-  if (!f) throw corrupt("its checksum is missing");
+  read(&stored, sizeof stored, "its checksum");
   // The checksum over what was read, in the order it was written.
   std::uint32_t crc = crc32c::extend(0, magic, sizeof magic);
   crc = crc32c::extend(crc, &hl, sizeof hl);
@@ -268,6 +302,9 @@ void ShardedOptimizer::load(const std::string& path) {
   for (const auto* v : {&st.master, &st.m, &st.v})
     crc = crc32c::extend(crc, v->data(), v->size() * sizeof(float));
   if (crc != stored) throw corrupt("its checksum does not match (the file is damaged)");
+  // A checksum says the file is whole, not that it is a state: values no update makes are
+  // refused too.
+  if (const auto why = implausible_values(st); !why.empty()) throw corrupt(why);
   load_state(st);
 }
 
