@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "nubo/error.hpp"
 
@@ -165,7 +166,8 @@ void take(const ReservedWay& way, int start, std::vector<std::vector<int>>& used
     used[way.pool][static_cast<std::size_t>(s)] += sign * way.nodes;
 }
 
-Model build_model(const Catalog& catalog, const Queue& q, const ScheduleOptions& o) {
+Model build_model(const Catalog& catalog, const Queue& q, const ScheduleOptions& o,
+                  std::chrono::steady_clock::time_point deadline) {
   if (q.jobs.empty()) bad("the queue has no jobs");
   // A slot of a minute is finer than any estimate (and than Slurm's --begin): the grid is
   // checked in double, before any count becomes an int.
@@ -188,6 +190,16 @@ Model build_model(const Catalog& catalog, const Queue& q, const ScheduleOptions&
                       " h slots: a job on one holds its nodes for whole slots");
   const auto reserved_catalog = pool_catalog(m.pools);
   for (const auto& j : q.jobs) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      char why[240];
+      std::snprintf(why, sizeof why,
+                    "the time limit (%g s) ran out while pricing the jobs' offers: %zu of %zu "
+                    "priced; give a longer --time-limit (about %.0f s for this queue)",
+                    o.time_limit_s, m.jobs.size(), q.jobs.size(),
+                    std::ceil(o.time_limit_s * static_cast<double>(q.jobs.size()) /
+                              static_cast<double>(std::max<std::size_t>(1, m.jobs.size())) * 1.5));
+      throw Error(Errc::timeout, why);
+    }
     const std::string named = "job '" + j.name + "'";
     if (j.deadline_h > 0 && j.deadline_h > m.horizon_h + 1e-9)
       bad(named + ": its deadline is past the horizon (" + std::to_string(m.horizon_h) +

@@ -4,6 +4,8 @@
 // and the bound (bound.cpp) all read the same model, so their costs compare.
 #pragma once
 
+#include <chrono>
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -64,7 +66,10 @@ constexpr double kUnplacedPenalty = 1e9;
 // The model's dollars for an assignment (unplaced jobs at the penalty).
 double dollars(const Model& m, const std::vector<Choice>& choices);
 
-Model build_model(const Catalog& catalog, const Queue& queue, const ScheduleOptions& options);
+// Pricing each job's ways is most of a large queue's time (about 0.2 ms a job over the embedded
+// catalog): past `deadline`, Error(timeout) says how far it got and what to give instead.
+Model build_model(const Catalog& catalog, const Queue& queue, const ScheduleOptions& options,
+                  std::chrono::steady_clock::time_point deadline);
 
 // Whether `way` fits in the pool's capacity from `start`, given `used` (instances per pool per
 // slot already taken).

@@ -68,7 +68,10 @@ Schedule schedule(const Catalog& catalog, const Queue& queue, const ScheduleOpti
     return options.time_limit_s -
            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  const auto m = build_model(catalog, queue, options);
+  const auto m =
+      build_model(catalog, queue, options,
+                  started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(options.time_limit_s)));
   std::vector<int> priorities;
   for (const auto& j : queue.jobs) priorities.push_back(j.priority);
   auto method = options.method;
