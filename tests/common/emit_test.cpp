@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../transfer/helpers.hpp"
 #include "common/shell.hpp"
 #include "common/small_file.hpp"
 #include "common/utf8.hpp"
@@ -26,16 +27,6 @@ using nubo_test::contains;
 using nubo_test::error_of;
 
 namespace {
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char name[] = "/tmp/nubo-emit-XXXXXX";
-    path = ::mkdtemp(name);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-};
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -105,14 +96,14 @@ std::vector<std::string> hostile_values(std::size_t random_count, bool utf8_only
 }  // namespace
 
 TEST_CASE("a shell word reads back as itself, whatever it holds") {
-  TempDir dir;
+  nubo_test::TempDir dir;
   const auto values = hostile_values(300, false);
   // One script printing each word between NUL separators; bash must read back every value.
   std::string script = "set -eu\n";
   for (const auto& v : values) script += "printf '%s\\0' " + nubo::shell::quote(v) + "\n";
-  nubo::files::write_small_file(dir.path, "words.sh", script, 0600, "test script");
+  nubo::files::write_small_file(dir.path(), "words.sh", script, 0600, "test script");
   REQUIRE(std::system(("bash -n '" + dir / "words.sh" + "'").c_str()) == 0);
-  REQUIRE(std::system(("cd '" + dir.path + "' && bash words.sh > out").c_str()) == 0);
+  REQUIRE(std::system(("cd '" + dir.path() + "' && bash words.sh > out").c_str()) == 0);
   const auto out = slurp(dir / "out");
   std::vector<std::string> back;
   for (std::size_t at = 0; at < out.size();) {
@@ -134,7 +125,7 @@ TEST_CASE("a shell word reads back as itself, whatever it holds") {
 
 TEST_CASE("YAML values read back by PyYAML as exactly the strings written") {
   if (!has_pyyaml()) NUBO_SKIP("PyYAML (python3-yaml) is not installed");
-  TempDir dir;
+  nubo_test::TempDir dir;
   const auto values = hostile_values(300, true);
   // A document per value: its structure must be exactly the one meant.
   nubo::yaml::Writer y;
@@ -150,7 +141,7 @@ TEST_CASE("YAML values read back by PyYAML as exactly the strings written") {
   y.strings("list", values);
   y.integer("n", static_cast<long long>(values.size()));
   y.boolean("ok", true);
-  nubo::files::write_small_file(dir.path, "doc.yaml", y.str(), 0600, "test YAML");
+  nubo::files::write_small_file(dir.path(), "doc.yaml", y.str(), 0600, "test YAML");
   // PyYAML reads it and writes each string back as JSON (ensure_ascii): compared here.
   const std::string check = R"(
 import json, sys, yaml
@@ -164,7 +155,7 @@ out = [doc["values"]["v%d" % i] for i in range(n)] + [doc["texts"]["t%d" % i] fo
 out += doc["list"]
 json.dump(out, open(sys.argv[2], "w"))
 )";
-  nubo::files::write_small_file(dir.path, "check.py", check, 0600, "test script");
+  nubo::files::write_small_file(dir.path(), "check.py", check, 0600, "test script");
   REQUIRE(std::system(("/usr/bin/python3 '" + dir / "check.py" + "' '" + dir / "doc.yaml" + "' '" +
                        dir / "back.json" + "'")
                           .c_str()) == 0);
@@ -216,15 +207,15 @@ TEST_CASE("names from outside: one line of printable UTF-8, or a clear refusal")
 }
 
 TEST_CASE("a file written whole never goes through a link planted where it goes") {
-  TempDir dir;
+  nubo_test::TempDir dir;
   const auto victim = dir / "victim";
-  nubo::files::write_small_file(dir.path, "victim", "precious", 0644, "victim");
+  nubo::files::write_small_file(dir.path(), "victim", "precious", 0644, "victim");
   // The final name a link to the victim: replaced by the new file, the victim untouched.
   REQUIRE(::symlink(victim.c_str(), (dir / "job.sbatch").c_str()) == 0);
   // Every temporary name a writer might pick is its own, made with O_EXCL: a planted one (as
   // the old fixed ".tmp" name) is never opened.
   REQUIRE(::symlink(victim.c_str(), (dir / "job.sbatch.tmp").c_str()) == 0);
-  nubo::files::write_small_file(dir.path, "job.sbatch", "#!/bin/bash\n", 0755, "job file");
+  nubo::files::write_small_file(dir.path(), "job.sbatch", "#!/bin/bash\n", 0755, "job file");
   CHECK(slurp(victim) == "precious");
   struct stat st {};
   REQUIRE(::lstat((dir / "job.sbatch").c_str(), &st) == 0);
@@ -233,12 +224,13 @@ TEST_CASE("a file written whole never goes through a link planted where it goes"
   REQUIRE(::stat(victim.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0644);
   CHECK(slurp(dir / "job.sbatch") == "#!/bin/bash\n");
-  CHECK(contains(error_of([&] { nubo::files::write_small_file(dir.path, "../x", "", 0644, "f"); }),
-                 "not a plain file name"));
+  CHECK(
+      contains(error_of([&] { nubo::files::write_small_file(dir.path(), "../x", "", 0644, "f"); }),
+               "not a plain file name"));
   // Nothing left behind but the files and the links.
   int entries = 0;
   for (const char* name : {"victim", "job.sbatch", "job.sbatch.tmp"})
     entries += ::lstat((dir / name).c_str(), &st) == 0;
   CHECK(entries == 3);
-  CHECK(std::system(("test $(ls -A '" + dir.path + "' | wc -l) -eq 3").c_str()) == 0);
+  CHECK(std::system(("test $(ls -A '" + dir.path() + "' | wc -l) -eq 3").c_str()) == 0);
 }

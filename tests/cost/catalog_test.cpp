@@ -107,6 +107,23 @@ TEST_CASE("a bad catalog row is rejected with the file, the line and the reason"
           "mine.csv:4: spot");
 }
 
+TEST_CASE("a catalog's names that could become code in a job file are refused, naming them") {
+  // A region with a newline once wrote its second half as a line of an sbatch script.
+  auto c = Catalog::empty();
+  for (const char* region : {"us-east-1\\ntouch X #", "R\\rsetup: touch X", "us-east-1\\u001b[2J",
+                             "us\\u2028east", "us\\u202eeast"}) {
+    CAPTURE(region);
+    CHECK_THROWS_WITH(c.load_text(std::string(R"({"instances": [{"provider": "aws", "instance":
+        "x", "region": ")") + region + R"(", "gpu_model": "T4", "gpus": 1, "on_demand": 1}]})",
+                                  "mine.json"),
+                      Catch::Contains("region: '"));
+  }
+  CHECK_THROWS_WITH(c.load_text(R"({"instances": [{"provider": "aws", "instance": "x\ny",
+      "region": "r", "gpu_model": "T4", "gpus": 1, "on_demand": 1}]})",
+                                "mine.json"),
+                    Catch::Contains("instance: 'x\\ny' holds a control character"));
+}
+
 TEST_CASE("a catalog file with a bad header or format says so") {
   auto c = Catalog::empty();
   CHECK_THROWS_WITH(c.load_text("a,b,c\n1,2,3\n", "odd.csv"),

@@ -98,6 +98,12 @@ class Handler(BaseHTTPRequestHandler):
             lines = AWS.split(b"\n")
             evil = lines[1].replace(b"us-east-1", b"R\rsetup: touch X\r#")
             self.send_body(b"\n".join([lines[0], evil] + lines[1:]))
+        elif path == "/poisoned.csv":  # one GpuInfo of 32,000 nested lists: 64 KB
+            lines = AWS.split(b"\n")
+            row = lines[1].split(b'"')
+            row[1] = b"[" * 32000 + b"]" * 32000
+            self.send_body(b"\n".join([lines[0], b'"'.join(row).replace(b"use1-az1", b"use1-az9")]
+                                      + lines[1:]))
         elif path == "/private.csv":
             if self.headers.get("Authorization", "") == "Basic dTpzM2NyZXQ=":  # u:s3cret
                 self.send_body(AWS, '"p1"')
@@ -291,6 +297,17 @@ class UpdateTest(unittest.TestCase):
         self.assertFalse(any("\r" in r["region"] for r in rows["instances"]))
         text = run("catalog", "--sources", env=env)
         self.assertNotIn("\r", text.stdout + text.stderr)
+
+    def test_a_poisoned_row_is_skipped_and_costs_later_plans_nothing(self) -> None:
+        # It once made every later plan take 34 s and 1.9 GB: read again at each load, its
+        # nesting cost memory of the square of its depth.
+        out = self.update("skypilot-aws=/poisoned.csv")
+        self.assertEqual(self.status(out)["status"], "updated", out.stdout)
+        env = dict(ENV, NUBO_CATALOG_CACHE=str(self.cache))
+        plan = subprocess.run([BIN, "plan", "--params", "1B", "--tokens", "1e9", "--provider",
+                               "aws"], capture_output=True, text=True, timeout=60, env=env)
+        self.assertEqual(plan.returncode, 0, plan.stderr)
+        self.assertIn("Prices from", plan.stdout)
 
     def test_azure_pages_stay_on_their_server_and_never_loop(self) -> None:
         out = self.update("azure-reserved=/azure-loop")

@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "../transfer/helpers.hpp"
 #include "common/text.hpp"
 #include "error_of.hpp"
 #include "scoped_env.hpp"
@@ -89,13 +90,14 @@ s.serve_forever()
   }
 };
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char name[] = "/tmp/nubo-kms-XXXXXX";
-    path = ::mkdtemp(name);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+// The fake KMS, and the configuration that reaches it: us-east-1, one attempt.
+struct KmsOnLoopback {
+  nubo_test::TempDir dir;
+  FakeKms kms{kGood, dir.path()};
+  std::string endpoint = "http://127.0.0.1:" + std::to_string(kms.port);
+  ScopedEnv key{"AWS_ACCESS_KEY_ID", "AKIDEXAMPLE"}, secret{"AWS_SECRET_ACCESS_KEY", "secret"},
+      region{"AWS_REGION", "us-east-1"}, at{"AWS_ENDPOINT_URL_KMS", endpoint.c_str()},
+      attempts{"AWS_MAX_ATTEMPTS", "1"};
 };
 
 }  // namespace
@@ -129,12 +131,8 @@ TEST_CASE("a KMS record's ARN is checked in full wherever the record is read", "
 }
 
 TEST_CASE("a record in another region is refused unless the reader asked for it", "[kms]") {
-  TempDir dir;
-  FakeKms kms(kGood, dir.path);
-  const auto endpoint = "http://127.0.0.1:" + std::to_string(kms.port);
-  ScopedEnv key("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE"), secret("AWS_SECRET_ACCESS_KEY", "secret"),
-      region("AWS_REGION", "us-east-1"), at("AWS_ENDPOINT_URL_KMS", endpoint.c_str()),
-      attempts("AWS_MAX_ATTEMPTS", "1");
+  KmsOnLoopback on;
+  const auto& kms = on.kms;
   const std::string west = "arn:aws:kms:us-west-2:123456789012:key/1234abcd-12ab-34cd";
   const format::KeyBlock block{};
   const auto e =
@@ -154,12 +152,8 @@ TEST_CASE("a record in another region is refused unless the reader asked for it"
 }
 
 TEST_CASE("the key KMS says it used must be the one the record names", "[kms]") {
-  TempDir dir;
-  FakeKms kms(kGood, dir.path);
-  const auto endpoint = "http://127.0.0.1:" + std::to_string(kms.port);
-  ScopedEnv key("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE"), secret("AWS_SECRET_ACCESS_KEY", "secret"),
-      region("AWS_REGION", "us-east-1"), at("AWS_ENDPOINT_URL_KMS", endpoint.c_str()),
-      attempts("AWS_MAX_ATTEMPTS", "1");
+  KmsOnLoopback on;
+  const auto& kms = on.kms;
   auto client = nubo::s3::open_kms(nubo::s3::load_config("", nubo::s3::Service::kms), "us-east-1");
   const std::vector<std::byte> wrapped(64, std::byte{7});
   // Four rewritten ARNs, all well-formed, once all opened.

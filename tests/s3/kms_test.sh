@@ -23,17 +23,6 @@ trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "kms_test: $*" >&2; [ -f err ] && cat err >&2; exit 1; }
 source "$here/refused.sh"
-# Exits with STATUS and says WANT (on stderr, kept in ./err).
-fails_with() {
-  local status=$1 want=$2 got
-  shift 2
-  set +e
-  "$@" >/dev/null 2>err
-  got=$?
-  set -e
-  [ "$got" = "$status" ] || fail "$* exited with $got, not $status: $(cat err)"
-  grep -q -- "$want" err || fail "$*: the error does not say '$want': $(cat err)"
-}
 "$python" - >keys <<PY
 import boto3
 kms = boto3.client('kms', endpoint_url='$NUBO_S3_TEST_SERVER', region_name='us-east-1')
@@ -66,7 +55,7 @@ cmp src/big.bin out3/src/big.bin || fail "the archive through S3 differs"
 cmp src/big.bin back.bin || fail "the object encrypted under KMS came back different"
 
 # Another key, a key file, a key file's archive read under KMS.
-fails_with 2 "$key_b" "$xfer" unpack a.nubo -C x --key "kms:$key_b"
+exits 2 "$key_b" "$xfer" unpack a.nubo -C x --key "kms:$key_b"
 grep -q "a.nubo is encrypted under KMS key $key_a" err || fail "another key: the archive's is not named"
 "$xfer" keygen k.key
 refused "encrypted under KMS key $key_a" "$xfer" unpack a.nubo -C x --key k.key
@@ -85,7 +74,7 @@ assert size == struct.unpack_from('<I', b, 12)[0] and size > 168
 a[168:size] = b[168:size]
 open('moved.nubo', 'wb').write(a)
 PY
-fails_with 3 "encryption context" "$xfer" list moved.nubo
+exits 3 "encryption context" "$xfer" list moved.nubo
 # The same for an object: another object's KMS record in its metadata.
 "$xfer" cp src/sub/plans.txt s3://kms/other.txt --encrypt "kms:$key_a" -q
 "$python" - <<PY
@@ -98,7 +87,7 @@ mine['nubo-kms-record'] = other['nubo-kms-record']
 s3.copy_object(Bucket='kms', Key='moved.bin', CopySource={'Bucket': 'kms', 'Key': 'big.bin'},
                Metadata=mine, MetadataDirective='REPLACE')
 PY
-fails_with 3 "encryption context" "$xfer" cp s3://kms/moved.bin moved.bin
+exits 3 "encryption context" "$xfer" cp s3://kms/moved.bin moved.bin
 [ ! -e moved.bin ] || fail "a refused object left a file behind"
 
 # A KMS endpoint that refuses Decrypt, and one that never answers.
@@ -127,12 +116,12 @@ PY
 server=$!
 for _ in $(seq 100); do [ -s port ] && break; sleep 0.1; done
 read -r refusing silent <port
-AWS_ENDPOINT_URL_KMS=http://127.0.0.1:$refusing fails_with 2 "may not use key" \
+AWS_ENDPOINT_URL_KMS=http://127.0.0.1:$refusing exits 2 "may not use key" \
   "$xfer" unpack a.nubo -C x --key "kms:$key_a"
 grep -q "kms:Decrypt" err && grep -q "$key_a" err || fail "the refusal names no key or permission"
 started=$(date +%s)
 AWS_ENDPOINT_URL_KMS=http://127.0.0.1:$silent NUBO_S3_TIMEOUT=1 AWS_MAX_ATTEMPTS=2 \
-  fails_with 5 "still after 2 attempts" "$xfer" list a.nubo
+  exits 5 "still after 2 attempts" "$xfer" list a.nubo
 grep -q "KMS Decrypt" err || fail "the timeout does not name KMS: $(cat err)"
 [ $(($(date +%s) - started)) -lt 30 ] || fail "the KMS timeout took more than 30 s"
 
@@ -142,6 +131,6 @@ refused "the ARN is of service 's3'" "$xfer" pack src -o x.nubo --encrypt kms:ar
 refused "account is not 12 digits" "$xfer" pack src -o x.nubo \
   --encrypt kms:arn:aws:kms:us-east-1:12:key/abc
 refused "an alias's name" "$xfer" cp src/big.bin s3://kms/x --encrypt "kms:alias/no spaces"
-fails_with 1 "alias/missing" "$xfer" pack src -o x.nubo --encrypt kms:alias/missing
+exits 1 "alias/missing" "$xfer" pack src -o x.nubo --encrypt kms:alias/missing
 [ ! -e x.nubo ] || fail "a refused pack left an archive"
 echo "kms_test: ok"

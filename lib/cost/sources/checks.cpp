@@ -65,11 +65,8 @@ std::string check_below_on_demand(double price, double on_demand, const char* wh
   return {};
 }
 
-namespace {
-
-constexpr std::size_t kMaxName = 256;
-
 std::string check_text(std::string_view value, const char* what) {
+  constexpr std::size_t kMaxName = 256;
   try {
     utf8::check_plain(value, what, kMaxName);
   } catch (const Error& e) {
@@ -77,8 +74,6 @@ std::string check_text(std::string_view value, const char* what) {
   }
   return {};
 }
-
-}  // namespace
 
 std::string check_names(const Instance& in) {
   for (const auto& [value, what] :

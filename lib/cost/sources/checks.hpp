@@ -18,6 +18,9 @@ std::string check_price(const nubo::detail::GpuModel& model, double gpus, double
 // Spot, reserved: never above on-demand.
 std::string check_below_on_demand(double price, double on_demand, const char* what);
 
+// "" when `value` is one line of printable UTF-8 of at most 256 bytes, else why not (naming
+// `what`): the check of every name a catalog row brings.
+std::string check_text(std::string_view value, const char* what);
 // The names a row carries (its provider, instance, region, accelerator, band): "" when each is
 // one line of printable UTF-8 of at most 256 bytes, else why not. A catalog's names reach
 // terminals, job files and URLs: none may hold a control character or a line break.

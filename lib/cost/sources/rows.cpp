@@ -38,6 +38,8 @@ void RowBuilder::add(const Quote& q) {
   ++out_.records;
   if (q.name.empty()) return skip(q, "no instance name");
   if (q.region.empty()) return skip(q, "no region");
+  // The zone is not kept, but keys the row: checked as the names kept are (check_rows).
+  if (auto why = check_text(q.zone, "zone"); !why.empty()) return skip(q, why);
   if (!(q.gpus >= 1 && q.gpus <= 64 && q.gpus == std::floor(q.gpus)))
     return skip(q, "GPU count " + std::to_string(q.gpus) + " is not a whole number from 1 to 64");
   const auto hint = q.name + " " + q.hint;

@@ -44,11 +44,12 @@ struct FileId {
   auto operator<=>(const FileId&) const = default;
 };
 
-// What a link leads to, as an entry under the link's own path: its target's metadata.
-std::optional<EntryMeta> target_entry(const std::string& source_path, const std::string& path,
-                                      const struct stat& st) {
+// The entry of what `st` describes, under `archive_path`: a file, a directory, or (lstat's) a
+// link; nullopt, with a warning, for sockets, FIFOs and devices, which are not packed.
+std::optional<EntryMeta> entry_of_stat(const std::string& source_path,
+                                       const std::string& archive_path, const struct stat& st) {
   EntryMeta m;
-  m.path = path;
+  m.path = archive_path;
   m.mode = static_cast<std::uint32_t>(st.st_mode & 07777);
   m.mtime_ns = mtime_ns(st);
   if (S_ISREG(st.st_mode)) {
@@ -56,8 +57,11 @@ std::optional<EntryMeta> target_entry(const std::string& source_path, const std:
     m.size = static_cast<std::uint64_t>(st.st_size);
   } else if (S_ISDIR(st.st_mode)) {
     m.kind = format::EntryKind::directory;
+  } else if (S_ISLNK(st.st_mode)) {
+    m.kind = format::EntryKind::symlink;
+    m.link_target = read_link(source_path);
   } else {
-    log::warn(source_path + " leads to a socket, FIFO or device: skipped");
+    log::warn(source_path + " is (or leads to) a socket, FIFO or device: skipped");
     return std::nullopt;
   }
   return m;
@@ -99,7 +103,7 @@ class Walker {
     if (meta && links_ && meta->kind == format::EntryKind::symlink) {
       struct stat st {};
       if (::stat(source_path.c_str(), &st) != 0) throw_io("follow the link", source_path, errno);
-      meta = target_entry(source_path, archive_path, st);
+      meta = entry_of_stat(source_path, archive_path, st);
     }
     if (!meta || left_out(*meta)) return;
     push(source_path, *meta);
@@ -177,7 +181,7 @@ class Walker {
     if (S_ISDIR(st.st_mode) &&
         std::find(walking_.begin(), walking_.end(), FileId{st.st_dev, st.st_ino}) != walking_.end())
       return skipped("it leads back to a folder it is in (a loop)");
-    auto meta = target_entry(child, link.path, st);
+    auto meta = entry_of_stat(child, link.path, st);
     if (!meta) {
       ++counts.skipped;
       return std::nullopt;
@@ -208,25 +212,7 @@ std::optional<EntryMeta> stat_entry(const std::string& source_path,
   if (archive_path.size() > format::kMaxPathLength) {
     throw Error(Errc::unsupported, source_path + ": path in the archive longer than 4096 bytes");
   }
-  EntryMeta m;
-  m.path = archive_path;
-  m.mode = static_cast<std::uint32_t>(st.st_mode & 07777);
-  m.mtime_ns = mtime_ns(st);
-  if (S_ISREG(st.st_mode)) {
-    m.kind = format::EntryKind::file;
-    m.size = static_cast<std::uint64_t>(st.st_size);
-  } else if (S_ISDIR(st.st_mode)) {
-    m.kind = format::EntryKind::directory;
-  } else if (S_ISLNK(st.st_mode)) {
-    m.kind = format::EntryKind::symlink;
-    m.link_target = read_link(source_path);
-  } else {
-    log::warn(source_path +
-              " is not a file, directory or symlink (a socket, FIFO or device): "
-              "skipped");
-    return std::nullopt;
-  }
-  return m;
+  return entry_of_stat(source_path, archive_path, st);
 }
 
 WalkResult walk_sources(const std::vector<std::string>& sources,
