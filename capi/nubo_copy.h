@@ -60,7 +60,8 @@ typedef struct nubo_transfer_copy_options {
   double rate; /* bytes/s over every part in flight together; 0 (default): unlimited */
   /* Client-side encryption (docs/s3.md): uploads are encrypted with the key in this file
      (nubo_transfer_keygen makes one), or under a KMS key ("kms:KEY"); downloads of objects
-     encrypted with a key file need it (those under a KMS key, none). NULL: none. */
+     encrypted with a key file need it (those under a KMS key, none; "kms-region:REGION" lets
+     KMS be asked in a region other than the configured one). NULL: none. */
   const char* key_file;
   const char* journal_dir;            /* where upload journals live; NULL: ~/.cache/nubo/s3 */
   const nubo_transfer_s3_options* s3; /* NULL (default): the S3 defaults */

@@ -111,7 +111,8 @@ typedef struct nubo_transfer_unpack_options {
   nubo_transfer_progress_callback progress;
   void* progress_user;
   int preserve_special_modes; /* nonzero: keep setuid, setgid and sticky bits (default 0) */
-  const char* key_file;       /* an encrypted archive's key file (or kms:KEY); NULL: none */
+  const char*
+      key_file; /* an encrypted archive's key file, kms:KEY or kms-region:REGION; NULL: none */
 } nubo_transfer_unpack_options;
 
 /* Options of nubo_transfer_verify (C++: nubo::transfer::VerifyOptions). */
@@ -121,7 +122,8 @@ typedef struct nubo_transfer_verify_options {
   uint64_t memory_limit;
   nubo_transfer_progress_callback progress;
   void* progress_user;
-  const char* key_file; /* an encrypted archive's key file (or kms:KEY); NULL: none */
+  const char*
+      key_file; /* an encrypted archive's key file, kms:KEY or kms-region:REGION; NULL: none */
 } nubo_transfer_verify_options;
 
 /* What an operation did (C++: nubo::transfer::Summary). Set struct_size = sizeof before the

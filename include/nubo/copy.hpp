@@ -58,7 +58,8 @@ struct CopyOptions {
   double rate = 0;
   // Client-side encryption (docs/s3.md, "Encryption"): uploads are encrypted with the key in
   // this file (keygen makes one), or under a KMS key ("kms:KEY"); downloads of objects
-  // encrypted with a key file need it (those under a KMS key, none).
+  // encrypted with a key file need it (those under a KMS key, none; "kms-region:REGION" lets
+  // KMS be asked in a region other than the configured one).
   std::string key_file;
   S3Options s3;                          // for s3:// (and what applies of it to gs://)
   Symlinks symlinks = Symlinks::follow;  // links in a local tree (above)

@@ -106,14 +106,16 @@ struct UnpackOptions {
   // Keep setuid, setgid and sticky bits (dropped by default, as tar does for other users).
   bool preserve_special_modes = false;
   ProgressFn progress;
-  std::string key_file;  // the key of an encrypted archive (its file, or kms:KEY; see pack)
+  // The key of an encrypted archive: its file, kms:KEY, or kms-region:REGION to let KMS be asked
+  // in a region other than the configured one (docs/s3.md, "Keys held by AWS KMS").
+  std::string key_file;
 };
 
 struct VerifyOptions {
   int threads = 0;
   std::uint64_t memory_limit = kDefaultMemory;
   ProgressFn progress;
-  std::string key_file;  // the key of an encrypted archive (its file, or kms:KEY)
+  std::string key_file;  // as UnpackOptions' (a file, kms:KEY or kms-region:REGION)
 };
 
 struct Summary {

@@ -60,7 +60,7 @@ intact "a missing source"
 
 # --max-delete, decided before any change.
 mkdir -p mirror && for i in 1 2 3 4 5; do echo "$i" >"mirror/old$i"; done
-refused "more than --max-delete 3" "$xfer" sync "file://$D/" mirror --delete --max-delete 3
+refused "more than the 3 allowed" "$xfer" sync "file://$D/" mirror --delete --max-delete 3
 [ ! -e mirror/top.txt ] && [ -f mirror/old5 ] || fail "--max-delete let the sync change something"
 "$xfer" sync "file://$D/" mirror --delete --max-delete 5 -q
 [ ! -e mirror/old5 ] && [ -f mirror/top.txt ] || fail "--max-delete 5 did not sync"

@@ -174,6 +174,39 @@ class Copy(unittest.TestCase):
             nubo.copy(f"file://{self.dir}/nowhere/", self.dir / "x")
         self.assertEqual(e.exception.status, Status.NOT_FOUND)
 
+    def test_links_and_the_guards_of_a_sync(self) -> None:
+        tree = self.dir / "tree"
+        tree.mkdir()
+        (tree / "a.txt").write_text("a")
+        os.symlink("a.txt", tree / "link")
+        store = f"file://{self.dir}/links/"
+        s = nubo.copy(tree, store, sync=False)
+        self.assertEqual((s.files, s.links_followed, s.links_skipped), (2, 1, 0))
+        s = nubo.copy(tree, store, sync=False, symlinks="skip")
+        self.assertEqual((s.files, s.links_skipped), (1, 1))
+        s = nubo.copy(tree, f"file://{self.dir}/stored/", symlinks=nubo.Symlinks.STORE)
+        self.assertEqual(s.links_stored, 1)
+        with self.assertRaises(ValueError):
+            nubo.copy(tree, store, symlinks="sideways")
+        empty = self.dir / "empty"
+        empty.mkdir()
+        with self.assertRaises(NuboError) as e:
+            nubo.sync(empty, store, delete=True)
+        self.assertIn("holds nothing", str(e.exception))
+        with self.assertRaises(NuboError) as e:
+            nubo.sync(tree, f"file://{tree}/inner/")
+        self.assertIn("overlap", str(e.exception))
+        synced = f"file://{self.dir}/synced/"
+        nubo.sync(tree, synced, delete=True)
+        (self.dir / "synced" / "extra.txt").write_text("x")
+        with self.assertRaises(NuboError) as e:
+            nubo.sync(tree, synced, delete=True, max_delete=0)
+        self.assertIn("max_delete", str(e.exception))
+        self.assertTrue((self.dir / "synced" / "extra.txt").exists())
+        s = nubo.sync(tree, synced, delete=True, backup_dir=f"file://{self.dir}/bk/")
+        self.assertEqual((s.deleted, s.backed_up), (1, 1))
+        self.assertEqual((self.dir / "bk" / "extra.txt").read_text(), "x")
+
     def test_pack_to_a_bucket_and_back(self) -> None:
         src = self.dir / "src"
         src.mkdir()

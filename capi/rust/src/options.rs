@@ -105,7 +105,7 @@ pub struct UnpackOptions {
     pub sync: Option<bool>,
     /// True: keep setuid, setgid and sticky bits (default 0).
     pub preserve_special_modes: Option<bool>,
-    /// An encrypted archive's key file (or kms:KEY); NULL: none.
+    /// An encrypted archive's key file, kms:KEY or kms-region:REGION; NULL: none.
     pub key_file: Option<PathBuf>,
 }
 
@@ -147,7 +147,7 @@ impl UnpackOptions {
 pub struct VerifyOptions {
     pub threads: Option<i32>,
     pub memory_limit: Option<u64>,
-    /// An encrypted archive's key file (or kms:KEY); NULL: none.
+    /// An encrypted archive's key file, kms:KEY or kms-region:REGION; NULL: none.
     pub key_file: Option<PathBuf>,
 }
 
@@ -226,7 +226,8 @@ pub struct CopyOptions {
     pub rate: Option<f64>,
     /// Client-side encryption (docs/s3.md): uploads are encrypted with the key in this file
     /// (nubo_transfer_keygen makes one), or under a KMS key ("kms:KEY"); downloads of objects
-    /// encrypted with a key file need it (those under a KMS key, none). NULL: none.
+    /// encrypted with a key file need it (those under a KMS key, none; "kms-region:REGION" lets KMS
+    /// be asked in a region other than the configured one). NULL: none.
     pub key_file: Option<PathBuf>,
     /// Where upload journals live; NULL: ~/.cache/nubo/s3.
     pub journal_dir: Option<PathBuf>,

@@ -275,18 +275,18 @@ SyncSummary sync(const std::string& from, const std::string& to, const SyncOptio
                     (copy_options.exclude.empty() && copy_options.include.empty()
                          ? std::string()
                          : " that the filters let through") +
-                    ": --delete would remove all " + std::to_string(there.size()) + " files of " +
-                    to +
-                    "; check the source (allow_empty_source, --allow-empty-source, if that "
-                    "is meant)");
+                    ": deleting what it lacks would remove all " + std::to_string(there.size()) +
+                    " files of " + to +
+                    "; check the source, or allow it if that is meant (allow_empty_source, "
+                    "--allow-empty-source)");
   if (options.max_delete < -1)
     throw Error(Errc::invalid_argument, "max_delete " + std::to_string(options.max_delete) +
                                             ": give a number of files, or -1 for no limit");
   if (options.max_delete >= 0 && deletions.size() > static_cast<std::uint64_t>(options.max_delete))
     throw Error(Errc::invalid_argument,
                 "the sync would delete " + std::to_string(deletions.size()) + " files of " + to +
-                    ", more than --max-delete " + std::to_string(options.max_delete) +
-                    "; nothing was changed");
+                    ", more than the " + std::to_string(options.max_delete) +
+                    " allowed (max_delete, --max-delete); nothing was changed");
   summary.copied = copies.size();
   summary.deleted = deletions.size();
   for (const auto& rel : copies) summary.changes.push_back("copy " + rel);
