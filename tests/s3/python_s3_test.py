@@ -196,6 +196,11 @@ class Copy(unittest.TestCase):
         with self.assertRaises(NuboError) as e:
             nubo.sync(tree, f"file://{tree}/inner/")
         self.assertIn("overlap", str(e.exception))
+        # A rate of -1 or NaN once meant "no limit" to a sync (copy refused it): refused alike.
+        for rate in (-1.0, float("nan")):
+            with self.assertRaises(NuboError) as e:
+                nubo.sync(tree, store, rate=rate)
+            self.assertIn("give bytes per second", str(e.exception))
         synced = f"file://{self.dir}/synced/"
         nubo.sync(tree, synced, delete=True)
         (self.dir / "synced" / "extra.txt").write_text("x")

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
@@ -101,6 +102,32 @@ std::string cache_dir(const std::string& override) {
                     " is not a folder of this user's (a link, or another user's): refusing to "
                     "keep upload journals there");
   return dir;
+}
+
+StorePlan plan_stores(const CopyOptions& options, Operation operation) {
+  if (options.streams < 1 || options.streams > 64)
+    throw Error(Errc::invalid_argument,
+                "streams " + std::to_string(options.streams) + " is out of range: use 1 to 64");
+  if (options.part_size != 0 && (options.part_size < (5 << 20) || options.part_size > (5ull << 30)))
+    throw Error(Errc::invalid_argument, "the part size must be 5 MiB to 5 GiB (S3's limits)");
+  if (!std::isfinite(options.rate) || options.rate < 0)
+    throw Error(Errc::invalid_argument, "rate " + std::to_string(options.rate) +
+                                            ": give bytes per second, or 0 for no limit");
+  const auto& sse = options.s3.server_side_encryption;
+  if (!sse.empty() && sse != "AES256" && sse != "aws:kms")
+    throw Error(Errc::invalid_argument,
+                "server-side encryption '" + printable(sse) + "': use AES256 or aws:kms");
+  StorePlan plan;
+  plan.destination.operation = operation;
+  plan.destination.profile = options.s3.profile;
+  plan.destination.server_side_encryption = sse;
+  plan.destination.kms_key_id = options.s3.kms_key_id;
+  plan.destination.rate = options.rate;
+  plan.source.operation = operation;
+  plan.source.profile =
+      options.s3.source_profile.empty() ? options.s3.profile : options.s3.source_profile;
+  plan.source.rate = options.rate;
+  return plan;
 }
 
 std::uint64_t part_size_for(std::uint64_t size) {

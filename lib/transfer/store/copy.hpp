@@ -31,6 +31,16 @@ inline constexpr char kSymlinkMetadata[] = "nubo-symlink";
 // ~/.cache/nubo/s3; created when missing.
 std::string cache_dir(const std::string& override);
 
+// What a copy's options ask of the stores it opens, checked once for cp, sync and their
+// bindings alike: streams (1..64), part size (0, or 5 MiB..5 GiB), rate (finite, >= 0),
+// server-side encryption (AES256 or aws:kms). `destination` is what is written (s3.profile, the
+// encryption); `source` what is read between stores (s3.source_profile, else s3.profile; no
+// encryption of its own). Error(invalid_argument) naming the option otherwise.
+struct StorePlan {
+  Options destination, source;
+};
+StorePlan plan_stores(const transfer::CopyOptions& options, Operation operation);
+
 // The part size for an object of `size` bytes (see above).
 std::uint64_t part_size_for(std::uint64_t size);
 

@@ -1,7 +1,6 @@
 // nubo::copy: a file or a tree between this machine and a store, file by file with
 // copy.hpp.
 #include <sys/stat.h>
-#include <cmath>
 
 #include <chrono>
 
@@ -89,48 +88,26 @@ bool is_store_url(std::string_view text) noexcept {
 
 CopySummary copy(const std::string& from, const std::string& to, const CopyOptions& options) {
   const auto started = Clock::now();
-  if (options.streams < 1 || options.streams > 64)
-    throw Error(Errc::invalid_argument,
-                "streams " + std::to_string(options.streams) + " is out of range: use 1 to 64");
-  if (options.part_size != 0 && (options.part_size < (5 << 20) || options.part_size > (5ull << 30)))
-    throw Error(Errc::invalid_argument, "the part size must be 5 MiB to 5 GiB (S3's limits)");
+  const auto plan = store::plan_stores(options, store::Operation::cp);
   const bool up = store::is_url(to), down = store::is_url(from);
   if (!up && !down)
     throw Error(Errc::invalid_argument, "neither '" + from + "' nor '" + to + "' is a store URL (" +
                                             store::schemes_text() + ")");
-  store::Options store_options;
-  store_options.operation = store::Operation::cp;
-  store_options.profile = options.s3.profile;
-  store_options.server_side_encryption = options.s3.server_side_encryption;
-  store_options.kms_key_id = options.s3.kms_key_id;
-  if (!std::isfinite(options.rate) || options.rate < 0)
-    throw Error(Errc::invalid_argument, "rate " + std::to_string(options.rate) +
-                                            ": give bytes per second, or 0 for no limit");
-  store_options.rate = options.rate;
-  if (!options.s3.server_side_encryption.empty() && options.s3.server_side_encryption != "AES256" &&
-      options.s3.server_side_encryption != "aws:kms")
-    throw Error(Errc::invalid_argument, "server-side encryption '" +
-                                            options.s3.server_side_encryption +
-                                            "': use AES256 or aws:kms");
   if (up && down) {
     if (!options.key_file.empty())
       throw Error(Errc::invalid_argument,
                   "a key file is for copies to or from this machine: between stores, objects "
                   "move as they are stored (an encrypted object stays encrypted, under its key)");
-    auto source_options = store_options;
-    if (!options.s3.source_profile.empty()) source_options.profile = options.s3.source_profile;
-    source_options.server_side_encryption.clear();  // what is written is the destination's
-    source_options.kms_key_id.clear();
     const auto source_url = store::parse_url(from), destination_url = store::parse_url(to);
-    const auto source = store::open(source_url, source_options);
-    const auto destination = store::open(destination_url, store_options);
+    const auto source = store::open(source_url, plan.source);
+    const auto destination = store::open(destination_url, plan.destination);
     auto summary = copy_stores(*source, source_url, *destination, destination_url, options);
     summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
     return summary;
   }
   // The URL before the credentials: a malformed one is the same mistake with or without keys.
   const auto remote = store::parse_url(up ? to : from);
-  const auto store = store::open(remote, store_options);
+  const auto store = store::open(remote, plan.destination);
   Totals totals{{}, 0, 0, options};
 
   if (up) {

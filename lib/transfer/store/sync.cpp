@@ -209,19 +209,10 @@ SyncSummary sync(const std::string& from, const std::string& to, const SyncOptio
   if (!store::is_url(from) && !store::is_url(to))
     throw Error(Errc::invalid_argument, "neither '" + from + "' nor '" + to +
                                             "' is a store URL: for two local trees, use rsync");
-  store::Options store_options;
-  store_options.operation = store::Operation::sync;
-  store_options.rate = copy_options.rate;
-  store_options.server_side_encryption = copy_options.s3.server_side_encryption;
-  store_options.kms_key_id = copy_options.s3.kms_key_id;
-  auto source_options = store_options;
-  source_options.profile = copy_options.s3.source_profile.empty() ? copy_options.s3.profile
-                                                                  : copy_options.s3.source_profile;
-  source_options.server_side_encryption.clear();
-  source_options.kms_key_id.clear();
-  store_options.profile = copy_options.s3.profile;
-  auto source = open_place(from, source_options);
-  auto destination = open_place(to, store_options);
+  // The same checks as a copy's: a rate of -1 or NaN is refused here too, not taken as "none".
+  const auto plan = store::plan_stores(copy_options, store::Operation::sync);
+  auto source = open_place(from, plan.source);
+  auto destination = open_place(to, plan.destination);
   // The same place, or one inside the other, however spelled: it would copy onto what it reads
   // and, with --delete, delete what it copies from.
   const auto source_key = store::place_key(from, source.store.get());
@@ -229,7 +220,7 @@ SyncSummary sync(const std::string& from, const std::string& to, const SyncOptio
   store::check_apart(from, source_key, to, destination_key);
   std::optional<Place> backup;
   if (!options.backup_dir.empty()) {
-    backup = open_place(options.backup_dir, store_options);
+    backup = open_place(options.backup_dir, plan.destination);
     const auto backup_key = store::place_key(options.backup_dir, backup->store.get());
     store::check_apart(options.backup_dir, backup_key, to, destination_key);
     store::check_apart(options.backup_dir, backup_key, from, source_key);
