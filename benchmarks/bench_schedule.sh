@@ -32,8 +32,8 @@ month=$("$bench" month 300)
   echo "Targets: 30 jobs exactly in under 10 s; 1,000 jobs by the heuristic in under 2 s with"
   echo "its gap stated. The time-indexed program (168 slots of 5 h for the month) stays easy for"
   echo "CBC because only the reservations couple the jobs: \`auto\` solves exactly up to 300"
-  echo "jobs, with the heuristic's schedule as its starting point and a 20 s limit, past which"
-  echo "it reports its best and its gap. The heuristic's gap is to the LP bound (capacity as"
+  echo "jobs, with the heuristic's cost as CBC's cutoff and a 20 s limit on the whole call, past"
+  echo "which it reports its best and its gap. The heuristic's gap is to the LP bound (capacity as"
   echo "node-slots, times relaxed), which the exact optimum always lies above."
   echo
   echo "## A month of 300 jobs, against the baselines"

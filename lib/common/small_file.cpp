@@ -148,7 +148,6 @@ void write_small_file(const std::string& dir, const std::string& name, std::stri
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) throw Error(Errc::io, named + ": cannot create it: " + std::strerror(errno));
-  bool written = false;
   {
     Closer closer{fd};
     const auto fail = [&](const char* step) {
@@ -164,9 +163,8 @@ void write_small_file(const std::string& dir, const std::string& name, std::stri
     }
     if (::fchmod(fd, static_cast<mode_t>(mode & 07777)) != 0) fail("set its mode");
     if (::fsync(fd) != 0) fail("flush it");
-    written = true;
   }
-  if (written && ::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
+  if (::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
     const int e = errno;
     ::unlinkat(dir_fd, tmp.c_str(), 0);
     throw Error(Errc::io, named + ": cannot rename into place: " + std::strerror(e));

@@ -331,7 +331,11 @@ class UpdateTest(unittest.TestCase):
         self.assertEqual(self.status(again)["status"], "not modified", again.stdout)
         env = dict(ENV, NUBO_CATALOG_CACHE=str(self.cache))
         sources = run("catalog", "--sources", "--json", env=env).stdout
-        for text in (out.stdout, out.stderr, again.stdout, sources,
+        # Refused URLs are named without their password too.
+        bad = run("catalog", "update", "--cache", str(self.cache), "--url",
+                  "skypilot-aws=ftp://u:s3cret@127.0.0.1/x.csv")
+        self.assertIn("is not an http(s) URL", bad.stderr)
+        for text in (out.stdout, out.stderr, again.stdout, sources, bad.stdout, bad.stderr,
                      (self.cache / "skypilot-aws.source").read_text()):
             self.assertNotIn("s3cret", text)
 

@@ -21,7 +21,6 @@ std::string offer_text(const Estimate& e) {
          hours_text(e.hours()) + ")";
 }
 
-// The jobs on a pool during [from, to): who took the reservation when this job could have run.
 // The jobs placed on each pool, indexed once: a reason names who holds a pool without a scan of
 // every job for every job (which took a queue of 100,000 jobs 10^10 steps).
 using OnPool = std::vector<std::vector<std::size_t>>;
@@ -33,6 +32,7 @@ OnPool jobs_on_pools(const Model& m, const std::vector<Choice>& choices) {
   return out;
 }
 
+// The jobs on a pool during [from, to): who took the reservation when this job could have run.
 std::string holders(const Model& m, const Queue& q, const std::vector<Choice>& choices,
                     const OnPool& on_pool, std::size_t pool, int from, int to, std::size_t except) {
   std::vector<std::string> names;
@@ -40,7 +40,7 @@ std::string holders(const Model& m, const Queue& q, const std::vector<Choice>& c
     const auto& c = choices[j];
     if (j == except) continue;
     const auto& way = m.jobs[j].reserved[c.way];
-    if (way.pool != pool || c.start >= to || c.start + way.slots <= from) continue;
+    if (c.start >= to || c.start + way.slots <= from) continue;
     names.push_back(q.jobs[j].name);
   }
   for (const auto& h : q.held)
@@ -102,7 +102,6 @@ std::string reason_for(const Model& m, const Queue& q, const std::vector<Choice>
   return {};
 }
 
-// Slots [from, to) of a run of `hours` from `start_h`.
 // The grid's slots [from, to) of a run; clamped in double before any int: a cloud job's hours
 // (and a held reservation's end) have no bound of their own.
 std::pair<int, int> slots_of(const Model& m, double start_h, double hours) {

@@ -76,6 +76,7 @@ Schedule schedule(const Catalog& catalog, const Queue& queue, const ScheduleOpti
   for (const auto& j : queue.jobs) priorities.push_back(j.priority);
   auto method = options.method;
   std::vector<std::string> notes;
+  const auto size = exact_size(m);  // the exact program's coefficients, counted once
   if (method == ScheduleMethod::automatic) {
     method = queue.jobs.size() <= options.exact_up_to ? ScheduleMethod::exact
                                                       : ScheduleMethod::heuristic;
@@ -83,29 +84,29 @@ Schedule schedule(const Catalog& catalog, const Queue& queue, const ScheduleOpti
       method = ScheduleMethod::heuristic;
       notes.push_back("COIN-OR CBC (coinor-libcbc3) is not installed: planned by the heuristic");
     }
-    if (method == ScheduleMethod::exact && exact_size(m) > kMaxExactSize) {
+    if (method == ScheduleMethod::exact && size > kMaxExactSize) {
       method = ScheduleMethod::heuristic;
       notes.push_back("the exact program would be too large on " + std::to_string(m.slots) +
                       " slots: planned by the heuristic (a larger --slot keeps it exact)");
     }
-  } else if (method == ScheduleMethod::exact && exact_size(m) > kMaxExactSize) {
-    throw Error(Errc::invalid_argument, "the exact program would hold " +
-                                            std::to_string(exact_size(m)) + " coefficients on " +
-                                            std::to_string(m.slots) + " slots, more than " +
-                                            std::to_string(kMaxExactSize) +
+  } else if (method == ScheduleMethod::exact && size > kMaxExactSize) {
+    throw Error(Errc::invalid_argument, "the exact program would hold " + std::to_string(size) +
+                                            " coefficients on " + std::to_string(m.slots) +
+                                            " slots, more than " + std::to_string(kMaxExactSize) +
                                             ": give a larger slot, or the heuristic method");
   }
   auto solved = solve_heuristic(m, priorities);
   // The exact program only when CBC can work through it in the time left; else the heuristic's
   // schedule stands, with its gap to the bound.
-  if (method == ScheduleMethod::exact &&
-      static_cast<double>(exact_size(m)) > kExactCoefficientsPerSecond * left()) {
+  if (const double seconds = std::max(0.0, left());
+      method == ScheduleMethod::exact &&
+      static_cast<double>(size) > kExactCoefficientsPerSecond * seconds) {
     method = ScheduleMethod::heuristic;
     char note[200];
     std::snprintf(note, sizeof note,
                   "the exact program (%zu coefficients) would not finish in the %.1f s left of "
                   "the time limit: planned by the heuristic",
-                  exact_size(m), std::max(0.0, left()));
+                  size, seconds);
     notes.push_back(note);
   }
   if (method == ScheduleMethod::exact) {

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "common/csv.hpp"
+#include "common/http.hpp"
 #include "common/json.hpp"
 #include "common/small_file.hpp"
 #include "common/utf8.hpp"
@@ -101,10 +102,16 @@ std::string usable_etag(std::string_view etag) {
 }
 
 void check_source_url(const std::string& source, std::string_view url) {
-  utf8::check_plain(url, "catalog source " + source + ": URL", kMaxUrl);
+  // Messages name the URL without the credentials a mirror's may carry.
+  const auto shown = http::without_credentials(url);
+  for (const unsigned char c : url)
+    if (c < 0x20 || c == 0x7f)
+      throw Error(Errc::invalid_argument, "catalog source " + source + ": the URL " +
+                                              printable(shown) + " holds a control character");
+  utf8::check_plain(shown, "catalog source " + source + ": URL", kMaxUrl);
   if (!url.starts_with("https://") && !url.starts_with("http://"))
     throw Error(Errc::invalid_argument,
-                "catalog source " + source + ": '" + printable(url) + "' is not an http(s) URL");
+                "catalog source " + source + ": '" + printable(shown) + "' is not an http(s) URL");
 }
 
 void write_cached(const std::string& dir, const CachedSource& s) {
@@ -131,23 +138,14 @@ void write_cached(const std::string& dir, const CachedSource& s) {
       const auto file = e.path().filename().string();
       if (file.starts_with(stale) && file.ends_with(".tmp")) std::filesystem::remove(e.path(), ec);
     }
-  const auto name = std::filesystem::path(path).filename().string();
-  files::write_small_file(dir, name + ".new", line + "\n" + s.body, 0644, "catalog cache");
-  const auto fresh = dir + "/" + name + ".new";
-  try {
-    // Read back as a plan will read it before it replaces the last good version.
-    const auto back = files::read_small_file(fresh, csv::kMaxBytes + kMaxMeta, "catalog cache");
-    const auto parsed = parse_cached(back.bytes, fresh, s.meta.name);
-    if (parsed.body.size() != s.body.size() || parsed.meta.url != s.meta.url)
-      throw Error(Errc::io, fresh + ": does not read back as written");
-  } catch (...) {
-    ::unlink(fresh.c_str());
-    throw;
-  }
-  if (::renameat(lock.fd(), (name + ".new").c_str(), lock.fd(), name.c_str()) != 0) {
-    ::unlink(fresh.c_str());
-    io_error(path, "cannot rename the new version into place");
-  }
+  // Read as a plan will read it before it replaces the last good version, then written whole:
+  // the old version stays until the new one is in place.
+  const auto contents = line + "\n" + s.body;
+  const auto parsed = parse_cached(contents, path, s.meta.name);
+  if (parsed.body.size() != s.body.size() || parsed.meta.url != s.meta.url)
+    throw Error(Errc::io, path + ": the new version does not read back as written; not written");
+  files::write_small_file(dir, std::filesystem::path(path).filename().string(), contents, 0644,
+                          "catalog cache");
   ::fsync(lock.fd());  // the rename itself durable
 }
 

@@ -22,8 +22,8 @@ std::string cache_path(const std::string& dir, const std::string& name);
 // nullopt when absent; Error(invalid_argument) naming the file when it is not a cache file.
 std::optional<CachedSource> read_cached(const std::string& dir, const std::string& name);
 // Creates `dir` when needed; Error(io) naming the path on failure, the old version then intact.
-// The new version replaces the old only once it has been read back as read_cached reads it, so
-// that an update never leaves a file the next plan cannot read. Writers of one cache folder take
+// The new version is read as read_cached reads it before it replaces the old, so that an update
+// never leaves a file the next plan cannot read. Writers of one cache folder take
 // turns (a lock on the folder), so that none removes another's temporary file.
 void write_cached(const std::string& dir, const CachedSource& source);
 

@@ -1,6 +1,7 @@
 #include "cost/sources/checks.hpp"
 
 #include <cstdio>
+#include <initializer_list>
 #include <unordered_map>
 
 #include "common/csv.hpp"
@@ -75,15 +76,25 @@ std::string check_text(std::string_view value, const char* what) {
   return {};
 }
 
-std::string check_names(const Instance& in) {
-  for (const auto& [value, what] :
-       {std::pair<const std::string&, const char*>{in.provider, "provider"},
-        {in.name, "instance"},
-        {in.region, "region"},
-        {in.accelerator, "accelerator"},
-        {in.interruption_band, "interruption band"}})
+namespace {
+
+using Named = std::pair<const std::string&, const char*>;  // a value and what it is
+
+// The first of `names` that check_text refuses, and why; "" when none.
+std::string first_refused(std::initializer_list<Named> names) {
+  for (const auto& [value, what] : names)
     if (auto why = check_text(value, what); !why.empty()) return why;
   return {};
+}
+
+}  // namespace
+
+std::string check_names(const Instance& in) {
+  return first_refused({{in.provider, "provider"},
+                        {in.name, "instance"},
+                        {in.region, "region"},
+                        {in.accelerator, "accelerator"},
+                        {in.interruption_band, "interruption band"}});
 }
 
 void check_rows(Imported& got) {
@@ -96,20 +107,13 @@ void check_rows(Imported& got) {
     return !why.empty();
   });
   std::erase_if(got.reserved, [&](const ReservedPrice& r) {
-    std::string why;
-    for (const auto& [value, what] :
-         {std::pair<const std::string&, const char*>{r.instance, "instance"}, {r.region, "region"}})
-      if (why.empty()) why = check_text(value, what);
+    const auto why = first_refused({{r.instance, "instance"}, {r.region, "region"}});
     if (!why.empty()) skip(r.where, why);
     return !why.empty();
   });
   std::erase_if(got.bands, [&](const InterruptionBand& b) {
-    std::string why;
-    for (const auto& [value, what] :
-         {std::pair<const std::string&, const char*>{b.instance, "instance"},
-          {b.region, "region"},
-          {b.band, "band"}})
-      if (why.empty()) why = check_text(value, what);
+    const auto why =
+        first_refused({{b.instance, "instance"}, {b.region, "region"}, {b.band, "band"}});
     if (!why.empty()) skip(b.where, why);
     return !why.empty();
   });

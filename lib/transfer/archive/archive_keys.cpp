@@ -65,17 +65,19 @@ ArchiveCipher KeySource::open(const format::KeyBlock& block,
     // KMS would be asked, which only the reader may choose.
     const auto recorded = s3::parse_kms_key_arn(kms->key_id, name);
     auto config = s3::load_config("", s3::Service::kms);
-    if (!kms_key_.empty()) {
-      const auto asked = s3::parse_kms_key(kms_key_);
-      if (asked.arn && asked.resource.starts_with("key/") && kms_key_ != kms->key_id)
+    // A key the reader named by its ARN names the region to ask in too.
+    bool named = false;
+    if (const auto asked = kms_key_.empty() ? s3::KmsKeyName{} : s3::parse_kms_key(kms_key_);
+        asked.arn) {
+      if (asked.resource.starts_with("key/") && kms_key_ != kms->key_id)
         throw Error(Errc::invalid_argument,
                     name + " is encrypted under KMS key " + kms->key_id + ", not " + kms_key_);
-      if (asked.arn && asked.region != recorded.region)
+      if (asked.region != recorded.region)
         throw Error(Errc::invalid_argument, name + " is encrypted under KMS key " + kms->key_id +
                                                 ", in region " + recorded.region + ", not " +
                                                 asked.region + " as " + kms_key_ + " is");
+      named = true;
     }
-    const bool named = !kms_key_.empty() && s3::parse_kms_key(kms_key_).arn;
     if (recorded.region != config.region && !named && recorded.region != kms_region_)
       throw Error(Errc::invalid_argument,
                   name + " is encrypted under KMS key " + kms->key_id + " in region " +

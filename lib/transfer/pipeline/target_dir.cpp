@@ -178,21 +178,23 @@ void TargetDir::remove(std::string_view path, std::string_view name) {
   }
 }
 
-void TargetDir::symlink(std::string_view path, const std::string& target) {
-  int at = parent(path, true);
-  std::string name(paths::leaf(path));
-  if (::symlinkat(target.c_str(), at, name.c_str()) == 0) return;
-  if (errno != EEXIST) throw_io("create symlink", full(path), errno);
+void make_symlink_at(int dir_fd, const std::string& name, const std::string& target,
+                     const std::string& shown) {
+  if (::symlinkat(target.c_str(), dir_fd, name.c_str()) == 0) return;
+  if (errno != EEXIST) throw_io("create symlink", shown, errno);
   struct stat st {};
-  if (::fstatat(at, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
-    throw Error(Errc::io, full(path) + " is a directory: cannot replace it with a symlink");
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+    throw Error(Errc::io, shown + " is a directory: cannot replace it with a symlink");
   }
-  // Replace atomically: a new link under a temporary name, renamed over the old entry.
   auto tmp = temp_name(name);
-  ::unlinkat(at, tmp.c_str(), 0);
-  if (::symlinkat(target.c_str(), at, tmp.c_str()) != 0)
-    throw_io("create symlink", full(path), errno);
-  if (::renameat(at, tmp.c_str(), at, name.c_str()) != 0) throw_io("replace", full(path), errno);
+  ::unlinkat(dir_fd, tmp.c_str(), 0);
+  if (::symlinkat(target.c_str(), dir_fd, tmp.c_str()) != 0)
+    throw_io("create symlink", shown, errno);
+  if (::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) throw_io("replace", shown, errno);
+}
+
+void TargetDir::symlink(std::string_view path, const std::string& target) {
+  make_symlink_at(parent(path, true), std::string(paths::leaf(path)), target, full(path));
 }
 
 void TargetDir::set_times_and_mode(std::string_view path, std::int64_t mtime_ns, std::uint32_t mode,

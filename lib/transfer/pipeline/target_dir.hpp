@@ -82,6 +82,12 @@ class TargetDir {
   std::string opened_path_;  // the components of opened_ joined; empty while being changed
 };
 
+// Makes `name` in the folder `dir_fd` a symlink to `target`, replacing a file or a link there
+// (never a folder) atomically: a new link under a temporary name, renamed over the old entry.
+// `shown` names it in errors.
+void make_symlink_at(int dir_fd, const std::string& name, const std::string& target,
+                     const std::string& shown);
+
 // The temporary name of a file being unpacked, in the same directory as its final name so that
 // the rename is atomic: ".<name>.nubo-part", or a hashed name when that would be too long.
 std::string temp_name(std::string_view leaf);

@@ -233,10 +233,8 @@ WalkResult walk_sources(const std::vector<std::string>& sources,
       continue;
     }
     if (name == "..") {
-      char* real = ::realpath(s.c_str(), nullptr);
-      if (!real) throw_io("resolve", s, errno);
-      std::string r = real;
-      std::free(real);
+      const auto r = real_path(s);
+      if (r.empty()) throw_io("resolve", s, errno);
       name = r == "/" ? "" : r.substr(r.rfind('/') + 1);
       if (name.empty()) {
         walker.add(s, "", true);

@@ -265,19 +265,19 @@ namespace {
 
 // A download into `leaf` of the folder `dir_fd` (shown as `dir`): its partial file, its journal
 // and its rename all relative to that descriptor, none through a link.
-CopySummary download_at(Store& store, const ObjectUrl& url, const std::optional<ObjectInfo>& info,
-                        int dir_fd, const std::string& dir, const std::string& leaf,
+CopySummary download_at(Store& store, const ObjectUrl& url, const ObjectInfo& info, int dir_fd,
+                        const std::string& dir, const std::string& leaf,
                         const CopyOptions& options) {
   const auto started = Clock::now();
   const auto cipher = ObjectCipher::for_object(transfer::KeySource::parse(options.key_file),
-                                               info->metadata, url.text());
-  const auto size = cipher ? ObjectCipher::plain_size(info->size, url.text()) : info->size;
+                                               info.metadata, url.text());
+  const auto size = cipher ? ObjectCipher::plain_size(info.size, url.text()) : info.size;
   const std::string path = dir + "/" + leaf;
   const std::string tmp_name = transfer::temp_name(leaf);
   const std::string tmp = dir + "/" + tmp_name;
   const auto part = part_size(size, options, cipher.has_value());
   const auto count = std::max<std::uint64_t>(1, (size + part - 1) / part);
-  const std::string identity = "nubo s3 download 1\n" + url.text() + "\n" + info->etag + "\n" +
+  const std::string identity = "nubo s3 download 1\n" + url.text() + "\n" + info.etag + "\n" +
                                std::to_string(size) + "\n" + std::to_string(part);
   const auto journal_name =
       ".nubo-s3-" + transfer::hex64(transfer::hash64(transfer::as_bytes(leaf))) + ".journal";
@@ -364,16 +364,16 @@ CopySummary download_at(Store& store, const ObjectUrl& url, const std::optional<
                                    " downloaded); nothing was written, run it again");
   };
   if (cipher) {
-    const auto expected = cipher->plain_hash(info->metadata, url.text());
+    const auto expected = cipher->plain_hash(info.metadata, url.text());
     const auto got = transfer::hash_on_disk(out.get(), size, tmp).hex();
     if (got != expected) refuse("sealed XXH3-128", got);
-  } else if (const auto stored = info->metadata.find(kHashKey); stored != info->metadata.end()) {
+  } else if (const auto stored = info.metadata.find(kHashKey); stored != info.metadata.end()) {
     const auto got = transfer::hash_on_disk(out.get(), size, tmp).hex();
     if (got != stored->second) refuse("XXH3-128 " + stored->second.substr(0, 32), got);
   } else {
-    const auto verdict = s3::check_etag(store, url, *info, out);
+    const auto verdict = s3::check_etag(store, url, info, out);
     if (verdict.result == s3::EtagVerdict::Result::mismatched)
-      refuse("ETag " + info->etag, verdict.detail);
+      refuse("ETag " + info.etag, verdict.detail);
     if (verdict.result == s3::EtagVerdict::Result::not_checkable)
       log::warn(url.text() + " carries no nubo checksum and " + verdict.detail +
                 ": only its size was checked");
@@ -417,16 +417,7 @@ CopySummary land_link(Store& store, const ObjectUrl& url, const ObjectInfo& info
     summary.links_skipped = 1;
     return summary;
   }
-  // A new link under a temporary name, renamed over whatever is there: never written through.
-  const auto tmp = transfer::temp_name(leaf);
-  ::unlinkat(dir_fd, tmp.c_str(), 0);
-  if (::symlinkat(target.c_str(), dir_fd, tmp.c_str()) != 0)
-    transfer::throw_io("create symlink", dir + "/" + leaf, errno);
-  if (::renameat(dir_fd, tmp.c_str(), dir_fd, leaf.c_str()) != 0) {
-    const int e = errno;
-    ::unlinkat(dir_fd, tmp.c_str(), 0);
-    transfer::throw_io("replace", dir + "/" + leaf, e);
-  }
+  transfer::make_symlink_at(dir_fd, leaf, target, dir + "/" + leaf);
   summary.links_stored = 1;
   return summary;
 }
@@ -438,7 +429,7 @@ CopySummary land(Store& store, const ObjectUrl& url, int dir_fd, const std::stri
   if (!info) throw Error(Errc::not_found, url.text() + " does not exist");
   if (info->metadata.contains(kSymlinkMetadata))
     return land_link(store, url, *info, dir_fd, dir, leaf, rel, options);
-  return download_at(store, url, info, dir_fd, dir, leaf, options);
+  return download_at(store, url, *info, dir_fd, dir, leaf, options);
 }
 
 }  // namespace

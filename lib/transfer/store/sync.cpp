@@ -128,12 +128,9 @@ Content content_of(const Place& p, const std::string& rel) {
 // A local file's XXH3-128 or, with `md5`, its MD5 (hex): one read, of the hash it is compared by.
 // A link taken as a link: its target's, as its object holds it.
 std::string local_hash(const Place& p, const std::string& rel, bool md5) {
-  if (const auto link = p.links.find(rel); link != p.links.end()) {
-    if (!md5) return hash128(as_bytes(link->second)).hex();
-    store::Md5Stream stream;
-    stream.update(as_bytes(link->second));
-    return store::md5_hex(stream.digest());
-  }
+  if (const auto link = p.links.find(rel); link != p.links.end())
+    return md5 ? store::md5_hex(store::md5_of(as_bytes(link->second)))
+               : hash128(as_bytes(link->second)).hex();
   const auto fd = open_read(p.path_of(rel));
   const auto size = static_cast<std::uint64_t>(fd.stat().st_size);
   if (!md5) return hash_on_disk(fd.get(), size, p.path_of(rel)).hex();
@@ -211,6 +208,9 @@ SyncSummary sync(const std::string& from, const std::string& to, const SyncOptio
                                             "' is a store URL: for two local trees, use rsync");
   // The same checks as a copy's: a rate of -1 or NaN is refused here too, not taken as "none".
   const auto plan = store::plan_stores(copy_options, store::Operation::sync);
+  if (options.max_delete < -1)
+    throw Error(Errc::invalid_argument, "max_delete " + std::to_string(options.max_delete) +
+                                            ": give a number of files, or -1 for no limit");
   auto source = open_place(from, plan.source);
   auto destination = open_place(to, plan.destination);
   // The same place, or one inside the other, however spelled: it would copy onto what it reads
@@ -270,9 +270,6 @@ SyncSummary sync(const std::string& from, const std::string& to, const SyncOptio
                     " files of " + to +
                     "; check the source, or allow it if that is meant (allow_empty_source, "
                     "--allow-empty-source)");
-  if (options.max_delete < -1)
-    throw Error(Errc::invalid_argument, "max_delete " + std::to_string(options.max_delete) +
-                                            ": give a number of files, or -1 for no limit");
   if (options.max_delete >= 0 && deletions.size() > static_cast<std::uint64_t>(options.max_delete))
     throw Error(Errc::invalid_argument,
                 "the sync would delete " + std::to_string(deletions.size()) + " files of " + to +

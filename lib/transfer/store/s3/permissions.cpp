@@ -10,6 +10,7 @@
 #include "common/env.hpp"
 #include "nubo/copy.hpp"
 #include "nubo/error.hpp"
+#include "transfer/store/s3/aws_names.hpp"
 #include "transfer/store/s3/client.hpp"
 #include "transfer/store/s3/kms.hpp"
 
@@ -79,9 +80,7 @@ std::string arn_partition() {
   for (const char* name : {"AWS_REGION", "AWS_DEFAULT_REGION"}) {
     const auto region = env::get(name);
     if (!region || region->empty()) continue;
-    if (region->rfind("cn-", 0) == 0) return "aws-cn";
-    if (region->rfind("us-gov-", 0) == 0) return "aws-us-gov";
-    return "aws";
+    return std::string(partition_of_region(*region).name);
   }
   return "aws";
 }
