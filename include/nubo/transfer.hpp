@@ -41,6 +41,17 @@ struct ChunkCounts {
 NUBO_API std::string_view codec_name(Codec c) noexcept;
 // "auto", "none", "lz4", "zstd", "float" (any case); Error(invalid_argument) otherwise.
 NUBO_API Codec parse_codec(std::string_view name);
+// A codec as users choose it, from the library's own table: tools and bindings read names,
+// levels and help here rather than restating them (as zstd's ZSTD_cParam_getBounds).
+struct CodecInfo {
+  Codec codec = Codec::zstd;
+  std::string_view name;                                // as parse_codec takes it
+  int min_level = 0, max_level = 0, default_level = 0;  // all 0: it takes no level
+  std::string_view level_means;  // what a level is when not the codec's own; "" otherwise
+  std::string_view help;         // a few words on when to choose it; "" when its name says it
+};
+// The codecs users may choose, in the order they are offered.
+NUBO_API std::vector<CodecInfo> codecs();
 
 struct Progress {
   std::uint64_t bytes_done = 0;     // logical (uncompressed) bytes finished, skipped ones included

@@ -2,7 +2,7 @@
 // process, nonblocking ncclCommInitRankConfig across processes), the four collectives on the
 // backend's stream in use, and the calls libnubo needs to never hang: ncclCommGetAsyncError and
 // ncclCommAbort. The timeouts themselves live in libnubo
-// (lib/parallel/links/nccl_communicator.cpp).
+// (lib/parallel/communicators/nccl_communicator.cpp).
 #include <nccl.h>
 
 #include <cstdlib>

@@ -18,7 +18,7 @@
 #include "cost/model.hpp"
 #include "cost/planner_index.hpp"
 #include "cost/sources/checks.hpp"
-#include "device/gpu_catalog.hpp"
+#include "device/backend/gpu_catalog.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "device/gpu_catalog.hpp"
+#include "device/backend/gpu_catalog.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/optimizer.hpp"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cost/memory_model.hpp"
-#include "device/gpu_catalog.hpp"
+#include "device/backend/gpu_catalog.hpp"
 #include "nubo/cost.hpp"
 
 namespace nubo::cost::detail {

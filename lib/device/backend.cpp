@@ -1,8 +1,8 @@
 // make_backend: the one place that picks a DeviceBackend implementation for a device; and the
 // interface's one non-virtual helper.
-#include "device/backend.hpp"
+#include "device/backend/backend.hpp"
 
-#include "device/backend_checks.hpp"
+#include "device/backend/backend_checks.hpp"
 #include "device/cuda/cuda_backend.hpp"
 #include "device/host/host_backend.hpp"
 #include "device/sim/sim_backend.hpp"

@@ -5,13 +5,13 @@
 
 #include "common/env.hpp"
 #include "common/log.hpp"
+#include "device/backend/gpu_catalog.hpp"
+#include "device/backend/visible_devices.hpp"
 #include "device/cuda/cuda_probe.hpp"
-#include "device/gpu_catalog.hpp"
 #include "device/host/host_cpu.hpp"
 #include "device/host/nics.hpp"
 #include "device/sim/sim_devices.hpp"
 #include "device/sim/topology_file.hpp"
-#include "device/visible_devices.hpp"
 #include "nubo/device.hpp"
 #include "nubo/error.hpp"
 

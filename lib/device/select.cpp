@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "common/text.hpp"
-#include "device/gpu_catalog.hpp"
+#include "device/backend/gpu_catalog.hpp"
 #include "nubo/device.hpp"
 #include "nubo/error.hpp"
 #include "nubo/units.hpp"

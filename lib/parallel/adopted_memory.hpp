@@ -8,7 +8,7 @@
 #include <functional>
 #include <memory>
 
-#include "device/backend.hpp"
+#include "device/backend/backend.hpp"
 
 namespace nubo::detail {
 

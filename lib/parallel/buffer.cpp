@@ -5,7 +5,7 @@
 #include <limits>
 #include <utility>
 
-#include "device/backend.hpp"
+#include "device/backend/backend.hpp"
 #include "nubo/error.hpp"
 #include "parallel/dlpack.hpp"
 #include "parallel/team_state.hpp"

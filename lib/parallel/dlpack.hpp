@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "device/backend.hpp"
+#include "device/backend/backend.hpp"
 #include "nubo/buffer.hpp"
 
 namespace nubo::detail {

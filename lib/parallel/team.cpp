@@ -8,7 +8,7 @@
 #include "nubo/error.hpp"
 #include "parallel/launch/launchers.hpp"
 #include "parallel/links/process_links.hpp"
-#include "parallel/stores/rendezvous_url.hpp"
+#include "parallel/rendezvous/rendezvous_url.hpp"
 #include "parallel/team_state.hpp"
 
 namespace nubo {

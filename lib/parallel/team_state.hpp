@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "device/backend.hpp"
+#include "device/backend/backend.hpp"
 #include "nubo/health.hpp"
 #include "nubo/parallel.hpp"
 #include "parallel/collectives/local_group.hpp"
-#include "parallel/links/communicator.hpp"
+#include "parallel/communicators/communicator.hpp"
 #include "parallel/links/remote.hpp"
-#include "parallel/stores/store.hpp"
+#include "parallel/rendezvous/store.hpp"
 
 namespace nubo::detail {
 

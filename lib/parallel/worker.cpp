@@ -1,7 +1,7 @@
 // Worker: who it is, its shard of a batch, and its collectives: the checks each makes on its
 // arguments, then one dispatch of the Op to the worker's communicator. Compute, memory and
 // streams are in worker_compute.cpp.
-#include "device/backend.hpp"
+#include "device/backend/backend.hpp"
 #include "nubo/error.hpp"
 #include "parallel/team_state.hpp"
 #include "parallel/worker_checks.hpp"

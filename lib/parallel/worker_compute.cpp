@@ -6,7 +6,7 @@
 #include <limits>
 #include <sstream>
 
-#include "device/backend_checks.hpp"
+#include "device/backend/backend_checks.hpp"
 #include "nubo/error.hpp"
 #include "parallel/adopted_memory.hpp"
 #include "parallel/dlpack.hpp"

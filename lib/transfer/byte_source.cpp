@@ -1,7 +1,6 @@
 #include "transfer/byte_source.hpp"
 
 #include "nubo/error.hpp"
-#include "transfer/store/object_source.hpp"
 
 namespace nubo::transfer {
 namespace {
@@ -29,9 +28,7 @@ void ByteSource::pread_exact(MutableBytes out, std::uint64_t offset, std::string
                                    std::to_string(offset));
 }
 
-std::unique_ptr<ByteSource> open_source(const std::string& path) {
-  // The schemes besides local files; a new store is one more line here.
-  if (store::is_url(path)) return store::open_object_source(path);
+std::unique_ptr<ByteSource> open_file_source(const std::string& path) {
   return std::make_unique<FileSource>(open_read(path));
 }
 

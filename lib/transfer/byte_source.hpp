@@ -1,7 +1,5 @@
-// What an archive is read from: a local file, or an object of a store read by ranges
-// (store/object_source.hpp). open_source chooses by the path's scheme, so that list, cat, verify
-// and unpack take "s3://BUCKET/KEY", "gs://BUCKET/KEY" or "file:///PATH" wherever they take a
-// path.
+// What an archive is read from: a local file (open_file_source), or an object of a store read by
+// ranges (store/object_source.hpp, whose open_source chooses between them by the path's scheme).
 #pragma once
 
 #include <cstdint>
@@ -48,7 +46,7 @@ class ByteSource {
   void pread_exact(MutableBytes out, std::uint64_t offset, std::string_view what) const;
 };
 
-// The source `path` names: a store URL or a local file. Errors as opening it does.
-std::unique_ptr<ByteSource> open_source(const std::string& path);
+// The local file `path`. Errors as opening it does.
+std::unique_ptr<ByteSource> open_file_source(const std::string& path);
 
 }  // namespace nubo::transfer

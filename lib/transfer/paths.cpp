@@ -2,13 +2,12 @@
 
 #include "common/text.hpp"
 #include "nubo/error.hpp"
-#include "transfer/archive/format.hpp"
 
 namespace nubo::transfer::paths {
 
 std::string problem(std::string_view path) {
   if (path.empty()) return "is empty";
-  if (path.size() > format::kMaxPathLength) return "is longer than 4096 bytes";
+  if (path.size() > kMaxLength) return "is longer than 4096 bytes";
   if (path.find('\0') != std::string_view::npos) return "contains a NUL byte";
   if (path.front() == '/') return "is absolute";
   for (auto part : text::split(path, '/')) {

@@ -3,10 +3,14 @@
 // target directory.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace nubo::transfer::paths {
+
+// The longest path (or link target) an archive, a wire message or a copy takes.
+inline constexpr std::size_t kMaxLength = 4096;
 
 // Empty when `path` is a normalised relative path; otherwise why it is not ("is absolute",
 // "has a '..' component", ...).

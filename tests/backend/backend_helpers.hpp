@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "device/backend.hpp"
+#include "device/backend/backend.hpp"
 #include "nubo/device.hpp"
 #include "scoped_env.hpp"
 

@@ -14,7 +14,7 @@
 #include "backend_helpers.hpp"
 #include "nubo/error.hpp"
 #include "nubo/half.hpp"
-#include "parallel/links/nccl_communicator.hpp"
+#include "parallel/communicators/nccl_communicator.hpp"
 
 using namespace nubo;
 using namespace nubo::testing;

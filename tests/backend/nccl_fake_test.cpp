@@ -10,7 +10,7 @@
 #include "backend_helpers.hpp"
 #include "fake_plugin.hpp"
 #include "nubo/error.hpp"
-#include "parallel/links/nccl_communicator.hpp"
+#include "parallel/communicators/nccl_communicator.hpp"
 
 using namespace nubo;
 using namespace nubo::testing;

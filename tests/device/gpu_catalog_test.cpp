@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "device/gpu_catalog.hpp"
+#include "device/backend/gpu_catalog.hpp"
 #include "nubo/error.hpp"
 
 using namespace nubo;

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "../transfer/helpers.hpp"
-#include "device/host/gpu_presence.hpp"
+#include "device/cuda/gpu_presence.hpp"
 
 using nubo::detail::gpu_presence;
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "device/visible_devices.hpp"
+#include "device/backend/visible_devices.hpp"
 #include "sim_helpers.hpp"
 
 using namespace nubo;

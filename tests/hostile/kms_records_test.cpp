@@ -20,9 +20,9 @@
 #include "common/text.hpp"
 #include "error_of.hpp"
 #include "scoped_env.hpp"
-#include "transfer/archive/archive_keys.hpp"
-#include "transfer/archive/format.hpp"
-#include "transfer/store/object_cipher.hpp"
+#include "transfer/format/format.hpp"
+#include "transfer/keys/archive_keys.hpp"
+#include "transfer/keys/object_cipher.hpp"
 #include "transfer/store/s3/config.hpp"
 #include "transfer/store/s3/kms.hpp"
 

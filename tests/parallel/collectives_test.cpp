@@ -7,7 +7,7 @@
 #include "check_collectives.hpp"
 #include "nubo/device.hpp"
 #include "nubo/parallel.hpp"
-#include "parallel/collectives/reduce.hpp"
+#include "parallel/links/reduce.hpp"
 #include "workers.hpp"
 
 using namespace nubo;

@@ -8,7 +8,7 @@
 #include "common/env.hpp"
 #include "nubo/error.hpp"
 #include "nubo/parallel.hpp"
-#include "parallel/stores/rendezvous_url.hpp"
+#include "parallel/rendezvous/rendezvous_url.hpp"
 #include "scoped_env.hpp"
 
 using namespace nubo;

@@ -1,5 +1,5 @@
 // The one-thread reference the collectives are checked against, written independently of
-// lib/parallel/collectives/reduce.cpp from the rules it documents: ranks combined in rank order,
+// lib/parallel/links/reduce.cpp from the rules it documents: ranks combined in rank order,
 // f16 and bf16 accumulated in f32 and rounded once, avg = sum / n (integer division for integers),
 // integer sums wrapping.
 #pragma once

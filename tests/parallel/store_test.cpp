@@ -12,8 +12,8 @@
 
 #include "common/tcp.hpp"
 #include "nubo/error.hpp"
-#include "parallel/launch/job.hpp"
-#include "parallel/stores/store.hpp"
+#include "parallel/rendezvous/meet.hpp"
+#include "parallel/rendezvous/store.hpp"
 #include "process_helpers.hpp"
 
 using namespace nubo;

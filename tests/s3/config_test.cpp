@@ -10,7 +10,7 @@
 #include "nubo/error.hpp"
 #include "nubo/s3.hpp"
 #include "scoped_env.hpp"
-#include "transfer/store/copy.hpp"
+#include "transfer/copy/copy.hpp"
 #include "transfer/store/gcs/gcs.hpp"
 #include "transfer/store/s3/aws_names.hpp"
 #include "transfer/store/s3/client.hpp"

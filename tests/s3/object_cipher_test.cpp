@@ -5,7 +5,7 @@
 #include "../transfer/helpers.hpp"
 #include "common/crypto.hpp"
 #include "nubo/error.hpp"
-#include "transfer/store/object_cipher.hpp"
+#include "transfer/keys/object_cipher.hpp"
 
 using nubo::store::ObjectCipher;
 

@@ -18,10 +18,10 @@
 #include "nubo/transfer.hpp"
 #include "scoped_env.hpp"
 #include "transfer/archive/archive_reader.hpp"
+#include "transfer/copy/copy.hpp"
+#include "transfer/copy/copy_between.hpp"
+#include "transfer/keys/object_cipher.hpp"
 #include "transfer/pipeline/progress.hpp"
-#include "transfer/store/copy.hpp"
-#include "transfer/store/copy_between.hpp"
-#include "transfer/store/object_cipher.hpp"
 #include "transfer/store/s3/client.hpp"
 
 namespace s3 = nubo::s3;

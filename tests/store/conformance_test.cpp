@@ -22,7 +22,7 @@
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
 #include "scoped_env.hpp"
-#include "transfer/store/copy.hpp"
+#include "transfer/copy/copy.hpp"
 #include "transfer/store/object_source.hpp"
 #include "transfer/store/store.hpp"
 

@@ -18,6 +18,15 @@ printf 'log\n' > src/logs/x.log
 printf 'kept\n' > src/sub/keep.tmp
 head -c 300000 /dev/urandom > src/sub/big.bin
 
+# --codec and --level's help is the library's codec table, for pack and send alike.
+for cmd in pack send; do
+  help=$("$xfer" "$cmd" --help)
+  for want in "lz4 1 to 12, default 1" "zstd -7 to 22, default 3" "float (zstd over the byte planes" \
+      "auto (the highest zstd level it may use) 1 to 19, default 12" " or none"; do
+    grep -qF -- "$want" <<<"$help" || fail "$cmd --help does not say '$want'"
+  done
+done
+
 # -o -: the archive on stdout reads back like any other.
 "$xfer" pack src -o - -q > piped.nubo
 "$xfer" verify piped.nubo -q

@@ -1,12 +1,14 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <string_view>
+#include <vector>
 
 #include "helpers.hpp"
 #include "nubo/error.hpp"
+#include "transfer/codec/codec.hpp"
+#include "transfer/codec/codec_table.hpp"
 #include "transfer/hash.hpp"
-#include "transfer/pipeline/codec.hpp"
-#include "transfer/pipeline/codec_table.hpp"
 #include "transfer/pipeline/options.hpp"
 
 using namespace nubo::transfer;
@@ -148,4 +150,19 @@ TEST_CASE("the codec table: one row per codec, names, values and levels agree ev
   CHECK_THROWS_WITH(auto_max_level(20), Catch::Contains("the highest zstd level it may use") &&
                                             Catch::Contains("use 1 to 19"));
   CHECK(codec_name(static_cast<Codec>(7)) == "unknown");
+  // The public view is the selectable rows, in order, with their levels and help.
+  const auto infos = nubo::transfer::codecs();
+  std::vector<std::string_view> names;
+  for (const auto& info : infos) {
+    INFO(info.name);
+    names.push_back(info.name);
+    const CodecRow* row = find_codec(info.codec);
+    REQUIRE(row);
+    CHECK(row->name == info.name);
+    CHECK(info.min_level == row->min_level);
+    CHECK(info.max_level == row->max_level);
+    CHECK(info.default_level == row->default_level);
+    CHECK(info.help == row->help);
+  }
+  CHECK(names == std::vector<std::string_view>{"auto", "zstd", "lz4", "float", "none"});
 }

@@ -11,11 +11,11 @@
 #include "helpers.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
-#include "transfer/archive/archive_cipher.hpp"
 #include "transfer/archive/archive_reader.hpp"
-#include "transfer/archive/format.hpp"
 #include "transfer/file_io.hpp"
+#include "transfer/format/format.hpp"
 #include "transfer/hash.hpp"
+#include "transfer/keys/archive_cipher.hpp"
 #include "transfer/pipeline/progress.hpp"
 
 namespace xfer = nubo::transfer;

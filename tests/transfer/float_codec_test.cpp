@@ -11,9 +11,9 @@
 
 #include "helpers.hpp"
 #include "nubo/error.hpp"
+#include "transfer/codec/codec.hpp"
+#include "transfer/codec/float_planes.hpp"
 #include "transfer/pipeline/auto_codec.hpp"
-#include "transfer/pipeline/codec.hpp"
-#include "transfer/pipeline/float_planes.hpp"
 
 using namespace nubo::transfer;
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "nubo/error.hpp"
-#include "transfer/archive/format.hpp"
+#include "transfer/format/format.hpp"
 #include "transfer/paths.hpp"
 
 using namespace nubo::transfer;

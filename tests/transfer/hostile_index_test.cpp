@@ -14,8 +14,8 @@
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
 #include "transfer/archive/archive_writer.hpp"
-#include "transfer/archive/format.hpp"
 #include "transfer/bytes.hpp"
+#include "transfer/format/format.hpp"
 #include "transfer/hash.hpp"
 
 namespace xfer = nubo::transfer;

@@ -12,9 +12,10 @@
 #include "helpers.hpp"
 #include "nubo/transfer.hpp"
 #include "transfer/archive/archive_reader.hpp"
-#include "transfer/archive/format.hpp"
 #include "transfer/byte_source.hpp"
+#include "transfer/format/format.hpp"
 #include "transfer/store/fetch_plan.hpp"
+#include "transfer/store/object_source.hpp"
 
 namespace xfer = nubo::transfer;
 namespace store = nubo::store;

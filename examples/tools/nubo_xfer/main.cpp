@@ -26,6 +26,7 @@
 
 #include "chunks_json.hpp"
 #include "cli.hpp"
+#include "codec_help.hpp"
 #include "cp_command.hpp"
 #include "key_option.hpp"
 #include "net_commands.hpp"
@@ -282,12 +283,8 @@ int main(int argc, char** argv) {
                    "(-: stdout)")
       ->required();
   pack->add_option("--codec", codec,
-                   "zstd (default; auto with --target-rate), auto (per chunk, for speed), lz4, "
-                   "float (zstd over the byte planes of bf16/fp16/fp32 tensors) or none");
-  pack->add_option("--level", level,
-                   "codec level (zstd and float -7 to 22, default 3, negative: fast modes; lz4 1 "
-                   "to 12, default 1; auto: the highest zstd level it may use, 1 to 19, default "
-                   "12)");
+                   nubo_xfer::codec_option_help("zstd", "auto with --target-rate"));
+  pack->add_option("--level", level, nubo_xfer::level_option_help());
   pack->add_option("--chunk-size", chunk_size, "bytes per chunk, 4K to 64M (default 4M)");
   pack->add_option("--target-rate", target_rate,
                    "bytes/s the output can take, for auto, e.g. 100M (default: measured)");

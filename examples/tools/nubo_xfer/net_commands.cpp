@@ -9,6 +9,7 @@
 
 #include "chunks_json.hpp"
 #include "cli.hpp"
+#include "codec_help.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
@@ -22,11 +23,8 @@ std::unique_ptr<NetCommands> add_net_commands(CLI::App& app) {
   auto n = std::make_unique<NetCommands>();
   n->send = app.add_subcommand("send", "send files and directories to a nubo-xfer serve");
   n->send->add_option("args", n->sources, "SRC... HOST:PORT[/SUBDIR]")->required()->expected(2, -1);
-  n->send->add_option("--codec", n->codec,
-                      "auto (default, follows the link), zstd, lz4, float or none");
-  n->send->add_option("--level", n->level,
-                      "codec level (zstd and float -7 to 22, default 3; lz4 1 to 12, default 1; "
-                      "auto, the default: the highest zstd level it may use, 1 to 19, default 12)");
+  n->send->add_option("--codec", n->codec, codec_option_help("auto", "follows the link"));
+  n->send->add_option("--level", n->level, level_option_help());
   n->send->add_option("--chunk-size", n->chunk_size, "bytes per chunk, 4K to 64M (default 4M)");
   n->send->add_option("--streams", n->streams, "TCP connections in parallel (default 4)")
       ->check(nubo_cli::Range(1, 64));

@@ -195,8 +195,8 @@ typedef int (*nubo_cuda_plugin_health_fn)(nubo_cuda_health* health);
 
 /* ==== The CUDA backend (appended; the probe above is unchanged) ===========================
  * A second entry point, nubo_cuda_backend_v2, returns a table of functions through which
- * libnubo (lib/device/cuda/cuda_backend.cpp, lib/parallel/links/nccl_communicator.cpp) runs work on
- * a GPU: memory, copies, streams, events, GEMM (cuBLAS), the general elementwise kernels
+ * libnubo (lib/device/cuda/cuda_backend.cpp, lib/parallel/communicators/nccl_communicator.cpp) runs
+ * work on a GPU: memory, copies, streams, events, GEMM (cuBLAS), the general elementwise kernels
  * (kernels/cuda/elementwise.cu) and NCCL. Kernels of one user of the backend are not here: the
  * trainer's model kernels have a table of their own
  * (nubo_plugin/cuda_kernels_abi.h).
@@ -243,9 +243,9 @@ typedef struct nubo_cuda_comm nubo_cuda_comm; /* one rank of an NCCL communicato
 #define NUBO_CUDA_COPY_TO_HOST 2
 #define NUBO_CUDA_COPY_ON_DEVICE 3
 
-/* Row-major C = alpha op(A) op(B) + beta C, as DeviceBackend::gemm (lib/device/backend.hpp);
- * dtype is a nubo::DType value (0 f32, 1 f16, 2 bf16, 5 tf32: f32 data); leading dimensions already
- * filled in. */
+/* Row-major C = alpha op(A) op(B) + beta C, as DeviceBackend::gemm
+ * (lib/device/backend/backend.hpp); dtype is a nubo::DType value (0 f32, 1 f16, 2 bf16, 5 tf32: f32
+ * data); leading dimensions already filled in. */
 typedef struct nubo_cuda_gemm_args {
   int32_t trans_a, trans_b, dtype, reserved;
   int64_t m, n, k, lda, ldb, ldc;

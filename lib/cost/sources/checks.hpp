@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "cost/sources/source.hpp"
-#include "device/gpu_catalog.hpp"
+#include "device/backend/gpu_catalog.hpp"
 
 namespace nubo::cost::sources {
 

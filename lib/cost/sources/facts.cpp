@@ -5,7 +5,7 @@
 
 #include "common/csv.hpp"
 #include "common/text.hpp"
-#include "device/gpu_catalog.hpp"
+#include "device/backend/gpu_catalog.hpp"
 
 namespace nubo::embedded {
 std::string_view cost_instance_facts_csv();  // generated from lib/cost/sources/instance_facts.csv

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-#include "device/gpu_catalog.hpp"
+#include "device/backend/gpu_catalog.hpp"
 #include "nubo/cost.hpp"
 
 namespace nubo::cost::sources {

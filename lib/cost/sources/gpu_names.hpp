@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "device/gpu_catalog.hpp"
+#include "device/backend/gpu_catalog.hpp"
 
 namespace nubo::cost::sources {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cost/sources/source.hpp"
-#include "device/gpu_catalog.hpp"
+#include "device/backend/gpu_catalog.hpp"
 
 namespace nubo::cost::sources {
 

@@ -3,7 +3,7 @@
 #include <cstddef>
 
 #include "common/env.hpp"
-#include "device/backend_checks.hpp"
+#include "device/backend/backend_checks.hpp"
 #include "device/cuda/cuda_backend_errors.hpp"
 #include "device/cuda/cuda_backend_plugin.hpp"
 #include "device/cuda/cuda_probe.hpp"

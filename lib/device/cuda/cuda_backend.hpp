@@ -8,7 +8,7 @@
 #include <map>
 #include <mutex>
 
-#include "device/backend.hpp"
+#include "device/backend/backend.hpp"
 #include "nubo_plugin/cuda_plugin_abi.h"
 
 // True when the plugin's backend table holds `field` and sets it: functions are appended to the

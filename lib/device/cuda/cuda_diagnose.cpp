@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "device/backend/visible_devices.hpp"
 #include "device/cuda/cuda_facts.hpp"
-#include "device/visible_devices.hpp"
 
 namespace nubo::detail {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "device/host/gpu_presence.hpp"
+#include "device/cuda/gpu_presence.hpp"
 #include "nubo/device.hpp"
 #include "nubo_plugin/cuda_plugin_abi.h"
 

@@ -5,7 +5,7 @@
 #include <iterator>
 #include <new>
 
-#include "device/backend_checks.hpp"
+#include "device/backend/backend_checks.hpp"
 #include "device/host/host_gemm.hpp"
 #include "device/host/openblas_copies.hpp"
 #include "nubo/error.hpp"

@@ -11,7 +11,7 @@
 #include <mutex>
 #include <string>
 
-#include "device/backend.hpp"
+#include "device/backend/backend.hpp"
 
 namespace nubo::detail {
 

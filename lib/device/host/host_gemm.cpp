@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "device/convert16.hpp"
+#include "device/backend/convert16.hpp"
 #include "device/host/openblas.hpp"
 
 namespace nubo::detail {

@@ -9,7 +9,7 @@
 // Temporary memory: 2x the bytes of B, plus up to 16 MiB for the blocks of A and C.
 #pragma once
 
-#include "device/backend_checks.hpp"
+#include "device/backend/backend_checks.hpp"
 #include "device/host/openblas.hpp"
 
 namespace nubo::detail {

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "device/backend_checks.hpp"
-#include "device/convert16.hpp"
+#include "device/backend/backend_checks.hpp"
+#include "device/backend/convert16.hpp"
 #include "device/host/host_backend.hpp"
 #include "nubo/error.hpp"
 

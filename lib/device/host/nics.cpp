@@ -1,7 +1,7 @@
 #include "device/host/nics.hpp"
 
+#include "common/sysfs_text.hpp"
 #include "common/text.hpp"
-#include "device/host/sysfs_text.hpp"
 #include "nubo/error.hpp"
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "device/backend_checks.hpp"
+#include "device/backend/backend_checks.hpp"
 #include "nubo/error.hpp"
 
 namespace nubo::detail {

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <functional>
 
-#include "device/backend.hpp"
+#include "device/backend/backend.hpp"
 
 namespace nubo::detail {
 

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <memory>
 
-#include "device/attainable.hpp"
-#include "device/backend.hpp"
-#include "device/gpu_catalog.hpp"
+#include "device/backend/attainable.hpp"
+#include "device/backend/backend.hpp"
+#include "device/backend/gpu_catalog.hpp"
 #include "device/preflight/group_timer.hpp"
 #include "device/preflight/measure.hpp"
 #include "device/sim/sim_profile.hpp"

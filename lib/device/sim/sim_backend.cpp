@@ -1,7 +1,7 @@
 #include "device/sim/sim_backend.hpp"
 
-#include "device/attainable.hpp"
-#include "device/gpu_catalog.hpp"
+#include "device/backend/attainable.hpp"
+#include "device/backend/gpu_catalog.hpp"
 #include "nubo/error.hpp"
 
 namespace nubo::detail {

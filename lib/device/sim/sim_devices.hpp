@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "device/gpu_catalog.hpp"
+#include "device/backend/gpu_catalog.hpp"
 #include "device/sim/sim_profile.hpp"
 #include "nubo/device.hpp"
 

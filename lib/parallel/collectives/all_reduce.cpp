@@ -1,6 +1,6 @@
 // all_reduce: every worker's buffer becomes the reduction of all of them.
 #include "parallel/collectives/collective.hpp"
-#include "parallel/collectives/reduce.hpp"
+#include "parallel/links/reduce.hpp"
 
 namespace nubo::parallel {
 namespace {

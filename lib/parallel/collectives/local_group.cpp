@@ -7,10 +7,10 @@
 #include <new>
 #include <thread>
 
+#include "common/spin_wait.hpp"
 #include "common/text.hpp"
 #include "parallel/collectives/collective.hpp"
-#include "parallel/collectives/reduce.hpp"
-#include "parallel/spin_wait.hpp"
+#include "parallel/links/reduce.hpp"
 
 namespace nubo::parallel {
 namespace {

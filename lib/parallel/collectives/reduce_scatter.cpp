@@ -1,6 +1,6 @@
 // reduce_scatter: worker r receives block r of the reduction of every worker's input.
 #include "parallel/collectives/collective.hpp"
-#include "parallel/collectives/reduce.hpp"
+#include "parallel/links/reduce.hpp"
 
 namespace nubo::parallel {
 namespace {

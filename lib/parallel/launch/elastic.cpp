@@ -13,7 +13,7 @@
 #include "common/text.hpp"
 #include "nubo/elastic.hpp"
 #include "nubo/error.hpp"
-#include "parallel/stores/store.hpp"
+#include "parallel/rendezvous/store.hpp"
 
 namespace nubo {
 namespace {

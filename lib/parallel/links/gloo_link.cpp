@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "common/text.hpp"
-#include "parallel/collectives/gloo_algorithms.hpp"
-#include "parallel/collectives/reduce.hpp"
-#include "parallel/launch/job.hpp"
+#include "parallel/links/gloo_algorithms.hpp"
+#include "parallel/links/reduce.hpp"
+#include "parallel/rendezvous/meet.hpp"
 
 namespace nubo::parallel {
 namespace {

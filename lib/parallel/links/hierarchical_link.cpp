@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "parallel/collectives/reduce.hpp"
+#include "parallel/links/reduce.hpp"
 
 namespace nubo::parallel {
 namespace {

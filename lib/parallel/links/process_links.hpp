@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "parallel/launch/job.hpp"
 #include "parallel/links/hierarchical_link.hpp"
 #include "parallel/links/remote.hpp"
-#include "parallel/stores/store.hpp"
+#include "parallel/rendezvous/meet.hpp"
+#include "parallel/rendezvous/store.hpp"
 
 namespace nubo::parallel {
 

@@ -14,11 +14,11 @@
 
 #include "common/crypto.hpp"
 #include "common/process_alive.hpp"
+#include "common/spin_wait.hpp"
 #include "common/text.hpp"
 #include "nubo/error.hpp"
-#include "parallel/collectives/reduce.hpp"
+#include "parallel/links/reduce.hpp"
 #include "parallel/links/shm_segment.hpp"
-#include "parallel/spin_wait.hpp"
 
 namespace nubo::parallel {
 namespace {

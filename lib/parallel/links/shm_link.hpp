@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "parallel/links/remote.hpp"
-#include "parallel/stores/store.hpp"
+#include "parallel/rendezvous/store.hpp"
 
 namespace nubo::parallel {
 

@@ -6,6 +6,7 @@
 #include "nubo/error.hpp"
 #include "transfer/hash.hpp"
 #include "transfer/paths.hpp"
+#include "transfer/store/object_source.hpp"
 
 namespace nubo::transfer {
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "transfer/archive/archive_keys.hpp"
-#include "transfer/archive/format.hpp"
 #include "transfer/byte_source.hpp"
+#include "transfer/codec/codec.hpp"
 #include "transfer/file_io.hpp"
-#include "transfer/pipeline/codec.hpp"
+#include "transfer/format/format.hpp"
+#include "transfer/keys/archive_keys.hpp"
 
 namespace nubo::transfer {
 

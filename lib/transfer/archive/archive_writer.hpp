@@ -10,11 +10,11 @@
 #include <optional>
 #include <vector>
 
-#include "transfer/archive/archive_keys.hpp"
-#include "transfer/archive/format.hpp"
+#include "transfer/codec/codec.hpp"
 #include "transfer/file_io.hpp"
+#include "transfer/format/format.hpp"
 #include "transfer/hash.hpp"
-#include "transfer/pipeline/codec.hpp"
+#include "transfer/keys/archive_keys.hpp"
 
 namespace nubo::transfer {
 

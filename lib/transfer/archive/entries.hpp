@@ -3,7 +3,7 @@
 #pragma once
 
 #include "nubo/transfer.hpp"
-#include "transfer/archive/format.hpp"
+#include "transfer/format/format.hpp"
 
 namespace nubo::transfer {
 

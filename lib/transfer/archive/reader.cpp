@@ -1,30 +1,15 @@
 // The public read side: list(), Reader (random access to any byte range of any file), and the
-// small name helpers of nubo/transfer.hpp.
+// name of an entry's kind.
 #include <algorithm>
 #include <mutex>
 #include <unordered_map>
 
-#include "common/text.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
 #include "transfer/archive/archive_reader.hpp"
 #include "transfer/archive/entries.hpp"
-#include "transfer/pipeline/codec_table.hpp"
 
 namespace nubo::transfer {
-
-std::string_view codec_name(Codec c) noexcept {
-  const CodecRow* row = find_codec(c);
-  return row ? row->name : "unknown";
-}
-
-Codec parse_codec(std::string_view name) {
-  const auto n = text::lower(text::trim(name));
-  for (const auto& row : codec_rows())
-    if (row.selectable && row.name == n) return row.id;
-  throw Error(Errc::invalid_argument,
-              "codec '" + std::string(name) + "' is not known: use " + selectable_codec_names());
-}
 
 std::string_view entry_kind_name(EntryKind k) noexcept {
   return format::entry_kind_name(static_cast<format::EntryKind>(k));

@@ -20,13 +20,13 @@
 #include "common/tls.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
+#include "transfer/codec/codec.hpp"
 #include "transfer/net/admission.hpp"
 #include "transfer/net/auth.hpp"
 #include "transfer/net/drop_report.hpp"
 #include "transfer/net/session.hpp"
 #include "transfer/net/socket.hpp"
 #include "transfer/net/token.hpp"
-#include "transfer/pipeline/codec.hpp"
 
 namespace nubo::net {
 

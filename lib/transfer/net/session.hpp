@@ -25,10 +25,10 @@
 #include <string>
 #include <vector>
 
-#include "transfer/archive/format.hpp"
+#include "transfer/codec/codec.hpp"
+#include "transfer/format/format.hpp"
 #include "transfer/journal.hpp"
 #include "transfer/net/wire.hpp"
-#include "transfer/pipeline/codec.hpp"
 #include "transfer/pipeline/target_dir.hpp"
 
 namespace nubo::transfer::net {

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "common/crypto.hpp"
-#include "transfer/archive/format.hpp"
 #include "transfer/bytes.hpp"
+#include "transfer/codec/codec.hpp"
+#include "transfer/format/format.hpp"
 #include "transfer/hash.hpp"
 #include "transfer/pipeline/chunk_source.hpp"
-#include "transfer/pipeline/codec.hpp"
 
 namespace nubo::transfer::net {
 

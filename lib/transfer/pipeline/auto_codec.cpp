@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "transfer/pipeline/float_planes.hpp"
+#include "transfer/codec/float_planes.hpp"
 
 namespace nubo::transfer {
 namespace {

@@ -30,7 +30,7 @@
 #include <mutex>
 #include <vector>
 
-#include "transfer/pipeline/codec.hpp"
+#include "transfer/codec/codec.hpp"
 
 namespace nubo::transfer {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "nubo/transfer.hpp"
-#include "transfer/archive/format.hpp"
 #include "transfer/bytes.hpp"
+#include "transfer/format/format.hpp"
 #include "transfer/pipeline/auto_codec.hpp"
 
 namespace nubo::transfer {

@@ -6,8 +6,8 @@
 
 #include "nubo/error.hpp"
 #include "nubo/units.hpp"
-#include "transfer/archive/format.hpp"
-#include "transfer/pipeline/codec_table.hpp"
+#include "transfer/codec/codec_table.hpp"
+#include "transfer/format/format.hpp"
 
 namespace nubo::transfer {
 

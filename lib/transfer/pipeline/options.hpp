@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "nubo/transfer.hpp"
-#include "transfer/pipeline/codec.hpp"
+#include "transfer/codec/codec.hpp"
 
 namespace nubo::transfer {
 

@@ -9,8 +9,8 @@
 #include "nubo/error.hpp"
 #include "transfer/hash.hpp"
 #include "transfer/journal.hpp"
-#include "transfer/store/copy.hpp"
 #include "transfer/store/part_uploader.hpp"
+#include "transfer/store/parts.hpp"
 
 namespace nubo::transfer {
 namespace {

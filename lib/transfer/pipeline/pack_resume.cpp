@@ -4,7 +4,7 @@
 
 #include "common/log.hpp"
 #include "nubo/error.hpp"
-#include "transfer/pipeline/codec.hpp"
+#include "transfer/codec/codec.hpp"
 
 namespace nubo::transfer {
 

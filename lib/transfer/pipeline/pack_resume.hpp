@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "transfer/archive/archive_keys.hpp"
-#include "transfer/archive/format.hpp"
 #include "transfer/file_io.hpp"
+#include "transfer/format/format.hpp"
 #include "transfer/hash.hpp"
 #include "transfer/journal.hpp"
+#include "transfer/keys/archive_keys.hpp"
 #include "transfer/pipeline/walk.hpp"
 
 namespace nubo::transfer {

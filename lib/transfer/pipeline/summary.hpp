@@ -2,9 +2,9 @@
 #pragma once
 
 #include "nubo/transfer.hpp"
-#include "transfer/archive/format.hpp"
-#include "transfer/pipeline/codec.hpp"
-#include "transfer/pipeline/codec_table.hpp"
+#include "transfer/codec/codec.hpp"
+#include "transfer/codec/codec_table.hpp"
+#include "transfer/format/format.hpp"
 
 namespace nubo::transfer {
 

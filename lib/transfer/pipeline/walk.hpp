@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "transfer/archive/format.hpp"
+#include "transfer/format/format.hpp"
 #include "transfer/pipeline/filter.hpp"
 
 namespace nubo::transfer {

@@ -285,3 +285,12 @@ std::unique_ptr<transfer::ByteSource> open_object_source(const std::string& url)
 }
 
 }  // namespace nubo::store
+
+namespace nubo::transfer {
+
+std::unique_ptr<ByteSource> open_source(const std::string& path) {
+  if (store::is_url(path)) return store::open_object_source(path);
+  return open_file_source(path);
+}
+
+}  // namespace nubo::transfer

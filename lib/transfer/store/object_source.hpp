@@ -18,3 +18,12 @@ namespace nubo::store {
 std::unique_ptr<transfer::ByteSource> open_object_source(const std::string& url);
 
 }  // namespace nubo::store
+
+namespace nubo::transfer {
+
+// The source `path` names, chosen by its scheme: an object of a store ("s3://BUCKET/KEY",
+// "gs://BUCKET/KEY", "file:///PATH"), else a local file; so list, cat, verify and unpack take a
+// store URL wherever they take a path. Errors as opening it does.
+std::unique_ptr<ByteSource> open_source(const std::string& path);
+
+}  // namespace nubo::transfer

@@ -8,12 +8,24 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "nubo/copy.hpp"
 #include "transfer/journal.hpp"
 #include "transfer/store/store.hpp"
 
 namespace nubo::store {
+
+// S3's most parts in one multipart upload.
+inline constexpr std::uint64_t kMaxParts = 10000;
+
+// The part size for an object of `size` bytes: about 1,000 parts of 8 to 64 MiB, more than 64
+// MiB only beyond 10,000 parts, in whole MiB.
+std::uint64_t part_size_for(std::uint64_t size);
+
+// Where upload journals live: `override`, else $XDG_CACHE_HOME/nubo/s3 or
+// ~/.cache/nubo/s3; created when missing.
+std::string cache_dir(const std::string& override);
 
 // Runs work(i) for i in [0, count) on `streams` threads, in increasing order of i; the calling
 // thread reports progress every 20 ms (tick returns false: cancel, Error(cancelled)). The first

@@ -16,7 +16,7 @@
 #include "nubo/env.hpp"
 #include "nubo/error.hpp"
 #include "nubo/net.hpp"
-#include "transfer/archive/archive_cipher.hpp"
+#include "transfer/keys/archive_cipher.hpp"
 #include "transfer/store/s3/config.hpp"
 
 namespace {

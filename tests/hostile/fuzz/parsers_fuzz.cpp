@@ -17,7 +17,7 @@
 #include "nubo/error.hpp"
 #include "nubo/preflight.hpp"
 #include "nubo/schedule.hpp"
-#include "transfer/archive/format.hpp"
+#include "transfer/format/format.hpp"
 #include "transfer/store/s3/aws_names.hpp"
 
 namespace {

@@ -20,12 +20,12 @@
 #include <vector>
 
 #include "fuzz_readers.hpp"
-#include "transfer/archive/archive_cipher.hpp"
 #include "transfer/archive/archive_writer.hpp"
-#include "transfer/archive/format.hpp"
 #include "transfer/bytes.hpp"
+#include "transfer/codec/codec.hpp"
+#include "transfer/format/format.hpp"
 #include "transfer/hash.hpp"
-#include "transfer/pipeline/codec.hpp"
+#include "transfer/keys/archive_cipher.hpp"
 
 namespace {
 

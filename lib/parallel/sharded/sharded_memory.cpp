@@ -1,0 +1,37 @@
+// The memory per worker of each ZeRO stage (nubo/optimizer.hpp): the sharded optimizer's own
+// formula, public so that the cost model plans workloads by model with the same one.
+#include "nubo/error.hpp"
+#include "nubo/optimizer.hpp"
+
+namespace nubo {
+
+ShardedMemory sharded_memory(double parameters, int stage, OptimizerKind kind, DType precision,
+                             int world) {
+  if (stage < 0 || stage > 3)
+    throw Error(Errc::invalid_argument,
+                "sharded memory: stage " + std::to_string(stage) + " (0 to 3)");
+  if (world < 1)
+    throw Error(Errc::invalid_argument, "sharded memory: world size " + std::to_string(world));
+  if (precision != DType::f32 && precision != DType::bf16 && precision != DType::f16)
+    throw Error(
+        Errc::invalid_argument,
+        "sharded memory: precision " + std::string(dtype_name(precision)) + " (f32, bf16 or f16)");
+  const double p = static_cast<double>(dtype_size(precision));
+  const double state = kind == OptimizerKind::sgd ? 4.0 : 8.0;  // velocity; or m and v
+  const double shard = parameters / world;
+  ShardedMemory m;
+  if (stage == 0) {
+    // Everything replicated; a separate fp32 master only when the model computes in 16 bits.
+    m.parameters = p * parameters;
+    m.gradients = p * parameters;
+    m.optimizer = (state + (precision == DType::f32 ? 0.0 : 4.0)) * parameters;
+    return m;
+  }
+  m.optimizer = (state + 4.0) * shard;  // fp32 master, state
+  // The reduced gradient shard; stage 1 also keeps the whole gradient buffer backward writes.
+  m.gradients = p * shard + (stage == 1 ? p * parameters : 0.0);
+  m.parameters = stage == 3 ? p * shard : p * parameters;
+  return m;
+}
+
+}  // namespace nubo
