@@ -22,8 +22,8 @@ class AllGather final : public Collective {
     const std::size_t bytes = op.count * dtype_size(op.type);
     copy_bytes(byte_at(g.staging, static_cast<std::size_t>(local) * bytes), op.in, bytes);
   }
-  Op action(const GroupView& g, const Op& op, ReduceOp /*last*/) const override {
-    Op a = op;
+  Step action(const GroupView& g, const Op& op, ReduceOp /*last*/) const override {
+    Step a = step_of(StepKind::gather, op);
     a.count = op.count * static_cast<std::size_t>(g.size);
     a.in = g.size > 1 ? g.staging : g.call(0).in;
     a.out = g.call(0).out;

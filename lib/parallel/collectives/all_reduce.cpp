@@ -29,8 +29,8 @@ class AllReduce final : public Collective {
     const Slice s = slice_of(op.count, g.size, local);
     reduce_ranks(op.type, first, ins.data(), g.size, &lead, 1, s.begin, s.count);
   }
-  Op action(const GroupView& g, const Op& op, ReduceOp last) const override {
-    Op a = op;
+  Step action(const GroupView& g, const Op& op, ReduceOp last) const override {
+    Step a = step_of(StepKind::reduce, op);
     a.in = a.out = g.call(0).out;
     a.op = last;
     return a;

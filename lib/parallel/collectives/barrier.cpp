@@ -8,7 +8,9 @@ class Barrier final : public Collective {
  public:
   // The group's arrival barrier is the whole of it.
   void alone(const GroupView& /*g*/, int /*local*/, const Op& /*op*/) const override {}
-  Op action(const GroupView& /*g*/, const Op& op, ReduceOp /*last*/) const override { return op; }
+  Step action(const GroupView& /*g*/, const Op& op, ReduceOp /*last*/) const override {
+    return step_of(StepKind::barrier, op);
+  }
 };
 
 }  // namespace

@@ -13,8 +13,8 @@ class Broadcast final : public Collective {
 
   // Ranks are process * size + local (every process holds as many workers): the root's process
   // sends its buffer, the others receive into their leader's.
-  Op action(const GroupView& g, const Op& op, ReduceOp /*last*/) const override {
-    Op a = op;
+  Step action(const GroupView& g, const Op& op, ReduceOp /*last*/) const override {
+    Step a = step_of(StepKind::broadcast, op);
     a.root = op.root / g.size;
     a.in = a.out = source(g, op);
     return a;

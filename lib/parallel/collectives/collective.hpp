@@ -6,8 +6,9 @@
 //  - alone: this process is the whole team; each worker does its share, reading the others'
 //    buffers directly (equal slices, in rank order, for bit-identical results);
 //  - across processes: what the leader needs staged, how the workers gather into what it
-//    sends, the action it runs (remote.hpp), what avg divides afterwards, and how the result
-//    is spread back to every worker.
+//    sends, the step the processes run (links/step.hpp: the links' own vocabulary, so that no
+//    link knows which collective runs), what avg divides afterwards, and how the result is
+//    spread back to every worker.
 // A new collective is a file here with its Collective, and a row of collectives.cpp's table.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "parallel/collectives/op.hpp"
+#include "parallel/links/step.hpp"
 
 namespace nubo::parallel {
 
@@ -49,8 +51,8 @@ class Collective {
   virtual bool gathers(const GroupView& /*g*/) const { return false; }
   virtual void gather(const GroupView& /*g*/, int /*local*/, const Op& /*op*/,
                       ReduceOp /*first*/) const {}
-  // What the leader runs across processes; `last`: the last stage's reduce op.
-  virtual Op action(const GroupView& g, const Op& op, ReduceOp last) const = 0;
+  // The step the leader runs across processes; `last`: the last stage's reduce op.
+  virtual Step action(const GroupView& g, const Op& op, ReduceOp last) const = 0;
   // The region avg divides by the team size, for the collectives that reduce.
   virtual Region reduced(const GroupView& /*g*/, const Op& /*op*/) const { return {}; }
   // Whether there is a spread phase, and worker `local`'s share of it.
@@ -67,6 +69,9 @@ const Collective& broadcast_collective();
 const Collective& all_gather_collective();
 const Collective& reduce_scatter_collective();
 const Collective& barrier_collective();
+
+// A step of `kind` over the call's type, op, root, count and memory, for an action to adjust.
+Step step_of(StepKind kind, const Op& op);
 
 // Pointer arithmetic on byte buffers, and a memcpy that copies nothing without valid pointers
 // (an empty staging vector has none).

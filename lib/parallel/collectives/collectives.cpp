@@ -31,6 +31,18 @@ const Collective& collective_of(OpKind kind) {
   return t->collective();
 }
 
+Step step_of(StepKind kind, const Op& op) {
+  Step s;
+  s.kind = kind;
+  s.type = op.type;
+  s.op = op.op;
+  s.root = op.root;
+  s.count = op.count;
+  s.in = op.in;
+  s.out = op.out;
+  return s;
+}
+
 void copy_bytes(void* dst, const void* src, std::size_t bytes) {
   if (bytes > 0) std::memcpy(dst, src, bytes);
 }

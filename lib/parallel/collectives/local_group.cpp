@@ -219,10 +219,10 @@ void LocalGroup::run_with_remote(Lock& lock, int local, const Op& op, std::uint6
     phase([&](const GroupView& g) { collective.spread(g, local, op); });
 }
 
-void LocalGroup::run_remote(Lock& lock, const Op& op, std::uint64_t seq, const Op& action) {
+void LocalGroup::run_remote(Lock& lock, const Op& op, std::uint64_t seq, const Step& step) {
   lock.unlock();
   try {
-    remote_->run(op, seq, action);
+    remote_->run(call_of(op, seq), step);
   } catch (const Error& e) {
     lock.lock();
     fail_locked(e.code(), e.what(), e.code() != Errc::invalid_argument);

@@ -69,7 +69,7 @@ class LocalGroup {
   void run_with_remote(Lock& lock, int local, const Op& op, std::uint64_t seq,
                        const Collective& collective);
   // The leader's cross-process step; its failure becomes the whole group's.
-  void run_remote(Lock& lock, const Op& op, std::uint64_t seq, const Op& action);
+  void run_remote(Lock& lock, const Op& op, std::uint64_t seq, const Step& step);
 
   const int size_;
   const int rank_offset_;

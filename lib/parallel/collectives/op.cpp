@@ -27,35 +27,33 @@ bool same_call(const Op& a, const Op& b) noexcept {
   return (t && !t->rooted) || a.root == b.root;
 }
 
-OpRecord record_of(const Op& call, std::uint64_t seq, std::uint8_t flag) noexcept {
-  OpRecord r{};
-  r.seq = seq;
-  r.count = call.count;
-  r.root = call.root;
-  r.kind = static_cast<std::uint8_t>(call.kind);
-  r.type = static_cast<std::uint8_t>(call.type);
-  r.op = static_cast<std::uint8_t>(call.op);
-  r.flag = flag;
-  return r;
-}
+namespace {
 
-Op call_of(const OpRecord& r) noexcept {
+// The call a record describes; values outside the known ranges are kept as they are
+// (describe() names an unknown kind as such).
+std::string describe_record(const CallRecord& r) {
   Op op;
   op.kind = static_cast<OpKind>(r.kind);
   op.type = static_cast<DType>(r.type);
   op.op = static_cast<ReduceOp>(r.op);
   op.root = r.root;
   op.count = static_cast<std::size_t>(r.count);
-  return op;
+  return describe(op);
 }
 
-std::string difference(const Op& call, std::uint64_t seq, const OpRecord& theirs) {
-  if (theirs.seq != seq) {
-    return "is at collective #" + std::to_string(theirs.seq) + " (" + describe(call_of(theirs)) +
-           ")";
-  }
-  if (!same_call(call, call_of(theirs))) return "called " + describe(call_of(theirs));
-  return {};
+}  // namespace
+
+Call call_of(const Op& call, std::uint64_t seq) noexcept {
+  const OpTraits* t = traits_of(call.kind);
+  const bool moves = !t || t->moves_data;
+  CallRecord r{};
+  r.seq = seq;
+  r.kind = static_cast<std::uint8_t>(call.kind);
+  r.count = moves ? call.count : 0;
+  r.type = moves ? static_cast<std::uint8_t>(call.type) : 0;
+  r.op = moves && (!t || t->reduces) ? static_cast<std::uint8_t>(call.op) : 0;
+  r.root = moves && (!t || t->rooted) ? call.root : 0;
+  return Call{r, describe_record};
 }
 
 }  // namespace nubo::parallel

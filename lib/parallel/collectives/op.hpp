@@ -1,5 +1,5 @@
 // One collective call as the communicators see it: what, on which memory, and how to name it in
-// messages. Shared by the shared-memory group, the Gloo link and their mismatch checks.
+// messages and in the record the processes compare (links/step.hpp's Call).
 #pragma once
 
 #include <cstddef>
@@ -7,10 +7,11 @@
 #include <string>
 
 #include "nubo/dtype.hpp"
+#include "parallel/links/step.hpp"
 
 namespace nubo::parallel {
 
-// Values travel in the Gloo header: never renumber.
+// Values travel in the processes' call records (Gloo's header): never renumber.
 enum class OpKind : std::uint8_t {
   all_reduce = 1,
   broadcast = 2,
@@ -49,22 +50,9 @@ std::string describe(const Op& op);
 // True when two ranks' calls agree on everything but the memory.
 bool same_call(const Op& a, const Op& b) noexcept;
 
-// A call as processes send it to one another to compare (Gloo's header, the shared-memory
-// segment's records): a fixed layout, shared by every process of a job. `flag` is the
-// sender's (Gloo: whether it has the algorithm built).
-struct OpRecord {
-  std::uint64_t seq;
-  std::uint64_t count;
-  std::int32_t root;
-  std::uint8_t kind, type, op, flag;
-};
-static_assert(sizeof(OpRecord) == 24);
-OpRecord record_of(const Op& call, std::uint64_t seq, std::uint8_t flag = 0) noexcept;
-// The call a record describes, for comparison and messages; values outside the known ranges
-// are kept as they are (describe() names an unknown kind as such).
-Op call_of(const OpRecord& r) noexcept;
-// How another process's record differs from this process's `call` (collective number `seq`):
-// "is at collective #N (...)" or "called ...", or empty when they agree.
-std::string difference(const Op& call, std::uint64_t seq, const OpRecord& theirs);
+// Collective number `seq` as the processes compare it: its record, with the fields that do not
+// matter to its kind zeroed (a barrier's count, a broadcast's reduce op), so that two records
+// are the same call exactly when same_call() says so; named by describe().
+Call call_of(const Op& call, std::uint64_t seq) noexcept;
 
 }  // namespace nubo::parallel

@@ -34,9 +34,8 @@ class ReduceScatter final : public Collective {
     const Slice s = slice_of(total(g, op), g.size, local);
     reduce_ranks(op.type, first, ins.data(), g.size, &stage, 1, s.begin, s.count);
   }
-  Op action(const GroupView& g, const Op& op, ReduceOp last) const override {
-    Op a = op;
-    a.kind = OpKind::all_reduce;
+  Step action(const GroupView& g, const Op& op, ReduceOp last) const override {
+    Step a = step_of(StepKind::reduce, op);
     a.count = total(g, op);
     a.in = a.out = g.staging;
     a.op = last;

@@ -99,26 +99,27 @@ class DirectAllreduce final : public gloo::Algorithm {
 // Broadcast and all-gather only move bytes: T is any type of the element's size.
 template <class T>
 std::unique_ptr<gloo::Algorithm> make_typed(const std::shared_ptr<gloo::Context>& ctx,
-                                            const AlgoKey& k) {
+                                            const Step& k) {
   const int count = static_cast<int>(k.count);
   T* out = static_cast<T*>(k.out);
   switch (k.kind) {
-    case OpKind::broadcast:
+    case StepKind::broadcast:
       return std::make_unique<gloo::BroadcastOneToAll<T>>(ctx, std::vector<T*>{out}, k.count,
                                                           k.root);
-    case OpKind::all_gather:
+    case StepKind::gather:
       return std::make_unique<gloo::AllgatherRing<T>>(
           ctx, std::vector<const T*>{static_cast<const T*>(k.in)}, out, count);
     default:
-      throw Error(Errc::internal, "no Gloo algorithm for " + std::string(op_kind_name(k.kind)));
+      throw Error(Errc::internal,
+                  "no Gloo algorithm for step " + std::to_string(static_cast<int>(k.kind)));
   }
 }
 
 }  // namespace
 
 std::unique_ptr<gloo::Algorithm> make_algorithm(const std::shared_ptr<gloo::Context>& ctx,
-                                                const AlgoKey& k) {
-  if (k.kind == OpKind::all_reduce)
+                                                const Step& k) {
+  if (k.kind == StepKind::reduce)
     return std::make_unique<DirectAllreduce>(ctx, k.type, k.op, k.out, k.count);
   switch (dtype_size(k.type)) {
     case 2:

@@ -16,24 +16,13 @@
 #include <memory>
 
 #include "nubo/dtype.hpp"
-#include "parallel/collectives/op.hpp"
+#include "parallel/links/step.hpp"
 
 namespace nubo::parallel {
 
-struct AlgoKey {
-  OpKind kind;
-  DType type;
-  ReduceOp op;  // avg reduces as a sum: the caller divides
-  int root;     // broadcast: the sending process
-  std::size_t count;
-  const void* in;  // all_gather: this process's block
-  void* out;
-  bool operator==(const AlgoKey&) const = default;
-};
-
-// all_reduce (a plain ring for two processes, a chunked ring for more), broadcast (one to
-// all) or all_gather (a ring); count must fit in an int.
+// reduce (a plain ring for two processes, a chunked ring for more; avg reduces as a sum, the
+// caller divides), broadcast (one to all) or gather (a ring); count must fit in an int.
 std::unique_ptr<gloo::Algorithm> make_algorithm(const std::shared_ptr<gloo::Context>& ctx,
-                                                const AlgoKey& key);
+                                                const Step& step);
 
 }  // namespace nubo::parallel

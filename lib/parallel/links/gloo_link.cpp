@@ -46,7 +46,7 @@ constexpr std::size_t kSmallBudget = 8 * 1024 * 1024;
 struct Header {
   std::uint32_t magic;
   std::uint32_t pad;
-  OpRecord call;  // its flag: the sender has the algorithm built
+  CallRecord call;  // its flag: the sender has the algorithm built
 };
 static_assert(sizeof(Header) == 32);
 
@@ -170,36 +170,34 @@ class GlooLink final : public Remote {
   int rank() const override { return o_.rank; }
   int size() const override { return o_.size; }
 
-  void run(const Op& call, std::uint64_t seq, const Op& action) override {
+  void run(const Call& call, const Step& action) override {
     if (broken_.load()) {
       std::lock_guard<std::mutex> lock(mutex_);
       throw Error(broken_code_, broken_why_);
     }
-    const std::size_t bytes = action.count * dtype_size(action.type);
+    const std::size_t bytes = action.bytes();
     // Small collectives travel whole with the headers: one exchange instead of two, which is
     // the whole cost of a small all-reduce. Each process then reduces in rank order, so all
     // get the same result.
-    const bool small = bytes <= small_limit_ && action.kind != OpKind::barrier;
+    const bool small = bytes <= small_limit_ && action.kind != StepKind::barrier;
     if (small) {
-      const void* payload = action.kind == OpKind::all_gather ? action.in : action.out;
-      const bool sends = action.kind != OpKind::broadcast || action.root == o_.rank;
-      const std::size_t p =
-          exchange(call, seq, false, sends ? payload : nullptr, sends ? bytes : 0);
+      const void* payload = action.kind == StepKind::gather ? action.in : action.out;
+      const bool sends = action.kind != StepKind::broadcast || action.root == o_.rank;
+      const std::size_t p = exchange(call, false, sends ? payload : nullptr, sends ? bytes : 0);
       finish_small(action, bytes, p);
       return;
     }
-    const AlgoKey key{action.kind,  action.type, action.op, action.root,
-                      action.count, action.in,   action.out};
+    const Step& key = action;
     auto cached =
         std::find_if(cache_.begin(), cache_.end(), [&](const Cached& c) { return c.key == key; });
-    const std::size_t p = exchange(call, seq, cached != cache_.end(), nullptr, 0);
+    const std::size_t p = exchange(call, cached != cache_.end(), nullptr, 0);
     if (action.count > static_cast<std::size_t>(INT32_MAX)) {
-      throw Error(Errc::unsupported, describe(call) +
+      throw Error(Errc::unsupported, call.name() +
                                          ": more than 2^31 - 1 elements cannot "
                                          "cross processes in one collective");
     }
     try {
-      if (action.kind == OpKind::barrier) {
+      if (action.kind == StepKind::barrier) {
         barrier_->run();
         return;
       }
@@ -220,7 +218,7 @@ class GlooLink final : public Remote {
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
-      fail(call, seq, e.what(), {});
+      fail(call, e.what(), {});
     }
   }
 
@@ -241,7 +239,7 @@ class GlooLink final : public Remote {
 
  private:
   struct Cached {
-    AlgoKey key;
+    Step key;
     std::unique_ptr<gloo::Algorithm> algo;
     std::size_t scratch = 0;
   };
@@ -282,13 +280,14 @@ class GlooLink final : public Remote {
   // Sends this process's header (and `payload`, at most small_limit_ bytes) to every other and
   // receives theirs; all compare the same set, so a mismatch fails every process with the same
   // message, before any data is used. Returns the buffer set (parity) holding their messages.
-  std::size_t exchange(const Op& call, std::uint64_t seq, bool have_cached, const void* payload,
+  std::size_t exchange(const Call& call, bool have_cached, const void* payload,
                        std::size_t payload_bytes) {
     const int n = o_.size;
     const std::size_t p = exchanges_++ & 1;
     Header h{};
     h.magic = kMagic;
-    h.call = record_of(call, seq, have_cached ? 1 : 0);
+    h.call = call.record;
+    h.call.flag = have_cached ? 1 : 0;
     std::memcpy(mine_[p].data(), &h, sizeof h);
     if (payload_bytes > 0) std::memcpy(mine_[p].data() + sizeof h, payload, payload_bytes);
     std::vector<char> received(static_cast<std::size_t>(n), 0);
@@ -311,24 +310,24 @@ class GlooLink final : public Remote {
       for (int q = 0; q < n; ++q) {
         if (q != o_.rank && !received[static_cast<std::size_t>(q)]) silent.push_back(q);
       }
-      fail(call, seq, e.what(), silent);
+      fail(call, e.what(), silent);
     }
     std::vector<std::string> differ;
     for (int q = 0; q < n; ++q) {
       if (q == o_.rank) continue;
       const Header theirs = header_of(p, q);
       if (theirs.magic != kMagic) {
-        fail(call, seq, process_name(q) + " sent a header that is not nubo's", {});
+        fail(call, process_name(q) + " sent a header that is not nubo's", {});
       }
       if (differ.size() == 4) continue;
-      if (auto d = difference(call, seq, theirs.call); !d.empty())
+      if (auto d = difference(call, theirs.call); !d.empty())
         differ.push_back(process_name(q) + " " + d);
     }
     if (!differ.empty()) {
       throw Error(Errc::invalid_argument,
-                  "collective #" + std::to_string(seq) +
+                  "collective #" + std::to_string(call.seq()) +
                       " differs between the processes: " + process_name(o_.rank) +
-                      " (this process) called " + describe(call) + ", " + text::join(differ, ", ") +
+                      " (this process) called " + call.name() + ", " + text::join(differ, ", ") +
                       "; every rank must make the same collective calls, with the same sizes "
                       "and types, in the same order");
     }
@@ -336,10 +335,10 @@ class GlooLink final : public Remote {
   }
 
   // A small collective's result, from the data that came with the headers.
-  void finish_small(const Op& a, std::size_t bytes, std::size_t p) {
+  void finish_small(const Step& a, std::size_t bytes, std::size_t p) {
     const int n = o_.size;
     switch (a.kind) {
-      case OpKind::all_reduce: {
+      case StepKind::reduce: {
         std::vector<const void*> ins(static_cast<std::size_t>(n));
         for (int q = 0; q < n; ++q) {
           ins[static_cast<std::size_t>(q)] = q == o_.rank ? a.out : payload_of(p, q);
@@ -348,16 +347,16 @@ class GlooLink final : public Remote {
         reduce_ranks(a.type, a.op, ins.data(), n, &out, 1, 0, a.count);
         return;
       }
-      case OpKind::broadcast:
+      case StepKind::broadcast:
         if (a.root != o_.rank && bytes > 0) std::memcpy(a.out, payload_of(p, a.root), bytes);
         return;
-      case OpKind::all_gather:
+      case StepKind::gather:
         for (int q = 0; q < n && bytes > 0; ++q) {
           std::memcpy(static_cast<unsigned char*>(a.out) + static_cast<std::size_t>(q) * bytes,
                       q == o_.rank ? a.in : payload_of(p, q), bytes);
         }
         return;
-      default:
+      case StepKind::barrier:
         return;
     }
   }
@@ -376,12 +375,12 @@ class GlooLink final : public Remote {
 
   // The collective failed in Gloo: close, leave a note, read the others', and throw an error
   // that says who is to blame. `silent` lists processes already known not to have answered.
-  [[noreturn]] void fail(const Op& call, std::uint64_t seq, const std::string& gloo_what,
-                         std::vector<int> silent) {
+  [[noreturn]] void fail(const Call& call, const std::string& gloo_what, std::vector<int> silent) {
     const std::string what = trimmed(gloo_what);
     const bool timed_out =
         what.find("Timed out") != std::string::npos || what.find("timed out") != std::string::npos;
-    const std::string head = describe(call) + " (collective #" + std::to_string(seq) + ") failed: ";
+    const std::string head =
+        call.name() + " (collective #" + std::to_string(call.seq()) + ") failed: ";
     if (broken_.exchange(true)) {  // aborted meanwhile by this process: that is the cause
       close();
       std::lock_guard<std::mutex> lock(mutex_);

@@ -22,19 +22,18 @@ class HierarchicalLink final : public Remote {
   }
   int size() const override { return l_.world; }
 
-  void run(const Op& call, std::uint64_t seq, const Op& a) override {
+  void run(const Call& call, const Step& a) override {
     switch (a.kind) {
-      case OpKind::all_reduce:
-        return all_reduce(call, seq, a);
-      case OpKind::broadcast:
-        return broadcast(call, seq, a);
-      case OpKind::all_gather:
-        return all_gather(call, seq, a);
-      case OpKind::reduce_scatter:
-      case OpKind::barrier:
-        on_host(call, seq, a);
-        between_hosts(call, seq, a);
-        on_host(call, seq, a);
+      case StepKind::reduce:
+        return reduce(call, a);
+      case StepKind::broadcast:
+        return broadcast(call, a);
+      case StepKind::gather:
+        return gather(call, a);
+      case StepKind::barrier:
+        on_host(call, a);
+        between_hosts(call, a);
+        on_host(call, a);
         return;
     }
   }
@@ -45,37 +44,37 @@ class HierarchicalLink final : public Remote {
   }
 
  private:
-  void on_host(const Op& call, std::uint64_t seq, const Op& action) {
-    if (in_host_) in_host_->run(call, seq, action);
+  void on_host(const Call& call, const Step& step) {
+    if (in_host_) in_host_->run(call, step);
   }
-  void between_hosts(const Op& call, std::uint64_t seq, const Op& action) {
-    if (leaders_) leaders_->run(call, seq, action);
+  void between_hosts(const Call& call, const Step& step) {
+    if (leaders_) leaders_->run(call, step);
   }
   // The result everywhere on this host, from its leader.
-  void spread_on_host(const Op& call, std::uint64_t seq, void* out, DType type, std::size_t count) {
-    Op b;
-    b.kind = OpKind::broadcast;
+  void spread_on_host(const Call& call, void* out, DType type, std::size_t count) {
+    Step b;
+    b.kind = StepKind::broadcast;
     b.type = type;
     b.root = 0;
     b.count = count;
     b.in = b.out = out;
-    on_host(call, seq, b);
+    on_host(call, b);
   }
 
-  void all_reduce(const Op& call, std::uint64_t seq, const Op& a) {
+  void reduce(const Call& call, const Step& a) {
     // Within the host, then between the hosts: both sum, and avg divides at the end
     // (reduce.hpp's staged(); a host's processes are never taken as one rank here).
     const StagedReduce stages = staged(a.op, false);
-    Op step = a;
+    Step step = a;
     step.op = stages.first;
-    on_host(call, seq, step);
+    on_host(call, step);
     step.op = stages.last;
-    between_hosts(call, seq, step);
-    spread_on_host(call, seq, a.out, a.type, a.count);
+    between_hosts(call, step);
+    spread_on_host(call, a.out, a.type, a.count);
     if (stages.divide) divide_by(a.type, a.out, a.count, l_.world);
   }
 
-  void broadcast(const Op& call, std::uint64_t seq, const Op& a) {
+  void broadcast(const Call& call, const Step& a) {
     int root_host = 0, root_member = 0;
     for (std::size_t h = 0; h < l_.hosts.size(); ++h) {
       const auto& ranks = l_.hosts[h];
@@ -84,45 +83,45 @@ class HierarchicalLink final : public Remote {
       root_host = static_cast<int>(h);
       root_member = static_cast<int>(it - ranks.begin());
     }
-    Op step = a;
+    Step step = a;
     if (l_.host == root_host) {
       step.root = root_member;
-      on_host(call, seq, step);
+      on_host(call, step);
       step.root = root_host;
-      between_hosts(call, seq, step);
+      between_hosts(call, step);
     } else {
       step.root = root_host;
-      between_hosts(call, seq, step);
-      spread_on_host(call, seq, a.out, a.type, a.count);
+      between_hosts(call, step);
+      spread_on_host(call, a.out, a.type, a.count);
     }
   }
 
-  void all_gather(const Op& call, std::uint64_t seq, const Op& a) {
+  void gather(const Call& call, const Step& a) {
     const std::size_t block = a.count * dtype_size(a.type);
     const std::size_t hosts = l_.hosts.size();
     // This host's blocks, padded to the widest host's number.
     std::vector<unsigned char> host_blocks(widest_ * block);
-    Op gather = a;
-    gather.out = host_blocks.data();
+    Step on_this_host = a;
+    on_this_host.out = host_blocks.data();
     if (in_host_) {
-      on_host(call, seq, gather);
+      on_host(call, on_this_host);
     } else if (block > 0) {
       std::memcpy(host_blocks.data(), a.in, block);
     }
     if (leaders_) {
       std::vector<unsigned char> all(hosts * widest_ * block);
-      Op between = a;
+      Step between = a;
       between.count = a.count * widest_;
       between.in = host_blocks.data();
       between.out = all.data();
-      between_hosts(call, seq, between);
+      between_hosts(call, between);
       for (std::size_t h = 0; h < hosts && block > 0; ++h)
         for (std::size_t i = 0; i < l_.hosts[h].size(); ++i)
           std::memcpy(
               static_cast<unsigned char*>(a.out) + static_cast<std::size_t>(l_.hosts[h][i]) * block,
               all.data() + (h * widest_ + i) * block, block);
     }
-    spread_on_host(call, seq, a.out, a.type, a.count * static_cast<std::size_t>(l_.world));
+    spread_on_host(call, a.out, a.type, a.count * static_cast<std::size_t>(l_.world));
   }
 
   std::shared_ptr<Remote> in_host_;

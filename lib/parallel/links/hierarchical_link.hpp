@@ -1,12 +1,12 @@
 // The Remote of a job on several hosts with several processes on some of them: shared memory
 // inside each host (shm_link.hpp) and Gloo between one leader per host (its lowest rank), like
 // NCCL's shared-memory transport inside a node and the network between nodes:
-//  - all_reduce: each host reduces its processes' buffers (in process order), the leaders
+//  - reduce: each host reduces its processes' buffers (in process order), the leaders
 //    all-reduce the hosts' sums (in host order), and each leader broadcasts the result on its
 //    host. The order is fixed, so every process gets the same bits, run after run: within a
 //    host, processes in rank order; then the hosts, in the order of their first ranks.
 //  - broadcast: on the root's host, then between leaders, then on the other hosts.
-//  - all_gather: gathered on each host, exchanged between leaders (padded to the largest
+//  - gather: gathered on each host, exchanged between leaders (padded to the largest
 //    host), put in rank order by each leader and broadcast on its host.
 //  - barrier: on each host, between leaders, on each host again.
 // Each step checks the processes' calls against each other, as the links do alone.

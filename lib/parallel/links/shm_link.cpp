@@ -56,7 +56,7 @@ struct alignas(64) Member {
   std::uint64_t started;
   // The calls of its last two collectives, by parity of their number: a process that finished
   // collective n may record n + 1 while a slower one still compares the records of n.
-  OpRecord calls[2];
+  CallRecord calls[2];
 };
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
@@ -145,21 +145,19 @@ class ShmLink final : public Remote {
   int rank() const override { return o_.member; }
   int size() const override { return o_.members; }
 
-  void run(const Op& call, std::uint64_t seq, const Op& action) override {
+  void run(const Call& call, const Step& step) override {
     throw_if_broken();
     call_ = &call;
-    seq_ = seq;
     ++collectives_;
-    record(call, seq);
-    switch (action.kind) {
-      case OpKind::all_reduce:
-        return all_reduce(action);
-      case OpKind::broadcast:
-        return broadcast(action);
-      case OpKind::all_gather:
-        return all_gather(action);
-      case OpKind::reduce_scatter:  // LocalGroup makes it an all_reduce before it gets here
-      case OpKind::barrier:
+    record(call);
+    switch (step.kind) {
+      case StepKind::reduce:
+        return reduce(step);
+      case StepKind::broadcast:
+        return broadcast(step);
+      case StepKind::gather:
+        return gather(step);
+      case StepKind::barrier:
         barrier(true);
         return;
     }
@@ -232,12 +230,10 @@ class ShmLink final : public Remote {
     }
   }
 
-  void record(const Op& call, std::uint64_t seq) {
-    member(o_.member)->calls[collectives_ & 1] = record_of(call, seq);
-  }
+  void record(const Call& call) { member(o_.member)->calls[collectives_ & 1] = call.record; }
 
   std::string head() const {
-    return describe(*call_) + " (collective #" + std::to_string(seq_) + ")";
+    return call_->name() + " (collective #" + std::to_string(call_->seq()) + ")";
   }
 
   // After the first barrier of a collective: every process compares all the records, so all
@@ -246,15 +242,16 @@ class ShmLink final : public Remote {
     std::vector<std::string> differ;
     for (int m = 0; m < o_.members && differ.size() < 4; ++m) {
       if (m == o_.member) continue;
-      const OpRecord& theirs = member(m)->calls[collectives_ & 1];
-      if (auto d = difference(*call_, seq_, theirs); !d.empty())
+      const CallRecord& theirs = member(m)->calls[collectives_ & 1];
+      if (auto d = difference(*call_, theirs); !d.empty())
         differ.push_back(o_.names.at(static_cast<std::size_t>(m)) + " " + d);
     }
     if (!differ.empty())
       throw Error(Errc::invalid_argument,
-                  "collective #" + std::to_string(seq_) + " differs between the processes: " +
+                  "collective #" + std::to_string(call_->seq()) +
+                      " differs between the processes: " +
                       o_.names.at(static_cast<std::size_t>(o_.member)) + " (this process) called " +
-                      describe(*call_) + ", " + text::join(differ, ", ") +
+                      call_->name() + ", " + text::join(differ, ", ") +
                       "; every rank must make the same collective calls, with the same sizes "
                       "and types, in the same order");
   }
@@ -380,7 +377,7 @@ class ShmLink final : public Remote {
   // slices in, reduces its slice straight from its buffer (into the result area and its
   // buffer), and copies only the others' slices of the result out. With chunks that stay in
   // the caches, the buffer is read and written once, like a memcpy.
-  void all_reduce(const Op& a) {
+  void reduce(const Step& a) {
     const std::size_t es = dtype_size(a.type);
     const std::size_t per = o_.chunk_bytes / es;
     const std::size_t chunks = chunks_of(a.count, per);
@@ -415,7 +412,7 @@ class ShmLink final : public Remote {
     }
   }
 
-  void broadcast(const Op& a) {
+  void broadcast(const Step& a) {
     const std::size_t es = dtype_size(a.type);
     const std::size_t per = o_.chunk_bytes / es;
     const std::size_t chunks = chunks_of(a.count, per);
@@ -431,7 +428,7 @@ class ShmLink final : public Remote {
     }
   }
 
-  void all_gather(const Op& a) {
+  void gather(const Step& a) {
     const std::size_t es = dtype_size(a.type);
     const std::size_t per = o_.chunk_bytes / es;
     const std::size_t chunks = chunks_of(a.count, per);
@@ -457,9 +454,8 @@ class ShmLink final : public Remote {
   std::uint64_t epoch_ = 0;         // barriers this process has passed
   std::uint64_t chunk_number_ = 0;  // chunks moved so far: picks the set of slots
   std::uint64_t collectives_ = 0;   // collectives run so far: picks the call record
-  const Op* call_ = nullptr;        // the collective in progress, for messages
-  std::uint64_t seq_ = 0;
-  mutable std::mutex mutex_;  // the three below: abort() may come from another thread
+  const Call* call_ = nullptr;      // the collective in progress, for messages
+  mutable std::mutex mutex_;        // the three below: abort() may come from another thread
   bool broken_ = false;
   Errc broken_code_ = Errc::unavailable;
   std::string broken_why_;

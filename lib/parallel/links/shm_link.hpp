@@ -2,14 +2,14 @@
 // (shm_segment.hpp) that every process maps, and barriers on counters in it. It is what the
 // in-process LocalGroup is between threads, with a copy in and out of the segment (a process
 // cannot read another's memory):
-//  - all_reduce: the buffer goes through in chunks small enough to stay in the caches. Each
+//  - reduce: the buffer goes through in chunks small enough to stay in the caches. Each
 //    process copies its chunk into its slot; after a barrier each reduces its slice of the
 //    chunk over all slots, in process order (reduce_ranks: bit-identical everywhere), into the
 //    result area; after the next barrier each copies the result out. Two sets of slots
 //    alternate, so one barrier per chunk suffices: while the result of chunk c is copied out,
 //    chunk c + 1 is reduced and chunk c + 2 copied in.
 //  - broadcast: the root copies each chunk into the result area, the others copy it out.
-//  - all_gather: each copies its chunk into its slot, then every slot out.
+//  - gather: each copies its chunk into its slot, then every slot out.
 //  - barrier: one barrier.
 // Each collective's first barrier also compares the processes' calls (as GlooLink's headers
 // do), so a mismatch fails every process the same way, before any result is written.
