@@ -11,6 +11,10 @@
 //   nubo-run --nproc 2 -- bench_allreduce processes --out FILE
 //                                        two processes on one host: shared memory against
 //                                        nubo over Gloo, raw Gloo and memcpy; appends to FILE
+//   nubo-run --nproc 2 -- bench_allreduce all_to_all --out FILE
+//                                        all_to_all: two workers in one process, two processes
+//                                        over shared memory and over Gloo, raw gloo::alltoall
+//                                        and memcpy, interleaved; appends to FILE
 //   bench_allreduce one --workers N --bytes B --iterations I
 //                                        one timed round on N host workers; prints the seconds
 //                                        per all_reduce (bench_python_allreduce.py compares the
@@ -26,6 +30,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -35,6 +40,7 @@
 
 #if NUBO_HAVE_GLOO
 #include <gloo/allreduce_ring.h>
+#include <gloo/alltoall.h>
 #include <gloo/barrier.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/file_store.h>
@@ -349,6 +355,132 @@ int processes_mode(const std::string& out_path, const std::string& command) {
 #endif
 }
 
+// all_to_all (each rank sends `bytes` in all, one block to each rank), as nccl-tests' alltoall
+// reports it: algbw = bytes / time, busbw = algbw x (n-1)/n. Two host workers in one process
+// (rank 0 alone, its slot idle on rank 1), the default team between the processes (shared
+// memory), the same with NUBO_SHM_DISABLE=1 (Gloo over loopback), raw gloo::alltoall and one
+// thread's memcpy, interleaved round by round; medians.
+int all_to_all_mode(const std::string& out_path, const std::string& command) {
+#if NUBO_HAVE_GLOO
+  const nubo::JobSpec job = nubo::JobSpec::from_env();
+  if (job.world_size < 2 || job.rendezvous.rfind("file://", 0) != 0) {
+    std::fprintf(stderr, "run me under nubo-run --nproc 2 (file rendezvous)\n");
+    return 2;
+  }
+  nubo::DiscoverOptions o;
+  o.probe_cuda = false;
+  o.sim_devices = "";
+  const nubo::Device host = nubo::discover(o).host_device();
+  const std::vector<nubo::Device> one{host};
+  nubo::Team shm = nubo::Team::from_env(one);
+  ::setenv("NUBO_SHM_DISABLE", "1", 1);
+  nubo::Team tcp = nubo::Team::from_env(one);
+  ::unsetenv("NUBO_SHM_DISABLE");
+  nubo::Team local(std::vector<nubo::Device>(2, host));
+  RawGloo raw(job.rank, job.world_size, job.rendezvous.substr(7) + "/raw-gloo-a2a");
+  const int n = job.world_size;
+  const auto bus = [n](std::size_t bytes, double seconds) {
+    return static_cast<double>(bytes) / seconds / 1e9 * (n - 1) / n;
+  };
+  std::ostringstream t;
+  t << "# All-to-all: in one process, between " << n << " processes, and raw Gloo\n\n"
+    << "Command: `" << command << "`\n\n"
+    << "Machine: " << std::thread::hardware_concurrency()
+    << " cores. f32, each rank sends `size` bytes in all (one block per rank). 1 process = "
+       "Worker::all_to_all on a team of two host workers in one process; shm = the same "
+       "between two processes of one worker each (a /dev/shm segment); nubo/Gloo = with "
+       "NUBO_SHM_DISABLE=1 (Gloo over loopback TCP); Gloo = raw gloo::alltoall; memcpy = one "
+       "thread copying `size` bytes. Interleaved round by round; medians. busbw = algbw x "
+       "(n-1)/n (nccl-tests' alltoall).\n\n"
+    << "| size | 1 process GB/s | shm GB/s | nubo/Gloo GB/s | Gloo GB/s | memcpy GB/s | "
+       "nubo/Gloo / Gloo | shm / Gloo |\n"
+    << "|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (std::size_t bytes : sizes()) {
+    const std::size_t count = bytes / sizeof(float);
+    const int it = iterations(bytes);
+    std::vector<float> raw_in(count, 1.0f), raw_out(count);
+    std::vector<double> local_rounds, shm_rounds, tcp_rounds, raw_rounds, copy_rounds;
+    std::vector<char> a(bytes, 1), b(bytes, 2);
+    std::vector<std::optional<nubo::Buffer<float>>> lin(2), lout(2);
+    if (job.rank == 0) {
+      local.run([&](nubo::Worker& wl) {
+        const auto me = static_cast<std::size_t>(wl.rank());
+        lin[me].emplace(wl.alloc<float>(count));
+        lout[me].emplace(wl.alloc<float>(count));
+        lin[me]->write(std::vector<float>(count, 1.0f));
+        wl.all_to_all(*lin[me], *lout[me]);
+      });
+    }
+    auto timed = [&](std::vector<double>& rounds, nubo::Worker& sync, auto body) {
+      sync.barrier();
+      const auto t0 = Clock::now();
+      for (int i = 0; i < it; ++i) body(i);
+      rounds.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / it);
+    };
+    auto raw_all_to_all = [&] {
+      gloo::AlltoallOptions opts(raw.ctx);
+      opts.setInput(raw_in.data(), count);
+      opts.setOutput(raw_out.data(), count);
+      gloo::alltoall(opts);
+    };
+    tcp.run([&](nubo::Worker& wt) {
+      auto tin = wt.alloc<float>(count);
+      auto tout = wt.alloc<float>(count);
+      shm.run([&](nubo::Worker& ws) {
+        auto sin = ws.alloc<float>(count);
+        auto sout = ws.alloc<float>(count);
+        sin.write(std::vector<float>(count, 1.0f));
+        tin.write(std::vector<float>(count, 1.0f));
+        ws.all_to_all(sin, sout);
+        wt.all_to_all(tin, tout);
+        raw_all_to_all();
+        for (int r = 0; r < kGlooRounds; ++r) {
+          ws.barrier();  // rank 0 alone: two workers of its own, timed between their barriers
+          if (job.rank == 0) {
+            local.run([&](nubo::Worker& wl) {
+              const auto me = static_cast<std::size_t>(wl.rank());
+              wl.barrier();
+              const auto t0 = Clock::now();
+              for (int i = 0; i < it; ++i) wl.all_to_all(*lin[me], *lout[me]);
+              const double s = std::chrono::duration<double>(Clock::now() - t0).count() / it;
+              if (me == 0) local_rounds.push_back(s);
+            });
+          }
+          timed(shm_rounds, ws, [&](int) { ws.all_to_all(sin, sout); });
+          timed(tcp_rounds, ws, [&](int) { wt.all_to_all(tin, tout); });
+          timed(raw_rounds, ws, [&](int) { raw_all_to_all(); });
+          timed(copy_rounds, ws, [&](int i) {
+            if (job.rank != 0) return;
+            std::memcpy(b.data(), a.data(), bytes);
+            a[static_cast<std::size_t>(i) % bytes] = b[0];
+          });
+        }
+      });
+    });
+    const double l = local_rounds.empty() ? 0 : bus(bytes, median(local_rounds));  // rank 0
+    const double s = bus(bytes, median(shm_rounds));
+    const double g = bus(bytes, median(tcp_rounds));
+    const double r = bus(bytes, median(raw_rounds));
+    const double c = static_cast<double>(bytes) / median(copy_rounds) / 1e9;
+    char line[256];
+    std::snprintf(line, sizeof line, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f |\n",
+                  human(bytes).c_str(), l, s, g, r, c, g / r, s / r);
+    t << line;
+    if (job.rank == 0) std::fprintf(stderr, "%s done\n", human(bytes).c_str());
+  }
+  if (job.rank == 0) {
+    std::ofstream(out_path, std::ios::app) << "\n" << t.str();
+    std::fputs(t.str().c_str(), stdout);
+  }
+  return 0;
+#else
+  (void)out_path;
+  (void)command;
+  std::fprintf(stderr, "this build has no Gloo\n");
+  return 2;
+#endif
+}
+
 int one(int workers, std::size_t bytes, int it) {
   nubo::DiscoverOptions o;
   o.probe_cuda = false;
@@ -378,6 +510,7 @@ int main(int argc, char** argv) {
     if (mode == "local") return local(out, command);
     if (mode == "gloo") return gloo_mode(out, command);
     if (mode == "processes") return processes_mode(out, command);
+    if (mode == "all_to_all") return all_to_all_mode(out, command);
     if (mode == "one" && workers > 0 && bytes > 0 && it > 0)
       return one(static_cast<int>(workers), static_cast<std::size_t>(bytes), static_cast<int>(it));
   } catch (const std::exception& e) {

@@ -2,6 +2,8 @@
 # All-reduce bus bandwidth (nccl-tests' busbw) from 1 KiB to 256 MiB:
 #  - in one process, teams of 2, 4 and 8 host workers (shared memory), against memcpy
 #    bandwidth on this machine -> benchmarks/results/allreduce.md
+#  - all_to_all in one process, between 2 processes (shared memory and Gloo) and raw
+#    gloo::alltoall, interleaved -> appended to allreduce.md
 #  - between 2 processes on this host started by nubo-run: nubo's shared-memory link against
 #    nubo over Gloo, raw Gloo and memcpy, interleaved -> appended to allreduce.md
 #  - across 2 processes started by nubo-run, nubo's Gloo path against raw Gloo AllreduceRing
@@ -22,6 +24,9 @@ command="benchmarks/bench_allreduce.sh $(basename "$build")${MAX_BYTES:+ (MAX_BY
 "$build/bin/bench_allreduce" local --out "$results/allreduce.md" --command "$command"
 NUBO_SIM_DEVICES= "$build/bin/nubo-run" --nproc 2 -- \
   "$build/bin/bench_allreduce" processes --out "$results/allreduce.md" --command "$command" \
+  >/dev/null
+NUBO_SIM_DEVICES= "$build/bin/nubo-run" --nproc 2 -- \
+  "$build/bin/bench_allreduce" all_to_all --out "$results/allreduce.md" --command "$command" \
   >/dev/null
 echo "written: benchmarks/results/allreduce.md"
 

@@ -166,7 +166,9 @@ NUBO_C_API nubo_status nubo_buffer_read(const nubo_buffer* buffer, void* host, s
  * worker failed.
  *  - all_reduce, broadcast: in place;
  *  - all_gather: out holds size * in's elements, rank r's in at r * in's size;
- *  - reduce_scatter: in holds size * out's elements; rank r's out gets block r reduced.
+ *  - reduce_scatter: in holds size * out's elements; rank r's out gets block r reduced;
+ *  - all_to_all: in and out hold size blocks of one size; rank r's out gets block r of every
+ *    rank's in, rank j's at block j.
  * The _async forms return at once with *out a pending collective; the buffers must not be
  * touched until nubo_pending_wait returned.
  */
@@ -177,6 +179,8 @@ NUBO_C_API nubo_status nubo_worker_all_gather(nubo_worker* worker, const nubo_bu
                                               nubo_buffer* out);
 NUBO_C_API nubo_status nubo_worker_reduce_scatter(nubo_worker* worker, const nubo_buffer* in,
                                                   nubo_buffer* out, nubo_reduce_op op);
+NUBO_C_API nubo_status nubo_worker_all_to_all(nubo_worker* worker, const nubo_buffer* in,
+                                              nubo_buffer* out);
 NUBO_C_API nubo_status nubo_worker_barrier(nubo_worker* worker);
 
 NUBO_C_API nubo_status nubo_worker_all_reduce_async(nubo_worker* worker, nubo_buffer* buf,
@@ -188,6 +192,8 @@ NUBO_C_API nubo_status nubo_worker_all_gather_async(nubo_worker* worker, const n
 NUBO_C_API nubo_status nubo_worker_reduce_scatter_async(nubo_worker* worker, const nubo_buffer* in,
                                                         nubo_buffer* out, nubo_reduce_op op,
                                                         nubo_pending** out_pending);
+NUBO_C_API nubo_status nubo_worker_all_to_all_async(nubo_worker* worker, const nubo_buffer* in,
+                                                    nubo_buffer* out, nubo_pending** out_pending);
 NUBO_C_API nubo_status nubo_worker_barrier_async(nubo_worker* worker, nubo_pending** out);
 
 /* Waits for the collective; its status (a second wait returns NUBO_OK at once). */

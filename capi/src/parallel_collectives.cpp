@@ -41,6 +41,13 @@ NUBO_C_API nubo_status nubo_worker_reduce_scatter(nubo_worker* worker, const nub
   });
 }
 
+NUBO_C_API nubo_status nubo_worker_all_to_all(nubo_worker* worker, const nubo_buffer* in,
+                                              nubo_buffer* out) {
+  return guard("nubo_worker_all_to_all", [&] {
+    require_worker(worker).all_to_all(require_buffer(in, "in"), require_buffer(out, "out"));
+  });
+}
+
 NUBO_C_API nubo_status nubo_worker_barrier(nubo_worker* worker) {
   return guard("nubo_worker_barrier", [&] { require_worker(worker).barrier(); });
 }
@@ -66,6 +73,16 @@ NUBO_C_API nubo_status nubo_worker_all_gather_async(nubo_worker* worker, const n
   return guard("nubo_worker_all_gather_async", [&] {
     *require(out_pending, "out_pending") = nullptr;
     give(require_worker(worker).all_gather_async(require_buffer(in, "in"),
+                                                 require_buffer(out, "out")),
+         out_pending);
+  });
+}
+
+NUBO_C_API nubo_status nubo_worker_all_to_all_async(nubo_worker* worker, const nubo_buffer* in,
+                                                    nubo_buffer* out, nubo_pending** out_pending) {
+  return guard("nubo_worker_all_to_all_async", [&] {
+    *require(out_pending, "out_pending") = nullptr;
+    give(require_worker(worker).all_to_all_async(require_buffer(in, "in"),
                                                  require_buffer(out, "out")),
          out_pending);
   });

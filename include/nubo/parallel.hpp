@@ -1,7 +1,8 @@
 // Data parallelism: a Team of workers, one per device, each on its own thread; buffers on the
 // workers' devices (nubo's, or the application's own memory wrapped without a copy); the
 // compute a worker does on them (GEMM, elementwise kernels) and the collectives that combine
-// them (all_reduce, broadcast, all_gather, reduce_scatter, barrier), blocking or asynchronous.
+// them (all_reduce, broadcast, all_gather, reduce_scatter, all_to_all, barrier), blocking or
+// asynchronous.
 // A team may span processes and hosts: a launcher (nubo-run, torchrun, srun, mpirun) starts
 // the processes and Team::join() makes each one a worker, used from the application's own
 // loop. docs/parallel.md has the whole story, including which thread may call what and the
@@ -227,6 +228,8 @@ class NUBO_API Worker {
   //  - all_gather: out (size() * in.size() elements) gets rank r's in at r * in.size();
   //  - reduce_scatter: in holds size() * out.size() elements; rank r's out gets the reduction
   //    of block r of every rank's in;
+  //  - all_to_all: in and out hold size() blocks of the same size; rank r's out gets block r of
+  //    every rank's in, rank j's at block j (equal splits, as torch's all_to_all_single);
   //  - barrier: returns once every rank has called it.
   // A collective fails with Errc::timeout or Errc::unavailable (naming the rank that did not
   // come) when a peer does not take part within the team's timeout, with Errc::cancelled when
@@ -235,6 +238,7 @@ class NUBO_API Worker {
   void broadcast(DeviceBuffer& buf, int root = 0);
   void all_gather(const DeviceBuffer& in, DeviceBuffer& out);
   void reduce_scatter(const DeviceBuffer& in, DeviceBuffer& out, ReduceOp op = ReduceOp::sum);
+  void all_to_all(const DeviceBuffer& in, DeviceBuffer& out);
   void barrier();
 
   // The same, asynchronously: they run in the order they were issued, on this worker's progress
@@ -244,6 +248,7 @@ class NUBO_API Worker {
   [[nodiscard]] Pending all_gather_async(const DeviceBuffer& in, DeviceBuffer& out);
   [[nodiscard]] Pending reduce_scatter_async(const DeviceBuffer& in, DeviceBuffer& out,
                                              ReduceOp op = ReduceOp::sum);
+  [[nodiscard]] Pending all_to_all_async(const DeviceBuffer& in, DeviceBuffer& out);
   [[nodiscard]] Pending barrier_async();
 
   Worker(const Worker&) = delete;

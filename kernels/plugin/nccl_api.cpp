@@ -33,6 +33,18 @@ int nccl_result(ncclResult_t r, const char* call, nubo_cuda_comm* c, nubo_cuda_s
   return fail(st, NUBO_CUDA_LIB_NCCL, static_cast<int32_t>(r), call, text);
 }
 
+size_t nccl_type_size(ncclDataType_t type) {
+  switch (type) {
+    case ncclFloat16:
+    case ncclBfloat16:
+      return 2;
+    case ncclInt64:
+      return 8;
+    default:
+      return 4;  // ncclFloat32, ncclInt32: the others nccl_type never gives
+  }
+}
+
 bool nccl_type(int32_t dtype, ncclDataType_t& out) {
   switch (dtype) {  // nubo::DType values
     case 0:
@@ -158,6 +170,30 @@ int async_error(nubo_cuda_comm* c, int32_t* result, nubo_cuda_status* st) {
   return NUBO_CUDA_CALL_OK;
 }
 
+// NCCL has no all-to-all call: a group of one send and one receive per peer, as
+// nccl-tests' alltoall and PyTorch's all_to_all_single do.
+int all_to_all(nubo_cuda_comm* c, nubo_cuda_backend* b, const nubo_cuda_collective_args* a,
+               ncclDataType_t type, nubo_cuda_status* st) {
+  int ranks = 0;
+  if (const ncclResult_t r = ncclCommCount(c->comm, &ranks); r != ncclSuccess)
+    return nccl_result(r, "ncclCommCount", c, st);
+  const size_t bytes = a->count * nccl_type_size(type);
+  if (const ncclResult_t r = ncclGroupStart(); r != ncclSuccess)
+    return nccl_result(r, "ncclGroupStart", c, st);
+  for (int peer = 0; peer < ranks; ++peer) {
+    const auto at = static_cast<size_t>(peer) * bytes;
+    ncclResult_t r =
+        ncclSend(static_cast<const char*>(a->send) + at, a->count, type, peer, c->comm, b->stream);
+    if (r == ncclSuccess)
+      r = ncclRecv(static_cast<char*>(a->recv) + at, a->count, type, peer, c->comm, b->stream);
+    if (r != ncclSuccess) {
+      ncclGroupEnd();
+      return nccl_result(r, "ncclSend/ncclRecv", c, st);
+    }
+  }
+  return nccl_result(ncclGroupEnd(), "ncclGroupEnd", c, st);
+}
+
 int collective(nubo_cuda_comm* c, nubo_cuda_backend* b, const nubo_cuda_collective_args* a,
                nubo_cuda_status* st) {
   if (!c || !b || !a) return bad_argument(st, "collective", "null argument");
@@ -182,6 +218,8 @@ int collective(nubo_cuda_comm* c, nubo_cuda_backend* b, const nubo_cuda_collecti
     case NUBO_CUDA_REDUCE_SCATTER:
       return nccl_result(ncclReduceScatter(a->send, a->recv, n, type, op, c->comm, b->stream),
                          "ncclReduceScatter", c, st);
+    case NUBO_CUDA_ALL_TO_ALL:
+      return all_to_all(c, b, a, type, st);
     default:
       return bad_argument(st, "collective", "unknown collective kind");
   }

@@ -117,6 +117,19 @@ Op reduce_scatter_op(const detail::WorkerState& w, const DeviceBuffer& in, Devic
   return Op{OpKind::reduce_scatter, in.dtype(), op, 0, out.size(), in.data(), out.data()};
 }
 
+Op all_to_all_op(const detail::WorkerState& w, const DeviceBuffer& in, DeviceBuffer& out) {
+  check_pair(w, in, out, "all_to_all");
+  const auto ranks = static_cast<std::size_t>(w.size);
+  if (in.size() != out.size() || in.size() % ranks != 0) {
+    throw Error(Errc::invalid_argument, "all_to_all: in holds " + size_text(in.size()) +
+                                            " and out " + size_text(out.size()) +
+                                            ", but both must hold team size " +
+                                            std::to_string(w.size) + " x one block");
+  }
+  return Op{OpKind::all_to_all, in.dtype(), ReduceOp::sum, 0,
+            in.size() / ranks,  in.data(),  out.data()};
+}
+
 }  // namespace
 
 // The collective runs on the worker's stream, after the work queued before it: on host and sim
@@ -138,6 +151,10 @@ void Worker::reduce_scatter(const DeviceBuffer& in, DeviceBuffer& out, ReduceOp 
   auto held = state_->take();
   state_->comm->run(reduce_scatter_op(*state_, in, out, op));
 }
+void Worker::all_to_all(const DeviceBuffer& in, DeviceBuffer& out) {
+  auto held = state_->take();
+  state_->comm->run(all_to_all_op(*state_, in, out));
+}
 void Worker::barrier() {
   auto held = state_->take();
   state_->comm->run(Op{});
@@ -158,6 +175,10 @@ Pending Worker::all_gather_async(const DeviceBuffer& in, DeviceBuffer& out) {
 Pending Worker::reduce_scatter_async(const DeviceBuffer& in, DeviceBuffer& out, ReduceOp op) {
   auto held = state_->take();
   return Pending(state_->comm->submit(reduce_scatter_op(*state_, in, out, op)));
+}
+Pending Worker::all_to_all_async(const DeviceBuffer& in, DeviceBuffer& out) {
+  auto held = state_->take();
+  return Pending(state_->comm->submit(all_to_all_op(*state_, in, out)));
 }
 Pending Worker::barrier_async() {
   auto held = state_->take();

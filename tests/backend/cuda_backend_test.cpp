@@ -340,6 +340,17 @@ TEST_CASE("GPU: NCCL collectives on the GPUs of this process", "[backend][gpu][n
         for (int q = 0; q < n; ++q)
           if (g[static_cast<std::size_t>(q) * 4] != static_cast<float>(q))
             throw std::runtime_error("all_gather wrong");
+        // all_to_all: block q of rank r's input (value 100 r + q) goes to rank q, at block r.
+        std::vector<float> blocks(static_cast<std::size_t>(n) * 3);
+        for (std::size_t i = 0; i < blocks.size(); ++i)
+          blocks[i] = static_cast<float>(100 * r + static_cast<int>(i / 3));
+        DeviceBuffer<float> sent(b, blocks);
+        DeviceBuffer<float> received(b, blocks.size(), -1.0f);
+        c.run(Op{OpKind::all_to_all, DType::f32, ReduceOp::sum, 0, 3, sent.get(), received.get()});
+        const auto got = received.read();
+        for (int q = 0; q < n; ++q)
+          if (got[static_cast<std::size_t>(q) * 3 + 2] != static_cast<float>(100 * q + r))
+            throw std::runtime_error("all_to_all wrong");
         c.run(Op{});
       } catch (const std::exception& e) {
         failures[static_cast<std::size_t>(r)] = e.what();

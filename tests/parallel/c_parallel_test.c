@@ -35,7 +35,7 @@ static nubo_status shares_cores(nubo_worker* w, void* user) {
    backend the workers' devices must have. */
 static nubo_status collectives(nubo_worker* w, void* user) {
   nubo_worker_info info;
-  nubo_buffer *buf = NULL, *gathered = NULL, *scattered = NULL;
+  nubo_buffer *buf = NULL, *gathered = NULL, *scattered = NULL, *exchanged = NULL;
   nubo_pending* pending = NULL;
   int32_t v[6], got[18];
   int n, r, i;
@@ -67,6 +67,13 @@ static nubo_status collectives(nubo_worker* w, void* user) {
   CALL_IN_WORKER(nubo_buffer_read(gathered, got, (size_t)(6 * n) * sizeof(int32_t), 0));
   CHECK_IN_WORKER(w, got[6 * (n - 1) + 2] == (n - 1) * 10 + 2);
 
+  /* all_to_all in blocks of 6: every rank's `gathered` is the same, so rank r receives
+   * block r (r * 10 + i) from every rank. */
+  CALL_IN_WORKER(nubo_buffer_create(w, NUBO_DTYPE_I32, (size_t)(6 * n), &exchanged));
+  CALL_IN_WORKER(nubo_worker_all_to_all(w, gathered, exchanged));
+  CALL_IN_WORKER(nubo_buffer_read(exchanged, got, (size_t)(6 * n) * sizeof(int32_t), 0));
+  CHECK_IN_WORKER(w, got[6 * (n - 1) + 1] == r * 10 + 1 && got[1] == r * 10 + 1);
+
   CALL_IN_WORKER(nubo_buffer_create(w, NUBO_DTYPE_I32, 6, &scattered));
   CALL_IN_WORKER(
       nubo_worker_reduce_scatter_async(w, gathered, scattered, NUBO_REDUCE_MAX, &pending));
@@ -82,6 +89,7 @@ static nubo_status collectives(nubo_worker* w, void* user) {
   nubo_pending_free(pending);
   nubo_buffer_free(scattered);
   nubo_buffer_free(gathered);
+  nubo_buffer_free(exchanged);
   nubo_buffer_free(buf);
   return NUBO_OK;
 }

@@ -124,6 +124,27 @@ struct Checker {
   }
 
   template <class T>
+  void all_to_all(std::size_t count, bool async) {
+    const std::size_t total = count * static_cast<std::size_t>(w.size());
+    auto in = w.alloc<T>(total);
+    auto out = w.alloc<T>(total);
+    in.write(inputs<T>(w.rank(), total, 5));
+    if (async) {
+      w.all_to_all_async(in, out).wait();
+    } else {
+      w.all_to_all(in, out);
+    }
+    auto got = out.to_vector();
+    const std::size_t mine = static_cast<std::size_t>(w.rank()) * count;
+    for (int r = 0; r < w.size(); ++r) {
+      for (std::size_t i = 0; i < count; ++i) {
+        expect("all_to_all", count, ReduceOp::sum, async, i,
+               got[static_cast<std::size_t>(r) * count + i], input_value<T>(r, mine + i, 5), 0);
+      }
+    }
+  }
+
+  template <class T>
   void all_for_type(bool large) {
     bool async = false;
     std::vector<std::size_t> counts(std::begin(kCounts), std::end(kCounts));
@@ -136,6 +157,7 @@ struct Checker {
       }
       broadcast<T>(count, async);
       all_gather<T>(count, !async);
+      all_to_all<T>(count, async);
     }
   }
 };

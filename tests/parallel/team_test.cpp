@@ -234,6 +234,8 @@ TEST_CASE("bad collective arguments are clear errors") {
     check("in holds f32 but out i32", [&] { w.all_gather(in, ints); });
     check("root 5 is not a rank", [&] { w.broadcast(in, 5); });
     check("in and out overlap", [&] { w.reduce_scatter(in, in); });
+    check("both must hold team size 2 x one block", [&] { w.all_to_all(in, bad_out); });
+    check("in and out overlap", [&] { w.all_to_all(in, in); });
     Buffer<float> moved = std::move(in);
     check("empty (moved-from) buffer", [&] { w.all_reduce(in); });
     check("unknown reduce op", [&] { w.all_reduce(moved, static_cast<ReduceOp>(9)); });

@@ -1400,6 +1400,8 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
         c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer)]),
     "nubo_worker_reduce_scatter": (
         c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer), c_int]),
+    "nubo_worker_all_to_all": (
+        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer)]),
     "nubo_worker_barrier": (c_int, [POINTER(nubo_worker)]),
     "nubo_worker_all_reduce_async": (
         c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), c_int, POINTER(POINTER(nubo_pending))]),
@@ -1409,6 +1411,8 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
         c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer), POINTER(POINTER(nubo_pending))]),
     "nubo_worker_reduce_scatter_async": (
         c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer), c_int, POINTER(POINTER(nubo_pending))]),
+    "nubo_worker_all_to_all_async": (
+        c_int, [POINTER(nubo_worker), POINTER(nubo_buffer), POINTER(nubo_buffer), POINTER(POINTER(nubo_pending))]),
     "nubo_worker_barrier_async": (c_int, [POINTER(nubo_worker), POINTER(POINTER(nubo_pending))]),
     "nubo_pending_wait": (c_int, [POINTER(nubo_pending)]),
     "nubo_pending_done": (c_int, [POINTER(nubo_pending)]),

@@ -564,6 +564,12 @@ class Worker:
         self._call(lambda hi, ho: c_lib.nubo_worker_reduce_scatter(self._handle, hi, ho, o),
                    inp, out)
 
+    def all_to_all(self, inp: Any, out: Any) -> None:
+        """in and out hold team-size blocks of one size; this rank's out gets its block of every
+        rank's in, rank j's at block j (torch's all_to_all_single with equal splits)."""
+        c_lib = _lib.lib()
+        self._call(lambda hi, ho: c_lib.nubo_worker_all_to_all(self._handle, hi, ho), inp, out)
+
     def barrier(self) -> None:
         _lib.check(_lib.lib().nubo_worker_barrier(self._handle))
 
@@ -593,6 +599,11 @@ class Worker:
         c_lib = _lib.lib()
         return self._pending(
             lambda hi, ho, p: c_lib.nubo_worker_all_gather_async(self._handle, hi, ho, p), inp, out)
+
+    def all_to_all_async(self, inp: Any, out: Any) -> Pending:
+        c_lib = _lib.lib()
+        return self._pending(
+            lambda hi, ho, p: c_lib.nubo_worker_all_to_all_async(self._handle, hi, ho, p), inp, out)
 
     def reduce_scatter_async(self, inp: Any, out: Any, op: OpLike = "sum") -> Pending:
         o, c_lib = int(_op(op)), _lib.lib()

@@ -1828,6 +1828,11 @@ extern "C" {
         out: *mut nubo_buffer,
         op: nubo_reduce_op,
     ) -> nubo_status;
+    pub fn nubo_worker_all_to_all(
+        worker: *mut nubo_worker,
+        r#in: *const nubo_buffer,
+        out: *mut nubo_buffer,
+    ) -> nubo_status;
     pub fn nubo_worker_barrier(worker: *mut nubo_worker) -> nubo_status;
     pub fn nubo_worker_all_reduce_async(
         worker: *mut nubo_worker,
@@ -1852,6 +1857,12 @@ extern "C" {
         r#in: *const nubo_buffer,
         out: *mut nubo_buffer,
         op: nubo_reduce_op,
+        out_pending: *mut *mut nubo_pending,
+    ) -> nubo_status;
+    pub fn nubo_worker_all_to_all_async(
+        worker: *mut nubo_worker,
+        r#in: *const nubo_buffer,
+        out: *mut nubo_buffer,
         out_pending: *mut *mut nubo_pending,
     ) -> nubo_status;
     pub fn nubo_worker_barrier_async(

@@ -739,6 +739,13 @@ impl<'run> Worker<'run> {
         })
     }
 
+    /// `input` and `out` hold team-size blocks of one size; this rank's `out` gets its block of
+    /// every rank's `input`, rank j's at block j (MoE's token exchange).
+    pub fn all_to_all(&self, input: &Buffer, out: &mut Buffer) -> Result<(), Error> {
+        // SAFETY: live worker and buffers.
+        check(unsafe { ffi::nubo_worker_all_to_all(self.raw, input.raw(), out.raw()) })
+    }
+
     pub fn barrier(&self) -> Result<(), Error> {
         // SAFETY: a live worker.
         check(unsafe { ffi::nubo_worker_barrier(self.raw) })

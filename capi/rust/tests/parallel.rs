@@ -234,3 +234,27 @@ fn worker_needs_a_process_of_one_worker() {
     invalid(team.worker_at(2).map(|_| ()), "worker 2 is out of range");
     assert_eq!(team.worker_at(1).unwrap().rank(), 1);
 }
+
+#[test]
+fn all_to_all_sends_each_rank_its_block() {
+    let team = Team::host(3).unwrap();
+    let outs = Mutex::new(vec![Vec::new(); 3]);
+    team.run(|w| {
+        let rank = w.rank();
+        let mut input: Vec<i32> = (0..6).map(|j| 10 * rank + j).collect();
+        let mut out = vec![0i32; 6];
+        {
+            let sent = w.wrap(&mut input[..])?;
+            let mut received = w.wrap(&mut out[..])?;
+            w.all_to_all(&sent, &mut received)?;
+            let mut short = vec![0i32; 5];
+            let mut wrong = w.wrap(&mut short[..])?;
+            invalid(w.all_to_all(&sent, &mut wrong), "one block");
+        }
+        outs.lock().unwrap()[rank as usize] = out;
+        Ok(())
+    })
+    .unwrap();
+    // Rank 1 gets block 1 (elements 2 and 3) of every rank's input, rank j's at block j.
+    assert_eq!(outs.lock().unwrap()[1], vec![2, 3, 12, 13, 22, 23]);
+}

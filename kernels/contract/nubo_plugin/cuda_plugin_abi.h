@@ -267,6 +267,7 @@ typedef struct nubo_cuda_gemm_args {
 #define NUBO_CUDA_BROADCAST 2
 #define NUBO_CUDA_ALL_GATHER 3
 #define NUBO_CUDA_REDUCE_SCATTER 4
+#define NUBO_CUDA_ALL_TO_ALL 5 /* count: elements of each rank pair's block */
 
 /* dtype: nubo::DType value; op: nubo::ReduceOp value (0 sum, 1 avg, 2 max, 3 min).
  * all_reduce and broadcast are in place when send == recv. */

@@ -69,6 +69,7 @@ const Collective& broadcast_collective();
 const Collective& all_gather_collective();
 const Collective& reduce_scatter_collective();
 const Collective& barrier_collective();
+const Collective& all_to_all_collective();
 
 // A step of `kind` over the call's type, op, root, count and memory, for an action to adjust.
 Step step_of(StepKind kind, const Op& op);

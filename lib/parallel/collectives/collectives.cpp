@@ -14,6 +14,7 @@ constexpr OpTraits kCollectives[] = {
     {OpKind::all_gather, "all_gather", false, false, true, all_gather_collective},
     {OpKind::reduce_scatter, "reduce_scatter", true, false, true, reduce_scatter_collective},
     {OpKind::barrier, "barrier", false, false, false, barrier_collective},
+    {OpKind::all_to_all, "all_to_all", false, false, true, all_to_all_collective},
 };
 
 }  // namespace

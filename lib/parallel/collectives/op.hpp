@@ -17,7 +17,8 @@ enum class OpKind : std::uint8_t {
   broadcast = 2,
   all_gather = 3,
   reduce_scatter = 4,
-  barrier = 5
+  barrier = 5,
+  all_to_all = 6
 };
 
 struct Op {
@@ -25,8 +26,9 @@ struct Op {
   DType type = DType::f32;
   ReduceOp op = ReduceOp::sum;  // all_reduce, reduce_scatter
   int root = 0;                 // broadcast: the team rank that sends
-  std::size_t count = 0;        // elements per rank (all_gather: in; reduce_scatter: out)
-  const void* in = nullptr;     // all_gather, reduce_scatter; == out for in-place ops
+  // elements per rank (all_gather: in; reduce_scatter: out; all_to_all: one block, per pair)
+  std::size_t count = 0;
+  const void* in = nullptr;  // all_gather, reduce_scatter, all_to_all; == out for in-place ops
   void* out = nullptr;
 };
 

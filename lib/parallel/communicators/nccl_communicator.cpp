@@ -261,6 +261,9 @@ std::unique_ptr<CollectiveHandle> NcclCommunicator::submit(const parallel::Op& o
     case OpKind::reduce_scatter:
       a.kind = NUBO_CUDA_REDUCE_SCATTER;
       break;
+    case OpKind::all_to_all:
+      a.kind = NUBO_CUDA_ALL_TO_ALL;
+      break;
     case OpKind::barrier:
       // NCCL has no barrier: an all-reduce of one int32 that every rank must join.
       a = {NUBO_CUDA_ALL_REDUCE,

@@ -5,6 +5,7 @@
 #include <gloo/transport/buffer.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,52 @@ class DirectAllreduce final : public gloo::Algorithm {
   std::vector<std::pair<int, std::unique_ptr<gloo::transport::Buffer>>> reply_;
 };
 
+// The exchange: each process sends block q of its input straight to process q and receives
+// process q's block into block q of its output, on buffers bound once per set of buffers.
+// (Gloo's own gloo::alltoall works on unbound buffers, which with Debian's Gloo wait about 4
+// ms whenever data arrives before its receive is posted: half the speed at 1 MiB.)
+class PairwiseExchange final : public gloo::Algorithm {
+ public:
+  PairwiseExchange(const std::shared_ptr<gloo::Context>& ctx, const void* in, void* out,
+                   std::size_t block)
+      : gloo::Algorithm(ctx),
+        in_(static_cast<const unsigned char*>(in)),
+        out_(static_cast<unsigned char*>(out)),
+        block_(block) {
+    const int n = contextSize_, me = contextRank_;
+    const int slot = ctx->nextSlot();
+    send_.resize(static_cast<std::size_t>(n));
+    recv_.resize(static_cast<std::size_t>(n));
+    for (int q = 0; q < n && block > 0; ++q) {
+      if (q == me) continue;
+      const auto i = static_cast<std::size_t>(q);
+      auto& pair = getPair(q);
+      // Gloo's buffers are not const; it only reads a send buffer.
+      send_[i] = pair->createSendBuffer(slot, const_cast<unsigned char*>(in_) + i * block, block);
+      recv_[i] = pair->createRecvBuffer(slot, out_ + i * block, block);
+    }
+  }
+
+  void run() override {
+    const int n = contextSize_;
+    const auto me = static_cast<std::size_t>(contextRank_);
+    if (block_ == 0) return;
+    for (int q = 0; q < n; ++q)
+      if (send_[static_cast<std::size_t>(q)]) send_[static_cast<std::size_t>(q)]->send();
+    std::memcpy(out_ + me * block_, in_ + me * block_, block_);
+    for (int q = 0; q < n; ++q)
+      if (recv_[static_cast<std::size_t>(q)]) recv_[static_cast<std::size_t>(q)]->waitRecv();
+    for (int q = 0; q < n; ++q)
+      if (send_[static_cast<std::size_t>(q)]) send_[static_cast<std::size_t>(q)]->waitSend();
+  }
+
+ private:
+  const unsigned char* in_;
+  unsigned char* out_;
+  std::size_t block_;
+  std::vector<std::unique_ptr<gloo::transport::Buffer>> send_, recv_;
+};
+
 // Broadcast and all-gather only move bytes: T is any type of the element's size.
 template <class T>
 std::unique_ptr<gloo::Algorithm> make_typed(const std::shared_ptr<gloo::Context>& ctx,
@@ -121,6 +168,8 @@ std::unique_ptr<gloo::Algorithm> make_algorithm(const std::shared_ptr<gloo::Cont
                                                 const Step& k) {
   if (k.kind == StepKind::reduce)
     return std::make_unique<DirectAllreduce>(ctx, k.type, k.op, k.out, k.count);
+  if (k.kind == StepKind::exchange)
+    return std::make_unique<PairwiseExchange>(ctx, k.in, k.out, k.bytes());
   switch (dtype_size(k.type)) {
     case 2:
       return make_typed<std::uint16_t>(ctx, k);

@@ -20,8 +20,9 @@
 
 namespace nubo::parallel {
 
-// reduce (a plain ring for two processes, a chunked ring for more; avg reduces as a sum, the
-// caller divides), broadcast (one to all) or gather (a ring); count must fit in an int.
+// reduce (each process reduces its slice of every other's and sends it back; avg reduces as a
+// sum, the caller divides), broadcast (one to all), gather (a ring) or exchange (each block
+// straight to its process); count must fit in an int.
 std::unique_ptr<gloo::Algorithm> make_algorithm(const std::shared_ptr<gloo::Context>& ctx,
                                                 const Step& step);
 

@@ -176,14 +176,22 @@ class GlooLink final : public Remote {
       throw Error(broken_code_, broken_why_);
     }
     const std::size_t bytes = action.bytes();
+    // An exchange sends its whole input: a block for every process.
+    const std::size_t sent =
+        action.kind == StepKind::exchange ? bytes * static_cast<std::size_t>(o_.size) : bytes;
     // Small collectives travel whole with the headers: one exchange instead of two, which is
     // the whole cost of a small all-reduce. Each process then reduces in rank order, so all
-    // get the same result.
-    const bool small = bytes <= small_limit_ && action.kind != StepKind::barrier;
+    // get the same result. An exchange sends every process all its blocks that way, size()
+    // times what it needs, so only up to a size()-th of the limit.
+    const std::size_t limit = action.kind == StepKind::exchange
+                                  ? small_limit_ / static_cast<std::size_t>(o_.size)
+                                  : small_limit_;
+    const bool small = sent <= limit && action.kind != StepKind::barrier;
     if (small) {
-      const void* payload = action.kind == StepKind::gather ? action.in : action.out;
+      const bool from_in = action.kind == StepKind::gather || action.kind == StepKind::exchange;
+      const void* payload = from_in ? action.in : action.out;
       const bool sends = action.kind != StepKind::broadcast || action.root == o_.rank;
-      const std::size_t p = exchange(call, false, sends ? payload : nullptr, sends ? bytes : 0);
+      const std::size_t p = exchange(call, false, sends ? payload : nullptr, sends ? sent : 0);
       finish_small(action, bytes, p);
       return;
     }
@@ -354,6 +362,14 @@ class GlooLink final : public Remote {
         for (int q = 0; q < n && bytes > 0; ++q) {
           std::memcpy(static_cast<unsigned char*>(a.out) + static_cast<std::size_t>(q) * bytes,
                       q == o_.rank ? a.in : payload_of(p, q), bytes);
+        }
+        return;
+      case StepKind::exchange:
+        for (int q = 0; q < n && bytes > 0; ++q) {
+          const auto* from =
+              q == o_.rank ? static_cast<const unsigned char*>(a.in) : payload_of(p, q);
+          std::memcpy(static_cast<unsigned char*>(a.out) + static_cast<std::size_t>(q) * bytes,
+                      from + static_cast<std::size_t>(o_.rank) * bytes, bytes);
         }
         return;
       case StepKind::barrier:

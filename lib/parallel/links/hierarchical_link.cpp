@@ -30,6 +30,8 @@ class HierarchicalLink final : public Remote {
         return broadcast(call, a);
       case StepKind::gather:
         return gather(call, a);
+      case StepKind::exchange:
+        return exchange(call, a);
       case StepKind::barrier:
         on_host(call, a);
         between_hosts(call, a);
@@ -122,6 +124,57 @@ class HierarchicalLink final : public Remote {
               all.data() + (h * widest_ + i) * block, block);
     }
     spread_on_host(call, a.out, a.type, a.count * static_cast<std::size_t>(l_.world));
+  }
+
+  // Every process's whole input gathered on its host; the leaders exchange, per pair of hosts,
+  // a block from each process of one to each of the other (padded to the widest host); each
+  // leader broadcasts what it received on its host, and every process takes its blocks.
+  void exchange(const Call& call, const Step& a) {
+    const std::size_t block = a.bytes();
+    const auto world = static_cast<std::size_t>(l_.world);
+    const std::size_t hosts = l_.hosts.size();
+    const auto& here = l_.hosts[static_cast<std::size_t>(l_.host)];
+    const std::size_t pair = widest_ * widest_ * block;
+    std::vector<unsigned char> received(hosts * pair);
+    if (leaders_) {
+      std::vector<unsigned char> host_in(here.size() * world * block);
+      if (in_host_) {
+        Step on_this_host = a;
+        on_this_host.kind = StepKind::gather;
+        on_this_host.count = a.count * world;
+        on_this_host.out = host_in.data();
+        on_host(call, on_this_host);
+      } else if (block > 0) {
+        std::memcpy(host_in.data(), a.in, world * block);
+      }
+      std::vector<unsigned char> sent(hosts * pair);
+      for (std::size_t h = 0; h < hosts && block > 0; ++h)
+        for (std::size_t i = 0; i < here.size(); ++i)
+          for (std::size_t j = 0; j < l_.hosts[h].size(); ++j)
+            std::memcpy(
+                sent.data() + h * pair + (i * widest_ + j) * block,
+                host_in.data() + (i * world + static_cast<std::size_t>(l_.hosts[h][j])) * block,
+                block);
+      Step between = a;
+      between.count = a.count * widest_ * widest_;
+      between.in = sent.data();
+      between.out = received.data();
+      between_hosts(call, between);
+    } else {
+      Step on_this_host = a;  // a member's part of its host's gather; the leader keeps it
+      on_this_host.kind = StepKind::gather;
+      on_this_host.count = a.count * world;
+      std::vector<unsigned char> host_in(here.size() * world * block);
+      on_this_host.out = host_in.data();
+      on_host(call, on_this_host);
+    }
+    spread_on_host(call, received.data(), a.type, hosts * widest_ * widest_ * a.count);
+    const auto j = static_cast<std::size_t>(l_.member);
+    for (std::size_t h = 0; h < hosts && block > 0; ++h)
+      for (std::size_t i = 0; i < l_.hosts[h].size(); ++i)
+        std::memcpy(
+            static_cast<unsigned char*>(a.out) + static_cast<std::size_t>(l_.hosts[h][i]) * block,
+            received.data() + h * pair + (i * widest_ + j) * block, block);
   }
 
   std::shared_ptr<Remote> in_host_;

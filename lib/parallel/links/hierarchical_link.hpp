@@ -8,6 +8,8 @@
 //  - broadcast: on the root's host, then between leaders, then on the other hosts.
 //  - gather: gathered on each host, exchanged between leaders (padded to the largest
 //    host), put in rank order by each leader and broadcast on its host.
+//  - exchange: every input gathered on each host, blocks exchanged between leaders per pair of
+//    hosts (padded to the largest host), broadcast on each host, each taking its own.
 //  - barrier: on each host, between leaders, on each host again.
 // Each step checks the processes' calls against each other, as the links do alone.
 #pragma once

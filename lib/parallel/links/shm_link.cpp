@@ -157,6 +157,8 @@ class ShmLink final : public Remote {
         return broadcast(step);
       case StepKind::gather:
         return gather(step);
+      case StepKind::exchange:
+        return exchange(step);
       case StepKind::barrier:
         barrier(true);
         return;
@@ -442,6 +444,33 @@ class ShmLink final : public Remote {
       barrier(c == 0);
       for (int m = 0; m < o_.members; ++m)
         copy(out + (static_cast<std::size_t>(m) * a.count + c * per) * es, slot(base + c, m),
+             bytes);
+    }
+  }
+
+  // Each round moves the same part of every block: a process copies its part of each block into
+  // its slot (block q at q * part), and after the barrier takes block `member` of every slot.
+  void exchange(const Step& a) {
+    const std::size_t es = dtype_size(a.type);
+    const auto n = static_cast<std::size_t>(o_.members);
+    const std::size_t per = o_.chunk_bytes / (es * n);
+    if (per == 0)
+      throw Error(Errc::internal, head() + ": chunks of " + std::to_string(o_.chunk_bytes) +
+                                      " bytes cannot hold a part of every block");
+    const std::size_t chunks = chunks_of(a.count, per);
+    const auto* in = static_cast<const unsigned char*>(a.in);
+    auto* out = static_cast<unsigned char*>(a.out);
+    const std::uint64_t base = chunk_number_;
+    chunk_number_ += chunks;
+    const auto me = static_cast<std::size_t>(o_.member);
+    for (std::size_t c = 0; c < chunks; ++c) {
+      const std::size_t bytes = std::min(per, a.count - std::min(a.count, c * per)) * es;
+      unsigned char* mine = slot(base + c, o_.member);
+      for (std::size_t q = 0; q < n; ++q)
+        copy(mine + q * bytes, in + (q * a.count + c * per) * es, bytes);
+      barrier(c == 0);
+      for (std::size_t m = 0; m < n; ++m)
+        copy(out + (m * a.count + c * per) * es, slot(base + c, static_cast<int>(m)) + me * bytes,
              bytes);
     }
   }

@@ -10,6 +10,8 @@
 //    chunk c + 1 is reduced and chunk c + 2 copied in.
 //  - broadcast: the root copies each chunk into the result area, the others copy it out.
 //  - gather: each copies its chunk into its slot, then every slot out.
+//  - exchange: each copies the same part of every block into its slot, then takes its own
+//    block's part from every slot.
 //  - barrier: one barrier.
 // Each collective's first barrier also compares the processes' calls (as GlooLink's headers
 // do), so a mismatch fails every process the same way, before any result is written.

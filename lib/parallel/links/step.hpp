@@ -18,6 +18,8 @@ enum class StepKind : std::uint8_t {
   gather,     // `in`: this process's `count` elements; `out`: size() * count, process p's at
               // p * count; they do not overlap
   barrier,
+  exchange,  // `in`: size() * count, the block for process q at q * count; `out`: size() *
+             // count, the block from process q at q * count; they do not overlap
 };
 
 struct Step {

@@ -51,6 +51,13 @@ class CollectivesTest(unittest.TestCase):
             w.barrier_async().wait()
             p.wait()
             out["scatter"] = dst.read()
+            a2a_in = w.buffer("i32", 6)
+            a2a_in.write([10 * w.rank + j for j in range(6)])
+            a2a_out = w.buffer("i32", 6)
+            w.all_to_all(a2a_in, a2a_out)
+            out["a2a"] = a2a_out.read()
+            w.all_to_all_async(a2a_in, a2a_out).wait()
+            out["a2a_async"] = a2a_out.read()
             out["shard"] = list(w.shard(10))
             w.barrier()
             with lock:
@@ -63,6 +70,9 @@ class CollectivesTest(unittest.TestCase):
         self.assertEqual(results[1]["min"], [0.0, -2.0])
         self.assertEqual(results[0]["bcast"], [2 << 40] * 3)
         self.assertEqual(results[1]["scatter"], [4, 5])  # max over ranks of rows 2, 3
+        # Rank 1 gets block 1 (elements 2 and 3) of every rank's input, rank j's at block j.
+        self.assertEqual(results[1]["a2a"], [2, 3, 12, 13, 22, 23])
+        self.assertEqual(results[1]["a2a_async"], results[1]["a2a"])
         self.assertEqual(results[0]["shard"], [0, 1, 2, 3])
         self.assertEqual(results[2]["shard"], [7, 8, 9])
 
