@@ -156,7 +156,7 @@ def rust(abi: Abi) -> str:
         name = _rust_name(s)
         plan = [p for p in _plan(abi, s) if p[0] != "callback"]
         out += [""] + rust_doc(s.doc or f"Options ({s.name})", "")
-        out += [f"///", f"/// C: `{s.name}`.", "#[derive(Debug, Clone, Default)]",
+        out += ["///", f"/// C: `{s.name}`.", "#[derive(Debug, Clone, Default)]",
                 f"pub struct {name} {{"]
         fill = []
         for kind, f, fields in plan:

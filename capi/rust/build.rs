@@ -16,7 +16,7 @@ fn from_pkg_config() -> Option<PathBuf> {
         .ok()?;
     let dir = String::from_utf8(output.stdout).ok()?;
     let dir = PathBuf::from(dir.trim());
-    (output.status.success() && dir.join("libnubo_c.so").exists()).then(|| dir)
+    (output.status.success() && dir.join("libnubo_c.so").exists()).then_some(dir)
 }
 
 fn main() {

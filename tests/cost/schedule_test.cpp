@@ -13,7 +13,7 @@
 
 #include "../transfer/helpers.hpp"
 #include "common/small_file.hpp"
-#include "cost/schedule/model.hpp"
+#include "cost/schedule/schedule_model.hpp"
 #include "cost_helpers.hpp"
 #include "error_of.hpp"
 #include "nubo/error.hpp"

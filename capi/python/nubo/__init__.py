@@ -43,7 +43,7 @@ __version__ = "0.1.0"  # the version of nubo this package binds; pyproject.toml 
 __all__ = [
     "Backend", "Device", "DeviceReport", "Diagnosis", "DriverInfo", "HostCpu", "Link",
     "LinkKind", "Nic", "NuboError", "InvalidArgumentError", "IoError", "NotFoundError",
-    "OutOfMemoryError", "UnsupportedError", "Severity", "Status", "abi_version", "check_environment", "discover",
+    "OutOfMemoryError", "TimeoutError", "UnsupportedError", "Severity", "Status", "abi_version", "check_environment", "discover",
     "library_path", "version",
     "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "archive_difference", "keygen",
     "list_archive",

@@ -27,7 +27,8 @@ from ._abi import (nubo_net_progress, nubo_net_progress_callback, nubo_net_send_
 from ._lib import text
 from ._progress import ProgressCall
 from .errors import NuboError, Status
-from .transfer import Codec, _codec, _patterns, chunk_counts
+from ._codecs import chunk_counts
+from .transfer import Codec, _codec, _patterns
 
 StrPath = Union[str, "os.PathLike[str]"]
 

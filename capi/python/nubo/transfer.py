@@ -25,7 +25,7 @@ from ._abi import (nubo_transfer_archive, nubo_transfer_archive_entry_info,
                    nubo_transfer_pack_options, nubo_transfer_progress,
                    nubo_transfer_progress_callback, nubo_transfer_summary,
                    nubo_transfer_unpack_options, nubo_transfer_verify_options)
-from ._codecs import Codec, chunk_counts
+from ._codecs import Codec
 from ._enum import OpenIntEnum
 from ._options import filled
 from ._lib import text

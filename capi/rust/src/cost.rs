@@ -223,7 +223,7 @@ pub fn update_catalog(options: &UpdateOptions) -> Result<Vec<SourceUpdate>, Erro
     let handle = NonNull::new(handle)
         .ok_or_else(|| Error::new(Status::Internal, "nubo_cost_catalog_update gave NULL"))?;
     // SAFETY: a live handle, read and then freed once.
-    let out = unsafe {
+    unsafe {
         let count = ffi::nubo_cost_update_count(handle.as_ptr());
         let entries: Result<Vec<SourceUpdate>, Error> = (0..count)
             .map(|i| {
@@ -242,8 +242,7 @@ pub fn update_catalog(options: &UpdateOptions) -> Result<Vec<SourceUpdate>, Erro
             .collect();
         ffi::nubo_cost_update_free(handle.as_ptr());
         entries
-    };
-    out
+    }
 }
 
 /// Instances with prices, and the providers' storage and network prices.
@@ -665,7 +664,7 @@ pub fn serve(
     let handle = NonNull::new(handle)
         .ok_or_else(|| Error::new(Status::Internal, "the library gave a NULL serving plan"))?;
     // SAFETY: a live plan, read and then freed once.
-    let plan = unsafe {
+    unsafe {
         let read = || -> Result<ServingPlan, Error> {
             let mut out = Vec::new();
             for i in 0..ffi::nubo_cost_serving_plan_count(handle.as_ptr()) {
@@ -716,8 +715,7 @@ pub fn serve(
         let plan = read();
         ffi::nubo_cost_serving_plan_free(handle.as_ptr());
         plan
-    };
-    plan
+    }
 }
 
 // ---- Planning --------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 //! cancel, progress with a panic, tokens as bytes, and bad input of every kind.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use nubo::net::{send, SendOptions, SendProgress, Server, ServerOptions, ServerStats};
 use nubo::transfer::Codec;
@@ -20,7 +20,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// A tree of four files, one of 3 MiB of varied bytes.
-fn tree(root: &PathBuf) -> PathBuf {
+fn tree(root: &Path) -> PathBuf {
     let tree = root.join("tree");
     fs::create_dir_all(tree.join("sub")).unwrap();
     let big: Vec<u8> = (0..3u32 << 20)

@@ -21,7 +21,7 @@ fn invalid(result: Result<impl std::fmt::Debug, nubo::Error>, says: &str) {
 fn slices_are_reduced_in_place_without_a_buffer_of_nubos() {
     let team = Team::host(2).unwrap();
     assert_eq!(team.size(), 2);
-    let mut arrays = vec![vec![1.0f32; 4096], vec![2.0f32; 4096]];
+    let mut arrays = [vec![1.0f32; 4096], vec![2.0f32; 4096]];
     let addresses: Vec<usize> = arrays.iter().map(|a| a.as_ptr() as usize).collect();
     let slots: Vec<Mutex<&mut Vec<f32>>> = arrays.iter_mut().map(Mutex::new).collect();
     let grown = Mutex::new(vec![usize::MAX; 2]);
@@ -58,7 +58,7 @@ fn gemm_and_elementwise_kernels_on_buffers() {
         w.axpy(2.0, &c, &mut y)?;
         assert_eq!(y.to_vec::<f32>()?, vec![9.0, 11.0, 21.0, 23.0]);
         // bf16 on the CPU, from the application's slice.
-        let mut x16 = vec![Bf16::from_f32(1.5); 8];
+        let mut x16 = [Bf16::from_f32(1.5); 8];
         let mut wrapped = w.wrap(&mut x16[..])?;
         w.scale(&mut wrapped, 2.0)?;
         drop(wrapped);
@@ -72,7 +72,7 @@ fn gemm_and_elementwise_kernels_on_buffers() {
 fn slices_and_dlpack_share_memory() {
     let team = Team::host(1).unwrap();
     team.run(|w| {
-        let mut data = vec![0i64; 10];
+        let mut data = [0i64; 10];
         let mut buf = w.wrap(&mut data[..])?;
         let mut tail = buf.slice(8, 2)?;
         w.fill(&mut tail, 7.0)?;
@@ -247,7 +247,7 @@ fn all_to_all_sends_each_rank_its_block() {
             let sent = w.wrap(&mut input[..])?;
             let mut received = w.wrap(&mut out[..])?;
             w.all_to_all(&sent, &mut received)?;
-            let mut short = vec![0i32; 5];
+            let mut short = [0i32; 5];
             let mut wrong = w.wrap(&mut short[..])?;
             invalid(w.all_to_all(&sent, &mut wrong), "one block");
         }

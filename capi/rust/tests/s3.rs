@@ -3,7 +3,7 @@
 //! up and down, verified, with progress, a cancel that resumes, and client-side encryption.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use nubo::s3::{copy, CopyOptions};
 use nubo::transfer::{keygen, Progress};
@@ -46,7 +46,7 @@ fn make_bucket(endpoint: &str, bucket: &str) {
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
 
-fn tree(root: &PathBuf) -> PathBuf {
+fn tree(root: &Path) -> PathBuf {
     let tree = root.join("tree");
     fs::create_dir_all(tree.join("sub")).unwrap();
     let big: Vec<u8> = (0..12u32 << 20)

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "common/text.hpp"
-#include "cost/schedule/model.hpp"
+#include "cost/schedule/schedule_model.hpp"
 
 namespace nubo::cost::schedule_detail {
 namespace {

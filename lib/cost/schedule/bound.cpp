@@ -3,7 +3,7 @@
 // node-slots over the horizon, whenever they fall. Every schedule is a solution of it, so none
 // costs less; the heuristic's gap is stated against it.
 #include "cost/schedule/mip.hpp"
-#include "cost/schedule/model.hpp"
+#include "cost/schedule/schedule_model.hpp"
 
 namespace nubo::cost::schedule_detail {
 

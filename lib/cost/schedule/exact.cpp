@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "cost/schedule/mip.hpp"
-#include "cost/schedule/model.hpp"
+#include "cost/schedule/schedule_model.hpp"
 
 namespace nubo::cost::schedule_detail {
 namespace {

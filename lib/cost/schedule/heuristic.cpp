@@ -8,7 +8,7 @@
 #include <limits>
 #include <numeric>
 
-#include "cost/schedule/model.hpp"
+#include "cost/schedule/schedule_model.hpp"
 
 namespace nubo::cost::schedule_detail {
 namespace {

@@ -9,7 +9,7 @@
 #include "common/text.hpp"
 #include "cost/estimate_json.hpp"
 #include "cost/schedule/mip.hpp"
-#include "cost/schedule/model.hpp"
+#include "cost/schedule/schedule_model.hpp"
 #include "nubo/error.hpp"
 
 namespace nubo::cost {

@@ -1,4 +1,4 @@
-#include "cost/schedule/model.hpp"
+#include "cost/schedule/schedule_model.hpp"
 
 #include <algorithm>
 #include <cmath>
