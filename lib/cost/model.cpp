@@ -1,6 +1,7 @@
 // The time model: compute from peak rates, ring all-reduce communication, staging, checkpoints,
 // and spot interruptions (Young/Daly). Formulas and sources: docs/cost.md.
 #include "cost/model.hpp"
+#include "cost/workload_table.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -46,10 +47,6 @@ std::string num(double v) {
   return buf;
 }
 
-void check(double v, const char* name, double min, double max) {
-  check_range(v, "workload", name, min, max);
-}
-
 double measured_peak(const Profile& p) {
   if (p.device_peak_tflops > 0) return p.device_peak_tflops;
   if (const auto* gpu = GpuCatalog::builtin().find(p.device_model)) {
@@ -72,24 +69,15 @@ void check_range(double v, std::string_view what, const char* name, double min, 
 }
 
 WorkloadModel compile(const Workload& w) {
-  constexpr double kBig = 1e30;
-  check(w.epochs, "epochs", 0, 1e9);
-  check(w.parameter_bytes, "parameter_bytes", 0, kBig);
-  check(w.memory_per_gpu_bytes, "memory_per_gpu_bytes", 0, kBig);
-  check(w.dataset_bytes, "dataset_bytes", 0, kBig);
-  check(w.compression_ratio, "compression_ratio", 1e-6, 100);
-  check(w.checkpoint_bytes, "checkpoint_bytes", 0, kBig);
-  check(w.checkpoint_write_mbps, "checkpoint_write_mbps", 0, 1e9);
-  check(w.checkpoint_interval_s, "checkpoint_interval_s", 0, 1e12);
-  check(w.overlap, "overlap", 0, 1);
-  check(w.egress_bytes, "egress_bytes", 0, kBig);
-  check(w.storage_months_after, "storage_months_after", 0, 1200);
+  // Every numeric field in the range the table gives it; a model-described one only without a
+  // profile, which the model then does not read.
+  for (const auto& f : workload_field_table())
+    if (!(w.profile && f.analytic)) check_workload_field(f, w.*f.value, "workload");
 
   WorkloadModel m;
   m.overlap = w.overlap;
   if (w.profile) {
     const Profile& p = *w.profile;
-    if (w.epochs <= 0) throw Error(Errc::invalid_argument, "workload: epochs must be positive");
     // Simulated GPUs are host threads with a GPU's name: their times say nothing of the GPU's.
     if (p.backend == "sim")
       throw Error(Errc::invalid_argument,
@@ -116,15 +104,6 @@ WorkloadModel compile(const Workload& w) {
     m.checkpoint_bytes = w.checkpoint_bytes > 0 ? w.checkpoint_bytes : p.checkpoint_bytes;
   } else {
     m.dtype = compute_dtype(w.dtype, "workload");
-    check(w.mfu, "mfu", 1e-6, 1);
-    check(w.total_flops, "total_flops", 0, 1e40);
-    check(w.flops_per_sample, "flops_per_sample", 0, 1e30);
-    check(w.samples, "samples", 0, 1e18);
-    check(w.global_batch, "global_batch", 0, 1e12);
-    check(w.parameters, "parameters", 0, 1e16);
-    check(w.tokens, "tokens", 0, 1e20);
-    check(w.sequence_length, "sequence_length", 0, 1e9);
-    check(w.micro_batch, "micro_batch", 1, 1e6);
     m.memory = memory_model(w);
     const double flops = w.training_flops();
     if (flops <= 0)

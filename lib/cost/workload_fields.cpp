@@ -1,9 +1,13 @@
 // A training workload from named text fields: nubo-cost plan's flags and a queue file's job
 // workloads read through this one function, so that both take the same fields, units and rules.
+#include <algorithm>
 #include <cmath>
-#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/text.hpp"
+#include "cost/workload_table.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
 #include "nubo/units.hpp"
@@ -11,32 +15,23 @@
 namespace nubo::cost {
 namespace {
 
-const std::set<std::string, std::less<>>& known_fields() {
-  static const std::set<std::string, std::less<>> names{"params",
-                                                        "model-bytes",
-                                                        "tokens",
-                                                        "seq-len",
-                                                        "micro-batch",
-                                                        "optimizer",
-                                                        "zero",
-                                                        "flops",
-                                                        "flops-per-sample",
-                                                        "samples",
-                                                        "profile",
-                                                        "epochs",
-                                                        "dtype",
-                                                        "mfu",
-                                                        "batch",
-                                                        "params-bytes",
-                                                        "gpu-memory",
-                                                        "dataset",
-                                                        "compression",
-                                                        "checkpoint-size",
-                                                        "checkpoint-every",
-                                                        "egress",
-                                                        "keep-months",
-                                                        "overlap"};
+// The fields read here besides the numeric ones of the table.
+constexpr std::string_view kOtherFields[] = {"model-bytes", "optimizer", "zero", "profile",
+                                             "dtype"};
+
+std::vector<std::string> known_fields() {
+  std::vector<std::string> names;
+  for (const auto& f : detail::workload_field_table())
+    if (!f.flag.empty()) names.emplace_back(f.flag);
+  for (std::string_view other : kOtherFields) names.emplace_back(other);
+  std::sort(names.begin(), names.end());
   return names;
+}
+
+bool is_field(std::string_view name) {
+  for (std::string_view other : kOtherFields)
+    if (other == name) return true;
+  return detail::find_workload_field(name) != nullptr;
 }
 
 }  // namespace
@@ -44,53 +39,66 @@ const std::set<std::string, std::less<>>& known_fields() {
 Workload workload_from_fields(const std::map<std::string, std::string>& fields,
                               const std::string& where) {
   for (const auto& [name, value] : fields)
-    if (!known_fields().contains(name))
-      throw Error(Errc::invalid_argument,
-                  where + name + ": not a workload field (known: " +
-                      text::join({known_fields().begin(), known_fields().end()}, ", ") + ")");
-  const auto get = [&](const char* name) -> const std::string* {
-    const auto it = fields.find(name);
+    if (!is_field(name))
+      throw Error(Errc::invalid_argument, where + name + ": not a workload field (known: " +
+                                              text::join(known_fields(), ", ") + ")");
+  const auto get = [&](std::string_view name) -> const std::string* {
+    const auto it = fields.find(std::string(name));
     return it == fields.end() || it->second.empty() ? nullptr : &it->second;
   };
-  const auto what = [&](const char* name) { return where + name; };
-  const auto number = [&](const char* name, double min, double max) {
-    return text::parse_double(*get(name), what(name), min, max);
+  const auto what = [&](std::string_view name) { return where + std::string(name); };
+  // A numeric field of the table, read as its text says and checked against its range.
+  const auto read = [&](const detail::WorkloadField& f) {
+    const std::string& text = *get(f.flag);
+    double v = 0;
+    switch (f.text) {
+      case detail::FieldText::number:
+        v = text::parse_double(text, what(f.flag), f.min, f.max);
+        break;
+      case detail::FieldText::count:
+        v = parse_count(text, what(f.flag));
+        break;
+      case detail::FieldText::bytes:
+        v = static_cast<double>(parse_bytes(text, what(f.flag)));
+        break;
+      case detail::FieldText::duration:
+        v = parse_duration(text, what(f.flag));
+        break;
+    }
+    detail::check_workload_field(f, v, what(f.flag), true);
+    return v;
   };
-  const auto bytes = [&](const char* name) {
-    return static_cast<double>(parse_bytes(*get(name), what(name)));
-  };
-  const auto count = [&](const char* name) { return parse_count(*get(name), what(name)); };
 
   Workload w;
-  const double epochs = get("epochs") ? number("epochs", 1e-9, 1e9) : 1;
-  if (const auto* profile = get("profile")) {
-    w = Workload::from_profile(Profile::load(*profile), epochs);
+  const auto* profile = get("profile");
+  if (profile) {
+    const auto* epochs = detail::find_workload_field("epochs");
+    w = Workload::from_profile(Profile::load(*profile), get("epochs") ? read(*epochs) : 1);
   } else {
     if (get("dtype")) w.dtype = parse_dtype(*get("dtype"));
-    if (get("mfu")) w.mfu = number("mfu", 1e-6, 1);
-    if (get("params")) w.parameters = count("params");
-    if (get("model-bytes"))
-      w.parameters = bytes("model-bytes") / static_cast<double>(dtype_size(w.dtype));
-    if (get("tokens")) w.tokens = count("tokens");
-    if (get("seq-len")) w.sequence_length = number("seq-len", 1, 1e9);
-    if (get("micro-batch")) w.micro_batch = number("micro-batch", 1, 1e9);
     if (get("optimizer")) w.optimizer = parse_optimizer(*get("optimizer"));
     if (const auto* zero = get("zero")) {
       if (*zero == "auto") {
         w.sharding = -1;
       } else {
-        const double stage = number("zero", 0, 3);
+        const double stage = text::parse_double(*zero, what("zero"), 0, 3);
         if (stage != std::floor(stage))
           throw Error(Errc::invalid_argument, what("zero") + ": 0, 1, 2, 3 or auto, not " + *zero);
         w.sharding = static_cast<int>(stage);
       }
     }
-    if (get("flops")) {
-      w.total_flops = number("flops", 1, 1e40);
-    } else if (get("flops-per-sample") && get("samples")) {
-      w.flops_per_sample = number("flops-per-sample", 1e-9, 1e30);
-    } else if (w.parameters <= 0 ||
-               (w.tokens <= 0 && (!get("samples") || w.sequence_length <= 0))) {
+  }
+  // With a profile, the model-described fields are not read: the profile measured them.
+  for (const auto& f : detail::workload_field_table())
+    if (!f.flag.empty() && get(f.flag) && !(profile && f.analytic)) w.*f.value = read(f);
+  if (!profile) {
+    if (get("model-bytes"))
+      w.parameters = static_cast<double>(parse_bytes(*get("model-bytes"), what("model-bytes"))) /
+                     static_cast<double>(dtype_size(w.dtype));
+    const bool by_flops = w.total_flops > 0 || (w.flops_per_sample > 0 && get("samples"));
+    const bool by_model =
+        w.parameters > 0 && (w.tokens > 0 || (get("samples") && w.sequence_length > 0));
+    if (!by_flops && !by_model)
       throw Error(Errc::invalid_argument,
                   where.empty() || where == "--"
                       ? "describe the workload: --params 7B with --tokens 2e9 (or --samples with "
@@ -99,21 +107,7 @@ Workload workload_from_fields(const std::map<std::string, std::string>& fields,
                       : where.substr(0, where.size() - (where.back() == '.')) +
                             ": describe the workload: params with tokens (or samples with "
                             "seq-len), flops, flops-per-sample with samples, or profile");
-    }
   }
-  if (get("samples")) w.samples = number("samples", 0, 1e18);
-  w.epochs = epochs;
-  if (get("batch")) w.global_batch = number("batch", 0, 1e12);
-  if (get("params-bytes")) w.parameter_bytes = bytes("params-bytes");
-  if (get("gpu-memory")) w.memory_per_gpu_bytes = bytes("gpu-memory");
-  if (get("dataset")) w.dataset_bytes = bytes("dataset");
-  if (get("checkpoint-size")) w.checkpoint_bytes = bytes("checkpoint-size");
-  if (get("checkpoint-every"))
-    w.checkpoint_interval_s = parse_duration(*get("checkpoint-every"), what("checkpoint-every"));
-  if (get("egress")) w.egress_bytes = bytes("egress");
-  if (get("compression")) w.compression_ratio = number("compression", 1e-6, 1);
-  if (get("overlap")) w.overlap = number("overlap", 0, 1);
-  if (get("keep-months")) w.storage_months_after = number("keep-months", 0, 1200);
   return w;
 }
 

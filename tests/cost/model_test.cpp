@@ -1,8 +1,12 @@
 // The time model, each term checked against a hand computation.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
 
 #include "cost/model.hpp"
+#include "cost/workload_table.hpp"
 #include "cost_helpers.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
@@ -222,4 +226,45 @@ TEST_CASE("scaling on a host: more workers share the cores their GEMMs already u
   CHECK_THROWS_WITH(scale_on_host(p, r), Catch::Contains("lacks devices.host_threads"));
   p.backend = "cuda";
   CHECK_THROWS_WITH(scale_on_host(p, r), Catch::Contains("measured on GPUs"));
+}
+
+TEST_CASE("a workload field has one range: its text and the model refuse the same values") {
+  auto c = box_catalog();
+  // Once the parser took a micro-batch of 2e6 that the model refused, and the model a
+  // sequence length of 0.5 the parser refused.
+  for (const auto& f : cost::detail::workload_field_table()) {
+    INFO(f.member);
+    if (f.flag.empty() || f.text != cost::detail::FieldText::number) continue;
+    char too_big[32];
+    std::snprintf(too_big, sizeof too_big, "%g", f.max * 10 + 1);
+    std::map<std::string, std::string> fields{{"flops", "1e18"}};
+    fields[std::string(f.flag)] = too_big;
+    CHECK_THROWS_AS(workload_from_fields(fields, "--"), Error);
+    auto w = flops_workload();
+    w.*f.value = f.max * 10 + 1;
+    CHECK_THROWS_WITH(estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand),
+                      Catch::Contains(std::string(f.member)));
+  }
+  CHECK_THROWS_WITH(workload_from_fields({{"flops", "1e18"}, {"micro-batch", "2e6"}}, "--"),
+                    Catch::Contains("--micro-batch"));
+  auto w = flops_workload();
+  w.micro_batch = 2e6;
+  CHECK_THROWS_WITH(estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand),
+                    Catch::Contains("micro_batch is 2e+06; it must lie in [1, 1e+06]"));
+  w = flops_workload();
+  w.sequence_length = 0.5;
+  CHECK_THROWS_WITH(estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand),
+                    Catch::Contains("sequence_length is 0.5"));
+  // 0 is "not given" in code, but given as text it is a value, and out of range.
+  CHECK_THROWS_WITH(workload_from_fields({{"params", "0"}, {"tokens", "1e9"}}, "--"),
+                    Catch::Contains("--params: parameters is 0; it must lie in [1, 1e+16]"));
+  CHECK_NOTHROW(workload_from_fields({{"params", "7B"},
+                                      {"tokens", "1e9"},
+                                      {"seq-len", "4096"},
+                                      {"micro-batch", "8"},
+                                      {"keep-months", "3"}},
+                                     "--"));
+  CHECK_THROWS_WITH(workload_from_fields({{"parms", "7B"}}, "--"),
+                    Catch::Contains("--parms: not a workload field (known: ") &&
+                        Catch::Contains("micro-batch") && Catch::Contains("zero"));
 }

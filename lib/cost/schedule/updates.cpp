@@ -16,7 +16,8 @@ Queue apply_updates(const Queue& queue, const Schedule& previous, const QueueUpd
   }
   std::map<std::string, const ScheduledJob*> placed;
   for (const auto& s : previous.jobs) placed[s.name] = &s;
-  for (const auto& [name, u] : by_name) {
+  for (const auto& entry : by_name) {
+    const std::string& name = entry.first;  // a structured binding clang 14 cannot capture
     const bool known = std::any_of(queue.jobs.begin(), queue.jobs.end(),
                                    [&](const QueueJob& j) { return j.name == name; });
     if (!known)
