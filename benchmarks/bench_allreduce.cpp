@@ -119,11 +119,16 @@ double time_team(nubo::Team& team, std::size_t bytes, int rounds_wanted = kRound
   return median(rounds);
 }
 
-int local(const std::string& out_path, const std::string& command) {
+// The host device, alone: one worker per process.
+std::vector<nubo::Device> host_only() {
   nubo::DiscoverOptions o;
   o.probe_cuda = false;
   o.sim_devices = "";
-  const nubo::Device host = nubo::discover(o).host_device();
+  return {nubo::discover(o).host_device()};
+}
+
+int local(const std::string& out_path, const std::string& command) {
+  const nubo::Device host = host_only().front();
   const std::vector<int> teams{2, 4, 8};
   std::ostringstream t;
   t << "# All-reduce in one process: shared memory between host workers\n\n"
@@ -173,20 +178,53 @@ struct RawGloo {
     ctx->connectFullMesh(store, dev);
   }
 };
-#endif
 
-int gloo_mode(const std::string& out_path, const std::string& command) {
-#if NUBO_HAVE_GLOO
-  const nubo::JobSpec job = nubo::JobSpec::from_env();
+// This process's place in a job of several under nubo-run with a folder rendezvous; nullopt,
+// having said how to run it, otherwise.
+std::optional<nubo::JobSpec> process_job() {
+  nubo::JobSpec job = nubo::JobSpec::from_env();
   if (job.world_size < 2 || job.rendezvous.rfind("file://", 0) != 0) {
     std::fprintf(stderr, "run me under nubo-run --nproc 2 (file rendezvous)\n");
-    return 2;
+    return std::nullopt;
   }
-  nubo::DiscoverOptions o;
-  o.probe_cuda = false;
-  o.sim_devices = "";
-  nubo::Team team =
-      nubo::Team::from_env(std::vector<nubo::Device>{nubo::discover(o).host_device()});
+  return job;
+}
+
+// The two teams the processes compare on one host: the default one (shared memory between
+// processes of one host) and one made with NUBO_SHM_DISABLE=1 (nubo over Gloo/TCP on loopback).
+struct ProcessTeams {
+  nubo::Team shm, tcp;
+};
+ProcessTeams process_teams() {
+  const std::vector<nubo::Device> one = host_only();
+  nubo::Team shm = nubo::Team::from_env(one);
+  ::setenv("NUBO_SHM_DISABLE", "1", 1);
+  nubo::Team tcp = nubo::Team::from_env(one);
+  ::unsetenv("NUBO_SHM_DISABLE");
+  return {std::move(shm), std::move(tcp)};
+}
+
+// One timed round: `it` calls of body(i) after a barrier of `sync`'s team, seconds per call.
+template <class Body>
+void time_round(std::vector<double>& rounds, nubo::Worker& sync, int it, Body body) {
+  sync.barrier();
+  const auto t0 = Clock::now();
+  for (int i = 0; i < it; ++i) body(i);
+  rounds.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / it);
+}
+
+// Rank 0 appends the table to the results file and prints it.
+void append_table(const std::string& out_path, const nubo::JobSpec& job, const std::string& t) {
+  if (job.rank != 0) return;
+  std::ofstream(out_path, std::ios::app) << "\n" << t;
+  std::fputs(t.c_str(), stdout);
+}
+
+int gloo_mode(const std::string& out_path, const std::string& command) {
+  const auto found = process_job();
+  if (!found) return 2;
+  const nubo::JobSpec& job = *found;
+  nubo::Team team = nubo::Team::from_env(host_only());
   const std::string raw_dir = job.rendezvous.substr(7) + "/raw-gloo";
   RawGloo raw(job.rank, job.world_size, raw_dir);
   const int n = job.world_size;
@@ -256,32 +294,16 @@ int gloo_mode(const std::string& out_path, const std::string& command) {
     std::fputs(t.str().c_str(), stdout);
   }
   return 0;
-#else
-  (void)out_path;
-  (void)command;
-  std::fprintf(stderr, "this build has no Gloo\n");
-  return 2;
-#endif
 }
 
 // Two teams on the same processes: the default one (shared memory between processes of one
 // host) and one made with NUBO_SHM_DISABLE=1 (nubo over Gloo/TCP on loopback), raw Gloo
 // AllreduceRing and one-thread memcpy, interleaved round by round.
 int processes_mode(const std::string& out_path, const std::string& command) {
-#if NUBO_HAVE_GLOO
-  const nubo::JobSpec job = nubo::JobSpec::from_env();
-  if (job.world_size < 2 || job.rendezvous.rfind("file://", 0) != 0) {
-    std::fprintf(stderr, "run me under nubo-run --nproc 2 (file rendezvous)\n");
-    return 2;
-  }
-  nubo::DiscoverOptions o;
-  o.probe_cuda = false;
-  o.sim_devices = "";
-  const std::vector<nubo::Device> one{nubo::discover(o).host_device()};
-  nubo::Team shm = nubo::Team::from_env(one);
-  ::setenv("NUBO_SHM_DISABLE", "1", 1);
-  nubo::Team tcp = nubo::Team::from_env(one);
-  ::unsetenv("NUBO_SHM_DISABLE");
+  const auto found = process_job();
+  if (!found) return 2;
+  const nubo::JobSpec& job = *found;
+  auto [shm, tcp] = process_teams();
   RawGloo raw(job.rank, job.world_size, job.rendezvous.substr(7) + "/raw-gloo");
   const int n = job.world_size;
   std::ostringstream t;
@@ -305,10 +327,7 @@ int processes_mode(const std::string& out_path, const std::string& command) {
     std::vector<double> shm_rounds, tcp_rounds, raw_rounds, copy_rounds;
     std::vector<char> a(bytes, 1), b(bytes, 2);
     auto timed = [&](std::vector<double>& rounds, nubo::Worker& sync, auto body) {
-      sync.barrier();
-      const auto t0 = Clock::now();
-      for (int i = 0; i < it; ++i) body(i);
-      rounds.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / it);
+      time_round(rounds, sync, it, body);
     };
     tcp.run([&](nubo::Worker& wt) {
       auto tbuf = wt.alloc<float>(count);
@@ -342,17 +361,8 @@ int processes_mode(const std::string& out_path, const std::string& command) {
     t << line;
     if (job.rank == 0) std::fprintf(stderr, "%s done\n", human(bytes).c_str());
   }
-  if (job.rank == 0) {
-    std::ofstream(out_path, std::ios::app) << "\n" << t.str();
-    std::fputs(t.str().c_str(), stdout);
-  }
+  append_table(out_path, job, t.str());
   return 0;
-#else
-  (void)out_path;
-  (void)command;
-  std::fprintf(stderr, "this build has no Gloo\n");
-  return 2;
-#endif
 }
 
 // all_to_all (each rank sends `bytes` in all, one block to each rank), as nccl-tests' alltoall
@@ -361,22 +371,11 @@ int processes_mode(const std::string& out_path, const std::string& command) {
 // memory), the same with NUBO_SHM_DISABLE=1 (Gloo over loopback), raw gloo::alltoall and one
 // thread's memcpy, interleaved round by round; medians.
 int all_to_all_mode(const std::string& out_path, const std::string& command) {
-#if NUBO_HAVE_GLOO
-  const nubo::JobSpec job = nubo::JobSpec::from_env();
-  if (job.world_size < 2 || job.rendezvous.rfind("file://", 0) != 0) {
-    std::fprintf(stderr, "run me under nubo-run --nproc 2 (file rendezvous)\n");
-    return 2;
-  }
-  nubo::DiscoverOptions o;
-  o.probe_cuda = false;
-  o.sim_devices = "";
-  const nubo::Device host = nubo::discover(o).host_device();
-  const std::vector<nubo::Device> one{host};
-  nubo::Team shm = nubo::Team::from_env(one);
-  ::setenv("NUBO_SHM_DISABLE", "1", 1);
-  nubo::Team tcp = nubo::Team::from_env(one);
-  ::unsetenv("NUBO_SHM_DISABLE");
-  nubo::Team local(std::vector<nubo::Device>(2, host));
+  const auto found = process_job();
+  if (!found) return 2;
+  const nubo::JobSpec& job = *found;
+  auto [shm, tcp] = process_teams();
+  nubo::Team local(std::vector<nubo::Device>(2, host_only().front()));
   RawGloo raw(job.rank, job.world_size, job.rendezvous.substr(7) + "/raw-gloo-a2a");
   const int n = job.world_size;
   const auto bus = [n](std::size_t bytes, double seconds) {
@@ -412,10 +411,7 @@ int all_to_all_mode(const std::string& out_path, const std::string& command) {
       });
     }
     auto timed = [&](std::vector<double>& rounds, nubo::Worker& sync, auto body) {
-      sync.barrier();
-      const auto t0 = Clock::now();
-      for (int i = 0; i < it; ++i) body(i);
-      rounds.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / it);
+      time_round(rounds, sync, it, body);
     };
     auto raw_all_to_all = [&] {
       gloo::AlltoallOptions opts(raw.ctx);
@@ -468,25 +464,15 @@ int all_to_all_mode(const std::string& out_path, const std::string& command) {
     t << line;
     if (job.rank == 0) std::fprintf(stderr, "%s done\n", human(bytes).c_str());
   }
-  if (job.rank == 0) {
-    std::ofstream(out_path, std::ios::app) << "\n" << t.str();
-    std::fputs(t.str().c_str(), stdout);
-  }
+  append_table(out_path, job, t.str());
   return 0;
-#else
-  (void)out_path;
-  (void)command;
-  std::fprintf(stderr, "this build has no Gloo\n");
-  return 2;
-#endif
 }
 
+#endif  // NUBO_HAVE_GLOO
+
 int one(int workers, std::size_t bytes, int it) {
-  nubo::DiscoverOptions o;
-  o.probe_cuda = false;
-  o.sim_devices = "";
-  nubo::Team team(std::vector<nubo::Device>(static_cast<std::size_t>(workers),
-                                            nubo::discover(o).host_device()));
+  nubo::Team team(
+      std::vector<nubo::Device>(static_cast<std::size_t>(workers), host_only().front()));
   std::printf("%.9f\n", time_team(team, bytes, 1, it));
   return 0;
 }
@@ -508,9 +494,16 @@ int main(int argc, char** argv) {
   }
   try {
     if (mode == "local") return local(out, command);
+#if NUBO_HAVE_GLOO
     if (mode == "gloo") return gloo_mode(out, command);
     if (mode == "processes") return processes_mode(out, command);
     if (mode == "all_to_all") return all_to_all_mode(out, command);
+#else
+    if (mode == "gloo" || mode == "processes" || mode == "all_to_all") {
+      std::fprintf(stderr, "this build has no Gloo\n");
+      return 2;
+    }
+#endif
     if (mode == "one" && workers > 0 && bytes > 0 && it > 0)
       return one(static_cast<int>(workers), static_cast<std::size_t>(bytes), static_cast<int>(it));
   } catch (const std::exception& e) {
