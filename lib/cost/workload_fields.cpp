@@ -2,6 +2,7 @@
 // workloads read through this one function, so that both take the same fields, units and rules.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,13 +48,14 @@ Workload workload_from_fields(const std::map<std::string, std::string>& fields,
     return it == fields.end() || it->second.empty() ? nullptr : &it->second;
   };
   const auto what = [&](std::string_view name) { return where + std::string(name); };
-  // A numeric field of the table, read as its text says and checked against its range.
+  // A numeric field of the table, read as its text says, then checked against its range once.
   const auto read = [&](const detail::WorkloadField& f) {
     const std::string& text = *get(f.flag);
     double v = 0;
     switch (f.text) {
       case detail::FieldText::number:
-        v = text::parse_double(text, what(f.flag), f.min, f.max);
+        v = text::parse_double(text, what(f.flag), std::numeric_limits<double>::lowest(),
+                               std::numeric_limits<double>::max());
         break;
       case detail::FieldText::count:
         v = parse_count(text, what(f.flag));

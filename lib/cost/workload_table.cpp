@@ -69,7 +69,8 @@ void check_workload_field(const WorkloadField& f, double v, std::string_view wha
   if (std::isfinite(v) && v >= f.min && v <= f.max) return;
   throw Error(Errc::invalid_argument, std::string(what) + ": " + std::string(f.member) + " is " +
                                           num(v) + "; it must lie in [" + num(f.min) + ", " +
-                                          num(f.max) + "]");
+                                          num(f.max) + "]" + (f.unit.empty() ? "" : " ") +
+                                          std::string(f.unit));
 }
 
 }  // namespace nubo::cost::detail

@@ -22,14 +22,14 @@ struct WorkloadField {
   double min, max;        // a given value's range
   bool zero_unset;        // 0, the default, means "not given" and is always allowed
   bool analytic;          // a model-described workload's: unused (and unread) with a profile
-  std::string_view unit;  // for the docs and messages: "", "bytes", "s", ...
+  std::string_view unit;  // after the range in messages: "", "bytes", "s", ...
 };
 
 std::span<const WorkloadField> workload_field_table();
 // The row of `flag`; nullptr when no numeric field has that name.
 const WorkloadField* find_workload_field(std::string_view flag) noexcept;
-// Error(invalid_argument) "<what>: <member> is <v>; it must lie in [<min>, <max>]" unless `v`
-// is in the field's range, or is 0 where 0 means unset and the value was not `given` as text.
+// Error(invalid_argument) "<what>: <member> is <v>; it must lie in [<min>, <max>] <unit>" unless
+// `v` is in the field's range, or is 0 where 0 means unset and the value was not `given` as text.
 void check_workload_field(const WorkloadField& f, double v, std::string_view what,
                           bool given = false);
 

@@ -135,18 +135,19 @@ class HierarchicalLink final : public Remote {
     const std::size_t hosts = l_.hosts.size();
     const auto& here = l_.hosts[static_cast<std::size_t>(l_.host)];
     const std::size_t pair = widest_ * widest_ * block;
+    // Every process's whole input, on every process of its host (the leader uses it).
+    std::vector<unsigned char> host_in(here.size() * world * block);
+    if (in_host_) {
+      Step on_this_host = a;
+      on_this_host.kind = StepKind::gather;
+      on_this_host.count = a.count * world;
+      on_this_host.out = host_in.data();
+      on_host(call, on_this_host);
+    } else if (block > 0) {
+      std::memcpy(host_in.data(), a.in, world * block);
+    }
     std::vector<unsigned char> received(hosts * pair);
     if (leaders_) {
-      std::vector<unsigned char> host_in(here.size() * world * block);
-      if (in_host_) {
-        Step on_this_host = a;
-        on_this_host.kind = StepKind::gather;
-        on_this_host.count = a.count * world;
-        on_this_host.out = host_in.data();
-        on_host(call, on_this_host);
-      } else if (block > 0) {
-        std::memcpy(host_in.data(), a.in, world * block);
-      }
       std::vector<unsigned char> sent(hosts * pair);
       for (std::size_t h = 0; h < hosts && block > 0; ++h)
         for (std::size_t i = 0; i < here.size(); ++i)
@@ -160,13 +161,6 @@ class HierarchicalLink final : public Remote {
       between.in = sent.data();
       between.out = received.data();
       between_hosts(call, between);
-    } else {
-      Step on_this_host = a;  // a member's part of its host's gather; the leader keeps it
-      on_this_host.kind = StepKind::gather;
-      on_this_host.count = a.count * world;
-      std::vector<unsigned char> host_in(here.size() * world * block);
-      on_this_host.out = host_in.data();
-      on_host(call, on_this_host);
     }
     spread_on_host(call, received.data(), a.type, hosts * widest_ * widest_ * a.count);
     const auto j = static_cast<std::size_t>(l_.member);
