@@ -19,6 +19,7 @@
 extern "C" {
 #endif
 
+/* How an instance is paid for (C++: nubo::cost::Pricing). */
 typedef enum nubo_cost_pricing {
   NUBO_PRICING_ON_DEMAND = 0,
   NUBO_PRICING_SPOT = 1,
@@ -28,6 +29,7 @@ typedef enum nubo_cost_pricing {
   NUBO_PRICING_MAX_ENUM = 0x7fffffff
 } nubo_cost_pricing;
 
+/* The optimizer whose states a model-described workload keeps (C++: nubo::cost::Optimizer). */
 typedef enum nubo_cost_optimizer {
   NUBO_OPTIMIZER_ADAM = 0, /* Adam(W): two fp32 states per parameter */
   NUBO_OPTIMIZER_SGD = 1,  /* SGD with momentum: one */
@@ -68,6 +70,7 @@ NUBO_C_API void nubo_cost_catalog_free(nubo_cost_catalog* catalog);
 /* Number of instance rows; 0 for NULL. */
 NUBO_C_API size_t nubo_cost_catalog_instance_count(const nubo_cost_catalog* catalog);
 
+/* A catalog row: hardware, and prices per hour (C++: nubo::cost::Instance). */
 typedef struct nubo_cost_instance_info {
   uint32_t struct_size;
   const char* provider;
@@ -75,21 +78,22 @@ typedef struct nubo_cost_instance_info {
   const char* region;
   const char* gpu_model;
   int gpus;
-  const char* interconnect; /* "none", "pcie", "nvlink", "nvswitch" */
+  /* "none", "pcie", "nvlink", "nvswitch" (C++: nubo::cost::interconnect_name(in.interconnect)) */
+  const char* interconnect;
   int vcpus;
   double memory_gib;
   double network_gbps;
-  double on_demand; /* $/h */
-  double spot;      /* $/h; < 0: not in the catalog */
-  double reserved_1y;
-  double reserved_3y;
+  double on_demand;   /* $/h */
+  double spot;        /* $/h, the median of its zones' quotes; < 0: none (not in the catalog) */
+  double reserved_1y; /* $/h; <= 0: none */
+  double reserved_3y; /* $/h; <= 0: none */
   int reserved_1y_derived; /* nonzero: derived from the discount, not published */
-  int reserved_3y_derived;
-  double gpu_link_gbs; /* per-GPU all-reduce bandwidth, GB/s per direction */
+  int reserved_3y_derived; /* nonzero: derived from the discount, not published */
+  double gpu_link_gbs;     /* per-GPU all-reduce bandwidth, GB/s per direction */
   const char* price_date;
   const char* spot_date;
   const char* source;
-  double spot_lowest;            /* $/h, the cheapest zone's quote (spot is their median); < 0 */
+  double spot_lowest;            /* $/h, the cheapest zone's quote; < 0: none */
   int spot_quotes;               /* zones behind spot */
   const char* interruption_band; /* the provider's published band ("<5%"); "" none */
   double spot_mtbi_h;            /* read from the band; 0: the provider's default */
@@ -98,7 +102,7 @@ typedef struct nubo_cost_instance_info {
 NUBO_C_API nubo_status nubo_cost_catalog_instance(const nubo_cost_catalog* catalog, size_t index,
                                                   nubo_cost_instance_info* out);
 
-/* The sources the catalog's rows came from, with their age and what they skipped. */
+/* Where catalog rows came from, and what was skipped (C++: nubo::cost::CatalogSource). */
 typedef struct nubo_cost_source_info {
   uint32_t struct_size;
   const char* name;     /* "skypilot-aws" */
@@ -108,11 +112,11 @@ typedef struct nubo_cost_source_info {
   const char* origin;   /* "embedded", a cache file, SkyPilot's file, a user's file */
   const char* fetched;  /* "2026-12-03T10:00:00Z" */
   const char* etag;
-  size_t rows;    /* rows, reserved prices or bands it gave */
-  size_t records; /* records read */
-  size_t skipped_count;
-  const char* skipped; /* one "where: reason" per line; "" when none */
-  double age_days;     /* since fetched; < 0 when unknown */
+  size_t rows;          /* rows, reserved prices or bands it gave */
+  size_t records;       /* records read */
+  size_t skipped_count; /* (C++: skipped.size()) */
+  const char* skipped;  /* "where: reason", one per line */
+  double age_days;      /* since fetched; < 0 when unknown (C++: age_days()) */
 } nubo_cost_source_info;
 
 NUBO_C_API size_t nubo_cost_catalog_source_count(const nubo_cost_catalog* catalog);
@@ -145,11 +149,13 @@ NUBO_C_API nubo_status nubo_cost_catalog_update(const nubo_cost_update_options* 
                                                 nubo_cost_update** out);
 NUBO_C_API size_t nubo_cost_update_count(const nubo_cost_update* update);
 
+/* One source's outcome of an update (C++: nubo::cost::CatalogUpdate). */
 typedef struct nubo_cost_update_info {
   uint32_t struct_size;
   const char* name;
   const char* url;
-  const char* status;  /* "updated", "not modified", "failed" */
+  /* "updated", "not modified", "failed" (C++: nubo::cost::update_status_name(in.status)) */
+  const char* status;
   const char* message; /* why it failed, and which version stays */
   size_t records;
   size_t skipped;
@@ -260,9 +266,10 @@ NUBO_C_API size_t nubo_cost_plan_ranked_count(const nubo_cost_plan* plan);
 NUBO_C_API size_t nubo_cost_plan_frontier_count(const nubo_cost_plan* plan);
 NUBO_C_API size_t nubo_cost_plan_exclusion_count(const nubo_cost_plan* plan);
 
+/* One option, its time and cost each broken down (C++: nubo::cost::Estimate). */
 typedef struct nubo_cost_estimate_info {
   uint32_t struct_size;
-  const char* label; /* "p4d.24xlarge x2 spot" */
+  const char* label; /* "p4d.24xlarge x2 spot" (C++: label()) */
   const char* provider;
   const char* instance;
   const char* region;
@@ -270,36 +277,37 @@ typedef struct nubo_cost_estimate_info {
   int gpus_per_node;
   int nodes;
   nubo_cost_pricing pricing;
-  double hourly; /* $/h, all nodes */
-  int price_derived;
+  double hourly;     /* $/h, all nodes */
+  int price_derived; /* nonzero: a reserved price derived from the discount, not published */
   /* Time, seconds: total = the sum of the parts. */
-  double compute_s;
-  double communication_s;
-  double staging_s;
-  double checkpoint_s;
-  double rework_s;
-  double restart_s;
-  double total_s;
-  double steps;
-  double step_s;
+  double compute_s;       /* (C++: time.compute_s) */
+  double communication_s; /* (C++: time.communication_s) */
+  double staging_s;       /* (C++: time.staging_s) */
+  double checkpoint_s;    /* writing checkpoints (C++: time.checkpoint_s) */
+  double rework_s;        /* work redone after interruptions (C++: time.rework_s) */
+  double restart_s;       /* restarting after interruptions (C++: time.restart_s) */
+  double total_s;         /* the sum of the parts above (C++: time.total_s()) */
+  double steps;           /* (C++: time.steps) */
+  double step_s;          /* compute + exposed communication of one step (C++: time.step_s) */
   /* Cost, $. */
-  double cost_instances;
-  double cost_storage;
-  double cost_egress;
-  double cost_total;
+  double cost_instances; /* instance hours x price x nodes (C++: cost.instances) */
+  double cost_storage;   /* (C++: cost.storage) */
+  double cost_egress;    /* (C++: cost.egress) */
+  double cost_total;     /* (C++: cost.total()) */
   double checkpoint_interval_s;
   double expected_interruptions;
   double memory_needed_bytes;
   double memory_per_gpu_bytes;
   double reserved_break_even; /* reserved pricings: utilisation above which it pays */
-  int pareto;
-  const char* notes; /* the estimate's notes, one per line; "" when none */
-  int sharding;      /* the ZeRO stage memory_needed_bytes assumes; -1: not modelled */
+  int pareto;                 /* nonzero: on the time/cost Pareto frontier */
+  const char* notes;          /* the assumptions that apply, one per line */
+  int sharding;               /* the ZeRO stage memory_needed_bytes assumes; -1: not modelled */
   /* The price in force, so a later report prices this work at what it cost then. */
   const char* price_date;
   const char* price_source;
   const char* interruption_band; /* spot: the published band used; "" the provider default */
   double spot_mtbi_s;            /* spot: the mean time between interruptions used */
+  const char* tags;              /* the workload's tags, key=value, one per line */
 } nubo_cost_estimate_info;
 
 /* Ranked estimates, best first; the frontier, fastest first. */
@@ -308,6 +316,7 @@ NUBO_C_API nubo_status nubo_cost_plan_ranked(const nubo_cost_plan* plan, size_t 
 NUBO_C_API nubo_status nubo_cost_plan_frontier(const nubo_cost_plan* plan, size_t index,
                                                nubo_cost_estimate_info* out);
 
+/* Options left out and why (C++: nubo::cost::Exclusion). */
 typedef struct nubo_cost_exclusion_info {
   uint32_t struct_size;
   const char* subject; /* "p3.2xlarge x1-4 (on-demand)" */
@@ -352,6 +361,7 @@ NUBO_C_API void nubo_cost_serving_plan_free(nubo_cost_serving_plan* plan);
 NUBO_C_API size_t nubo_cost_serving_plan_count(const nubo_cost_serving_plan* plan);
 NUBO_C_API size_t nubo_cost_serving_plan_exclusion_count(const nubo_cost_serving_plan* plan);
 
+/* One way to serve the model (C++: nubo::cost::ServingOption). */
 typedef struct nubo_cost_serving_info {
   uint32_t struct_size;
   const char* provider;
@@ -380,6 +390,7 @@ NUBO_C_API nubo_status nubo_cost_serving_plan_exclusion(const nubo_cost_serving_
 
 /* ---- Tools ------------------------------------------------------------------------------- */
 
+/* How often to checkpoint, and what it costs (C++: nubo::cost::CheckpointPlan). */
 typedef struct nubo_cost_checkpoint_info {
   uint32_t struct_size;
   double young_interval_s; /* sqrt(2 delta M) */
@@ -389,7 +400,7 @@ typedef struct nubo_cost_checkpoint_info {
   double lost_work_s;
   double restart_s;
   double interruptions;
-  double overhead_fraction;
+  double overhead_fraction; /* (C++: overhead_fraction()) */
 } nubo_cost_checkpoint_info;
 
 /* Young/Daly for work_s of work, write_s per checkpoint, mtbi_s between interruptions. */
@@ -411,13 +422,15 @@ typedef struct nubo_cost_own_request {
 NUBO_C_API nubo_status nubo_cost_own_request_init(nubo_cost_own_request* request,
                                                   size_t struct_size);
 
+/* Renting against owning (C++: nubo::cost::OwnResult). */
 typedef struct nubo_cost_own_info {
   uint32_t struct_size;
   double break_even_utilisation; /* above it owning is cheaper; > 1 or inf: renting always is */
   double own_cost;
   double cloud_cost;
-  double cloud_saving;                      /* 1 - cloud / own at the request's utilisation */
-  double utilisation_for_70_percent_saving; /* the utilisation at which renting saves 70% */
+  double cloud_saving; /* 1 - cloud / own at the request's utilisation */
+  /* the utilisation at which renting saves 70% (C++: utilisation_for_saving(0.7)) */
+  double utilisation_for_70_percent_saving;
 } nubo_cost_own_info;
 
 NUBO_C_API nubo_status nubo_cost_rent_vs_own(const nubo_cost_own_request* request,

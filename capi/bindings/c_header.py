@@ -50,6 +50,10 @@ class Struct:
     cpp: Optional[str] = None
     doc: str = ""
     field_docs: dict[str, str] = field(default_factory=dict)
+    # "(C++: time.total_s())" ending a field's comment: the C++ expression the field is made
+    # from, a member path or a getter of the struct's C++ value (`in.` is added unless the
+    # expression names `in` itself); without it, the C++ member of the field's name.
+    field_cpp: dict[str, str] = field(default_factory=dict)
 
     @property
     def sized(self) -> bool:
@@ -220,6 +224,19 @@ def _parameters(text: str, where: str) -> list[Field]:
 
 
 _CPP_MARK = re.compile(r"\(C\+\+: (nubo(?:::" + _IDENT + r")+)\)")
+# A field's C++ expression ends its comment, balanced parentheses and all.
+_FIELD_CPP = re.compile(r"\s*\(C\+\+: (.+)\)$")
+
+
+def field_cpp(docs: dict[str, str]) -> dict[str, str]:
+    """Takes each field's "(C++: expr)" out of its doc: {field: expr}."""
+    out = {}
+    for name, doc in docs.items():
+        m = _FIELD_CPP.search(doc)
+        if m:
+            out[name] = m.group(1)
+            docs[name] = doc[:m.start()].strip()
+    return out
 
 
 def _comment_text(comment: str) -> str:
@@ -360,7 +377,9 @@ class Reader:
             fields = [x for f in m.group(2).split(";") if f.strip()
                       for x in _fields(f, where, abi)]
             cpp, doc, docs = self.notes.get(m.group(3), (None, "", {}))
-            abi.order.append(Struct(m.group(3), fields, header, cpp, doc, docs))
+            docs = dict(docs)
+            abi.order.append(Struct(m.group(3), fields, header, cpp, doc, docs,
+                                    field_cpp(docs)))
             return
         m = re.fullmatch(r"typedef struct (" + _IDENT + r") (" + _IDENT + ")", s)
         if m:

@@ -2,22 +2,15 @@
 #include <memory>
 
 #include "cost_handles.hpp"
+#include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo.h"
-#include "sized_struct.hpp"
 
 namespace nubo::capi {
 
 void refresh(CostCatalog& c) {
-  c.interconnects.clear();
-  for (const auto& in : c.catalog.instances())
-    c.interconnects.emplace_back(nubo::cost::interconnect_name(in.interconnect));
-  c.skipped.clear();
-  for (const auto& s : c.catalog.source_info()) {
-    std::string text;
-    for (const auto& k : s.skipped) text += k.where + ": " + k.reason + "\n";
-    c.skipped.push_back(std::move(text));
-  }
+  c.instances = {c.catalog.instances(), to_nubo_cost_instance_info};
+  c.sources = {c.catalog.source_info(), to_nubo_cost_source_info};
 }
 
 namespace {
@@ -69,31 +62,14 @@ NUBO_C_API nubo_status nubo_cost_catalog_import(nubo_cost_catalog* catalog, cons
 }
 
 NUBO_C_API size_t nubo_cost_catalog_source_count(const nubo_cost_catalog* catalog) {
-  if (!catalog) return 0;
-  return reinterpret_cast<const nubo::capi::CostCatalog*>(catalog)->catalog.source_info().size();
+  return catalog ? nubo::capi::require_catalog(catalog).sources.size() : 0;
 }
 
 NUBO_C_API nubo_status nubo_cost_catalog_source(const nubo_cost_catalog* catalog, size_t index,
                                                 nubo_cost_source_info* out) {
   return nubo::capi::guard("nubo_cost_catalog_source", [&] {
-    const auto& c = nubo::capi::require_catalog(catalog);
-    nubo::capi::require(out, "out");
-    const auto& list = c.catalog.source_info();
-    const auto& s = list[nubo::capi::require_index(index, list.size(), "the catalog", "sources")];
-    nubo_cost_source_info info{};
-    info.name = s.name.c_str();
-    info.format = s.format.c_str();
-    info.provider = s.provider.c_str();
-    info.url = s.url.c_str();
-    info.origin = s.origin.c_str();
-    info.fetched = s.fetched.c_str();
-    info.etag = s.etag.c_str();
-    info.rows = s.rows;
-    info.records = s.records;
-    info.skipped_count = s.skipped.size();
-    info.skipped = c.skipped[index].c_str();
-    info.age_days = s.age_days();
-    nubo::capi::write_sized(info, out, "out", "nubo_cost_source_info");
+    nubo::capi::require_catalog(catalog).sources.read(index, out, "the catalog", "sources",
+                                                      "nubo_cost_source_info");
   });
 }
 
@@ -115,8 +91,9 @@ NUBO_C_API nubo_status nubo_cost_catalog_set_reserved_discounts(nubo_cost_catalo
                                                                 double one_year,
                                                                 double three_year) {
   return nubo::capi::guard("nubo_cost_catalog_set_reserved_discounts", [&] {
-    nubo::capi::require_catalog(catalog).catalog.set_reserved_discounts(
-        {.one_year = one_year, .three_year = three_year});
+    auto& c = nubo::capi::require_catalog(catalog);
+    c.catalog.set_reserved_discounts({.one_year = one_year, .three_year = three_year});
+    nubo::capi::refresh(c);
   });
 }
 
@@ -125,43 +102,14 @@ NUBO_C_API void nubo_cost_catalog_free(nubo_cost_catalog* catalog) {
 }
 
 NUBO_C_API size_t nubo_cost_catalog_instance_count(const nubo_cost_catalog* catalog) {
-  if (!catalog) return 0;
-  return reinterpret_cast<const nubo::capi::CostCatalog*>(catalog)->catalog.instances().size();
+  return catalog ? nubo::capi::require_catalog(catalog).instances.size() : 0;
 }
 
 NUBO_C_API nubo_status nubo_cost_catalog_instance(const nubo_cost_catalog* catalog, size_t index,
                                                   nubo_cost_instance_info* out) {
   return nubo::capi::guard("nubo_cost_catalog_instance", [&] {
-    const auto& c = nubo::capi::require_catalog(catalog);
-    nubo::capi::require(out, "out");
-    const auto& rows = c.catalog.instances();
-    const auto& in =
-        rows[nubo::capi::require_index(index, rows.size(), "the catalog", "instances")];
-    nubo_cost_instance_info info{};
-    info.provider = in.provider.c_str();
-    info.name = in.name.c_str();
-    info.region = in.region.c_str();
-    info.gpu_model = in.gpu_model.c_str();
-    info.gpus = in.gpus;
-    info.interconnect = c.interconnects[index].c_str();
-    info.vcpus = in.vcpus;
-    info.memory_gib = in.memory_gib;
-    info.network_gbps = in.network_gbps;
-    info.on_demand = in.on_demand;
-    info.spot = in.spot;
-    info.reserved_1y = in.reserved_1y;
-    info.reserved_3y = in.reserved_3y;
-    info.reserved_1y_derived = in.reserved_1y_derived;
-    info.reserved_3y_derived = in.reserved_3y_derived;
-    info.gpu_link_gbs = in.gpu_link_gbs;
-    info.price_date = in.price_date.c_str();
-    info.spot_date = in.spot_date.c_str();
-    info.source = in.source.c_str();
-    info.spot_lowest = in.spot_lowest;
-    info.spot_quotes = in.spot_quotes;
-    info.interruption_band = in.interruption_band.c_str();
-    info.spot_mtbi_h = in.spot_mtbi_h;
-    nubo::capi::write_sized(info, out, "out", "nubo_cost_instance_info");
+    nubo::capi::require_catalog(catalog).instances.read(index, out, "the catalog", "instances",
+                                                        "nubo_cost_instance_info");
   });
 }
 

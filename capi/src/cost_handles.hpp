@@ -8,19 +8,20 @@
 #include "nubo.h"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
+#include "records.hpp"
 
 namespace nubo::capi {
 
 struct CostCatalog {
   nubo::cost::Catalog catalog;
-  std::vector<std::string> interconnects;  // per row, for nubo_cost_instance_info
-  std::vector<std::string> skipped;        // per source, for nubo_cost_source_info
+  Records<nubo_cost_instance_info> instances;  // made again after each change (refresh)
+  Records<nubo_cost_source_info> sources;
 };
 
 struct CostPlan {
   nubo::cost::Plan plan;
-  std::vector<std::string> ranked_labels, frontier_labels;
-  std::vector<std::string> ranked_notes, frontier_notes;
+  Records<nubo_cost_estimate_info> ranked, frontier;
+  Records<nubo_cost_exclusion_info> exclusions;
 };
 
 struct CostMeterHandle {
@@ -55,12 +56,7 @@ inline CostPlan& require_plan(nubo_cost_plan* p) {
 nubo::cost::Workload to_workload(const nubo_cost_workload* workload);
 // `dtype`: the workload's, whose GEMM rate a preflight report's measurements are taken at.
 nubo::cost::PlanRequest to_request(const nubo_cost_plan_options* options, DType dtype);
-// Fills the per-row strings of a catalog handle after it changed.
+// Makes the C rows of a catalog handle again after it changed.
 void refresh(CostCatalog& c);
-// An estimate for C, its strings pointing into it and into `label` and `notes` (which the
-// handle keeps: Estimate::label() and joined_notes()).
-std::string joined_notes(const nubo::cost::Estimate& e);
-nubo_cost_estimate_info to_c(const nubo::cost::Estimate& e, const std::string& label,
-                             const std::string& notes);
 
 }  // namespace nubo::capi

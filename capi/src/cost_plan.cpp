@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cost_handles.hpp"
+#include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo.h"
 #include "sized_struct.hpp"
@@ -52,67 +53,14 @@ cost::Pricing to_pricing(int p, const char* name) {
 
 std::unique_ptr<CostPlan> wrap(cost::Plan plan) {
   auto p = std::make_unique<CostPlan>();
-  p->plan = std::move(plan);
-  for (const auto& e : p->plan.ranked) {
-    p->ranked_labels.push_back(e.label());
-    p->ranked_notes.push_back(joined_notes(e));
-  }
-  for (const auto& e : p->plan.frontier) {
-    p->frontier_labels.push_back(e.label());
-    p->frontier_notes.push_back(joined_notes(e));
-  }
-  p->plan.exclusions();  // formatted now, so concurrent readers of the plan only read
+  p->plan = std::move(plan);  // before the records, which borrow its strings
+  p->ranked = {p->plan.ranked, to_nubo_cost_estimate_info};
+  p->frontier = {p->plan.frontier, to_nubo_cost_estimate_info};
+  p->exclusions = {p->plan.exclusions(), to_nubo_cost_exclusion_info};
   return p;
 }
 
 }  // namespace
-
-std::string joined_notes(const cost::Estimate& e) {
-  std::string out;
-  for (const auto& n : e.notes) out += n + "\n";
-  return out;
-}
-
-nubo_cost_estimate_info to_c(const cost::Estimate& e, const std::string& label,
-                             const std::string& notes) {
-  nubo_cost_estimate_info i{};
-  i.label = label.c_str();
-  i.provider = e.provider.c_str();
-  i.instance = e.instance.c_str();
-  i.region = e.region.c_str();
-  i.gpu_model = e.gpu_model.c_str();
-  i.gpus_per_node = e.gpus_per_node;
-  i.nodes = e.nodes;
-  i.pricing = static_cast<nubo_cost_pricing>(e.pricing);
-  i.hourly = e.hourly;
-  i.price_derived = e.price_derived;
-  i.compute_s = e.time.compute_s;
-  i.communication_s = e.time.communication_s;
-  i.staging_s = e.time.staging_s;
-  i.checkpoint_s = e.time.checkpoint_s;
-  i.rework_s = e.time.rework_s;
-  i.restart_s = e.time.restart_s;
-  i.total_s = e.time.total_s();
-  i.steps = e.time.steps;
-  i.step_s = e.time.step_s;
-  i.cost_instances = e.cost.instances;
-  i.cost_storage = e.cost.storage;
-  i.cost_egress = e.cost.egress;
-  i.cost_total = e.cost.total();
-  i.checkpoint_interval_s = e.checkpoint_interval_s;
-  i.expected_interruptions = e.expected_interruptions;
-  i.memory_needed_bytes = e.memory_needed_bytes;
-  i.memory_per_gpu_bytes = e.memory_per_gpu_bytes;
-  i.reserved_break_even = e.reserved_break_even;
-  i.pareto = e.pareto;
-  i.notes = notes.c_str();
-  i.sharding = e.sharding;
-  i.price_date = e.price_date.c_str();
-  i.price_source = e.price_source.c_str();
-  i.interruption_band = e.interruption_band.c_str();
-  i.spot_mtbi_s = e.spot_mtbi_s;
-  return i;
-}
 
 cost::Workload to_workload(const nubo_cost_workload* workload) {
   nubo_cost_workload w = read_sized(*require(workload, "workload"), default_workload(), "workload",
@@ -270,54 +218,38 @@ NUBO_C_API nubo_status nubo_cost_plan_counts(const nubo_cost_plan* plan, size_t*
 }
 
 NUBO_C_API size_t nubo_cost_plan_ranked_count(const nubo_cost_plan* plan) {
-  return plan ? reinterpret_cast<const nubo::capi::CostPlan*>(plan)->plan.ranked.size() : 0;
+  return plan ? nubo::capi::require_plan(plan).ranked.size() : 0;
 }
 
 NUBO_C_API size_t nubo_cost_plan_frontier_count(const nubo_cost_plan* plan) {
-  return plan ? reinterpret_cast<const nubo::capi::CostPlan*>(plan)->plan.frontier.size() : 0;
+  return plan ? nubo::capi::require_plan(plan).frontier.size() : 0;
 }
 
 NUBO_C_API size_t nubo_cost_plan_exclusion_count(const nubo_cost_plan* plan) {
-  return plan ? reinterpret_cast<const nubo::capi::CostPlan*>(plan)->plan.exclusions().size() : 0;
+  return plan ? nubo::capi::require_plan(plan).exclusions.size() : 0;
 }
 
 NUBO_C_API nubo_status nubo_cost_plan_ranked(const nubo_cost_plan* plan, size_t index,
                                              nubo_cost_estimate_info* out) {
   return nubo::capi::guard("nubo_cost_plan_ranked", [&] {
-    const auto& p = nubo::capi::require_plan(plan);
-    nubo::capi::require(out, "out");
-    auto i = nubo::capi::require_index(index, p.plan.ranked.size(), "the plan", "ranked estimates");
-    nubo::capi::write_sized(
-        nubo::capi::to_c(p.plan.ranked[i], p.ranked_labels[i], p.ranked_notes[i]), out, "out",
-        "nubo_cost_estimate_info");
+    nubo::capi::require_plan(plan).ranked.read(index, out, "the plan", "ranked estimates",
+                                               "nubo_cost_estimate_info");
   });
 }
 
 NUBO_C_API nubo_status nubo_cost_plan_frontier(const nubo_cost_plan* plan, size_t index,
                                                nubo_cost_estimate_info* out) {
   return nubo::capi::guard("nubo_cost_plan_frontier", [&] {
-    const auto& p = nubo::capi::require_plan(plan);
-    nubo::capi::require(out, "out");
-    auto i =
-        nubo::capi::require_index(index, p.plan.frontier.size(), "the plan", "frontier estimates");
-    nubo::capi::write_sized(
-        nubo::capi::to_c(p.plan.frontier[i], p.frontier_labels[i], p.frontier_notes[i]), out, "out",
-        "nubo_cost_estimate_info");
+    nubo::capi::require_plan(plan).frontier.read(index, out, "the plan", "frontier estimates",
+                                                 "nubo_cost_estimate_info");
   });
 }
 
 NUBO_C_API nubo_status nubo_cost_plan_exclusion(const nubo_cost_plan* plan, size_t index,
                                                 nubo_cost_exclusion_info* out) {
   return nubo::capi::guard("nubo_cost_plan_exclusion", [&] {
-    const auto& p = nubo::capi::require_plan(plan);
-    nubo::capi::require(out, "out");
-    const auto& list = p.plan.exclusions();
-    auto i = nubo::capi::require_index(index, list.size(), "the plan", "exclusions");
-    nubo_cost_exclusion_info info{};
-    info.subject = list[i].subject.c_str();
-    info.reason = list[i].reason.c_str();
-    info.options = list[i].options;
-    nubo::capi::write_sized(info, out, "out", "nubo_cost_exclusion_info");
+    nubo::capi::require_plan(plan).exclusions.read(index, out, "the plan", "exclusions",
+                                                   "nubo_cost_exclusion_info");
   });
 }
 

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cost_handles.hpp"
+#include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo/schedule.hpp"
 #include "nubo_cost.h"
@@ -17,7 +18,8 @@ namespace cost = nubo::cost;
 struct CostSchedule {
   cost::Queue queue;
   cost::Schedule schedule;
-  std::vector<std::string> labels, notes;  // per job, for nubo_cost_estimate_info
+  std::vector<nubo_cost_estimate_info> estimates;  // per job, their text in `texts`
+  Texts texts;
 };
 
 inline nubo_cost_schedule* to_handle(CostSchedule* s) {
@@ -61,10 +63,8 @@ static std::unique_ptr<CostSchedule> wrap(cost::Queue queue, cost::Schedule sche
   auto s = std::make_unique<CostSchedule>();
   s->queue = std::move(queue);
   s->schedule = std::move(schedule);
-  for (const auto& j : s->schedule.jobs) {
-    s->labels.push_back(j.estimate.label());
-    s->notes.push_back(joined_notes(j.estimate));
-  }
+  for (const auto& j : s->schedule.jobs)
+    s->estimates.push_back(to_nubo_cost_estimate_info(j.estimate, s->texts));
   return s;
 }
 
@@ -195,8 +195,7 @@ NUBO_C_API nubo_status nubo_cost_schedule_job_estimate(const nubo_cost_schedule*
     const auto& j = h.schedule.jobs[i];
     if (j.placement == nubo::cost::Placement::unplaced)
       throw nubo::Error(nubo::Errc::not_found, "job '" + j.name + "' is not placed: " + j.reason);
-    nubo::capi::write_sized(nubo::capi::to_c(j.estimate, h.labels[i], h.notes[i]), out, "out",
-                            "nubo_cost_estimate_info");
+    nubo::capi::write_sized(h.estimates[i], out, "out", "nubo_cost_estimate_info");
   });
 }
 

@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cost_handles.hpp"
+#include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo.h"
 #include "sized_struct.hpp"
@@ -11,6 +12,8 @@ namespace {
 
 struct ServingPlanHandle {
   nubo::cost::ServingPlan plan;
+  Records<nubo_cost_serving_info> options;
+  Records<nubo_cost_exclusion_info> exclusions;
 };
 
 nubo_cost_serving default_serving() {
@@ -67,6 +70,8 @@ NUBO_C_API nubo_status nubo_cost_serving_plan_create(const nubo_cost_catalog* ca
     w.memory_efficiency = s.memory_efficiency;
     auto h = std::make_unique<nubo::capi::ServingPlanHandle>();
     h->plan = nubo::cost::plan_serving(c.catalog, w, nubo::capi::to_request(options, w.dtype));
+    h->options = {h->plan.ranked, nubo::capi::to_nubo_cost_serving_info};
+    h->exclusions = {h->plan.exclusions, nubo::capi::to_nubo_cost_exclusion_info};
     *out = reinterpret_cast<nubo_cost_serving_plan*>(h.release());
   });
 }
@@ -76,38 +81,18 @@ NUBO_C_API void nubo_cost_serving_plan_free(nubo_cost_serving_plan* plan) {
 }
 
 NUBO_C_API size_t nubo_cost_serving_plan_count(const nubo_cost_serving_plan* plan) {
-  return plan ? nubo::capi::require_serving(plan).plan.ranked.size() : 0;
+  return plan ? nubo::capi::require_serving(plan).options.size() : 0;
 }
 
 NUBO_C_API size_t nubo_cost_serving_plan_exclusion_count(const nubo_cost_serving_plan* plan) {
-  return plan ? nubo::capi::require_serving(plan).plan.exclusions.size() : 0;
+  return plan ? nubo::capi::require_serving(plan).exclusions.size() : 0;
 }
 
 NUBO_C_API nubo_status nubo_cost_serving_plan_option(const nubo_cost_serving_plan* plan,
                                                      size_t index, nubo_cost_serving_info* out) {
   return nubo::capi::guard("nubo_cost_serving_plan_option", [&] {
-    const auto& p = nubo::capi::require_serving(plan).plan;
-    nubo::capi::require(out, "out");
-    const auto& o =
-        p.ranked[nubo::capi::require_index(index, p.ranked.size(), "the plan", "options")];
-    nubo_cost_serving_info i{};
-    i.provider = o.provider.c_str();
-    i.instance = o.instance.c_str();
-    i.region = o.region.c_str();
-    i.gpu_model = o.gpu_model.c_str();
-    i.gpus_per_node = o.gpus_per_node;
-    i.instances = o.instances;
-    i.pricing = static_cast<nubo_cost_pricing>(o.pricing);
-    i.gpus_per_replica = o.gpus_per_replica;
-    i.replicas_per_instance = o.replicas_per_instance;
-    i.batch = o.batch;
-    i.token_latency_s = o.token_latency_s;
-    i.tokens_per_s = o.tokens_per_s;
-    i.hourly = o.hourly;
-    i.dollars_per_million_tokens = o.dollars_per_million_tokens;
-    i.price_date = o.price_date.c_str();
-    i.price_source = o.price_source.c_str();
-    nubo::capi::write_sized(i, out, "out", "nubo_cost_serving_info");
+    nubo::capi::require_serving(plan).options.read(index, out, "the plan", "options",
+                                                   "nubo_cost_serving_info");
   });
 }
 
@@ -115,15 +100,8 @@ NUBO_C_API nubo_status nubo_cost_serving_plan_exclusion(const nubo_cost_serving_
                                                         size_t index,
                                                         nubo_cost_exclusion_info* out) {
   return nubo::capi::guard("nubo_cost_serving_plan_exclusion", [&] {
-    const auto& p = nubo::capi::require_serving(plan).plan;
-    nubo::capi::require(out, "out");
-    const auto& x = p.exclusions[nubo::capi::require_index(index, p.exclusions.size(), "the plan",
-                                                           "exclusions")];
-    nubo_cost_exclusion_info info{};
-    info.subject = x.subject.c_str();
-    info.reason = x.reason.c_str();
-    info.options = x.options;
-    nubo::capi::write_sized(info, out, "out", "nubo_cost_exclusion_info");
+    nubo::capi::require_serving(plan).exclusions.read(index, out, "the plan", "exclusions",
+                                                      "nubo_cost_exclusion_info");
   });
 }
 

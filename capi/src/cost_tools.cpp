@@ -3,6 +3,7 @@
 #include <type_traits>
 
 #include "cost_handles.hpp"
+#include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo.h"
 #include "sized_struct.hpp"
@@ -39,17 +40,9 @@ NUBO_C_API nubo_status nubo_cost_checkpoint_plan(double work_s, double write_s, 
                                                  double restart_s, nubo_cost_checkpoint_info* out) {
   return nubo::capi::guard("nubo_cost_checkpoint_plan", [&] {
     nubo::capi::require(out, "out");
-    auto cp = nubo::cost::checkpoint_plan(work_s, write_s, mtbi_s, restart_s);
-    nubo_cost_checkpoint_info info{};
-    info.young_interval_s = cp.young_interval_s;
-    info.daly_interval_s = cp.daly_interval_s;
-    info.expected_wall_s = cp.expected_wall_s;
-    info.write_s = cp.write_s;
-    info.lost_work_s = cp.lost_work_s;
-    info.restart_s = cp.restart_s;
-    info.interruptions = cp.interruptions;
-    info.overhead_fraction = cp.overhead_fraction();
-    nubo::capi::write_sized(info, out, "out", "nubo_cost_checkpoint_info");
+    nubo::capi::write_sized(nubo::capi::to_nubo_cost_checkpoint_info(
+                                nubo::cost::checkpoint_plan(work_s, write_s, mtbi_s, restart_s)),
+                            out, "out", "nubo_cost_checkpoint_info");
   });
 }
 
@@ -76,14 +69,8 @@ NUBO_C_API nubo_status nubo_cost_rent_vs_own(const nubo_cost_own_request* reques
     cpp.kwh_price = r.kwh_price;
     cpp.pue = r.pue;
     cpp.maintenance_per_year = r.maintenance_per_year;
-    auto o = nubo::cost::rent_vs_own(cpp);
-    nubo_cost_own_info info{};
-    info.break_even_utilisation = o.break_even_utilisation;
-    info.own_cost = o.own_cost;
-    info.cloud_cost = o.cloud_cost;
-    info.cloud_saving = o.cloud_saving;
-    info.utilisation_for_70_percent_saving = o.utilisation_for_saving(0.7);
-    nubo::capi::write_sized(info, out, "out", "nubo_cost_own_info");
+    nubo::capi::write_sized(nubo::capi::to_nubo_cost_own_info(nubo::cost::rent_vs_own(cpp)), out,
+                            "out", "nubo_cost_own_info");
   });
 }
 

@@ -2,10 +2,12 @@
 #include <memory>
 #include <sstream>
 
+#include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo.h"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
+#include "records.hpp"
 #include "sized_struct.hpp"
 
 namespace nubo::capi {
@@ -13,6 +15,7 @@ namespace {
 
 struct CostUpdate {
   std::vector<nubo::cost::CatalogUpdate> entries;
+  Records<nubo_cost_update_info> records;
 };
 
 nubo_cost_update_options default_update_options() {
@@ -74,30 +77,20 @@ NUBO_C_API nubo_status nubo_cost_catalog_update(const nubo_cost_update_options* 
     cpp.max_skipped = o.max_skipped;
     auto u = std::make_unique<nubo::capi::CostUpdate>();
     u->entries = nubo::cost::update_catalog(cpp);
+    u->records = {u->entries, nubo::capi::to_nubo_cost_update_info};
     *out = reinterpret_cast<nubo_cost_update*>(u.release());
   });
 }
 
 NUBO_C_API size_t nubo_cost_update_count(const nubo_cost_update* update) {
-  return update ? reinterpret_cast<const nubo::capi::CostUpdate*>(update)->entries.size() : 0;
+  return update ? nubo::capi::require_update(update).records.size() : 0;
 }
 
 NUBO_C_API nubo_status nubo_cost_update_entry(const nubo_cost_update* update, size_t index,
                                               nubo_cost_update_info* out) {
   return nubo::capi::guard("nubo_cost_update_entry", [&] {
-    const auto& u = nubo::capi::require_update(update);
-    nubo::capi::require(out, "out");
-    const auto& e =
-        u.entries[nubo::capi::require_index(index, u.entries.size(), "the update", "sources")];
-    nubo_cost_update_info info{};
-    info.name = e.name.c_str();
-    info.url = e.url.c_str();
-    info.status = nubo::cost::update_status_name(e.status).data();
-    info.message = e.message.c_str();
-    info.records = e.records;
-    info.skipped = e.skipped;
-    info.fetched = e.fetched.c_str();
-    nubo::capi::write_sized(info, out, "out", "nubo_cost_update_info");
+    nubo::capi::require_update(update).records.read(index, out, "the update", "sources",
+                                                    "nubo_cost_update_info");
   });
 }
 

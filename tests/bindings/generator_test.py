@@ -202,7 +202,10 @@ class ResultsTest(unittest.TestCase):
     def test_a_result_it_cannot_convert_is_refused_naming_it(self) -> None:
         cases = [
             ("/* (C++: nubo::A) */ typedef struct nubo_a_summary { uint32_t struct_size; "
-             "const char* name; } nubo_a_summary;", "nubo_a_summary.name"),
+             "char* name; } nubo_a_summary;", "nubo_a_summary.name"),
+            ("typedef enum nubo_e { NUBO_E_A = 0 } nubo_e;\n/* (C++: nubo::A) */ typedef struct "
+             "nubo_a_summary { uint32_t struct_size; nubo_e e; } nubo_a_summary;",
+             "nubo_e needs its (C++: ...)"),
             ("/* (C++: nubo::A) */ typedef struct nubo_a_summary { uint64_t n; } nubo_a_summary;",
              "must begin with struct_size"),
             ("#define NUBO_K 2\n/* (C++: nubo::A) */ typedef struct nubo_a_summary { "
@@ -212,6 +215,61 @@ class ResultsTest(unittest.TestCase):
             with self.subTest(body), self.assertRaises(HeaderError) as e:
                 results.cpp(read(body))
             self.assertIn(named, str(e.exception))
+
+
+INFO = """
+/* How it is paid for (C++: nubo::ns::Pricing). */
+typedef enum nubo_pricing { NUBO_PRICING_ON_DEMAND = 0, NUBO_PRICING_SPOT = 1 } nubo_pricing;
+/* One option (C++: nubo::ns::Estimate). */
+typedef struct nubo_estimate_info {
+  uint32_t struct_size;
+  const char* label;    /* "p4d x2" (C++: label()) */
+  nubo_pricing pricing;
+  double total_s;       /* the sum of the parts (C++: time.total_s()) */
+  double spot;          /* $/h; < 0: none */
+  double reserved;      /* $/h; <= 0: none */
+  const char* status;   /* (C++: nubo::ns::status_name(in.status)) */
+  const char* notes;    /* the assumptions, one per line */
+  const char* tags;     /* key=value, one per line */
+} nubo_estimate_info;
+"""
+
+
+class InfoTest(unittest.TestCase):
+    def test_cpp_reads_each_field_from_its_expression_and_keeps_made_text(self) -> None:
+        abi = read(INFO)
+        info = abi.structs[0]
+        self.assertEqual(info.field_docs["total_s"], "the sum of the parts")  # the marker gone
+        text = results.cpp(abi)
+        self.assertIn("to_nubo_estimate_info(const nubo::ns::Estimate& in, Texts& texts)", text)
+        self.assertIn("assign_text(out.label, in.label(), texts);", text)
+        self.assertIn("assign(out.total_s, in.time.total_s());", text)
+        self.assertIn("assign(out.pricing, in.pricing);", text)
+        self.assertIn("assign_text(out.status, nubo::ns::status_name(in.status), texts);", text)
+        self.assertIn("assign_text(out.notes, in.notes, texts);", text)
+
+    def test_python_reads_text_lines_maps_enums_and_optional_numbers(self) -> None:
+        text = results.python(read(INFO))
+        for line in ["label: str", "pricing: Pricing", "spot: Optional[float]",
+                     "notes: tuple[str, ...]", "tags: dict[str, str]", "label=text(c.label)",
+                     "pricing=Pricing(c.pricing)", "spot=None if c.spot < 0 else c.spot",
+                     "reserved=None if c.reserved <= 0 else c.reserved", "notes=lines(c.notes)",
+                     "tags=pairs(c.tags)", "from ._enums import Pricing",
+                     "from ._lib import lines, pairs, text"]:
+            self.assertIn(line, text)
+
+    def test_rust_copies_text_out_and_refuses_an_enum_it_does_not_know(self) -> None:
+        text = results.rust(read(INFO))
+        for line in ["pub label: String,", "pub pricing: crate::enums::Pricing,",
+                     "pub spot: Option<f64>,", "pub notes: Vec<String>,",
+                     "pub tags: std::collections::BTreeMap<String, String>,",
+                     "pub(crate) unsafe fn from_c(c: &ffi::nubo_estimate_info)",
+                     "label: owned(c.label),", "spot: (c.spot >= 0.0).then_some(c.spot),",
+                     "reserved: (c.reserved > 0.0).then_some(c.reserved),",
+                     'known(crate::enums::Pricing::from_raw(c.pricing), "nubo_estimate_info.pricing"',
+                     "notes: owned_lines(c.notes),", "tags: owned_pairs(c.tags),"]:
+            self.assertIn(line, text)
+        self.assertNotIn("Copy", text.split("pub struct Estimate")[0].splitlines()[-1])
 
 
 OPTIONS = """

@@ -572,6 +572,7 @@ class nubo_cost_estimate_info(Sized):
         ("price_source", c_char_p),
         ("interruption_band", c_char_p),
         ("spot_mtbi_s", c_double),
+        ("tags", c_char_p),
     ]
 
 

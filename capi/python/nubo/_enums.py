@@ -43,6 +43,24 @@ class Symlinks(OpenIntEnum):
     """Leave links out, counted."""
 
 
+class Pricing(OpenIntEnum):
+    """How an instance is paid for. (C: nubo_cost_pricing)"""
+
+    ON_DEMAND = 0
+    SPOT = 1
+    RESERVED_1Y = 2
+    RESERVED_3Y = 3
+
+
+class Optimizer(OpenIntEnum):
+    """The optimizer whose states a model-described workload keeps. (C: nubo_cost_optimizer)"""
+
+    ADAM = 0
+    """Adam(W): two fp32 states per parameter."""
+    SGD = 1
+    """SGD with momentum: one."""
+
+
 class OptimizerKind(OpenIntEnum):
     """The update rules, as PyTorch names them. (C: nubo_update_rule)"""
 

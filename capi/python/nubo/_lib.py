@@ -174,6 +174,27 @@ def text(value: Optional[bytes]) -> str:
     return value.decode("utf-8", errors="replace") if value else ""
 
 
+def lines(value: Optional[bytes]) -> tuple[str, ...]:
+    """A C list of lines ("one per line") as a tuple of its non-empty lines."""
+    return tuple(line for line in text(value).split("\n") if line)
+
+
+def pairs(value: Optional[bytes]) -> dict[str, str]:
+    """A C map ("key=value, one per line") as a dict."""
+    return dict(line.partition("=")[::2] for line in lines(value))
+
+
+def records(result: Any, struct: Any, count: Any, get: Any, handle: Any) -> list[Any]:
+    """Every record of a handle's info accessor (`get(handle, i, &struct)` for i below
+    `count(handle)`) as the generated result type, copied out while the handle lives."""
+    out = []
+    for i in range(count(handle)):
+        c = struct()
+        check(get(handle, i, ctypes.byref(c)))
+        out.append(result._from_c(c))
+    return out
+
+
 def read_text(function: Any, *args: Any) -> str:
     """Text from an entry point that writes it into the caller's buffer (nubo_device_report_json
     and the like). Asking with no buffer is how the C API tells the size: it answers

@@ -5,7 +5,7 @@
     >>> plan = cost.plan(catalog, cost.Workload(total_flops=3e18), deadline="24h",
     ...                  pricings=("on-demand", "spot"), nodes=(1, 4))
     >>> best = plan.ranked[0]
-    >>> best.label, best.hours, best.cost_total
+    >>> best.label, best.total_s, best.cost_total
 
 Estimates are copied out of the C handles into dataclasses, so they stay valid on their own.
 docs/cost.md in nubo explains every figure.
@@ -28,8 +28,10 @@ from ._abi import (nubo_cost_catalog, nubo_cost_checkpoint_info, nubo_cost_estim
                    nubo_cost_serving_info, nubo_cost_serving_plan, nubo_cost_source_info,
                    nubo_cost_update, nubo_cost_update_info, nubo_cost_update_options,
                    nubo_cost_workload)
-from ._enum import OpenIntEnum
+from ._enums import Optimizer, Pricing
 from ._lib import text
+from ._results import (CatalogSource, CatalogUpdate, CheckpointPlan, Estimate, Exclusion,
+                       Instance, OwnResult, ServingOption)
 from .errors import NuboError, Status
 from .units import DType
 
@@ -37,15 +39,6 @@ StrPath = Union[str, "os.PathLike[str]"]
 Seconds = Union[float, int, str]  # 3600, or "1h", "90m", "2d"
 Bytes = Union[float, int, str]    # 14e9, or "14G", "14GB"
 Count = Union[float, int, str]    # 7e9, or "7B", "70M"
-
-
-class Pricing(OpenIntEnum):
-    """nubo_cost_pricing."""
-
-    ON_DEMAND = 0
-    SPOT = 1
-    RESERVED_1Y = 2
-    RESERVED_3Y = 3
 
 
 _PRICING_NAMES = {"on-demand": Pricing.ON_DEMAND, "spot": Pricing.SPOT,
@@ -95,13 +88,6 @@ def _number(value: Union[float, int, str], name: str, parse, shown: str) -> floa
     return float(value)
 
 
-class Optimizer(OpenIntEnum):
-    """nubo_cost_optimizer."""
-
-    ADAM = 0
-    SGD = 1
-
-
 def _optimizer(value: Union[str, int, Optimizer]) -> Optimizer:
     if isinstance(value, str):
         names = {"adam": Optimizer.ADAM, "adamw": Optimizer.ADAM, "sgd": Optimizer.SGD}
@@ -123,143 +109,7 @@ def _pricing(value: Union[str, int, Pricing]) -> Pricing:
     return Pricing(value)
 
 
-# ---- Results ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Instance:
-    """A catalog row; prices in $/h for the whole instance."""
-
-    provider: str
-    name: str
-    region: str
-    gpu_model: str
-    gpus: int
-    interconnect: str
-    vcpus: int
-    memory_gib: float
-    network_gbps: float
-    on_demand: float
-    spot: Optional[float]  # None: not in the catalog
-    reserved_1y: float
-    reserved_3y: float
-    reserved_1y_derived: bool
-    reserved_3y_derived: bool
-    gpu_link_gbs: float
-    price_date: str
-    spot_date: str
-    source: str
-    spot_lowest: Optional[float] = None  # the cheapest zone; spot is the zones' median
-    spot_quotes: int = 0
-    interruption_band: str = ""  # the provider's published band, e.g. "<5%"
-    spot_mtbi_h: float = 0  # read from the band; 0: the provider's default
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where a catalog's rows came from, how old they are and what was skipped, and why."""
-
-    name: str
-    format: str
-    provider: str
-    url: str
-    origin: str
-    fetched: str
-    etag: str
-    rows: int
-    records: int
-    skipped: tuple[str, ...]  # "file:line: reason"
-    age_days: float
-
-
-@dataclass(frozen=True)
-class SourceUpdate:
-    """One source's outcome of update_catalog(): "updated", "not modified" or "failed"."""
-
-    name: str
-    url: str
-    status: str
-    message: str
-    records: int
-    skipped: int
-    fetched: str
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """One option: its time and cost, each broken down (docs/cost.md)."""
-
-    label: str
-    provider: str
-    instance: str
-    region: str
-    gpu_model: str
-    gpus_per_node: int
-    nodes: int
-    pricing: Pricing
-    hourly: float
-    price_derived: bool
-    compute_s: float
-    communication_s: float
-    staging_s: float
-    checkpoint_s: float
-    rework_s: float
-    restart_s: float
-    total_s: float
-    steps: float
-    step_s: float
-    cost_instances: float
-    cost_storage: float
-    cost_egress: float
-    cost_total: float
-    checkpoint_interval_s: float
-    expected_interruptions: float
-    memory_needed_bytes: float
-    memory_per_gpu_bytes: float
-    reserved_break_even: float
-    pareto: bool
-    notes: tuple[str, ...]
-    tags: dict[str, str] = field(default_factory=dict)
-    sharding: int = -1  # the ZeRO stage memory_needed_bytes assumes; -1: not modelled
-    price_date: str = ""  # the price in force, for reports of past work
-    price_source: str = ""
-    interruption_band: str = ""
-    spot_mtbi_s: float = 0
-
-    @property
-    def hours(self) -> float:
-        return self.total_s / 3600
-
-
-@dataclass(frozen=True)
-class Exclusion:
-    """Options left out and why; `options` counts the (instance, nodes, pricing) triples."""
-
-    subject: str
-    reason: str
-    options: int
-
-
-@dataclass(frozen=True)
-class CheckpointPlan:
-    young_interval_s: float
-    daly_interval_s: float
-    expected_wall_s: float
-    write_s: float
-    lost_work_s: float
-    restart_s: float
-    interruptions: float
-    overhead_fraction: float
-
-
-@dataclass(frozen=True)
-class OwnResult:
-    break_even_utilisation: float
-    own_cost: float
-    cloud_cost: float
-    cloud_saving: float
-    utilisation_for_70_percent_saving: float
-
+# ---- Results: generated from nubo_cost.h (nubo/_results.py) ----------------------------
 
 @dataclass
 class Workload:
@@ -337,28 +187,6 @@ class Workload:
         return w
 
 
-def _estimate(info: nubo_cost_estimate_info, tags: dict[str, str]) -> Estimate:
-    return Estimate(
-        label=text(info.label), provider=text(info.provider), instance=text(info.instance),
-        region=text(info.region), gpu_model=text(info.gpu_model),
-        gpus_per_node=info.gpus_per_node, nodes=info.nodes, pricing=Pricing(info.pricing),
-        hourly=info.hourly, price_derived=bool(info.price_derived), compute_s=info.compute_s,
-        communication_s=info.communication_s, staging_s=info.staging_s,
-        checkpoint_s=info.checkpoint_s, rework_s=info.rework_s, restart_s=info.restart_s,
-        total_s=info.total_s, steps=info.steps, step_s=info.step_s,
-        cost_instances=info.cost_instances, cost_storage=info.cost_storage,
-        cost_egress=info.cost_egress, cost_total=info.cost_total,
-        checkpoint_interval_s=info.checkpoint_interval_s,
-        expected_interruptions=info.expected_interruptions,
-        memory_needed_bytes=info.memory_needed_bytes,
-        memory_per_gpu_bytes=info.memory_per_gpu_bytes,
-        reserved_break_even=info.reserved_break_even, pareto=bool(info.pareto),
-        notes=tuple(n for n in text(info.notes).split("\n") if n), tags=dict(tags),
-        sharding=info.sharding, price_date=text(info.price_date),
-        price_source=text(info.price_source), interruption_band=text(info.interruption_band),
-        spot_mtbi_s=info.spot_mtbi_s)
-
-
 # ---- Catalog ----------------------------------------------------------------------------
 
 
@@ -393,19 +221,10 @@ class Catalog:
                                                        format.encode(), provider.encode()))
 
     @property
-    def sources(self) -> list[Source]:
+    def sources(self) -> list[CatalogSource]:
         c = _lib.lib()
-        out = []
-        for i in range(c.nubo_cost_catalog_source_count(self._handle)):
-            s = nubo_cost_source_info()
-            _lib.check(c.nubo_cost_catalog_source(self._handle, i, ctypes.byref(s)))
-            out.append(Source(
-                name=text(s.name), format=text(s.format), provider=text(s.provider),
-                url=text(s.url), origin=text(s.origin), fetched=text(s.fetched),
-                etag=text(s.etag), rows=s.rows, records=s.records,
-                skipped=tuple(k for k in text(s.skipped).split("\n") if k),
-                age_days=s.age_days))
-        return out
+        return _lib.records(CatalogSource, nubo_cost_source_info, c.nubo_cost_catalog_source_count,
+                            c.nubo_cost_catalog_source, self._handle)
 
     @classmethod
     def builtin(cls, one_year: Optional[float] = None,
@@ -429,25 +248,9 @@ class Catalog:
     @property
     def instances(self) -> list[Instance]:
         c = _lib.lib()
-        out = []
-        for i in range(c.nubo_cost_catalog_instance_count(self._handle)):
-            info = nubo_cost_instance_info()
-            _lib.check(c.nubo_cost_catalog_instance(self._handle, i, ctypes.byref(info)))
-            out.append(Instance(
-                provider=text(info.provider), name=text(info.name), region=text(info.region),
-                gpu_model=text(info.gpu_model), gpus=info.gpus,
-                interconnect=text(info.interconnect), vcpus=info.vcpus,
-                memory_gib=info.memory_gib, network_gbps=info.network_gbps,
-                on_demand=info.on_demand, spot=info.spot if info.spot >= 0 else None,
-                reserved_1y=info.reserved_1y, reserved_3y=info.reserved_3y,
-                reserved_1y_derived=bool(info.reserved_1y_derived),
-                reserved_3y_derived=bool(info.reserved_3y_derived),
-                gpu_link_gbs=info.gpu_link_gbs, price_date=text(info.price_date),
-                spot_date=text(info.spot_date), source=text(info.source),
-                spot_lowest=info.spot_lowest if info.spot_lowest >= 0 else None,
-                spot_quotes=info.spot_quotes, interruption_band=text(info.interruption_band),
-                spot_mtbi_h=info.spot_mtbi_h))
-        return out
+        return _lib.records(Instance, nubo_cost_instance_info,
+                            c.nubo_cost_catalog_instance_count, c.nubo_cost_catalog_instance,
+                            self._handle)
 
     def find(self, name: str, region: Optional[str] = None) -> Optional[Instance]:
         """By name and, when given, region; without one, where it is cheapest on demand."""
@@ -463,7 +266,7 @@ def gpu_model_matches(model: str, gpu_filter: str) -> bool:
 
 def update_catalog(*, cache_dir: Optional[StrPath] = None, sources: Iterable[str] = (),
                    urls: Optional[dict[str, str]] = None, timeout: Seconds = 30,
-                   total_timeout: Seconds = 600, max_skipped: float = 0.5) -> list[SourceUpdate]:
+                   total_timeout: Seconds = 600, max_skipped: float = 0.5) -> list[CatalogUpdate]:
     """Fetches each public source into the cache (`nubo-cost catalog update`); a source whose
     new version fails keeps its last good one, which its entry says."""
     c = _lib.lib()
@@ -482,13 +285,8 @@ def update_catalog(*, cache_dir: Optional[StrPath] = None, sources: Iterable[str
     handle = POINTER(nubo_cost_update)()
     _lib.check(c.nubo_cost_catalog_update(ctypes.byref(o), ctypes.byref(handle)))
     try:
-        out = []
-        for i in range(c.nubo_cost_update_count(handle)):
-            u = nubo_cost_update_info()
-            _lib.check(c.nubo_cost_update_entry(handle, i, ctypes.byref(u)))
-            out.append(SourceUpdate(text(u.name), text(u.url), text(u.status), text(u.message),
-                                    u.records, u.skipped, text(u.fetched)))
-        return out
+        return _lib.records(CatalogUpdate, nubo_cost_update_info, c.nubo_cost_update_count,
+                            c.nubo_cost_update_entry, handle)
     finally:
         c.nubo_cost_update_free(handle)
 
@@ -499,7 +297,7 @@ def update_catalog(*, cache_dir: Optional[StrPath] = None, sources: Iterable[str
 class Plan:
     """A plan: ranked estimates, the Pareto frontier and every exclusion, copied out."""
 
-    def __init__(self, handle: PlanPtr, tags: dict[str, str]) -> None:
+    def __init__(self, handle: PlanPtr) -> None:
         c = _lib.lib()
         self._handle = handle
         self._free = weakref.finalize(self, c.nubo_cost_plan_free, handle)
@@ -507,23 +305,14 @@ class Plan:
         _lib.check(c.nubo_cost_plan_counts(handle, ctypes.byref(considered),
                                            ctypes.byref(feasible)))
         self.considered, self.feasible = considered.value, feasible.value
-        self.ranked = self._estimates(c.nubo_cost_plan_ranked_count, c.nubo_cost_plan_ranked,
-                                      tags)
-        self.frontier = self._estimates(c.nubo_cost_plan_frontier_count,
-                                        c.nubo_cost_plan_frontier, tags)
-        self.exclusions = []
-        for i in range(c.nubo_cost_plan_exclusion_count(handle)):
-            x = nubo_cost_exclusion_info()
-            _lib.check(c.nubo_cost_plan_exclusion(handle, i, ctypes.byref(x)))
-            self.exclusions.append(Exclusion(text(x.subject), text(x.reason), x.options))
-
-    def _estimates(self, count, get, tags: dict[str, str]) -> list[Estimate]:
-        out = []
-        for i in range(count(self._handle)):
-            info = nubo_cost_estimate_info()
-            _lib.check(get(self._handle, i, ctypes.byref(info)))
-            out.append(_estimate(info, tags))
-        return out
+        self.ranked = _lib.records(Estimate, nubo_cost_estimate_info,
+                                   c.nubo_cost_plan_ranked_count, c.nubo_cost_plan_ranked, handle)
+        self.frontier = _lib.records(Estimate, nubo_cost_estimate_info,
+                                     c.nubo_cost_plan_frontier_count, c.nubo_cost_plan_frontier,
+                                     handle)
+        self.exclusions = _lib.records(Exclusion, nubo_cost_exclusion_info,
+                                       c.nubo_cost_plan_exclusion_count,
+                                       c.nubo_cost_plan_exclusion, handle)
 
     @property
     def excluded(self) -> int:
@@ -587,7 +376,7 @@ def plan(catalog: Catalog, workload: Workload, *,
     handle = PlanPtr()
     _lib.check(c.nubo_cost_plan_create(catalog._handle, ctypes.byref(w), ctypes.byref(o),
                                        ctypes.byref(handle)))
-    return Plan(handle, workload.tags)
+    return Plan(handle)
 
 
 def estimate(catalog: Catalog, workload: Workload, instance: str, *, nodes: int = 1,
@@ -604,29 +393,7 @@ def estimate(catalog: Catalog, workload: Workload, instance: str, *, nodes: int 
                                     region.encode("utf-8") if region else None, int(nodes),
                                     int(_pricing(pricing)), ctypes.byref(o),
                                     ctypes.byref(handle)))
-    return Plan(handle, workload.tags).ranked[0]
-
-
-@dataclass(frozen=True)
-class ServingOption:
-    """Instances that serve a model at the rate asked: how many, their batch and speed."""
-
-    provider: str
-    instance: str
-    region: str
-    gpu_model: str
-    gpus_per_node: int
-    instances: int
-    pricing: Pricing
-    gpus_per_replica: int
-    replicas_per_instance: int
-    batch: float
-    token_latency_s: float
-    tokens_per_s: float  # per instance
-    hourly: float  # all instances
-    dollars_per_million_tokens: float
-    price_date: str
-    price_source: str
+    return Plan(handle).ranked[0]
 
 
 @dataclass(frozen=True)
@@ -665,21 +432,12 @@ def serve(catalog: Catalog, parameters: Count, *, rate: Optional[Count] = None,
     _lib.check(c.nubo_cost_serving_plan_create(catalog._handle, ctypes.byref(s),
                                                ctypes.byref(o), ctypes.byref(handle)))
     try:
-        options = []
-        for i in range(c.nubo_cost_serving_plan_count(handle)):
-            x = nubo_cost_serving_info()
-            _lib.check(c.nubo_cost_serving_plan_option(handle, i, ctypes.byref(x)))
-            options.append(ServingOption(
-                text(x.provider), text(x.instance), text(x.region), text(x.gpu_model),
-                x.gpus_per_node, x.instances, Pricing(x.pricing), x.gpus_per_replica,
-                x.replicas_per_instance, x.batch, x.token_latency_s, x.tokens_per_s, x.hourly,
-                x.dollars_per_million_tokens, text(x.price_date), text(x.price_source)))
-        exclusions = []
-        for i in range(c.nubo_cost_serving_plan_exclusion_count(handle)):
-            e = nubo_cost_exclusion_info()
-            _lib.check(c.nubo_cost_serving_plan_exclusion(handle, i, ctypes.byref(e)))
-            exclusions.append(Exclusion(text(e.subject), text(e.reason), e.options))
-        return ServingPlan(options, exclusions)
+        return ServingPlan(
+            _lib.records(ServingOption, nubo_cost_serving_info, c.nubo_cost_serving_plan_count,
+                         c.nubo_cost_serving_plan_option, handle),
+            _lib.records(Exclusion, nubo_cost_exclusion_info,
+                         c.nubo_cost_serving_plan_exclusion_count,
+                         c.nubo_cost_serving_plan_exclusion, handle))
     finally:
         c.nubo_cost_serving_plan_free(handle)
 
@@ -691,9 +449,7 @@ def checkpoint_plan(work: Seconds, write: Seconds, mtbi: Seconds,
     _lib.check(_lib.lib().nubo_cost_checkpoint_plan(
         seconds(work, "work"), seconds(write, "write"), seconds(mtbi, "mtbi"),
         seconds(restart, "restart"), ctypes.byref(info)))
-    return CheckpointPlan(info.young_interval_s, info.daly_interval_s, info.expected_wall_s,
-                          info.write_s, info.lost_work_s, info.restart_s, info.interruptions,
-                          info.overhead_fraction)
+    return CheckpointPlan._from_c(info)
 
 
 def rent_vs_own(hardware_price: float, power_kw: float, cloud_hourly: float, *,
@@ -708,8 +464,7 @@ def rent_vs_own(hardware_price: float, power_kw: float, cloud_hourly: float, *,
     r.maintenance_per_year = maintenance_per_year
     info = nubo_cost_own_info()
     _lib.check(c.nubo_cost_rent_vs_own(ctypes.byref(r), ctypes.byref(info)))
-    return OwnResult(info.break_even_utilisation, info.own_cost, info.cloud_cost,
-                     info.cloud_saving, info.utilisation_for_70_percent_saving)
+    return OwnResult._from_c(info)
 
 
 def totals_by_tag(estimates: Iterable[Estimate], key: str) -> dict[str, float]:

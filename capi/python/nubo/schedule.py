@@ -20,7 +20,7 @@ from . import _lib
 from ._abi import (nubo_cost_estimate_info, nubo_cost_schedule, nubo_cost_schedule_options,
                    nubo_cost_schedule_summary, nubo_cost_scheduled_job_info)
 from ._lib import text
-from .cost import Catalog, Estimate, _estimate
+from .cost import Catalog, Estimate
 from .errors import NuboError, Status
 
 StrPath = Union[str, "os.PathLike[str]"]
@@ -65,7 +65,7 @@ class Schedule:
             if j.placement != 3:
                 info = nubo_cost_estimate_info()
                 _lib.check(c.nubo_cost_schedule_job_estimate(handle, i, ctypes.byref(info)))
-                estimate = _estimate(info, {})
+                estimate = Estimate._from_c(info)
             self.jobs.append(ScheduledJob(
                 text(j.name), text(j.tag), _PLACEMENTS[j.placement], j.reservation, j.start_h,
                 j.finish_h, j.deadline_h, j.cost, text(j.reason), estimate))

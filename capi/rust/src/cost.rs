@@ -23,63 +23,15 @@ use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 
+pub use crate::enums::{Optimizer, Pricing};
+pub use crate::results::{
+    CatalogSource, CatalogUpdate, CheckpointPlan, Estimate, Exclusion, Instance, OwnResult,
+    ServingOption,
+};
 use crate::{
     c_int_of, c_ptr, c_string, check, ffi, optional_c_string, optional_path, owned, path_string,
-    read_text, DType, Error, Status,
+    read_text, records, DType, Error, Status,
 };
-
-/// How an instance is paid for (`--pricing`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Pricing {
-    OnDemand,
-    /// Cheaper, interrupted: the estimate adds checkpoints, lost work and restarts.
-    Spot,
-    Reserved1y,
-    Reserved3y,
-}
-
-impl Pricing {
-    fn raw(self) -> ffi::nubo_cost_pricing {
-        match self {
-            Pricing::OnDemand => ffi::NUBO_PRICING_ON_DEMAND,
-            Pricing::Spot => ffi::NUBO_PRICING_SPOT,
-            Pricing::Reserved1y => ffi::NUBO_PRICING_RESERVED_1Y,
-            Pricing::Reserved3y => ffi::NUBO_PRICING_RESERVED_3Y,
-        }
-    }
-
-    fn from_raw(raw: ffi::nubo_cost_pricing) -> Result<Pricing, Error> {
-        match raw {
-            ffi::NUBO_PRICING_ON_DEMAND => Ok(Pricing::OnDemand),
-            ffi::NUBO_PRICING_SPOT => Ok(Pricing::Spot),
-            ffi::NUBO_PRICING_RESERVED_1Y => Ok(Pricing::Reserved1y),
-            ffi::NUBO_PRICING_RESERVED_3Y => Ok(Pricing::Reserved3y),
-            other => Err(Error::new(
-                Status::Unsupported,
-                format!("the library reports pricing {other}, newer than this crate"),
-            )),
-        }
-    }
-}
-
-/// The optimizer whose states a model-described workload keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Optimizer {
-    /// Adam(W): two fp32 states per parameter.
-    #[default]
-    Adam,
-    /// SGD with momentum: one.
-    Sgd,
-}
-
-impl Optimizer {
-    fn raw(self) -> ffi::nubo_cost_optimizer {
-        match self {
-            Optimizer::Adam => ffi::NUBO_OPTIMIZER_ADAM,
-            Optimizer::Sgd => ffi::NUBO_OPTIMIZER_SGD,
-        }
-    }
-}
 
 /// A count as model sizes and token counts are written: "7B" is 7e9, also "70M", "1.5T", "2e9".
 pub fn parse_count(text: &str, what: &str) -> Result<f64, Error> {
@@ -100,69 +52,12 @@ pub fn gpu_model_matches(model: &str, filter: &str) -> bool {
     unsafe { ffi::nubo_cost_gpu_model_matches(model.as_ptr(), filter.as_ptr()) != 0 }
 }
 
-/// A negative price in C means "not in the catalog".
-fn price(raw: f64) -> Option<f64> {
-    (raw >= 0.0).then_some(raw)
-}
-
 /// A positive value in C means "set"; 0 (or a negative sentinel) means the default.
 fn set(raw: f64) -> Option<f64> {
     (raw > 0.0).then_some(raw)
 }
 
 // ---- Catalogs ------------------------------------------------------------------------------
-
-/// One instance row: hardware and prices ($/h).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Instance {
-    pub provider: String,
-    pub name: String,
-    pub region: String,
-    pub gpu_model: String,
-    pub gpus: i32,
-    /// "none", "pcie", "nvlink" or "nvswitch".
-    pub interconnect: String,
-    pub vcpus: i32,
-    pub memory_gib: f64,
-    pub network_gbps: f64,
-    pub on_demand: f64,
-    pub spot: Option<f64>,
-    pub reserved_1y: Option<f64>,
-    pub reserved_3y: Option<f64>,
-    /// Derived from the catalog's discount, not published.
-    pub reserved_1y_derived: bool,
-    pub reserved_3y_derived: bool,
-    /// Per-GPU all-reduce bandwidth, GB/s per direction.
-    pub gpu_link_gbs: f64,
-    pub price_date: String,
-    pub spot_date: String,
-    pub source: String,
-    /// The cheapest zone's spot price; `spot` is the zones' median.
-    pub spot_lowest: Option<f64>,
-    pub spot_quotes: i32,
-    /// The provider's published interruption band ("<5%"); empty: none.
-    pub interruption_band: String,
-    /// Read from the band; 0: the provider's default.
-    pub spot_mtbi_h: f64,
-}
-
-/// Where a catalog's rows came from, how old they are, and what was skipped and why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Source {
-    pub name: String,
-    pub format: String,
-    pub provider: String,
-    pub url: String,
-    /// "embedded", a cache file, SkyPilot's file, or a user's file.
-    pub origin: String,
-    pub fetched: String,
-    pub etag: String,
-    pub rows: usize,
-    pub records: usize,
-    /// "file:line: reason" per skipped row.
-    pub skipped: Vec<String>,
-    pub age_days: f64,
-}
 
 /// How `update_catalog` fetches.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -178,21 +73,9 @@ pub struct UpdateOptions {
     pub total_timeout_s: Option<f64>,
 }
 
-/// One source's outcome: status "updated", "not modified" or "failed", and why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SourceUpdate {
-    pub name: String,
-    pub url: String,
-    pub status: String,
-    pub message: String,
-    pub records: usize,
-    pub skipped: usize,
-    pub fetched: String,
-}
-
 /// Fetches each public source into the cache (`nubo-cost catalog update`): a source whose new
 /// version fails keeps its last good one, which its entry says. Only bad options are an error.
-pub fn update_catalog(options: &UpdateOptions) -> Result<Vec<SourceUpdate>, Error> {
+pub fn update_catalog(options: &UpdateOptions) -> Result<Vec<CatalogUpdate>, Error> {
     let mut raw = ffi::nubo_cost_update_options::new();
     // SAFETY: a struct of the size given.
     check(unsafe { ffi::nubo_cost_update_options_init(&mut raw, std::mem::size_of_val(&raw)) })?;
@@ -224,22 +107,11 @@ pub fn update_catalog(options: &UpdateOptions) -> Result<Vec<SourceUpdate>, Erro
         .ok_or_else(|| Error::new(Status::Internal, "nubo_cost_catalog_update gave NULL"))?;
     // SAFETY: a live handle, read and then freed once.
     unsafe {
-        let count = ffi::nubo_cost_update_count(handle.as_ptr());
-        let entries: Result<Vec<SourceUpdate>, Error> = (0..count)
-            .map(|i| {
-                let mut u = ffi::nubo_cost_update_info::new();
-                check(ffi::nubo_cost_update_entry(handle.as_ptr(), i, &mut u))?;
-                Ok(SourceUpdate {
-                    name: owned(u.name),
-                    url: owned(u.url),
-                    status: owned(u.status),
-                    message: owned(u.message),
-                    records: u.records,
-                    skipped: u.skipped,
-                    fetched: owned(u.fetched),
-                })
-            })
-            .collect();
+        let entries = records(
+            ffi::nubo_cost_update_count(handle.as_ptr()),
+            |i, c| ffi::nubo_cost_update_entry(handle.as_ptr(), i, c),
+            CatalogUpdate::from_c,
+        );
         ffi::nubo_cost_update_free(handle.as_ptr());
         entries
     }
@@ -307,31 +179,16 @@ impl Catalog {
     }
 
     /// The sources the rows came from, in the order they were read.
-    pub fn sources(&self) -> Result<Vec<Source>, Error> {
-        // SAFETY: a live handle.
-        let count = unsafe { ffi::nubo_cost_catalog_source_count(self.raw.as_ptr()) };
-        (0..count)
-            .map(|i| {
-                let mut s = ffi::nubo_cost_source_info::new();
-                // SAFETY: a live handle; the strings are copied before the next call on it.
-                unsafe {
-                    check(ffi::nubo_cost_catalog_source(self.raw.as_ptr(), i, &mut s))?;
-                    Ok(Source {
-                        name: owned(s.name),
-                        format: owned(s.format),
-                        provider: owned(s.provider),
-                        url: owned(s.url),
-                        origin: owned(s.origin),
-                        fetched: owned(s.fetched),
-                        etag: owned(s.etag),
-                        rows: s.rows,
-                        records: s.records,
-                        skipped: owned(s.skipped).lines().map(str::to_string).collect(),
-                        age_days: s.age_days,
-                    })
-                }
-            })
-            .collect()
+    pub fn sources(&self) -> Result<Vec<CatalogSource>, Error> {
+        let p = self.raw.as_ptr();
+        // SAFETY: a live handle; the strings are copied before the next call on it.
+        unsafe {
+            records(
+                ffi::nubo_cost_catalog_source_count(p),
+                |i, c| ffi::nubo_cost_catalog_source(p, i, c),
+                CatalogSource::from_c,
+            )
+        }
     }
 
     /// Adds the rows of a CSV or JSON catalog file (a row with an existing key replaces it);
@@ -355,45 +212,14 @@ impl Catalog {
 
     /// Every instance row, in the catalog's order.
     pub fn instances(&self) -> Result<Vec<Instance>, Error> {
-        // SAFETY: a live handle.
-        let count = unsafe { ffi::nubo_cost_catalog_instance_count(self.raw.as_ptr()) };
-        (0..count).map(|i| self.instance(i)).collect()
-    }
-
-    fn instance(&self, index: usize) -> Result<Instance, Error> {
-        let mut info = ffi::nubo_cost_instance_info::new();
+        let p = self.raw.as_ptr();
         // SAFETY: a live handle; the strings are copied before the next call on it.
         unsafe {
-            check(ffi::nubo_cost_catalog_instance(
-                self.raw.as_ptr(),
-                index,
-                &mut info,
-            ))?;
-            Ok(Instance {
-                provider: owned(info.provider),
-                name: owned(info.name),
-                region: owned(info.region),
-                gpu_model: owned(info.gpu_model),
-                gpus: info.gpus,
-                interconnect: owned(info.interconnect),
-                vcpus: info.vcpus,
-                memory_gib: info.memory_gib,
-                network_gbps: info.network_gbps,
-                on_demand: info.on_demand,
-                spot: price(info.spot),
-                reserved_1y: price(info.reserved_1y),
-                reserved_3y: price(info.reserved_3y),
-                reserved_1y_derived: info.reserved_1y_derived != 0,
-                reserved_3y_derived: info.reserved_3y_derived != 0,
-                gpu_link_gbs: info.gpu_link_gbs,
-                price_date: owned(info.price_date),
-                spot_date: owned(info.spot_date),
-                source: owned(info.source),
-                spot_lowest: price(info.spot_lowest),
-                spot_quotes: info.spot_quotes,
-                interruption_band: owned(info.interruption_band),
-                spot_mtbi_h: info.spot_mtbi_h,
-            })
+            records(
+                ffi::nubo_cost_catalog_instance_count(p),
+                |i, c| ffi::nubo_cost_catalog_instance(p, i, c),
+                Instance::from_c,
+            )
         }
     }
 }
@@ -605,29 +431,6 @@ impl Default for Serving {
     }
 }
 
-/// Instances that serve a model at the rate asked: how many, their batch and speed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ServingOption {
-    pub provider: String,
-    pub instance: String,
-    pub region: String,
-    pub gpu_model: String,
-    pub gpus_per_node: i32,
-    pub instances: i32,
-    pub pricing: Pricing,
-    pub gpus_per_replica: i32,
-    pub replicas_per_instance: i32,
-    pub batch: f64,
-    pub token_latency_s: f64,
-    /// Per instance.
-    pub tokens_per_s: f64,
-    /// $/h for all instances.
-    pub hourly: f64,
-    pub dollars_per_million_tokens: f64,
-    pub price_date: String,
-    pub price_source: String,
-}
-
 /// A serving plan: options cheapest per hour first, and what was left out and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServingPlan {
@@ -663,57 +466,25 @@ pub fn serve(
     })?;
     let handle = NonNull::new(handle)
         .ok_or_else(|| Error::new(Status::Internal, "the library gave a NULL serving plan"))?;
+    let p = handle.as_ptr();
     // SAFETY: a live plan, read and then freed once.
     unsafe {
-        let read = || -> Result<ServingPlan, Error> {
-            let mut out = Vec::new();
-            for i in 0..ffi::nubo_cost_serving_plan_count(handle.as_ptr()) {
-                let mut x = ffi::nubo_cost_serving_info::new();
-                check(ffi::nubo_cost_serving_plan_option(
-                    handle.as_ptr(),
-                    i,
-                    &mut x,
-                ))?;
-                out.push(ServingOption {
-                    provider: owned(x.provider),
-                    instance: owned(x.instance),
-                    region: owned(x.region),
-                    gpu_model: owned(x.gpu_model),
-                    gpus_per_node: x.gpus_per_node,
-                    instances: x.instances,
-                    pricing: Pricing::from_raw(x.pricing)?,
-                    gpus_per_replica: x.gpus_per_replica,
-                    replicas_per_instance: x.replicas_per_instance,
-                    batch: x.batch,
-                    token_latency_s: x.token_latency_s,
-                    tokens_per_s: x.tokens_per_s,
-                    hourly: x.hourly,
-                    dollars_per_million_tokens: x.dollars_per_million_tokens,
-                    price_date: owned(x.price_date),
-                    price_source: owned(x.price_source),
-                });
-            }
-            let mut exclusions = Vec::new();
-            for i in 0..ffi::nubo_cost_serving_plan_exclusion_count(handle.as_ptr()) {
-                let mut e = ffi::nubo_cost_exclusion_info::new();
-                check(ffi::nubo_cost_serving_plan_exclusion(
-                    handle.as_ptr(),
-                    i,
-                    &mut e,
-                ))?;
-                exclusions.push(Exclusion {
-                    subject: owned(e.subject),
-                    reason: owned(e.reason),
-                    options: e.options,
-                });
-            }
+        let plan = records(
+            ffi::nubo_cost_serving_plan_count(p),
+            |i, c| ffi::nubo_cost_serving_plan_option(p, i, c),
+            ServingOption::from_c,
+        )
+        .and_then(|options| {
             Ok(ServingPlan {
-                options: out,
-                exclusions,
+                options,
+                exclusions: records(
+                    ffi::nubo_cost_serving_plan_exclusion_count(p),
+                    |i, c| ffi::nubo_cost_serving_plan_exclusion(p, i, c),
+                    Exclusion::from_c,
+                )?,
             })
-        };
-        let plan = read();
-        ffi::nubo_cost_serving_plan_free(handle.as_ptr());
+        });
+        ffi::nubo_cost_serving_plan_free(p);
         plan
     }
 }
@@ -810,64 +581,6 @@ impl PlanOptions {
     }
 }
 
-/// One option (instance x nodes x pricing), fully broken down. Times in seconds, costs in $.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Estimate {
-    /// "p4d.24xlarge x2 spot".
-    pub label: String,
-    pub provider: String,
-    pub instance: String,
-    pub region: String,
-    pub gpu_model: String,
-    pub gpus_per_node: i32,
-    pub nodes: i32,
-    pub pricing: Pricing,
-    /// $/h for all nodes.
-    pub hourly: f64,
-    pub price_derived: bool,
-    pub compute_s: f64,
-    pub communication_s: f64,
-    pub staging_s: f64,
-    pub checkpoint_s: f64,
-    pub rework_s: f64,
-    pub restart_s: f64,
-    /// The sum of the parts above.
-    pub total_s: f64,
-    pub steps: f64,
-    pub step_s: f64,
-    pub cost_instances: f64,
-    pub cost_storage: f64,
-    pub cost_egress: f64,
-    pub cost_total: f64,
-    pub checkpoint_interval_s: f64,
-    pub expected_interruptions: f64,
-    pub memory_needed_bytes: f64,
-    pub memory_per_gpu_bytes: f64,
-    /// Reserved pricings: the utilisation above which reserving pays.
-    pub reserved_break_even: f64,
-    /// On the time/cost Pareto frontier.
-    pub pareto: bool,
-    pub notes: Vec<String>,
-    /// The ZeRO stage `memory_needed_bytes` assumes; -1: not modelled.
-    pub sharding: i32,
-    /// The price in force, so a later report prices this work at what it cost then.
-    pub price_date: String,
-    pub price_source: String,
-    /// Spot: the published interruption band used; empty: the provider's default.
-    pub interruption_band: String,
-    pub spot_mtbi_s: f64,
-}
-
-/// An option left out, and why ("finishes in 31.0 h, past the 24.0 h deadline").
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Exclusion {
-    /// "p3.2xlarge x1-4 (on-demand)".
-    pub subject: String,
-    pub reason: String,
-    /// How many (instance, nodes, pricing) options it covers.
-    pub options: usize,
-}
-
 /// A plan, copied out of the library: no feasible option is not an error (ranked is empty and
 /// the exclusions say why).
 #[derive(Debug, Clone, PartialEq)]
@@ -883,50 +596,6 @@ pub struct Plan {
     pub json: String,
 }
 
-/// An estimate copied out of the library's struct.
-///
-/// # Safety
-/// `e`'s strings must be alive (its plan or schedule handle is).
-pub(crate) unsafe fn estimate_of(e: &ffi::nubo_cost_estimate_info) -> Result<Estimate, Error> {
-    Ok(Estimate {
-        label: owned(e.label),
-        provider: owned(e.provider),
-        instance: owned(e.instance),
-        region: owned(e.region),
-        gpu_model: owned(e.gpu_model),
-        gpus_per_node: e.gpus_per_node,
-        nodes: e.nodes,
-        pricing: Pricing::from_raw(e.pricing)?,
-        hourly: e.hourly,
-        price_derived: e.price_derived != 0,
-        compute_s: e.compute_s,
-        communication_s: e.communication_s,
-        staging_s: e.staging_s,
-        checkpoint_s: e.checkpoint_s,
-        rework_s: e.rework_s,
-        restart_s: e.restart_s,
-        total_s: e.total_s,
-        steps: e.steps,
-        step_s: e.step_s,
-        cost_instances: e.cost_instances,
-        cost_storage: e.cost_storage,
-        cost_egress: e.cost_egress,
-        cost_total: e.cost_total,
-        checkpoint_interval_s: e.checkpoint_interval_s,
-        expected_interruptions: e.expected_interruptions,
-        memory_needed_bytes: e.memory_needed_bytes,
-        memory_per_gpu_bytes: e.memory_per_gpu_bytes,
-        reserved_break_even: e.reserved_break_even,
-        pareto: e.pareto != 0,
-        notes: owned(e.notes).lines().map(str::to_string).collect(),
-        sharding: e.sharding,
-        price_date: owned(e.price_date),
-        price_source: owned(e.price_source),
-        interruption_band: owned(e.interruption_band),
-        spot_mtbi_s: e.spot_mtbi_s,
-    })
-}
-
 /// The C plan handle while its contents are copied out.
 struct PlanHandle(NonNull<ffi::nubo_cost_plan>);
 
@@ -937,12 +606,6 @@ impl Drop for PlanHandle {
     }
 }
 
-type EstimateReader = unsafe extern "C" fn(
-    *const ffi::nubo_cost_plan,
-    usize,
-    *mut ffi::nubo_cost_estimate_info,
-) -> ffi::nubo_status;
-
 impl PlanHandle {
     fn new(raw: *mut ffi::nubo_cost_plan) -> Result<PlanHandle, Error> {
         NonNull::new(raw)
@@ -950,57 +613,36 @@ impl PlanHandle {
             .ok_or_else(|| Error::new(Status::Internal, "the library gave a NULL plan"))
     }
 
-    fn estimates(&self, count: usize, read: EstimateReader) -> Result<Vec<Estimate>, Error> {
-        (0..count)
-            .map(|i| {
-                let mut e = ffi::nubo_cost_estimate_info::new();
-                // SAFETY: a live plan; the strings are copied while it lives.
-                unsafe {
-                    check(read(self.0.as_ptr(), i, &mut e))?;
-                    estimate_of(&e)
-                }
-            })
-            .collect()
-    }
-
     fn copy(self) -> Result<Plan, Error> {
         let p = self.0.as_ptr();
         let (mut considered, mut feasible) = (0usize, 0usize);
         // SAFETY: a live plan and out-pointers to locals.
         check(unsafe { ffi::nubo_cost_plan_counts(p, &mut considered, &mut feasible) })?;
-        // SAFETY: a live plan.
-        let (ranked, frontier, exclusions) = unsafe {
-            (
-                ffi::nubo_cost_plan_ranked_count(p),
-                ffi::nubo_cost_plan_frontier_count(p),
-                ffi::nubo_cost_plan_exclusion_count(p),
-            )
-        };
-        let exclusions = (0..exclusions)
-            .map(|i| {
-                let mut x = ffi::nubo_cost_exclusion_info::new();
-                // SAFETY: a live plan; the strings are copied while it lives.
-                unsafe {
-                    check(ffi::nubo_cost_plan_exclusion(p, i, &mut x))?;
-                    Ok(Exclusion {
-                        subject: owned(x.subject),
-                        reason: owned(x.reason),
-                        options: x.options,
-                    })
-                }
+        // SAFETY: a live plan; the strings are copied while it lives.
+        unsafe {
+            Ok(Plan {
+                considered,
+                feasible,
+                ranked: records(
+                    ffi::nubo_cost_plan_ranked_count(p),
+                    |i, c| ffi::nubo_cost_plan_ranked(p, i, c),
+                    Estimate::from_c,
+                )?,
+                frontier: records(
+                    ffi::nubo_cost_plan_frontier_count(p),
+                    |i, c| ffi::nubo_cost_plan_frontier(p, i, c),
+                    Estimate::from_c,
+                )?,
+                exclusions: records(
+                    ffi::nubo_cost_plan_exclusion_count(p),
+                    |i, c| ffi::nubo_cost_plan_exclusion(p, i, c),
+                    Exclusion::from_c,
+                )?,
+                json: read_text("nubo_cost_plan_json", |buf, capacity, needed| {
+                    ffi::nubo_cost_plan_json(p, buf, capacity, needed)
+                })?,
             })
-            .collect::<Result<Vec<_>, Error>>()?;
-        Ok(Plan {
-            considered,
-            feasible,
-            ranked: self.estimates(ranked, ffi::nubo_cost_plan_ranked)?,
-            frontier: self.estimates(frontier, ffi::nubo_cost_plan_frontier)?,
-            exclusions,
-            // SAFETY: a live plan; read_text hands a buffer of the size it asks for.
-            json: read_text("nubo_cost_plan_json", |buf, capacity, needed| unsafe {
-                ffi::nubo_cost_plan_json(p, buf, capacity, needed)
-            })?,
-        })
+        }
     }
 }
 
@@ -1051,22 +693,6 @@ pub fn estimate(
 
 // ---- Tools -------------------------------------------------------------------------------------
 
-/// The checkpoint interval for an interrupted run (`nubo-cost checkpoint`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CheckpointPlan {
-    /// sqrt(2 delta M).
-    pub young_interval_s: f64,
-    /// Daly's optimum: the one to use.
-    pub daly_interval_s: f64,
-    pub expected_wall_s: f64,
-    pub write_s: f64,
-    pub lost_work_s: f64,
-    pub restart_s: f64,
-    pub interruptions: f64,
-    /// Of the work: the time checkpoints, lost work and restarts add.
-    pub overhead_fraction: f64,
-}
-
 /// Young/Daly for `work_s` of work, `write_s` per checkpoint, `mtbi_s` between interruptions
 /// and `restart_s` per restart. Non-positive or non-finite times are InvalidArgument.
 pub fn checkpoint_interval(
@@ -1078,16 +704,7 @@ pub fn checkpoint_interval(
     let mut c = ffi::nubo_cost_checkpoint_info::new();
     // SAFETY: an out-pointer to a local.
     check(unsafe { ffi::nubo_cost_checkpoint_plan(work_s, write_s, mtbi_s, restart_s, &mut c) })?;
-    Ok(CheckpointPlan {
-        young_interval_s: c.young_interval_s,
-        daly_interval_s: c.daly_interval_s,
-        expected_wall_s: c.expected_wall_s,
-        write_s: c.write_s,
-        lost_work_s: c.lost_work_s,
-        restart_s: c.restart_s,
-        interruptions: c.interruptions,
-        overhead_fraction: c.overhead_fraction,
-    })
+    Ok(CheckpointPlan::from(&c))
 }
 
 /// Buying a machine against renting a comparable instance (`nubo-cost own`). `Default` holds
@@ -1123,21 +740,8 @@ impl Default for OwnRequest {
     }
 }
 
-/// Renting against owning over the request's years.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OwnComparison {
-    /// Above it owning is cheaper; above 1 (or infinite), renting always is.
-    pub break_even_utilisation: f64,
-    pub own_cost: f64,
-    pub cloud_cost: f64,
-    /// 1 - cloud / own at the request's utilisation.
-    pub cloud_saving: f64,
-    /// The utilisation at which renting saves 70%.
-    pub utilisation_for_70_percent_saving: f64,
-}
-
 /// Rent or own; a non-positive price, power or horizon is InvalidArgument.
-pub fn rent_vs_own(request: &OwnRequest) -> Result<OwnComparison, Error> {
+pub fn rent_vs_own(request: &OwnRequest) -> Result<OwnResult, Error> {
     let mut raw = own_request_defaults()?;
     raw.hardware_price = request.hardware_price;
     raw.power_kw = request.power_kw;
@@ -1150,13 +754,7 @@ pub fn rent_vs_own(request: &OwnRequest) -> Result<OwnComparison, Error> {
     let mut out = ffi::nubo_cost_own_info::new();
     // SAFETY: a filled request and an out-pointer to a local.
     check(unsafe { ffi::nubo_cost_rent_vs_own(&raw, &mut out) })?;
-    Ok(OwnComparison {
-        break_even_utilisation: out.break_even_utilisation,
-        own_cost: out.own_cost,
-        cloud_cost: out.cloud_cost,
-        cloud_saving: out.cloud_saving,
-        utilisation_for_70_percent_saving: out.utilisation_for_70_percent_saving,
-    })
+    Ok(OwnResult::from(&out))
 }
 
 // ---- The live meter ----------------------------------------------------------------------------

@@ -82,6 +82,66 @@ impl Symlinks {
     }
 }
 
+/// How an instance is paid for. (C: `nubo_cost_pricing`)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pricing {
+    OnDemand,
+    Spot,
+    Reserved1y,
+    Reserved3y,
+}
+
+impl Pricing {
+    pub(crate) fn raw(self) -> ffi::nubo_cost_pricing {
+        match self {
+            Pricing::OnDemand => ffi::NUBO_PRICING_ON_DEMAND,
+            Pricing::Spot => ffi::NUBO_PRICING_SPOT,
+            Pricing::Reserved1y => ffi::NUBO_PRICING_RESERVED_1Y,
+            Pricing::Reserved3y => ffi::NUBO_PRICING_RESERVED_3Y,
+        }
+    }
+
+    /// None for a value this crate does not know (a newer library's).
+    #[allow(dead_code)] // an enum only ever handed to the library is not read back
+    pub(crate) fn from_raw(raw: ffi::nubo_cost_pricing) -> Option<Pricing> {
+        match raw {
+            ffi::NUBO_PRICING_ON_DEMAND => Some(Pricing::OnDemand),
+            ffi::NUBO_PRICING_SPOT => Some(Pricing::Spot),
+            ffi::NUBO_PRICING_RESERVED_1Y => Some(Pricing::Reserved1y),
+            ffi::NUBO_PRICING_RESERVED_3Y => Some(Pricing::Reserved3y),
+            _ => None,
+        }
+    }
+}
+
+/// The optimizer whose states a model-described workload keeps. (C: `nubo_cost_optimizer`)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Optimizer {
+    /// Adam(W): two fp32 states per parameter.
+    Adam,
+    /// SGD with momentum: one.
+    Sgd,
+}
+
+impl Optimizer {
+    pub(crate) fn raw(self) -> ffi::nubo_cost_optimizer {
+        match self {
+            Optimizer::Adam => ffi::NUBO_OPTIMIZER_ADAM,
+            Optimizer::Sgd => ffi::NUBO_OPTIMIZER_SGD,
+        }
+    }
+
+    /// None for a value this crate does not know (a newer library's).
+    #[allow(dead_code)] // an enum only ever handed to the library is not read back
+    pub(crate) fn from_raw(raw: ffi::nubo_cost_optimizer) -> Option<Optimizer> {
+        match raw {
+            ffi::NUBO_OPTIMIZER_ADAM => Some(Optimizer::Adam),
+            ffi::NUBO_OPTIMIZER_SGD => Some(Optimizer::Sgd),
+            _ => None,
+        }
+    }
+}
+
 /// The update rules, as PyTorch names them. (C: `nubo_update_rule`)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OptimizerKind {

@@ -210,6 +210,51 @@ unsafe fn owned(p: *const c_char) -> String {
     }
 }
 
+/// A C list of lines ("one per line") as its non-empty lines.
+///
+/// # Safety
+/// As `owned`.
+unsafe fn owned_lines(p: *const c_char) -> Vec<String> {
+    owned(p)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// A C map ("key=value, one per line").
+///
+/// # Safety
+/// As `owned`.
+unsafe fn owned_pairs(p: *const c_char) -> std::collections::BTreeMap<String, String> {
+    owned_lines(p)
+        .iter()
+        .map(|l| match l.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            None => (l.clone(), String::new()),
+        })
+        .collect()
+}
+
+/// Every record of a handle's info accessor, copied out while the handle lives: `read(i, c)`
+/// fills record `i` of `count`, and `convert` makes its owned value.
+///
+/// # Safety
+/// The handle `read` reads is alive for the whole call.
+unsafe fn records<C: Default, T>(
+    count: usize,
+    read: impl Fn(usize, &mut C) -> ffi::nubo_status,
+    convert: unsafe fn(&C) -> Result<T, Error>,
+) -> Result<Vec<T>, Error> {
+    (0..count)
+        .map(|i| {
+            let mut c = C::default();
+            check(read(i, &mut c))?;
+            convert(&c)
+        })
+        .collect()
+}
+
 fn c_string(what: &str, bytes: &[u8]) -> Result<CString, Error> {
     CString::new(bytes).map_err(|_| {
         Error::new(

@@ -4,6 +4,18 @@
 
 use crate::ffi;
 use crate::transfer::ChunkCounts;
+use crate::{owned, owned_lines, owned_pairs};
+use crate::{Error, Status};
+
+/// A value of an enum this crate knows, or the error naming a newer library's.
+fn known<T>(value: Option<T>, what: &str, raw: i32) -> Result<T, Error> {
+    value.ok_or_else(|| {
+        Error::new(
+            Status::Unsupported,
+            format!("the library reports {what} {raw}, newer than this crate"),
+        )
+    })
+}
 
 /// What an operation did. (C: `nubo_transfer_summary`)
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -132,6 +144,407 @@ impl From<&ffi::nubo_transfer_sync_summary> for SyncSummary {
             links_followed: c.links_followed,
             links_stored: c.links_stored,
             links_skipped: c.links_skipped,
+        }
+    }
+}
+
+/// A catalog row: hardware, and prices per hour. (C: `nubo_cost_instance_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instance {
+    pub provider: String,
+    pub name: String,
+    pub region: String,
+    pub gpu_model: String,
+    pub gpus: i32,
+    /// "none", "pcie", "nvlink", "nvswitch".
+    pub interconnect: String,
+    pub vcpus: i32,
+    pub memory_gib: f64,
+    pub network_gbps: f64,
+    /// $/h.
+    pub on_demand: f64,
+    /// $/h, the median of its zones' quotes; < 0: none (not in the catalog).
+    pub spot: Option<f64>,
+    /// $/h; <= 0: none.
+    pub reserved_1y: Option<f64>,
+    /// $/h; <= 0: none.
+    pub reserved_3y: Option<f64>,
+    /// True: derived from the discount, not published.
+    pub reserved_1y_derived: bool,
+    /// True: derived from the discount, not published.
+    pub reserved_3y_derived: bool,
+    /// Per-GPU all-reduce bandwidth, GB/s per direction.
+    pub gpu_link_gbs: f64,
+    pub price_date: String,
+    pub spot_date: String,
+    pub source: String,
+    /// $/h, the cheapest zone's quote; < 0: none.
+    pub spot_lowest: Option<f64>,
+    /// Zones behind spot.
+    pub spot_quotes: i32,
+    /// The provider's published band ("<5%"); "" none.
+    pub interruption_band: String,
+    /// Read from the band; 0: the provider's default.
+    pub spot_mtbi_h: f64,
+}
+
+impl Instance {
+    /// The value of a filled `nubo_cost_instance_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_cost_instance_info) -> Result<Instance, Error> {
+        Ok(Instance {
+            provider: owned(c.provider),
+            name: owned(c.name),
+            region: owned(c.region),
+            gpu_model: owned(c.gpu_model),
+            gpus: c.gpus,
+            interconnect: owned(c.interconnect),
+            vcpus: c.vcpus,
+            memory_gib: c.memory_gib,
+            network_gbps: c.network_gbps,
+            on_demand: c.on_demand,
+            spot: (c.spot >= 0.0).then_some(c.spot),
+            reserved_1y: (c.reserved_1y > 0.0).then_some(c.reserved_1y),
+            reserved_3y: (c.reserved_3y > 0.0).then_some(c.reserved_3y),
+            reserved_1y_derived: c.reserved_1y_derived != 0,
+            reserved_3y_derived: c.reserved_3y_derived != 0,
+            gpu_link_gbs: c.gpu_link_gbs,
+            price_date: owned(c.price_date),
+            spot_date: owned(c.spot_date),
+            source: owned(c.source),
+            spot_lowest: (c.spot_lowest >= 0.0).then_some(c.spot_lowest),
+            spot_quotes: c.spot_quotes,
+            interruption_band: owned(c.interruption_band),
+            spot_mtbi_h: c.spot_mtbi_h,
+        })
+    }
+}
+
+/// Where catalog rows came from, and what was skipped. (C: `nubo_cost_source_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatalogSource {
+    /// "skypilot-aws".
+    pub name: String,
+    /// "skypilot", ...
+    pub format: String,
+    /// "aws".
+    pub provider: String,
+    /// Where an update fetches it.
+    pub url: String,
+    /// "embedded", a cache file, SkyPilot's file, a user's file.
+    pub origin: String,
+    /// "2026-12-03T10:00:00Z".
+    pub fetched: String,
+    pub etag: String,
+    /// Rows, reserved prices or bands it gave.
+    pub rows: usize,
+    /// Records read.
+    pub records: usize,
+    pub skipped_count: usize,
+    /// "where: reason", one per line.
+    pub skipped: Vec<String>,
+    /// Since fetched; < 0 when unknown.
+    pub age_days: f64,
+}
+
+impl CatalogSource {
+    /// The value of a filled `nubo_cost_source_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_cost_source_info) -> Result<CatalogSource, Error> {
+        Ok(CatalogSource {
+            name: owned(c.name),
+            format: owned(c.format),
+            provider: owned(c.provider),
+            url: owned(c.url),
+            origin: owned(c.origin),
+            fetched: owned(c.fetched),
+            etag: owned(c.etag),
+            rows: c.rows,
+            records: c.records,
+            skipped_count: c.skipped_count,
+            skipped: owned_lines(c.skipped),
+            age_days: c.age_days,
+        })
+    }
+}
+
+/// One source's outcome of an update. (C: `nubo_cost_update_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatalogUpdate {
+    pub name: String,
+    pub url: String,
+    /// "updated", "not modified", "failed".
+    pub status: String,
+    /// Why it failed, and which version stays.
+    pub message: String,
+    pub records: usize,
+    pub skipped: usize,
+    /// The cached version's fetch time after the update; "" when none.
+    pub fetched: String,
+}
+
+impl CatalogUpdate {
+    /// The value of a filled `nubo_cost_update_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_cost_update_info) -> Result<CatalogUpdate, Error> {
+        Ok(CatalogUpdate {
+            name: owned(c.name),
+            url: owned(c.url),
+            status: owned(c.status),
+            message: owned(c.message),
+            records: c.records,
+            skipped: c.skipped,
+            fetched: owned(c.fetched),
+        })
+    }
+}
+
+/// One option, its time and cost each broken down. (C: `nubo_cost_estimate_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    /// "p4d.24xlarge x2 spot".
+    pub label: String,
+    pub provider: String,
+    pub instance: String,
+    pub region: String,
+    pub gpu_model: String,
+    pub gpus_per_node: i32,
+    pub nodes: i32,
+    pub pricing: crate::enums::Pricing,
+    /// $/h, all nodes.
+    pub hourly: f64,
+    /// True: a reserved price derived from the discount, not published.
+    pub price_derived: bool,
+    pub compute_s: f64,
+    pub communication_s: f64,
+    pub staging_s: f64,
+    /// Writing checkpoints.
+    pub checkpoint_s: f64,
+    /// Work redone after interruptions.
+    pub rework_s: f64,
+    /// Restarting after interruptions.
+    pub restart_s: f64,
+    /// The sum of the parts above.
+    pub total_s: f64,
+    pub steps: f64,
+    /// Compute + exposed communication of one step.
+    pub step_s: f64,
+    /// Instance hours x price x nodes.
+    pub cost_instances: f64,
+    pub cost_storage: f64,
+    pub cost_egress: f64,
+    pub cost_total: f64,
+    pub checkpoint_interval_s: f64,
+    pub expected_interruptions: f64,
+    pub memory_needed_bytes: f64,
+    pub memory_per_gpu_bytes: f64,
+    /// Reserved pricings: utilisation above which it pays.
+    pub reserved_break_even: f64,
+    /// True: on the time/cost Pareto frontier.
+    pub pareto: bool,
+    /// The assumptions that apply, one per line.
+    pub notes: Vec<String>,
+    /// The ZeRO stage memory_needed_bytes assumes; -1: not modelled.
+    pub sharding: i32,
+    /// The price in force, so a later report prices this work at what it cost then.
+    pub price_date: String,
+    pub price_source: String,
+    /// Spot: the published band used; "" the provider default.
+    pub interruption_band: String,
+    /// Spot: the mean time between interruptions used.
+    pub spot_mtbi_s: f64,
+    /// The workload's tags, key=value, one per line.
+    pub tags: std::collections::BTreeMap<String, String>,
+}
+
+impl Estimate {
+    /// The value of a filled `nubo_cost_estimate_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_cost_estimate_info) -> Result<Estimate, Error> {
+        Ok(Estimate {
+            label: owned(c.label),
+            provider: owned(c.provider),
+            instance: owned(c.instance),
+            region: owned(c.region),
+            gpu_model: owned(c.gpu_model),
+            gpus_per_node: c.gpus_per_node,
+            nodes: c.nodes,
+            pricing: known(
+                crate::enums::Pricing::from_raw(c.pricing),
+                "nubo_cost_estimate_info.pricing",
+                c.pricing,
+            )?,
+            hourly: c.hourly,
+            price_derived: c.price_derived != 0,
+            compute_s: c.compute_s,
+            communication_s: c.communication_s,
+            staging_s: c.staging_s,
+            checkpoint_s: c.checkpoint_s,
+            rework_s: c.rework_s,
+            restart_s: c.restart_s,
+            total_s: c.total_s,
+            steps: c.steps,
+            step_s: c.step_s,
+            cost_instances: c.cost_instances,
+            cost_storage: c.cost_storage,
+            cost_egress: c.cost_egress,
+            cost_total: c.cost_total,
+            checkpoint_interval_s: c.checkpoint_interval_s,
+            expected_interruptions: c.expected_interruptions,
+            memory_needed_bytes: c.memory_needed_bytes,
+            memory_per_gpu_bytes: c.memory_per_gpu_bytes,
+            reserved_break_even: c.reserved_break_even,
+            pareto: c.pareto != 0,
+            notes: owned_lines(c.notes),
+            sharding: c.sharding,
+            price_date: owned(c.price_date),
+            price_source: owned(c.price_source),
+            interruption_band: owned(c.interruption_band),
+            spot_mtbi_s: c.spot_mtbi_s,
+            tags: owned_pairs(c.tags),
+        })
+    }
+}
+
+/// Options left out and why. (C: `nubo_cost_exclusion_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exclusion {
+    /// "p3.2xlarge x1-4 (on-demand)".
+    pub subject: String,
+    /// "finishes in 31.0 h, past the 24.0 h deadline".
+    pub reason: String,
+    /// How many (instance, nodes, pricing) options this covers.
+    pub options: usize,
+}
+
+impl Exclusion {
+    /// The value of a filled `nubo_cost_exclusion_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_cost_exclusion_info) -> Result<Exclusion, Error> {
+        Ok(Exclusion {
+            subject: owned(c.subject),
+            reason: owned(c.reason),
+            options: c.options,
+        })
+    }
+}
+
+/// One way to serve the model. (C: `nubo_cost_serving_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServingOption {
+    pub provider: String,
+    pub instance: String,
+    pub region: String,
+    pub gpu_model: String,
+    pub gpus_per_node: i32,
+    /// Needed for the target rate.
+    pub instances: i32,
+    pub pricing: crate::enums::Pricing,
+    pub gpus_per_replica: i32,
+    pub replicas_per_instance: i32,
+    pub batch: f64,
+    pub token_latency_s: f64,
+    /// Per instance.
+    pub tokens_per_s: f64,
+    /// $/h, all instances.
+    pub hourly: f64,
+    pub dollars_per_million_tokens: f64,
+    pub price_date: String,
+    pub price_source: String,
+}
+
+impl ServingOption {
+    /// The value of a filled `nubo_cost_serving_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_cost_serving_info) -> Result<ServingOption, Error> {
+        Ok(ServingOption {
+            provider: owned(c.provider),
+            instance: owned(c.instance),
+            region: owned(c.region),
+            gpu_model: owned(c.gpu_model),
+            gpus_per_node: c.gpus_per_node,
+            instances: c.instances,
+            pricing: known(
+                crate::enums::Pricing::from_raw(c.pricing),
+                "nubo_cost_serving_info.pricing",
+                c.pricing,
+            )?,
+            gpus_per_replica: c.gpus_per_replica,
+            replicas_per_instance: c.replicas_per_instance,
+            batch: c.batch,
+            token_latency_s: c.token_latency_s,
+            tokens_per_s: c.tokens_per_s,
+            hourly: c.hourly,
+            dollars_per_million_tokens: c.dollars_per_million_tokens,
+            price_date: owned(c.price_date),
+            price_source: owned(c.price_source),
+        })
+    }
+}
+
+/// How often to checkpoint, and what it costs. (C: `nubo_cost_checkpoint_info`)
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct CheckpointPlan {
+    /// Sqrt(2 delta M).
+    pub young_interval_s: f64,
+    /// Daly's optimum, the one to use.
+    pub daly_interval_s: f64,
+    pub expected_wall_s: f64,
+    pub write_s: f64,
+    pub lost_work_s: f64,
+    pub restart_s: f64,
+    pub interruptions: f64,
+    pub overhead_fraction: f64,
+}
+
+impl From<&ffi::nubo_cost_checkpoint_info> for CheckpointPlan {
+    fn from(c: &ffi::nubo_cost_checkpoint_info) -> CheckpointPlan {
+        CheckpointPlan {
+            young_interval_s: c.young_interval_s,
+            daly_interval_s: c.daly_interval_s,
+            expected_wall_s: c.expected_wall_s,
+            write_s: c.write_s,
+            lost_work_s: c.lost_work_s,
+            restart_s: c.restart_s,
+            interruptions: c.interruptions,
+            overhead_fraction: c.overhead_fraction,
+        }
+    }
+}
+
+/// Renting against owning. (C: `nubo_cost_own_info`)
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct OwnResult {
+    /// Above it owning is cheaper; > 1 or inf: renting always is.
+    pub break_even_utilisation: f64,
+    pub own_cost: f64,
+    pub cloud_cost: f64,
+    /// 1 - cloud / own at the request's utilisation.
+    pub cloud_saving: f64,
+    /// The utilisation at which renting saves 70%.
+    pub utilisation_for_70_percent_saving: f64,
+}
+
+impl From<&ffi::nubo_cost_own_info> for OwnResult {
+    fn from(c: &ffi::nubo_cost_own_info) -> OwnResult {
+        OwnResult {
+            break_even_utilisation: c.break_even_utilisation,
+            own_cost: c.own_cost,
+            cloud_cost: c.cloud_cost,
+            cloud_saving: c.cloud_saving,
+            utilisation_for_70_percent_saving: c.utilisation_for_70_percent_saving,
         }
     }
 }

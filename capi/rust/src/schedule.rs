@@ -16,7 +16,7 @@
 use std::path::Path;
 use std::ptr::{self, NonNull};
 
-use crate::cost::{estimate_of, Catalog, Estimate};
+use crate::cost::{Catalog, Estimate};
 use crate::{c_string, check, ffi, owned, path_string, read_text, Error, Status};
 
 /// Exact (a mixed-integer program) or the heuristic; `Auto` is exact up to `exact_up_to` jobs.
@@ -162,7 +162,7 @@ impl Schedule {
                 } else {
                     let mut e = ffi::nubo_cost_estimate_info::new();
                     check(ffi::nubo_cost_schedule_job_estimate(p, i, &mut e))?;
-                    Some(estimate_of(&e)?)
+                    Some(Estimate::from_c(&e)?)
                 };
                 jobs.push(ScheduledJob {
                     name: owned(j.name),

@@ -125,13 +125,21 @@ fn a_tree_through_a_file_store_with_the_store_neutral_copy() {
     // A symlink in the tree: followed by default, counted; skipped when asked, counted.
     std::os::unix::fs::symlink("big.bin", tree.join("link.bin")).unwrap();
     let followed = nubo::copy(&tree, &store, &options, None).unwrap();
-    assert_eq!((followed.files, followed.links_followed), (3, 1), "{followed:?}");
+    assert_eq!(
+        (followed.files, followed.links_followed),
+        (3, 1),
+        "{followed:?}"
+    );
     let skip = nubo::stores::CopyOptions {
         symlinks: Some(nubo::stores::Symlinks::Skip),
         ..options.clone()
     };
     let skipped = nubo::copy(&tree, &store, &skip, None).unwrap();
-    assert_eq!((skipped.files, skipped.links_skipped), (2, 1), "{skipped:?}");
+    assert_eq!(
+        (skipped.files, skipped.links_skipped),
+        (2, 1),
+        "{skipped:?}"
+    );
 }
 
 #[test]

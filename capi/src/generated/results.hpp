@@ -62,6 +62,177 @@ inline nubo_transfer_sync_summary to_nubo_transfer_sync_summary(
   return out;
 }
 
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_cost_instance_info to_nubo_cost_instance_info(const nubo::cost::Instance& in,
+                                                          Texts& texts) {
+  nubo_cost_instance_info out{};
+  out.struct_size = sizeof out;
+  assign_text(out.provider, in.provider, texts);
+  assign_text(out.name, in.name, texts);
+  assign_text(out.region, in.region, texts);
+  assign_text(out.gpu_model, in.gpu_model, texts);
+  assign(out.gpus, in.gpus);
+  assign_text(out.interconnect, nubo::cost::interconnect_name(in.interconnect), texts);
+  assign(out.vcpus, in.vcpus);
+  assign(out.memory_gib, in.memory_gib);
+  assign(out.network_gbps, in.network_gbps);
+  assign(out.on_demand, in.on_demand);
+  assign(out.spot, in.spot);
+  assign(out.reserved_1y, in.reserved_1y);
+  assign(out.reserved_3y, in.reserved_3y);
+  assign(out.reserved_1y_derived, in.reserved_1y_derived);
+  assign(out.reserved_3y_derived, in.reserved_3y_derived);
+  assign(out.gpu_link_gbs, in.gpu_link_gbs);
+  assign_text(out.price_date, in.price_date, texts);
+  assign_text(out.spot_date, in.spot_date, texts);
+  assign_text(out.source, in.source, texts);
+  assign(out.spot_lowest, in.spot_lowest);
+  assign(out.spot_quotes, in.spot_quotes);
+  assign_text(out.interruption_band, in.interruption_band, texts);
+  assign(out.spot_mtbi_h, in.spot_mtbi_h);
+  return out;
+}
+
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_cost_source_info to_nubo_cost_source_info(const nubo::cost::CatalogSource& in,
+                                                      Texts& texts) {
+  nubo_cost_source_info out{};
+  out.struct_size = sizeof out;
+  assign_text(out.name, in.name, texts);
+  assign_text(out.format, in.format, texts);
+  assign_text(out.provider, in.provider, texts);
+  assign_text(out.url, in.url, texts);
+  assign_text(out.origin, in.origin, texts);
+  assign_text(out.fetched, in.fetched, texts);
+  assign_text(out.etag, in.etag, texts);
+  assign(out.rows, in.rows);
+  assign(out.records, in.records);
+  assign(out.skipped_count, in.skipped.size());
+  assign_text(out.skipped, in.skipped, texts);
+  assign(out.age_days, in.age_days());
+  return out;
+}
+
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_cost_update_info to_nubo_cost_update_info(const nubo::cost::CatalogUpdate& in,
+                                                      Texts& texts) {
+  nubo_cost_update_info out{};
+  out.struct_size = sizeof out;
+  assign_text(out.name, in.name, texts);
+  assign_text(out.url, in.url, texts);
+  assign_text(out.status, nubo::cost::update_status_name(in.status), texts);
+  assign_text(out.message, in.message, texts);
+  assign(out.records, in.records);
+  assign(out.skipped, in.skipped);
+  assign_text(out.fetched, in.fetched, texts);
+  return out;
+}
+
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_cost_estimate_info to_nubo_cost_estimate_info(const nubo::cost::Estimate& in,
+                                                          Texts& texts) {
+  nubo_cost_estimate_info out{};
+  out.struct_size = sizeof out;
+  assign_text(out.label, in.label(), texts);
+  assign_text(out.provider, in.provider, texts);
+  assign_text(out.instance, in.instance, texts);
+  assign_text(out.region, in.region, texts);
+  assign_text(out.gpu_model, in.gpu_model, texts);
+  assign(out.gpus_per_node, in.gpus_per_node);
+  assign(out.nodes, in.nodes);
+  assign(out.pricing, in.pricing);
+  assign(out.hourly, in.hourly);
+  assign(out.price_derived, in.price_derived);
+  assign(out.compute_s, in.time.compute_s);
+  assign(out.communication_s, in.time.communication_s);
+  assign(out.staging_s, in.time.staging_s);
+  assign(out.checkpoint_s, in.time.checkpoint_s);
+  assign(out.rework_s, in.time.rework_s);
+  assign(out.restart_s, in.time.restart_s);
+  assign(out.total_s, in.time.total_s());
+  assign(out.steps, in.time.steps);
+  assign(out.step_s, in.time.step_s);
+  assign(out.cost_instances, in.cost.instances);
+  assign(out.cost_storage, in.cost.storage);
+  assign(out.cost_egress, in.cost.egress);
+  assign(out.cost_total, in.cost.total());
+  assign(out.checkpoint_interval_s, in.checkpoint_interval_s);
+  assign(out.expected_interruptions, in.expected_interruptions);
+  assign(out.memory_needed_bytes, in.memory_needed_bytes);
+  assign(out.memory_per_gpu_bytes, in.memory_per_gpu_bytes);
+  assign(out.reserved_break_even, in.reserved_break_even);
+  assign(out.pareto, in.pareto);
+  assign_text(out.notes, in.notes, texts);
+  assign(out.sharding, in.sharding);
+  assign_text(out.price_date, in.price_date, texts);
+  assign_text(out.price_source, in.price_source, texts);
+  assign_text(out.interruption_band, in.interruption_band, texts);
+  assign(out.spot_mtbi_s, in.spot_mtbi_s);
+  assign_text(out.tags, in.tags, texts);
+  return out;
+}
+
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_cost_exclusion_info to_nubo_cost_exclusion_info(const nubo::cost::Exclusion& in,
+                                                            Texts& texts) {
+  nubo_cost_exclusion_info out{};
+  out.struct_size = sizeof out;
+  assign_text(out.subject, in.subject, texts);
+  assign_text(out.reason, in.reason, texts);
+  assign(out.options, in.options);
+  return out;
+}
+
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_cost_serving_info to_nubo_cost_serving_info(const nubo::cost::ServingOption& in,
+                                                        Texts& texts) {
+  nubo_cost_serving_info out{};
+  out.struct_size = sizeof out;
+  assign_text(out.provider, in.provider, texts);
+  assign_text(out.instance, in.instance, texts);
+  assign_text(out.region, in.region, texts);
+  assign_text(out.gpu_model, in.gpu_model, texts);
+  assign(out.gpus_per_node, in.gpus_per_node);
+  assign(out.instances, in.instances);
+  assign(out.pricing, in.pricing);
+  assign(out.gpus_per_replica, in.gpus_per_replica);
+  assign(out.replicas_per_instance, in.replicas_per_instance);
+  assign(out.batch, in.batch);
+  assign(out.token_latency_s, in.token_latency_s);
+  assign(out.tokens_per_s, in.tokens_per_s);
+  assign(out.hourly, in.hourly);
+  assign(out.dollars_per_million_tokens, in.dollars_per_million_tokens);
+  assign_text(out.price_date, in.price_date, texts);
+  assign_text(out.price_source, in.price_source, texts);
+  return out;
+}
+
+inline nubo_cost_checkpoint_info to_nubo_cost_checkpoint_info(
+    const nubo::cost::CheckpointPlan& in) {
+  nubo_cost_checkpoint_info out{};
+  out.struct_size = sizeof out;
+  assign(out.young_interval_s, in.young_interval_s);
+  assign(out.daly_interval_s, in.daly_interval_s);
+  assign(out.expected_wall_s, in.expected_wall_s);
+  assign(out.write_s, in.write_s);
+  assign(out.lost_work_s, in.lost_work_s);
+  assign(out.restart_s, in.restart_s);
+  assign(out.interruptions, in.interruptions);
+  assign(out.overhead_fraction, in.overhead_fraction());
+  return out;
+}
+
+inline nubo_cost_own_info to_nubo_cost_own_info(const nubo::cost::OwnResult& in) {
+  nubo_cost_own_info out{};
+  out.struct_size = sizeof out;
+  assign(out.break_even_utilisation, in.break_even_utilisation);
+  assign(out.own_cost, in.own_cost);
+  assign(out.cloud_cost, in.cloud_cost);
+  assign(out.cloud_saving, in.cloud_saving);
+  assign(out.utilisation_for_70_percent_saving, in.utilisation_for_saving(0.7));
+  return out;
+}
+
 inline nubo_s3_copy_summary to_nubo_s3_copy_summary(const nubo::transfer::CopySummary& in) {
   nubo_s3_copy_summary out{};
   out.struct_size = sizeof out;
