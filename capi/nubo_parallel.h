@@ -41,13 +41,14 @@ typedef struct nubo_worker nubo_worker;   /* lent by its team: nubo_team_worker,
 typedef struct nubo_buffer nubo_buffer;   /* owned by the caller: nubo_buffer_free */
 typedef struct nubo_pending nubo_pending; /* owned by the caller: nubo_pending_free */
 
+/* How a team is made (C++: nubo::TeamOptions). */
 typedef struct nubo_team_options {
   uint32_t struct_size;
-  /* Seconds a collective waits for the other ranks before it fails naming them; 0 (the
-     default): NUBO_TIMEOUT, else 60. */
+  /* Seconds a collective waits for the other ranks before it fails naming them, up to 86400;
+     0 (the default): NUBO_TIMEOUT, else 60 (C++: timeout) */
   double timeout_seconds;
-  /* 1: pin each host worker (and its GEMM threads) to cores of its own, NUMA-aware; 0 (the
-     default): NUBO_CPU_BIND decides, else they float. */
+  /* nonzero: pin each host worker (and its GEMM threads) to cores of its own, NUMA-aware; 0
+     (the default): NUBO_CPU_BIND decides, else they float. */
   int cpu_bind;
   /* Watch this process's GPUs' health every so many seconds (0, the default: not at all): a
      new fatal XID or double-bit ECC error makes every collective fail at once with

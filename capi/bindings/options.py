@@ -7,7 +7,8 @@ in capi/src/generated/options.hpp:
   - from_<struct>(const c_struct&, what): the C++ options from the caller's struct;
   - init_options(c_struct*, size), which _init is, and read_options(const c_struct*), the C++
     options of an entry point's argument (NULL: the defaults).
-Fields are matched by name, each through an overload of assign() or take() in
+Fields are matched by name (or the C++ member a field's comment names, "(C++: timeout)"), each
+through an overload of assign() or take() in
 capi/src/option_fields.hpp, so that a C field without a C++ counterpart of a compatible type does
 not compile. What C spells in two fields is read as one: a list of strings `X` with its
 `X_count`, a callback `X` with its `X_user`. A pointer to another marked options struct is an
@@ -96,10 +97,11 @@ def cpp(abi: Abi) -> str:
                 f"inline {s.name} to_{s.name}(const {s.cpp}& in) {{",
                 f"  {s.name} out{{}};", "  out.struct_size = sizeof out;"]
         for kind, f, _ in plan:
+            member = s.field_cpp.get(f.name, f.name)
             if kind == "value":
-                out.append(f"  assign(out.{f.name}, in.{f.name});")
+                out.append(f"  assign(out.{f.name}, in.{member});")
             else:  # a pointer: NULL, which only an empty C++ default can be
-                out.append(f'  assign_empty(in.{f.name}, "{s.cpp}::{f.name}");')
+                out.append(f'  assign_empty(in.{member}, "{s.cpp}::{member}");')
         out += ["  return out;", "}", "",
                 f"// The caller's {s.name} (read with its struct_size) as {s.cpp}; `what` names "
                 "it in errors.",
@@ -107,8 +109,9 @@ def cpp(abi: Abi) -> str:
                 f"  {s.cpp} out;"]
         for kind, f, fields in plan:
             what = f'what + "->{f.name}"'
+            member = s.field_cpp.get(f.name, f.name)
             if kind == "value" or kind == "string":
-                out.append(f"  take(out.{f.name}, in.{f.name}, {what});")
+                out.append(f"  take(out.{member}, in.{f.name}, {what});")
             elif kind == "list":
                 out.append(f"  out.{f.name} = to_strings(in.{fields[0]}, in.{fields[1]}, "
                            f"({what}).c_str());")

@@ -5,6 +5,8 @@
 // Anything else fails to compile, naming the field.
 #pragma once
 
+#include <chrono>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <string>
@@ -22,7 +24,10 @@ template <class Cpp, class C>
 void take(Cpp& out, const C& in, const std::string& what) {
   if constexpr (std::is_same_v<Cpp, bool>) {
     static_assert(std::is_same_v<C, int>, "a C++ bool comes from a C int flag");
-    out = in != 0;
+    // Anything but 0 and 1 is more likely a wrong field or garbage than a wish.
+    if (in != 0 && in != 1)
+      throw Error(Errc::invalid_argument, what + " is " + std::to_string(in) + ": use 0 or 1");
+    out = in == 1;
   } else if constexpr (std::is_same_v<Cpp, std::string>) {
     static_assert(std::is_same_v<C, const char*>, "a C++ string comes from a C string");
     out = in == nullptr ? std::string() : std::string(in);
@@ -41,6 +46,17 @@ void take(Cpp& out, const C& in, const std::string& what) {
       throw Error(Errc::invalid_argument, what + " " + std::to_string(in) + " is out of range");
     out = static_cast<Cpp>(in);
   }
+}
+
+// Seconds in C, a duration in C++: NaN, negative and infinite seconds have no duration.
+inline void take(std::chrono::milliseconds& out, double seconds, const std::string& what) {
+  if (!(seconds >= 0 && seconds <= 1e12))
+    throw Error(Errc::invalid_argument,
+                what + " is " + std::to_string(seconds) + ": give seconds, 0 or more");
+  out = std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000.0)));
+}
+inline void assign(double& out, std::chrono::milliseconds in) {
+  out = static_cast<double>(in.count()) / 1000.0;
 }
 
 inline void take(transfer::Codec& out, nubo_codec in, const std::string& /*what*/) {

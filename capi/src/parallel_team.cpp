@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "generated/options.hpp"
 #include "nubo_parallel.h"
 #include "parallel_handles.hpp"
 #include "report.hpp"
@@ -12,39 +13,6 @@
 namespace nubo::capi {
 namespace {
 
-nubo_team_options default_options() {
-  nubo_team_options o{};
-  o.struct_size = sizeof o;
-  o.timeout_seconds = 0;
-  o.cpu_bind = 0;
-  o.health_watch_seconds = 0;
-  return o;
-}
-
-TeamOptions read_options(const nubo_team_options* options) {
-  const nubo_team_options o =
-      options ? read_sized(*options, default_options(), "options", "nubo_team_options_init")
-              : default_options();
-  // NaN fails both comparisons, so it is refused too.
-  if (!(o.timeout_seconds >= 0 && o.timeout_seconds <= 86400)) {
-    throw Error(Errc::invalid_argument, "options->timeout_seconds is " +
-                                            std::to_string(o.timeout_seconds) +
-                                            ": use 0 (the default) or up to 86400 seconds");
-  }
-  if (o.cpu_bind != 0 && o.cpu_bind != 1)
-    throw Error(Errc::invalid_argument,
-                "options->cpu_bind is " + std::to_string(o.cpu_bind) + ": use 0 or 1");
-  TeamOptions t;
-  t.cpu_bind = o.cpu_bind == 1;
-  t.health_watch_seconds = o.health_watch_seconds;  // checked with the team's other options
-  t.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000.0));
-  if (o.timeout_seconds > 0 && t.timeout.count() == 0) t.timeout = std::chrono::milliseconds(1);
-  return t;
-}
-
-}  // namespace
-
-namespace {
 template <class E>
 int bytes_of(const E& e) {
   static_assert(sizeof(E) == sizeof(int));
@@ -96,9 +64,8 @@ using namespace nubo::capi;
 extern "C" {
 
 NUBO_C_API nubo_status nubo_team_options_init(nubo_team_options* options, size_t struct_size) {
-  return guard("nubo_team_options_init", [&] {
-    init_sized(default_options(), require(options, "options"), struct_size, "nubo_team_options");
-  });
+  return guard("nubo_team_options_init",
+               [&] { init_options(require(options, "options"), struct_size); });
 }
 
 NUBO_C_API nubo_status nubo_team_create(const nubo_device_report* report, const size_t* indices,

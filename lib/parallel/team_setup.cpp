@@ -131,6 +131,10 @@ std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices,
                                             " is not in [0, world size " +
                                             std::to_string(job.world_size) + ")");
   }
+  if (options.timeout.count() < 0 || options.timeout > std::chrono::hours(24))
+    throw Error(Errc::invalid_argument,
+                "TeamOptions::timeout must be between 0 (the default) and 24 h, got " +
+                    std::to_string(options.timeout.count()) + " ms");
   if (!(options.health_watch_seconds >= 0) || options.health_watch_seconds > 3600)
     throw Error(Errc::invalid_argument,
                 "TeamOptions::health_watch_seconds must be between 0 (off) and 3600, got " +

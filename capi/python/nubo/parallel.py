@@ -33,6 +33,7 @@ from ._abi import (nubo_buffer, nubo_event, nubo_optimizer_update, nubo_pending,
                    nubo_worker_native_info)
 from ._enum import OpenIntEnum
 from ._lib import text
+from ._options import filled
 from .devices import Backend, DeviceReport
 from .errors import NuboError, Status
 from .units import DType
@@ -617,14 +618,8 @@ class Worker:
 
 def _options(timeout: Optional[float], cpu_bind: bool,
              health_watch: Optional[float] = None) -> nubo_team_options:
-    o = nubo_team_options()
-    _lib.check(_lib.lib().nubo_team_options_init(ctypes.byref(o), ctypes.sizeof(o)))
-    if timeout is not None:
-        o.timeout_seconds = float(timeout)
-    o.cpu_bind = 1 if cpu_bind else 0
-    if health_watch is not None:
-        o.health_watch_seconds = float(health_watch)
-    return o
+    return filled(nubo_team_options, "nubo_team_options_init", timeout_seconds=timeout,
+                  cpu_bind=cpu_bind, health_watch_seconds=health_watch)
 
 
 class Team:

@@ -498,3 +498,39 @@ impl ShardedOptions {
         Ok(o)
     }
 }
+
+/// How a team is made.
+///
+/// C: `nubo_team_options`.
+#[derive(Debug, Clone, Default)]
+pub struct TeamOptions {
+    /// Seconds a collective waits for the other ranks before it fails naming them, up to 86400; 0
+    /// (the default): NUBO_TIMEOUT, else 60.
+    pub timeout_seconds: Option<f64>,
+    /// True: pin each host worker (and its GEMM threads) to cores of its own, NUMA-aware; 0 (the
+    /// default): NUBO_CPU_BIND decides, else they float.
+    pub cpu_bind: Option<bool>,
+    /// Watch this process's GPUs' health every so many seconds (0, the default: not at all): a new
+    /// fatal XID or double-bit ECC error makes every collective fail at once with
+    /// NUBO_ERR_CANCELLED, naming the GPU (docs/preflight.md). Up to 3600.
+    pub health_watch_seconds: Option<f64>,
+}
+
+impl TeamOptions {
+    /// The C struct: the library's defaults, then what is set here.
+    pub(crate) fn to_raw(&self, _keep: &mut Keep) -> Result<ffi::nubo_team_options, Error> {
+        let mut o = ffi::nubo_team_options::new();
+        // SAFETY: `o` is a valid struct of the size given.
+        check(unsafe { ffi::nubo_team_options_init(&mut o, std::mem::size_of_val(&o)) })?;
+        if let Some(v) = self.timeout_seconds {
+            o.timeout_seconds = v;
+        }
+        if let Some(v) = self.cpu_bind {
+            o.cpu_bind = c_int::from(v);
+        }
+        if let Some(v) = self.health_watch_seconds {
+            o.health_watch_seconds = v;
+        }
+        Ok(o)
+    }
+}

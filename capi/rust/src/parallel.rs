@@ -23,6 +23,7 @@ use std::os::raw::{c_int, c_void};
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 
+use crate::fill::Keep;
 use crate::{check, ffi, owned, Backend, DeviceReport, Error, Status};
 
 /// `nubo_dtype`, the one element type of the library: buffers hold `F32` to `I64`; `Tf32` is
@@ -222,30 +223,11 @@ impl Drop for Team {
     }
 }
 
-/// How a team is made; `TeamOptions::default()` is nubo's defaults.
-#[derive(Clone, Debug, Default)]
-pub struct TeamOptions {
-    /// Seconds a collective waits for the other ranks; None: NUBO_TIMEOUT, else 60.
-    pub timeout_seconds: Option<f64>,
-    /// Pin each host worker (and its GEMM threads) to cores of its own, NUMA-aware.
-    pub cpu_bind: bool,
-    /// Seconds between health reads of this process's GPUs (None: no watch): a new fatal XID
-    /// or double-bit ECC error makes every collective fail at once, naming the GPU.
-    pub health_watch_seconds: Option<f64>,
-}
+pub use crate::options::TeamOptions;
 
+/// The C options: plain values, so nothing needs keeping past the conversion.
 fn options(given: &TeamOptions) -> Result<ffi::nubo_team_options, Error> {
-    let mut o = ffi::nubo_team_options::new();
-    // SAFETY: `o` is a valid struct of its declared size.
-    check(unsafe { ffi::nubo_team_options_init(&mut o, std::mem::size_of_val(&o)) })?;
-    if let Some(t) = given.timeout_seconds {
-        o.timeout_seconds = t;
-    }
-    o.cpu_bind = c_int::from(given.cpu_bind);
-    if let Some(s) = given.health_watch_seconds {
-        o.health_watch_seconds = s;
-    }
-    Ok(o)
+    given.to_raw(&mut Keep::default())
 }
 
 fn team_from(raw: *mut ffi::nubo_team) -> Result<Team, Error> {

@@ -165,7 +165,7 @@ fn a_failing_worker_fails_the_run_naming_its_rank() {
 #[test]
 fn host_workers_share_the_cores_and_bind_when_asked() {
     let options = TeamOptions {
-        cpu_bind: true,
+        cpu_bind: Some(true),
         ..TeamOptions::default()
     };
     let team = Team::host_with(2, &options).unwrap();

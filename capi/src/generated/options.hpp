@@ -420,6 +420,39 @@ inline nubo::ShardedOptions read_options(const nubo_sharded_options* in) {
   return from_nubo_sharded_options(o, "options");
 }
 
+// The defaults of nubo_team_options: those of a default nubo::TeamOptions.
+inline nubo_team_options to_nubo_team_options(const nubo::TeamOptions& in) {
+  nubo_team_options out{};
+  out.struct_size = sizeof out;
+  assign(out.timeout_seconds, in.timeout);
+  assign(out.cpu_bind, in.cpu_bind);
+  assign(out.health_watch_seconds, in.health_watch_seconds);
+  return out;
+}
+
+// The caller's nubo_team_options (read with its struct_size) as nubo::TeamOptions; `what` names it
+// in errors.
+inline nubo::TeamOptions from_nubo_team_options(const nubo_team_options& in,
+                                                const std::string& what) {
+  nubo::TeamOptions out;
+  take(out.timeout, in.timeout_seconds, what + "->timeout_seconds");
+  take(out.cpu_bind, in.cpu_bind, what + "->cpu_bind");
+  take(out.health_watch_seconds, in.health_watch_seconds, what + "->health_watch_seconds");
+  return out;
+}
+
+// nubo_team_options_init: the defaults, as much of them as the caller's struct holds.
+inline void init_options(nubo_team_options* out, std::size_t size) {
+  init_sized(to_nubo_team_options({}), out, size, "nubo_team_options");
+}
+
+// The caller's options (NULL: the defaults) as C++.
+inline nubo::TeamOptions read_options(const nubo_team_options* in) {
+  auto o = to_nubo_team_options({});
+  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_team_options_init()");
+  return from_nubo_team_options(o, "options");
+}
+
 // The defaults of nubo_s3_copy_options: those of a default nubo::s3::CopyOptions.
 inline nubo_s3_copy_options to_nubo_s3_copy_options(const nubo::s3::CopyOptions& in) {
   nubo_s3_copy_options out{};
