@@ -616,10 +616,15 @@ class Worker:
         return self._pending(lambda p: c.nubo_worker_barrier_async(self._handle, p))
 
 
-def _options(timeout: Optional[float], cpu_bind: bool,
-             health_watch: Optional[float] = None) -> nubo_team_options:
-    return filled(nubo_team_options, "nubo_team_options_init", timeout_seconds=timeout,
-                  cpu_bind=cpu_bind, health_watch_seconds=health_watch)
+# The short names two team options go by in Python; every other option is its C field's name.
+_TEAM_OPTION_NAMES = {"timeout": "timeout_seconds", "health_watch": "health_watch_seconds"}
+
+
+def _options(options: dict[str, Any]) -> nubo_team_options:
+    """nubo_team_options from keyword arguments (timeout, cpu_bind, health_watch, or any field
+    of the struct by name); None keeps the library's default, an unknown name is a TypeError."""
+    return filled(nubo_team_options, "nubo_team_options_init",
+                  **{_TEAM_OPTION_NAMES.get(k, k): v for k, v in options.items()})
 
 
 class Team:
@@ -630,47 +635,42 @@ class Team:
         self._handle: Optional[ctypes._Pointer] = handle  # type: ignore[name-defined]
 
     @classmethod
-    def host(cls, workers: int = 1, *, timeout: Optional[float] = None,
-             cpu_bind: bool = False) -> Team:
-        """`workers` workers on the host CPU, sharing its cores (cpu_bind: each pinned to its
-        own)."""
+    def host(cls, workers: int = 1, **options: Any) -> Team:
+        """`workers` workers on the host CPU, sharing its cores (cpu_bind=True: each pinned to
+        its own). Options: timeout (seconds), cpu_bind, and any field of nubo_team_options."""
         handle = TeamPtr()
-        o = _options(timeout, cpu_bind)  # the CPU has no health to watch
+        o = _options(options)
         _lib.check(_lib.lib().nubo_team_create_host(workers, ctypes.byref(o),
                                                     ctypes.byref(handle)))
         return cls(handle)
 
     @classmethod
-    def from_report(cls, report: DeviceReport, indices: Sequence[int], *,
-                    timeout: Optional[float] = None, cpu_bind: bool = False,
-                    health_watch: Optional[float] = None) -> Team:
+    def from_report(cls, report: DeviceReport, indices: Sequence[int], **options: Any) -> Team:
         """One worker per device of `report` at `indices` (e.g. [d.index for d in
         report.select(count=4)]). health_watch: seconds between health reads of the GPUs; a
         new fatal XID or ECC error makes every collective raise, naming the GPU."""
         array = (c_size_t * max(len(indices), 1))(*indices)
         handle = TeamPtr()
-        o = _options(timeout, cpu_bind, health_watch)
+        o = _options(options)
         _lib.check(_lib.lib().nubo_team_create(report._handle, array, len(indices),
                                                ctypes.byref(o), ctypes.byref(handle)))
         return cls(handle)
 
     @classmethod
-    def join(cls, *, timeout: Optional[float] = None, cpu_bind: bool = False,
-             health_watch: Optional[float] = None) -> Team:
+    def join(cls, **options: Any) -> Team:
         """Joins the job that started this process, as from_env(), for use from the caller's
         own loop: team.worker() is this process's worker (nubo.init() does both)."""
         handle = TeamPtr()
-        o = _options(timeout, cpu_bind, health_watch)
+        o = _options(options)
         _lib.check(_lib.lib().nubo_team_join(ctypes.byref(o), ctypes.byref(handle)))
         return cls(handle)
 
     @classmethod
-    def from_env(cls, *, timeout: Optional[float] = None, cpu_bind: bool = False,
-                 health_watch: Optional[float] = None) -> Team:
+    def from_env(cls, **options: Any) -> Team:
         """Joins the job that started this process (nubo-run, torchrun, srun, mpirun or
         SkyPilot); alone (a team of one) without one."""
         handle = TeamPtr()
-        o = _options(timeout, cpu_bind, health_watch)
+        o = _options(options)
         _lib.check(_lib.lib().nubo_team_from_env(ctypes.byref(o), ctypes.byref(handle)))
         return cls(handle)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import atexit
 import threading
-from typing import Optional
+from typing import Any, Optional
 
 from .errors import NuboError, Status
 from .parallel import Team, Worker
@@ -27,16 +27,17 @@ _worker: Optional[Worker] = None
 _at_exit_registered = False
 
 
-def init(*, timeout: Optional[float] = None, cpu_bind: bool = False) -> Worker:
+def init(**options: Any) -> Worker:
     """Joins the job that started this process, with one worker (the GPU of its local rank, or
-    the CPU), and returns it; called again, returns the same worker. timeout: seconds a
-    collective waits for the other ranks (default: NUBO_TIMEOUT, else 60); cpu_bind: pin the
-    calling thread and the worker's GEMM threads to the worker's cores."""
+    the CPU), and returns it; called again, returns the same worker. Options as Team.join():
+    timeout (seconds a collective waits for the other ranks; default NUBO_TIMEOUT, else 60),
+    cpu_bind (pin the calling thread and the worker's GEMM threads to the worker's cores), or
+    any field of nubo_team_options."""
     global _team, _worker, _at_exit_registered
     with _lock:
         if _worker is not None:
             return _worker
-        team = Team.join(timeout=timeout, cpu_bind=cpu_bind)
+        team = Team.join(**options)
         try:
             worker = team.worker()
         except BaseException:
