@@ -54,6 +54,9 @@ typedef struct nubo_team_options {
      new fatal XID or double-bit ECC error makes every collective fail at once with
      NUBO_ERR_CANCELLED, naming the GPU (docs/preflight.md). Up to 3600. */
   double health_watch_seconds;
+  /* Threads for this process's GEMMs on the host, shared among its host workers, up to 4096;
+     0 (the default): OPENBLAS_NUM_THREADS or OMP_NUM_THREADS, else its share of the cores. */
+  int gemm_threads;
 } nubo_team_options;
 
 /* Fills *options with the defaults; struct_size as for every options struct. */

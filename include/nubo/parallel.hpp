@@ -58,6 +58,9 @@ struct TeamOptions {
   // 0: not at all): a new fatal XID or double-bit ECC error makes every collective fail at once
   // with Errc::cancelled, naming the GPU and the finding, in this process and the others.
   double health_watch_seconds = 0;
+  // Threads for this process's GEMMs on the host, shared among its host workers (up to 4096);
+  // 0: OPENBLAS_NUM_THREADS or OMP_NUM_THREADS, else the process's share of the cores.
+  int gemm_threads = 0;
 };
 
 // A job of several processes. Ranks count processes here; a process holding k devices gives the

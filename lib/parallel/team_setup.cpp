@@ -80,7 +80,7 @@ std::vector<std::unique_ptr<Communicator>> nccl_in_processes(
 // Gives each host worker its share of the host's cores (core_share.hpp): an OpenBLAS with its
 // thread count, and with binding the CPUs it is pinned to.
 void share_host_cores(const std::vector<std::shared_ptr<DeviceBackend>>& backends,
-                      int local_process, int local_processes, bool bind,
+                      int local_process, int local_processes, bool bind, int threads,
                       std::vector<std::vector<int>>& pinned, std::string& reason) {
   parallel::CoreShareInput in;
   in.workers = static_cast<int>(backends.size());
@@ -89,7 +89,8 @@ void share_host_cores(const std::vector<std::shared_ptr<DeviceBackend>>& backend
   in.bind = bind;
   in.allowed = allowed_cores();
   in.online = online_cpus();
-  in.env_threads = env::blas_threads();
+  in.env_threads =
+      threads > 0 ? env::BlasThreads{"TeamOptions::gemm_threads", threads} : env::blas_threads();
   const parallel::CoreShare share = parallel::share_cores(in);
   reason = share.reason;
   pinned = share.cpus;
@@ -135,6 +136,10 @@ std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices,
     throw Error(Errc::invalid_argument,
                 "TeamOptions::timeout must be between 0 (the default) and 24 h, got " +
                     std::to_string(options.timeout.count()) + " ms");
+  if (options.gemm_threads < 0 || options.gemm_threads > 4096)
+    throw Error(Errc::invalid_argument,
+                "TeamOptions::gemm_threads must be between 0 (the default) and 4096, got " +
+                    std::to_string(options.gemm_threads));
   if (!(options.health_watch_seconds >= 0) || options.health_watch_seconds > 3600)
     throw Error(Errc::invalid_argument,
                 "TeamOptions::health_watch_seconds must be between 0 (off) and 3600, got " +
@@ -187,7 +192,7 @@ std::unique_ptr<TeamState> TeamState::create(const std::vector<Device>& devices,
   std::vector<std::vector<int>> pinned(backends.size());
   if (host_memory)
     share_host_cores(backends, local_process, local_processes, options.cpu_bind || env::cpu_bind(),
-                     pinned, st->cores);
+                     options.gemm_threads, pinned, st->cores);
 
   std::vector<std::unique_ptr<Communicator>> nccl;
   if (host_memory) {

@@ -993,6 +993,7 @@ class nubo_team_options(Sized):
         ("timeout_seconds", c_double),
         ("cpu_bind", c_int),
         ("health_watch_seconds", c_double),
+        ("gemm_threads", c_int),
     ]
 
 

@@ -992,6 +992,7 @@ sized_structs! {
         pub timeout_seconds: c_double,
         pub cpu_bind: c_int,
         pub health_watch_seconds: c_double,
+        pub gemm_threads: c_int,
     }
 }
 
@@ -2222,7 +2223,8 @@ mod tests {
             nubo_sharded_memory_info { struct_size, parameters, gradients, optimizer, total }
             nubo_optimizer_update { struct_size, kind, lr, momentum, beta1, beta2, eps,
                                     weight_decay, step, grad_scale }
-            nubo_team_options { struct_size, timeout_seconds, cpu_bind, health_watch_seconds }
+            nubo_team_options { struct_size, timeout_seconds, cpu_bind, health_watch_seconds,
+                                gemm_threads }
             nubo_worker_info { struct_size, rank, size, local_rank, local_size, backend,
                                device_index, device_name, host_threads, cpus, cpu_count }
             nubo_worker_gemm_request { struct_size, trans_a, trans_b, m, n, k, alpha, beta, lda,

@@ -514,6 +514,9 @@ pub struct TeamOptions {
     /// fatal XID or double-bit ECC error makes every collective fail at once with
     /// NUBO_ERR_CANCELLED, naming the GPU (docs/preflight.md). Up to 3600.
     pub health_watch_seconds: Option<f64>,
+    /// Threads for this process's GEMMs on the host, shared among its host workers, up to 4096; 0
+    /// (the default): OPENBLAS_NUM_THREADS or OMP_NUM_THREADS, else its share of the cores.
+    pub gemm_threads: Option<i32>,
 }
 
 impl TeamOptions {
@@ -530,6 +533,9 @@ impl TeamOptions {
         }
         if let Some(v) = self.health_watch_seconds {
             o.health_watch_seconds = v;
+        }
+        if let Some(v) = self.gemm_threads {
+            o.gemm_threads = v;
         }
         Ok(o)
     }

@@ -427,6 +427,7 @@ inline nubo_team_options to_nubo_team_options(const nubo::TeamOptions& in) {
   assign(out.timeout_seconds, in.timeout);
   assign(out.cpu_bind, in.cpu_bind);
   assign(out.health_watch_seconds, in.health_watch_seconds);
+  assign(out.gemm_threads, in.gemm_threads);
   return out;
 }
 
@@ -438,6 +439,7 @@ inline nubo::TeamOptions from_nubo_team_options(const nubo_team_options& in,
   take(out.timeout, in.timeout_seconds, what + "->timeout_seconds");
   take(out.cpu_bind, in.cpu_bind, what + "->cpu_bind");
   take(out.health_watch_seconds, in.health_watch_seconds, what + "->health_watch_seconds");
+  take(out.gemm_threads, in.gemm_threads, what + "->gemm_threads");
   return out;
 }
 
