@@ -184,6 +184,21 @@ TEST_CASE("host workers run their GEMMs on their share, the process's OpenBLAS u
   CHECK(detail::openblas().get_num_threads() == own_before);
 }
 
+TEST_CASE("TeamOptions::gemm_threads is the process's GEMM threads, over the thread variables") {
+  ScopedEnv a("OPENBLAS_NUM_THREADS", "1"), c("NUBO_CPU_BIND", nullptr);
+  const int own_before = detail::openblas().get_num_threads();
+  TeamOptions o;
+  o.gemm_threads = 6;
+  Team team(nubo_test::host_workers(2), o);
+  for (int i = 0; i < 2; ++i)
+    CHECK(team.worker(i).host_threads() == (kPrivateCopies ? 3 : own_before));
+  for (int bad : {-1, 4097}) {
+    o.gemm_threads = bad;
+    CHECK_THROWS_WITH(Team(nubo_test::host_workers(2), o),
+                      Catch::Contains("TeamOptions::gemm_threads must be between 0"));
+  }
+}
+
 TEST_CASE("cpu_bind pins each worker to its own CPUs while it runs") {
   const auto cores = detail::allowed_cores();
   const int k = static_cast<int>(std::min<std::size_t>(cores.size(), 2));

@@ -125,6 +125,15 @@ class CoresTest(unittest.TestCase):
 
 
 class FailureTest(unittest.TestCase):
+    def test_any_team_option_is_taken_by_name_and_a_misspelt_one_is_refused(self) -> None:
+        with nubo.Team.host(2, gemm_threads=6, timeout=30) as team:
+            # Each worker's share: 3, or the process's own OpenBLAS under the sanitizers.
+            self.assertTrue(all(team.worker(i).host_threads >= 1 for i in range(2)))
+        with self.assertRaisesRegex(TypeError, "gemm_thread"):
+            nubo.Team.host(2, gemm_thread=6)
+        with self.assertRaisesRegex(nubo.NuboError, "gemm_threads must be between 0"):
+            nubo.Team.host(2, gemm_threads=5000)
+
     def test_an_exception_in_one_worker_is_re_raised_and_stops_the_others(self) -> None:
         cancelled: list[nubo.Status] = []
 
