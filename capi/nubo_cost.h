@@ -308,6 +308,8 @@ typedef struct nubo_cost_estimate_info {
   const char* interruption_band; /* spot: the published band used; "" the provider default */
   double spot_mtbi_s;            /* spot: the mean time between interruptions used */
   const char* tags;              /* the workload's tags, key=value, one per line */
+  /* every GPU of every node for the whole run, as training reports publish (C++: gpu_hours()) */
+  double gpu_hours;
 } nubo_cost_estimate_info;
 
 /* Ranked estimates, best first; the frontier, fastest first. */

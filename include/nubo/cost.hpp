@@ -398,6 +398,8 @@ struct NUBO_API Estimate {
   std::vector<std::string> notes;  // assumptions that apply ("storage priced as aws", ...)
 
   double hours() const { return time.total_s() / 3600.0; }
+  // GPU-hours, the figure training reports publish: every GPU of every node for the whole run.
+  double gpu_hours() const { return hours() * gpus_per_node * nodes; }
   double total_cost() const { return cost.total(); }
   std::string label() const;  // "p4d.24xlarge x2 spot"
 };

@@ -573,6 +573,7 @@ class nubo_cost_estimate_info(Sized):
         ("interruption_band", c_char_p),
         ("spot_mtbi_s", c_double),
         ("tags", c_char_p),
+        ("gpu_hours", c_double),
     ]
 
 

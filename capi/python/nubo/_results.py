@@ -336,6 +336,8 @@ class Estimate:
     """Spot: the mean time between interruptions used."""
     tags: dict[str, str]
     """The workload's tags, key=value, one per line."""
+    gpu_hours: float
+    """Every GPU of every node for the whole run, as training reports publish."""
 
     @classmethod
     def _from_c(cls, c: nubo_cost_estimate_info) -> Estimate:
@@ -374,7 +376,8 @@ class Estimate:
                    price_source=text(c.price_source),
                    interruption_band=text(c.interruption_band),
                    spot_mtbi_s=c.spot_mtbi_s,
-                   tags=pairs(c.tags))
+                   tags=pairs(c.tags),
+                   gpu_hours=c.gpu_hours)
 
 
 @dataclass(frozen=True)

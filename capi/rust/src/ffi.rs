@@ -594,6 +594,7 @@ sized_structs! {
         pub interruption_band: *const c_char,
         pub spot_mtbi_s: c_double,
         pub tags: *const c_char,
+        pub gpu_hours: c_double,
     }
 }
 
@@ -2171,7 +2172,7 @@ mod tests {
                                       expected_interruptions, memory_needed_bytes,
                                       memory_per_gpu_bytes, reserved_break_even, pareto, notes,
                                       sharding, price_date, price_source, interruption_band,
-                                      spot_mtbi_s, tags }
+                                      spot_mtbi_s, tags, gpu_hours }
             nubo_cost_exclusion_info { struct_size, subject, reason, options }
             nubo_cost_serving { struct_size, parameters, dtype, bytes_per_parameter, tokens_per_s,
                                 requests_per_s, tokens_per_request, context_tokens, latency_s,

@@ -361,6 +361,8 @@ pub struct Estimate {
     pub spot_mtbi_s: f64,
     /// The workload's tags, key=value, one per line.
     pub tags: std::collections::BTreeMap<String, String>,
+    /// Every GPU of every node for the whole run, as training reports publish.
+    pub gpu_hours: f64,
 }
 
 impl Estimate {
@@ -410,6 +412,7 @@ impl Estimate {
             interruption_band: owned(c.interruption_band),
             spot_mtbi_s: c.spot_mtbi_s,
             tags: owned_pairs(c.tags),
+            gpu_hours: c.gpu_hours,
         })
     }
 }

@@ -169,6 +169,7 @@ inline nubo_cost_estimate_info to_nubo_cost_estimate_info(const nubo::cost::Esti
   assign_text(out.interruption_band, in.interruption_band, texts);
   assign(out.spot_mtbi_s, in.spot_mtbi_s);
   assign_text(out.tags, in.tags, texts);
+  assign(out.gpu_hours, in.gpu_hours());
   return out;
 }
 
