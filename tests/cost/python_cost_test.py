@@ -122,6 +122,7 @@ class PlanTest(unittest.TestCase):
         spot = cost.estimate(catalog, cost.Workload(total_flops=3e19, checkpoint_bytes=10e9),
                              "p4d.24xlarge", nodes=2, pricing="spot", spot_mtbi="6h")
         self.assertGreater(spot.rework_s, 0)
+        self.assertAlmostEqual(spot.gpu_hours, spot.total_s / 3600 * 8 * 2)  # 8 GPUs, 2 nodes
         self.assertGreater(spot.checkpoint_interval_s, 0)
         with self.assertRaises(NuboError) as ctx:
             cost.estimate(catalog, w, "nope.xlarge")

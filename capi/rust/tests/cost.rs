@@ -98,6 +98,9 @@ fn estimate_one_option_and_its_errors() {
     )
     .unwrap();
     assert_eq!((e.nodes, e.pricing), (2, Pricing::Spot));
+    // Every GPU of both nodes, for the whole run.
+    let gpu_hours = e.total_s / 3600.0 * f64::from(e.gpus_per_node * e.nodes);
+    assert!((e.gpu_hours - gpu_hours).abs() <= 1e-9 * gpu_hours, "{e:?}");
     assert!(
         e.expected_interruptions > 0.0 && e.cost_total > 0.0,
         "{e:?}"
