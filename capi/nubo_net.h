@@ -77,7 +77,7 @@ typedef struct nubo_net_send_options {
   size_t include_count;
 } nubo_net_send_options;
 
-/* What a send did. Set struct_size = sizeof before the call. */
+/* What a send did (C++: nubo::net::SendSummary). Set struct_size = sizeof before the call. */
 typedef struct nubo_net_send_summary {
   uint32_t struct_size;
   uint64_t files;
@@ -139,7 +139,8 @@ typedef struct nubo_net_server_options {
   int preserve_special_modes; /* nonzero: keep setuid, setgid and sticky bits (default 0) */
 } nubo_net_server_options;
 
-/* What a server has done since it started. Set struct_size = sizeof before the call. */
+/* What a server has done since it started (C++: nubo::net::ServerStats). Set struct_size =
+   sizeof before the call. */
 typedef struct nubo_net_server_stats_info {
   uint32_t struct_size;
   uint64_t connections; /* accepted */

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo.h"
 #include "nubo/net.hpp"
@@ -62,22 +63,9 @@ net::SendProgressFn wrap(nubo_net_progress_callback callback, void* user) {
 }
 
 void write_summary(const net::SendSummary& s, nubo_net_send_summary* out) {
-  if (out == nullptr) return;
-  nubo_net_send_summary c{};
-  c.files = s.files;
-  c.directories = s.directories;
-  c.symlinks = s.symlinks;
-  c.bytes = s.bytes;
-  c.bytes_sent = s.bytes_sent;
-  c.bytes_skipped = s.bytes_skipped;
-  c.bytes_resumed = s.bytes_resumed;
-  c.wire_bytes = s.wire_bytes;
-  c.chunks_sent = s.chunks_sent;
-  nubo::capi::copy_chunk_counts(s.chunks_by_codec, c.chunks_by_codec);
-  c.streams = s.streams;
-  c.seconds = s.seconds;
-  c.bytes_deduplicated = s.bytes_deduplicated;
-  nubo::capi::write_sized(c, out, "summary", "nubo_net_send_summary");
+  if (out != nullptr)
+    nubo::capi::write_sized(nubo::capi::to_nubo_net_send_summary(s), out, "summary",
+                            "nubo_net_send_summary");
 }
 
 std::string text_or_empty(const char* s) {
@@ -181,14 +169,8 @@ NUBO_C_API nubo_status nubo_net_server_stats(const nubo_net_server* server,
   return nubo::capi::guard("nubo_net_server_stats", [&] {
     nubo::capi::require(server, "server");
     nubo::capi::require(out, "out");
-    auto s = server->server->stats();
-    nubo_net_server_stats_info c{};
-    c.connections = s.connections;
-    c.refused = s.refused;
-    c.sessions = s.sessions;
-    c.files = s.files;
-    c.bytes = s.bytes;
-    nubo::capi::write_sized(c, out, "out", "nubo_net_server_stats_info");
+    nubo::capi::write_sized(nubo::capi::to_nubo_net_server_stats_info(server->server->stats()), out,
+                            "out", "nubo_net_server_stats_info");
   });
 }
 

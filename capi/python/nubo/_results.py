@@ -12,7 +12,8 @@ from ._abi import (
     nubo_transfer_summary, nubo_transfer_copy_summary, nubo_transfer_sync_summary,
     nubo_cost_instance_info, nubo_cost_source_info, nubo_cost_update_info,
     nubo_cost_estimate_info, nubo_cost_exclusion_info, nubo_cost_serving_info,
-    nubo_cost_checkpoint_info, nubo_cost_own_info,
+    nubo_cost_checkpoint_info, nubo_cost_own_info, nubo_net_send_summary,
+    nubo_net_server_stats_info,
 )
 from ._codecs import Codec, chunk_counts
 from ._enums import Pricing
@@ -489,3 +490,72 @@ class OwnResult:
                    cloud_cost=c.cloud_cost,
                    cloud_saving=c.cloud_saving,
                    utilisation_for_70_percent_saving=c.utilisation_for_70_percent_saving)
+
+
+@dataclass(frozen=True)
+class SendSummary:
+    """What a send did. (C: nubo_net_send_summary)"""
+
+    files: int
+    directories: int
+    symlinks: int
+    bytes: int
+    """Logical bytes of every file."""
+    bytes_sent: int
+    """Logical bytes of the chunks sent this time."""
+    bytes_skipped: int
+    """Files complete and identical at the destination."""
+    bytes_resumed: int
+    """Chunks an interrupted attempt had verified."""
+    wire_bytes: int
+    """Bytes written to the sockets."""
+    chunks_sent: int
+    chunks_by_codec: dict[Codec, int]
+    """Of chunks_sent, how each was stored."""
+    streams: int
+    """TCP connections used."""
+    seconds: float
+    bytes_deduplicated: int
+    """Of bytes_sent: small files identical to one sent before, which the receiver copied from
+    it.
+    """
+
+    @classmethod
+    def _from_c(cls, c: nubo_net_send_summary) -> SendSummary:
+        return cls(files=c.files,
+                   directories=c.directories,
+                   symlinks=c.symlinks,
+                   bytes=c.bytes,
+                   bytes_sent=c.bytes_sent,
+                   bytes_skipped=c.bytes_skipped,
+                   bytes_resumed=c.bytes_resumed,
+                   wire_bytes=c.wire_bytes,
+                   chunks_sent=c.chunks_sent,
+                   chunks_by_codec=chunk_counts(c.chunks_by_codec),
+                   streams=c.streams,
+                   seconds=c.seconds,
+                   bytes_deduplicated=c.bytes_deduplicated)
+
+
+@dataclass(frozen=True)
+class ServerStats:
+    """What a server has done since it started. (C: nubo_net_server_stats_info)"""
+
+    connections: int
+    """Accepted."""
+    refused: int
+    """Failed authentication, malformed, over the cap, timed out."""
+    sessions: int
+    """Sends completed."""
+    files: int
+    """Files renamed into place."""
+    bytes: int
+    """Logical bytes written."""
+
+    @classmethod
+    def _from_c(cls, c: nubo_net_server_stats_info) -> ServerStats:
+        return cls(connections=c.connections,
+                   refused=c.refused,
+                   sessions=c.sessions,
+                   files=c.files,
+                   bytes=c.bytes)

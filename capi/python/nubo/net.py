@@ -27,7 +27,7 @@ from ._abi import (nubo_net_progress, nubo_net_progress_callback, nubo_net_send_
 from ._lib import text
 from ._progress import ProgressCall
 from .errors import NuboError, Status
-from ._codecs import chunk_counts
+from ._results import SendSummary, ServerStats
 from .transfer import Codec, _codec, _patterns
 
 StrPath = Union[str, "os.PathLike[str]"]
@@ -62,36 +62,6 @@ class SendProgress:
     @property
     def fraction(self) -> float:
         return self.bytes_done / self.bytes_total if self.bytes_total else 1.0
-
-
-@dataclass(frozen=True)
-class SendSummary:
-    """What a send did (nubo_net_send_summary)."""
-
-    files: int
-    directories: int
-    symlinks: int
-    bytes: int  # logical bytes of every file
-    bytes_sent: int  # logical bytes of the chunks sent this time
-    bytes_skipped: int  # files complete and identical at the destination
-    bytes_resumed: int  # chunks an interrupted attempt had verified
-    wire_bytes: int
-    chunks_sent: int
-    chunks_by_codec: dict[Codec, int]  # of chunks_sent, how each was stored
-    streams: int
-    seconds: float
-    bytes_deduplicated: int  # of bytes_sent: copies of identical small files sent before
-
-
-@dataclass(frozen=True)
-class ServerStats:
-    """What a server has done since it started (nubo_net_server_stats_info)."""
-
-    connections: int
-    refused: int
-    sessions: int
-    files: int
-    bytes: int
 
 
 SendProgressFn = Callable[[SendProgress], bool]
@@ -170,12 +140,7 @@ def send(sources: Union[StrPath, Iterable[StrPath]], destination: str, *,
     s = nubo_net_send_summary()
     call.run(lambda: lib.nubo_net_send(array, len(encoded), target, ctypes.byref(o),
                                        ctypes.byref(s)))
-    return SendSummary(files=s.files, directories=s.directories, symlinks=s.symlinks,
-                       bytes=s.bytes, bytes_sent=s.bytes_sent, bytes_skipped=s.bytes_skipped,
-                       bytes_resumed=s.bytes_resumed, wire_bytes=s.wire_bytes,
-                       chunks_sent=s.chunks_sent, chunks_by_codec=chunk_counts(s.chunks_by_codec),
-                       streams=s.streams, seconds=s.seconds,
-                       bytes_deduplicated=s.bytes_deduplicated)
+    return SendSummary._from_c(s)
 
 
 class Server:
@@ -225,8 +190,7 @@ class Server:
             raise NuboError(Status.INVALID_ARGUMENT, "the server is closed")
         s = nubo_net_server_stats_info()
         _lib.check(self._lib.nubo_net_server_stats(self._handle, ctypes.byref(s)))
-        return ServerStats(connections=s.connections, refused=s.refused, sessions=s.sessions,
-                           files=s.files, bytes=s.bytes)
+        return ServerStats._from_c(s)
 
     def stop(self) -> None:
         """Stops listening and closes every connection; stats() stays readable."""

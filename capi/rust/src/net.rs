@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 
 use crate::progress::{Callback, FromRaw};
-use crate::transfer::{flag, ChunkCounts, Codec, StringList};
+pub use crate::results::{SendSummary, ServerStats};
+use crate::transfer::{flag, Codec, StringList};
 use crate::{
     c_int_of, c_ptr, c_string, check, ffi, optional_c_string, optional_path, owned, path_string,
     Error, Status,
@@ -110,31 +111,6 @@ pub struct SendOptions {
     pub include: Vec<String>,
 }
 
-/// What a send did.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct SendSummary {
-    pub files: u64,
-    pub directories: u64,
-    pub symlinks: u64,
-    /// Logical bytes of every file.
-    pub bytes: u64,
-    /// Logical bytes of the chunks sent this time.
-    pub bytes_sent: u64,
-    /// Files complete and identical at the destination.
-    pub bytes_skipped: u64,
-    /// Chunks an interrupted attempt had verified.
-    pub bytes_resumed: u64,
-    /// Bytes written to the sockets.
-    pub wire_bytes: u64,
-    pub chunks_sent: u64,
-    /// Of `chunks_sent`, how each was stored.
-    pub chunks_by_codec: ChunkCounts,
-    pub streams: i32,
-    pub seconds: f64,
-    /// Of bytes_sent: small files identical to one sent before, copied by the receiver.
-    pub bytes_deduplicated: u64,
-}
-
 fn token(value: &Option<Vec<u8>>) -> Result<Option<CString>, Error> {
     match value {
         None => Ok(None),
@@ -205,21 +181,7 @@ pub fn send<P: AsRef<Path>>(
         )
     };
     callback.finish(raw)?;
-    Ok(SendSummary {
-        files: s.files,
-        directories: s.directories,
-        symlinks: s.symlinks,
-        bytes: s.bytes,
-        bytes_sent: s.bytes_sent,
-        bytes_skipped: s.bytes_skipped,
-        bytes_resumed: s.bytes_resumed,
-        wire_bytes: s.wire_bytes,
-        chunks_sent: s.chunks_sent,
-        chunks_by_codec: ChunkCounts(s.chunks_by_codec),
-        streams: s.streams,
-        seconds: s.seconds,
-        bytes_deduplicated: s.bytes_deduplicated,
-    })
+    Ok(SendSummary::from(&s))
 }
 
 /// Options of [`Server::start`]; `None` keeps the library's default.
@@ -275,21 +237,6 @@ impl ServerOptions {
             preserve_special_modes: false,
         }
     }
-}
-
-/// What a server has done since it started.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ServerStats {
-    /// Accepted.
-    pub connections: u64,
-    /// Failed authentication, malformed, over the cap, timed out.
-    pub refused: u64,
-    /// Sends completed.
-    pub sessions: u64,
-    /// Files renamed into place.
-    pub files: u64,
-    /// Logical bytes written.
-    pub bytes: u64,
 }
 
 /// A receiving server, serving each connection on its own thread from [`Server::start`] until
@@ -353,13 +300,7 @@ impl Server {
         let mut s = ffi::nubo_net_server_stats_info::new();
         // SAFETY: a live server and an out-struct of the size it says.
         check(unsafe { ffi::nubo_net_server_stats(self.raw.as_ptr(), &mut s) })?;
-        Ok(ServerStats {
-            connections: s.connections,
-            refused: s.refused,
-            sessions: s.sessions,
-            files: s.files,
-            bytes: s.bytes,
-        })
+        Ok(ServerStats::from(&s))
     }
 
     /// Stops listening and closes every connection; what was verified stays verified and the

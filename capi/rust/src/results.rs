@@ -551,3 +551,76 @@ impl From<&ffi::nubo_cost_own_info> for OwnResult {
         }
     }
 }
+
+/// What a send did. (C: `nubo_net_send_summary`)
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SendSummary {
+    pub files: u64,
+    pub directories: u64,
+    pub symlinks: u64,
+    /// Logical bytes of every file.
+    pub bytes: u64,
+    /// Logical bytes of the chunks sent this time.
+    pub bytes_sent: u64,
+    /// Files complete and identical at the destination.
+    pub bytes_skipped: u64,
+    /// Chunks an interrupted attempt had verified.
+    pub bytes_resumed: u64,
+    /// Bytes written to the sockets.
+    pub wire_bytes: u64,
+    pub chunks_sent: u64,
+    /// Of chunks_sent, how each was stored.
+    pub chunks_by_codec: ChunkCounts,
+    /// TCP connections used.
+    pub streams: i32,
+    pub seconds: f64,
+    /// Of bytes_sent: small files identical to one sent before, which the receiver copied from it.
+    pub bytes_deduplicated: u64,
+}
+
+impl From<&ffi::nubo_net_send_summary> for SendSummary {
+    fn from(c: &ffi::nubo_net_send_summary) -> SendSummary {
+        SendSummary {
+            files: c.files,
+            directories: c.directories,
+            symlinks: c.symlinks,
+            bytes: c.bytes,
+            bytes_sent: c.bytes_sent,
+            bytes_skipped: c.bytes_skipped,
+            bytes_resumed: c.bytes_resumed,
+            wire_bytes: c.wire_bytes,
+            chunks_sent: c.chunks_sent,
+            chunks_by_codec: ChunkCounts(c.chunks_by_codec),
+            streams: c.streams,
+            seconds: c.seconds,
+            bytes_deduplicated: c.bytes_deduplicated,
+        }
+    }
+}
+
+/// What a server has done since it started. (C: `nubo_net_server_stats_info`)
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ServerStats {
+    /// Accepted.
+    pub connections: u64,
+    /// Failed authentication, malformed, over the cap, timed out.
+    pub refused: u64,
+    /// Sends completed.
+    pub sessions: u64,
+    /// Files renamed into place.
+    pub files: u64,
+    /// Logical bytes written.
+    pub bytes: u64,
+}
+
+impl From<&ffi::nubo_net_server_stats_info> for ServerStats {
+    fn from(c: &ffi::nubo_net_server_stats_info) -> ServerStats {
+        ServerStats {
+            connections: c.connections,
+            refused: c.refused,
+            sessions: c.sessions,
+            files: c.files,
+            bytes: c.bytes,
+        }
+    }
+}

@@ -234,6 +234,36 @@ inline nubo_cost_own_info to_nubo_cost_own_info(const nubo::cost::OwnResult& in)
   return out;
 }
 
+inline nubo_net_send_summary to_nubo_net_send_summary(const nubo::net::SendSummary& in) {
+  nubo_net_send_summary out{};
+  out.struct_size = sizeof out;
+  assign(out.files, in.files);
+  assign(out.directories, in.directories);
+  assign(out.symlinks, in.symlinks);
+  assign(out.bytes, in.bytes);
+  assign(out.bytes_sent, in.bytes_sent);
+  assign(out.bytes_skipped, in.bytes_skipped);
+  assign(out.bytes_resumed, in.bytes_resumed);
+  assign(out.wire_bytes, in.wire_bytes);
+  assign(out.chunks_sent, in.chunks_sent);
+  assign(out.chunks_by_codec, in.chunks_by_codec);
+  assign(out.streams, in.streams);
+  assign(out.seconds, in.seconds);
+  assign(out.bytes_deduplicated, in.bytes_deduplicated);
+  return out;
+}
+
+inline nubo_net_server_stats_info to_nubo_net_server_stats_info(const nubo::net::ServerStats& in) {
+  nubo_net_server_stats_info out{};
+  out.struct_size = sizeof out;
+  assign(out.connections, in.connections);
+  assign(out.refused, in.refused);
+  assign(out.sessions, in.sessions);
+  assign(out.files, in.files);
+  assign(out.bytes, in.bytes);
+  return out;
+}
+
 inline nubo_s3_copy_summary to_nubo_s3_copy_summary(const nubo::transfer::CopySummary& in) {
   nubo_s3_copy_summary out{};
   out.struct_size = sizeof out;
