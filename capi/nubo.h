@@ -94,6 +94,7 @@ typedef enum nubo_reduce_op {
 
 /* ---- Devices ------------------------------------------------------------------------------ */
 
+/* What serves a device (C++: nubo::Backend). */
 typedef enum nubo_backend {
   NUBO_BACKEND_HOST = 0,
   NUBO_BACKEND_SIM = 1,
@@ -102,8 +103,9 @@ typedef enum nubo_backend {
   NUBO_BACKEND_MAX_ENUM = 0x7fffffff
 } nubo_backend;
 
+/* How two GPUs are connected, as nvidia-smi topo -m names it (C++: nubo::LinkKind). */
 typedef enum nubo_link_kind {
-  NUBO_LINK_SELF = 0,
+  NUBO_LINK_SELF = 0, /* a device and itself ("X") */
   NUBO_LINK_NVLINK = 1,
   NUBO_LINK_PIX = 2,
   NUBO_LINK_PXB = 3,
@@ -115,6 +117,7 @@ typedef enum nubo_link_kind {
   NUBO_LINK_KIND_MAX_ENUM = 0x7fffffff
 } nubo_link_kind;
 
+/* How serious a diagnosis is (C++: nubo::Severity). */
 typedef enum nubo_severity {
   NUBO_SEVERITY_INFO = 0,
   NUBO_SEVERITY_WARNING = 1,
@@ -149,31 +152,33 @@ NUBO_C_API nubo_status nubo_device_discover(const nubo_device_discover_options* 
                                             nubo_device_report** out);
 NUBO_C_API void nubo_device_report_free(nubo_device_report* report);
 
+/* A GPU, real (backend CUDA) or simulated (SIM) (C++: nubo::Device). */
 typedef struct nubo_device_info {
   uint32_t struct_size;
   nubo_backend backend;
-  int index;
-  int ordinal;
-  const char* name;
-  const char* model;
+  int index;         /* nubo's index: the position in the report's devices */
+  int ordinal;       /* the backend's own index (the CUDA device ordinal) */
+  const char* name;  /* as the device reports it, e.g. "NVIDIA A100-SXM4-80GB" */
+  const char* model; /* the GPU model table's key, e.g. "A100-SXM4-80GB"; "" if unknown */
   const char* uuid;
   const char* pci_bus_id;
   int cc_major;
   int cc_minor;
   int multiprocessors;
-  int clock_mhz;
-  uint64_t memory_total;
-  uint64_t memory_free;
+  int clock_mhz;         /* boost clock */
+  uint64_t memory_total; /* bytes */
+  uint64_t memory_free;  /* bytes */
   double memory_bandwidth_gbs;
-  double peak_tflops_fp32;
-  double peak_tflops_tf32;
-  double peak_tflops_fp16;
-  double peak_tflops_bf16;
-  const char* peak_source; /* "device" or "catalog" */
-  int numa_node;           /* -1: unknown */
-  int mig_enabled;
+  double peak_tflops_fp32; /* dense peak; 0 where unknown (C++: peak.fp32) */
+  double peak_tflops_tf32; /* (C++: peak.tf32) */
+  double peak_tflops_fp16; /* (C++: peak.fp16) */
+  double peak_tflops_bf16; /* (C++: peak.bf16) */
+  const char* peak_source; /* "device" (its own figures) or "catalog" (the model table) */
+  int numa_node;           /* < 0: none (unknown) */
+  int mig_enabled;         /* nonzero: MIG mode is on */
 } nubo_device_info;
 
+/* The host's CPUs and memory; always present (C++: nubo::HostCpu). */
 typedef struct nubo_host_info {
   uint32_t struct_size;
   const char* model;
@@ -181,43 +186,47 @@ typedef struct nubo_host_info {
   int physical_cores;
   int sockets;
   int numa_nodes;
-  uint64_t memory_total;
-  uint64_t memory_available;
-  const char* blas;
+  uint64_t memory_total;     /* bytes */
+  uint64_t memory_available; /* bytes */
+  const char* blas;          /* the BLAS in use */
 } nubo_host_info;
 
+/* The CUDA driver and runtime, as far as they could be found (C++: nubo::DriverInfo). */
 typedef struct nubo_driver_info {
   uint32_t struct_size;
-  int loaded;
-  int driver_version;  /* highest CUDA version the driver supports, e.g. 12040; 0 if none */
-  int runtime_version; /* CUDA runtime of the plugin, e.g. 13000; 0 if no plugin */
-  const char* driver_release;
+  int loaded;                 /* nonzero: libcuda.so.1 could be loaded */
+  int driver_version;         /* highest CUDA version the driver supports, e.g. 12040; 0 if none */
+  int runtime_version;        /* CUDA runtime of the plugin, e.g. 13000; 0 if no plugin */
+  const char* driver_release; /* the kernel driver's version, e.g. "580.65.06"; may be "" */
 } nubo_driver_info;
 
+/* The connection between two GPUs (C++: nubo::Link). */
 typedef struct nubo_link_info {
   uint32_t struct_size;
   nubo_link_kind kind;
-  int nvlinks;
-  int peer_access;
-  const char* name; /* "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "?" */
+  int nvlinks;     /* NVLink links when kind is NVLINK */
+  int peer_access; /* nonzero: direct peer-to-peer access works */
+  /* "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "?" (C++: name()) */
+  const char* name;
 } nubo_link_info;
 
+/* A finding about the machine, with a stable code (C++: nubo::Diagnosis). */
 typedef struct nubo_diagnosis_info {
   uint32_t struct_size;
-  const char* code;
+  const char* code; /* e.g. "no-driver" */
   nubo_severity severity;
-  const char* message;
-  const char* advice;
+  const char* message; /* what is wrong */
+  const char* advice;  /* what to do about it */
 } nubo_diagnosis_info;
 
-/* A network device (InfiniBand, EFA or PCI-backed Ethernet), as nvidia-smi topo -m lists NICs. */
+/* A NIC (InfiniBand, EFA or Ethernet), as nvidia-smi topo -m lists them (C++: nubo::Nic). */
 typedef struct nubo_nic_info {
   uint32_t struct_size;
   const char* name;       /* "mlx5_0", "efa_0", or the interface ("eth0") */
   const char* kind;       /* "infiniband", "efa" or "ethernet" */
   const char* interface;  /* the network interface it backs; "" when none */
   const char* pci_bus_id; /* "0000:0c:00.0", as sysfs writes it */
-  int numa_node;          /* -1 unknown */
+  int numa_node;          /* < 0: none (unknown) */
   double rate_gbps;       /* link rate in Gb/s; 0 unknown or down */
 } nubo_nic_info;
 

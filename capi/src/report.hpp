@@ -1,31 +1,36 @@
-// The object behind the opaque nubo_device_report handle. Strings handed out in info structs point
-// into it, so they live exactly as long as the handle.
+// The object behind the opaque nubo_device_report handle, with its C records made once: strings
+// handed out in info structs point into it, so they live exactly as long as the handle.
 #pragma once
 
 #include <cstddef>
 #include <mutex>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "generated/results.hpp"
 #include "nubo.h"
 #include "nubo/device.hpp"
 #include "nubo/error.hpp"
+#include "records.hpp"
 
 namespace nubo::capi {
 
 struct Report {
   explicit Report(nubo::DeviceReport r) : report(std::move(r)) {
-    // Link::name() returns a new string each call; nubo_link_info needs one that stays put.
-    link_names.resize(report.links.size());
-    for (std::size_t i = 0; i < report.links.size(); ++i) {
-      for (const nubo::Link& link : report.links[i]) link_names[i].push_back(link.name());
-    }
-    gpu_nic_names.resize(report.gpu_nic.size());
-    for (std::size_t i = 0; i < report.gpu_nic.size(); ++i) {
-      for (nubo::LinkKind k : report.gpu_nic[i])
-        gpu_nic_names[i].push_back(nubo::Link{k, 0, false}.name());
-    }
+    // The GPU-to-NIC matrix holds kinds; as links, they are named the way the GPU links are.
+    for (const auto& row : report.gpu_nic)
+      for (nubo::LinkKind k : row) gpu_nic.push_back(nubo::Link{k, 0, false});
+    for (const auto& row : report.links)
+      for (const nubo::Link& link : row) links_flat.push_back(&link);
+    devices = {report.devices, to_nubo_device_info};
+    host = {std::span(&report.host, 1), to_nubo_host_info};
+    driver = {std::span(&report.driver, 1), to_nubo_driver_info};
+    links = {links_flat, [](const nubo::Link* l, Texts& t) { return to_nubo_link_info(*l, t); }};
+    gpu_nic_links = {gpu_nic, to_nubo_link_info};
+    nics = {report.nics, to_nubo_nic_info};
+    diagnoses = {report.diagnoses, to_nubo_diagnosis_info};
   }
 
   // The JSON text, made once: the two calls of the needed-size protocol then agree, and several
@@ -36,8 +41,14 @@ struct Report {
   }
 
   nubo::DeviceReport report;
-  std::vector<std::vector<std::string>> link_names;
-  std::vector<std::vector<std::string>> gpu_nic_names;  // as link_names, GPU by NIC
+  std::vector<nubo::Link> gpu_nic;            // report.gpu_nic as links, GPU by NIC, row-major
+  std::vector<const nubo::Link*> links_flat;  // report.links, row-major
+  Records<nubo_device_info> devices;
+  Records<nubo_host_info> host;
+  Records<nubo_driver_info> driver;
+  Records<nubo_link_info> links, gpu_nic_links;  // both row-major
+  Records<nubo_nic_info> nics;
+  Records<nubo_diagnosis_info> diagnoses;
 
  private:
   mutable std::once_flag json_once;

@@ -8,6 +8,36 @@ from __future__ import annotations
 from ._enum import OpenIntEnum
 
 
+class Backend(OpenIntEnum):
+    """What serves a device. (C: nubo_backend)"""
+
+    HOST = 0
+    SIM = 1
+    CUDA = 2
+
+
+class LinkKind(OpenIntEnum):
+    """How two GPUs are connected, as nvidia-smi topo -m names it. (C: nubo_link_kind)"""
+
+    SELF = 0
+    """A device and itself ("X")."""
+    NVLINK = 1
+    PIX = 2
+    PXB = 3
+    PHB = 4
+    NODE = 5
+    SYS = 6
+    UNKNOWN = 7
+
+
+class Severity(OpenIntEnum):
+    """How serious a diagnosis is. (C: nubo_severity)"""
+
+    INFO = 0
+    WARNING = 1
+    ERROR = 2
+
+
 class Codec(OpenIntEnum):
     """How chunks are compressed. (C: nubo_codec)"""
 

@@ -9,15 +9,194 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ._abi import (
-    nubo_transfer_summary, nubo_transfer_copy_summary, nubo_transfer_sync_summary,
+    nubo_device_info, nubo_host_info, nubo_driver_info, nubo_link_info, nubo_diagnosis_info,
+    nubo_nic_info, nubo_transfer_summary, nubo_transfer_copy_summary, nubo_transfer_sync_summary,
     nubo_cost_instance_info, nubo_cost_source_info, nubo_cost_update_info,
     nubo_cost_estimate_info, nubo_cost_exclusion_info, nubo_cost_serving_info,
     nubo_cost_checkpoint_info, nubo_cost_own_info, nubo_net_send_summary,
     nubo_net_server_stats_info,
 )
 from ._codecs import Codec, chunk_counts
-from ._enums import Pricing
+from ._enums import Backend, LinkKind, Pricing, Severity
 from ._lib import lines, pairs, text
+
+
+@dataclass(frozen=True)
+class Device:
+    """A GPU, real (backend CUDA) or simulated (SIM). (C: nubo_device_info)"""
+
+    backend: Backend
+    index: int
+    """Nubo's index: the position in the report's devices."""
+    ordinal: int
+    """The backend's own index (the CUDA device ordinal)."""
+    name: str
+    """As the device reports it, e.g. "NVIDIA A100-SXM4-80GB"."""
+    model: str
+    """The GPU model table's key, e.g. "A100-SXM4-80GB"; "" if unknown."""
+    uuid: str
+    pci_bus_id: str
+    cc_major: int
+    cc_minor: int
+    multiprocessors: int
+    clock_mhz: int
+    """Boost clock."""
+    memory_total: int
+    """Bytes."""
+    memory_free: int
+    """Bytes."""
+    memory_bandwidth_gbs: float
+    peak_tflops_fp32: float
+    """Dense peak; 0 where unknown."""
+    peak_tflops_tf32: float
+    peak_tflops_fp16: float
+    peak_tflops_bf16: float
+    peak_source: str
+    """"device" (its own figures) or "catalog" (the model table)."""
+    numa_node: Optional[int]
+    """< 0: none (unknown)."""
+    mig_enabled: bool
+    """True: MIG mode is on."""
+
+    @classmethod
+    def _from_c(cls, c: nubo_device_info) -> Device:
+        return cls(backend=Backend(c.backend),
+                   index=c.index,
+                   ordinal=c.ordinal,
+                   name=text(c.name),
+                   model=text(c.model),
+                   uuid=text(c.uuid),
+                   pci_bus_id=text(c.pci_bus_id),
+                   cc_major=c.cc_major,
+                   cc_minor=c.cc_minor,
+                   multiprocessors=c.multiprocessors,
+                   clock_mhz=c.clock_mhz,
+                   memory_total=c.memory_total,
+                   memory_free=c.memory_free,
+                   memory_bandwidth_gbs=c.memory_bandwidth_gbs,
+                   peak_tflops_fp32=c.peak_tflops_fp32,
+                   peak_tflops_tf32=c.peak_tflops_tf32,
+                   peak_tflops_fp16=c.peak_tflops_fp16,
+                   peak_tflops_bf16=c.peak_tflops_bf16,
+                   peak_source=text(c.peak_source),
+                   numa_node=None if c.numa_node < 0 else c.numa_node,
+                   mig_enabled=bool(c.mig_enabled))
+
+
+@dataclass(frozen=True)
+class HostCpu:
+    """The host's CPUs and memory; always present. (C: nubo_host_info)"""
+
+    model: str
+    logical_cores: int
+    physical_cores: int
+    sockets: int
+    numa_nodes: int
+    memory_total: int
+    """Bytes."""
+    memory_available: int
+    """Bytes."""
+    blas: str
+    """The BLAS in use."""
+
+    @classmethod
+    def _from_c(cls, c: nubo_host_info) -> HostCpu:
+        return cls(model=text(c.model),
+                   logical_cores=c.logical_cores,
+                   physical_cores=c.physical_cores,
+                   sockets=c.sockets,
+                   numa_nodes=c.numa_nodes,
+                   memory_total=c.memory_total,
+                   memory_available=c.memory_available,
+                   blas=text(c.blas))
+
+
+@dataclass(frozen=True)
+class DriverInfo:
+    """The CUDA driver and runtime, as far as they could be found. (C: nubo_driver_info)"""
+
+    loaded: bool
+    """True: libcuda.so.1 could be loaded."""
+    driver_version: int
+    """Highest CUDA version the driver supports, e.g. 12040; 0 if none."""
+    runtime_version: int
+    """CUDA runtime of the plugin, e.g. 13000; 0 if no plugin."""
+    driver_release: str
+    """The kernel driver's version, e.g. "580.65.06"; may be ""."""
+
+    @classmethod
+    def _from_c(cls, c: nubo_driver_info) -> DriverInfo:
+        return cls(loaded=bool(c.loaded),
+                   driver_version=c.driver_version,
+                   runtime_version=c.runtime_version,
+                   driver_release=text(c.driver_release))
+
+
+@dataclass(frozen=True)
+class Link:
+    """The connection between two GPUs. (C: nubo_link_info)"""
+
+    kind: LinkKind
+    nvlinks: int
+    """NVLink links when kind is NVLINK."""
+    peer_access: bool
+    """True: direct peer-to-peer access works."""
+    name: str
+    """"X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "?"."""
+
+    @classmethod
+    def _from_c(cls, c: nubo_link_info) -> Link:
+        return cls(kind=LinkKind(c.kind),
+                   nvlinks=c.nvlinks,
+                   peer_access=bool(c.peer_access),
+                   name=text(c.name))
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A finding about the machine, with a stable code. (C: nubo_diagnosis_info)"""
+
+    code: str
+    """E.g. "no-driver"."""
+    severity: Severity
+    message: str
+    """What is wrong."""
+    advice: str
+    """What to do about it."""
+
+    @classmethod
+    def _from_c(cls, c: nubo_diagnosis_info) -> Diagnosis:
+        return cls(code=text(c.code),
+                   severity=Severity(c.severity),
+                   message=text(c.message),
+                   advice=text(c.advice))
+
+
+@dataclass(frozen=True)
+class Nic:
+    """A NIC (InfiniBand, EFA or Ethernet), as nvidia-smi topo -m lists them. (C: nubo_nic_info)"""
+
+    name: str
+    """"mlx5_0", "efa_0", or the interface ("eth0")."""
+    kind: str
+    """"infiniband", "efa" or "ethernet"."""
+    interface: str
+    """The network interface it backs; "" when none."""
+    pci_bus_id: str
+    """"0000:0c:00.0", as sysfs writes it."""
+    numa_node: Optional[int]
+    """< 0: none (unknown)."""
+    rate_gbps: float
+    """Link rate in Gb/s; 0 unknown or down."""
+
+    @classmethod
+    def _from_c(cls, c: nubo_nic_info) -> Nic:
+        return cls(name=text(c.name),
+                   kind=text(c.kind),
+                   interface=text(c.interface),
+                   pci_bus_id=text(c.pci_bus_id),
+                   numa_node=None if c.numa_node < 0 else c.numa_node,
+                   rate_gbps=c.rate_gbps)
 
 
 @dataclass(frozen=True)

@@ -10,15 +10,15 @@ from __future__ import annotations
 import ctypes
 import os
 import weakref
-from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from . import _lib
 from ._abi import (nubo_device_discover_options, nubo_device_info, nubo_device_select_request,
                    nubo_diagnosis_info, nubo_driver_info, nubo_host_info, nubo_link_info,
                    nubo_nic_info)
-from ._enum import OpenIntEnum
-from ._lib import text
+from . import _results
+from ._enums import Backend as Backend, LinkKind as LinkKind, Severity as Severity  # re-exported
+from ._results import Diagnosis, DriverInfo, HostCpu, Nic
 from .errors import NuboError, Status
 
 StrPath = Union[str, "os.PathLike[str]"]
@@ -26,149 +26,23 @@ StrPath = Union[str, "os.PathLike[str]"]
 GIB = 1 << 30
 
 
-class Backend(OpenIntEnum):
-    """nubo_backend: what serves a device."""
-
-    HOST = 0
-    SIM = 1
-    CUDA = 2
-
-
-class LinkKind(OpenIntEnum):
-    """nubo_link_kind: how two GPUs are connected, as `nvidia-smi topo -m` names it."""
-
-    SELF = 0
-    NVLINK = 1
-    PIX = 2
-    PXB = 3
-    PHB = 4
-    NODE = 5
-    SYS = 6
-    UNKNOWN = 7
-
-
-class Severity(OpenIntEnum):
-    """nubo_severity of a diagnosis."""
-
-    INFO = 0
-    WARNING = 1
-    ERROR = 2
-
-
-@dataclass(frozen=True)
-class Device:
+class Device(_results.Device):
     """A GPU, real (backend CUDA) or simulated (backend SIM); the fields of nubo_device_info."""
 
-    backend: Backend
-    index: int  # nubo's index: the position in DeviceReport.devices
-    ordinal: int  # the backend's own index (the CUDA device ordinal)
-    name: str  # as the device reports it, e.g. "NVIDIA A100-SXM4-80GB"
-    model: str  # the GPU model table's key, e.g. "A100-SXM4-80GB"; "" if unknown
-    uuid: str
-    pci_bus_id: str
-    compute_capability: tuple[int, int]
-    multiprocessors: int
-    clock_mhz: int
-    memory_total: int  # bytes
-    memory_free: int  # bytes
-    memory_bandwidth_gbs: float
-    # Dense peak rates in TFLOP/s; 0 where unknown.
-    peak_tflops_fp32: float
-    peak_tflops_tf32: float
-    peak_tflops_fp16: float
-    peak_tflops_bf16: float
-    peak_source: str  # "device" (its own figures), "catalog" (the GPU model table) or "unknown"
-    numa_node: Optional[int]  # None: unknown
-    mig_enabled: bool
+    @property
+    def compute_capability(self) -> tuple[int, int]:
+        return self.cc_major, self.cc_minor
 
     def __str__(self) -> str:
-        major, minor = self.compute_capability
         return (f"{self.index}: {self.name} ({self.backend}, "
-                f"{self.memory_total / GIB:.1f} GiB, cc {major}.{minor})")
+                f"{self.memory_total / GIB:.1f} GiB, cc {self.cc_major}.{self.cc_minor})")
 
 
-@dataclass(frozen=True)
-class HostCpu:
-    """The host's CPUs and memory; always present."""
-
-    model: str
-    logical_cores: int
-    physical_cores: int
-    sockets: int
-    numa_nodes: int
-    memory_total: int  # bytes
-    memory_available: int  # bytes
-    blas: str  # the BLAS in use
-
-
-@dataclass(frozen=True)
-class DriverInfo:
-    """The CUDA driver and runtime, as far as they could be found."""
-
-    loaded: bool  # libcuda.so.1 could be loaded
-    driver_version: int  # highest CUDA version the driver supports, e.g. 12040; 0 if none
-    runtime_version: int  # CUDA runtime of the plugin, e.g. 13000; 0 if no plugin
-    driver_release: str  # the kernel driver's version, e.g. "580.65.06"; may be ""
-
-
-@dataclass(frozen=True)
-class Link:
-    """The connection between two GPUs."""
-
-    kind: LinkKind
-    nvlinks: int  # number of NVLink links when kind is NVLINK
-    peer_access: bool  # direct peer-to-peer access works
-    name: str  # "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "?"
+class Link(_results.Link):
+    """The connection between two GPUs, named as nvidia-smi topo -m names it."""
 
     def __str__(self) -> str:
         return self.name
-
-
-@dataclass(frozen=True)
-class Nic:
-    """A network device, as nvidia-smi topo -m lists NICs."""
-
-    name: str  # "mlx5_0", "efa_0", or the interface ("eth0")
-    kind: str  # "infiniband", "efa" or "ethernet"
-    interface: str  # the network interface it backs; "" when none
-    pci_bus_id: str  # "0000:0c:00.0"
-    numa_node: int  # -1 unknown
-    rate_gbps: float  # 0: unknown or down
-
-
-@dataclass(frozen=True)
-class Diagnosis:
-    """A finding about the machine, with a stable code (docs/devices.md lists them)."""
-
-    code: str  # e.g. "no-driver"
-    severity: Severity
-    message: str  # what is wrong
-    advice: str  # what to do about it
-
-
-def _device(info: nubo_device_info) -> Device:
-    return Device(
-        backend=Backend(info.backend),
-        index=info.index,
-        ordinal=info.ordinal,
-        name=text(info.name),
-        model=text(info.model),
-        uuid=text(info.uuid),
-        pci_bus_id=text(info.pci_bus_id),
-        compute_capability=(info.cc_major, info.cc_minor),
-        multiprocessors=info.multiprocessors,
-        clock_mhz=info.clock_mhz,
-        memory_total=info.memory_total,
-        memory_free=info.memory_free,
-        memory_bandwidth_gbs=info.memory_bandwidth_gbs,
-        peak_tflops_fp32=info.peak_tflops_fp32,
-        peak_tflops_tf32=info.peak_tflops_tf32,
-        peak_tflops_fp16=info.peak_tflops_fp16,
-        peak_tflops_bf16=info.peak_tflops_bf16,
-        peak_source=text(info.peak_source),
-        numa_node=info.numa_node if info.numa_node >= 0 else None,
-        mig_enabled=bool(info.mig_enabled),
-    )
 
 
 def _c_int(name: str, value: int, *, unsigned_bits: int = 0) -> int:
@@ -201,63 +75,29 @@ class DeviceReport:
 
         host = nubo_host_info()
         _lib.check(c.nubo_device_report_host(handle, ctypes.byref(host)))
-        self.host = HostCpu(model=text(host.model), logical_cores=host.logical_cores,
-                            physical_cores=host.physical_cores, sockets=host.sockets,
-                            numa_nodes=host.numa_nodes, memory_total=host.memory_total,
-                            memory_available=host.memory_available, blas=text(host.blas))
-
+        self.host = HostCpu._from_c(host)
         driver = nubo_driver_info()
         _lib.check(c.nubo_device_report_driver(handle, ctypes.byref(driver)))
-        self.driver = DriverInfo(loaded=bool(driver.loaded),
-                                 driver_version=driver.driver_version,
-                                 runtime_version=driver.runtime_version,
-                                 driver_release=text(driver.driver_release))
+        self.driver = DriverInfo._from_c(driver)
+        self.devices = _lib.records(Device, nubo_device_info, c.nubo_device_report_device_count,
+                                    c.nubo_device_report_device, handle)
+        self.nics = _lib.records(Nic, nubo_nic_info, c.nubo_device_report_nic_count,
+                                 c.nubo_device_report_nic, handle)
+        self.diagnoses = _lib.records(Diagnosis, nubo_diagnosis_info,
+                                      c.nubo_device_report_diagnosis_count,
+                                      c.nubo_device_report_diagnosis, handle)
+        # links[i][j] between devices i and j; gpu_nic[i][n]: how GPU i reaches nics[n] (PIX ...
+        # SYS); preferred_nic[i]: the NIC it should use (-1: none).
+        gpus = range(len(self.devices))
+        self.links = [[self._link(c.nubo_device_report_link, i, j) for j in gpus] for i in gpus]
+        self.gpu_nic = [[self._link(c.nubo_device_report_gpu_nic, i, n)
+                         for n in range(len(self.nics))] for i in gpus]
+        self.preferred_nic = [int(c.nubo_device_report_preferred_nic(handle, i)) for i in gpus]
 
-        self.devices = []
-        for i in range(c.nubo_device_report_device_count(handle)):
-            info = nubo_device_info()
-            _lib.check(c.nubo_device_report_device(handle, i, ctypes.byref(info)))
-            self.devices.append(_device(info))
-
-        self.links = []
-        for i in range(len(self.devices)):
-            row = []
-            for j in range(len(self.devices)):
-                link = nubo_link_info()
-                _lib.check(c.nubo_device_report_link(handle, i, j, ctypes.byref(link)))
-                row.append(Link(kind=LinkKind(link.kind), nvlinks=link.nvlinks,
-                                peer_access=bool(link.peer_access), name=text(link.name)))
-            self.links.append(row)
-
-        self.nics = []
-        for i in range(c.nubo_device_report_nic_count(handle)):
-            nic = nubo_nic_info()
-            _lib.check(c.nubo_device_report_nic(handle, i, ctypes.byref(nic)))
-            self.nics.append(Nic(name=text(nic.name), kind=text(nic.kind),
-                                 interface=text(nic.interface), pci_bus_id=text(nic.pci_bus_id),
-                                 numa_node=nic.numa_node, rate_gbps=nic.rate_gbps))
-        # gpu_nic[i][n]: how GPU i reaches nics[n] (PIX ... SYS); preferred_nic[i]: the NIC it
-        # should use (-1: none).
-        self.gpu_nic = []
-        for i in range(len(self.devices)):
-            row = []
-            for n in range(len(self.nics)):
-                link = nubo_link_info()
-                _lib.check(c.nubo_device_report_gpu_nic(handle, i, n, ctypes.byref(link)))
-                row.append(Link(kind=LinkKind(link.kind), nvlinks=0, peer_access=False,
-                                name=text(link.name)))
-            self.gpu_nic.append(row)
-        self.preferred_nic = [int(c.nubo_device_report_preferred_nic(handle, i))
-                              for i in range(len(self.devices))]
-
-        self.diagnoses = []
-        for i in range(c.nubo_device_report_diagnosis_count(handle)):
-            diagnosis = nubo_diagnosis_info()
-            _lib.check(c.nubo_device_report_diagnosis(handle, i, ctypes.byref(diagnosis)))
-            self.diagnoses.append(Diagnosis(code=text(diagnosis.code),
-                                            severity=Severity(diagnosis.severity),
-                                            message=text(diagnosis.message),
-                                            advice=text(diagnosis.advice)))
+    def _link(self, get: Any, i: int, j: int) -> Link:
+        link = nubo_link_info()
+        _lib.check(get(self._handle, i, j, ctypes.byref(link)))
+        return Link._from_c(link)
 
     def __repr__(self) -> str:
         codes = ", ".join(d.code for d in self.diagnoses)

@@ -55,7 +55,7 @@ fn main() -> ExitCode {
         "gpu", "name", "memory", "cc", "bf16 TF/s"
     );
     for d in report.devices() {
-        let (major, minor) = d.compute_capability;
+        let (major, minor) = d.compute_capability();
         println!(
             "{:>3}  {:<width$} {:>5.1} GiB {:>3}.{} {:>10.1}  {}",
             d.index,

@@ -4,6 +4,112 @@
 
 use crate::ffi;
 
+/// What serves a device. (C: `nubo_backend`)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Backend {
+    Host,
+    Sim,
+    Cuda,
+}
+
+impl Backend {
+    #[allow(dead_code)] // an enum only ever read from the library is not handed back
+    pub(crate) fn raw(self) -> ffi::nubo_backend {
+        match self {
+            Backend::Host => ffi::NUBO_BACKEND_HOST,
+            Backend::Sim => ffi::NUBO_BACKEND_SIM,
+            Backend::Cuda => ffi::NUBO_BACKEND_CUDA,
+        }
+    }
+
+    /// None for a value this crate does not know (a newer library's).
+    #[allow(dead_code)] // an enum only ever handed to the library is not read back
+    pub(crate) fn from_raw(raw: ffi::nubo_backend) -> Option<Backend> {
+        match raw {
+            ffi::NUBO_BACKEND_HOST => Some(Backend::Host),
+            ffi::NUBO_BACKEND_SIM => Some(Backend::Sim),
+            ffi::NUBO_BACKEND_CUDA => Some(Backend::Cuda),
+            _ => None,
+        }
+    }
+}
+
+/// How two GPUs are connected, as nvidia-smi topo -m names it. (C: `nubo_link_kind`)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LinkKind {
+    /// A device and itself ("X").
+    SameDevice,
+    NvLink,
+    Pix,
+    Pxb,
+    Phb,
+    Node,
+    Sys,
+    Unknown,
+}
+
+impl LinkKind {
+    #[allow(dead_code)] // an enum only ever read from the library is not handed back
+    pub(crate) fn raw(self) -> ffi::nubo_link_kind {
+        match self {
+            LinkKind::SameDevice => ffi::NUBO_LINK_SELF,
+            LinkKind::NvLink => ffi::NUBO_LINK_NVLINK,
+            LinkKind::Pix => ffi::NUBO_LINK_PIX,
+            LinkKind::Pxb => ffi::NUBO_LINK_PXB,
+            LinkKind::Phb => ffi::NUBO_LINK_PHB,
+            LinkKind::Node => ffi::NUBO_LINK_NODE,
+            LinkKind::Sys => ffi::NUBO_LINK_SYS,
+            LinkKind::Unknown => ffi::NUBO_LINK_UNKNOWN,
+        }
+    }
+
+    /// None for a value this crate does not know (a newer library's).
+    #[allow(dead_code)] // an enum only ever handed to the library is not read back
+    pub(crate) fn from_raw(raw: ffi::nubo_link_kind) -> Option<LinkKind> {
+        match raw {
+            ffi::NUBO_LINK_SELF => Some(LinkKind::SameDevice),
+            ffi::NUBO_LINK_NVLINK => Some(LinkKind::NvLink),
+            ffi::NUBO_LINK_PIX => Some(LinkKind::Pix),
+            ffi::NUBO_LINK_PXB => Some(LinkKind::Pxb),
+            ffi::NUBO_LINK_PHB => Some(LinkKind::Phb),
+            ffi::NUBO_LINK_NODE => Some(LinkKind::Node),
+            ffi::NUBO_LINK_SYS => Some(LinkKind::Sys),
+            ffi::NUBO_LINK_UNKNOWN => Some(LinkKind::Unknown),
+            _ => None,
+        }
+    }
+}
+
+/// How serious a diagnosis is. (C: `nubo_severity`)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    #[allow(dead_code)] // an enum only ever read from the library is not handed back
+    pub(crate) fn raw(self) -> ffi::nubo_severity {
+        match self {
+            Severity::Info => ffi::NUBO_SEVERITY_INFO,
+            Severity::Warning => ffi::NUBO_SEVERITY_WARNING,
+            Severity::Error => ffi::NUBO_SEVERITY_ERROR,
+        }
+    }
+
+    /// None for a value this crate does not know (a newer library's).
+    #[allow(dead_code)] // an enum only ever handed to the library is not read back
+    pub(crate) fn from_raw(raw: ffi::nubo_severity) -> Option<Severity> {
+        match raw {
+            ffi::NUBO_SEVERITY_INFO => Some(Severity::Info),
+            ffi::NUBO_SEVERITY_WARNING => Some(Severity::Warning),
+            ffi::NUBO_SEVERITY_ERROR => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
 /// How chunks are compressed. (C: `nubo_codec`)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Codec {
@@ -22,6 +128,7 @@ pub enum Codec {
 }
 
 impl Codec {
+    #[allow(dead_code)] // an enum only ever read from the library is not handed back
     pub(crate) fn raw(self) -> ffi::nubo_codec {
         match self {
             Codec::Auto => ffi::NUBO_CODEC_AUTO,
@@ -62,6 +169,7 @@ pub enum Symlinks {
 }
 
 impl Symlinks {
+    #[allow(dead_code)] // an enum only ever read from the library is not handed back
     pub(crate) fn raw(self) -> ffi::nubo_symlinks {
         match self {
             Symlinks::Follow => ffi::NUBO_SYMLINKS_FOLLOW,
@@ -92,6 +200,7 @@ pub enum Pricing {
 }
 
 impl Pricing {
+    #[allow(dead_code)] // an enum only ever read from the library is not handed back
     pub(crate) fn raw(self) -> ffi::nubo_cost_pricing {
         match self {
             Pricing::OnDemand => ffi::NUBO_PRICING_ON_DEMAND,
@@ -124,6 +233,7 @@ pub enum Optimizer {
 }
 
 impl Optimizer {
+    #[allow(dead_code)] // an enum only ever read from the library is not handed back
     pub(crate) fn raw(self) -> ffi::nubo_cost_optimizer {
         match self {
             Optimizer::Adam => ffi::NUBO_OPTIMIZER_ADAM,
@@ -154,6 +264,7 @@ pub enum OptimizerKind {
 }
 
 impl OptimizerKind {
+    #[allow(dead_code)] // an enum only ever read from the library is not handed back
     pub(crate) fn raw(self) -> ffi::nubo_update_rule {
         match self {
             OptimizerKind::Sgd => ffi::NUBO_UPDATE_SGD,
@@ -183,6 +294,7 @@ pub enum LossScaling {
 }
 
 impl LossScaling {
+    #[allow(dead_code)] // an enum only ever read from the library is not handed back
     pub(crate) fn raw(self) -> ffi::nubo_loss_scaling {
         match self {
             LossScaling::Automatic => ffi::NUBO_LOSS_SCALING_AUTOMATIC,

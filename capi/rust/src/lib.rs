@@ -318,216 +318,52 @@ pub fn abi_version() -> i32 {
 
 // ---- Devices -------------------------------------------------------------------------------
 
-/// What serves a device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Backend {
-    Host,
-    Sim,
-    Cuda,
-    Other(i32),
-}
-
-impl Backend {
-    fn from_raw(raw: ffi::nubo_backend) -> Backend {
-        match raw {
-            ffi::NUBO_BACKEND_HOST => Backend::Host,
-            ffi::NUBO_BACKEND_SIM => Backend::Sim,
-            ffi::NUBO_BACKEND_CUDA => Backend::Cuda,
-            other => Backend::Other(other),
-        }
-    }
-}
+pub use enums::{Backend, LinkKind, Severity};
+pub use results::{Device, Diagnosis, DriverInfo, HostCpu, Link, Nic};
 
 impl fmt::Display for Backend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Backend::Host => f.write_str("host"),
-            Backend::Sim => f.write_str("sim"),
-            Backend::Cuda => f.write_str("cuda"),
-            Backend::Other(raw) => write!(f, "backend {raw}"),
-        }
-    }
-}
-
-/// How two GPUs are connected, as `nvidia-smi topo -m` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LinkKind {
-    /// A device and itself ("X").
-    SameDevice,
-    NvLink,
-    Pix,
-    Pxb,
-    Phb,
-    Node,
-    Sys,
-    Unknown,
-    Other(i32),
-}
-
-impl LinkKind {
-    fn from_raw(raw: ffi::nubo_link_kind) -> LinkKind {
-        match raw {
-            ffi::NUBO_LINK_SELF => LinkKind::SameDevice,
-            ffi::NUBO_LINK_NVLINK => LinkKind::NvLink,
-            ffi::NUBO_LINK_PIX => LinkKind::Pix,
-            ffi::NUBO_LINK_PXB => LinkKind::Pxb,
-            ffi::NUBO_LINK_PHB => LinkKind::Phb,
-            ffi::NUBO_LINK_NODE => LinkKind::Node,
-            ffi::NUBO_LINK_SYS => LinkKind::Sys,
-            ffi::NUBO_LINK_UNKNOWN => LinkKind::Unknown,
-            other => LinkKind::Other(other),
-        }
-    }
-}
-
-/// How serious a diagnosis is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-    Other(i32),
-}
-
-impl Severity {
-    fn from_raw(raw: ffi::nubo_severity) -> Severity {
-        match raw {
-            ffi::NUBO_SEVERITY_INFO => Severity::Info,
-            ffi::NUBO_SEVERITY_WARNING => Severity::Warning,
-            ffi::NUBO_SEVERITY_ERROR => Severity::Error,
-            other => Severity::Other(other),
-        }
+        f.write_str(match self {
+            Backend::Host => "host",
+            Backend::Sim => "sim",
+            Backend::Cuda => "cuda",
+        })
     }
 }
 
 impl fmt::Display for Severity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Severity::Info => f.write_str("info"),
-            Severity::Warning => f.write_str("warning"),
-            Severity::Error => f.write_str("error"),
-            Severity::Other(raw) => write!(f, "severity {raw}"),
-        }
+        f.write_str(match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
     }
 }
 
-/// A GPU, real ([`Backend::Cuda`]) or simulated ([`Backend::Sim`]); the fields of
-/// `nubo_device_info`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Device {
-    pub backend: Backend,
-    /// nubo's index: the position in [`DeviceReport::devices`].
-    pub index: usize,
-    /// The backend's own index (the CUDA device ordinal).
-    pub ordinal: i32,
-    /// As the device reports it, e.g. "NVIDIA A100-SXM4-80GB".
-    pub name: String,
-    /// The GPU model table's key, e.g. "A100-SXM4-80GB"; empty if unknown.
-    pub model: String,
-    pub uuid: String,
-    pub pci_bus_id: String,
-    pub compute_capability: (i32, i32),
-    pub multiprocessors: i32,
-    pub clock_mhz: i32,
-    /// Bytes.
-    pub memory_total: u64,
-    /// Bytes.
-    pub memory_free: u64,
-    pub memory_bandwidth_gbs: f64,
-    /// Dense peak rates in TFLOP/s; 0 where unknown.
-    pub peak_tflops_fp32: f64,
-    pub peak_tflops_tf32: f64,
-    pub peak_tflops_fp16: f64,
-    pub peak_tflops_bf16: f64,
-    /// "device" (its own figures), "catalog" (the GPU model table) or "unknown".
-    pub peak_source: String,
-    pub numa_node: Option<i32>,
-    pub mig_enabled: bool,
+impl Device {
+    /// (major, minor), as CUDA numbers it.
+    pub fn compute_capability(&self) -> (i32, i32) {
+        (self.cc_major, self.cc_minor)
+    }
 }
 
 impl fmt::Display for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (major, minor) = self.compute_capability;
         write!(
             f,
-            "{}: {} ({}, {:.1} GiB, cc {major}.{minor})",
+            "{}: {} ({}, {:.1} GiB, cc {}.{})",
             self.index,
             self.name,
             self.backend,
-            self.memory_total as f64 / GIB as f64
+            self.memory_total as f64 / GIB as f64,
+            self.cc_major,
+            self.cc_minor
         )
     }
 }
 
 const GIB: u64 = 1 << 30;
-
-/// The host's CPUs and memory; always present.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HostCpu {
-    pub model: String,
-    pub logical_cores: i32,
-    pub physical_cores: i32,
-    pub sockets: i32,
-    pub numa_nodes: i32,
-    pub memory_total: u64,
-    pub memory_available: u64,
-    /// The BLAS in use.
-    pub blas: String,
-}
-
-/// The CUDA driver and runtime, as far as they could be found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DriverInfo {
-    /// libcuda.so.1 could be loaded.
-    pub loaded: bool,
-    /// Highest CUDA version the driver supports, e.g. 12040; 0 if none.
-    pub driver_version: i32,
-    /// CUDA runtime of the plugin, e.g. 13000; 0 if no plugin.
-    pub runtime_version: i32,
-    /// The kernel driver's version, e.g. "580.65.06"; may be empty.
-    pub driver_release: String,
-}
-
-/// The connection between two GPUs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Link {
-    pub kind: LinkKind,
-    /// Number of NVLink links when `kind` is [`LinkKind::NvLink`].
-    pub nvlinks: i32,
-    /// Direct peer-to-peer access works.
-    pub peer_access: bool,
-    /// "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "?".
-    pub name: String,
-}
-
-/// A network device (InfiniBand, EFA or PCI-backed Ethernet), as `nvidia-smi topo -m` lists
-/// NICs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Nic {
-    /// "mlx5_0", "efa_0", or the interface ("eth0").
-    pub name: String,
-    /// "infiniband", "efa" or "ethernet".
-    pub kind: String,
-    /// The network interface it backs; "" when none.
-    pub interface: String,
-    /// "0000:0c:00.0".
-    pub pci_bus_id: String,
-    pub numa_node: Option<i32>,
-    /// Link rate in Gb/s; 0 unknown or down.
-    pub rate_gbps: f64,
-}
-
-/// A finding about the machine, with a stable code (docs/devices.md lists them).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Diagnosis {
-    /// E.g. "no-driver".
-    pub code: String,
-    pub severity: Severity,
-    /// What is wrong.
-    pub message: String,
-    /// What to do about it.
-    pub advice: String,
-}
 
 /// What [`discover`] should look at. `None` fields fall back to the environment variable named.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -662,145 +498,62 @@ impl DeviceReport {
         // SAFETY (every call in this function): `report` is live while `handle` is, each `out`
         // struct is valid with struct_size set, and the strings it receives belong to the
         // report, which outlives the copies made right away.
-        let mut host = ffi::nubo_host_info::new();
-        check(unsafe { ffi::nubo_device_report_host(report, &mut host) })?;
-        let host = unsafe {
-            HostCpu {
-                model: owned(host.model),
-                logical_cores: host.logical_cores,
-                physical_cores: host.physical_cores,
-                sockets: host.sockets,
-                numa_nodes: host.numa_nodes,
-                memory_total: host.memory_total,
-                memory_available: host.memory_available,
-                blas: owned(host.blas),
-            }
-        };
-
-        let mut driver = ffi::nubo_driver_info::new();
-        check(unsafe { ffi::nubo_device_report_driver(report, &mut driver) })?;
-        let driver = DriverInfo {
-            loaded: driver.loaded != 0,
-            driver_version: driver.driver_version,
-            runtime_version: driver.runtime_version,
-            driver_release: unsafe { owned(driver.driver_release) },
-        };
-
-        let count = unsafe { ffi::nubo_device_report_device_count(report) };
-        let mut devices = Vec::with_capacity(count);
-        for i in 0..count {
-            let mut d = ffi::nubo_device_info::new();
-            check(unsafe { ffi::nubo_device_report_device(report, i, &mut d) })?;
-            devices.push(unsafe {
-                Device {
-                    backend: Backend::from_raw(d.backend),
-                    index: i,
-                    ordinal: d.ordinal,
-                    name: owned(d.name),
-                    model: owned(d.model),
-                    uuid: owned(d.uuid),
-                    pci_bus_id: owned(d.pci_bus_id),
-                    compute_capability: (d.cc_major, d.cc_minor),
-                    multiprocessors: d.multiprocessors,
-                    clock_mhz: d.clock_mhz,
-                    memory_total: d.memory_total,
-                    memory_free: d.memory_free,
-                    memory_bandwidth_gbs: d.memory_bandwidth_gbs,
-                    peak_tflops_fp32: d.peak_tflops_fp32,
-                    peak_tflops_tf32: d.peak_tflops_tf32,
-                    peak_tflops_fp16: d.peak_tflops_fp16,
-                    peak_tflops_bf16: d.peak_tflops_bf16,
-                    peak_source: owned(d.peak_source),
-                    numa_node: if d.numa_node >= 0 {
-                        Some(d.numa_node)
-                    } else {
-                        None
-                    },
-                    mig_enabled: d.mig_enabled != 0,
-                }
-            });
+        unsafe {
+            let mut host = ffi::nubo_host_info::new();
+            check(ffi::nubo_device_report_host(report, &mut host))?;
+            let host = HostCpu::from_c(&host)?;
+            let mut driver = ffi::nubo_driver_info::new();
+            check(ffi::nubo_device_report_driver(report, &mut driver))?;
+            let driver = DriverInfo::from_c(&driver)?;
+            let devices = records(
+                ffi::nubo_device_report_device_count(report),
+                |i, c| ffi::nubo_device_report_device(report, i, c),
+                Device::from_c,
+            )?;
+            let nics = records(
+                ffi::nubo_device_report_nic_count(report),
+                |i, c| ffi::nubo_device_report_nic(report, i, c),
+                Nic::from_c,
+            )?;
+            let diagnoses = records(
+                ffi::nubo_device_report_diagnosis_count(report),
+                |i, c| ffi::nubo_device_report_diagnosis(report, i, c),
+                Diagnosis::from_c,
+            )?;
+            let (count, nic_count) = (devices.len(), nics.len());
+            let links = (0..count)
+                .map(|i| {
+                    records(
+                        count,
+                        |j, c| ffi::nubo_device_report_link(report, i, j, c),
+                        Link::from_c,
+                    )
+                })
+                .collect::<Result<Vec<_>, Error>>()?;
+            let gpu_nic = (0..count)
+                .map(|i| {
+                    records(
+                        nic_count,
+                        |n, c| ffi::nubo_device_report_gpu_nic(report, i, n, c),
+                        Link::from_c,
+                    )
+                })
+                .collect::<Result<Vec<_>, Error>>()?;
+            let preferred_nic = (0..count)
+                .map(|i| usize::try_from(ffi::nubo_device_report_preferred_nic(report, i)).ok())
+                .collect();
+            Ok(DeviceReport {
+                handle,
+                devices,
+                host,
+                driver,
+                links,
+                diagnoses,
+                nics,
+                gpu_nic,
+                preferred_nic,
+            })
         }
-
-        let mut links = Vec::with_capacity(count);
-        for i in 0..count {
-            let mut row = Vec::with_capacity(count);
-            for j in 0..count {
-                let mut l = ffi::nubo_link_info::new();
-                check(unsafe { ffi::nubo_device_report_link(report, i, j, &mut l) })?;
-                row.push(Link {
-                    kind: LinkKind::from_raw(l.kind),
-                    nvlinks: l.nvlinks,
-                    peer_access: l.peer_access != 0,
-                    name: unsafe { owned(l.name) },
-                });
-            }
-            links.push(row);
-        }
-
-        let nic_count = unsafe { ffi::nubo_device_report_nic_count(report) };
-        let mut nics = Vec::with_capacity(nic_count);
-        for i in 0..nic_count {
-            let mut n = ffi::nubo_nic_info::new();
-            check(unsafe { ffi::nubo_device_report_nic(report, i, &mut n) })?;
-            nics.push(unsafe {
-                Nic {
-                    name: owned(n.name),
-                    kind: owned(n.kind),
-                    interface: owned(n.interface),
-                    pci_bus_id: owned(n.pci_bus_id),
-                    numa_node: if n.numa_node >= 0 {
-                        Some(n.numa_node)
-                    } else {
-                        None
-                    },
-                    rate_gbps: n.rate_gbps,
-                }
-            });
-        }
-        let mut gpu_nic = Vec::with_capacity(count);
-        let mut preferred_nic = Vec::with_capacity(count);
-        for i in 0..count {
-            let mut row = Vec::with_capacity(nic_count);
-            for n in 0..nic_count {
-                let mut l = ffi::nubo_link_info::new();
-                check(unsafe { ffi::nubo_device_report_gpu_nic(report, i, n, &mut l) })?;
-                row.push(Link {
-                    kind: LinkKind::from_raw(l.kind),
-                    nvlinks: 0,
-                    peer_access: false,
-                    name: unsafe { owned(l.name) },
-                });
-            }
-            gpu_nic.push(row);
-            let p = unsafe { ffi::nubo_device_report_preferred_nic(report, i) };
-            preferred_nic.push(usize::try_from(p).ok());
-        }
-
-        let count = unsafe { ffi::nubo_device_report_diagnosis_count(report) };
-        let mut diagnoses = Vec::with_capacity(count);
-        for i in 0..count {
-            let mut d = ffi::nubo_diagnosis_info::new();
-            check(unsafe { ffi::nubo_device_report_diagnosis(report, i, &mut d) })?;
-            diagnoses.push(unsafe {
-                Diagnosis {
-                    code: owned(d.code),
-                    severity: Severity::from_raw(d.severity),
-                    message: owned(d.message),
-                    advice: owned(d.advice),
-                }
-            });
-        }
-        Ok(DeviceReport {
-            handle,
-            devices,
-            host,
-            driver,
-            links,
-            diagnoses,
-            nics,
-            gpu_nic,
-            preferred_nic,
-        })
     }
 
     pub(crate) fn raw(&self) -> *const ffi::nubo_device_report {

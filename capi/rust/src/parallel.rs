@@ -437,7 +437,8 @@ impl<'run> Worker<'run> {
     pub fn local_rank(&self) -> i32 {
         self.info().local_rank
     }
-    pub fn backend(&self) -> Backend {
+    /// What serves its device; None for a backend newer than this crate.
+    pub fn backend(&self) -> Option<Backend> {
         Backend::from_raw(self.info().backend)
     }
     pub fn device_name(&self) -> String {

@@ -17,6 +17,238 @@ fn known<T>(value: Option<T>, what: &str, raw: i32) -> Result<T, Error> {
     })
 }
 
+/// A GPU, real (backend CUDA) or simulated (SIM). (C: `nubo_device_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct Device {
+    pub backend: crate::enums::Backend,
+    /// Nubo's index: the position in the report's devices.
+    pub index: i32,
+    /// The backend's own index (the CUDA device ordinal).
+    pub ordinal: i32,
+    /// As the device reports it, e.g. "NVIDIA A100-SXM4-80GB".
+    pub name: String,
+    /// The GPU model table's key, e.g. "A100-SXM4-80GB"; "" if unknown.
+    pub model: String,
+    pub uuid: String,
+    pub pci_bus_id: String,
+    pub cc_major: i32,
+    pub cc_minor: i32,
+    pub multiprocessors: i32,
+    /// Boost clock.
+    pub clock_mhz: i32,
+    /// Bytes.
+    pub memory_total: u64,
+    /// Bytes.
+    pub memory_free: u64,
+    pub memory_bandwidth_gbs: f64,
+    /// Dense peak; 0 where unknown.
+    pub peak_tflops_fp32: f64,
+    pub peak_tflops_tf32: f64,
+    pub peak_tflops_fp16: f64,
+    pub peak_tflops_bf16: f64,
+    /// "device" (its own figures) or "catalog" (the model table).
+    pub peak_source: String,
+    /// < 0: none (unknown).
+    pub numa_node: Option<i32>,
+    /// True: MIG mode is on.
+    pub mig_enabled: bool,
+}
+
+impl Device {
+    /// The value of a filled `nubo_device_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_device_info) -> Result<Device, Error> {
+        Ok(Device {
+            backend: known(
+                crate::enums::Backend::from_raw(c.backend),
+                "nubo_device_info.backend",
+                c.backend,
+            )?,
+            index: c.index,
+            ordinal: c.ordinal,
+            name: owned(c.name),
+            model: owned(c.model),
+            uuid: owned(c.uuid),
+            pci_bus_id: owned(c.pci_bus_id),
+            cc_major: c.cc_major,
+            cc_minor: c.cc_minor,
+            multiprocessors: c.multiprocessors,
+            clock_mhz: c.clock_mhz,
+            memory_total: c.memory_total,
+            memory_free: c.memory_free,
+            memory_bandwidth_gbs: c.memory_bandwidth_gbs,
+            peak_tflops_fp32: c.peak_tflops_fp32,
+            peak_tflops_tf32: c.peak_tflops_tf32,
+            peak_tflops_fp16: c.peak_tflops_fp16,
+            peak_tflops_bf16: c.peak_tflops_bf16,
+            peak_source: owned(c.peak_source),
+            numa_node: (c.numa_node >= 0).then_some(c.numa_node),
+            mig_enabled: c.mig_enabled != 0,
+        })
+    }
+}
+
+/// The host's CPUs and memory; always present. (C: `nubo_host_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostCpu {
+    pub model: String,
+    pub logical_cores: i32,
+    pub physical_cores: i32,
+    pub sockets: i32,
+    pub numa_nodes: i32,
+    /// Bytes.
+    pub memory_total: u64,
+    /// Bytes.
+    pub memory_available: u64,
+    /// The BLAS in use.
+    pub blas: String,
+}
+
+impl HostCpu {
+    /// The value of a filled `nubo_host_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_host_info) -> Result<HostCpu, Error> {
+        Ok(HostCpu {
+            model: owned(c.model),
+            logical_cores: c.logical_cores,
+            physical_cores: c.physical_cores,
+            sockets: c.sockets,
+            numa_nodes: c.numa_nodes,
+            memory_total: c.memory_total,
+            memory_available: c.memory_available,
+            blas: owned(c.blas),
+        })
+    }
+}
+
+/// The CUDA driver and runtime, as far as they could be found. (C: `nubo_driver_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriverInfo {
+    /// True: libcuda.so.1 could be loaded.
+    pub loaded: bool,
+    /// Highest CUDA version the driver supports, e.g. 12040; 0 if none.
+    pub driver_version: i32,
+    /// CUDA runtime of the plugin, e.g. 13000; 0 if no plugin.
+    pub runtime_version: i32,
+    /// The kernel driver's version, e.g. "580.65.06"; may be "".
+    pub driver_release: String,
+}
+
+impl DriverInfo {
+    /// The value of a filled `nubo_driver_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_driver_info) -> Result<DriverInfo, Error> {
+        Ok(DriverInfo {
+            loaded: c.loaded != 0,
+            driver_version: c.driver_version,
+            runtime_version: c.runtime_version,
+            driver_release: owned(c.driver_release),
+        })
+    }
+}
+
+/// The connection between two GPUs. (C: `nubo_link_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    pub kind: crate::enums::LinkKind,
+    /// NVLink links when kind is NVLINK.
+    pub nvlinks: i32,
+    /// True: direct peer-to-peer access works.
+    pub peer_access: bool,
+    /// "X", "NV12", "PIX", "PXB", "PHB", "NODE", "SYS", "?".
+    pub name: String,
+}
+
+impl Link {
+    /// The value of a filled `nubo_link_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_link_info) -> Result<Link, Error> {
+        Ok(Link {
+            kind: known(
+                crate::enums::LinkKind::from_raw(c.kind),
+                "nubo_link_info.kind",
+                c.kind,
+            )?,
+            nvlinks: c.nvlinks,
+            peer_access: c.peer_access != 0,
+            name: owned(c.name),
+        })
+    }
+}
+
+/// A finding about the machine, with a stable code. (C: `nubo_diagnosis_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnosis {
+    /// E.g. "no-driver".
+    pub code: String,
+    pub severity: crate::enums::Severity,
+    /// What is wrong.
+    pub message: String,
+    /// What to do about it.
+    pub advice: String,
+}
+
+impl Diagnosis {
+    /// The value of a filled `nubo_diagnosis_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_diagnosis_info) -> Result<Diagnosis, Error> {
+        Ok(Diagnosis {
+            code: owned(c.code),
+            severity: known(
+                crate::enums::Severity::from_raw(c.severity),
+                "nubo_diagnosis_info.severity",
+                c.severity,
+            )?,
+            message: owned(c.message),
+            advice: owned(c.advice),
+        })
+    }
+}
+
+/// A NIC (InfiniBand, EFA or Ethernet), as nvidia-smi topo -m lists them. (C: `nubo_nic_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct Nic {
+    /// "mlx5_0", "efa_0", or the interface ("eth0").
+    pub name: String,
+    /// "infiniband", "efa" or "ethernet".
+    pub kind: String,
+    /// The network interface it backs; "" when none.
+    pub interface: String,
+    /// "0000:0c:00.0", as sysfs writes it.
+    pub pci_bus_id: String,
+    /// < 0: none (unknown).
+    pub numa_node: Option<i32>,
+    /// Link rate in Gb/s; 0 unknown or down.
+    pub rate_gbps: f64,
+}
+
+impl Nic {
+    /// The value of a filled `nubo_nic_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_nic_info) -> Result<Nic, Error> {
+        Ok(Nic {
+            name: owned(c.name),
+            kind: owned(c.kind),
+            interface: owned(c.interface),
+            pci_bus_id: owned(c.pci_bus_id),
+            numa_node: (c.numa_node >= 0).then_some(c.numa_node),
+            rate_gbps: c.rate_gbps,
+        })
+    }
+}
+
 /// What an operation did. (C: `nubo_transfer_summary`)
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Summary {

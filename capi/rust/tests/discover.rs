@@ -1,7 +1,7 @@
 //! Integration tests of the safe wrapper, on simulated devices (set through the options, so the
 //! tests do not depend on the environment; CTest also clears the NUBO_* variables).
 
-use nubo::{discover, DiscoverOptions, LinkKind, SelectRequest, Severity, Status};
+use nubo::{discover, DiscoverOptions, LinkKind, SelectRequest, Status};
 
 const GIB: u64 = 1 << 30;
 const A100: &str = "A100-SXM4-80GB";
@@ -25,12 +25,12 @@ fn eight_a100_on_nvlink() {
     let report = discover(&sim(&format!("8x{A100}"))).expect("discover");
     assert_eq!(report.devices().len(), 8);
     for (i, d) in report.devices().iter().enumerate() {
-        assert_eq!(d.index, i);
+        assert_eq!(usize::try_from(d.index), Ok(i));
         assert_eq!(d.backend, nubo::Backend::Sim);
         assert_eq!(d.model, A100);
         assert!(d.name.contains(A100), "{}", d.name);
         assert_eq!(d.memory_total, 80 * GIB);
-        assert_eq!(d.compute_capability, (8, 0));
+        assert_eq!(d.compute_capability(), (8, 0));
     }
     for i in 0..8 {
         for j in 0..8 {
@@ -142,7 +142,10 @@ fn select_takes_a_whole_island() {
         for b in &group {
             if a.index != b.index {
                 assert_eq!(
-                    report.link(a.index, b.index).unwrap().kind,
+                    report
+                        .link(a.index as usize, b.index as usize)
+                        .unwrap()
+                        .kind,
                     LinkKind::NvLink
                 );
             }
@@ -168,7 +171,6 @@ fn host_and_diagnoses() {
     }
     for d in report.diagnoses() {
         assert!(!d.code.is_empty() && !d.message.is_empty(), "{d:?}");
-        assert!(!matches!(d.severity, Severity::Other(_)), "{d:?}");
     }
 }
 

@@ -8,6 +8,95 @@
 
 namespace nubo::capi {
 
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_device_info to_nubo_device_info(const nubo::Device& in, Texts& texts) {
+  nubo_device_info out{};
+  out.struct_size = sizeof out;
+  assign(out.backend, in.backend);
+  assign(out.index, in.index);
+  assign(out.ordinal, in.ordinal);
+  assign_text(out.name, in.name, texts);
+  assign_text(out.model, in.model, texts);
+  assign_text(out.uuid, in.uuid, texts);
+  assign_text(out.pci_bus_id, in.pci_bus_id, texts);
+  assign(out.cc_major, in.cc_major);
+  assign(out.cc_minor, in.cc_minor);
+  assign(out.multiprocessors, in.multiprocessors);
+  assign(out.clock_mhz, in.clock_mhz);
+  assign(out.memory_total, in.memory_total);
+  assign(out.memory_free, in.memory_free);
+  assign(out.memory_bandwidth_gbs, in.memory_bandwidth_gbs);
+  assign(out.peak_tflops_fp32, in.peak.fp32);
+  assign(out.peak_tflops_tf32, in.peak.tf32);
+  assign(out.peak_tflops_fp16, in.peak.fp16);
+  assign(out.peak_tflops_bf16, in.peak.bf16);
+  assign_text(out.peak_source, in.peak_source, texts);
+  assign(out.numa_node, in.numa_node);
+  assign(out.mig_enabled, in.mig_enabled);
+  return out;
+}
+
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_host_info to_nubo_host_info(const nubo::HostCpu& in, Texts& texts) {
+  nubo_host_info out{};
+  out.struct_size = sizeof out;
+  assign_text(out.model, in.model, texts);
+  assign(out.logical_cores, in.logical_cores);
+  assign(out.physical_cores, in.physical_cores);
+  assign(out.sockets, in.sockets);
+  assign(out.numa_nodes, in.numa_nodes);
+  assign(out.memory_total, in.memory_total);
+  assign(out.memory_available, in.memory_available);
+  assign_text(out.blas, in.blas, texts);
+  return out;
+}
+
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_driver_info to_nubo_driver_info(const nubo::DriverInfo& in, Texts& texts) {
+  nubo_driver_info out{};
+  out.struct_size = sizeof out;
+  assign(out.loaded, in.loaded);
+  assign(out.driver_version, in.driver_version);
+  assign(out.runtime_version, in.runtime_version);
+  assign_text(out.driver_release, in.driver_release, texts);
+  return out;
+}
+
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_link_info to_nubo_link_info(const nubo::Link& in, Texts& texts) {
+  nubo_link_info out{};
+  out.struct_size = sizeof out;
+  assign(out.kind, in.kind);
+  assign(out.nvlinks, in.nvlinks);
+  assign(out.peer_access, in.peer_access);
+  assign_text(out.name, in.name(), texts);
+  return out;
+}
+
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_diagnosis_info to_nubo_diagnosis_info(const nubo::Diagnosis& in, Texts& texts) {
+  nubo_diagnosis_info out{};
+  out.struct_size = sizeof out;
+  assign_text(out.code, in.code, texts);
+  assign(out.severity, in.severity);
+  assign_text(out.message, in.message, texts);
+  assign_text(out.advice, in.advice, texts);
+  return out;
+}
+
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_nic_info to_nubo_nic_info(const nubo::Nic& in, Texts& texts) {
+  nubo_nic_info out{};
+  out.struct_size = sizeof out;
+  assign_text(out.name, in.name, texts);
+  assign_text(out.kind, in.kind, texts);
+  assign_text(out.interface, in.interface, texts);
+  assign_text(out.pci_bus_id, in.pci_bus_id, texts);
+  assign(out.numa_node, in.numa_node);
+  assign(out.rate_gbps, in.rate_gbps);
+  return out;
+}
+
 inline nubo_transfer_summary to_nubo_transfer_summary(const nubo::transfer::Summary& in) {
   nubo_transfer_summary out{};
   out.struct_size = sizeof out;
