@@ -76,10 +76,10 @@ typedef struct nubo_shard_slice_info {
   size_t size, offset, padded, shard, shard_offset;
 } nubo_shard_slice_info;
 
-/* What the last step did. */
+/* What the last step did (C++: nubo::StepResult). */
 typedef struct nubo_sharded_step_summary {
   uint32_t struct_size; /* set to sizeof before the call */
-  int applied;          /* 0: skipped for a non-finite gradient (loss scaling) */
+  int applied;          /* nonzero: applied; 0: skipped for a non-finite gradient */
   double grad_norm;     /* the global norm before clipping; 0 when not computed */
   double loss_scale;    /* the scale for the next step's loss */
 } nubo_sharded_step_summary;
@@ -151,10 +151,11 @@ NUBO_C_API nubo_status nubo_sharded_optimizer_save(nubo_sharded_optimizer* optim
 NUBO_C_API nubo_status nubo_sharded_optimizer_load(nubo_sharded_optimizer* optimizer,
                                                    const char* path);
 
-/* Bytes per worker of a model of `parameters` at a ZeRO stage (docs/sharded.md's formulas). */
+/* Bytes per worker at a ZeRO stage (C++: nubo::ShardedMemory). */
 typedef struct nubo_sharded_memory_info {
   uint32_t struct_size; /* set to sizeof before the call */
-  double parameters, gradients, optimizer, total;
+  double parameters, gradients, optimizer;
+  double total; /* (C++: total()) */
 } nubo_sharded_memory_info;
 NUBO_C_API nubo_status nubo_sharded_memory_per_worker(double parameters, int stage,
                                                       nubo_update_rule kind, nubo_dtype precision,

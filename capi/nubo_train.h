@@ -95,7 +95,7 @@ typedef struct nubo_train_options {
 
 NUBO_C_API nubo_status nubo_train_options_init(nubo_train_options* options, size_t struct_size);
 
-/* What the progress callback sees after each step; valid during the call only. */
+/* Progress after each step, valid during the callback (C++: nubo::TrainProgress). */
 typedef struct nubo_train_progress {
   uint32_t struct_size; /* this library's sizeof: read only the fields it covers */
   int epoch;            /* counted from 0 */
@@ -106,7 +106,7 @@ typedef struct nubo_train_progress {
   double loss;     /* mean training loss of the last step */
   double accuracy; /* training accuracy of the last step */
   double samples_per_s;
-  double eta_s; /* -1: not known yet */
+  double eta_s; /* < 0: none (not known yet) */
   double elapsed_s;
   int checkpointed;             /* nonzero: a checkpoint was taken after this step */
   double checkpoint_interval_s; /* in force (checkpoint_auto: Daly's); 0: none by time */
@@ -115,6 +115,7 @@ typedef struct nubo_train_progress {
 /* Return nonzero to go on, 0 to stop after this step. */
 typedef int (*nubo_train_progress_callback)(const nubo_train_progress* progress, void* user);
 
+/* Loss and accuracy on the test set (C++: nubo::Evaluation). */
 typedef struct nubo_train_evaluation_info {
   uint32_t struct_size;
   double loss;

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "generated/options.hpp"
+#include "generated/results.hpp"
 #include "nubo/optimizer.hpp"
 #include "nubo_optimizer.h"
 #include "parallel_handles.hpp"
@@ -157,13 +158,7 @@ NUBO_C_API nubo_status nubo_sharded_optimizer_step(nubo_sharded_optimizer* optim
     check_out_size(out, "out", "nubo_sharded_step_summary");
     nubo::ShardedOptimizer& o = require_optimizer(optimizer);
     const nubo::StepResult r = grads ? o.step(require_buffer(grads, "grads")) : o.step();
-    if (out) {
-      nubo_sharded_step_summary s{};
-      s.applied = r.applied ? 1 : 0;
-      s.grad_norm = r.grad_norm;
-      s.loss_scale = r.loss_scale;
-      write_sized(s, out, "out", "nubo_sharded_step_summary");
-    }
+    if (out) write_sized(to_nubo_sharded_step_summary(r), out, "out", "nubo_sharded_step_summary");
   });
 }
 
@@ -205,14 +200,10 @@ NUBO_C_API nubo_status nubo_sharded_memory_per_worker(double parameters, int sta
                                                       int world, nubo_sharded_memory_info* out) {
   return guard("nubo_sharded_memory_per_worker", [&] {
     check_out_size(require(out, "out"), "out", "nubo_sharded_memory_info");
-    const nubo::ShardedMemory m = nubo::sharded_memory(
-        parameters, stage, static_cast<nubo::OptimizerKind>(kind), to_dtype(precision), world);
-    nubo_sharded_memory_info s{};
-    s.parameters = m.parameters;
-    s.gradients = m.gradients;
-    s.optimizer = m.optimizer;
-    s.total = m.total();
-    write_sized(s, out, "out", "nubo_sharded_memory_info");
+    write_sized(
+        to_nubo_sharded_memory_info(nubo::sharded_memory(
+            parameters, stage, static_cast<nubo::OptimizerKind>(kind), to_dtype(precision), world)),
+        out, "out", "nubo_sharded_memory_info");
   });
 }
 

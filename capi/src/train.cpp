@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo.h"
 #include "nubo/dataset.hpp"
@@ -54,24 +55,6 @@ nubo_train_options defaults() {
   o.grad_compression = NUBO_DTYPE_F32;
   o.accumulate = 1;
   return o;
-}
-
-nubo_train_progress to_c(const nubo::TrainProgress& p) {
-  nubo_train_progress c{};
-  c.struct_size = sizeof c;
-  c.epoch = p.epoch;
-  c.epochs = p.epochs;
-  c.step = p.step;
-  c.steps_per_epoch = p.steps_per_epoch;
-  c.total_steps = p.total_steps;
-  c.loss = p.loss;
-  c.accuracy = p.accuracy;
-  c.samples_per_s = p.samples_per_s;
-  c.eta_s = p.eta_s;
-  c.elapsed_s = p.elapsed_s;
-  c.checkpointed = p.checkpointed ? 1 : 0;
-  c.checkpoint_interval_s = p.checkpoint_interval_s;
-  return c;
 }
 
 }  // namespace
@@ -170,7 +153,7 @@ NUBO_C_API nubo_status nubo_trainer_fit(nubo_trainer* trainer,
     nubo::TrainProgressFn fn;
     if (progress != nullptr) {
       fn = [progress, user](const nubo::TrainProgress& p) {
-        const nubo_train_progress c = to_c(p);
+        const nubo_train_progress c = to_nubo_train_progress(p);
         return progress(&c, user) != 0;
       };
     }
@@ -194,13 +177,8 @@ NUBO_C_API nubo_status nubo_trainer_evaluate(nubo_trainer* trainer,
       auto test = nubo::load_fashion_mnist("test", h.dataset_dir);
       h.test = h.subset != 0 ? test->head(h.subset) : test;
     }
-    const nubo::Evaluation e = h.trainer->evaluate(*h.test);
-    nubo_train_evaluation_info c{};
-    c.struct_size = sizeof c;
-    c.loss = e.loss;
-    c.accuracy = e.accuracy;
-    c.samples = e.samples;
-    write_sized(c, out, "out", "nubo_train_evaluation_info");
+    write_sized(to_nubo_train_evaluation_info(h.trainer->evaluate(*h.test)), out, "out",
+                "nubo_train_evaluation_info");
   });
 }
 

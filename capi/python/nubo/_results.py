@@ -14,7 +14,8 @@ from ._abi import (
     nubo_cost_instance_info, nubo_cost_source_info, nubo_cost_update_info,
     nubo_cost_estimate_info, nubo_cost_exclusion_info, nubo_cost_serving_info,
     nubo_cost_checkpoint_info, nubo_cost_own_info, nubo_net_send_summary,
-    nubo_net_server_stats_info,
+    nubo_net_server_stats_info, nubo_sharded_step_summary, nubo_sharded_memory_info,
+    nubo_train_progress, nubo_train_evaluation_info,
 )
 from ._codecs import Codec, chunk_counts
 from ._enums import Backend, LinkKind, Pricing, Severity
@@ -738,3 +739,93 @@ class ServerStats:
                    sessions=c.sessions,
                    files=c.files,
                    bytes=c.bytes)
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What the last step did. (C: nubo_sharded_step_summary)"""
+
+    applied: bool
+    """True: applied; 0: skipped for a non-finite gradient."""
+    grad_norm: float
+    """The global norm before clipping; 0 when not computed."""
+    loss_scale: float
+    """The scale for the next step's loss."""
+
+    @classmethod
+    def _from_c(cls, c: nubo_sharded_step_summary) -> StepResult:
+        return cls(applied=bool(c.applied),
+                   grad_norm=c.grad_norm,
+                   loss_scale=c.loss_scale)
+
+
+@dataclass(frozen=True)
+class ShardedMemory:
+    """Bytes per worker at a ZeRO stage. (C: nubo_sharded_memory_info)"""
+
+    parameters: float
+    gradients: float
+    optimizer: float
+    total: float
+
+    @classmethod
+    def _from_c(cls, c: nubo_sharded_memory_info) -> ShardedMemory:
+        return cls(parameters=c.parameters,
+                   gradients=c.gradients,
+                   optimizer=c.optimizer,
+                   total=c.total)
+
+
+@dataclass(frozen=True)
+class TrainProgress:
+    """Progress after each step, valid during the callback. (C: nubo_train_progress)"""
+
+    epoch: int
+    """Counted from 0."""
+    epochs: int
+    step: int
+    """Steps done (global, across resumes)."""
+    steps_per_epoch: int
+    total_steps: int
+    loss: float
+    """Mean training loss of the last step."""
+    accuracy: float
+    """Training accuracy of the last step."""
+    samples_per_s: float
+    eta_s: Optional[float]
+    """< 0: none (not known yet)."""
+    elapsed_s: float
+    checkpointed: bool
+    """True: a checkpoint was taken after this step."""
+    checkpoint_interval_s: float
+    """In force (checkpoint_auto: Daly's); 0: none by time."""
+
+    @classmethod
+    def _from_c(cls, c: nubo_train_progress) -> TrainProgress:
+        return cls(epoch=c.epoch,
+                   epochs=c.epochs,
+                   step=c.step,
+                   steps_per_epoch=c.steps_per_epoch,
+                   total_steps=c.total_steps,
+                   loss=c.loss,
+                   accuracy=c.accuracy,
+                   samples_per_s=c.samples_per_s,
+                   eta_s=None if c.eta_s < 0 else c.eta_s,
+                   elapsed_s=c.elapsed_s,
+                   checkpointed=bool(c.checkpointed),
+                   checkpoint_interval_s=c.checkpoint_interval_s)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Loss and accuracy on the test set. (C: nubo_train_evaluation_info)"""
+
+    loss: float
+    accuracy: float
+    samples: int
+
+    @classmethod
+    def _from_c(cls, c: nubo_train_evaluation_info) -> Evaluation:
+        return cls(loss=c.loss,
+                   accuracy=c.accuracy,
+                   samples=c.samples)

@@ -26,6 +26,7 @@ from ._abi import (nubo_shard_slice_info, nubo_sharded_memory_info, nubo_sharded
                    nubo_sharded_options, nubo_sharded_step_summary)
 from ._enums import LossScaling, OptimizerKind
 from ._options import filled
+from ._results import ShardedMemory, StepResult
 from .errors import NuboError, Status
 from .parallel import Buffer, BufferPtr, Worker, _dtype, _op
 
@@ -75,21 +76,6 @@ class ShardSlice:
     shard_offset: int
 
 
-@dataclass(frozen=True)
-class StepResult:
-    applied: bool  # False: skipped for a non-finite gradient (loss scaling)
-    grad_norm: float  # before clipping; 0 when not computed
-    loss_scale: float  # for the next step's loss
-
-
-@dataclass(frozen=True)
-class ShardedMemory:
-    parameters: float
-    gradients: float
-    optimizer: float
-    total: float
-
-
 def sharded_memory(parameters: float, stage: int, optimizer: RuleLike = "adamw",
                    precision: Any = "bf16", world: int = 1) -> ShardedMemory:
     """Bytes per worker of a model of `parameters` at a ZeRO stage (docs/sharded.md)."""
@@ -98,7 +84,7 @@ def sharded_memory(parameters: float, stage: int, optimizer: RuleLike = "adamw",
     _lib.check(_lib.lib().nubo_sharded_memory_per_worker(
         float(parameters), stage, int(_rule(optimizer)), int(_dtype(precision)), world,
         ctypes.byref(out)))
-    return ShardedMemory(out.parameters, out.gradients, out.optimizer, out.total)
+    return ShardedMemory._from_c(out)
 
 
 class ShardedOptimizer:
@@ -192,7 +178,7 @@ class ShardedOptimizer:
             for b in temporaries + self._reducing:
                 b.close()
             self._reducing = []
-        return StepResult(bool(out.applied), out.grad_norm, out.loss_scale)
+        return StepResult._from_c(out)
 
     def gather(self, slice_index: int) -> Buffer:
         """Stage 3: slice i's parameters gathered from the team (numpy.from_dlpack reads it)."""

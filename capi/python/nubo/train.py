@@ -17,7 +17,6 @@ import ctypes
 import json
 import os
 from ctypes import POINTER, c_size_t
-from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence, Union
 
 from . import _lib
@@ -25,6 +24,7 @@ from ._abi import (nubo_train_evaluation_info, nubo_train_options, nubo_train_pr
                    nubo_train_progress_callback, nubo_trainer)
 from ._enum import OpenIntEnum
 from ._progress import ProgressCall
+from ._results import Evaluation, TrainProgress
 from .parallel import Team, _dtype
 from .units import DType
 
@@ -44,39 +44,11 @@ TrainerPtr = POINTER(nubo_trainer)
 PROGRESS_CALLBACK = nubo_train_progress_callback
 
 
-@dataclass(frozen=True)
-class TrainProgress:
-    epoch: int  # counted from 0
-    epochs: int
-    step: int  # steps done, across resumes
-    steps_per_epoch: int
-    total_steps: int
-    loss: float
-    accuracy: float
-    samples_per_s: float
-    eta_s: Optional[float]  # None: not known yet
-    elapsed_s: float
-    checkpointed: bool
-    checkpoint_interval_s: float = 0.0
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    loss: float
-    accuracy: float
-    samples: int
-
-
 ProgressFn = Callable[[TrainProgress], Any]
 
 
 def _progress(c: nubo_train_progress) -> TrainProgress:
-    return TrainProgress(epoch=c.epoch, epochs=c.epochs, step=c.step,
-                         steps_per_epoch=c.steps_per_epoch, total_steps=c.total_steps,
-                         loss=c.loss, accuracy=c.accuracy, samples_per_s=c.samples_per_s,
-                         eta_s=None if c.eta_s < 0 else c.eta_s, elapsed_s=c.elapsed_s,
-                         checkpointed=bool(c.checkpointed),
-                         checkpoint_interval_s=c.checkpoint_interval_s)
+    return TrainProgress._from_c(c)
 
 
 _path = _lib.path_bytes
@@ -171,7 +143,7 @@ class Trainer:
         """Loss and accuracy on the test set."""
         e = nubo_train_evaluation_info()
         _lib.check(_lib.lib().nubo_trainer_evaluate(self._h(), ctypes.byref(e)))
-        return Evaluation(loss=e.loss, accuracy=e.accuracy, samples=e.samples)
+        return Evaluation._from_c(e)
 
     def save(self, path: StrPath) -> None:
         _lib.check(_lib.lib().nubo_trainer_save(self._h(), _path(path)))

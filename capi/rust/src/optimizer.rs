@@ -28,6 +28,7 @@ use crate::{check, ffi, Buffer, Error, Status, Worker};
 
 pub use crate::enums::{LossScaling, OptimizerKind};
 pub use crate::options::ShardedOptions;
+pub use crate::results::{ShardedMemory, StepResult};
 
 /// One update's hyperparameters for [`Worker::optimizer_step`]. `Default` is the library's
 /// (AdamW, lr 1e-3, step 1, grad_scale 1).
@@ -95,26 +96,6 @@ pub struct ShardSlice {
     pub shard_offset: usize,
 }
 
-/// What a step did.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StepResult {
-    /// False: skipped for a non-finite gradient (loss scaling).
-    pub applied: bool,
-    /// The global norm before clipping; 0 when not computed.
-    pub grad_norm: f64,
-    /// The scale for the next step's loss.
-    pub loss_scale: f64,
-}
-
-/// Bytes per worker at a ZeRO stage.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ShardedMemory {
-    pub parameters: f64,
-    pub gradients: f64,
-    pub optimizer: f64,
-    pub total: f64,
-}
-
 /// Bytes per worker of a model of `parameters` at a ZeRO stage (docs/sharded.md's formulas).
 pub fn sharded_memory(
     parameters: f64,
@@ -135,12 +116,7 @@ pub fn sharded_memory(
             &mut out,
         )
     })?;
-    Ok(ShardedMemory {
-        parameters: out.parameters,
-        gradients: out.gradients,
-        optimizer: out.optimizer,
-        total: out.total,
-    })
+    Ok(ShardedMemory::from(&out))
 }
 
 /// SGD, Adam or AdamW over a worker's flat parameters; `'p` borrows the parameter buffer, which
@@ -276,11 +252,7 @@ impl<'p> ShardedOptimizer<'p> {
         let g = grads.map_or(ptr::null_mut(), |b| b.raw());
         // SAFETY: a live optimizer, buffer and output.
         check(unsafe { ffi::nubo_sharded_optimizer_step(self.raw(), g, &mut out) })?;
-        Ok(StepResult {
-            applied: out.applied != 0,
-            grad_norm: out.grad_norm,
-            loss_scale: out.loss_scale,
-        })
+        Ok(StepResult::from(&out))
     }
 
     /// Stage 3: slice i's parameters gathered from the team, valid until [`release`](Self::release).

@@ -856,3 +856,105 @@ impl From<&ffi::nubo_net_server_stats_info> for ServerStats {
         }
     }
 }
+
+/// What the last step did. (C: `nubo_sharded_step_summary`)
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StepResult {
+    /// True: applied; 0: skipped for a non-finite gradient.
+    pub applied: bool,
+    /// The global norm before clipping; 0 when not computed.
+    pub grad_norm: f64,
+    /// The scale for the next step's loss.
+    pub loss_scale: f64,
+}
+
+impl From<&ffi::nubo_sharded_step_summary> for StepResult {
+    fn from(c: &ffi::nubo_sharded_step_summary) -> StepResult {
+        StepResult {
+            applied: c.applied != 0,
+            grad_norm: c.grad_norm,
+            loss_scale: c.loss_scale,
+        }
+    }
+}
+
+/// Bytes per worker at a ZeRO stage. (C: `nubo_sharded_memory_info`)
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ShardedMemory {
+    pub parameters: f64,
+    pub gradients: f64,
+    pub optimizer: f64,
+    pub total: f64,
+}
+
+impl From<&ffi::nubo_sharded_memory_info> for ShardedMemory {
+    fn from(c: &ffi::nubo_sharded_memory_info) -> ShardedMemory {
+        ShardedMemory {
+            parameters: c.parameters,
+            gradients: c.gradients,
+            optimizer: c.optimizer,
+            total: c.total,
+        }
+    }
+}
+
+/// Progress after each step, valid during the callback. (C: `nubo_train_progress`)
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TrainProgress {
+    /// Counted from 0.
+    pub epoch: i32,
+    pub epochs: i32,
+    /// Steps done (global, across resumes).
+    pub step: u64,
+    pub steps_per_epoch: u64,
+    pub total_steps: u64,
+    /// Mean training loss of the last step.
+    pub loss: f64,
+    /// Training accuracy of the last step.
+    pub accuracy: f64,
+    pub samples_per_s: f64,
+    /// < 0: none (not known yet).
+    pub eta_s: Option<f64>,
+    pub elapsed_s: f64,
+    /// True: a checkpoint was taken after this step.
+    pub checkpointed: bool,
+    /// In force (checkpoint_auto: Daly's); 0: none by time.
+    pub checkpoint_interval_s: f64,
+}
+
+impl From<&ffi::nubo_train_progress> for TrainProgress {
+    fn from(c: &ffi::nubo_train_progress) -> TrainProgress {
+        TrainProgress {
+            epoch: c.epoch,
+            epochs: c.epochs,
+            step: c.step,
+            steps_per_epoch: c.steps_per_epoch,
+            total_steps: c.total_steps,
+            loss: c.loss,
+            accuracy: c.accuracy,
+            samples_per_s: c.samples_per_s,
+            eta_s: (c.eta_s >= 0.0).then_some(c.eta_s),
+            elapsed_s: c.elapsed_s,
+            checkpointed: c.checkpointed != 0,
+            checkpoint_interval_s: c.checkpoint_interval_s,
+        }
+    }
+}
+
+/// Loss and accuracy on the test set. (C: `nubo_train_evaluation_info`)
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Evaluation {
+    pub loss: f64,
+    pub accuracy: f64,
+    pub samples: usize,
+}
+
+impl From<&ffi::nubo_train_evaluation_info> for Evaluation {
+    fn from(c: &ffi::nubo_train_evaluation_info) -> Evaluation {
+        Evaluation {
+            loss: c.loss,
+            accuracy: c.accuracy,
+            samples: c.samples,
+        }
+    }
+}

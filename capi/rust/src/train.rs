@@ -28,6 +28,7 @@ use std::ptr::{self, NonNull};
 use std::sync::{Arc, Mutex};
 
 use crate::progress::{Callback, FromRaw};
+pub use crate::results::{Evaluation, TrainProgress};
 use crate::{
     c_int_of, c_ptr, check, ffi, optional_c_string, optional_path, path_string, read_text, Error,
     Status, Team,
@@ -146,60 +147,16 @@ impl Default for TrainOptions {
     }
 }
 
-/// What the progress callback sees after each step.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TrainProgress {
-    /// Counted from 0.
-    pub epoch: i32,
-    pub epochs: i32,
-    /// Steps done, across resumes.
-    pub step: u64,
-    pub steps_per_epoch: u64,
-    pub total_steps: u64,
-    /// Mean training loss of the last step.
-    pub loss: f64,
-    pub accuracy: f64,
-    pub samples_per_s: f64,
-    /// Negative while unknown.
-    pub eta_s: f64,
-    pub elapsed_s: f64,
-    /// A checkpoint was taken after this step.
-    pub checkpointed: bool,
-    /// In force (Daly's with CheckpointEvery::Auto); 0: none by time.
-    pub checkpoint_interval_s: f64,
-}
-
 impl FromRaw for TrainProgress {
     type Raw = ffi::nubo_train_progress;
     unsafe fn from_raw(p: &ffi::nubo_train_progress) -> TrainProgress {
-        TrainProgress {
-            epoch: p.epoch,
-            epochs: p.epochs,
-            step: p.step,
-            steps_per_epoch: p.steps_per_epoch,
-            total_steps: p.total_steps,
-            loss: p.loss,
-            accuracy: p.accuracy,
-            samples_per_s: p.samples_per_s,
-            eta_s: p.eta_s,
-            elapsed_s: p.elapsed_s,
-            checkpointed: p.checkpointed != 0,
-            checkpoint_interval_s: p.checkpoint_interval_s,
-        }
+        TrainProgress::from(p)
     }
 }
 
 /// Called after each step; returning `false` stops after it (with a checkpoint when there is a
 /// checkpoint_dir), and fit fails with [`Status::Cancelled`].
 pub type TrainProgressFn<'a> = &'a mut dyn FnMut(&TrainProgress) -> bool;
-
-/// Loss and accuracy on the test set.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Evaluation {
-    pub loss: f64,
-    pub accuracy: f64,
-    pub samples: usize,
-}
 
 /// The trainer's handle as a [`StopHandle`] sees it: cleared when the trainer is dropped.
 struct Shared(Mutex<*mut ffi::nubo_trainer>);
@@ -319,11 +276,7 @@ impl<'team> Trainer<'team> {
         let mut e = ffi::nubo_train_evaluation_info::new();
         // SAFETY: a live trainer and an out-struct of the size it says.
         check(unsafe { ffi::nubo_trainer_evaluate(self.raw.as_ptr(), &mut e) })?;
-        Ok(Evaluation {
-            loss: e.loss,
-            accuracy: e.accuracy,
-            samples: e.samples,
-        })
+        Ok(Evaluation::from(&e))
     }
 
     /// A checkpoint, written atomically (a nubo archive).

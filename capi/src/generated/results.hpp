@@ -353,6 +353,25 @@ inline nubo_net_server_stats_info to_nubo_net_server_stats_info(const nubo::net:
   return out;
 }
 
+inline nubo_sharded_step_summary to_nubo_sharded_step_summary(const nubo::StepResult& in) {
+  nubo_sharded_step_summary out{};
+  out.struct_size = sizeof out;
+  assign(out.applied, in.applied);
+  assign(out.grad_norm, in.grad_norm);
+  assign(out.loss_scale, in.loss_scale);
+  return out;
+}
+
+inline nubo_sharded_memory_info to_nubo_sharded_memory_info(const nubo::ShardedMemory& in) {
+  nubo_sharded_memory_info out{};
+  out.struct_size = sizeof out;
+  assign(out.parameters, in.parameters);
+  assign(out.gradients, in.gradients);
+  assign(out.optimizer, in.optimizer);
+  assign(out.total, in.total());
+  return out;
+}
+
 inline nubo_s3_copy_summary to_nubo_s3_copy_summary(const nubo::transfer::CopySummary& in) {
   nubo_s3_copy_summary out{};
   out.struct_size = sizeof out;
@@ -362,6 +381,33 @@ inline nubo_s3_copy_summary to_nubo_s3_copy_summary(const nubo::transfer::CopySu
   assign(out.bytes_resumed, in.bytes_resumed);
   assign(out.parts, in.parts);
   assign(out.seconds, in.seconds);
+  return out;
+}
+
+inline nubo_train_progress to_nubo_train_progress(const nubo::TrainProgress& in) {
+  nubo_train_progress out{};
+  out.struct_size = sizeof out;
+  assign(out.epoch, in.epoch);
+  assign(out.epochs, in.epochs);
+  assign(out.step, in.step);
+  assign(out.steps_per_epoch, in.steps_per_epoch);
+  assign(out.total_steps, in.total_steps);
+  assign(out.loss, in.loss);
+  assign(out.accuracy, in.accuracy);
+  assign(out.samples_per_s, in.samples_per_s);
+  assign(out.eta_s, in.eta_s);
+  assign(out.elapsed_s, in.elapsed_s);
+  assign(out.checkpointed, in.checkpointed);
+  assign(out.checkpoint_interval_s, in.checkpoint_interval_s);
+  return out;
+}
+
+inline nubo_train_evaluation_info to_nubo_train_evaluation_info(const nubo::Evaluation& in) {
+  nubo_train_evaluation_info out{};
+  out.struct_size = sizeof out;
+  assign(out.loss, in.loss);
+  assign(out.accuracy, in.accuracy);
+  assign(out.samples, in.samples);
   return out;
 }
 
