@@ -19,7 +19,8 @@ extern "C" {
 
 /* How chunks are compressed (C++: nubo::transfer::Codec). */
 typedef enum nubo_codec {
-  /* per chunk, among none, lz4, zstd levels and float, for the rate the output takes */
+  /* per chunk, among none, lz4, zstd levels and float, for the rate the output takes
+   * (C++: automatic) */
   NUBO_CODEC_AUTO = 0,
   NUBO_CODEC_NONE = 1, /* stored as it is */
   NUBO_CODEC_LZ4 = 2,
@@ -27,7 +28,7 @@ typedef enum nubo_codec {
   /* how a chunk of zeros is stored (its length alone): summaries count it, no option chooses it */
   NUBO_CODEC_ZERO = 4,
   /* zstd over the byte planes of bf16, fp16 or fp32 values (exponents together): for
-   * checkpoints and model weights, exact for every bit pattern */
+   * checkpoints and model weights, exact for every bit pattern (C++: floats) */
   NUBO_CODEC_FLOAT = 5,
   /* not a value: keeps every int a valid nubo_codec in C++ */
   NUBO_CODEC_MAX_ENUM = 0x7fffffff

@@ -71,6 +71,9 @@ class Enum:
     cpp: Optional[str] = None
     doc: str = ""
     value_docs: dict[str, str] = field(default_factory=dict)
+    # "(C++: automatic)" ending an enumerator's comment: its C++ name, where it is not the
+    # constant's suffix in lower case (NUBO_CODEC_ZSTD -> zstd).
+    value_cpp: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -370,7 +373,9 @@ class Reader:
                     continue  # not a value: it only widens the enum
                 constants.append((cm.group(1), int(cm.group(2), 0)))
             cpp, doc, docs = self.notes.get(m.group(3), (None, "", {}))
-            abi.order.append(Enum(m.group(3), constants, header, cpp, doc, docs))
+            docs = dict(docs)
+            abi.order.append(Enum(m.group(3), constants, header, cpp, doc, docs,
+                                  field_cpp(docs)))
             return
         m = re.fullmatch(r"typedef struct (" + _IDENT + r") \{(.*)\} (" + _IDENT + ")", s)
         if m:

@@ -33,6 +33,20 @@ def _members(e: Enum) -> list[tuple[str, int, str]]:
     return [(n[len(prefix):], v, e.value_docs.get(n, "")) for n, v in e.constants]
 
 
+def cpp_checks(abi: Abi) -> list[str]:
+    """static_asserts that each marked C enum is its C++ enum, value for value, so that a C
+    value converts by a cast (result_fields.hpp, option_fields.hpp)."""
+    out = ["// Each marked C enum is its C++ enum, value for value (capi/bindings/enums.py)."]
+    for e in marked(abi):
+        names = [n for n, _ in e.constants]
+        prefix = os.path.commonprefix(names)
+        prefix = prefix[:prefix.rfind("_") + 1]
+        for name, _ in e.constants:
+            cpp = e.value_cpp.get(name, name[len(prefix):].lower())
+            out.append(f"static_assert(static_cast<int>({e.cpp}::{cpp}) == {name});")
+    return out
+
+
 def python(abi: Abi) -> str:
     out = ['"""The C ABI\'s enums as Python types.', "", _GENERATED, '"""', "",
            "from __future__ import annotations", "", "from ._enum import OpenIntEnum"]

@@ -13,14 +13,7 @@
 
 namespace nubo::capi {
 
-// nubo_codec and transfer::Codec are one numbering: the C value is the C++ one.
-static_assert(NUBO_CODEC_AUTO == static_cast<int>(transfer::Codec::automatic) &&
-              NUBO_CODEC_NONE == static_cast<int>(transfer::Codec::none) &&
-              NUBO_CODEC_LZ4 == static_cast<int>(transfer::Codec::lz4) &&
-              NUBO_CODEC_ZSTD == static_cast<int>(transfer::Codec::zstd) &&
-              NUBO_CODEC_ZERO == static_cast<int>(transfer::Codec::zero) &&
-              NUBO_CODEC_FLOAT == static_cast<int>(transfer::Codec::floats));
-
+// nubo_codec and transfer::Codec are one numbering, which generated/results.hpp asserts.
 transfer::Codec to_codec(nubo_codec c) {
   const auto codec = static_cast<transfer::Codec>(static_cast<int>(c));
   const std::string_view name = transfer::codec_name(codec);

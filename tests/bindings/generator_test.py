@@ -219,7 +219,10 @@ class ResultsTest(unittest.TestCase):
 
 INFO = """
 /* How it is paid for (C++: nubo::ns::Pricing). */
-typedef enum nubo_pricing { NUBO_PRICING_ON_DEMAND = 0, NUBO_PRICING_SPOT = 1 } nubo_pricing;
+typedef enum nubo_pricing {
+  NUBO_PRICING_ON_DEMAND = 0,
+  NUBO_PRICING_SPOT = 1 /* interrupted (C++: preemptible) */
+} nubo_pricing;
 /* One option (C++: nubo::ns::Estimate). */
 typedef struct nubo_estimate_info {
   uint32_t struct_size;
@@ -247,6 +250,12 @@ class InfoTest(unittest.TestCase):
         self.assertIn("assign(out.pricing, in.pricing);", text)
         self.assertIn("assign_text(out.status, nubo::ns::status_name(in.status), texts);", text)
         self.assertIn("assign_text(out.notes, in.notes, texts);", text)
+        # The C enum is the C++ one, value for value, each C++ name its suffix unless it says.
+        self.assertIn("static_assert(static_cast<int>(nubo::ns::Pricing::on_demand) == "
+                      "NUBO_PRICING_ON_DEMAND);", text)
+        self.assertIn("static_assert(static_cast<int>(nubo::ns::Pricing::preemptible) == "
+                      "NUBO_PRICING_SPOT);", text)
+        self.assertEqual(abi.enums[0].value_docs["NUBO_PRICING_SPOT"], "interrupted")
 
     def test_python_reads_text_lines_maps_enums_and_optional_numbers(self) -> None:
         text = results.python(read(INFO))

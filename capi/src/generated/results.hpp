@@ -8,6 +8,43 @@
 
 namespace nubo::capi {
 
+// Each marked C enum is its C++ enum, value for value (capi/bindings/enums.py).
+static_assert(static_cast<int>(nubo::Backend::host) == NUBO_BACKEND_HOST);
+static_assert(static_cast<int>(nubo::Backend::sim) == NUBO_BACKEND_SIM);
+static_assert(static_cast<int>(nubo::Backend::cuda) == NUBO_BACKEND_CUDA);
+static_assert(static_cast<int>(nubo::LinkKind::self) == NUBO_LINK_SELF);
+static_assert(static_cast<int>(nubo::LinkKind::nvlink) == NUBO_LINK_NVLINK);
+static_assert(static_cast<int>(nubo::LinkKind::pix) == NUBO_LINK_PIX);
+static_assert(static_cast<int>(nubo::LinkKind::pxb) == NUBO_LINK_PXB);
+static_assert(static_cast<int>(nubo::LinkKind::phb) == NUBO_LINK_PHB);
+static_assert(static_cast<int>(nubo::LinkKind::node) == NUBO_LINK_NODE);
+static_assert(static_cast<int>(nubo::LinkKind::sys) == NUBO_LINK_SYS);
+static_assert(static_cast<int>(nubo::LinkKind::unknown) == NUBO_LINK_UNKNOWN);
+static_assert(static_cast<int>(nubo::Severity::info) == NUBO_SEVERITY_INFO);
+static_assert(static_cast<int>(nubo::Severity::warning) == NUBO_SEVERITY_WARNING);
+static_assert(static_cast<int>(nubo::Severity::error) == NUBO_SEVERITY_ERROR);
+static_assert(static_cast<int>(nubo::transfer::Codec::automatic) == NUBO_CODEC_AUTO);
+static_assert(static_cast<int>(nubo::transfer::Codec::none) == NUBO_CODEC_NONE);
+static_assert(static_cast<int>(nubo::transfer::Codec::lz4) == NUBO_CODEC_LZ4);
+static_assert(static_cast<int>(nubo::transfer::Codec::zstd) == NUBO_CODEC_ZSTD);
+static_assert(static_cast<int>(nubo::transfer::Codec::zero) == NUBO_CODEC_ZERO);
+static_assert(static_cast<int>(nubo::transfer::Codec::floats) == NUBO_CODEC_FLOAT);
+static_assert(static_cast<int>(nubo::transfer::Symlinks::follow) == NUBO_SYMLINKS_FOLLOW);
+static_assert(static_cast<int>(nubo::transfer::Symlinks::store) == NUBO_SYMLINKS_STORE);
+static_assert(static_cast<int>(nubo::transfer::Symlinks::skip) == NUBO_SYMLINKS_SKIP);
+static_assert(static_cast<int>(nubo::cost::Pricing::on_demand) == NUBO_PRICING_ON_DEMAND);
+static_assert(static_cast<int>(nubo::cost::Pricing::spot) == NUBO_PRICING_SPOT);
+static_assert(static_cast<int>(nubo::cost::Pricing::reserved_1y) == NUBO_PRICING_RESERVED_1Y);
+static_assert(static_cast<int>(nubo::cost::Pricing::reserved_3y) == NUBO_PRICING_RESERVED_3Y);
+static_assert(static_cast<int>(nubo::cost::Optimizer::adam) == NUBO_OPTIMIZER_ADAM);
+static_assert(static_cast<int>(nubo::cost::Optimizer::sgd) == NUBO_OPTIMIZER_SGD);
+static_assert(static_cast<int>(nubo::OptimizerKind::sgd) == NUBO_UPDATE_SGD);
+static_assert(static_cast<int>(nubo::OptimizerKind::adam) == NUBO_UPDATE_ADAM);
+static_assert(static_cast<int>(nubo::OptimizerKind::adamw) == NUBO_UPDATE_ADAMW);
+static_assert(static_cast<int>(nubo::LossScaling::automatic) == NUBO_LOSS_SCALING_AUTOMATIC);
+static_assert(static_cast<int>(nubo::LossScaling::on) == NUBO_LOSS_SCALING_ON);
+static_assert(static_cast<int>(nubo::LossScaling::off) == NUBO_LOSS_SCALING_OFF);
+
 // Its text points into `in` and `texts`, which must outlive it.
 inline nubo_device_info to_nubo_device_info(const nubo::Device& in, Texts& texts) {
   nubo_device_info out{};
