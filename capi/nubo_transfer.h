@@ -44,6 +44,23 @@ typedef enum nubo_codec {
 NUBO_C_API nubo_status nubo_transfer_codec_from_name(const char* name, nubo_codec* out);
 NUBO_C_API const char* nubo_transfer_codec_name(nubo_codec codec);
 
+/* A codec as users choose it (C++: nubo::transfer::CodecInfo). */
+typedef struct nubo_codec_info {
+  uint32_t struct_size;
+  nubo_codec codec;
+  const char* name; /* as nubo_transfer_codec_from_name takes it */
+  int min_level;    /* min, max and default all 0: it takes no level */
+  int max_level;
+  int default_level;
+  const char* level_means; /* what a level is when not the codec's own; "" otherwise */
+  const char* help;        /* a few words on when to choose it; "" when its name says it */
+} nubo_codec_info;
+
+/* The codecs users may choose, in the order they are offered (index 0 .. count - 1): tools
+   read names, levels and help from this table rather than restating them. */
+NUBO_C_API size_t nubo_transfer_codec_count(void);
+NUBO_C_API nubo_status nubo_transfer_codec_info(size_t index, nubo_codec_info* out);
+
 /* What a progress callback sees. current_file is valid during the call only. */
 /* The length of every per-codec array (chunks_by_codec), indexed by nubo_codec: room for codecs
  * to come without moving the fields after it. Slot NUBO_CODEC_AUTO is always 0. */

@@ -184,7 +184,8 @@ def python(abi: Abi) -> str:
     structs = _firsts(results(abi))
     kinds = {kind_of(abi, s, f).kind for s in structs for f in s.fields[1:]}
     enum_types = sorted({_enum_name(abi, f) for s in structs for f in s.fields[1:]
-                         if kind_of(abi, s, f).kind == "enum"})
+                         if kind_of(abi, s, f).kind == "enum"} |
+                        ({"Codec"} if "counts" in kinds else set()))
     mirrors = ", ".join(s.name for s in structs)
     out = ['"""The result types of the C ABI as Python values.', "", _GENERATED, '"""', "",
            "from __future__ import annotations", "", "from dataclasses import dataclass"]
@@ -201,7 +202,7 @@ def python(abi: Abi) -> str:
             line += w + ", "
         out += [line.rstrip(), ")"]
     if "counts" in kinds:
-        out.append("from ._codecs import Codec, chunk_counts")
+        out.append("from ._codecs import chunk_counts")
     if enum_types:
         out.append(f"from ._enums import {', '.join(enum_types)}")
     if kinds & _TEXTS:

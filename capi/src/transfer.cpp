@@ -7,6 +7,7 @@
 #include "guard.hpp"
 #include "nubo.h"
 #include "nubo/transfer.hpp"
+#include "records.hpp"
 #include "sized_struct.hpp"
 #include "text_out.hpp"
 #include "transfer_convert.hpp"
@@ -14,6 +15,15 @@
 namespace nubo::capi {
 
 // nubo_codec and transfer::Codec are one numbering, which generated/results.hpp asserts.
+
+namespace {
+// The codec table as C records, made once (a static's initialisation is thread-safe).
+const Records<nubo_codec_info>& codec_table() {
+  static const std::vector<transfer::CodecInfo> table = transfer::codecs();
+  static const Records<nubo_codec_info> records(table, to_nubo_codec_info);
+  return records;
+}
+}  // namespace
 transfer::Codec to_codec(nubo_codec c) {
   const auto codec = static_cast<transfer::Codec>(static_cast<int>(c));
   const std::string_view name = transfer::codec_name(codec);
@@ -164,6 +174,16 @@ NUBO_C_API nubo_status nubo_transfer_codec_from_name(const char* name, nubo_code
 NUBO_C_API const char* nubo_transfer_codec_name(nubo_codec codec) {
   // codec_name's views are of string literals, so NUL-terminated.
   return xfer::codec_name(static_cast<xfer::Codec>(static_cast<int>(codec))).data();
+}
+
+NUBO_C_API size_t nubo_transfer_codec_count(void) {
+  return nubo::capi::codec_table().size();
+}
+
+NUBO_C_API nubo_status nubo_transfer_codec_info(size_t index, nubo_codec_info* out) {
+  return nubo::capi::guard("nubo_transfer_codec_info", [&] {
+    nubo::capi::codec_table().read(index, out, "the codec table", "codecs", "nubo_codec_info");
+  });
 }
 
 NUBO_C_API nubo_status nubo_transfer_keygen(const char* path) {

@@ -36,7 +36,7 @@ from .schedule import Schedule, ScheduledJob, schedule  # a queue of jobs (docs/
 from .stores import (CopySummary, SyncSummary, Symlinks, access_policy, copy,  # object storage
                      is_store_url, sync)  # (docs/s3.md)
 from .transfer import (Archive, Codec, Entry, EntryKind, Progress, Summary, archive_difference,
-                       keygen, list_archive, pack, unpack, verify)
+                       codecs, keygen, list_archive, pack, unpack, verify)
 
 __version__ = "0.1.0"  # the version of nubo this package binds; pyproject.toml says the same
 
@@ -45,7 +45,8 @@ __all__ = [
     "LinkKind", "Nic", "NuboError", "InvalidArgumentError", "IoError", "NotFoundError",
     "OutOfMemoryError", "TimeoutError", "UnsupportedError", "Severity", "Status", "abi_version", "check_environment", "discover",
     "library_path", "version",
-    "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "archive_difference", "keygen",
+    "Archive", "Codec", "Entry", "EntryKind", "Progress", "Summary", "archive_difference", "codecs",
+    "keygen",
     "list_archive",
     "pack", "unpack", "verify",
     "Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker",

@@ -191,6 +191,19 @@ NUBO_CODEC_ZERO = 4
 NUBO_CODEC_FLOAT = 5
 
 
+class nubo_codec_info(Sized):
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("codec", c_int),
+        ("name", c_char_p),
+        ("min_level", c_int),
+        ("max_level", c_int),
+        ("default_level", c_int),
+        ("level_means", c_char_p),
+        ("help", c_char_p),
+    ]
+
+
 class nubo_transfer_progress(Sized):
     _fields_ = [
         ("struct_size", c_uint32),
@@ -1190,6 +1203,8 @@ FUNCTIONS: dict[str, tuple[Optional[type], list[Any]]] = {
         c_int, [POINTER(nubo_device_report), POINTER(nubo_device_select_request), POINTER(c_size_t), c_size_t, POINTER(c_size_t)]),
     "nubo_transfer_codec_from_name": (c_int, [c_char_p, POINTER(c_int)]),
     "nubo_transfer_codec_name": (c_char_p, [c_int]),
+    "nubo_transfer_codec_count": (c_size_t, []),
+    "nubo_transfer_codec_info": (c_int, [c_size_t, POINTER(nubo_codec_info)]),
     "nubo_transfer_keygen": (c_int, [c_char_p]),
     "nubo_transfer_pack_options_init": (c_int, [POINTER(nubo_transfer_pack_options), c_size_t]),
     "nubo_transfer_unpack_options_init": (

@@ -10,15 +10,15 @@ from typing import Optional
 
 from ._abi import (
     nubo_device_info, nubo_host_info, nubo_driver_info, nubo_link_info, nubo_diagnosis_info,
-    nubo_nic_info, nubo_transfer_summary, nubo_transfer_copy_summary, nubo_transfer_sync_summary,
-    nubo_cost_instance_info, nubo_cost_source_info, nubo_cost_update_info,
-    nubo_cost_estimate_info, nubo_cost_exclusion_info, nubo_cost_serving_info,
-    nubo_cost_checkpoint_info, nubo_cost_own_info, nubo_net_send_summary,
+    nubo_nic_info, nubo_codec_info, nubo_transfer_summary, nubo_transfer_copy_summary,
+    nubo_transfer_sync_summary, nubo_cost_instance_info, nubo_cost_source_info,
+    nubo_cost_update_info, nubo_cost_estimate_info, nubo_cost_exclusion_info,
+    nubo_cost_serving_info, nubo_cost_checkpoint_info, nubo_cost_own_info, nubo_net_send_summary,
     nubo_net_server_stats_info, nubo_sharded_step_summary, nubo_sharded_memory_info,
     nubo_train_progress, nubo_train_evaluation_info,
 )
-from ._codecs import Codec, chunk_counts
-from ._enums import Backend, LinkKind, Pricing, Severity
+from ._codecs import chunk_counts
+from ._enums import Backend, Codec, LinkKind, Pricing, Severity
 from ._lib import lines, pairs, text
 
 
@@ -198,6 +198,33 @@ class Nic:
                    pci_bus_id=text(c.pci_bus_id),
                    numa_node=None if c.numa_node < 0 else c.numa_node,
                    rate_gbps=c.rate_gbps)
+
+
+@dataclass(frozen=True)
+class CodecInfo:
+    """A codec as users choose it. (C: nubo_codec_info)"""
+
+    codec: Codec
+    name: str
+    """As nubo_transfer_codec_from_name takes it."""
+    min_level: int
+    """Min, max and default all 0: it takes no level."""
+    max_level: int
+    default_level: int
+    level_means: str
+    """What a level is when not the codec's own; "" otherwise."""
+    help: str
+    """A few words on when to choose it; "" when its name says it."""
+
+    @classmethod
+    def _from_c(cls, c: nubo_codec_info) -> CodecInfo:
+        return cls(codec=Codec(c.codec),
+                   name=text(c.name),
+                   min_level=c.min_level,
+                   max_level=c.max_level,
+                   default_level=c.default_level,
+                   level_means=text(c.level_means),
+                   help=text(c.help))
 
 
 @dataclass(frozen=True)

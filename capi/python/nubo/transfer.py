@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from . import _lib, _results
-from ._abi import (nubo_transfer_archive, nubo_transfer_archive_entry_info,
+from ._abi import (nubo_codec_info, nubo_transfer_archive, nubo_transfer_archive_entry_info,
                    nubo_transfer_pack_options, nubo_transfer_progress,
                    nubo_transfer_progress_callback, nubo_transfer_summary,
                    nubo_transfer_unpack_options, nubo_transfer_verify_options)
@@ -124,6 +124,15 @@ _optional_path = _lib.optional_path_bytes
 
 def _summary(s: nubo_transfer_summary) -> Summary:
     return Summary._from_c(s)
+
+
+def codecs() -> list[_results.CodecInfo]:
+    """The codecs to choose from, in the order they are offered, with their levels and help
+    (nubo-xfer pack --help prints the same table)."""
+    c = _lib.lib()
+    return _lib.records(_results.CodecInfo, nubo_codec_info,
+                        lambda _: c.nubo_transfer_codec_count(),
+                        lambda _, i, out: c.nubo_transfer_codec_info(i, out), None)
 
 
 def _codec(codec: Union[str, Codec]) -> int:

@@ -220,6 +220,19 @@ pub const NUBO_CODEC_ZERO: nubo_codec = 4;
 pub const NUBO_CODEC_FLOAT: nubo_codec = 5;
 
 sized_structs! {
+    pub struct nubo_codec_info {
+        pub struct_size: u32,
+        pub codec: nubo_codec,
+        pub name: *const c_char,
+        pub min_level: c_int,
+        pub max_level: c_int,
+        pub default_level: c_int,
+        pub level_means: *const c_char,
+        pub help: *const c_char,
+    }
+}
+
+sized_structs! {
     pub struct nubo_transfer_progress {
         pub struct_size: u32,
         pub bytes_done: u64,
@@ -1226,6 +1239,8 @@ extern "C" {
     ) -> nubo_status;
     pub fn nubo_transfer_codec_from_name(name: *const c_char, out: *mut nubo_codec) -> nubo_status;
     pub fn nubo_transfer_codec_name(codec: nubo_codec) -> *const c_char;
+    pub fn nubo_transfer_codec_count() -> usize;
+    pub fn nubo_transfer_codec_info(index: usize, out: *mut nubo_codec_info) -> nubo_status;
     pub fn nubo_transfer_keygen(path: *const c_char) -> nubo_status;
     pub fn nubo_transfer_pack_options_init(
         options: *mut nubo_transfer_pack_options,
@@ -2111,6 +2126,8 @@ mod tests {
             nubo_nic_info { struct_size, name, kind, interface, pci_bus_id, numa_node, rate_gbps }
             nubo_device_select_request { struct_size, count, min_memory, min_cc_major, min_cc_minor
                                          }
+            nubo_codec_info { struct_size, codec, name, min_level, max_level, default_level,
+                              level_means, help }
             nubo_transfer_progress { struct_size, bytes_done, bytes_total, bytes_written,
                                      bytes_skipped, rate, eta_seconds, elapsed_seconds,
                                      current_file, files_done, files_total }

@@ -249,6 +249,44 @@ impl Nic {
     }
 }
 
+/// A codec as users choose it. (C: `nubo_codec_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct CodecInfo {
+    pub codec: crate::enums::Codec,
+    /// As nubo_transfer_codec_from_name takes it.
+    pub name: String,
+    /// Min, max and default all 0: it takes no level.
+    pub min_level: i32,
+    pub max_level: i32,
+    pub default_level: i32,
+    /// What a level is when not the codec's own; "" otherwise.
+    pub level_means: String,
+    /// A few words on when to choose it; "" when its name says it.
+    pub help: String,
+}
+
+impl CodecInfo {
+    /// The value of a filled `nubo_codec_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_codec_info) -> Result<CodecInfo, Error> {
+        Ok(CodecInfo {
+            codec: known(
+                crate::enums::Codec::from_raw(c.codec),
+                "nubo_codec_info.codec",
+                c.codec,
+            )?,
+            name: owned(c.name),
+            min_level: c.min_level,
+            max_level: c.max_level,
+            default_level: c.default_level,
+            level_means: owned(c.level_means),
+            help: owned(c.help),
+        })
+    }
+}
+
 /// What an operation did. (C: `nubo_transfer_summary`)
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Summary {

@@ -19,7 +19,8 @@ use std::ptr::{self, NonNull};
 use crate::fill::Keep;
 use crate::progress::{Callback, FromRaw};
 use crate::{
-    c_ptr, c_string, check, ffi, optional_path, owned, path_string, read_text, Error, Status,
+    c_ptr, c_string, check, ffi, optional_path, owned, path_string, read_text, records, Error,
+    Status,
 };
 
 pub use crate::enums::Codec;
@@ -90,7 +91,20 @@ pub struct Progress {
 pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress) -> bool;
 
 pub use crate::options::{PackOptions, UnpackOptions, VerifyOptions};
-pub use crate::results::Summary;
+pub use crate::results::{CodecInfo, Summary};
+
+/// The codecs to choose from, in the order they are offered, with their levels and help
+/// (`nubo-xfer pack --help` prints the same table).
+pub fn codecs() -> Result<Vec<CodecInfo>, Error> {
+    // SAFETY: the library's table is static: its strings live as long as the process.
+    unsafe {
+        records(
+            ffi::nubo_transfer_codec_count(),
+            |i, c| ffi::nubo_transfer_codec_info(i, c),
+            CodecInfo::from_c,
+        )
+    }
+}
 
 pub(crate) fn flag(value: Option<bool>, default: c_int) -> c_int {
     value.map_or(default, c_int::from)

@@ -39,6 +39,20 @@ fn tree(dir: &TempDir) -> PathBuf {
 }
 
 #[test]
+fn the_codec_table_is_the_librarys() {
+    let table = transfer::codecs().unwrap();
+    let zstd = table
+        .iter()
+        .find(|c| c.name == "zstd")
+        .expect("zstd is offered");
+    assert_eq!((zstd.codec, zstd.default_level), (Codec::Zstd, 3));
+    assert!(table.iter().all(|c| c.name != "zero"), "{table:?}");
+    for c in &table {
+        assert_eq!(Codec::parse(&c.name).unwrap(), c.codec, "{c:?}");
+    }
+}
+
+#[test]
 fn a_tree_is_packed_listed_read_verified_and_unpacked() {
     let dir = TempDir::new("roundtrip");
     let src = tree(&dir);

@@ -134,6 +134,20 @@ inline nubo_nic_info to_nubo_nic_info(const nubo::Nic& in, Texts& texts) {
   return out;
 }
 
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_codec_info to_nubo_codec_info(const nubo::transfer::CodecInfo& in, Texts& texts) {
+  nubo_codec_info out{};
+  out.struct_size = sizeof out;
+  assign(out.codec, in.codec);
+  assign_text(out.name, in.name, texts);
+  assign(out.min_level, in.min_level);
+  assign(out.max_level, in.max_level);
+  assign(out.default_level, in.default_level);
+  assign_text(out.level_means, in.level_means, texts);
+  assign_text(out.help, in.help, texts);
+  return out;
+}
+
 inline nubo_transfer_summary to_nubo_transfer_summary(const nubo::transfer::Summary& in) {
   nubo_transfer_summary out{};
   out.struct_size = sizeof out;

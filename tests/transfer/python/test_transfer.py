@@ -46,6 +46,17 @@ class TransferTest(unittest.TestCase):
         s = nubo.pack(self.src, self.dir / "d.nubo")  # every option the library's
         self.assertGreater(s.chunks_by_codec[nubo.Codec.ZSTD], 0)
 
+    def test_the_codec_table_is_the_librarys(self) -> None:
+        table = {c.name: c for c in nubo.codecs()}
+        self.assertEqual(table["zstd"].codec, nubo.Codec.ZSTD)
+        self.assertEqual(table["zstd"].default_level, 3)
+        self.assertLess(table["zstd"].min_level, 0)  # zstd's fast levels
+        self.assertEqual((table["none"].min_level, table["none"].max_level), (0, 0))
+        self.assertNotIn("zero", table)  # how zeros are stored, not a choice
+        for name, info in table.items():  # every name offered is one the library reads
+            o = nubo.transfer._pack_options(name)
+            self.assertEqual(o.codec, info.codec)
+
     def test_round_trip_with_progress(self) -> None:
         seen: list[nubo.Progress] = []
         archive = self.dir / "x.nubo"
