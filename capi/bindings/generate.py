@@ -9,7 +9,9 @@ restates a struct, a constant or a function signature:
                              (nubo/_results.py), Rust's owned structs (src/results.rs) and the
                              C++ -> C conversions of capi/src (src/generated/results.hpp); the
                              options structs' conversions both ways (options.py,
-                             src/generated/options.hpp)
+                             src/generated/options.hpp); the collectives' entry points
+                             (collectives.py: src/generated/collectives.cpp,
+                             nubo/_collectives.py, src/collectives.rs)
     generate.py check        regenerates into memory and fails, naming the file, when the
                              checked-in mirror differs from what the headers say; exits 77
                              when rustfmt is missing and the Rust mirror went unchecked
@@ -38,6 +40,7 @@ from typing import Optional
 from c_header import (Abi, Callback, Constant, CType, Enum, External, Function, HeaderError,
                       Opaque, Struct, read_abi)
 from conventions import check_conventions
+import collectives
 import enums
 import options
 import results
@@ -48,6 +51,9 @@ PYTHON_OUT = CAPI / "python" / "nubo" / "_abi.py"
 RUST_OUT = CAPI / "rust" / "src" / "ffi.rs"
 CPP_RESULTS = CAPI / "src" / "generated" / "results.hpp"
 CPP_OPTIONS = CAPI / "src" / "generated" / "options.hpp"
+CPP_COLLECTIVES = CAPI / "src" / "generated" / "collectives.cpp"
+PYTHON_COLLECTIVES = CAPI / "python" / "nubo" / "_collectives.py"
+RUST_COLLECTIVES = CAPI / "rust" / "src" / "collectives.rs"
 PYTHON_RESULTS = CAPI / "python" / "nubo" / "_results.py"
 RUST_RESULTS = CAPI / "rust" / "src" / "results.rs"
 RUST_OPTIONS = CAPI / "rust" / "src" / "options.rs"
@@ -526,13 +532,15 @@ def mirrors(abi: Abi) -> dict[Path, str]:
     """The checked-in mirrors as the headers make them; the Rust ones only where rustfmt is,
     the C++ one only where clang-format is."""
     outputs = {PYTHON_OUT: python(abi), PYTHON_RESULTS: results.python(abi),
-               PYTHON_ENUMS: enums.python(abi)}
+               PYTHON_ENUMS: enums.python(abi), PYTHON_COLLECTIVES: collectives.python(abi)}
     for path, text, formatted in ((RUST_OUT, rust(abi), formatted_rust),
                                   (RUST_RESULTS, results.rust(abi), formatted_rust),
                                   (RUST_OPTIONS, options.rust(abi), formatted_rust),
                                   (RUST_ENUMS, enums.rust(abi), formatted_rust),
                                   (CPP_RESULTS, results.cpp(abi), formatted_cpp),
-                                  (CPP_OPTIONS, options.cpp(abi), formatted_cpp)):
+                                  (CPP_OPTIONS, options.cpp(abi), formatted_cpp),
+                                  (RUST_COLLECTIVES, collectives.rust(abi), formatted_rust),
+                                  (CPP_COLLECTIVES, collectives.cpp(abi), formatted_cpp)):
         done = formatted(text)
         if done is None:
             print(f"generate.py: no formatter: {path.relative_to(ROOT)} is left as it is",

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 
 #include "guard.hpp"
 #include "nubo.h"
@@ -54,6 +55,10 @@ inline const nubo::Event& require_event(const nubo_event* e) {
 
 inline nubo_pending* to_handle(nubo::Pending* p) {
   return reinterpret_cast<nubo_pending*>(p);
+}
+// Hands a Pending to the caller as a handle.
+inline void give(nubo::Pending p, nubo_pending** out) {
+  *out = to_handle(new nubo::Pending(std::move(p)));
 }
 inline nubo::Pending* pending_of(nubo_pending* p) {
   return reinterpret_cast<nubo::Pending*>(p);

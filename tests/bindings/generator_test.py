@@ -14,6 +14,7 @@ from c_header import (Callback, CType, Enum, External, HeaderError, Opaque,  # n
                       Struct, read_abi)
 from conventions import capability_of, check_conventions  # noqa: E402
 from generate import layout, py_type, python, rust, rust_type, stubs  # noqa: E402
+import collectives  # noqa: E402
 import enums  # noqa: E402
 import options  # noqa: E402
 import results  # noqa: E402
@@ -280,6 +281,47 @@ class InfoTest(unittest.TestCase):
                      "notes: owned_lines(c.notes),", "tags: owned_pairs(c.tags),"]:
             self.assertIn(line, text)
         self.assertNotIn("Copy", text.split("pub struct Estimate")[0].splitlines()[-1])
+
+
+COLLECTIVES = """
+typedef struct nubo_worker nubo_worker;
+typedef struct nubo_buffer nubo_buffer;
+typedef struct nubo_pending nubo_pending;
+typedef enum nubo_reduce_op { NUBO_REDUCE_SUM = 0 } nubo_reduce_op;
+typedef enum nubo_status { NUBO_OK = 0 } nubo_status;
+nubo_status nubo_worker_scatter(nubo_worker* worker, const nubo_buffer* in, nubo_buffer* out,
+                                nubo_reduce_op op, int root);
+nubo_status nubo_worker_scatter_async(nubo_worker* worker, const nubo_buffer* in,
+                                      nubo_buffer* out, nubo_reduce_op op, int root,
+                                      nubo_pending** out_pending);
+nubo_status nubo_worker_fill(nubo_worker* worker, nubo_buffer* x);
+"""
+
+
+class CollectivesTest(unittest.TestCase):
+    def test_a_worker_function_with_an_async_twin_gets_every_entry_point(self) -> None:
+        abi = read(COLLECTIVES)
+        self.assertEqual([c.name for c in collectives.collectives(abi)], ["scatter"])
+        text = collectives.cpp(abi)
+        self.assertIn('require_worker(worker).scatter(require_buffer(in, "in"), '
+                      'require_buffer(out, "out"), to_op(op), root);', text)
+        self.assertIn('give(require_worker(worker).scatter_async(require_buffer(in, "in"), '
+                      'require_buffer(out, "out"), to_op(op), root), out_pending);', text)
+        self.assertNotIn("nubo_worker_fill", text)  # no async twin: not a collective
+        py = collectives.python(abi)
+        self.assertIn('def scatter(self, inp: Any, out: Any, op: Any = "sum", root: int = 0)', py)
+        self.assertIn("lambda h0, h1, p: c.nubo_worker_scatter_async(self._handle, h0, h1, op_, "
+                      "root, p)", py)
+        rs = collectives.rust(abi)
+        self.assertIn("pub fn scatter(&self, input: &Buffer, out: &mut Buffer, op: ReduceOp, "
+                      "root: i32)", rs)
+        self.assertIn("input: &'b Buffer, out: &'b mut Buffer", rs)
+
+    def test_an_async_twin_that_differs_is_refused(self) -> None:
+        body = COLLECTIVES.replace("nubo_reduce_op op, int root,\n", "int root,\n")
+        with self.assertRaises(HeaderError) as e:
+            collectives.collectives(read(body))
+        self.assertIn("nubo_worker_scatter_async", str(e.exception))
 
 
 OPTIONS = """

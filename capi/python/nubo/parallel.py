@@ -32,6 +32,7 @@ from ._abi import (nubo_buffer, nubo_event, nubo_optimizer_update, nubo_pending,
                    nubo_worker, nubo_worker_fn, nubo_worker_gemm_request, nubo_worker_info,
                    nubo_worker_native_info)
 from ._enum import OpenIntEnum
+from ._collectives import Collectives
 from ._lib import text
 from ._options import filled
 from .devices import Backend, DeviceReport
@@ -330,7 +331,7 @@ def _dim(obj: Any, axis: int) -> Optional[int]:
     return int(shape[axis])
 
 
-class Worker:
+class Worker(Collectives):
     """One member of a team: nubo.init() or Team.worker() for a process with one worker (valid
     until the team is closed), or handed to the function Team.run runs (valid during that
     call). Its methods may be called from any thread, the main thread included; a worker takes
@@ -546,33 +547,9 @@ class Worker:
         _lib.check(_lib.lib().nubo_worker_wait_native_event(self._handle,
                                                             _pointer(event, "CUDA event")))
 
-    # ---- Collectives: see nubo_parallel.h. Every rank calls the same ones in the same order. --
+    # ---- Collectives: generated (nubo/_collectives.py), from these helpers -----------------
 
-    def all_reduce(self, buf: Any, op: OpLike = "sum") -> None:
-        o, c_lib = int(_op(op)), _lib.lib()
-        self._call(lambda h: c_lib.nubo_worker_all_reduce(self._handle, h, o), buf)
-
-    def broadcast(self, buf: Any, root: int = 0) -> None:
-        c_lib = _lib.lib()
-        self._call(lambda h: c_lib.nubo_worker_broadcast(self._handle, h, root), buf)
-
-    def all_gather(self, inp: Any, out: Any) -> None:
-        c_lib = _lib.lib()
-        self._call(lambda hi, ho: c_lib.nubo_worker_all_gather(self._handle, hi, ho), inp, out)
-
-    def reduce_scatter(self, inp: Any, out: Any, op: OpLike = "sum") -> None:
-        o, c_lib = int(_op(op)), _lib.lib()
-        self._call(lambda hi, ho: c_lib.nubo_worker_reduce_scatter(self._handle, hi, ho, o),
-                   inp, out)
-
-    def all_to_all(self, inp: Any, out: Any) -> None:
-        """in and out hold team-size blocks of one size; this rank's out gets its block of every
-        rank's in, rank j's at block j (torch's all_to_all_single with equal splits)."""
-        c_lib = _lib.lib()
-        self._call(lambda hi, ho: c_lib.nubo_worker_all_to_all(self._handle, hi, ho), inp, out)
-
-    def barrier(self) -> None:
-        _lib.check(_lib.lib().nubo_worker_barrier(self._handle))
+    _op = staticmethod(_op)
 
     def _pending(self, call: Callable[..., int], *objs: Any) -> Pending:
         temporaries: list[Buffer] = []
@@ -585,35 +562,6 @@ class Worker:
                 b.close()
             raise
         return Pending(handle, tuple(buffers), tuple(temporaries))
-
-    def all_reduce_async(self, buf: Any, op: OpLike = "sum") -> Pending:
-        o, c_lib = int(_op(op)), _lib.lib()
-        return self._pending(
-            lambda h, p: c_lib.nubo_worker_all_reduce_async(self._handle, h, o, p), buf)
-
-    def broadcast_async(self, buf: Any, root: int = 0) -> Pending:
-        c_lib = _lib.lib()
-        return self._pending(
-            lambda h, p: c_lib.nubo_worker_broadcast_async(self._handle, h, root, p), buf)
-
-    def all_gather_async(self, inp: Any, out: Any) -> Pending:
-        c_lib = _lib.lib()
-        return self._pending(
-            lambda hi, ho, p: c_lib.nubo_worker_all_gather_async(self._handle, hi, ho, p), inp, out)
-
-    def all_to_all_async(self, inp: Any, out: Any) -> Pending:
-        c_lib = _lib.lib()
-        return self._pending(
-            lambda hi, ho, p: c_lib.nubo_worker_all_to_all_async(self._handle, hi, ho, p), inp, out)
-
-    def reduce_scatter_async(self, inp: Any, out: Any, op: OpLike = "sum") -> Pending:
-        o, c_lib = int(_op(op)), _lib.lib()
-        return self._pending(lambda hi, ho, p: c_lib.nubo_worker_reduce_scatter_async(
-            self._handle, hi, ho, o, p), inp, out)
-
-    def barrier_async(self) -> Pending:
-        c = _lib.lib()
-        return self._pending(lambda p: c.nubo_worker_barrier_async(self._handle, p))
 
 
 # The short names two team options go by in Python; every other option is its C field's name.

@@ -21,6 +21,7 @@
 //! # Ok::<(), nubo::Error>(())
 //! ```
 
+mod collectives;
 pub mod cost;
 mod enums;
 pub mod ffi;

@@ -693,66 +693,7 @@ impl<'run> Worker<'run> {
         check(ffi::nubo_worker_wait_native_event(self.raw, event))
     }
 
-    // ---- Collectives: every rank calls the same ones, in the same order ----------------------
-
-    pub fn all_reduce(&self, buf: &mut Buffer, op: ReduceOp) -> Result<(), Error> {
-        // SAFETY: live worker and buffer.
-        check(unsafe { ffi::nubo_worker_all_reduce(self.raw, buf.raw(), op.raw()) })
-    }
-
-    pub fn broadcast(&self, buf: &mut Buffer, root: i32) -> Result<(), Error> {
-        // SAFETY: live worker and buffer.
-        check(unsafe { ffi::nubo_worker_broadcast(self.raw, buf.raw(), root) })
-    }
-
-    pub fn all_gather(&self, input: &Buffer, out: &mut Buffer) -> Result<(), Error> {
-        // SAFETY: live worker and buffers.
-        check(unsafe { ffi::nubo_worker_all_gather(self.raw, input.raw(), out.raw()) })
-    }
-
-    pub fn reduce_scatter(
-        &self,
-        input: &Buffer,
-        out: &mut Buffer,
-        op: ReduceOp,
-    ) -> Result<(), Error> {
-        // SAFETY: live worker and buffers.
-        check(unsafe {
-            ffi::nubo_worker_reduce_scatter(self.raw, input.raw(), out.raw(), op.raw())
-        })
-    }
-
-    /// `input` and `out` hold team-size blocks of one size; this rank's `out` gets its block of
-    /// every rank's `input`, rank j's at block j (MoE's token exchange).
-    pub fn all_to_all(&self, input: &Buffer, out: &mut Buffer) -> Result<(), Error> {
-        // SAFETY: live worker and buffers.
-        check(unsafe { ffi::nubo_worker_all_to_all(self.raw, input.raw(), out.raw()) })
-    }
-
-    pub fn barrier(&self) -> Result<(), Error> {
-        // SAFETY: a live worker.
-        check(unsafe { ffi::nubo_worker_barrier(self.raw) })
-    }
-
-    /// An all-reduce in flight: the buffer stays borrowed until the [`Pending`] is waited for
-    /// (or dropped, which waits).
-    pub fn all_reduce_async<'b>(
-        &self,
-        buf: &'b mut Buffer,
-        op: ReduceOp,
-    ) -> Result<Pending<'b>, Error> {
-        let mut raw = ptr::null_mut();
-        // SAFETY: live worker and buffer; the buffer is borrowed by the Pending.
-        check(unsafe {
-            ffi::nubo_worker_all_reduce_async(self.raw, buf.raw(), op.raw(), &mut raw)
-        })?;
-        NonNull::new(raw)
-            .map(|raw| Pending {
-                raw,
-                _buffer: PhantomData,
-            })
-            .ok_or_else(|| Error::new(Status::Internal, "nubo started no collective"))
-    }
+    // ---- Collectives: generated (src/collectives.rs) ----------------------------------------
 
     /// [`Worker::all_reduce`] on a slice, in place (host and sim workers).
     pub fn all_reduce_slice<T: Element>(&self, data: &mut [T], op: ReduceOp) -> Result<(), Error> {
@@ -909,6 +850,16 @@ pub struct Pending<'b> {
 }
 
 impl Pending<'_> {
+    /// The Pending of a collective the library started (`raw` from its `_async` entry point).
+    pub(crate) fn started<'b>(raw: *mut ffi::nubo_pending) -> Result<Pending<'b>, Error> {
+        NonNull::new(raw)
+            .map(|raw| Pending {
+                raw,
+                _buffer: PhantomData,
+            })
+            .ok_or_else(|| Error::new(Status::Internal, "nubo started no collective"))
+    }
+
     /// Blocks until the collective has finished; its failure.
     pub fn wait(self) -> Result<(), Error> {
         // SAFETY: a live handle; Drop frees it after.
