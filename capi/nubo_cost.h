@@ -334,7 +334,7 @@ NUBO_C_API nubo_status nubo_cost_plan_json(const nubo_cost_plan* plan, char* buf
 
 /* ---- Serving (inference) ----------------------------------------------------------------- */
 
-/* A model served for generation (docs/cost.md, "Serving"). */
+/* A model served for generation, docs/cost.md (C++: nubo::cost::InferenceWorkload). */
 typedef struct nubo_cost_serving {
   uint32_t struct_size;
   double parameters;          /* 7e9 */
@@ -409,6 +409,7 @@ typedef struct nubo_cost_checkpoint_info {
 NUBO_C_API nubo_status nubo_cost_checkpoint_plan(double work_s, double write_s, double mtbi_s,
                                                  double restart_s, nubo_cost_checkpoint_info* out);
 
+/* Buying a machine against renting a comparable instance (C++: nubo::cost::OwnRequest). */
 typedef struct nubo_cost_own_request {
   uint32_t struct_size;
   double hardware_price;
@@ -469,8 +470,9 @@ NUBO_C_API void nubo_cost_meter_free(nubo_cost_meter* meter);
 
 /* ---- A queue of jobs (docs/schedule.md) -------------------------------------------------- */
 
+/* How a queue is scheduled (C++: nubo::cost::ScheduleMethod). */
 typedef enum nubo_cost_schedule_method {
-  NUBO_SCHEDULE_AUTO = 0, /* exact up to exact_up_to jobs, else the heuristic */
+  NUBO_SCHEDULE_AUTO = 0, /* exact up to exact_up_to jobs, else the heuristic (C++: automatic) */
   NUBO_SCHEDULE_EXACT = 1,
   NUBO_SCHEDULE_HEURISTIC = 2,
   /* not a value: keeps every int a valid nubo_cost_schedule_method in C++ */
@@ -486,14 +488,15 @@ typedef enum nubo_cost_placement {
   NUBO_PLACEMENT_MAX_ENUM = 0x7fffffff
 } nubo_cost_placement;
 
+/* How a queue is planned (C++: nubo::cost::ScheduleOptions). */
 typedef struct nubo_cost_schedule_options {
   uint32_t struct_size;
   nubo_cost_schedule_method method; /* default NUBO_SCHEDULE_AUTO */
   size_t exact_up_to;               /* default 300 */
   double time_limit_s;              /* the exact solver's; default 20 */
   double slot_h;                    /* the grid on reservations; 0 (default): from the horizon */
-  double spot_mtbi_s;               /* 0 (default): the provider's */
-  double restart_s;                 /* < 0 (default): the provider's */
+  double spot_mtbi_s;               /* 0 (default): the provider's (C++: request.spot_mtbi_s) */
+  double restart_s;                 /* < 0 (default): the provider's (C++: request.restart_s) */
 } nubo_cost_schedule_options;
 
 NUBO_C_API nubo_status nubo_cost_schedule_options_init(nubo_cost_schedule_options* options,

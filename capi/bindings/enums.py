@@ -25,12 +25,15 @@ def marked(abi: Abi) -> list[Enum]:
     return [d for d in abi.order if isinstance(d, Enum) and d.cpp]
 
 
+def prefix(e: Enum) -> str:
+    """What every constant's name begins with: "NUBO_CODEC_"."""
+    common = os.path.commonprefix([n for n, _ in e.constants])
+    return common[:common.rfind("_") + 1]
+
+
 def _members(e: Enum) -> list[tuple[str, int, str]]:
     """(the constant's name without the enum's prefix, its value, its doc)."""
-    names = [n for n, _ in e.constants]
-    prefix = os.path.commonprefix(names)
-    prefix = prefix[:prefix.rfind("_") + 1]
-    return [(n[len(prefix):], v, e.value_docs.get(n, "")) for n, v in e.constants]
+    return [(n[len(prefix(e)):], v, e.value_docs.get(n, "")) for n, v in e.constants]
 
 
 def cpp_checks(abi: Abi) -> list[str]:
@@ -38,11 +41,8 @@ def cpp_checks(abi: Abi) -> list[str]:
     value converts by a cast (result_fields.hpp, option_fields.hpp)."""
     out = ["// Each marked C enum is its C++ enum, value for value (capi/bindings/enums.py)."]
     for e in marked(abi):
-        names = [n for n, _ in e.constants]
-        prefix = os.path.commonprefix(names)
-        prefix = prefix[:prefix.rfind("_") + 1]
         for name, _ in e.constants:
-            cpp = e.value_cpp.get(name, name[len(prefix):].lower())
+            cpp = e.value_cpp.get(name, name[len(prefix(e)):].lower())
             out.append(f"static_assert(static_cast<int>({e.cpp}::{cpp}) == {name});")
     return out
 
@@ -65,8 +65,8 @@ def rust(abi: Abi) -> str:
            "use crate::ffi;"]
     for e in marked(abi):
         name = e.cpp.split("::")[-1]
-        prefix = e.constants[0][0][:-len(_members(e)[0][0])]
-        members = [(_RUST_VARIANTS.get(prefix + m,
+        start = prefix(e)
+        members = [(_RUST_VARIANTS.get(start + m,
                                        "".join(p.capitalize() for p in m.lower().split("_"))),
                     m, v, d) for m, v, d in _members(e)]
         out += ["", f"/// {sentence(e.doc)} (C: `{e.name}`)",
@@ -78,13 +78,13 @@ def rust(abi: Abi) -> str:
                 "    #[allow(dead_code)] // an enum only ever read from the library is not handed "
                 "back", f"    pub(crate) fn raw(self) -> ffi::{e.name} {{",
                 "        match self {"]
-        out += [f"            {name}::{variant} => ffi::{prefix}{m}," for variant, m, _, _ in members]
+        out += [f"            {name}::{variant} => ffi::{start}{m}," for variant, m, _, _ in members]
         out += ["        }", "    }", "",
                 "    /// None for a value this crate does not know (a newer library's).",
                 "    #[allow(dead_code)] // an enum only ever handed to the library is not read back",
                 f"    pub(crate) fn from_raw(raw: ffi::{e.name}) -> Option<{name}> {{",
                 "        match raw {"]
-        out += [f"            ffi::{prefix}{m} => Some({name}::{variant})," for variant, m, _, _
+        out += [f"            ffi::{start}{m} => Some({name}::{variant})," for variant, m, _, _
                 in members]
         out += ["            _ => None,", "        }", "    }", "}"]
     return "\n".join(out) + "\n"

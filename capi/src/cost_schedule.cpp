@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "cost_handles.hpp"
+#include "generated/options.hpp"
 #include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo/schedule.hpp"
@@ -30,35 +31,6 @@ inline const CostSchedule& require_schedule(const nubo_cost_schedule* s) {
   return *reinterpret_cast<const CostSchedule*>(s);
 }
 
-static nubo_cost_schedule_options default_schedule_options() {
-  const cost::ScheduleOptions d;
-  nubo_cost_schedule_options o{};
-  o.struct_size = sizeof o;
-  o.method = static_cast<nubo_cost_schedule_method>(d.method);
-  o.exact_up_to = d.exact_up_to;
-  o.time_limit_s = d.time_limit_s;
-  o.slot_h = d.slot_h;
-  o.spot_mtbi_s = d.request.spot_mtbi_s;
-  o.restart_s = d.request.restart_s;
-  return o;
-}
-
-static cost::ScheduleOptions to_options(const nubo_cost_schedule_options* options) {
-  auto o = default_schedule_options();
-  if (options) o = read_sized(*options, o, "options", "nubo_cost_schedule_options_init()");
-  if (o.method < NUBO_SCHEDULE_AUTO || o.method > NUBO_SCHEDULE_HEURISTIC)
-    throw Error(Errc::invalid_argument, "options->method " + std::to_string(o.method) +
-                                            " is not a nubo_cost_schedule_method");
-  cost::ScheduleOptions out;
-  out.method = static_cast<cost::ScheduleMethod>(o.method);
-  out.exact_up_to = o.exact_up_to;
-  out.time_limit_s = o.time_limit_s;
-  out.slot_h = o.slot_h;
-  out.request.spot_mtbi_s = o.spot_mtbi_s;
-  out.request.restart_s = o.restart_s;
-  return out;
-}
-
 static std::unique_ptr<CostSchedule> wrap(cost::Queue queue, cost::Schedule schedule) {
   auto s = std::make_unique<CostSchedule>();
   s->queue = std::move(queue);
@@ -76,8 +48,7 @@ NUBO_C_API nubo_status nubo_cost_schedule_options_init(nubo_cost_schedule_option
                                                        size_t struct_size) {
   return nubo::capi::guard("nubo_cost_schedule_options_init", [&] {
     nubo::capi::require(options, "options");
-    nubo::capi::init_sized(nubo::capi::default_schedule_options(), options, struct_size,
-                           "nubo_cost_schedule_options");
+    nubo::capi::init_options(options, struct_size);
   });
 }
 
@@ -92,7 +63,7 @@ NUBO_C_API nubo_status nubo_cost_schedule_create(const nubo_cost_catalog* catalo
       throw nubo::Error(nubo::Errc::invalid_argument, "give queue_path or queue_json");
     auto queue = queue_path ? nubo::cost::load_queue(queue_path)
                             : nubo::cost::parse_queue(queue_json, "queue_json");
-    auto s = nubo::cost::schedule(c.catalog, queue, nubo::capi::to_options(options));
+    auto s = nubo::cost::schedule(c.catalog, queue, nubo::capi::read_options(options));
     *out = nubo::capi::to_handle(nubo::capi::wrap(std::move(queue), std::move(s)).release());
   });
 }
@@ -109,7 +80,7 @@ NUBO_C_API nubo_status nubo_cost_schedule_update(const nubo_cost_catalog* catalo
     const auto update =
         nubo::cost::parse_queue_update(nubo::capi::require(update_json, "update_json"), "update");
     auto queue = nubo::cost::apply_updates(p.queue, p.schedule, update);
-    auto s = nubo::cost::schedule(c.catalog, queue, nubo::capi::to_options(options));
+    auto s = nubo::cost::schedule(c.catalog, queue, nubo::capi::read_options(options));
     *out = nubo::capi::to_handle(nubo::capi::wrap(std::move(queue), std::move(s)).release());
   });
 }
@@ -125,8 +96,8 @@ NUBO_C_API nubo_status nubo_cost_schedule_what_if(const nubo_cost_catalog* catal
     const auto& s = nubo::capi::require_schedule(schedule);
     const auto added =
         nubo::cost::parse_reservation(nubo::capi::require(reservation, "reservation"));
-    auto w =
-        nubo::cost::what_if(c.catalog, s.queue, s.schedule, added, nubo::capi::to_options(options));
+    auto w = nubo::cost::what_if(c.catalog, s.queue, s.schedule, added,
+                                 nubo::capi::read_options(options));
     if (saving) *saving = w.saving;
     if (out) {
       auto queue = s.queue;

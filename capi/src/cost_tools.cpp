@@ -3,6 +3,7 @@
 #include <type_traits>
 
 #include "cost_handles.hpp"
+#include "generated/options.hpp"
 #include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo.h"
@@ -10,18 +11,6 @@
 #include "text_out.hpp"
 
 namespace {
-
-nubo_cost_own_request default_own() {
-  const nubo::cost::OwnRequest cpp;
-  nubo_cost_own_request r{};
-  r.struct_size = sizeof r;
-  r.years = cpp.years;
-  r.utilisation = cpp.utilisation;
-  r.kwh_price = cpp.kwh_price;
-  r.pue = cpp.pue;
-  r.maintenance_per_year = cpp.maintenance_per_year;
-  return r;
-}
 
 // The handle behind a meter, const when the meter is.
 template <class Meter>
@@ -50,25 +39,15 @@ NUBO_C_API nubo_status nubo_cost_own_request_init(nubo_cost_own_request* request
                                                   size_t struct_size) {
   return nubo::capi::guard("nubo_cost_own_request_init", [&] {
     nubo::capi::require(request, "request");
-    nubo::capi::init_sized(default_own(), request, struct_size, "nubo_cost_own_request");
+    nubo::capi::init_options(request, struct_size);
   });
 }
 
 NUBO_C_API nubo_status nubo_cost_rent_vs_own(const nubo_cost_own_request* request,
                                              nubo_cost_own_info* out) {
   return nubo::capi::guard("nubo_cost_rent_vs_own", [&] {
-    auto r = nubo::capi::read_sized(*nubo::capi::require(request, "request"), default_own(),
-                                    "request", "nubo_cost_own_request_init()");
+    const auto cpp = nubo::capi::read_options(nubo::capi::require(request, "request"), "request");
     nubo::capi::require(out, "out");
-    nubo::cost::OwnRequest cpp;
-    cpp.hardware_price = r.hardware_price;
-    cpp.power_kw = r.power_kw;
-    cpp.years = r.years;
-    cpp.cloud_hourly = r.cloud_hourly;
-    cpp.utilisation = r.utilisation;
-    cpp.kwh_price = r.kwh_price;
-    cpp.pue = r.pue;
-    cpp.maintenance_per_year = r.maintenance_per_year;
     nubo::capi::write_sized(nubo::capi::to_nubo_cost_own_info(nubo::cost::rent_vs_own(cpp)), out,
                             "out", "nubo_cost_own_info");
   });

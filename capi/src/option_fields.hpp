@@ -63,12 +63,12 @@ inline void take(transfer::Codec& out, nubo_codec in, const std::string& /*what*
   out = to_codec(in);
 }
 
-inline void take(transfer::Symlinks& out, nubo_symlinks in, const std::string& what) {
-  if (in != NUBO_SYMLINKS_FOLLOW && in != NUBO_SYMLINKS_STORE && in != NUBO_SYMLINKS_SKIP)
+// nubo_dtype is nubo::DType value for value (units.cpp asserts it).
+inline void take(DType& out, nubo_dtype in, const std::string& what) {
+  if (in < NUBO_DTYPE_F32 || in > NUBO_DTYPE_TF32)
     throw Error(Errc::invalid_argument,
-                what + " " + std::to_string(static_cast<long long>(in)) +
-                    " is not a nubo_symlinks value (follow 0, store 1, skip 2)");
-  out = static_cast<transfer::Symlinks>(in);
+                what + " is " + std::to_string(static_cast<int>(in)) + ": not a nubo_dtype (0-5)");
+  out = static_cast<DType>(in);
 }
 
 // A C pointer field's default is NULL, which stands only for an empty C++ default.

@@ -343,6 +343,8 @@ typedef struct nubo_run_options {
   const char* key_file;
   const nubo_extra_options* extra;
 } nubo_run_options;
+int nubo_extra_options_init(nubo_extra_options* options, size_t size);
+int nubo_run_options_init(nubo_run_options* options, size_t size);
 """
 
 
@@ -367,7 +369,7 @@ class OptionsTest(unittest.TestCase):
         self.assertLess(text.index("from_nubo_extra_options("),
                         text.index("from_nubo_run_options("))
         self.assertIn("inline void init_options(nubo_run_options* out, std::size_t size)", text)
-        self.assertIn("inline nubo::ns::RunOptions read_options(const nubo_run_options* in)",
+        self.assertIn("inline nubo::ns::RunOptions read_options(const nubo_run_options* in, const char* what",
                       text)
         self.assertNotIn("to_nubo_run_options", results.cpp(read(OPTIONS)))  # not a result
 
@@ -401,9 +403,10 @@ class OptionsTest(unittest.TestCase):
             ("/* (C++: nubo::A) */ typedef struct nubo_a_options { int level; } nubo_a_options;",
              "must begin with struct_size"),
         ]
+        init = "\nint nubo_a_options_init(nubo_a_options* o, size_t size);"  # what makes an input
         for body, named in cases:
             with self.subTest(body), self.assertRaises(HeaderError) as e:
-                options.cpp(read(body))
+                options.cpp(read(body + init))
             self.assertIn(named, str(e.exception))
 
 

@@ -91,6 +91,15 @@ class Optimizer(OpenIntEnum):
     """SGD with momentum: one."""
 
 
+class ScheduleMethod(OpenIntEnum):
+    """How a queue is scheduled. (C: nubo_cost_schedule_method)"""
+
+    AUTO = 0
+    """Exact up to exact_up_to jobs, else the heuristic."""
+    EXACT = 1
+    HEURISTIC = 2
+
+
 class OptimizerKind(OpenIntEnum):
     """The update rules, as PyTorch names them. (C: nubo_update_rule)"""
 

@@ -24,6 +24,8 @@ use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 
 pub use crate::enums::{Optimizer, Pricing};
+use crate::fill::Keep;
+pub use crate::options::{InferenceWorkload, OwnRequest};
 pub use crate::results::{
     CatalogSource, CatalogUpdate, CheckpointPlan, Estimate, Exclusion, Instance, OwnResult,
     ServingOption,
@@ -294,13 +296,6 @@ fn plan_options_defaults() -> Result<ffi::nubo_cost_plan_options, Error> {
     Ok(raw)
 }
 
-fn own_request_defaults() -> Result<ffi::nubo_cost_own_request, Error> {
-    let mut raw = ffi::nubo_cost_own_request::new();
-    // SAFETY: a struct of the size given.
-    check(unsafe { ffi::nubo_cost_own_request_init(&mut raw, std::mem::size_of_val(&raw)) })?;
-    Ok(raw)
-}
-
 impl Default for Workload {
     fn default() -> Workload {
         let raw = workload_defaults().expect("nubo_cost_workload_init refused its own struct");
@@ -386,51 +381,6 @@ impl Workload {
 
 // ---- Serving (inference) -----------------------------------------------------------------------
 
-/// A model served for generation (docs/cost.md, "Serving"). `Default` holds the library's
-/// defaults (BF16, 4096 tokens of context, 80% of peak memory bandwidth).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Serving {
-    pub parameters: f64,
-    pub dtype: DType,
-    /// The weights' storage per parameter; 0: the dtype's (1 for int8).
-    pub bytes_per_parameter: f64,
-    /// Output tokens per second, all requests together (or requests x tokens per request).
-    pub tokens_per_s: f64,
-    pub requests_per_s: f64,
-    pub tokens_per_request: f64,
-    pub context_tokens: f64,
-    /// Time per output token at most; 0: no limit.
-    pub latency_s: f64,
-    /// 0: estimated for a dense transformer of this size.
-    pub kv_bytes_per_token: f64,
-    pub memory_efficiency: f64,
-}
-
-impl Default for Serving {
-    fn default() -> Serving {
-        let mut raw = ffi::nubo_cost_serving::new();
-        // SAFETY: a struct of the size given.
-        let status = unsafe { ffi::nubo_cost_serving_init(&mut raw, std::mem::size_of_val(&raw)) };
-        assert_eq!(
-            status,
-            ffi::NUBO_OK,
-            "nubo_cost_serving_init refused its own struct"
-        );
-        Serving {
-            parameters: raw.parameters,
-            dtype: DType::from_raw(raw.dtype).unwrap_or(DType::Bf16),
-            bytes_per_parameter: raw.bytes_per_parameter,
-            tokens_per_s: raw.tokens_per_s,
-            requests_per_s: raw.requests_per_s,
-            tokens_per_request: raw.tokens_per_request,
-            context_tokens: raw.context_tokens,
-            latency_s: raw.latency_s,
-            kv_bytes_per_token: raw.kv_bytes_per_token,
-            memory_efficiency: raw.memory_efficiency,
-        }
-    }
-}
-
 /// A serving plan: options cheapest per hour first, and what was left out and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServingPlan {
@@ -442,22 +392,10 @@ pub struct ServingPlan {
 /// pricings, filters and limit apply.
 pub fn serve(
     catalog: &Catalog,
-    serving: &Serving,
+    serving: &InferenceWorkload,
     options: &PlanOptions,
 ) -> Result<ServingPlan, Error> {
-    let mut raw = ffi::nubo_cost_serving::new();
-    // SAFETY: a struct of the size given.
-    check(unsafe { ffi::nubo_cost_serving_init(&mut raw, std::mem::size_of_val(&raw)) })?;
-    raw.parameters = serving.parameters;
-    raw.dtype = serving.dtype.raw();
-    raw.bytes_per_parameter = serving.bytes_per_parameter;
-    raw.tokens_per_s = serving.tokens_per_s;
-    raw.requests_per_s = serving.requests_per_s;
-    raw.tokens_per_request = serving.tokens_per_request;
-    raw.context_tokens = serving.context_tokens;
-    raw.latency_s = serving.latency_s;
-    raw.kv_bytes_per_token = serving.kv_bytes_per_token;
-    raw.memory_efficiency = serving.memory_efficiency;
+    let raw = serving.to_raw(&mut Keep::default())?;
     let opts = options.to_raw()?;
     let mut handle = ptr::null_mut();
     // SAFETY: a live catalog, structs that outlive the call, an out-pointer.
@@ -707,50 +645,9 @@ pub fn checkpoint_interval(
     Ok(CheckpointPlan::from(&c))
 }
 
-/// Buying a machine against renting a comparable instance (`nubo-cost own`). `Default` holds
-/// the library's defaults (3 years, 50% utilisation, $0.12/kWh, PUE 1.5).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OwnRequest {
-    pub hardware_price: f64,
-    pub power_kw: f64,
-    pub years: f64,
-    /// $/h of the comparable cloud instance.
-    pub cloud_hourly: f64,
-    pub utilisation: f64,
-    pub kwh_price: f64,
-    pub pue: f64,
-    /// Fraction of the price per year.
-    pub maintenance_per_year: f64,
-}
-
-impl Default for OwnRequest {
-    fn default() -> OwnRequest {
-        let raw =
-            own_request_defaults().expect("nubo_cost_own_request_init refused its own struct");
-        OwnRequest {
-            hardware_price: raw.hardware_price,
-            power_kw: raw.power_kw,
-            years: raw.years,
-            cloud_hourly: raw.cloud_hourly,
-            utilisation: raw.utilisation,
-            kwh_price: raw.kwh_price,
-            pue: raw.pue,
-            maintenance_per_year: raw.maintenance_per_year,
-        }
-    }
-}
-
 /// Rent or own; a non-positive price, power or horizon is InvalidArgument.
 pub fn rent_vs_own(request: &OwnRequest) -> Result<OwnResult, Error> {
-    let mut raw = own_request_defaults()?;
-    raw.hardware_price = request.hardware_price;
-    raw.power_kw = request.power_kw;
-    raw.years = request.years;
-    raw.cloud_hourly = request.cloud_hourly;
-    raw.utilisation = request.utilisation;
-    raw.kwh_price = request.kwh_price;
-    raw.pue = request.pue;
-    raw.maintenance_per_year = request.maintenance_per_year;
+    let raw = request.to_raw(&mut Keep::default())?;
     let mut out = ffi::nubo_cost_own_info::new();
     // SAFETY: a filled request and an out-pointer to a local.
     check(unsafe { ffi::nubo_cost_rent_vs_own(&raw, &mut out) })?;

@@ -252,6 +252,37 @@ impl Optimizer {
     }
 }
 
+/// How a queue is scheduled. (C: `nubo_cost_schedule_method`)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScheduleMethod {
+    /// Exact up to exact_up_to jobs, else the heuristic.
+    Auto,
+    Exact,
+    Heuristic,
+}
+
+impl ScheduleMethod {
+    #[allow(dead_code)] // an enum only ever read from the library is not handed back
+    pub(crate) fn raw(self) -> ffi::nubo_cost_schedule_method {
+        match self {
+            ScheduleMethod::Auto => ffi::NUBO_SCHEDULE_AUTO,
+            ScheduleMethod::Exact => ffi::NUBO_SCHEDULE_EXACT,
+            ScheduleMethod::Heuristic => ffi::NUBO_SCHEDULE_HEURISTIC,
+        }
+    }
+
+    /// None for a value this crate does not know (a newer library's).
+    #[allow(dead_code)] // an enum only ever handed to the library is not read back
+    pub(crate) fn from_raw(raw: ffi::nubo_cost_schedule_method) -> Option<ScheduleMethod> {
+        match raw {
+            ffi::NUBO_SCHEDULE_AUTO => Some(ScheduleMethod::Auto),
+            ffi::NUBO_SCHEDULE_EXACT => Some(ScheduleMethod::Exact),
+            ffi::NUBO_SCHEDULE_HEURISTIC => Some(ScheduleMethod::Heuristic),
+            _ => None,
+        }
+    }
+}
+
 /// The update rules, as PyTorch names them. (C: `nubo_update_rule`)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OptimizerKind {

@@ -323,6 +323,178 @@ impl SyncOptions {
     }
 }
 
+/// A model served for generation, docs/cost.md.
+///
+/// C: `nubo_cost_serving`.
+#[derive(Debug, Clone, Default)]
+pub struct InferenceWorkload {
+    /// 7e9.
+    pub parameters: Option<f64>,
+    /// Of weights and KV cache; default BF16.
+    pub dtype: Option<crate::DType>,
+    /// The weights' storage; 0: the dtype's (1 for int8).
+    pub bytes_per_parameter: Option<f64>,
+    /// Output tokens per second, all requests together.
+    pub tokens_per_s: Option<f64>,
+    /// Or requests per second ...
+    pub requests_per_s: Option<f64>,
+    /// ... each generating this many.
+    pub tokens_per_request: Option<f64>,
+    /// Prompt + output per sequence; default 4096.
+    pub context_tokens: Option<f64>,
+    /// Time per output token at most; 0: no limit.
+    pub latency_s: Option<f64>,
+    /// 0: estimated for a dense transformer of this size.
+    pub kv_bytes_per_token: Option<f64>,
+    /// Achieved fraction of peak memory bandwidth; default 0.8.
+    pub memory_efficiency: Option<f64>,
+}
+
+impl InferenceWorkload {
+    /// The C struct: the library's defaults, then what is set here.
+    pub(crate) fn to_raw(&self, _keep: &mut Keep) -> Result<ffi::nubo_cost_serving, Error> {
+        let mut o = ffi::nubo_cost_serving::new();
+        // SAFETY: `o` is a valid struct of the size given.
+        check(unsafe { ffi::nubo_cost_serving_init(&mut o, std::mem::size_of_val(&o)) })?;
+        if let Some(v) = self.parameters {
+            o.parameters = v;
+        }
+        if let Some(v) = self.dtype {
+            o.dtype = v.raw();
+        }
+        if let Some(v) = self.bytes_per_parameter {
+            o.bytes_per_parameter = v;
+        }
+        if let Some(v) = self.tokens_per_s {
+            o.tokens_per_s = v;
+        }
+        if let Some(v) = self.requests_per_s {
+            o.requests_per_s = v;
+        }
+        if let Some(v) = self.tokens_per_request {
+            o.tokens_per_request = v;
+        }
+        if let Some(v) = self.context_tokens {
+            o.context_tokens = v;
+        }
+        if let Some(v) = self.latency_s {
+            o.latency_s = v;
+        }
+        if let Some(v) = self.kv_bytes_per_token {
+            o.kv_bytes_per_token = v;
+        }
+        if let Some(v) = self.memory_efficiency {
+            o.memory_efficiency = v;
+        }
+        Ok(o)
+    }
+}
+
+/// Buying a machine against renting a comparable instance.
+///
+/// C: `nubo_cost_own_request`.
+#[derive(Debug, Clone, Default)]
+pub struct OwnRequest {
+    pub hardware_price: Option<f64>,
+    pub power_kw: Option<f64>,
+    /// Default 3.
+    pub years: Option<f64>,
+    /// $/h of the comparable cloud instance.
+    pub cloud_hourly: Option<f64>,
+    /// Default 0.5.
+    pub utilisation: Option<f64>,
+    /// Default 0.12.
+    pub kwh_price: Option<f64>,
+    /// Default 1.5.
+    pub pue: Option<f64>,
+    /// Fraction of the price per year, default 0.
+    pub maintenance_per_year: Option<f64>,
+}
+
+impl OwnRequest {
+    /// The C struct: the library's defaults, then what is set here.
+    pub(crate) fn to_raw(&self, _keep: &mut Keep) -> Result<ffi::nubo_cost_own_request, Error> {
+        let mut o = ffi::nubo_cost_own_request::new();
+        // SAFETY: `o` is a valid struct of the size given.
+        check(unsafe { ffi::nubo_cost_own_request_init(&mut o, std::mem::size_of_val(&o)) })?;
+        if let Some(v) = self.hardware_price {
+            o.hardware_price = v;
+        }
+        if let Some(v) = self.power_kw {
+            o.power_kw = v;
+        }
+        if let Some(v) = self.years {
+            o.years = v;
+        }
+        if let Some(v) = self.cloud_hourly {
+            o.cloud_hourly = v;
+        }
+        if let Some(v) = self.utilisation {
+            o.utilisation = v;
+        }
+        if let Some(v) = self.kwh_price {
+            o.kwh_price = v;
+        }
+        if let Some(v) = self.pue {
+            o.pue = v;
+        }
+        if let Some(v) = self.maintenance_per_year {
+            o.maintenance_per_year = v;
+        }
+        Ok(o)
+    }
+}
+
+/// How a queue is planned.
+///
+/// C: `nubo_cost_schedule_options`.
+#[derive(Debug, Clone, Default)]
+pub struct ScheduleOptions {
+    /// Default NUBO_SCHEDULE_AUTO.
+    pub method: Option<crate::enums::ScheduleMethod>,
+    /// Default 300.
+    pub exact_up_to: Option<usize>,
+    /// The exact solver's; default 20.
+    pub time_limit_s: Option<f64>,
+    /// The grid on reservations; 0 (default): from the horizon.
+    pub slot_h: Option<f64>,
+    /// 0 (default): the provider's.
+    pub spot_mtbi_s: Option<f64>,
+    /// < 0 (default): the provider's.
+    pub restart_s: Option<f64>,
+}
+
+impl ScheduleOptions {
+    /// The C struct: the library's defaults, then what is set here.
+    pub(crate) fn to_raw(
+        &self,
+        _keep: &mut Keep,
+    ) -> Result<ffi::nubo_cost_schedule_options, Error> {
+        let mut o = ffi::nubo_cost_schedule_options::new();
+        // SAFETY: `o` is a valid struct of the size given.
+        check(unsafe { ffi::nubo_cost_schedule_options_init(&mut o, std::mem::size_of_val(&o)) })?;
+        if let Some(v) = self.method {
+            o.method = v.raw();
+        }
+        if let Some(v) = self.exact_up_to {
+            o.exact_up_to = v;
+        }
+        if let Some(v) = self.time_limit_s {
+            o.time_limit_s = v;
+        }
+        if let Some(v) = self.slot_h {
+            o.slot_h = v;
+        }
+        if let Some(v) = self.spot_mtbi_s {
+            o.spot_mtbi_s = v;
+        }
+        if let Some(v) = self.restart_s {
+            o.restart_s = v;
+        }
+        Ok(o)
+    }
+}
+
 /// Options of nubo_device_health.
 ///
 /// C: `nubo_device_health_options`.

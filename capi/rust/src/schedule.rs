@@ -17,16 +17,10 @@ use std::path::Path;
 use std::ptr::{self, NonNull};
 
 use crate::cost::{Catalog, Estimate};
+pub use crate::enums::ScheduleMethod;
+use crate::fill::Keep;
+pub use crate::options::ScheduleOptions;
 use crate::{c_string, check, ffi, owned, path_string, read_text, Error, Status};
-
-/// Exact (a mixed-integer program) or the heuristic; `Auto` is exact up to `exact_up_to` jobs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ScheduleMethod {
-    #[default]
-    Auto,
-    Exact,
-    Heuristic,
-}
 
 /// Where a job runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,47 +31,6 @@ pub enum Placement {
     Spot,
     /// Nothing can run it in time: its reason says why.
     Unplaced,
-}
-
-/// The solver's options; None keeps the library's default.
-#[derive(Debug, Clone, Default)]
-pub struct ScheduleOptions {
-    pub method: ScheduleMethod,
-    pub exact_up_to: Option<usize>,
-    pub time_limit_s: Option<f64>,
-    /// The grid on reservations, hours; None: from the horizon.
-    pub slot_h: Option<f64>,
-    pub spot_mtbi_s: Option<f64>,
-    pub restart_s: Option<f64>,
-}
-
-impl ScheduleOptions {
-    fn to_raw(&self) -> Result<ffi::nubo_cost_schedule_options, Error> {
-        let mut o = ffi::nubo_cost_schedule_options::new();
-        // SAFETY: a struct with its struct_size set.
-        check(unsafe { ffi::nubo_cost_schedule_options_init(&mut o, std::mem::size_of_val(&o)) })?;
-        o.method = match self.method {
-            ScheduleMethod::Auto => ffi::NUBO_SCHEDULE_AUTO,
-            ScheduleMethod::Exact => ffi::NUBO_SCHEDULE_EXACT,
-            ScheduleMethod::Heuristic => ffi::NUBO_SCHEDULE_HEURISTIC,
-        };
-        if let Some(v) = self.exact_up_to {
-            o.exact_up_to = v;
-        }
-        if let Some(v) = self.time_limit_s {
-            o.time_limit_s = v;
-        }
-        if let Some(v) = self.slot_h {
-            o.slot_h = v;
-        }
-        if let Some(v) = self.spot_mtbi_s {
-            o.spot_mtbi_s = v;
-        }
-        if let Some(v) = self.restart_s {
-            o.restart_s = v;
-        }
-        Ok(o)
-    }
 }
 
 /// The queue: a queue file, or its JSON text.
@@ -222,7 +175,7 @@ impl Schedule {
     ) -> Result<(f64, Schedule), Error> {
         let (spec, o) = (
             c_string("reservation", reservation.as_bytes())?,
-            options.to_raw()?,
+            options.to_raw(&mut Keep::default())?,
         );
         let (mut saving, mut raw) = (0.0, ptr::null_mut());
         // SAFETY: live handles, a NUL-terminated spec, out-pointers.
@@ -249,7 +202,7 @@ impl Schedule {
     ) -> Result<Schedule, Error> {
         let (text, o) = (
             c_string("update_json", update_json.as_bytes())?,
-            options.to_raw()?,
+            options.to_raw(&mut Keep::default())?,
         );
         let mut raw = ptr::null_mut();
         // SAFETY: live handles, NUL-terminated text, an out-pointer.
@@ -296,7 +249,7 @@ pub fn schedule(
     queue: QueueSource<'_>,
     options: &ScheduleOptions,
 ) -> Result<Schedule, Error> {
-    let o = options.to_raw()?;
+    let o = options.to_raw(&mut Keep::default())?;
     let mut raw = ptr::null_mut();
     let (path, json) = match queue {
         QueueSource::File(p) => (Some(path_string("queue", p)?), None),

@@ -39,7 +39,7 @@ fn the_reservation_goes_to_the_job_dearer_on_demand() {
         3.0 * HOUR
     );
     let options = ScheduleOptions {
-        method: ScheduleMethod::Exact,
+        method: Some(ScheduleMethod::Exact),
         slot_h: Some(1.0),
         ..Default::default()
     };

@@ -11,6 +11,61 @@
 
 namespace nubo::capi {
 
+inline void take(nubo::transfer::Symlinks& out, nubo_symlinks in, const std::string& what) {
+  switch (in) {
+    case NUBO_SYMLINKS_FOLLOW:
+    case NUBO_SYMLINKS_STORE:
+    case NUBO_SYMLINKS_SKIP:
+      out = static_cast<nubo::transfer::Symlinks>(in);
+      return;
+    default:
+      throw Error(Errc::invalid_argument, what + " is " + std::to_string(static_cast<int>(in)) +
+                                              ": not a nubo_symlinks (0 follow, 1 store, 2 skip)");
+  }
+}
+
+inline void take(nubo::cost::ScheduleMethod& out, nubo_cost_schedule_method in,
+                 const std::string& what) {
+  switch (in) {
+    case NUBO_SCHEDULE_AUTO:
+    case NUBO_SCHEDULE_EXACT:
+    case NUBO_SCHEDULE_HEURISTIC:
+      out = static_cast<nubo::cost::ScheduleMethod>(in);
+      return;
+    default:
+      throw Error(Errc::invalid_argument,
+                  what + " is " + std::to_string(static_cast<int>(in)) +
+                      ": not a nubo_cost_schedule_method (0 auto, 1 exact, 2 heuristic)");
+  }
+}
+
+inline void take(nubo::OptimizerKind& out, nubo_update_rule in, const std::string& what) {
+  switch (in) {
+    case NUBO_UPDATE_SGD:
+    case NUBO_UPDATE_ADAM:
+    case NUBO_UPDATE_ADAMW:
+      out = static_cast<nubo::OptimizerKind>(in);
+      return;
+    default:
+      throw Error(Errc::invalid_argument, what + " is " + std::to_string(static_cast<int>(in)) +
+                                              ": not a nubo_update_rule (0 sgd, 1 adam, 2 adamw)");
+  }
+}
+
+inline void take(nubo::LossScaling& out, nubo_loss_scaling in, const std::string& what) {
+  switch (in) {
+    case NUBO_LOSS_SCALING_AUTOMATIC:
+    case NUBO_LOSS_SCALING_ON:
+    case NUBO_LOSS_SCALING_OFF:
+      out = static_cast<nubo::LossScaling>(in);
+      return;
+    default:
+      throw Error(Errc::invalid_argument,
+                  what + " is " + std::to_string(static_cast<int>(in)) +
+                      ": not a nubo_loss_scaling (0 automatic, 1 on, 2 off)");
+  }
+}
+
 // The defaults of nubo_transfer_pack_options: those of a default nubo::transfer::PackOptions.
 inline nubo_transfer_pack_options to_nubo_transfer_pack_options(
     const nubo::transfer::PackOptions& in) {
@@ -60,11 +115,12 @@ inline void init_options(nubo_transfer_pack_options* out, std::size_t size) {
   init_sized(to_nubo_transfer_pack_options({}), out, size, "nubo_transfer_pack_options");
 }
 
-// The caller's options (NULL: the defaults) as C++.
-inline nubo::transfer::PackOptions read_options(const nubo_transfer_pack_options* in) {
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::transfer::PackOptions read_options(const nubo_transfer_pack_options* in,
+                                                const char* what = "options") {
   auto o = to_nubo_transfer_pack_options({});
-  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_transfer_pack_options_init()");
-  return from_nubo_transfer_pack_options(o, "options");
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_transfer_pack_options_init()");
+  return from_nubo_transfer_pack_options(o, what);
 }
 
 // The defaults of nubo_transfer_unpack_options: those of a default nubo::transfer::UnpackOptions.
@@ -102,11 +158,12 @@ inline void init_options(nubo_transfer_unpack_options* out, std::size_t size) {
   init_sized(to_nubo_transfer_unpack_options({}), out, size, "nubo_transfer_unpack_options");
 }
 
-// The caller's options (NULL: the defaults) as C++.
-inline nubo::transfer::UnpackOptions read_options(const nubo_transfer_unpack_options* in) {
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::transfer::UnpackOptions read_options(const nubo_transfer_unpack_options* in,
+                                                  const char* what = "options") {
   auto o = to_nubo_transfer_unpack_options({});
-  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_transfer_unpack_options_init()");
-  return from_nubo_transfer_unpack_options(o, "options");
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_transfer_unpack_options_init()");
+  return from_nubo_transfer_unpack_options(o, what);
 }
 
 // The defaults of nubo_transfer_verify_options: those of a default nubo::transfer::VerifyOptions.
@@ -138,11 +195,12 @@ inline void init_options(nubo_transfer_verify_options* out, std::size_t size) {
   init_sized(to_nubo_transfer_verify_options({}), out, size, "nubo_transfer_verify_options");
 }
 
-// The caller's options (NULL: the defaults) as C++.
-inline nubo::transfer::VerifyOptions read_options(const nubo_transfer_verify_options* in) {
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::transfer::VerifyOptions read_options(const nubo_transfer_verify_options* in,
+                                                  const char* what = "options") {
   auto o = to_nubo_transfer_verify_options({});
-  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_transfer_verify_options_init()");
-  return from_nubo_transfer_verify_options(o, "options");
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_transfer_verify_options_init()");
+  return from_nubo_transfer_verify_options(o, what);
 }
 
 // The defaults of nubo_transfer_s3_options: those of a default nubo::transfer::S3Options.
@@ -173,11 +231,12 @@ inline void init_options(nubo_transfer_s3_options* out, std::size_t size) {
   init_sized(to_nubo_transfer_s3_options({}), out, size, "nubo_transfer_s3_options");
 }
 
-// The caller's options (NULL: the defaults) as C++.
-inline nubo::transfer::S3Options read_options(const nubo_transfer_s3_options* in) {
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::transfer::S3Options read_options(const nubo_transfer_s3_options* in,
+                                              const char* what = "options") {
   auto o = to_nubo_transfer_s3_options({});
-  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_transfer_s3_options_init()");
-  return from_nubo_transfer_s3_options(o, "options");
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_transfer_s3_options_init()");
+  return from_nubo_transfer_s3_options(o, what);
 }
 
 // The defaults of nubo_transfer_copy_options: those of a default nubo::transfer::CopyOptions.
@@ -232,11 +291,12 @@ inline void init_options(nubo_transfer_copy_options* out, std::size_t size) {
   init_sized(to_nubo_transfer_copy_options({}), out, size, "nubo_transfer_copy_options");
 }
 
-// The caller's options (NULL: the defaults) as C++.
-inline nubo::transfer::CopyOptions read_options(const nubo_transfer_copy_options* in) {
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::transfer::CopyOptions read_options(const nubo_transfer_copy_options* in,
+                                                const char* what = "options") {
   auto o = to_nubo_transfer_copy_options({});
-  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_transfer_copy_options_init()");
-  return from_nubo_transfer_copy_options(o, "options");
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_transfer_copy_options_init()");
+  return from_nubo_transfer_copy_options(o, what);
 }
 
 // The defaults of nubo_transfer_sync_options: those of a default nubo::transfer::SyncOptions.
@@ -280,11 +340,145 @@ inline void init_options(nubo_transfer_sync_options* out, std::size_t size) {
   init_sized(to_nubo_transfer_sync_options({}), out, size, "nubo_transfer_sync_options");
 }
 
-// The caller's options (NULL: the defaults) as C++.
-inline nubo::transfer::SyncOptions read_options(const nubo_transfer_sync_options* in) {
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::transfer::SyncOptions read_options(const nubo_transfer_sync_options* in,
+                                                const char* what = "options") {
   auto o = to_nubo_transfer_sync_options({});
-  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_transfer_sync_options_init()");
-  return from_nubo_transfer_sync_options(o, "options");
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_transfer_sync_options_init()");
+  return from_nubo_transfer_sync_options(o, what);
+}
+
+// The defaults of nubo_cost_serving: those of a default nubo::cost::InferenceWorkload.
+inline nubo_cost_serving to_nubo_cost_serving(const nubo::cost::InferenceWorkload& in) {
+  nubo_cost_serving out{};
+  out.struct_size = sizeof out;
+  assign(out.parameters, in.parameters);
+  assign(out.dtype, in.dtype);
+  assign(out.bytes_per_parameter, in.bytes_per_parameter);
+  assign(out.tokens_per_s, in.tokens_per_s);
+  assign(out.requests_per_s, in.requests_per_s);
+  assign(out.tokens_per_request, in.tokens_per_request);
+  assign(out.context_tokens, in.context_tokens);
+  assign(out.latency_s, in.latency_s);
+  assign(out.kv_bytes_per_token, in.kv_bytes_per_token);
+  assign(out.memory_efficiency, in.memory_efficiency);
+  return out;
+}
+
+// The caller's nubo_cost_serving (read with its struct_size) as nubo::cost::InferenceWorkload;
+// `what` names it in errors.
+inline nubo::cost::InferenceWorkload from_nubo_cost_serving(const nubo_cost_serving& in,
+                                                            const std::string& what) {
+  nubo::cost::InferenceWorkload out;
+  take(out.parameters, in.parameters, what + "->parameters");
+  take(out.dtype, in.dtype, what + "->dtype");
+  take(out.bytes_per_parameter, in.bytes_per_parameter, what + "->bytes_per_parameter");
+  take(out.tokens_per_s, in.tokens_per_s, what + "->tokens_per_s");
+  take(out.requests_per_s, in.requests_per_s, what + "->requests_per_s");
+  take(out.tokens_per_request, in.tokens_per_request, what + "->tokens_per_request");
+  take(out.context_tokens, in.context_tokens, what + "->context_tokens");
+  take(out.latency_s, in.latency_s, what + "->latency_s");
+  take(out.kv_bytes_per_token, in.kv_bytes_per_token, what + "->kv_bytes_per_token");
+  take(out.memory_efficiency, in.memory_efficiency, what + "->memory_efficiency");
+  return out;
+}
+
+// nubo_cost_serving_init: the defaults, as much of them as the caller's struct holds.
+inline void init_options(nubo_cost_serving* out, std::size_t size) {
+  init_sized(to_nubo_cost_serving({}), out, size, "nubo_cost_serving");
+}
+
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::cost::InferenceWorkload read_options(const nubo_cost_serving* in,
+                                                  const char* what = "options") {
+  auto o = to_nubo_cost_serving({});
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_cost_serving_init()");
+  return from_nubo_cost_serving(o, what);
+}
+
+// The defaults of nubo_cost_own_request: those of a default nubo::cost::OwnRequest.
+inline nubo_cost_own_request to_nubo_cost_own_request(const nubo::cost::OwnRequest& in) {
+  nubo_cost_own_request out{};
+  out.struct_size = sizeof out;
+  assign(out.hardware_price, in.hardware_price);
+  assign(out.power_kw, in.power_kw);
+  assign(out.years, in.years);
+  assign(out.cloud_hourly, in.cloud_hourly);
+  assign(out.utilisation, in.utilisation);
+  assign(out.kwh_price, in.kwh_price);
+  assign(out.pue, in.pue);
+  assign(out.maintenance_per_year, in.maintenance_per_year);
+  return out;
+}
+
+// The caller's nubo_cost_own_request (read with its struct_size) as nubo::cost::OwnRequest; `what`
+// names it in errors.
+inline nubo::cost::OwnRequest from_nubo_cost_own_request(const nubo_cost_own_request& in,
+                                                         const std::string& what) {
+  nubo::cost::OwnRequest out;
+  take(out.hardware_price, in.hardware_price, what + "->hardware_price");
+  take(out.power_kw, in.power_kw, what + "->power_kw");
+  take(out.years, in.years, what + "->years");
+  take(out.cloud_hourly, in.cloud_hourly, what + "->cloud_hourly");
+  take(out.utilisation, in.utilisation, what + "->utilisation");
+  take(out.kwh_price, in.kwh_price, what + "->kwh_price");
+  take(out.pue, in.pue, what + "->pue");
+  take(out.maintenance_per_year, in.maintenance_per_year, what + "->maintenance_per_year");
+  return out;
+}
+
+// nubo_cost_own_request_init: the defaults, as much of them as the caller's struct holds.
+inline void init_options(nubo_cost_own_request* out, std::size_t size) {
+  init_sized(to_nubo_cost_own_request({}), out, size, "nubo_cost_own_request");
+}
+
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::cost::OwnRequest read_options(const nubo_cost_own_request* in,
+                                           const char* what = "options") {
+  auto o = to_nubo_cost_own_request({});
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_cost_own_request_init()");
+  return from_nubo_cost_own_request(o, what);
+}
+
+// The defaults of nubo_cost_schedule_options: those of a default nubo::cost::ScheduleOptions.
+inline nubo_cost_schedule_options to_nubo_cost_schedule_options(
+    const nubo::cost::ScheduleOptions& in) {
+  nubo_cost_schedule_options out{};
+  out.struct_size = sizeof out;
+  assign(out.method, in.method);
+  assign(out.exact_up_to, in.exact_up_to);
+  assign(out.time_limit_s, in.time_limit_s);
+  assign(out.slot_h, in.slot_h);
+  assign(out.spot_mtbi_s, in.request.spot_mtbi_s);
+  assign(out.restart_s, in.request.restart_s);
+  return out;
+}
+
+// The caller's nubo_cost_schedule_options (read with its struct_size) as
+// nubo::cost::ScheduleOptions; `what` names it in errors.
+inline nubo::cost::ScheduleOptions from_nubo_cost_schedule_options(
+    const nubo_cost_schedule_options& in, const std::string& what) {
+  nubo::cost::ScheduleOptions out;
+  take(out.method, in.method, what + "->method");
+  take(out.exact_up_to, in.exact_up_to, what + "->exact_up_to");
+  take(out.time_limit_s, in.time_limit_s, what + "->time_limit_s");
+  take(out.slot_h, in.slot_h, what + "->slot_h");
+  take(out.request.spot_mtbi_s, in.spot_mtbi_s, what + "->spot_mtbi_s");
+  take(out.request.restart_s, in.restart_s, what + "->restart_s");
+  return out;
+}
+
+// nubo_cost_schedule_options_init: the defaults, as much of them as the caller's struct holds.
+inline void init_options(nubo_cost_schedule_options* out, std::size_t size) {
+  init_sized(to_nubo_cost_schedule_options({}), out, size, "nubo_cost_schedule_options");
+}
+
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::cost::ScheduleOptions read_options(const nubo_cost_schedule_options* in,
+                                                const char* what = "options") {
+  auto o = to_nubo_cost_schedule_options({});
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_cost_schedule_options_init()");
+  return from_nubo_cost_schedule_options(o, what);
 }
 
 // The defaults of nubo_device_health_options: those of a default nubo::device::HealthOptions.
@@ -314,11 +508,12 @@ inline void init_options(nubo_device_health_options* out, std::size_t size) {
   init_sized(to_nubo_device_health_options({}), out, size, "nubo_device_health_options");
 }
 
-// The caller's options (NULL: the defaults) as C++.
-inline nubo::device::HealthOptions read_options(const nubo_device_health_options* in) {
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::device::HealthOptions read_options(const nubo_device_health_options* in,
+                                                const char* what = "options") {
   auto o = to_nubo_device_health_options({});
-  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_device_health_options_init()");
-  return from_nubo_device_health_options(o, "options");
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_device_health_options_init()");
+  return from_nubo_device_health_options(o, what);
 }
 
 // The defaults of nubo_device_preflight_options: those of a default nubo::device::PreflightOptions.
@@ -350,11 +545,12 @@ inline void init_options(nubo_device_preflight_options* out, std::size_t size) {
   init_sized(to_nubo_device_preflight_options({}), out, size, "nubo_device_preflight_options");
 }
 
-// The caller's options (NULL: the defaults) as C++.
-inline nubo::device::PreflightOptions read_options(const nubo_device_preflight_options* in) {
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::device::PreflightOptions read_options(const nubo_device_preflight_options* in,
+                                                   const char* what = "options") {
   auto o = to_nubo_device_preflight_options({});
-  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_device_preflight_options_init()");
-  return from_nubo_device_preflight_options(o, "options");
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_device_preflight_options_init()");
+  return from_nubo_device_preflight_options(o, what);
 }
 
 // The defaults of nubo_sharded_options: those of a default nubo::ShardedOptions.
@@ -413,11 +609,12 @@ inline void init_options(nubo_sharded_options* out, std::size_t size) {
   init_sized(to_nubo_sharded_options({}), out, size, "nubo_sharded_options");
 }
 
-// The caller's options (NULL: the defaults) as C++.
-inline nubo::ShardedOptions read_options(const nubo_sharded_options* in) {
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::ShardedOptions read_options(const nubo_sharded_options* in,
+                                         const char* what = "options") {
   auto o = to_nubo_sharded_options({});
-  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_sharded_options_init()");
-  return from_nubo_sharded_options(o, "options");
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_sharded_options_init()");
+  return from_nubo_sharded_options(o, what);
 }
 
 // The defaults of nubo_team_options: those of a default nubo::TeamOptions.
@@ -448,11 +645,11 @@ inline void init_options(nubo_team_options* out, std::size_t size) {
   init_sized(to_nubo_team_options({}), out, size, "nubo_team_options");
 }
 
-// The caller's options (NULL: the defaults) as C++.
-inline nubo::TeamOptions read_options(const nubo_team_options* in) {
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::TeamOptions read_options(const nubo_team_options* in, const char* what = "options") {
   auto o = to_nubo_team_options({});
-  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_team_options_init()");
-  return from_nubo_team_options(o, "options");
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_team_options_init()");
+  return from_nubo_team_options(o, what);
 }
 
 // The defaults of nubo_s3_copy_options: those of a default nubo::s3::CopyOptions.
@@ -499,11 +696,12 @@ inline void init_options(nubo_s3_copy_options* out, std::size_t size) {
   init_sized(to_nubo_s3_copy_options({}), out, size, "nubo_s3_copy_options");
 }
 
-// The caller's options (NULL: the defaults) as C++.
-inline nubo::s3::CopyOptions read_options(const nubo_s3_copy_options* in) {
+// The caller's struct (NULL: the defaults) as C++; `what` is its parameter.
+inline nubo::s3::CopyOptions read_options(const nubo_s3_copy_options* in,
+                                          const char* what = "options") {
   auto o = to_nubo_s3_copy_options({});
-  if (in != nullptr) o = read_sized(*in, o, "options", "nubo_s3_copy_options_init()");
-  return from_nubo_s3_copy_options(o, "options");
+  if (in != nullptr) o = read_sized(*in, o, what, "nubo_s3_copy_options_init()");
+  return from_nubo_s3_copy_options(o, what);
 }
 
 }  // namespace nubo::capi

@@ -38,6 +38,9 @@ static_assert(static_cast<int>(nubo::cost::Pricing::reserved_1y) == NUBO_PRICING
 static_assert(static_cast<int>(nubo::cost::Pricing::reserved_3y) == NUBO_PRICING_RESERVED_3Y);
 static_assert(static_cast<int>(nubo::cost::Optimizer::adam) == NUBO_OPTIMIZER_ADAM);
 static_assert(static_cast<int>(nubo::cost::Optimizer::sgd) == NUBO_OPTIMIZER_SGD);
+static_assert(static_cast<int>(nubo::cost::ScheduleMethod::automatic) == NUBO_SCHEDULE_AUTO);
+static_assert(static_cast<int>(nubo::cost::ScheduleMethod::exact) == NUBO_SCHEDULE_EXACT);
+static_assert(static_cast<int>(nubo::cost::ScheduleMethod::heuristic) == NUBO_SCHEDULE_HEURISTIC);
 static_assert(static_cast<int>(nubo::OptimizerKind::sgd) == NUBO_UPDATE_SGD);
 static_assert(static_cast<int>(nubo::OptimizerKind::adam) == NUBO_UPDATE_ADAM);
 static_assert(static_cast<int>(nubo::OptimizerKind::adamw) == NUBO_UPDATE_ADAMW);
