@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nubo/buffer.hpp"
@@ -65,6 +66,22 @@ class NUBO_API ShardLayout {
 
 // Dynamic loss scaling: automatic is on for f16 only. Values are part of the C ABI.
 enum class LossScaling : int { automatic = 0, on = 1, off = 2 };
+
+// What a ZeRO stage shards, read once from its number: the optimizer, its saved state, the
+// memory formula, the trainer and the cost model ask the plan; only StagePlan::of checks it.
+struct StagePlan {
+  int stage = 0;
+  // Stages 1-3: the optimizer's state and the fp32 master weights are a shard per rank.
+  bool state_sharded = false;
+  // Stages 2-3: the gradients end as this rank's shard (a reduce-scatter); stages 0-1 keep the
+  // whole gradient buffer backward writes.
+  bool gradients_sharded = false;
+  // Stage 3: the parameters are a shard per rank too, gathered for use.
+  bool parameters_sharded = false;
+
+  // ZeRO stage `stage`; outside 0-3, Error(invalid_argument): "<name> <stage> (0 to 3)".
+  NUBO_API static StagePlan of(int stage, std::string_view name);
+};
 
 struct ShardedOptions {
   // The rule and its hyperparameters (OptimizerUpdate's; the step count is the optimizer's).

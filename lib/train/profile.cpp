@@ -32,8 +32,9 @@ cost::Profile DataParallelTrainer::profile() const {
   // What each worker's gradients carry per step: 16-bit on the wire in bf16/f16 or with
   // compression; a ZeRO stage 3 run also gathers the parameters twice (ZeRO's 1.5x).
   const bool wire16 = m.opt.precision != DType::f32 || m.opt.grad_compression != DType::f32;
-  p.allreduce_bytes = static_cast<double>(m.layout.total) * (wire16 ? 2.0 : 4.0) *
-                      (m.opt.zero_stage == 3 ? 1.5 : 1.0);
+  p.allreduce_bytes =
+      static_cast<double>(m.layout.total) * (wire16 ? 2.0 : 4.0) *
+      (StagePlan::of(m.opt.zero_stage, "zero_stage").parameters_sharded ? 1.5 : 1.0);
   p.samples_per_s = m.wall_s > 0 ? static_cast<double>(m.measured_samples) / m.wall_s : 0;
   const double checkpoints = static_cast<double>(m.checkpoints);
   p.checkpoint_time_s = m.checkpoints ? m.write_s / checkpoints : 0;

@@ -40,6 +40,7 @@ Replica::Replica(Worker& w, const Layout& layout, const TrainerOptions& options,
     : k_(kernels_for(w)),
       layout_(layout),
       opt_(options),
+      stage_(StagePlan::of(options.zero_stage, "trainer: zero_stage")),
       mixed_(options.precision != DType::f32),
       micro_rows_((max_rows + static_cast<std::size_t>(options.accumulate) - 1) /
                   static_cast<std::size_t>(options.accumulate)),
@@ -113,7 +114,7 @@ void Replica::make_optimizer(Worker& w, std::size_t cap_bytes, std::span<const f
   }
   optimizer_ = std::make_unique<ShardedOptimizer>(w, params, o, slices);
   if (state) optimizer_->load_state(*state);
-  if (opt_.zero_stage < 3) params_ = std::move(params);
+  if (!stage_.parameters_sharded) params_ = std::move(params);
   grads_ = w.alloc(opt_.precision, shape.padded_size());
   w.fill(grads_, 0.0);
   gathered_.clear();
@@ -130,13 +131,13 @@ std::size_t Replica::padded(std::size_t i) const {
 
 DeviceBuffer Replica::weights(std::size_t l) {
   const std::size_t n = layout_.in(l)*layout_.out(l);
-  if (opt_.zero_stage < 3) return params_.slice(padded(layout_.w_off[l]), n);
+  if (!stage_.parameters_sharded) return params_.slice(padded(layout_.w_off[l]), n);
   const std::size_t s = layer_slice_[l];
   return gathered_[s].slice(padded(layout_.w_off[l]) - optimizer_->layout().offset(s), n);
 }
 
 DeviceBuffer Replica::biases(std::size_t l) {
-  if (opt_.zero_stage < 3) return params_.slice(padded(layout_.b_off[l]), layout_.out(l));
+  if (!stage_.parameters_sharded) return params_.slice(padded(layout_.b_off[l]), layout_.out(l));
   const std::size_t s = layer_slice_[l];
   return gathered_[s].slice(padded(layout_.b_off[l]) - optimizer_->layout().offset(s),
                             layout_.out(l));
@@ -151,7 +152,7 @@ DeviceBuffer Replica::grad_biases(std::size_t l) {
 }
 
 void Replica::need_layer(std::size_t l, int direction) {
-  if (opt_.zero_stage < 3) return;
+  if (!stage_.parameters_sharded) return;
   const std::size_t s = layer_slice_[l];
   if (gathered_[s].empty()) {
     gathered_[s] = optimizer_->gather(s);
@@ -380,7 +381,7 @@ std::vector<float> Replica::evaluate(Worker& w, const Dataset& data) {
   }
   // Stage 3: every worker gathers as often as the one with the most chunks; a worker with
   // fewer rows (or none) runs the remaining gathers without computing.
-  if (opt_.zero_stage == 3) {
+  if (stage_.parameters_sharded) {
     std::vector<float> count = {static_cast<float>((shard.count + chunk - 1) / chunk)};
     Buffer<float> most = w.alloc<float>(1);
     most.write(std::span<const float>(count));

@@ -98,6 +98,7 @@ class Replica {
   std::unique_ptr<Kernels> k_;
   const Layout& layout_;
   TrainerOptions opt_;
+  StagePlan stage_;         // what opt_.zero_stage shards
   bool mixed_;              // the GEMMs run in 16 bits
   std::size_t micro_rows_;  // rows of one micro-batch
   int rank_;

@@ -35,8 +35,7 @@ void check_options(const TrainerOptions& o, const Dataset* data) {
   if (!(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1) || !(o.eps > 0))
     bad("Adam needs beta1, beta2 in [0, 1) and eps > 0");
   if (!(o.weight_decay >= 0)) bad("weight_decay must not be negative");
-  if (o.zero_stage < 0 || o.zero_stage > 3)
-    bad("zero_stage " + std::to_string(o.zero_stage) + " (0 to 3)");
+  StagePlan::of(o.zero_stage, "trainer: zero_stage");
   if (o.precision != DType::f32 && o.precision != DType::bf16 && o.precision != DType::f16)
     bad("precision " + std::string(dtype_name(o.precision)) + " (f32, bf16 or f16)");
   if (o.grad_compression != DType::f32 && o.grad_compression != DType::bf16 &&

@@ -63,6 +63,21 @@ ShardedOptions adamw(int stage, DType precision = DType::f32) {
 
 }  // namespace
 
+TEST_CASE("a ZeRO stage's plan says what it shards; only 0 to 3 are stages") {
+  using nubo::StagePlan;
+  const auto plan = [](int stage) {
+    const auto p = StagePlan::of(stage, "stage");
+    return std::tuple(p.stage, p.state_sharded, p.gradients_sharded, p.parameters_sharded);
+  };
+  CHECK(plan(0) == std::tuple(0, false, false, false));
+  CHECK(plan(1) == std::tuple(1, true, false, false));
+  CHECK(plan(2) == std::tuple(2, true, true, false));
+  CHECK(plan(3) == std::tuple(3, true, true, true));
+  for (int bad : {-1, 4, 1 << 30})
+    CHECK_THROWS_WITH(StagePlan::of(bad, "trainer: zero_stage"),
+                      "trainer: zero_stage " + std::to_string(bad) + " (0 to 3)");
+}
+
 TEST_CASE("the layout pads each slice to whole aligned shards") {
   const ShardLayout l({1000, 10, 0, 257}, 3);
   REQUIRE(l.slices() == 4);

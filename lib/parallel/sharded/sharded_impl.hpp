@@ -41,6 +41,7 @@ struct ShardedOptimizer::Impl {
 
   Worker& w;
   ShardedOptions o;
+  StagePlan plan;  // what o.stage shards
   ShardLayout layout;
   int rank, world;
   bool scaling = false;

@@ -7,9 +7,7 @@ namespace nubo {
 
 ShardedMemory sharded_memory(double parameters, int stage, OptimizerKind kind, DType precision,
                              int world) {
-  if (stage < 0 || stage > 3)
-    throw Error(Errc::invalid_argument,
-                "sharded memory: stage " + std::to_string(stage) + " (0 to 3)");
+  const auto plan = StagePlan::of(stage, "sharded memory: stage");
   if (world < 1)
     throw Error(Errc::invalid_argument, "sharded memory: world size " + std::to_string(world));
   if (precision != DType::f32 && precision != DType::bf16 && precision != DType::f16)
@@ -20,7 +18,7 @@ ShardedMemory sharded_memory(double parameters, int stage, OptimizerKind kind, D
   const double state = kind == OptimizerKind::sgd ? 4.0 : 8.0;  // velocity; or m and v
   const double shard = parameters / world;
   ShardedMemory m;
-  if (stage == 0) {
+  if (!plan.state_sharded) {
     // Everything replicated; a separate fp32 master only when the model computes in 16 bits.
     m.parameters = p * parameters;
     m.gradients = p * parameters;
@@ -29,8 +27,8 @@ ShardedMemory sharded_memory(double parameters, int stage, OptimizerKind kind, D
   }
   m.optimizer = (state + 4.0) * shard;  // fp32 master, state
   // The reduced gradient shard; stage 1 also keeps the whole gradient buffer backward writes.
-  m.gradients = p * shard + (stage == 1 ? p * parameters : 0.0);
-  m.parameters = stage == 3 ? p * shard : p * parameters;
+  m.gradients = p * shard + (plan.gradients_sharded ? 0.0 : p * parameters);
+  m.parameters = plan.parameters_sharded ? p * shard : p * parameters;
   return m;
 }
 

@@ -27,8 +27,6 @@ bool float_type(DType t) {
 }
 
 void check_options(const ShardedOptions& o) {
-  if (o.stage < 0 || o.stage > 3)
-    detail::sharded_refusal("stage " + std::to_string(o.stage) + " (0 to 3)");
   if (!float_type(o.precision))
     detail::sharded_refusal("precision " + std::string(dtype_name(o.precision)) +
                             " is not supported (f32, bf16, f16)");
@@ -68,14 +66,17 @@ bool scaling_on(const ShardedOptions& o) {
 ShardLayout ShardedOptimizer::layout_for(const ShardedOptions& options, int world,
                                          std::vector<std::size_t> slice_sizes) {
   if (world < 1) detail::sharded_refusal("world size " + std::to_string(world));
-  if (options.stage < 0 || options.stage > 3)
-    detail::sharded_refusal("stage " + std::to_string(options.stage) + " (0 to 3)");
-  return ShardLayout(std::move(slice_sizes), options.stage == 0 ? 1 : world);
+  const auto plan = StagePlan::of(options.stage, "sharded optimizer: stage");
+  return ShardLayout(std::move(slice_sizes), plan.state_sharded ? world : 1);
 }
 
 ShardedOptimizer::Impl::Impl(Worker& worker, DeviceBuffer& params, const ShardedOptions& options,
                              std::vector<std::size_t> slice_sizes)
-    : w(worker), o(options), rank(worker.rank()), world(worker.size()) {
+    : w(worker),
+      o(options),
+      plan(StagePlan::of(options.stage, "sharded optimizer: stage")),
+      rank(worker.rank()),
+      world(worker.size()) {
   check_options(o);
   if (slice_sizes.empty()) slice_sizes.push_back(params.size());
   layout = layout_for(o, world, std::move(slice_sizes));
@@ -91,8 +92,8 @@ ShardedOptimizer::Impl::Impl(Worker& worker, DeviceBuffer& params, const Sharded
   // Across processes on host links a reduce-scatter is an all-reduce of a staging copy and a
   // copy out; stage 1 keeps the whole gradient buffer anyway, so it all-reduces that in place
   // (the same sums, two copies fewer). NCCL reduce-scatters natively, at half the bytes.
-  all_reduce_in_place = o.stage == 0 || (o.stage == 1 && o.wire == DType::f32 &&
-                                         worker.device().backend != Backend::cuda);
+  all_reduce_in_place = !plan.state_sharded || (!plan.gradients_sharded && o.wire == DType::f32 &&
+                                                worker.device().backend != Backend::cuda);
   scale = scaling ? o.init_scale : 1.0f;
   reduced.assign(layout.slices(), false);
   whole_grads.resize(layout.slices());
@@ -103,7 +104,7 @@ ShardedOptimizer::Impl::Impl(Worker& worker, DeviceBuffer& params, const Sharded
   w.broadcast(params, 0);
   stats = w.alloc(DType::f32, 2);
   const std::size_t full = layout.padded_size(), shard = layout.shard_size();
-  if (o.stage == 0) {
+  if (!plan.state_sharded) {
     params_view = params.slice(0, full);
     if (o.precision != DType::f32) {
       master = w.alloc(DType::f32, full);
@@ -117,7 +118,7 @@ ShardedOptimizer::Impl::Impl(Worker& worker, DeviceBuffer& params, const Sharded
       w.cast(mine, dst);
     }
     grad_shard = w.alloc(o.precision, shard);
-    if (o.stage == 3) {
+    if (plan.parameters_sharded) {
       param_shard = w.alloc(o.precision, shard);
       for (std::size_t i = 0; i < layout.slices(); ++i) {
         DeviceBuffer mine = own_part(params, i);
@@ -128,7 +129,7 @@ ShardedOptimizer::Impl::Impl(Worker& worker, DeviceBuffer& params, const Sharded
       params_view = params.slice(0, full);
     }
   }
-  const std::size_t state_size = o.stage == 0 ? full : shard;
+  const std::size_t state_size = plan.state_sharded ? shard : full;
   m = w.alloc(DType::f32, state_size);
   w.fill(m, 0.0);
   if (o.optimizer != OptimizerKind::sgd) {
@@ -137,7 +138,7 @@ ShardedOptimizer::Impl::Impl(Worker& worker, DeviceBuffer& params, const Sharded
   }
   if (o.wire != DType::f32) {
     wire_full = w.alloc(o.wire, full);
-    if (o.stage > 0) wire_shard = w.alloc(o.wire, shard);
+    if (plan.state_sharded) wire_shard = w.alloc(o.wire, shard);
     if (o.error_feedback) {
       residual = w.alloc(DType::f32, full);
       w.fill(residual, 0.0);
@@ -151,15 +152,15 @@ DeviceBuffer ShardedOptimizer::Impl::own_part(DeviceBuffer& flat, std::size_t i)
 }
 
 DeviceBuffer ShardedOptimizer::Impl::master_of(std::size_t i) {
-  if (o.stage == 0)
+  if (!plan.state_sharded)
     return (master.empty() ? params_view : master).slice(layout.offset(i), layout.padded(i));
   return master.slice(layout.shard_offset(i), layout.shard(i));
 }
 
 DeviceBuffer ShardedOptimizer::Impl::state_of(DeviceBuffer& vec, std::size_t i) {
   if (vec.empty()) return {};
-  return o.stage == 0 ? vec.slice(layout.offset(i), layout.padded(i))
-                      : vec.slice(layout.shard_offset(i), layout.shard(i));
+  return plan.state_sharded ? vec.slice(layout.shard_offset(i), layout.shard(i))
+                            : vec.slice(layout.offset(i), layout.padded(i));
 }
 
 void ShardedOptimizer::Impl::check_slice(std::size_t i, const char* what) const {
@@ -228,7 +229,7 @@ void ShardedOptimizer::Impl::finish_reductions() {
     if (o.wire == DType::f32) continue;
     // Back from the wire into the f32 gradients the update reads.
     const std::size_t i = f.slice;
-    if (o.stage == 0) {
+    if (!plan.state_sharded) {
       DeviceBuffer packed = wire_full.slice(layout.offset(i), layout.padded(i));
       w.cast(packed, whole_grads[i]);
     } else {
@@ -242,7 +243,7 @@ void ShardedOptimizer::Impl::finish_reductions() {
 }
 
 DeviceBuffer ShardedOptimizer::Impl::grads_of(std::size_t i) {
-  if (o.stage == 0) return whole_grads[i].slice(0, layout.padded(i));
+  if (!plan.state_sharded) return whole_grads[i].slice(0, layout.padded(i));
   if (all_reduce_in_place)
     return whole_grads[i].slice(static_cast<std::size_t>(rank) * layout.shard(i), layout.shard(i));
   return grad_shard.slice(layout.shard_offset(i), layout.shard(i));
@@ -273,7 +274,7 @@ StepResult ShardedOptimizer::Impl::step() {
     }
     // Each rank checked its shard; one reduction decides for the team. Stage 0's ranks hold
     // the same reduced gradients, so they decide alike without it.
-    if (o.stage > 0) {
+    if (plan.state_sharded) {
       count_wire(stats.bytes(), 2);
       w.all_reduce(stats, ReduceOp::sum);
     }
@@ -309,10 +310,10 @@ StepResult ShardedOptimizer::Impl::step() {
   std::vector<Pending> gathers;
   for (std::size_t i = 0; i < layout.slices(); ++i) {
     DeviceBuffer mast = master_of(i), g = grads_of(i), mi = state_of(m, i), vi = state_of(v, i);
-    if (o.stage == 0) {
+    if (!plan.state_sharded) {
       DeviceBuffer p = params_view.slice(layout.offset(i), layout.padded(i));
       w.optimizer_step(u, mast, g, mi, vi, master.empty() ? nullptr : &p);
-    } else if (o.stage == 3) {
+    } else if (plan.parameters_sharded) {
       DeviceBuffer p = param_shard.slice(layout.shard_offset(i), layout.shard(i));
       w.optimizer_step(u, mast, g, mi, vi, &p);
     } else {
@@ -337,7 +338,7 @@ StepResult ShardedOptimizer::Impl::step() {
 }
 
 void ShardedOptimizer::Impl::check_stage3(std::size_t i, const char* what) const {
-  if (o.stage != 3)
+  if (!plan.parameters_sharded)
     detail::sharded_refusal(
         std::string(what) + ": only stage 3 gathers parameters (this optimizer is stage " +
         std::to_string(o.stage) + ", whose parameters are whole on every worker)");

@@ -82,13 +82,13 @@ std::string implausible_values(const OptimizerState& st) {
 }  // namespace
 
 void ShardedOptimizer::Impl::publish_parameters() {
-  if (o.stage == 0) {
+  if (!plan.state_sharded) {
     if (!master.empty()) w.cast(master, params_view);
     return;
   }
   for (std::size_t i = 0; i < layout.slices(); ++i) {
     DeviceBuffer mast = master_of(i);
-    if (o.stage == 3) {
+    if (plan.parameters_sharded) {
       DeviceBuffer p = param_shard.slice(layout.shard_offset(i), layout.shard(i));
       w.cast(mast, p);
       gathering[i].wait();
@@ -118,7 +118,7 @@ OptimizerState ShardedOptimizer::state() {
     std::size_t at = 0;
     for (std::size_t i = 0; i < L.slices(); ++i) {
       const std::size_t n = L.size(i);
-      if (s.o.stage == 0) {
+      if (!s.plan.state_sharded) {
         vec.read(out.data() + at, n * sizeof(float), L.offset(i) * sizeof(float));
       } else {
         DeviceBuffer whole = s.w.alloc(DType::f32, L.padded(i));
@@ -129,7 +129,7 @@ OptimizerState ShardedOptimizer::state() {
       at += n;
     }
   };
-  collect(s.o.stage == 0 && s.master.empty() ? s.params_view : s.master, st.master);
+  collect(!s.plan.state_sharded && s.master.empty() ? s.params_view : s.master, st.master);
   collect(s.m, st.m);
   if (!s.v.empty()) collect(s.v, st.v);
   return st;
@@ -165,7 +165,7 @@ void ShardedOptimizer::load_state(const OptimizerState& st) {
     std::size_t at = 0;
     for (std::size_t i = 0; i < L.slices(); ++i) {
       const std::size_t n = L.size(i);
-      if (s.o.stage == 0) {
+      if (!s.plan.state_sharded) {
         vec.write(src.data() + at, n * sizeof(float), L.offset(i) * sizeof(float));
       } else {
         // This rank's part of the slice: [r * shard, min((r + 1) * shard, n)).
@@ -179,7 +179,7 @@ void ShardedOptimizer::load_state(const OptimizerState& st) {
       at += n;
     }
   };
-  if (s.o.stage == 0 && s.master.empty()) {
+  if (!s.plan.state_sharded && s.master.empty()) {
     spread(s.params_view, st.master);
   } else {
     spread(s.master, st.master);
