@@ -10,6 +10,8 @@
 #include <iterator>
 #include <limits>
 #include <mutex>
+#include <string>
+#include <tuple>
 
 #include "common/crc32c.hpp"
 #include "nubo/error.hpp"
