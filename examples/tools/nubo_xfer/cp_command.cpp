@@ -80,10 +80,8 @@ void add_links_json(nlohmann::json& j, const Summary& s) {
   j["links_skipped"] = s.links_skipped;
 }
 
-}  // namespace
-
-std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
-  auto c = std::make_unique<CpCommand>();
+std::shared_ptr<CpCommand> add_cp_command(CLI::App& app) {
+  auto c = std::make_shared<CpCommand>();
   c->app = app.add_subcommand(
       "cp",
       "copy a file or a tree to, from or between object stores (s3://, gs://, file://), resumably");
@@ -101,8 +99,8 @@ std::unique_ptr<CpCommand> add_cp_command(CLI::App& app) {
   return c;
 }
 
-std::unique_ptr<CpCommand> add_sync_command(CLI::App& app) {
-  auto c = std::make_unique<CpCommand>();
+std::shared_ptr<CpCommand> add_sync_command(CLI::App& app) {
+  auto c = std::make_shared<CpCommand>();
   c->app = app.add_subcommand(
       "sync",
       "copy what is new or changed (by size and checksum) from one place to another: a "
@@ -212,6 +210,18 @@ int run_cp(CpCommand& c) {
                            .c_str());
   }
   return 0;
+}
+
+}  // namespace
+
+nubo_cli::Command cp_command(CLI::App& app) {
+  auto c = add_cp_command(app);
+  return {[c] { return c->app->parsed(); }, [c] { return run_cp(*c); }};
+}
+
+nubo_cli::Command sync_command(CLI::App& app) {
+  auto c = add_sync_command(app);
+  return {[c] { return c->app->parsed(); }, [c] { return run_sync(*c); }};
 }
 
 }  // namespace nubo_xfer

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "command.hpp"
 #include "key_option.hpp"
 #include "selection.hpp"
 
@@ -27,9 +28,8 @@ struct CpCommand {
   Selection selection;  // --exclude, --include (uploads)
 };
 
-std::unique_ptr<CpCommand> add_cp_command(CLI::App& app);
-int run_cp(CpCommand& c);
-std::unique_ptr<CpCommand> add_sync_command(CLI::App& app);
-int run_sync(CpCommand& c);
+// cp and sync as rows of the command table.
+nubo_cli::Command cp_command(CLI::App& app);
+nubo_cli::Command sync_command(CLI::App& app);
 
 }  // namespace nubo_xfer

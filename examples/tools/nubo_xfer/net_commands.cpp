@@ -19,8 +19,10 @@
 
 namespace nubo_xfer {
 
-std::unique_ptr<NetCommands> add_net_commands(CLI::App& app) {
-  auto n = std::make_unique<NetCommands>();
+namespace {
+
+std::shared_ptr<NetCommands> add_net_commands(CLI::App& app) {
+  auto n = std::make_shared<NetCommands>();
   n->send = app.add_subcommand("send", "send files and directories to a nubo-xfer serve");
   n->send->add_option("args", n->sources, "SRC... HOST:PORT[/SUBDIR]")->required()->expected(2, -1);
   n->send->add_option("--codec", n->codec, codec_option_help("auto", "follows the link"));
@@ -69,8 +71,6 @@ std::unique_ptr<NetCommands> add_net_commands(CLI::App& app) {
   }
   return n;
 }
-
-namespace {
 
 // A duration with its unit ("30s", "2m", "1h"; a plain number is seconds), within (0, 1 day].
 double duration(const std::string& text, const char* option) {
@@ -189,8 +189,10 @@ int run_send(NetCommands& n) {
 
 }  // namespace
 
-int run_net_command(NetCommands& n) {
-  return n.serve->parsed() ? run_serve(n) : run_send(n);
+nubo_cli::Command net_command(CLI::App& app) {
+  auto n = add_net_commands(app);
+  return {[n] { return n->parsed(); },
+          [n] { return n->serve->parsed() ? run_serve(*n) : run_send(*n); }};
 }
 
 }  // namespace nubo_xfer

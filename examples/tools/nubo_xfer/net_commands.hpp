@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "command.hpp"
 #include "selection.hpp"
 
 namespace nubo_xfer {
@@ -24,8 +25,8 @@ struct NetCommands {
   bool parsed() const { return send->parsed() || serve->parsed(); }
 };
 
-std::unique_ptr<NetCommands> add_net_commands(CLI::App& app);
-// Runs the parsed subcommand; nubo::Error escapes to main's handler (exit codes as for pack).
-int run_net_command(NetCommands& n);
+// send and serve as one row of the command table: nubo::Error escapes to main's handler (exit
+// codes as for pack).
+nubo_cli::Command net_command(CLI::App& app);
 
 }  // namespace nubo_xfer

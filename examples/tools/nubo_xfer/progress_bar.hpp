@@ -16,6 +16,10 @@ class ProgressBar {
  public:
   // `verb` names what is counted ("packed", "unpacked", "verified"); output goes to stderr.
   ProgressBar(std::string verb, bool quiet);
+  // Its line ends also when the work it shows fails, before the error is printed.
+  ~ProgressBar() { finish(); }
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
 
   // The callback: draws, and returns false once a stop was asked for (Ctrl-C, SIGTERM:
   // nubo_cli::stop_requested).
