@@ -5,6 +5,8 @@
 namespace nubo_train {
 namespace {
 
+// --checkpoint-every: a number of steps, a duration or auto; zero of either would never
+// checkpoint (leave the option out for no periodic checkpoints).
 const CLI::Validator CheckpointEvery(
     [](std::string& text) -> std::string {
       if (text == "auto") return "";

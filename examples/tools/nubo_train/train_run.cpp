@@ -30,8 +30,6 @@ extern "C" void on_sigterm(int) {
   if (auto* t = g_trainer.load()) t->request_stop();  // sets an atomic flag, nothing more
 }
 
-// --checkpoint-every: a number of steps, a duration or auto; zero of either would never
-// checkpoint (leave the option out for no periodic checkpoints).
 std::vector<std::size_t> parse_hidden(const std::string& text) {
   std::vector<std::size_t> out;
   std::size_t at = 0;
