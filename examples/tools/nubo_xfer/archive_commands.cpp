@@ -97,9 +97,6 @@ struct UnpackArgs {
   Common common;
 };
 
-constexpr const char* kKeyHelp =
-    "the key file of an encrypted archive (one under a KMS key needs none, or kms:KEY)";
-
 int unpack(const UnpackArgs& a) {
   xfer::UnpackOptions o;
   o.threads = a.common.threads;
@@ -172,7 +169,7 @@ nubo_cli::Command unpack_command(CLI::App& app) {
   cmd->add_flag("--no-sync", a->no_sync, "skip fdatasync before each rename");
   cmd->add_flag("--preserve-special-modes", a->preserve_special_modes,
                 "keep setuid, setgid and sticky bits (dropped by default)");
-  add_read_key(cmd, a->read_key, kKeyHelp);
+  add_read_key(cmd, a->read_key, kArchiveKeyHelp);
   add_common(cmd, a->common, true);
   return {[cmd] { return cmd->parsed(); }, [a] { return unpack(*a); }};
 }
@@ -181,7 +178,7 @@ nubo_cli::Command verify_command(CLI::App& app) {
   auto a = std::make_shared<UnpackArgs>();
   auto* cmd = app.add_subcommand("verify", "check every checksum of an archive");
   cmd->add_option("archive", a->archive, "the archive")->required();
-  add_read_key(cmd, a->read_key, kKeyHelp);
+  add_read_key(cmd, a->read_key, kArchiveKeyHelp);
   add_common(cmd, a->common, true);
   return {[cmd] { return cmd->parsed(); }, [a] { return verify(*a); }};
 }

@@ -12,6 +12,9 @@ struct ReadKey {
 };
 
 void add_read_key(CLI::App* command, ReadKey& k, const std::string& key_help);
+// --key's help for the commands that read an archive (unpack, verify, list, cat).
+inline constexpr const char* kArchiveKeyHelp =
+    "the key file of an encrypted archive (one under a KMS key needs none, or kms:KEY)";
 // The key spec the library takes (nubo/transfer.hpp's key_file): --key as given, or
 // kms-region:REGION; Error(invalid_argument) when --kms-region contradicts --key.
 std::string key_spec(const ReadKey& k);

@@ -24,10 +24,6 @@ namespace {
 
 namespace xfer = nubo::transfer;
 
-// A key file's help for the commands that read an archive.
-constexpr const char* kKeyHelp =
-    "the key file of an encrypted archive (one under a KMS key needs none, or kms:KEY)";
-
 std::string mode_string(const xfer::Entry& e) {
   std::string s = e.kind == xfer::EntryKind::directory ? "d"
                   : e.kind == xfer::EntryKind::symlink ? "l"
@@ -164,7 +160,7 @@ nubo_cli::Command list_command(CLI::App& app) {
   cmd->add_option("archive", a->archive, "the archive")->required();
   cmd->add_flag("-l,--long", a->long_format, "mode, size, stored size, time, path");
   cmd->add_flag("-v,--verbose", a->verbose, "say on stderr how many bytes were read");
-  add_read_key(cmd, a->read_key, kKeyHelp);
+  add_read_key(cmd, a->read_key, kArchiveKeyHelp);
   add_common(cmd, a->common, false);
   return {[cmd] { return cmd->parsed(); },
           [a] {
@@ -179,7 +175,7 @@ nubo_cli::Command cat_command(CLI::App& app) {
   cmd->add_option("archive", a->archive, "the archive")->required();
   cmd->add_option("path", a->path, "the file's path in the archive")->required();
   cmd->add_flag("-v,--verbose", a->verbose, "say on stderr how many bytes were read");
-  add_read_key(cmd, a->read_key, kKeyHelp);
+  add_read_key(cmd, a->read_key, kArchiveKeyHelp);
   return {[cmd] { return cmd->parsed(); },
           [a] { return cat(a->archive, key_spec(a->read_key), a->path, a->verbose); }, true};
 }
