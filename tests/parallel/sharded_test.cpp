@@ -65,7 +65,7 @@ ShardedOptions adamw(int stage, DType precision = DType::f32) {
 
 }  // namespace
 
-TEST_CASE("a ZeRO stage's plan says what it shards; only 0 to 3 are stages") {
+TEST_CASE("a ZeRO stage's plan says what it shards, and only 0 to 3 are stages") {
   using nubo::StagePlan;
   const auto plan = [](int stage) {
     const auto p = StagePlan::of(stage, "stage");
