@@ -217,6 +217,7 @@ NUBO_C_API nubo_status nubo_transfer_verify(const char* archive,
 
 typedef struct nubo_transfer_archive nubo_transfer_archive;
 
+/* What an archive's entry is (C++: nubo::transfer::EntryKind). */
 typedef enum nubo_entry_kind {
   NUBO_ENTRY_FILE = 0,
   NUBO_ENTRY_DIRECTORY = 1,
@@ -225,7 +226,7 @@ typedef enum nubo_entry_kind {
   NUBO_ENTRY_KIND_MAX_ENUM = 0x7fffffff
 } nubo_entry_kind;
 
-/* One entry of an archive. The strings belong to the archive handle. */
+/* One entry of an archive, its text the archive's (C++: nubo::transfer::Entry). */
 typedef struct nubo_transfer_archive_entry_info {
   uint32_t struct_size;
   nubo_entry_kind kind;

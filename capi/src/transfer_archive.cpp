@@ -3,15 +3,19 @@
 #include <string>
 #include <vector>
 
+#include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo.h"
 #include "nubo/transfer.hpp"
+#include "records.hpp"
 #include "sized_struct.hpp"
 
 struct nubo_transfer_archive {
   nubo_transfer_archive(const std::string& path, const std::string& key_file)
-      : reader(path, key_file) {}
+      : reader(path, key_file),
+        entries(reader.entries(), nubo::capi::to_nubo_transfer_archive_entry_info) {}
   nubo::transfer::Reader reader;
+  nubo::capi::Records<nubo_transfer_archive_entry_info> entries;  // its strings the reader's
 };
 
 extern "C" {
@@ -34,29 +38,15 @@ NUBO_C_API void nubo_transfer_archive_free(nubo_transfer_archive* archive) {
 }
 
 NUBO_C_API size_t nubo_transfer_archive_entry_count(const nubo_transfer_archive* archive) {
-  return archive == nullptr ? 0 : archive->reader.entries().size();
+  return archive == nullptr ? 0 : archive->entries.size();
 }
 
 NUBO_C_API nubo_status nubo_transfer_archive_entry(const nubo_transfer_archive* archive,
                                                    size_t index,
                                                    nubo_transfer_archive_entry_info* out) {
   return nubo::capi::guard("nubo_transfer_archive_entry", [&] {
-    nubo::capi::require(archive, "archive");
-    nubo::capi::require(out, "out");
-    const auto& entries = archive->reader.entries();
-    const auto& e =
-        entries[nubo::capi::require_index(index, entries.size(), "the archive", "entries")];
-    nubo_transfer_archive_entry_info c{};
-    c.kind = static_cast<nubo_entry_kind>(e.kind);
-    c.path = e.path.c_str();
-    c.size = e.size;
-    c.mode = e.mode;
-    c.mtime_ns = e.mtime_ns;
-    c.link_target = e.link_target.c_str();
-    c.hash = e.hash.c_str();
-    c.stored_size = e.stored_size;
-    c.chunks = e.chunks;
-    nubo::capi::write_sized(c, out, "out", "nubo_transfer_archive_entry_info");
+    nubo::capi::require(archive, "archive")
+        ->entries.read(index, out, "the archive", "entries", "nubo_transfer_archive_entry_info");
   });
 }
 

@@ -58,6 +58,14 @@ class Codec(OpenIntEnum):
     """
 
 
+class EntryKind(OpenIntEnum):
+    """What an archive's entry is. (C: nubo_entry_kind)"""
+
+    FILE = 0
+    DIRECTORY = 1
+    SYMLINK = 2
+
+
 class Symlinks(OpenIntEnum):
     """What a copy or a sync does with a symlink in a local tree it uploads, as aws s3 cp and rclone do; the tree's root itself is always followed. (C: nubo_symlinks)"""
 

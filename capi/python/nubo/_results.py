@@ -10,15 +10,16 @@ from typing import Optional
 
 from ._abi import (
     nubo_device_info, nubo_host_info, nubo_driver_info, nubo_link_info, nubo_diagnosis_info,
-    nubo_nic_info, nubo_codec_info, nubo_transfer_summary, nubo_transfer_copy_summary,
-    nubo_transfer_sync_summary, nubo_cost_instance_info, nubo_cost_source_info,
-    nubo_cost_update_info, nubo_cost_estimate_info, nubo_cost_exclusion_info,
-    nubo_cost_serving_info, nubo_cost_checkpoint_info, nubo_cost_own_info, nubo_net_send_summary,
-    nubo_net_server_stats_info, nubo_sharded_step_summary, nubo_sharded_memory_info,
-    nubo_train_progress, nubo_train_evaluation_info,
+    nubo_nic_info, nubo_codec_info, nubo_transfer_summary, nubo_transfer_archive_entry_info,
+    nubo_transfer_copy_summary, nubo_transfer_sync_summary, nubo_cost_instance_info,
+    nubo_cost_source_info, nubo_cost_update_info, nubo_cost_estimate_info,
+    nubo_cost_exclusion_info, nubo_cost_serving_info, nubo_cost_checkpoint_info,
+    nubo_cost_own_info, nubo_net_send_summary, nubo_net_server_stats_info,
+    nubo_sharded_step_summary, nubo_sharded_memory_info, nubo_train_progress,
+    nubo_train_evaluation_info,
 )
 from ._codecs import chunk_counts
-from ._enums import Backend, Codec, LinkKind, Pricing, Severity
+from ._enums import Backend, Codec, EntryKind, LinkKind, Pricing, Severity
 from ._lib import lines, pairs, text
 
 
@@ -272,6 +273,40 @@ class Summary:
                    bytes_transferred=c.bytes_transferred,
                    up_to_date=bool(c.up_to_date),
                    network_wait_seconds=c.network_wait_seconds)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of an archive, its text the archive's. (C: nubo_transfer_archive_entry_info)"""
+
+    kind: EntryKind
+    path: str
+    """Relative, '/'-separated."""
+    size: int
+    """Files: content bytes."""
+    mode: int
+    """Permission bits."""
+    mtime_ns: int
+    """Nanoseconds since the epoch."""
+    link_target: str
+    """Symlinks; "" otherwise."""
+    hash: str
+    """Files: XXH3-128 of the content, 32 hex digits; "" otherwise."""
+    stored_size: int
+    """Files: compressed bytes in the archive."""
+    chunks: int
+
+    @classmethod
+    def _from_c(cls, c: nubo_transfer_archive_entry_info) -> Entry:
+        return cls(kind=EntryKind(c.kind),
+                   path=text(c.path),
+                   size=c.size,
+                   mode=c.mode,
+                   mtime_ns=c.mtime_ns,
+                   link_target=text(c.link_target),
+                   hash=text(c.hash),
+                   stored_size=c.stored_size,
+                   chunks=c.chunks)
 
 
 @dataclass(frozen=True)

@@ -26,21 +26,14 @@ from ._abi import (nubo_codec_info, nubo_transfer_archive, nubo_transfer_archive
                    nubo_transfer_progress_callback, nubo_transfer_summary,
                    nubo_transfer_unpack_options, nubo_transfer_verify_options)
 from ._codecs import Codec
-from ._enum import OpenIntEnum
+from ._enums import EntryKind as EntryKind  # re-exported
+from ._results import Entry
 from ._options import filled
 from ._lib import text
 from ._progress import ProgressCall
 from .errors import NuboError, Status
 
 StrPath = Union[str, "os.PathLike[str]"]
-
-
-class EntryKind(OpenIntEnum):
-    """nubo_entry_kind."""
-
-    FILE = 0
-    DIRECTORY = 1
-    SYMLINK = 2
 
 
 # ---- Callbacks (the structs are _abi.py's, generated from nubo_transfer.h) ---------------
@@ -86,21 +79,6 @@ class Summary(_results.Summary):
     @property
     def ratio(self) -> float:
         return self.bytes_stored / self.bytes if self.bytes else 0.0
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One entry of an archive."""
-
-    path: str
-    kind: EntryKind
-    size: int
-    mode: int
-    mtime_ns: int
-    link_target: str
-    hash: str  # files: XXH3-128 of the content, 32 hex digits
-    stored_size: int
-    chunks: int
 
 
 ProgressFn = Callable[[Progress], bool]
@@ -257,9 +235,7 @@ class Archive:
     def _entry(self, i: int) -> Entry:
         info = nubo_transfer_archive_entry_info()
         _lib.check(self._lib.nubo_transfer_archive_entry(self._handle, i, ctypes.byref(info)))
-        return Entry(path=text(info.path), kind=EntryKind(info.kind), size=info.size,
-                     mode=info.mode, mtime_ns=info.mtime_ns, link_target=text(info.link_target),
-                     hash=text(info.hash), stored_size=info.stored_size, chunks=info.chunks)
+        return Entry._from_c(info)
 
     def __enter__(self) -> "Archive":
         return self

@@ -155,6 +155,36 @@ impl Codec {
     }
 }
 
+/// What an archive's entry is. (C: `nubo_entry_kind`)
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    File,
+    Directory,
+    Symlink,
+}
+
+impl EntryKind {
+    #[allow(dead_code)] // an enum only ever read from the library is not handed back
+    pub(crate) fn raw(self) -> ffi::nubo_entry_kind {
+        match self {
+            EntryKind::File => ffi::NUBO_ENTRY_FILE,
+            EntryKind::Directory => ffi::NUBO_ENTRY_DIRECTORY,
+            EntryKind::Symlink => ffi::NUBO_ENTRY_SYMLINK,
+        }
+    }
+
+    /// None for a value this crate does not know (a newer library's).
+    #[allow(dead_code)] // an enum only ever handed to the library is not read back
+    pub(crate) fn from_raw(raw: ffi::nubo_entry_kind) -> Option<EntryKind> {
+        match raw {
+            ffi::NUBO_ENTRY_FILE => Some(EntryKind::File),
+            ffi::NUBO_ENTRY_DIRECTORY => Some(EntryKind::Directory),
+            ffi::NUBO_ENTRY_SYMLINK => Some(EntryKind::Symlink),
+            _ => None,
+        }
+    }
+}
+
 /// What a copy or a sync does with a symlink in a local tree it uploads, as aws s3 cp and rclone do; the tree's root itself is always followed. (C: `nubo_symlinks`)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Symlinks {

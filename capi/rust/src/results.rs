@@ -335,6 +335,51 @@ impl From<&ffi::nubo_transfer_summary> for Summary {
     }
 }
 
+/// One entry of an archive, its text the archive's. (C: `nubo_transfer_archive_entry_info`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub kind: crate::enums::EntryKind,
+    /// Relative, '/'-separated.
+    pub path: String,
+    /// Files: content bytes.
+    pub size: u64,
+    /// Permission bits.
+    pub mode: u32,
+    /// Nanoseconds since the epoch.
+    pub mtime_ns: i64,
+    /// Symlinks; "" otherwise.
+    pub link_target: String,
+    /// Files: XXH3-128 of the content, 32 hex digits; "" otherwise.
+    pub hash: String,
+    /// Files: compressed bytes in the archive.
+    pub stored_size: u64,
+    pub chunks: u64,
+}
+
+impl Entry {
+    /// The value of a filled `nubo_transfer_archive_entry_info`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_transfer_archive_entry_info) -> Result<Entry, Error> {
+        Ok(Entry {
+            kind: known(
+                crate::enums::EntryKind::from_raw(c.kind),
+                "nubo_transfer_archive_entry_info.kind",
+                c.kind,
+            )?,
+            path: owned(c.path),
+            size: c.size,
+            mode: c.mode,
+            mtime_ns: c.mtime_ns,
+            link_target: owned(c.link_target),
+            hash: owned(c.hash),
+            stored_size: c.stored_size,
+            chunks: c.chunks,
+        })
+    }
+}
+
 /// What a copy did. (C: `nubo_transfer_copy_summary`)
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct CopySummary {

@@ -90,8 +90,9 @@ pub struct Progress {
 /// with [`Status::Cancelled`] and leaves what it did resumable.
 pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress) -> bool;
 
+pub use crate::enums::EntryKind;
 pub use crate::options::{PackOptions, UnpackOptions, VerifyOptions};
-pub use crate::results::{CodecInfo, Summary};
+pub use crate::results::{CodecInfo, Entry, Summary};
 
 /// The codecs to choose from, in the order they are offered, with their levels and help
 /// (`nubo-xfer pack --help` prints the same table).
@@ -289,33 +290,6 @@ pub fn verify(
     Ok(Summary::from(&summary))
 }
 
-/// What an entry is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryKind {
-    File,
-    Directory,
-    Symlink,
-    /// A kind this crate does not know (from a newer library).
-    Other(i32),
-}
-
-/// One entry of an archive.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    pub kind: EntryKind,
-    /// Relative, '/'-separated.
-    pub path: String,
-    pub size: u64,
-    pub mode: u32,
-    pub mtime_ns: i64,
-    /// Symlinks: the target; "" otherwise.
-    pub link_target: String,
-    /// Files: XXH3-128 of the content, 32 hexadecimal digits; "" otherwise.
-    pub hash: String,
-    pub stored_size: u64,
-    pub chunks: u64,
-}
-
 /// An open archive: its entries and random access to its files. Several threads may read one
 /// at once, so it is `Send` and `Sync`.
 pub struct Archive {
@@ -364,24 +338,7 @@ impl Archive {
         // SAFETY: a live handle and a sized struct to fill.
         check(unsafe { ffi::nubo_transfer_archive_entry(self.handle.as_ptr(), index, &mut info) })?;
         // SAFETY: the strings belong to the archive, alive while `self` is.
-        unsafe {
-            Ok(Entry {
-                kind: match info.kind {
-                    ffi::NUBO_ENTRY_FILE => EntryKind::File,
-                    ffi::NUBO_ENTRY_DIRECTORY => EntryKind::Directory,
-                    ffi::NUBO_ENTRY_SYMLINK => EntryKind::Symlink,
-                    other => EntryKind::Other(other),
-                },
-                path: owned(info.path),
-                size: info.size,
-                mode: info.mode,
-                mtime_ns: info.mtime_ns,
-                link_target: owned(info.link_target),
-                hash: owned(info.hash),
-                stored_size: info.stored_size,
-                chunks: info.chunks,
-            })
-        }
+        unsafe { Entry::from_c(&info) }
     }
 
     /// Every entry, in the archive's order (`nubo-xfer list`).

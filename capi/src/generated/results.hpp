@@ -29,6 +29,9 @@ static_assert(static_cast<int>(nubo::transfer::Codec::lz4) == NUBO_CODEC_LZ4);
 static_assert(static_cast<int>(nubo::transfer::Codec::zstd) == NUBO_CODEC_ZSTD);
 static_assert(static_cast<int>(nubo::transfer::Codec::zero) == NUBO_CODEC_ZERO);
 static_assert(static_cast<int>(nubo::transfer::Codec::floats) == NUBO_CODEC_FLOAT);
+static_assert(static_cast<int>(nubo::transfer::EntryKind::file) == NUBO_ENTRY_FILE);
+static_assert(static_cast<int>(nubo::transfer::EntryKind::directory) == NUBO_ENTRY_DIRECTORY);
+static_assert(static_cast<int>(nubo::transfer::EntryKind::symlink) == NUBO_ENTRY_SYMLINK);
 static_assert(static_cast<int>(nubo::transfer::Symlinks::follow) == NUBO_SYMLINKS_FOLLOW);
 static_assert(static_cast<int>(nubo::transfer::Symlinks::store) == NUBO_SYMLINKS_STORE);
 static_assert(static_cast<int>(nubo::transfer::Symlinks::skip) == NUBO_SYMLINKS_SKIP);
@@ -167,6 +170,23 @@ inline nubo_transfer_summary to_nubo_transfer_summary(const nubo::transfer::Summ
   assign(out.bytes_transferred, in.bytes_transferred);
   assign(out.up_to_date, in.up_to_date);
   assign(out.network_wait_seconds, in.network_wait_seconds);
+  return out;
+}
+
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_transfer_archive_entry_info to_nubo_transfer_archive_entry_info(
+    const nubo::transfer::Entry& in, Texts& texts) {
+  nubo_transfer_archive_entry_info out{};
+  out.struct_size = sizeof out;
+  assign(out.kind, in.kind);
+  assign_text(out.path, in.path, texts);
+  assign(out.size, in.size);
+  assign(out.mode, in.mode);
+  assign(out.mtime_ns, in.mtime_ns);
+  assign_text(out.link_target, in.link_target, texts);
+  assign_text(out.hash, in.hash, texts);
+  assign(out.stored_size, in.stored_size);
+  assign(out.chunks, in.chunks);
   return out;
 }
 
