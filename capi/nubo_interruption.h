@@ -17,13 +17,13 @@
 extern "C" {
 #endif
 
-/* A notice; valid during the callback only. */
+/* What the cloud said, valid during the callback (C++: nubo::InterruptionNotice). */
 typedef struct nubo_interruption_notice {
   uint32_t struct_size; /* this library's sizeof: read only the fields it covers */
   const char* cloud;    /* "aws", "gcp" or "azure" */
   const char* action;   /* "terminate", "stop", "preempt", ... */
   const char* detail;   /* the provider's own words, for a log */
-  double seconds_left;  /* until the machine goes, when the provider says; -1: unknown */
+  double seconds_left;  /* until the machine goes, when the provider says; < 0: none */
 } nubo_interruption_notice;
 
 /* Called once, from the watcher's own thread. */

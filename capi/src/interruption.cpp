@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 
+#include "generated/results.hpp"
 #include "guard.hpp"
 #include "nubo.h"
 #include "text_out.hpp"
@@ -29,12 +30,8 @@ NUBO_C_API nubo_status nubo_interruption_watcher_create(nubo_interruption_callba
     auto h = std::make_unique<nubo_interruption_watcher>();
     h->watcher = std::make_unique<nubo::InterruptionWatcher>(
         [on_notice, user](const nubo::InterruptionNotice& n) {
-          nubo_interruption_notice c{};
-          c.struct_size = sizeof c;
-          c.cloud = n.cloud.c_str();
-          c.action = n.action.c_str();
-          c.detail = n.detail.c_str();
-          c.seconds_left = n.seconds_left;
+          nubo::capi::Texts texts;  // none made: the notice's own strings, valid for the call
+          const nubo_interruption_notice c = nubo::capi::to_nubo_interruption_notice(n, texts);
           on_notice(&c, user);
         },
         poll_seconds);

@@ -14,9 +14,9 @@ from ._abi import (
     nubo_transfer_copy_summary, nubo_transfer_sync_summary, nubo_cost_instance_info,
     nubo_cost_source_info, nubo_cost_update_info, nubo_cost_estimate_info,
     nubo_cost_exclusion_info, nubo_cost_serving_info, nubo_cost_checkpoint_info,
-    nubo_cost_own_info, nubo_net_send_summary, nubo_net_server_stats_info,
-    nubo_sharded_step_summary, nubo_sharded_memory_info, nubo_train_progress,
-    nubo_train_evaluation_info,
+    nubo_cost_own_info, nubo_interruption_notice, nubo_net_send_summary,
+    nubo_net_server_stats_info, nubo_sharded_step_summary, nubo_sharded_memory_info,
+    nubo_train_progress, nubo_train_evaluation_info,
 )
 from ._codecs import chunk_counts
 from ._enums import Backend, Codec, EntryKind, LinkKind, Pricing, Severity
@@ -732,6 +732,27 @@ class OwnResult:
                    cloud_cost=c.cloud_cost,
                    cloud_saving=c.cloud_saving,
                    utilisation_for_70_percent_saving=c.utilisation_for_70_percent_saving)
+
+
+@dataclass(frozen=True)
+class InterruptionNotice:
+    """What the cloud said, valid during the callback. (C: nubo_interruption_notice)"""
+
+    cloud: str
+    """"aws", "gcp" or "azure"."""
+    action: str
+    """"terminate", "stop", "preempt", ..."""
+    detail: str
+    """The provider's own words, for a log."""
+    seconds_left: Optional[float]
+    """Until the machine goes, when the provider says; < 0: none."""
+
+    @classmethod
+    def _from_c(cls, c: nubo_interruption_notice) -> InterruptionNotice:
+        return cls(cloud=text(c.cloud),
+                   action=text(c.action),
+                   detail=text(c.detail),
+                   seconds_left=None if c.seconds_left < 0 else c.seconds_left)
 
 
 @dataclass(frozen=True)

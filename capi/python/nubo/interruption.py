@@ -15,35 +15,26 @@ from __future__ import annotations
 
 import ctypes
 from ctypes import POINTER
-from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from . import _lib
 from ._abi import nubo_interruption_callback, nubo_interruption_watcher
+from ._results import InterruptionNotice
 
 
 WatcherPtr = POINTER(nubo_interruption_watcher)
 NOTICE_CALLBACK = nubo_interruption_callback
 
 
-@dataclass(frozen=True)
-class Notice:
-    cloud: str                     # "aws", "gcp" or "azure"
-    action: str                    # "terminate", "stop", "preempt", ...
-    detail: str                    # the provider's own words
-    seconds_left: Optional[float]  # until the machine goes; None: not said
-
-
 class Watcher:
-    """Calls `on_notice(Notice)` once when the machine is about to be taken away. An exception
-    from it is printed, not raised (it runs on the watcher's thread)."""
+    """Calls `on_notice(InterruptionNotice)` once when the machine is about to be taken away. An
+    exception from it is printed, not raised (it runs on the watcher's thread)."""
 
-    def __init__(self, on_notice: Callable[[Notice], Any], poll_seconds: float = 2.0) -> None:
+    def __init__(self, on_notice: Callable[[InterruptionNotice], Any],
+                 poll_seconds: float = 2.0) -> None:
         def call(c: Any, _user: Any) -> None:
             n = c.contents
-            on_notice(Notice(cloud=n.cloud.decode(), action=n.action.decode(),
-                             detail=n.detail.decode(errors="replace"),
-                             seconds_left=None if n.seconds_left < 0 else n.seconds_left))
+            on_notice(InterruptionNotice._from_c(n))
 
         self._callback = NOTICE_CALLBACK(call)  # kept alive as long as the watcher
         self._handle: Optional[ctypes._Pointer] = None  # type: ignore[name-defined]

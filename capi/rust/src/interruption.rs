@@ -5,7 +5,7 @@
 //!
 //! ```no_run
 //! let watcher = nubo::interruption::Watcher::start(2.0, |notice| {
-//!     eprintln!("{} {}: {:.0} s left", notice.cloud, notice.action, notice.seconds_left);
+//!     eprintln!("{} {}: {:?} s left", notice.cloud, notice.action, notice.seconds_left);
 //! })?;
 //! println!("watching {}", if watcher.cloud()?.is_empty() { "nothing" } else { "the cloud" });
 //! # Ok::<(), nubo::Error>(())
@@ -17,22 +17,10 @@ use std::os::raw::c_void;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 
-use crate::{check, ffi, owned, read_text, Error, Status};
+pub use crate::results::InterruptionNotice;
+use crate::{check, ffi, read_text, Error, Status};
 
-/// What the cloud said.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Notice {
-    /// "aws", "gcp" or "azure".
-    pub cloud: String,
-    /// "terminate", "stop", "preempt", ...
-    pub action: String,
-    /// The provider's own words, for a log.
-    pub detail: String,
-    /// Until the machine goes, when the provider says; negative: unknown.
-    pub seconds_left: f64,
-}
-
-type Handler = Box<dyn FnMut(&Notice) + Send + 'static>;
+type Handler = Box<dyn FnMut(&InterruptionNotice) + Send + 'static>;
 
 /// Polls the metadata service from its own thread until dropped.
 pub struct Watcher {
@@ -50,12 +38,9 @@ unsafe extern "C" fn on_notice(notice: *const ffi::nubo_interruption_notice, use
     // SAFETY: `user` is the Handler that start() boxed, alive until the watcher is freed, which
     // waits for this thread; the notice and its strings are valid during the call.
     let handler = &mut *(user as *mut Handler);
-    let n = &*notice;
-    let seen = Notice {
-        cloud: owned(n.cloud),
-        action: owned(n.action),
-        detail: owned(n.detail),
-        seconds_left: n.seconds_left,
+    let seen = match InterruptionNotice::from_c(&*notice) {
+        Ok(seen) => seen,
+        Err(e) => return eprintln!("nubo: an interruption notice could not be read: {e}"),
     };
     // A panic may not unwind into C, and nobody waits on this thread to take it: say so.
     if panic::catch_unwind(AssertUnwindSafe(|| handler(&seen))).is_err() {
@@ -68,7 +53,7 @@ impl Watcher {
     /// 2 is the usual). Where no service answers the watcher is off (`cloud()` is "").
     pub fn start<F>(poll_seconds: f64, on: F) -> Result<Watcher, Error>
     where
-        F: FnMut(&Notice) + Send + 'static,
+        F: FnMut(&InterruptionNotice) + Send + 'static,
     {
         let mut handler: Box<Handler> = Box::new(Box::new(on));
         let user = &mut *handler as *mut Handler as *mut c_void;

@@ -867,6 +867,36 @@ impl From<&ffi::nubo_cost_own_info> for OwnResult {
     }
 }
 
+/// What the cloud said, valid during the callback. (C: `nubo_interruption_notice`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct InterruptionNotice {
+    /// "aws", "gcp" or "azure".
+    pub cloud: String,
+    /// "terminate", "stop", "preempt", ...
+    pub action: String,
+    /// The provider's own words, for a log.
+    pub detail: String,
+    /// Until the machine goes, when the provider says; < 0: none.
+    pub seconds_left: Option<f64>,
+}
+
+impl InterruptionNotice {
+    /// The value of a filled `nubo_interruption_notice`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(
+        c: &ffi::nubo_interruption_notice,
+    ) -> Result<InterruptionNotice, Error> {
+        Ok(InterruptionNotice {
+            cloud: owned(c.cloud),
+            action: owned(c.action),
+            detail: owned(c.detail),
+            seconds_left: (c.seconds_left >= 0.0).then_some(c.seconds_left),
+        })
+    }
+}
+
 /// What a send did. (C: `nubo_net_send_summary`)
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct SendSummary {

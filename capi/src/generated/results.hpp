@@ -397,6 +397,18 @@ inline nubo_cost_own_info to_nubo_cost_own_info(const nubo::cost::OwnResult& in)
   return out;
 }
 
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_interruption_notice to_nubo_interruption_notice(const nubo::InterruptionNotice& in,
+                                                            Texts& texts) {
+  nubo_interruption_notice out{};
+  out.struct_size = sizeof out;
+  assign_text(out.cloud, in.cloud, texts);
+  assign_text(out.action, in.action, texts);
+  assign_text(out.detail, in.detail, texts);
+  assign(out.seconds_left, in.seconds_left);
+  return out;
+}
+
 inline nubo_net_send_summary to_nubo_net_send_summary(const nubo::net::SendSummary& in) {
   nubo_net_send_summary out{};
   out.struct_size = sizeof out;
