@@ -88,10 +88,18 @@ int main(int argc, char** argv) {
     if (!sim.empty()) options.sim_devices = sim;
     options.probe_cuda = !no_cuda;
     auto report = nubo::discover(options);
+    // --require-gpu is a gate for every command (a job script's `nubo-smi health
+    // --require-gpu`): after what the command prints, no usable GPU is exit status 3, whatever
+    // the command itself would have said of the machine.
+    const auto gated = [&](int status) {
+      if (!require_gpu || report.has_gpu()) return status;
+      std::fprintf(stderr, "nubo-smi: no GPU is usable (--require-gpu)\n");
+      return kExitNoGpu;
+    };
     if (health_cmd->parsed()) {
       const auto h = nubo::device::health(report, health_options);
       std::cout << (json ? h.to_json() + "\n" : nubo_smi::health_text(h));
-      return h.exit_status();
+      return gated(h.exit_status());
     }
     if (check_cmd->parsed()) {
       // Ctrl-C stops after the work in flight: nothing is left running on a GPU.
@@ -101,7 +109,7 @@ int main(int argc, char** argv) {
       const auto r = nubo::device::preflight(report, check_options);
       if (!out_file.empty()) write_file(out_file, r.to_json());
       std::cout << (json ? r.to_json() + "\n" : nubo_smi::preflight_text(r));
-      return r.exit_status();
+      return gated(r.exit_status());
     }
     if (json) {
       std::cout << report.to_json() << "\n";
@@ -128,11 +136,7 @@ int main(int argc, char** argv) {
       for (const auto& d : group) std::cout << " GPU" << d.index;
       std::cout << "\n";
     }
-    if (require_gpu && !report.has_gpu()) {
-      std::fprintf(stderr, "nubo-smi: no GPU is usable (--require-gpu)\n");
-      return kExitNoGpu;
-    }
-    return 0;
+    return gated(0);
   } catch (const nubo::Error& e) {
     if (e.code() == nubo::Errc::cancelled) {
       nubo_cli::print_error("nubo-smi", "interrupted; no work is left on the GPUs");
