@@ -22,10 +22,10 @@ extern "C" {
 #endif
 
 /*
- * What a send's progress callback sees. The first fields are those of nubo_transfer_progress
- * (bytes_skipped counts both skipped and resumed bytes); current_file is valid during the call
- * only.
+ * The first fields are those of nubo_transfer_progress (bytes_skipped counts both skipped and
+ * resumed bytes); current_file is valid during the call only.
  */
+/* What a send's progress callback sees (C++: nubo::net::SendProgress). */
 typedef struct nubo_net_progress {
   uint32_t struct_size;
   uint64_t bytes_done;    /* logical bytes finished, skipped and resumed ones included */
@@ -33,7 +33,7 @@ typedef struct nubo_net_progress {
   uint64_t bytes_written; /* compressed chunk bytes sent */
   uint64_t bytes_skipped; /* complete at the destination, or verified by an earlier attempt */
   double rate;            /* logical bytes per second over the last seconds */
-  double eta_seconds;     /* -1: not known yet */
+  double eta_seconds;     /* < 0: none (not known yet) */
   double elapsed_seconds;
   const char* current_file;
   uint64_t files_done;

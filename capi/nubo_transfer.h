@@ -66,6 +66,7 @@ NUBO_C_API nubo_status nubo_transfer_codec_info(size_t index, nubo_codec_info* o
  * to come without moving the fields after it. Slot NUBO_CODEC_AUTO is always 0. */
 #define NUBO_CODEC_SLOTS 8
 
+/* What a progress callback sees (C++: nubo::transfer::Progress). */
 typedef struct nubo_transfer_progress {
   uint32_t struct_size;
   uint64_t bytes_done;    /* logical bytes finished, skipped ones included */
@@ -73,7 +74,7 @@ typedef struct nubo_transfer_progress {
   uint64_t bytes_written; /* compressed bytes written (pack) or read (unpack, verify) */
   uint64_t bytes_skipped; /* done by an earlier, interrupted attempt */
   double rate;            /* logical bytes per second over the last seconds */
-  double eta_seconds;     /* -1: not known yet */
+  double eta_seconds;     /* < 0: none (not known yet) */
   double elapsed_seconds;
   const char* current_file;
   uint64_t files_done;

@@ -51,13 +51,9 @@ nubo_net_server_options default_server() {
 // The C callback as a SendProgressFn; the current file is copied so that it is NUL-terminated.
 net::SendProgressFn wrap(nubo_net_progress_callback callback, void* user) {
   if (callback == nullptr) return {};
-  return [callback, user, name = std::string()](const net::SendProgress& p) mutable {
-    name.assign(p.current_file);
-    nubo_net_progress c{};
-    nubo::capi::copy_progress(p, name, c);
-    c.wire_bytes = p.wire_bytes;
-    c.link_rate = p.link_rate;
-    c.bytes_resumed = p.bytes_resumed;
+  return [callback, user](const net::SendProgress& p) {
+    nubo::capi::Texts texts;  // the current file, NUL-terminated for the call
+    const nubo_net_progress c = nubo::capi::to_nubo_net_progress(p, texts);
     return callback(&c, user) != 0;
   };
 }

@@ -60,10 +60,9 @@ std::vector<std::string> to_strings(const char* const* items, size_t count, cons
 
 transfer::ProgressFn wrap_progress(nubo_transfer_progress_callback callback, void* user) {
   if (callback == nullptr) return {};
-  return [callback, user, name = std::string()](const transfer::Progress& p) mutable {
-    name.assign(p.current_file);
-    nubo_transfer_progress c{};
-    copy_progress(p, name, c);
+  return [callback, user](const transfer::Progress& p) {
+    Texts texts;  // the current file, NUL-terminated for the call
+    const nubo_transfer_progress c = to_nubo_transfer_progress(p, texts);
     return callback(&c, user) != 0;
   };
 }

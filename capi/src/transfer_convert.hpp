@@ -31,21 +31,4 @@ inline void copy_chunk_counts(const transfer::ChunkCounts& from, uint64_t (&to)[
   for (std::size_t i = 0; i < from.slots.size(); ++i) to[i] = from.slots[i];
 }
 
-// Fills the fields every C progress struct of a transfer begins with (nubo_transfer_progress,
-// nubo_net_progress). `file` holds the NUL-terminated current file and must outlive the call.
-template <class CProgress>
-void copy_progress(const transfer::Progress& p, const std::string& file, CProgress& c) {
-  c.struct_size = sizeof c;
-  c.bytes_done = p.bytes_done;
-  c.bytes_total = p.bytes_total;
-  c.bytes_written = p.bytes_written;
-  c.bytes_skipped = p.bytes_skipped;
-  c.rate = p.rate;
-  c.eta_seconds = p.eta_seconds;
-  c.elapsed_seconds = p.elapsed_seconds;
-  c.current_file = file.c_str();
-  c.files_done = p.files_done;
-  c.files_total = p.files_total;
-}
-
 }  // namespace nubo::capi

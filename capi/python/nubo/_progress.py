@@ -26,6 +26,17 @@ P = TypeVar("P")
 _HELD = {signal.SIGINT, signal.SIGTERM}
 
 
+class Fraction:
+    """A progress value's share done: bytes_done / bytes_total (1.0 when there is nothing)."""
+
+    bytes_done: int
+    bytes_total: int
+
+    @property
+    def fraction(self) -> float:
+        return self.bytes_done / self.bytes_total if self.bytes_total else 1.0
+
+
 class ProgressCall(Generic[P]):
     """One call's progress callback. prototype is the ctypes CFUNCTYPE of the C callback,
     convert turns what the C pointer points at into the Python progress value, and fn (None:

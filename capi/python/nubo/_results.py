@@ -10,13 +10,13 @@ from typing import Optional
 
 from ._abi import (
     nubo_device_info, nubo_host_info, nubo_driver_info, nubo_link_info, nubo_diagnosis_info,
-    nubo_nic_info, nubo_codec_info, nubo_transfer_summary, nubo_transfer_archive_entry_info,
-    nubo_transfer_copy_summary, nubo_transfer_sync_summary, nubo_cost_instance_info,
-    nubo_cost_source_info, nubo_cost_update_info, nubo_cost_estimate_info,
-    nubo_cost_exclusion_info, nubo_cost_serving_info, nubo_cost_checkpoint_info,
-    nubo_cost_own_info, nubo_interruption_notice, nubo_net_send_summary,
-    nubo_net_server_stats_info, nubo_sharded_step_summary, nubo_sharded_memory_info,
-    nubo_train_progress, nubo_train_evaluation_info,
+    nubo_nic_info, nubo_codec_info, nubo_transfer_progress, nubo_transfer_summary,
+    nubo_transfer_archive_entry_info, nubo_transfer_copy_summary, nubo_transfer_sync_summary,
+    nubo_cost_instance_info, nubo_cost_source_info, nubo_cost_update_info,
+    nubo_cost_estimate_info, nubo_cost_exclusion_info, nubo_cost_serving_info,
+    nubo_cost_checkpoint_info, nubo_cost_own_info, nubo_interruption_notice, nubo_net_progress,
+    nubo_net_send_summary, nubo_net_server_stats_info, nubo_sharded_step_summary,
+    nubo_sharded_memory_info, nubo_train_progress, nubo_train_evaluation_info,
 )
 from ._codecs import chunk_counts
 from ._enums import Backend, Codec, EntryKind, LinkKind, Pricing, Severity
@@ -226,6 +226,41 @@ class CodecInfo:
                    default_level=c.default_level,
                    level_means=text(c.level_means),
                    help=text(c.help))
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a progress callback sees. (C: nubo_transfer_progress)"""
+
+    bytes_done: int
+    """Logical bytes finished, skipped ones included."""
+    bytes_total: int
+    """Logical bytes of the whole job."""
+    bytes_written: int
+    """Compressed bytes written (pack) or read (unpack, verify)."""
+    bytes_skipped: int
+    """Done by an earlier, interrupted attempt."""
+    rate: float
+    """Logical bytes per second over the last seconds."""
+    eta_seconds: Optional[float]
+    """< 0: none (not known yet)."""
+    elapsed_seconds: float
+    current_file: str
+    files_done: int
+    files_total: int
+
+    @classmethod
+    def _from_c(cls, c: nubo_transfer_progress) -> Progress:
+        return cls(bytes_done=c.bytes_done,
+                   bytes_total=c.bytes_total,
+                   bytes_written=c.bytes_written,
+                   bytes_skipped=c.bytes_skipped,
+                   rate=c.rate,
+                   eta_seconds=None if c.eta_seconds < 0 else c.eta_seconds,
+                   elapsed_seconds=c.elapsed_seconds,
+                   current_file=text(c.current_file),
+                   files_done=c.files_done,
+                   files_total=c.files_total)
 
 
 @dataclass(frozen=True)
@@ -753,6 +788,50 @@ class InterruptionNotice:
                    action=text(c.action),
                    detail=text(c.detail),
                    seconds_left=None if c.seconds_left < 0 else c.seconds_left)
+
+
+@dataclass(frozen=True)
+class SendProgress:
+    """What a send's progress callback sees. (C: nubo_net_progress)"""
+
+    bytes_done: int
+    """Logical bytes finished, skipped and resumed ones included."""
+    bytes_total: int
+    """Logical bytes of the whole send."""
+    bytes_written: int
+    """Compressed chunk bytes sent."""
+    bytes_skipped: int
+    """Complete at the destination, or verified by an earlier attempt."""
+    rate: float
+    """Logical bytes per second over the last seconds."""
+    eta_seconds: Optional[float]
+    """< 0: none (not known yet)."""
+    elapsed_seconds: float
+    current_file: str
+    files_done: int
+    files_total: int
+    wire_bytes: int
+    """Bytes written to the sockets, framing included."""
+    link_rate: float
+    """Wire bytes per second over the last seconds."""
+    bytes_resumed: int
+    """Verified by an earlier, interrupted attempt."""
+
+    @classmethod
+    def _from_c(cls, c: nubo_net_progress) -> SendProgress:
+        return cls(bytes_done=c.bytes_done,
+                   bytes_total=c.bytes_total,
+                   bytes_written=c.bytes_written,
+                   bytes_skipped=c.bytes_skipped,
+                   rate=c.rate,
+                   eta_seconds=None if c.eta_seconds < 0 else c.eta_seconds,
+                   elapsed_seconds=c.elapsed_seconds,
+                   current_file=text(c.current_file),
+                   files_done=c.files_done,
+                   files_total=c.files_total,
+                   wire_bytes=c.wire_bytes,
+                   link_rate=c.link_rate,
+                   bytes_resumed=c.bytes_resumed)
 
 
 @dataclass(frozen=True)

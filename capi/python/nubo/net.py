@@ -17,15 +17,13 @@ from __future__ import annotations
 import ctypes
 import os
 from ctypes import POINTER, c_char_p
-from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Union
 
-from . import _lib
+from . import _lib, _results
 from ._abi import (nubo_net_progress, nubo_net_progress_callback, nubo_net_send_options,
                    nubo_net_send_summary, nubo_net_server, nubo_net_server_options,
                    nubo_net_server_stats_info)
-from ._lib import text
-from ._progress import ProgressCall
+from ._progress import Fraction, ProgressCall
 from .errors import NuboError, Status
 from ._results import SendSummary, ServerStats
 from .transfer import Codec, _codec, _patterns
@@ -41,40 +39,15 @@ ServerPtr = POINTER(nubo_net_server)
 # ---- Python side ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SendProgress:
-    """What a send's progress callable sees (nubo_net_progress)."""
-
-    bytes_done: int  # logical bytes finished, skipped and resumed ones included
-    bytes_total: int
-    bytes_written: int  # compressed chunk bytes sent
-    bytes_skipped: int  # complete at the destination, or verified by an earlier attempt
-    rate: float  # logical bytes per second, recent
-    eta_seconds: Optional[float]  # None: not known yet
-    elapsed_seconds: float
-    current_file: str
-    files_done: int
-    files_total: int
-    wire_bytes: int  # bytes written to the sockets, framing included
-    link_rate: float  # wire bytes per second, recent
-    bytes_resumed: int  # verified by an earlier, interrupted attempt
-
-    @property
-    def fraction(self) -> float:
-        return self.bytes_done / self.bytes_total if self.bytes_total else 1.0
+class SendProgress(_results.SendProgress, Fraction):
+    """What a send's progress callable sees (nubo_net_progress), and its fraction done."""
 
 
 SendProgressFn = Callable[[SendProgress], bool]
 
 
 def _progress(c: nubo_net_progress) -> SendProgress:
-    return SendProgress(bytes_done=c.bytes_done, bytes_total=c.bytes_total,
-                        bytes_written=c.bytes_written, bytes_skipped=c.bytes_skipped,
-                        rate=c.rate, eta_seconds=None if c.eta_seconds < 0 else c.eta_seconds,
-                        elapsed_seconds=c.elapsed_seconds, current_file=text(c.current_file),
-                        files_done=c.files_done, files_total=c.files_total,
-                        wire_bytes=c.wire_bytes, link_rate=c.link_rate,
-                        bytes_resumed=c.bytes_resumed)
+    return SendProgress._from_c(c)
 
 
 _path = _lib.path_bytes

@@ -17,7 +17,6 @@ from __future__ import annotations
 import ctypes
 import os
 from ctypes import POINTER, c_char_p, c_size_t
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from . import _lib, _results
@@ -29,8 +28,7 @@ from ._codecs import Codec
 from ._enums import EntryKind as EntryKind  # re-exported
 from ._results import Entry
 from ._options import filled
-from ._lib import text
-from ._progress import ProgressCall
+from ._progress import Fraction, ProgressCall
 from .errors import NuboError, Status
 
 StrPath = Union[str, "os.PathLike[str]"]
@@ -53,24 +51,8 @@ ArchivePtr = POINTER(nubo_transfer_archive)
 # ---- Python side ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Progress:
-    """What a progress callable sees (nubo_transfer_progress)."""
-
-    bytes_done: int  # logical bytes finished, skipped ones included
-    bytes_total: int
-    bytes_written: int  # compressed bytes written (pack) or read (unpack, verify)
-    bytes_skipped: int  # done by an earlier, interrupted attempt
-    rate: float  # logical bytes per second, recent
-    eta_seconds: Optional[float]  # None: not known yet
-    elapsed_seconds: float
-    current_file: str
-    files_done: int
-    files_total: int
-
-    @property
-    def fraction(self) -> float:
-        return self.bytes_done / self.bytes_total if self.bytes_total else 1.0
+class Progress(_results.Progress, Fraction):
+    """What a progress callable sees (nubo_transfer_progress), and its fraction done."""
 
 
 class Summary(_results.Summary):
@@ -85,11 +67,7 @@ ProgressFn = Callable[[Progress], bool]
 
 
 def _progress(c: nubo_transfer_progress) -> Progress:
-    return Progress(bytes_done=c.bytes_done, bytes_total=c.bytes_total,
-                    bytes_written=c.bytes_written, bytes_skipped=c.bytes_skipped, rate=c.rate,
-                    eta_seconds=None if c.eta_seconds < 0 else c.eta_seconds,
-                    elapsed_seconds=c.elapsed_seconds, current_file=text(c.current_file),
-                    files_done=c.files_done, files_total=c.files_total)
+    return Progress._from_c(c)
 
 
 def _call(progress: Optional[ProgressFn]) -> ProgressCall[Progress]:

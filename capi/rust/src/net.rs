@@ -24,55 +24,17 @@ use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 
 use crate::progress::{Callback, FromRaw};
-pub use crate::results::{SendSummary, ServerStats};
+pub use crate::results::{SendProgress, SendSummary, ServerStats};
 use crate::transfer::{flag, Codec, StringList};
 use crate::{
-    c_int_of, c_ptr, c_string, check, ffi, optional_c_string, optional_path, owned, path_string,
-    Error, Status,
+    c_int_of, c_ptr, c_string, check, ffi, optional_c_string, optional_path, path_string, Error,
+    Status,
 };
-
-/// What a send's progress callback sees, at most every 100 ms and once at the end.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SendProgress {
-    /// Logical bytes finished, skipped and resumed ones included.
-    pub bytes_done: u64,
-    pub bytes_total: u64,
-    /// Compressed chunk bytes sent.
-    pub bytes_written: u64,
-    /// Complete at the destination, or verified by an earlier attempt.
-    pub bytes_skipped: u64,
-    pub rate: f64,
-    /// Negative while unknown.
-    pub eta_seconds: f64,
-    pub elapsed_seconds: f64,
-    pub current_file: String,
-    pub files_done: u64,
-    pub files_total: u64,
-    /// Bytes written to the sockets, framing included.
-    pub wire_bytes: u64,
-    pub link_rate: f64,
-    /// Verified by an earlier, interrupted attempt.
-    pub bytes_resumed: u64,
-}
 
 impl FromRaw for SendProgress {
     type Raw = ffi::nubo_net_progress;
-    unsafe fn from_raw(p: &ffi::nubo_net_progress) -> SendProgress {
-        SendProgress {
-            bytes_done: p.bytes_done,
-            bytes_total: p.bytes_total,
-            bytes_written: p.bytes_written,
-            bytes_skipped: p.bytes_skipped,
-            rate: p.rate,
-            eta_seconds: p.eta_seconds,
-            elapsed_seconds: p.elapsed_seconds,
-            current_file: owned(p.current_file),
-            files_done: p.files_done,
-            files_total: p.files_total,
-            wire_bytes: p.wire_bytes,
-            link_rate: p.link_rate,
-            bytes_resumed: p.bytes_resumed,
-        }
+    unsafe fn from_raw(p: &ffi::nubo_net_progress) -> Result<SendProgress, Error> {
+        SendProgress::from_c(p)
     }
 }
 

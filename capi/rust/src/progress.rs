@@ -7,12 +7,13 @@ use std::ptr;
 
 use crate::{check, Error};
 
-/// A progress value copied out of its C struct (which is valid during the callback only).
+/// A progress value copied out of its C struct (which is valid during the callback only); an
+/// error (a value newer than this crate) cancels the call, which then fails with it.
 pub(crate) trait FromRaw: Sized {
     type Raw;
     /// # Safety
     /// `raw` is the struct the library passed to the callback, with its strings alive.
-    unsafe fn from_raw(raw: &Self::Raw) -> Self;
+    unsafe fn from_raw(raw: &Self::Raw) -> Result<Self, Error>;
 }
 
 /// The C callback type for progress `P`.
@@ -24,11 +25,16 @@ pub(crate) type RawCallback<P> =
 pub(crate) struct Callback<'a, P: FromRaw> {
     user: Option<&'a mut dyn FnMut(&P) -> bool>,
     panic: Option<Box<dyn std::any::Any + Send + 'static>>,
+    error: Option<Error>, // a progress value that could not be read
 }
 
 impl<'a, P: FromRaw> Callback<'a, P> {
     pub(crate) fn new(user: Option<&'a mut dyn FnMut(&P) -> bool>) -> Self {
-        Callback { user, panic: None }
+        Callback {
+            user,
+            panic: None,
+            error: None,
+        }
     }
 
     /// The callback and user pointer for the options struct; valid while `self` is.
@@ -44,7 +50,10 @@ impl<'a, P: FromRaw> Callback<'a, P> {
         if let Some(payload) = self.panic {
             panic::resume_unwind(payload);
         }
-        check(raw)
+        match self.error {
+            Some(e) => Err(e),
+            None => check(raw),
+        }
     }
 }
 
@@ -52,10 +61,16 @@ unsafe extern "C" fn trampoline<P: FromRaw>(progress: *const P::Raw, user: *mut 
     // SAFETY: `user` is the Callback that raw() handed to the same call, alive until it
     // returns; the library calls back from one thread at a time.
     let callback = &mut *(user as *mut Callback<'_, P>);
-    if callback.panic.is_some() {
+    if callback.panic.is_some() || callback.error.is_some() {
         return 0;
     }
-    let seen = P::from_raw(&*progress);
+    let seen = match P::from_raw(&*progress) {
+        Ok(seen) => seen,
+        Err(e) => {
+            callback.error = Some(e);
+            return 0;
+        }
+    };
     let user = match callback.user.as_mut() {
         Some(user) => user,
         None => return 1,

@@ -287,6 +287,48 @@ impl CodecInfo {
     }
 }
 
+/// What a progress callback sees. (C: `nubo_transfer_progress`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// Logical bytes finished, skipped ones included.
+    pub bytes_done: u64,
+    /// Logical bytes of the whole job.
+    pub bytes_total: u64,
+    /// Compressed bytes written (pack) or read (unpack, verify).
+    pub bytes_written: u64,
+    /// Done by an earlier, interrupted attempt.
+    pub bytes_skipped: u64,
+    /// Logical bytes per second over the last seconds.
+    pub rate: f64,
+    /// < 0: none (not known yet).
+    pub eta_seconds: Option<f64>,
+    pub elapsed_seconds: f64,
+    pub current_file: String,
+    pub files_done: u64,
+    pub files_total: u64,
+}
+
+impl Progress {
+    /// The value of a filled `nubo_transfer_progress`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_transfer_progress) -> Result<Progress, Error> {
+        Ok(Progress {
+            bytes_done: c.bytes_done,
+            bytes_total: c.bytes_total,
+            bytes_written: c.bytes_written,
+            bytes_skipped: c.bytes_skipped,
+            rate: c.rate,
+            eta_seconds: (c.eta_seconds >= 0.0).then_some(c.eta_seconds),
+            elapsed_seconds: c.elapsed_seconds,
+            current_file: owned(c.current_file),
+            files_done: c.files_done,
+            files_total: c.files_total,
+        })
+    }
+}
+
 /// What an operation did. (C: `nubo_transfer_summary`)
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Summary {
@@ -893,6 +935,57 @@ impl InterruptionNotice {
             action: owned(c.action),
             detail: owned(c.detail),
             seconds_left: (c.seconds_left >= 0.0).then_some(c.seconds_left),
+        })
+    }
+}
+
+/// What a send's progress callback sees. (C: `nubo_net_progress`)
+#[derive(Debug, Clone, PartialEq)]
+pub struct SendProgress {
+    /// Logical bytes finished, skipped and resumed ones included.
+    pub bytes_done: u64,
+    /// Logical bytes of the whole send.
+    pub bytes_total: u64,
+    /// Compressed chunk bytes sent.
+    pub bytes_written: u64,
+    /// Complete at the destination, or verified by an earlier attempt.
+    pub bytes_skipped: u64,
+    /// Logical bytes per second over the last seconds.
+    pub rate: f64,
+    /// < 0: none (not known yet).
+    pub eta_seconds: Option<f64>,
+    pub elapsed_seconds: f64,
+    pub current_file: String,
+    pub files_done: u64,
+    pub files_total: u64,
+    /// Bytes written to the sockets, framing included.
+    pub wire_bytes: u64,
+    /// Wire bytes per second over the last seconds.
+    pub link_rate: f64,
+    /// Verified by an earlier, interrupted attempt.
+    pub bytes_resumed: u64,
+}
+
+impl SendProgress {
+    /// The value of a filled `nubo_net_progress`; an enum value newer than this crate is an error.
+    ///
+    /// # Safety
+    /// `c`'s text is alive (the handle it was read from is).
+    pub(crate) unsafe fn from_c(c: &ffi::nubo_net_progress) -> Result<SendProgress, Error> {
+        Ok(SendProgress {
+            bytes_done: c.bytes_done,
+            bytes_total: c.bytes_total,
+            bytes_written: c.bytes_written,
+            bytes_skipped: c.bytes_skipped,
+            rate: c.rate,
+            eta_seconds: (c.eta_seconds >= 0.0).then_some(c.eta_seconds),
+            elapsed_seconds: c.elapsed_seconds,
+            current_file: owned(c.current_file),
+            files_done: c.files_done,
+            files_total: c.files_total,
+            wire_bytes: c.wire_bytes,
+            link_rate: c.link_rate,
+            bytes_resumed: c.bytes_resumed,
         })
     }
 }

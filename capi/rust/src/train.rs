@@ -149,8 +149,8 @@ impl Default for TrainOptions {
 
 impl FromRaw for TrainProgress {
     type Raw = ffi::nubo_train_progress;
-    unsafe fn from_raw(p: &ffi::nubo_train_progress) -> TrainProgress {
-        TrainProgress::from(p)
+    unsafe fn from_raw(p: &ffi::nubo_train_progress) -> Result<TrainProgress, Error> {
+        Ok(TrainProgress::from(p))
     }
 }
 

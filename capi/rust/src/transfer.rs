@@ -19,8 +19,7 @@ use std::ptr::{self, NonNull};
 use crate::fill::Keep;
 use crate::progress::{Callback, FromRaw};
 use crate::{
-    c_ptr, c_string, check, ffi, optional_path, owned, path_string, read_text, records, Error,
-    Status,
+    c_ptr, c_string, check, ffi, optional_path, path_string, read_text, records, Error, Status,
 };
 
 pub use crate::enums::Codec;
@@ -68,31 +67,13 @@ impl std::ops::Index<Codec> for ChunkCounts {
     }
 }
 
-/// What a progress callback sees, at most every 100 ms and once at the end.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Progress {
-    pub bytes_done: u64,
-    pub bytes_total: u64,
-    /// Compressed bytes written (pack) or read (unpack, verify).
-    pub bytes_written: u64,
-    /// Done by an earlier, interrupted attempt.
-    pub bytes_skipped: u64,
-    pub rate: f64,
-    /// Negative while unknown.
-    pub eta_seconds: f64,
-    pub elapsed_seconds: f64,
-    pub current_file: String,
-    pub files_done: u64,
-    pub files_total: u64,
-}
-
 /// Called with each [`Progress`]; returning `false` cancels the operation, which then fails
 /// with [`Status::Cancelled`] and leaves what it did resumable.
 pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress) -> bool;
 
 pub use crate::enums::EntryKind;
 pub use crate::options::{PackOptions, UnpackOptions, VerifyOptions};
-pub use crate::results::{CodecInfo, Entry, Summary};
+pub use crate::results::{CodecInfo, Entry, Progress, Summary};
 
 /// The codecs to choose from, in the order they are offered, with their levels and help
 /// (`nubo-xfer pack --help` prints the same table).
@@ -113,19 +94,8 @@ pub(crate) fn flag(value: Option<bool>, default: c_int) -> c_int {
 
 impl FromRaw for Progress {
     type Raw = ffi::nubo_transfer_progress;
-    unsafe fn from_raw(p: &ffi::nubo_transfer_progress) -> Progress {
-        Progress {
-            bytes_done: p.bytes_done,
-            bytes_total: p.bytes_total,
-            bytes_written: p.bytes_written,
-            bytes_skipped: p.bytes_skipped,
-            rate: p.rate,
-            eta_seconds: p.eta_seconds,
-            elapsed_seconds: p.elapsed_seconds,
-            current_file: owned(p.current_file),
-            files_done: p.files_done,
-            files_total: p.files_total,
-        }
+    unsafe fn from_raw(p: &ffi::nubo_transfer_progress) -> Result<Progress, Error> {
+        Progress::from_c(p)
     }
 }
 

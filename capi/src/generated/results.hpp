@@ -154,6 +154,24 @@ inline nubo_codec_info to_nubo_codec_info(const nubo::transfer::CodecInfo& in, T
   return out;
 }
 
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_transfer_progress to_nubo_transfer_progress(const nubo::transfer::Progress& in,
+                                                        Texts& texts) {
+  nubo_transfer_progress out{};
+  out.struct_size = sizeof out;
+  assign(out.bytes_done, in.bytes_done);
+  assign(out.bytes_total, in.bytes_total);
+  assign(out.bytes_written, in.bytes_written);
+  assign(out.bytes_skipped, in.bytes_skipped);
+  assign(out.rate, in.rate);
+  assign(out.eta_seconds, in.eta_seconds);
+  assign(out.elapsed_seconds, in.elapsed_seconds);
+  assign_text(out.current_file, in.current_file, texts);
+  assign(out.files_done, in.files_done);
+  assign(out.files_total, in.files_total);
+  return out;
+}
+
 inline nubo_transfer_summary to_nubo_transfer_summary(const nubo::transfer::Summary& in) {
   nubo_transfer_summary out{};
   out.struct_size = sizeof out;
@@ -406,6 +424,26 @@ inline nubo_interruption_notice to_nubo_interruption_notice(const nubo::Interrup
   assign_text(out.action, in.action, texts);
   assign_text(out.detail, in.detail, texts);
   assign(out.seconds_left, in.seconds_left);
+  return out;
+}
+
+// Its text points into `in` and `texts`, which must outlive it.
+inline nubo_net_progress to_nubo_net_progress(const nubo::net::SendProgress& in, Texts& texts) {
+  nubo_net_progress out{};
+  out.struct_size = sizeof out;
+  assign(out.bytes_done, in.bytes_done);
+  assign(out.bytes_total, in.bytes_total);
+  assign(out.bytes_written, in.bytes_written);
+  assign(out.bytes_skipped, in.bytes_skipped);
+  assign(out.rate, in.rate);
+  assign(out.eta_seconds, in.eta_seconds);
+  assign(out.elapsed_seconds, in.elapsed_seconds);
+  assign_text(out.current_file, in.current_file, texts);
+  assign(out.files_done, in.files_done);
+  assign(out.files_total, in.files_total);
+  assign(out.wire_bytes, in.wire_bytes);
+  assign(out.link_rate, in.link_rate);
+  assign(out.bytes_resumed, in.bytes_resumed);
   return out;
 }
 
