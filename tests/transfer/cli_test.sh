@@ -62,6 +62,11 @@ printf 'hello\n' > src/a.txt
 diff <(printf 'src/\nsrc/a.txt\nsrc/sub/\nsrc/sub/big.bin\nsrc/sub/keep.tmp\n') listed.txt \
   || fail "--dry-run listed the wrong entries"
 grep -q "would pack 5 entries, 3 files" summary.txt || fail "dry run summary: $(cat summary.txt)"
+# One of a thing is said in the singular ("copied 1 files" once read oddly).
+"$xfer" pack src/a.txt -o one.nubo 2> one.txt || fail "packing one file"
+grep -q "packed 1 file," one.txt || fail "one file's summary: $(cat one.txt)"
+"$xfer" pack src/a.txt -o one.nubo -f -n > /dev/null 2> one.txt
+grep -q "would pack 1 entry, 1 file," one.txt || fail "one file's dry run: $(cat one.txt)"
 "$xfer" pack src -o f.nubo -q --exclude '*.tmp' --exclude 'logs/' --include 'sub/keep.tmp'
 diff <(printf 'src\nsrc/a.txt\nsrc/sub\nsrc/sub/big.bin\nsrc/sub/keep.tmp\n') \
   <("$xfer" list f.nubo) || fail "the filters were not applied"

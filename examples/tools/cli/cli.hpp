@@ -33,6 +33,14 @@ inline void add_version(CLI::App& app, const std::string& tool) {
           " (C ABI " + std::to_string(NUBO_ABI_VERSION) + ")");
 }
 
+// A count with its noun, as a summary line says it: "1 file", "3 files", "2 entries".
+inline std::string count_of(unsigned long long n, const char* one, const char* many = nullptr) {
+  return std::to_string(n) + " " +
+         (n == 1 ? std::string(one)
+          : many ? std::string(many)
+                 : std::string(one) + "s");
+}
+
 // "<tool>: <message>" on stderr, escaped: names in it may come from an archive, a peer or a
 // server, and must not reach the terminal as control characters.
 inline void print_error(const char* tool, const std::string& message) {

@@ -55,8 +55,8 @@ void report(const std::string& operation, const xfer::Summary& s, const Common& 
   if (c.quiet) return;
   auto moved = s.bytes - std::min(s.bytes, s.bytes_skipped);
   std::fprintf(
-      stderr, "nubo-xfer: %s %llu files, %s -> %s (ratio %.3f) in %.2f s, %s/s", operation.c_str(),
-      static_cast<unsigned long long>(s.files),
+      stderr, "nubo-xfer: %s %s, %s -> %s (ratio %.3f) in %.2f s, %s/s", operation.c_str(),
+      nubo_cli::count_of(s.files, "file").c_str(),
       nubo::format_bytes(static_cast<double>(s.bytes), 2).c_str(),
       nubo::format_bytes(static_cast<double>(s.bytes_stored), 2).c_str(),
       s.bytes ? static_cast<double>(s.bytes_stored) / static_cast<double>(s.bytes) : 0.0, s.seconds,

@@ -154,9 +154,8 @@ int run_sync(CpCommand& c) {
   if (c.dry_run)
     for (const auto& change : s.changes) std::printf("(dry run) %s\n", change.c_str());
   if (!c.quiet)
-    std::fprintf(stderr,
-                 "nubo-xfer: %s %llu files (%s), %llu unchanged, %llu deleted%s, in %.2f s\n",
-                 c.dry_run ? "would copy" : "copied", static_cast<unsigned long long>(s.copied),
+    std::fprintf(stderr, "nubo-xfer: %s %s (%s), %llu unchanged, %llu deleted%s, in %.2f s\n",
+                 c.dry_run ? "would copy" : "copied", nubo_cli::count_of(s.copied, "file").c_str(),
                  nubo::format_bytes(static_cast<double>(s.bytes_copied), 2).c_str(),
                  static_cast<unsigned long long>(s.unchanged),
                  static_cast<unsigned long long>(s.deleted), links_text(s).c_str(), s.seconds);
@@ -198,8 +197,8 @@ int run_cp(CpCommand& c) {
     add_links_json(j, s);
     std::cout << j.dump(2) << "\n";
   } else if (!c.quiet) {
-    std::fprintf(stderr, "nubo-xfer: copied %llu files%s, %s in %.2f s (%s moved, %s resumed%s)\n",
-                 static_cast<unsigned long long>(s.files), links_text(s).c_str(),
+    std::fprintf(stderr, "nubo-xfer: copied %s%s, %s in %.2f s (%s moved, %s resumed%s)\n",
+                 nubo_cli::count_of(s.files, "file").c_str(), links_text(s).c_str(),
                  nubo::format_bytes(static_cast<double>(s.bytes), 2).c_str(), s.seconds,
                  nubo::format_bytes(static_cast<double>(s.bytes_sent), 2).c_str(),
                  nubo::format_bytes(static_cast<double>(s.bytes_resumed), 2).c_str(),

@@ -118,11 +118,11 @@ int run_serve(NetCommands& n) {
     return 0;
   }
   if (n.quiet) return 0;
-  std::fprintf(stderr, "nubo-xfer: served %llu sends, %llu files, %s; refused %llu connections\n",
-               static_cast<unsigned long long>(s.sessions),
-               static_cast<unsigned long long>(s.files),
+  std::fprintf(stderr, "nubo-xfer: served %s, %s, %s; refused %s\n",
+               nubo_cli::count_of(s.sessions, "send").c_str(),
+               nubo_cli::count_of(s.files, "file").c_str(),
                nubo::format_bytes(static_cast<double>(s.bytes), 2).c_str(),
-               static_cast<unsigned long long>(s.refused));
+               nubo_cli::count_of(s.refused, "connection").c_str());
   return 0;
 }
 
@@ -173,9 +173,9 @@ int run_send(NetCommands& n) {
   } else if (!n.quiet) {
     std::fprintf(
         stderr,
-        "nubo-xfer: sent %llu files in %.2f s: %s sent (%s copied from identical files, %s on "
+        "nubo-xfer: sent %s in %.2f s: %s sent (%s copied from identical files, %s on "
         "the wire, %s/s), %s skipped (already there), %s resumed\n",
-        static_cast<unsigned long long>(s.files), s.seconds,
+        nubo_cli::count_of(s.files, "file").c_str(), s.seconds,
         nubo::format_bytes(static_cast<double>(s.bytes_sent), 2).c_str(),
         nubo::format_bytes(static_cast<double>(s.bytes_deduplicated), 2).c_str(),
         nubo::format_bytes(static_cast<double>(s.wire_bytes), 2).c_str(),

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli.hpp"
 #include "nubo/error.hpp"
 #include "nubo/transfer.hpp"
 #include "nubo/units.hpp"
@@ -42,9 +43,9 @@ int dry_run(const std::vector<std::string>& sources, const Selection& s, const c
     }
   }
   if (json) std::cout << out.dump(2) << "\n";
-  std::fprintf(stderr, "nubo-xfer: dry run: would %s %llu entries, %llu files, %s\n", verb,
-               static_cast<unsigned long long>(entries.size()),
-               static_cast<unsigned long long>(files),
+  std::fprintf(stderr, "nubo-xfer: dry run: would %s %s, %s, %s\n", verb,
+               nubo_cli::count_of(entries.size(), "entry", "entries").c_str(),
+               nubo_cli::count_of(files, "file").c_str(),
                nubo::format_bytes(static_cast<double>(bytes), 2).c_str());
   return 0;
 }
