@@ -293,6 +293,35 @@ static void test_sources(void) {
 
 /* A queue over the fixed catalog: one p4d.24xlarge reserved for 10 h at $20/h; two jobs that
  * each need it for most of that time before their deadline, so one runs on demand. */
+static void test_serving(void) {
+  nubo_cost_catalog* catalog = fixed_catalog();
+  nubo_cost_serving w;
+  CHECK(nubo_cost_serving_init(&w, sizeof w) == NUBO_OK);
+  CHECK(w.dtype == NUBO_DTYPE_BF16 && w.context_tokens == 4096);  // the C++ defaults
+  w.parameters = 1e9;
+  w.dtype = NUBO_DTYPE_F16;
+  w.tokens_per_s = 100;
+  nubo_cost_serving_plan* plan = NULL;
+  CHECK(nubo_cost_serving_plan_create(catalog, &w, NULL, &plan) == NUBO_OK);
+  const size_t n = nubo_cost_serving_plan_count(plan);
+  CHECK(n > 0);
+  nubo_cost_serving_info best;
+  best.struct_size = sizeof best;
+  CHECK(nubo_cost_serving_plan_option(plan, 0, &best) == NUBO_OK);
+  CHECK(best.instances >= 1 && best.hourly > 0 && best.gpu_model[0] != '\0');
+  CHECK(nubo_cost_serving_plan_option(plan, n, &best) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(contains(nubo_last_error(), "out of range"));
+  best.struct_size = 0;  // never set: refused before anything is written
+  CHECK(nubo_cost_serving_plan_option(plan, 0, &best) == NUBO_ERR_INVALID_ARGUMENT);
+  nubo_cost_serving_plan_free(plan);
+  // A dtype outside nubo_dtype is refused, naming the field.
+  w.dtype = (nubo_dtype)77;
+  plan = NULL;
+  CHECK(nubo_cost_serving_plan_create(catalog, &w, NULL, &plan) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(plan == NULL && contains(nubo_last_error(), "serving->dtype is 77"));
+  nubo_cost_catalog_free(catalog);
+}
+
 static void test_schedule(void) {
   nubo_cost_catalog* catalog = fixed_catalog();
   const char* queue =
@@ -346,6 +375,11 @@ static void test_schedule(void) {
         NUBO_ERR_INVALID_ARGUMENT);
   CHECK(bad == NULL && contains(nubo_last_error(), "job 'x': no workload"));
   CHECK(nubo_cost_schedule_create(catalog, NULL, NULL, &o, &bad) == NUBO_ERR_INVALID_ARGUMENT);
+  // A method the enum lacks is refused by value, naming the field and the values there are.
+  o.method = (nubo_cost_schedule_method)42;
+  CHECK(nubo_cost_schedule_create(catalog, NULL, queue, &o, &bad) == NUBO_ERR_INVALID_ARGUMENT);
+  CHECK(bad == NULL && contains(nubo_last_error(), "options->method is 42") &&
+        contains(nubo_last_error(), "2 heuristic"));
   nubo_cost_schedule_free(s);
   nubo_cost_catalog_free(catalog);
 }
@@ -353,6 +387,7 @@ static void test_schedule(void) {
 int main(void) {
   test_catalog();
   test_schedule();
+  test_serving();
   test_plan();
   test_tools();
   test_sources();

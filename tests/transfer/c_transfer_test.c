@@ -124,6 +124,22 @@ int main(int argc, char** argv) {
     CHECK(nubo_transfer_codec_from_name("zstd", NULL) == NUBO_ERR_INVALID_ARGUMENT);
     CHECK(strcmp(nubo_transfer_codec_name(NUBO_CODEC_ZSTD), "zstd") == 0);
     CHECK(strcmp(nubo_transfer_codec_name(NUBO_CODEC_ZERO), "zero") == 0);
+    /* The codec table: every name offered reads back as its codec; zero is not offered. */
+    const size_t codecs = nubo_transfer_codec_count();
+    CHECK(codecs >= 5);
+    for (size_t i = 0; i < codecs; ++i) {
+      nubo_codec_info info;
+      info.struct_size = sizeof info;
+      CHECK(nubo_transfer_codec_info(i, &info) == NUBO_OK);
+      CHECK(nubo_transfer_codec_from_name(info.name, &named) == NUBO_OK && named == info.codec);
+      CHECK(info.codec != NUBO_CODEC_ZERO && info.min_level <= info.default_level &&
+            info.default_level <= info.max_level);
+    }
+    nubo_codec_info past;
+    past.struct_size = sizeof past;
+    CHECK(nubo_transfer_codec_info(codecs, &past) == NUBO_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(nubo_last_error(), "out of range") != NULL);
+    CHECK(nubo_transfer_codec_info(0, NULL) == NUBO_ERR_INVALID_ARGUMENT);
     CHECK(strcmp(nubo_transfer_codec_name((nubo_codec)42), "unknown") == 0);
   }
   po.exclude_count = 1; /* with no array */

@@ -258,3 +258,47 @@ fn all_to_all_sends_each_rank_its_block() {
     // Rank 1 gets block 1 (elements 2 and 3) of every rank's input, rank j's at block j.
     assert_eq!(outs.lock().unwrap()[1], vec![2, 3, 12, 13, 22, 23]);
 }
+
+#[test]
+fn every_collective_has_an_asynchronous_form_that_borrows_its_buffers() {
+    let team = Team::host(2).unwrap();
+    let seen = Mutex::new(vec![Vec::new(); 2]);
+    team.run(|w| {
+        let rank = w.rank();
+        let mut mine = [rank + 1; 2];
+        let mut root = vec![if rank == 0 { 7 } else { 0 }; 2];
+        let mut gathered = vec![0i32; 4];
+        let mut scattered = vec![0i32; 1];
+        let mut exchanged = vec![0i32; 2];
+        {
+            let input = w.wrap(&mut mine[..])?;
+            let mut b = w.wrap(&mut root[..])?;
+            w.broadcast_async(&mut b, 0)?.wait()?;
+            let mut g = w.wrap(&mut gathered[..])?;
+            w.all_gather_async(&input, &mut g)?.wait()?;
+            let mut s = w.wrap(&mut scattered[..])?;
+            w.reduce_scatter_async(&input, &mut s, ReduceOp::Sum)?
+                .wait()?;
+            let mut x = w.wrap(&mut exchanged[..])?;
+            w.all_to_all_async(&input, &mut x)?.wait()?;
+            w.barrier_async()?.wait()?;
+            let mut short = [0i32; 3];
+            let mut wrong = w.wrap(&mut short[..])?;
+            invalid(
+                w.all_gather_async(&input, &mut wrong).map(|_| ()),
+                "out holds 3 elements",
+            );
+        }
+        let mut all = root;
+        all.extend(gathered);
+        all.extend(scattered);
+        all.extend(exchanged);
+        seen.lock().unwrap()[rank as usize] = all;
+        Ok(())
+    })
+    .unwrap();
+    let seen = seen.lock().unwrap();
+    // Broadcast 7s, gather [1 1 2 2], this rank's sum of a column (3), then block r of each rank.
+    assert_eq!(seen[0], vec![7, 7, 1, 1, 2, 2, 3, 1, 2]);
+    assert_eq!(seen[1], vec![7, 7, 1, 1, 2, 2, 3, 1, 2]);
+}

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "cli.hpp"
 #include "flag_values.hpp"
 #include "nubo/units.hpp"
 
@@ -11,8 +12,7 @@ namespace {
 using namespace nubo::cost;
 
 std::string days(double d) {
-  const long n = std::lround(std::floor(std::max(0.0, d)));
-  return std::to_string(n) + (n == 1 ? " day" : " days");
+  return nubo_cli::count_of(static_cast<unsigned long long>(std::floor(std::max(0.0, d))), "day");
 }
 
 }  // namespace
