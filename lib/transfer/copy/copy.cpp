@@ -78,12 +78,10 @@ StorePlan plan_stores(const CopyOptions& options, Operation operation) {
                 "server-side encryption '" + printable(sse) + "': use AES256 or aws:kms");
   StorePlan plan;
   plan.destination.operation = operation;
-  plan.destination.profile = options.s3.profile;
-  plan.destination.server_side_encryption = sse;
-  plan.destination.kms_key_id = options.s3.kms_key_id;
+  plan.destination.s3 = {options.s3.profile, sse, options.s3.kms_key_id};
   plan.destination.rate = options.rate;
   plan.source.operation = operation;
-  plan.source.profile =
+  plan.source.s3.profile =
       options.s3.source_profile.empty() ? options.s3.profile : options.s3.source_profile;
   plan.source.rate = options.rate;
   return plan;

@@ -68,17 +68,24 @@ struct Part {
 // `any` checks nothing (tests and tools that use a store directly).
 enum class Operation { any, pack, unpack, cp, sync, checkpoint };
 
-// What a store may be asked for when it is opened; each store takes what applies to it.
+// What only an S3-compatible store reads. Another store refuses a setting it cannot honour
+// (encryption asked of a store that would not apply it) rather than drop it.
+struct S3Settings {
+  std::string profile;  // the AWS profile; empty: AWS_PROFILE or "default"
+  // Server-side encryption passed through: "AES256" or "aws:kms" (with kms_key_id).
+  std::string server_side_encryption, kms_key_id;
+};
+
+// What a store may be asked for when it is opened: what every store takes, then a block per
+// kind of store.
 struct Options {
   Operation operation = Operation::any;
-  std::string profile;  // S3: the AWS profile; empty: AWS_PROFILE or "default"
-  int retries = 6;      // attempts after the first, for what may pass (5xx, 429, timeouts)
+  int retries = 6;  // attempts after the first, for what may pass (5xx, 429, timeouts)
   double timeout_seconds = 30;
-  // Server-side encryption passed through (S3): "AES256" or "aws:kms" (with kms_key_id).
-  std::string server_side_encryption, kms_key_id;
   // Bytes per second of object data (bodies sent and ranges fetched) over every call of the
   // store together; 0: unlimited.
   double rate = 0;
+  S3Settings s3;
 };
 
 class Store {

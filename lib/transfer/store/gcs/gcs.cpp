@@ -73,9 +73,9 @@ s3::Config load_config() {
 }
 
 std::unique_ptr<store::Store> open_store(const store::Options& options) {
-  if (!options.server_side_encryption.empty())
+  if (!options.s3.server_side_encryption.empty())
     throw Error(Errc::invalid_argument,
-                "server-side encryption '" + options.server_side_encryption +
+                "server-side encryption '" + options.s3.server_side_encryption +
                     "' is S3's: Google Cloud Storage encrypts every object at rest itself");
   return std::make_unique<s3::Client>(load_config(), options);
 }

@@ -209,12 +209,17 @@ std::string Client::service() const {
   return on_aws(config_.endpoint) ? "aws" : config_.endpoint;
 }
 
+void Client::encryption_headers(Call& call) const {
+  const auto& s3 = options_.s3;
+  if (!s3.server_side_encryption.empty())
+    call.headers["x-amz-server-side-encryption"] = s3.server_side_encryption;
+  if (!s3.kms_key_id.empty())
+    call.headers["x-amz-server-side-encryption-aws-kms-key-id"] = s3.kms_key_id;
+}
+
 void Client::copy_headers(Call& call, const ObjectUrl& source) const {
   call.headers["x-amz-copy-source"] = "/" + source.bucket + "/" + uri_encode(source.key, true);
-  if (!options_.server_side_encryption.empty())
-    call.headers["x-amz-server-side-encryption"] = options_.server_side_encryption;
-  if (!options_.kms_key_id.empty())
-    call.headers["x-amz-server-side-encryption-aws-kms-key-id"] = options_.kms_key_id;
+  encryption_headers(call);
 }
 
 std::string Client::copied_etag(const Call& call, const http::Response& r) const {
@@ -348,10 +353,7 @@ void Client::put_object(const ObjectUrl& url, transfer::Bytes body, const Metada
   c.headers["content-md5"] = md5_base64(md5);
   c.headers["x-amz-checksum-crc32c"] = crc;
   for (const auto& [k, v] : metadata) c.headers["x-amz-meta-" + k] = v;
-  if (!options_.server_side_encryption.empty())
-    c.headers["x-amz-server-side-encryption"] = options_.server_side_encryption;
-  if (!options_.kms_key_id.empty())
-    c.headers["x-amz-server-side-encryption-aws-kms-key-id"] = options_.kms_key_id;
+  encryption_headers(c);
   check_stored(send(c), md5, crc, "PUT " + url.text());
 }
 
@@ -451,10 +453,7 @@ std::string Client::create_multipart(const ObjectUrl& url, const Metadata& metad
   // Every part carries its CRC-32C, which a server that knows checksums checks as it arrives.
   c.headers["x-amz-checksum-algorithm"] = "CRC32C";
   for (const auto& [k, v] : metadata) c.headers["x-amz-meta-" + k] = v;
-  if (!options_.server_side_encryption.empty())
-    c.headers["x-amz-server-side-encryption"] = options_.server_side_encryption;
-  if (!options_.kms_key_id.empty())
-    c.headers["x-amz-server-side-encryption-aws-kms-key-id"] = options_.kms_key_id;
+  encryption_headers(c);
   auto r = send(c);
   return parse_upload_id(r.body, "POST " + url.text() + "?uploads");
 }
@@ -516,7 +515,7 @@ void Client::abort_multipart(const ObjectUrl& url, const std::string& upload_id)
 }
 
 std::unique_ptr<store::Store> open_store(const store::Options& options) {
-  return std::make_unique<Client>(load_config(options.profile), options);
+  return std::make_unique<Client>(load_config(options.s3.profile), options);
 }
 
 }  // namespace nubo::s3

@@ -100,6 +100,8 @@ class Client : public store::Store {
   [[noreturn]] void fail(const Call& call, const http::Response& r) const;
   // A copy's answer: its ETag, or the error S3 wrote into a 200 answer.
   std::string copied_etag(const Call& call, const http::Response& r) const;
+  // The server-side encryption asked for, on a request that writes an object.
+  void encryption_headers(Call& call) const;
   // x-amz-copy-source and the server-side encryption of what is written.
   void copy_headers(Call& call, const ObjectUrl& source) const;
 
