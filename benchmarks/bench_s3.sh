@@ -42,7 +42,7 @@ if [ -z "${NUBO_S3_TEST_SERVER:-}" ]; then  # start the loopback server, then ru
   fi
   export NUBO_BENCH_BUILD_ARG=${1:-build}
   # The server keeps its objects in its fresh HOME: in tmpfs, as the corpus is.
-  TMPDIR=/dev/shm exec python3 "$repo/tests/s3/with_s3_server.py" "$venv/bin/python" "$0" "$build"
+  TMPDIR=/dev/shm exec python3 "$repo/tests/transfer/store/s3/with_s3_server.py" "$venv/bin/python" "$0" "$build"
 fi
 runs=${RUNS:-3}
 cpus=$(nproc)  # before any pinning: nproc answers for this shell's affinity

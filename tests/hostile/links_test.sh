@@ -13,7 +13,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "links_test: $*" >&2; [ -f err ] && cat err >&2; exit 1; }
-source "$here/../s3/refused.sh"
+source "$here/../transfer/store/s3/refused.sh"
 field() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$@"; }
 
 mkdir -p data/sub outside store

@@ -16,7 +16,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "sync_guards_test: $*" >&2; [ -f err ] && cat err >&2; exit 1; }
-source "$here/../s3/refused.sh"
+source "$here/../transfer/store/s3/refused.sh"
 
 D=$work/D
 reset_tree() {

@@ -1,4 +1,4 @@
-// A team of "CUDA" workers on the fake plugin (tests/backend/fake_plugin.cpp), which runs the
+// A team of "CUDA" workers on the fake plugin (tests/device/backend/fake_plugin.cpp), which runs the
 // work on the host and logs every call with the stream it was queued on. This is how a machine
 // without a GPU checks the stream contract: after use_stream(s) every call of the worker,
 // collectives included, reaches s; an application's event orders the worker's stream; native()
@@ -10,7 +10,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "../backend/fake_plugin.hpp"
+#include "../device/backend/fake_plugin.hpp"
 #include "nubo/error.hpp"
 #include "nubo/parallel.hpp"
 #include "nubo/train.hpp"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "../backend/backend_helpers.hpp"
+#include "../device/backend/backend_helpers.hpp"
 #include "nubo/error.hpp"
 #include "nubo_plugin/math.hpp"
 #include "train/kernels.hpp"

@@ -1,5 +1,5 @@
 //! nubo::copy and nubo::s3::copy against libnubo_c.so: bad input and a file:// store always; with a real S3-compatible server when
-//! NUBO_S3_TEST_SERVER is set (CTest s3:rust runs this under tests/s3/with_s3_server.py): a tree
+//! NUBO_S3_TEST_SERVER is set (CTest s3:rust runs this under tests/transfer/store/s3/with_s3_server.py): a tree
 //! up and down, verified, with progress, a cancel that resumes, and client-side encryption.
 
 use std::fs;

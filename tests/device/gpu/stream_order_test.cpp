@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../../examples/cuda/slow_fill.hpp"
+#include "../../../examples/cuda/slow_fill.hpp"
 #include "nubo/nubo.hpp"
 
 namespace {

@@ -14,7 +14,7 @@
 #include <random>
 #include <thread>
 
-#include "../transfer/helpers.hpp"
+#include "../helpers.hpp"
 
 extern char** environ;
 

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "../transfer/helpers.hpp"
+#include "../../helpers.hpp"
 #include "error_of.hpp"
 #include "nubo/error.hpp"
 #include "nubo/s3.hpp"

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../train/helpers.hpp"
-#include "../transfer/helpers.hpp"
+#include "../../../train/helpers.hpp"
+#include "../../helpers.hpp"
 #include "error_of.hpp"
 #include "nubo/error.hpp"
 #include "nubo/s3.hpp"

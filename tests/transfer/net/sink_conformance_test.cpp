@@ -2,7 +2,7 @@
 // then unpack to compare) and a receiver over the network (send to serve). Each must carry an
 // awkward tree exactly, resume a transfer cancelled half way with what it had verified, and
 // carry hostile but legal names. SIGKILL at random points is each sink's kill test
-// (tests/transfer/kill_test.cpp, tests/net/kill_test.cpp).
+// (tests/transfer/kill_test.cpp, tests/transfer/net/kill_test.cpp).
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -2,7 +2,7 @@
 // resumed upload repeats byte for byte, and every way of tampering refused, naming the block.
 #include <catch2/catch.hpp>
 
-#include "../transfer/helpers.hpp"
+#include "../../helpers.hpp"
 #include "common/crypto.hpp"
 #include "nubo/error.hpp"
 #include "transfer/keys/object_cipher.hpp"

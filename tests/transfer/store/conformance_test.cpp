@@ -15,7 +15,7 @@
 #include <random>
 #include <thread>
 
-#include "../transfer/helpers.hpp"
+#include "../helpers.hpp"
 #include "error_of.hpp"
 #include "fresh_place.hpp"
 #include "nubo/copy.hpp"

@@ -12,7 +12,7 @@
 #include <random>
 #include <regex>
 
-#include "../transfer/helpers.hpp"
+#include "../../helpers.hpp"
 #include "scoped_env.hpp"
 #include "transfer/store/s3/client.hpp"
 #include "transfer/store/s3/config.hpp"

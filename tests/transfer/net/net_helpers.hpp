@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "../transfer/helpers.hpp"
+#include "../helpers.hpp"
 #include "nubo/net.hpp"
 #include "transfer/net/auth.hpp"
 #include "transfer/net/socket.hpp"
