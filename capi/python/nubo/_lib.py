@@ -12,9 +12,10 @@ import ctypes
 import ctypes.util
 import os
 import threading
+import weakref
 from ctypes import POINTER, c_size_t
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, TypeVar, Union
 
 from ._abi import FUNCTIONS, NUBO_ABI_VERSION, nubo_device_report
 from .errors import NuboError, Status
@@ -25,6 +26,49 @@ from .errors import NuboError, Status
 ABI_VERSION = NUBO_ABI_VERSION
 
 ReportPtr = POINTER(nubo_device_report)
+
+# ---- Handles ---------------------------------------------------------------------------------
+
+_Self = TypeVar("_Self", bound="Handle")
+
+
+def _release(free: Callable[[Any], Any], handle: Any, _keep: tuple[Any, ...]) -> None:
+    free(handle)
+
+
+class Handle:
+    """A library object that a Python object owns, freed exactly once: by close(), at the end of
+    a with block, or when the owner is collected (weakref.finalize, which also runs at exit and
+    when a constructor raises after taking the handle). A use after close() is an error naming
+    the object (`_what`)."""
+
+    _what = "object"
+    _handle: Any = None
+    _free: Optional[weakref.finalize] = None
+
+    def _own(self, handle: Any, free: Callable[[Any], Any], *keep: Any) -> None:
+        """Takes `handle`, freed by `free`; `keep` (a callback the library calls, an object the
+        handle uses) lives until it is freed."""
+        self._handle = handle
+        self._free = weakref.finalize(self, _release, free, handle, keep)
+
+    def _h(self) -> Any:
+        if self._handle is None:
+            raise NuboError(Status.INVALID_ARGUMENT, f"the {self._what} is closed")
+        return self._handle
+
+    def close(self) -> None:
+        """Frees the library's object; a second close does nothing."""
+        if self._free is not None:
+            self._free()
+        self._handle = None
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 # ---- Loading -----------------------------------------------------------------------------
 

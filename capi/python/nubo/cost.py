@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import weakref
 from ctypes import POINTER, c_double, c_size_t
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Union
@@ -190,8 +189,10 @@ class Workload:
 # ---- Catalog ----------------------------------------------------------------------------
 
 
-class Catalog:
+class Catalog(_lib.Handle):
     """Instances with prices, and storage and network prices; the embedded ones to start."""
+
+    _what = "catalog"
 
     def __init__(self) -> None:
         c = _lib.lib()
@@ -200,8 +201,7 @@ class Catalog:
         self._adopt(handle)
 
     def _adopt(self, handle: CatalogPtr) -> None:
-        self._handle = handle
-        self._free = weakref.finalize(self, _lib.lib().nubo_cost_catalog_free, handle)
+        self._own(handle, _lib.lib().nubo_cost_catalog_free)
 
     @classmethod
     def current(cls, cache_dir: Optional[StrPath] = None) -> "Catalog":
@@ -217,14 +217,14 @@ class Catalog:
     def import_file(self, path: StrPath, format: str, provider: str) -> None:
         """Adds the rows of a file in a public format ("skypilot", "gpuhunt", "spot-advisor",
         "aws-price-list", "azure-retail"); bad rows are skipped and listed in sources."""
-        _lib.check(_lib.lib().nubo_cost_catalog_import(self._handle, os.fsencode(path),
+        _lib.check(_lib.lib().nubo_cost_catalog_import(self._h(), os.fsencode(path),
                                                        format.encode(), provider.encode()))
 
     @property
     def sources(self) -> list[CatalogSource]:
         c = _lib.lib()
         return _lib.records(CatalogSource, nubo_cost_source_info, c.nubo_cost_catalog_source_count,
-                            c.nubo_cost_catalog_source, self._handle)
+                            c.nubo_cost_catalog_source, self._h())
 
     @classmethod
     def builtin(cls, one_year: Optional[float] = None,
@@ -238,19 +238,19 @@ class Catalog:
 
     def load(self, path: StrPath, replace: bool = False) -> None:
         """Adds (or with replace=True, replaces) rows from a CSV or JSON catalog file."""
-        _lib.check(_lib.lib().nubo_cost_catalog_load(self._handle, os.fsencode(path),
+        _lib.check(_lib.lib().nubo_cost_catalog_load(self._h(), os.fsencode(path),
                                                      1 if replace else 0))
 
     def set_reserved_discounts(self, one_year: float, three_year: float) -> None:
         _lib.check(_lib.lib().nubo_cost_catalog_set_reserved_discounts(
-            self._handle, float(one_year), float(three_year)))
+            self._h(), float(one_year), float(three_year)))
 
     @property
     def instances(self) -> list[Instance]:
         c = _lib.lib()
         return _lib.records(Instance, nubo_cost_instance_info,
                             c.nubo_cost_catalog_instance_count, c.nubo_cost_catalog_instance,
-                            self._handle)
+                            self._h())
 
     def find(self, name: str, region: Optional[str] = None) -> Optional[Instance]:
         """By name and, when given, region; without one, where it is cheapest on demand."""
@@ -294,13 +294,14 @@ def update_catalog(*, cache_dir: Optional[StrPath] = None, sources: Iterable[str
 # ---- Planning ---------------------------------------------------------------------------
 
 
-class Plan:
+class Plan(_lib.Handle):
     """A plan: ranked estimates, the Pareto frontier and every exclusion, copied out."""
+
+    _what = "plan"
 
     def __init__(self, handle: PlanPtr) -> None:
         c = _lib.lib()
-        self._handle = handle
-        self._free = weakref.finalize(self, c.nubo_cost_plan_free, handle)
+        self._own(handle, c.nubo_cost_plan_free)
         considered, feasible = c_size_t(), c_size_t()
         _lib.check(c.nubo_cost_plan_counts(handle, ctypes.byref(considered),
                                            ctypes.byref(feasible)))
@@ -319,7 +320,7 @@ class Plan:
         return self.considered - self.feasible
 
     def to_json(self) -> str:
-        return _lib.read_text(_lib.lib().nubo_cost_plan_json, self._handle)
+        return _lib.read_text(_lib.lib().nubo_cost_plan_json, self._h())
 
 
 def _options(pricings: Iterable[Union[str, Pricing]], nodes: tuple[int, int],
@@ -374,7 +375,7 @@ def plan(catalog: Catalog, workload: Workload, *,
     o = _options(pricings, nodes, deadline, budget, gpu, provider, region, rank, limit,
                  spot_mtbi, restart, comm_efficiency, preflight_file)
     handle = PlanPtr()
-    _lib.check(c.nubo_cost_plan_create(catalog._handle, ctypes.byref(w), ctypes.byref(o),
+    _lib.check(c.nubo_cost_plan_create(catalog._h(), ctypes.byref(w), ctypes.byref(o),
                                        ctypes.byref(handle)))
     return Plan(handle)
 
@@ -389,7 +390,7 @@ def estimate(catalog: Catalog, workload: Workload, instance: str, *, nodes: int 
     o = _options(("on-demand",), (1, 1), None, None, None, None, None, "cost", 1, spot_mtbi,
                  restart, comm_efficiency)
     handle = PlanPtr()
-    _lib.check(c.nubo_cost_estimate(catalog._handle, ctypes.byref(w), instance.encode("utf-8"),
+    _lib.check(c.nubo_cost_estimate(catalog._h(), ctypes.byref(w), instance.encode("utf-8"),
                                     region.encode("utf-8") if region else None, int(nodes),
                                     int(_pricing(pricing)), ctypes.byref(o),
                                     ctypes.byref(handle)))
@@ -429,7 +430,7 @@ def serve(catalog: Catalog, parameters: Count, *, rate: Optional[Count] = None,
     o = _options(pricings, (1, 1), None, None, gpu, provider, region, "cost", limit, None, None,
                  1.0)
     handle = POINTER(nubo_cost_serving_plan)()
-    _lib.check(c.nubo_cost_serving_plan_create(catalog._handle, ctypes.byref(s),
+    _lib.check(c.nubo_cost_serving_plan_create(catalog._h(), ctypes.byref(s),
                                                ctypes.byref(o), ctypes.byref(handle)))
     try:
         return ServingPlan(
@@ -476,8 +477,10 @@ def totals_by_tag(estimates: Iterable[Estimate], key: str) -> dict[str, float]:
     return totals
 
 
-class CostMeter:
+class CostMeter(_lib.Handle):
     """A running job's money so far and projected total, from the price and progress."""
+
+    _what = "meter"
 
     def __init__(self, hourly: float, fixed: float = 0.0) -> None:
         c = _lib.lib()
@@ -486,8 +489,7 @@ class CostMeter:
         self._adopt(handle)
 
     def _adopt(self, handle: MeterPtr) -> None:
-        self._handle = handle
-        self._free = weakref.finalize(self, _lib.lib().nubo_cost_meter_free, handle)
+        self._own(handle, _lib.lib().nubo_cost_meter_free)
         self.spent = 0.0
         self.projected = 0.0
 
@@ -496,7 +498,7 @@ class CostMeter:
                      pricing: Union[str, Pricing] = "on-demand", nodes: int = 1) -> "CostMeter":
         handle = MeterPtr()
         _lib.check(_lib.lib().nubo_cost_meter_for_instance(
-            catalog._handle, instance.encode("utf-8"), int(_pricing(pricing)), int(nodes),
+            catalog._h(), instance.encode("utf-8"), int(_pricing(pricing)), int(nodes),
             ctypes.byref(handle)))
         meter = cls.__new__(cls)
         meter._adopt(handle)
@@ -505,7 +507,7 @@ class CostMeter:
     def update(self, elapsed_s: float, progress: float) -> tuple[float, float]:
         """Records progress in [0, 1] after elapsed_s; returns (spent, projected) in $."""
         spent, projected = c_double(), c_double()
-        _lib.check(_lib.lib().nubo_cost_meter_update(self._handle, float(elapsed_s),
+        _lib.check(_lib.lib().nubo_cost_meter_update(self._h(), float(elapsed_s),
                                                      float(progress), ctypes.byref(spent),
                                                      ctypes.byref(projected)))
         self.spent, self.projected = spent.value, projected.value
@@ -513,12 +515,12 @@ class CostMeter:
 
     def line(self) -> str:
         """"$12.34 spent, ~$56.78 projected", as nubo-train and nubo-cost print it."""
-        return _lib.read_text(_lib.lib().nubo_cost_meter_line, self._handle)
+        return _lib.read_text(_lib.lib().nubo_cost_meter_line, self._h())
 
     @property
     def price(self) -> tuple[float, str, str]:
         """(hourly, price_date, price_source): the price in force when the meter was made from
         a catalog row, so a report of the run prices it at what it cost then."""
         info = nubo_cost_meter_info()
-        _lib.check(_lib.lib().nubo_cost_meter_price(self._handle, ctypes.byref(info)))
+        _lib.check(_lib.lib().nubo_cost_meter_price(self._h(), ctypes.byref(info)))
         return info.hourly, text(info.price_date), text(info.price_source)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import weakref
 from typing import Any, Optional, Union
 
 from . import _lib
@@ -56,8 +55,10 @@ def _c_int(name: str, value: int, *, unsigned_bits: int = 0) -> int:
     return value
 
 
-class DeviceReport:
+class DeviceReport(_lib.Handle):
     """What discover() found: the GPUs, the host, the driver, the topology and the diagnoses."""
+
+    _what = "device report"
 
     devices: list[Device]  # GPUs (cuda or sim), in nubo's order
     host: HostCpu
@@ -68,10 +69,7 @@ class DeviceReport:
     def __init__(self, handle: _lib.ReportPtr) -> None:
         """Takes ownership of a nubo_device_report handle; use nubo.discover() to make one."""
         c = _lib.lib()
-        self._handle = handle
-        # finalize (unlike __del__) runs exactly once, also at exit, and also when the copying
-        # below raises half-way.
-        self._free = weakref.finalize(self, c.nubo_device_report_free, handle)
+        self._own(handle, c.nubo_device_report_free)
 
         host = nubo_host_info()
         _lib.check(c.nubo_device_report_host(handle, ctypes.byref(host)))
@@ -96,7 +94,7 @@ class DeviceReport:
 
     def _link(self, get: Any, i: int, j: int) -> Link:
         link = nubo_link_info()
-        _lib.check(get(self._handle, i, j, ctypes.byref(link)))
+        _lib.check(get(self._h(), i, j, ctypes.byref(link)))
         return Link._from_c(link)
 
     def __repr__(self) -> str:
@@ -142,13 +140,13 @@ class DeviceReport:
         # "call again with a larger capacity" answer of nubo_device_report_select cannot happen.
         indices = (ctypes.c_size_t * max(capacity, 1))()
         chosen = ctypes.c_size_t()
-        _lib.check(c.nubo_device_report_select(self._handle, ctypes.byref(request), indices,
+        _lib.check(c.nubo_device_report_select(self._h(), ctypes.byref(request), indices,
                                                capacity, ctypes.byref(chosen)))
         return [self.devices[i] for i in indices[:chosen.value]]
 
     def to_json(self) -> str:
         """The whole report as JSON (schema: docs/device-report.schema.json in nubo)."""
-        return _lib.read_text(_lib.lib().nubo_device_report_json, self._handle)
+        return _lib.read_text(_lib.lib().nubo_device_report_json, self._h())
 
 
 def discover(sim_devices: Optional[str] = None, sim_topology_file: Optional[StrPath] = None,

@@ -53,7 +53,7 @@ def health(report: Optional[DeviceReport] = None, *, wait_seconds: Optional[floa
                wait_seconds=wait_seconds, xid_policy_file=xid_policy_file,
                kernel_log_file=kernel_log_file)
     check = ctypes.POINTER(nubo_device_check)()
-    _lib.check(_lib.lib().nubo_device_health(report._handle, ctypes.byref(o),
+    _lib.check(_lib.lib().nubo_device_health(report._h(), ctypes.byref(o),
                                              ctypes.byref(check)))
     return _report_of(check)
 
@@ -72,6 +72,6 @@ def preflight(report: Optional[DeviceReport] = None, *, devices: Iterable[int] =
     indices = [int(i) for i in devices]
     array = (ctypes.c_int * max(len(indices), 1))(*indices)
     check = ctypes.POINTER(nubo_device_check)()
-    _lib.check(_lib.lib().nubo_device_preflight(report._handle, array, len(indices),
+    _lib.check(_lib.lib().nubo_device_preflight(report._h(), array, len(indices),
                                                 ctypes.byref(o), ctypes.byref(check)))
     return _report_of(check)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ctypes
 from ctypes import POINTER
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from . import _lib
 from ._abi import nubo_interruption_callback, nubo_interruption_watcher
@@ -26,9 +26,12 @@ WatcherPtr = POINTER(nubo_interruption_watcher)
 NOTICE_CALLBACK = nubo_interruption_callback
 
 
-class Watcher:
+class Watcher(_lib.Handle):
     """Calls `on_notice(InterruptionNotice)` once when the machine is about to be taken away. An
-    exception from it is printed, not raised (it runs on the watcher's thread)."""
+    exception from it is printed, not raised (it runs on the watcher's thread). close() stops
+    polling, waiting for the watcher's thread."""
+
+    _what = "watcher"
 
     def __init__(self, on_notice: Callable[[InterruptionNotice], Any],
                  poll_seconds: float = 2.0) -> None:
@@ -36,31 +39,13 @@ class Watcher:
             n = c.contents
             on_notice(InterruptionNotice._from_c(n))
 
-        self._callback = NOTICE_CALLBACK(call)  # kept alive as long as the watcher
-        self._handle: Optional[ctypes._Pointer] = None  # type: ignore[name-defined]
+        callback = NOTICE_CALLBACK(call)
         handle = WatcherPtr()
         _lib.check(_lib.lib().nubo_interruption_watcher_create(
-            self._callback, None, float(poll_seconds), ctypes.byref(handle)))
-        self._handle = handle
+            callback, None, float(poll_seconds), ctypes.byref(handle)))
+        self._own(handle, _lib.lib().nubo_interruption_watcher_free, callback)
 
     @property
     def cloud(self) -> str:
         """The cloud found ("aws", "gcp", "azure"), or "" when the watcher is off."""
-        if self._handle is None:
-            raise ValueError("the watcher is closed")
-        return _lib.read_text(_lib.lib().nubo_interruption_watcher_cloud, self._handle)
-
-    def close(self) -> None:
-        """Stops polling (waits for the watcher's thread)."""
-        if self._handle is not None:
-            _lib.lib().nubo_interruption_watcher_free(self._handle)
-            self._handle = None
-
-    def __enter__(self) -> "Watcher":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        self.close()
+        return _lib.read_text(_lib.lib().nubo_interruption_watcher_cloud, self._h())

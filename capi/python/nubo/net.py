@@ -116,13 +116,15 @@ def send(sources: Union[StrPath, Iterable[StrPath]], destination: str, *,
     return SendSummary._from_c(s)
 
 
-class Server:
+class Server(_lib.Handle):
     """A receiving server, listening from construction until stop() (or the end of a with
-    block). listen "ADDR:PORT"; the default "127.0.0.1:0" picks a free loopback port (see
+    block, or close(), which stops it and frees it). listen "ADDR:PORT"; the default "127.0.0.1:0" picks a free loopback port (see
     .port). Every write lands below dest, which must exist unless mkdir. Clients get TLS
     keyed from the token, or cert_file/key_file when given; require_encryption refuses clients
     in the clear. handshake_timeout bounds how long a client may take to authenticate;
     setuid, setgid and sticky bits are dropped unless preserve_special_modes."""
+
+    _what = "server"
 
     def __init__(self, dest: StrPath, *, listen: Optional[str] = None,
                  token: Optional[Token] = None, timeout: Optional[float] = None,
@@ -131,7 +133,6 @@ class Server:
                  require_encryption: bool = False, handshake_timeout: Optional[float] = None,
                  mkdir: bool = False, preserve_special_modes: bool = False) -> None:
         self._lib = _lib.lib()
-        self._handle: Optional["ctypes._Pointer[nubo_net_server]"] = None
         o = nubo_net_server_options()
         _lib.check(self._lib.nubo_net_server_options_init(ctypes.byref(o), ctypes.sizeof(o)))
         o.dest = _path(dest)
@@ -151,7 +152,7 @@ class Server:
         o.preserve_special_modes = int(preserve_special_modes)
         handle = ServerPtr()
         _lib.check(self._lib.nubo_net_server_start(ctypes.byref(o), ctypes.byref(handle)))
-        self._handle = handle
+        self._own(handle, self._lib.nubo_net_server_free)
         self.port: int = int(self._lib.nubo_net_server_port(handle))
 
     @property
@@ -159,10 +160,8 @@ class Server:
         return f"127.0.0.1:{self.port}"
 
     def stats(self) -> ServerStats:
-        if self._handle is None:
-            raise NuboError(Status.INVALID_ARGUMENT, "the server is closed")
         s = nubo_net_server_stats_info()
-        _lib.check(self._lib.nubo_net_server_stats(self._handle, ctypes.byref(s)))
+        _lib.check(self._lib.nubo_net_server_stats(self._h(), ctypes.byref(s)))
         return ServerStats._from_c(s)
 
     def stop(self) -> None:
@@ -170,17 +169,3 @@ class Server:
         if self._handle is not None:
             _lib.check(self._lib.nubo_net_server_stop(self._handle))
 
-    def close(self) -> None:
-        """Stops the server and frees it."""
-        if getattr(self, "_handle", None) is not None:
-            self._lib.nubo_net_server_free(self._handle)
-            self._handle = None
-
-    def __enter__(self) -> "Server":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        self.close()

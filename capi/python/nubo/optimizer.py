@@ -87,7 +87,7 @@ def sharded_memory(parameters: float, stage: int, optimizer: RuleLike = "adamw",
     return ShardedMemory._from_c(out)
 
 
-class ShardedOptimizer:
+class ShardedOptimizer(_lib.Handle):
     """SGD, Adam or AdamW over `params`, this worker's flat parameters (padded_size() elements
     of `precision`; rank 0's values are broadcast). Every rank of the team creates it together.
     Keyword options are nubo_sharded_options' (None: the library's default): optimizer ("sgd",
@@ -96,6 +96,8 @@ class ShardedOptimizer:
     ("automatic", "on", "off"), init_scale, growth_factor, backoff_factor, growth_interval, wire
     ("bf16"/"f16" to compress f32 gradients), error_feedback. `slices` cuts the buffer into
     slices (layers, buckets; default one)."""
+
+    _what = "optimizer"
 
     @staticmethod
     def padded_size(world: int, slices: Sequence[int], **options: Any) -> int:
@@ -107,7 +109,6 @@ class ShardedOptimizer:
 
     def __init__(self, worker: Worker, params: Any, *, slices: Optional[Sequence[int]] = None,
                  **options: Any) -> None:
-        self._handle: Optional[ctypes._Pointer] = None  # type: ignore[name-defined]
         self._worker = worker
         self._precision = _dtype(options.get("precision") or "f32")
         o = _options(**options)
@@ -117,13 +118,8 @@ class ShardedOptimizer:
         _lib.check(_lib.lib().nubo_sharded_optimizer_create(
             worker._handle, self._params._h(), ctypes.byref(o), _sizes(sl), len(sl),
             ctypes.byref(handle)))
-        self._handle = handle
+        self._own(handle, _lib.lib().nubo_sharded_optimizer_free, self._params)
         self._reducing: list[Buffer] = []  # what reduce() was given, alive until step()
-
-    def _h(self) -> ctypes._Pointer:  # type: ignore[name-defined]
-        if self._handle is None:
-            raise NuboError(Status.INVALID_ARGUMENT, "the optimizer is closed")
-        return self._handle
 
     @property
     def slices(self) -> list[ShardSlice]:
@@ -199,17 +195,4 @@ class ShardedOptimizer:
     def load(self, path: str) -> None:
         _lib.check(_lib.lib().nubo_sharded_optimizer_load(self._h(), _lib.path_bytes(path)))
 
-    def close(self) -> None:
-        if self._handle is not None:
-            _lib.lib().nubo_sharded_optimizer_free(self._handle)
-            self._handle = None
-
-    def __enter__(self) -> ShardedOptimizer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        self.close()
 

@@ -116,24 +116,21 @@ def _unpack(dtype: DType, data: bytes) -> list[Number]:
 # ---- Objects -----------------------------------------------------------------------------
 
 
-class Buffer:
+class Buffer(_lib.Handle):
     """Memory on a worker's device: nubo's own (Worker.buffer), or another library's array
     wrapped without a copy (Worker.wrap). Freed by close() (or when garbage collected); a
     wrapped array is handed back then. It may outlive its team, but is used from one thread at
     a time. NumPy, PyTorch and CuPy read it without a copy: numpy.from_dlpack(buffer)."""
 
+    _what = "buffer"
+
     def __init__(self, handle: ctypes._Pointer, dtype: Optional[DType] = None) -> None:  # type: ignore[name-defined]
-        self._handle: Optional[ctypes._Pointer] = handle  # type: ignore[name-defined]
+        self._own(handle, _lib.lib().nubo_buffer_free)
         if dtype is None:
             raw = c_int()
             _lib.check(_lib.lib().nubo_buffer_dtype(handle, ctypes.byref(raw)))
             dtype = DType(raw.value)
         self.dtype = dtype
-
-    def _h(self) -> ctypes._Pointer:  # type: ignore[name-defined]
-        if self._handle is None:
-            raise NuboError(Status.INVALID_ARGUMENT, "the buffer is closed")
-        return self._handle
 
     @property
     def size(self) -> int:
@@ -202,31 +199,17 @@ class Buffer:
         """Elements as Python numbers (floats for f32, f16, bf16; ints for i32, i64)."""
         return _unpack(self.dtype, self.read_bytes(offset, count))
 
-    def close(self) -> None:
-        if self._handle is not None:
-            _lib.lib().nubo_buffer_free(self._handle)
-            self._handle = None
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the library may be gone already
-            pass
-
-    def __enter__(self) -> Buffer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
-class Pending:
-    """A collective in flight: wait() before touching its buffers."""
+class Pending(_lib.Handle):
+    """A collective in flight: wait() before touching its buffers. close() waits if need be
+    (dropping the error) and frees it."""
+
+    _what = "collective"
 
     def __init__(self, handle: ctypes._Pointer, keep: tuple[Buffer, ...],  # type: ignore[name-defined]
                  temporary: tuple[Buffer, ...] = ()) -> None:
-        self._handle: Optional[ctypes._Pointer] = handle  # type: ignore[name-defined]
-        self._keep = keep  # the buffers must outlive the collective
+        self._own(handle, _lib.lib().nubo_pending_free, keep)  # the buffers outlive it
         self._temporary = temporary  # wrappers made for the call: closed once it is over
 
     def wait(self) -> None:
@@ -247,31 +230,18 @@ class Pending:
         return self._handle is None or bool(_lib.lib().nubo_pending_done(self._handle))
 
     def close(self) -> None:
-        """Waits if need be (dropping the error) and frees the handle."""
-        if self._handle is not None:
-            _lib.lib().nubo_pending_free(self._handle)
-            self._handle = None
-            self._keep = ()
-            self._release_temporaries()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
+        super().close()
+        self._release_temporaries()
 
 
-class Event:
+class Event(_lib.Handle):
     """A point in a worker's stream (Worker.record_event); done once the work queued before it
     has finished. On host and sim workers it is done at once."""
 
-    def __init__(self, handle: ctypes._Pointer) -> None:  # type: ignore[name-defined]
-        self._handle: Optional[ctypes._Pointer] = handle  # type: ignore[name-defined]
+    _what = "event"
 
-    def _h(self) -> ctypes._Pointer:  # type: ignore[name-defined]
-        if self._handle is None:
-            raise NuboError(Status.INVALID_ARGUMENT, "the event is closed")
-        return self._handle
+    def __init__(self, handle: ctypes._Pointer) -> None:  # type: ignore[name-defined]
+        self._own(handle, _lib.lib().nubo_event_free)
 
     @property
     def done(self) -> bool:
@@ -285,16 +255,6 @@ class Event:
         """The cudaEvent_t as an int (None on host and sim workers)."""
         return _lib.lib().nubo_event_native(self._h())
 
-    def close(self) -> None:
-        if self._handle is not None:
-            _lib.lib().nubo_event_free(self._handle)
-            self._handle = None
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 @dataclass(frozen=True)
@@ -575,12 +535,15 @@ def _options(options: dict[str, Any]) -> nubo_team_options:
                   **{_TEAM_OPTION_NAMES.get(k, k): v for k, v in options.items()})
 
 
-class Team:
+class Team(_lib.Handle):
     """A team of workers, one per device. Make one with Team.host(), Team.from_report() or
-    Team.from_env(); close() it (or use `with`) when done."""
+    Team.from_env(); close() it (or use `with`) when done: across processes, it is freed after
+    the others reach their end too."""
+
+    _what = "team"
 
     def __init__(self, handle: ctypes._Pointer) -> None:  # type: ignore[name-defined]
-        self._handle: Optional[ctypes._Pointer] = handle  # type: ignore[name-defined]
+        self._own(handle, _lib.lib().nubo_team_free)
 
     @classmethod
     def host(cls, workers: int = 1, **options: Any) -> Team:
@@ -600,7 +563,7 @@ class Team:
         array = (c_size_t * max(len(indices), 1))(*indices)
         handle = TeamPtr()
         o = _options(options)
-        _lib.check(_lib.lib().nubo_team_create(report._handle, array, len(indices),
+        _lib.check(_lib.lib().nubo_team_create(report._h(), array, len(indices),
                                                ctypes.byref(o), ctypes.byref(handle)))
         return cls(handle)
 
@@ -621,11 +584,6 @@ class Team:
         o = _options(options)
         _lib.check(_lib.lib().nubo_team_from_env(ctypes.byref(o), ctypes.byref(handle)))
         return cls(handle)
-
-    def _h(self) -> ctypes._Pointer:  # type: ignore[name-defined]
-        if self._handle is None:
-            raise NuboError(Status.INVALID_ARGUMENT, "the team is closed")
-        return self._handle
 
     @property
     def size(self) -> int:
@@ -678,23 +636,6 @@ class Team:
             raise first from team_error
         raise team_error
 
-    def close(self) -> None:
-        """Frees the team (across processes: after the others reach their end too)."""
-        if self._handle is not None:
-            _lib.lib().nubo_team_free(self._handle)
-            self._handle = None
-
-    def __enter__(self) -> Team:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 __all__ = ["Buffer", "DType", "Event", "NativeHandles", "Pending", "ReduceOp", "Team", "Worker"]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import weakref
 from ctypes import POINTER, c_double
 from dataclasses import dataclass
 from typing import Any, Optional, Union
@@ -43,13 +42,15 @@ class ScheduledJob:
     estimate: Optional[Estimate]  # None when unplaced
 
 
-class Schedule:
+class Schedule(_lib.Handle):
     """A planned queue: every job's place, the costs, the bound and gap, the fleet (json())."""
+
+    _what = "schedule"
 
     def __init__(self, handle: Any, catalog: Catalog, options: nubo_cost_schedule_options) -> None:
         c = _lib.lib()
-        self._handle, self._catalog, self._options = handle, catalog, options
-        self._free = weakref.finalize(self, c.nubo_cost_schedule_free, handle)
+        self._catalog, self._options = catalog, options
+        self._own(handle, c.nubo_cost_schedule_free)
         s = nubo_cost_schedule_summary()
         _lib.check(c.nubo_cost_schedule_get_summary(handle, ctypes.byref(s)))
         self.method = ("auto", "exact", "heuristic")[s.method]
@@ -76,13 +77,13 @@ class Schedule:
 
     def json(self) -> dict:
         """The whole schedule (docs/schedule.md), the fleet per slot included."""
-        return json.loads(_lib.read_text(_lib.lib().nubo_cost_schedule_json, self._handle))
+        return json.loads(_lib.read_text(_lib.lib().nubo_cost_schedule_json, self._h()))
 
     def what_if(self, reservation: str) -> tuple[float, "Schedule"]:
         """(dollars saved, the schedule) with one more reservation, "INSTANCE=COUNT:1y|3y"."""
         saving, handle = c_double(), SchedulePtr()
         _lib.check(_lib.lib().nubo_cost_schedule_what_if(
-            self._catalog._handle, self._handle, reservation.encode(),
+            self._catalog._h(), self._h(), reservation.encode(),
             ctypes.byref(self._options), ctypes.byref(saving), ctypes.byref(handle)))
         return saving.value, Schedule(handle, self._catalog, self._options)
 
@@ -92,7 +93,7 @@ class Schedule:
         body = update if isinstance(update, str) else json.dumps(update)
         handle = SchedulePtr()
         _lib.check(_lib.lib().nubo_cost_schedule_update(
-            self._catalog._handle, self._handle, body.encode(), ctypes.byref(self._options),
+            self._catalog._h(), self._h(), body.encode(), ctypes.byref(self._options),
             ctypes.byref(handle)))
         return Schedule(handle, self._catalog, self._options)
 
@@ -100,7 +101,7 @@ class Schedule:
         """One SkyPilot task ("skypilot") or sbatch script ("slurm") per placed job, and a
         README.md saying in what order to submit them."""
         _lib.check(_lib.lib().nubo_cost_schedule_write_job_files(
-            self._catalog._handle, self._handle, format.encode(), os.fsencode(directory)))
+            self._catalog._h(), self._h(), format.encode(), os.fsencode(directory)))
 
 
 def schedule(queue: Union[StrPath, dict], catalog: Optional[Catalog] = None, *,
@@ -125,9 +126,9 @@ def schedule(queue: Union[StrPath, dict], catalog: Optional[Catalog] = None, *,
             setattr(o, name, float(value))
     handle = SchedulePtr()
     if isinstance(queue, dict):
-        _lib.check(c.nubo_cost_schedule_create(catalog._handle, None, json.dumps(queue).encode(),
+        _lib.check(c.nubo_cost_schedule_create(catalog._h(), None, json.dumps(queue).encode(),
                                                ctypes.byref(o), ctypes.byref(handle)))
     else:
-        _lib.check(c.nubo_cost_schedule_create(catalog._handle, os.fsencode(queue), None,
+        _lib.check(c.nubo_cost_schedule_create(catalog._h(), os.fsencode(queue), None,
                                                ctypes.byref(o), ctypes.byref(handle)))
     return Schedule(handle, catalog, o)

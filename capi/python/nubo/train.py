@@ -54,7 +54,7 @@ def _progress(c: nubo_train_progress) -> TrainProgress:
 _path = _lib.path_bytes
 
 
-class Trainer:
+class Trainer(_lib.Handle):
     """An MLP classifier on Fashion-MNIST, trained data-parallel (nubo::DataParallelTrainer).
 
     `layers` gives every width (input first, classes last); otherwise `hidden` gives the hidden
@@ -70,6 +70,8 @@ class Trainer:
     gradients in 16 bits (`error_feedback` adds each worker's rounding to its next step);
     `accumulate` micro-batches make one step; `max_grad_norm` clips."""
 
+    _what = "trainer"
+
     def __init__(self, *, layers: Optional[Sequence[int]] = None,
                  hidden: Optional[Sequence[int]] = None, optimizer: Union[Optimizer, str] = "sgd",
                  lr: float = 0.05, momentum: float = 0.9, batch: int = 128, epochs: int = 10,
@@ -83,7 +85,6 @@ class Trainer:
                  grad_compression: Optional[Union[DType, str]] = None,
                  error_feedback: bool = False, accumulate: int = 1,
                  max_grad_norm: float = 0) -> None:
-        self._handle: Optional[ctypes._Pointer] = None  # type: ignore[name-defined]
         o = nubo_train_options()
         _lib.check(_lib.lib().nubo_train_options_init(ctypes.byref(o), ctypes.sizeof(o)))
         if layers is None and hidden is not None:
@@ -116,20 +117,14 @@ class Trainer:
         if devices is not None:
             o.devices = devices.encode()
         if team is not None:
-            o.team = team._handle
+            o.team = team._h()
         if dataset_dir is not None:
             o.dataset_dir = _path(dataset_dir)
         if checkpoint_dir is not None:
             o.checkpoint_dir = _path(checkpoint_dir)
-        self._team = team  # kept alive as long as the trainer
         handle = TrainerPtr()
         _lib.check(_lib.lib().nubo_trainer_create(ctypes.byref(o), ctypes.byref(handle)))
-        self._handle = handle
-
-    def _h(self) -> ctypes._Pointer:  # type: ignore[name-defined]
-        if self._handle is None:
-            raise ValueError("the trainer is closed")
-        return self._handle
+        self._own(handle, _lib.lib().nubo_trainer_free, team)  # the team outlives the trainer
 
     def fit(self, progress: Optional[ProgressFn] = None) -> None:
         """Trains to `epochs` epochs in all. `progress(TrainProgress)` is called after each
@@ -159,7 +154,7 @@ class Trainer:
         """Asks fit() to stop after the step in progress, with a checkpoint (from any thread: a
         nubo.interruption.Watcher's callback, a signal handler)."""
         if self._handle is not None:
-            _lib.lib().nubo_trainer_request_stop(self._handle)
+            _lib.lib().nubo_trainer_request_stop(self._h())
 
     @property
     def resumed_from(self) -> Optional[str]:
@@ -174,19 +169,6 @@ class Trainer:
     def profile(self) -> dict[str, Any]:
         return json.loads(self.profile_json())  # type: ignore[no-any-return]
 
-    def close(self) -> None:
-        if self._handle is not None:
-            _lib.lib().nubo_trainer_free(self._handle)
-            self._handle = None
-
-    def __enter__(self) -> Trainer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        self.close()
 
 
 __all__ = ["Evaluation", "Optimizer", "TrainProgress", "Trainer", "nubo_train_evaluation_info",

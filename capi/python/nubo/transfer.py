@@ -197,37 +197,21 @@ def verify(archive: StrPath, *, threads: Optional[int] = None,
     return _summary(s)
 
 
-class Archive:
+class Archive(_lib.Handle):
     """An open archive: its entries, and any byte range of any file (read verified)."""
+
+    _what = "archive"
 
     def __init__(self, path: StrPath, key_file: Optional[StrPath] = None) -> None:
         self._lib = _lib.lib()
         handle = ArchivePtr()
         _lib.check(self._lib.nubo_transfer_archive_open_with_key(
             _path(path), _optional_path(key_file), ctypes.byref(handle)))
-        self._handle: Optional["ctypes._Pointer[nubo_transfer_archive]"] = handle
-        count = self._lib.nubo_transfer_archive_entry_count(handle)
-        self.entries = [self._entry(i) for i in range(count)]
+        self._own(handle, self._lib.nubo_transfer_archive_free)
+        self.entries = _lib.records(Entry, nubo_transfer_archive_entry_info,
+                                    self._lib.nubo_transfer_archive_entry_count,
+                                    self._lib.nubo_transfer_archive_entry, handle)
         self._by_path = {e.path: e for e in self.entries}
-
-    def _entry(self, i: int) -> Entry:
-        info = nubo_transfer_archive_entry_info()
-        _lib.check(self._lib.nubo_transfer_archive_entry(self._handle, i, ctypes.byref(info)))
-        return Entry._from_c(info)
-
-    def __enter__(self) -> "Archive":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        self.close()
-
-    def close(self) -> None:
-        if getattr(self, "_handle", None) is not None:
-            self._lib.nubo_transfer_archive_free(self._handle)
-            self._handle = None
 
     def __iter__(self) -> Iterator[Entry]:
         return iter(self.entries)
@@ -243,15 +227,14 @@ class Archive:
 
     def read(self, path: str, offset: int = 0, size: Optional[int] = None) -> bytes:
         """Bytes [offset, offset+size) of the file at `path` (to its end when size is None)."""
-        if self._handle is None:
-            raise NuboError(Status.INVALID_ARGUMENT, "the archive is closed")
+        handle = self._h()
         e = self.entry(path)
         available = max(0, e.size - offset)
         n = available if size is None else min(size, available)
         buf = ctypes.create_string_buffer(max(n, 1))
         got = c_size_t(0)
-        _lib.check(self._lib.nubo_transfer_archive_read(self._handle, path.encode(), offset, buf,
-                                                        n, ctypes.byref(got)))
+        _lib.check(self._lib.nubo_transfer_archive_read(handle, path.encode(), offset, buf, n,
+                                                        ctypes.byref(got)))
         return buf.raw[:got.value]
 
 

@@ -317,6 +317,32 @@ class EightA100Test(unittest.TestCase):
         gc.collect()
         self.assertTrue(kept._free.alive)
 
+    def test_every_handle_closes_once_and_names_itself_after(self) -> None:
+        # Every object that owns a library handle shares one way of closing (nubo._lib.Handle):
+        # close() frees it, a second close() and the end of a with block after it do nothing,
+        # and a use after close is an error naming the object, not a NULL handed to C.
+        report = nubo.discover(sim_devices=f"2x{A100}", probe_cuda=False)
+        report.close()
+        report.close()
+        with self.assertRaisesRegex(nubo.NuboError, "the device report is closed"):
+            report.to_json()
+        with nubo.Team.host(1) as team:
+            buffer = team.worker().buffer("f32", 4)
+            event = team.worker().record_event()
+        with self.assertRaisesRegex(nubo.NuboError, "the team is closed"):
+            team.describe()
+        buffer.close()
+        event.close()
+        with self.assertRaisesRegex(nubo.NuboError, "the buffer is closed"):
+            buffer.read()
+        with self.assertRaisesRegex(nubo.NuboError, "the event is closed"):
+            event.synchronize()
+        catalog = nubo.cost.Catalog()
+        with catalog:
+            self.assertTrue(catalog.instances)
+        with self.assertRaisesRegex(nubo.NuboError, "the catalog is closed"):
+            catalog.instances  # noqa: B018 - the read is what raises
+
 
 class PcieTest(unittest.TestCase):
     def test_pcie_cards_are_not_nvlinked(self) -> None:
