@@ -295,7 +295,7 @@ typedef struct nubo_cost_estimate_info {
   double cost_egress;    /* (C++: cost.egress) */
   double cost_total;     /* (C++: cost.total()) */
   double checkpoint_interval_s;
-  double expected_interruptions;
+  double expected_interruptions; /* spot: of the whole job (any node's stops it), over the run */
   double memory_needed_bytes;
   double memory_per_gpu_bytes;
   double reserved_break_even; /* reserved pricings: utilisation above which it pays */
@@ -306,7 +306,7 @@ typedef struct nubo_cost_estimate_info {
   const char* price_date;
   const char* price_source;
   const char* interruption_band; /* spot: the published band used; "" the provider default */
-  double spot_mtbi_s;            /* spot: the mean time between interruptions used */
+  double spot_mtbi_s;            /* spot: one node's mean time between interruptions */
   const char* tags;              /* the workload's tags, key=value, one per line */
   /* every GPU of every node for the whole run, as training reports publish (C++: gpu_hours()) */
   double gpu_hours;

@@ -384,12 +384,13 @@ struct NUBO_API Estimate {
   TimeBreakdown time;
   CostBreakdown cost;
   double checkpoint_interval_s = 0;
-  double expected_interruptions = 0;
+  double expected_interruptions = 0;  // spot: of the whole job (any node's stops it), over the run
   double memory_needed_bytes = 0, memory_per_gpu_bytes = 0;
   int sharding = -1;               // the ZeRO stage memory_needed_bytes assumes; -1: not modelled
   double reserved_break_even = 0;  // reserved pricings: utilisation above which it pays
   // The price in force: its date and source, so a later report prices past work at what it
-  // cost then; and for spot, the interruption band and mean time between interruptions used.
+  // cost then; and for spot, the interruption band and one node's mean time between
+  // interruptions (the job's is spot_mtbi_s / nodes).
   std::string price_date, price_source;
   std::string interruption_band;
   double spot_mtbi_s = 0;

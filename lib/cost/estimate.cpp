@@ -11,6 +11,28 @@
 
 namespace nubo::cost {
 namespace detail {
+namespace {
+
+// Where a spot estimate's interruption rate came from, the job's rate when it spans nodes, and
+// how many interruptions it expects.
+std::string spot_note(const PlanRequest& r, const Instance& in, double node_mtbi_s, int nodes,
+                      double interruptions) {
+  const std::string source =
+      r.spot_mtbi_s > 0 ? "--mtbi"
+      : !in.interruption_band.empty()
+          ? in.provider + "'s published band, " + in.interruption_band + " a month"
+          : in.provider + " default; no published band";
+  std::string note = "spot interruptions every " + format_duration(node_mtbi_s) +
+                     " per node on average (" + source + ")";
+  if (nodes > 1)
+    note += "; any of its " + std::to_string(nodes) + " nodes stops the job, so one every " +
+            format_duration(node_mtbi_s / nodes);
+  char expected[48];
+  std::snprintf(expected, sizeof expected, "; %.1f expected over the run", interruptions);
+  return note + expected;
+}
+
+}  // namespace
 
 Hardware hardware_of(const Catalog& catalog, const Instance& instance, bool* provider_fallback) {
   Hardware h;
@@ -116,28 +138,20 @@ Estimate make_estimate(const Catalog& catalog, const Workload& workload, const W
                   " GPUs not modelled: give --params (or --params-bytes) and --batch");
   const RunTime rt = run_time(m, h, nodes, request.comm_efficiency);
   const double mtbi = spot_mtbi_s(request, *h.provider, in.spot_mtbi_h);
-  const Timing t = timing(m, h, rt, pricing, mtbi, spot_restart_s(request, *h.provider));
+  const Timing t = timing(m, h, rt, pricing, mtbi, spot_restart_s(request, *h.provider), nodes);
   e.price_date = pricing == Pricing::spot && !in.spot_date.empty() ? in.spot_date : in.price_date;
   e.price_source = in.source;
   e.interruption_band = in.interruption_band;
-  if (pricing == Pricing::spot) {
-    e.spot_mtbi_s = mtbi;
-    if (request.spot_mtbi_s > 0)
-      e.notes.push_back("spot interruptions every " + format_duration(mtbi) +
-                        " on average (--mtbi)");
-    else if (!in.interruption_band.empty())
-      e.notes.push_back("spot interruption frequency " + in.interruption_band + " a month (" +
-                        in.provider + "'s published band): one every " + format_duration(mtbi) +
-                        " on average");
-    else
-      e.notes.push_back("spot interruptions assumed every " + format_duration(mtbi) +
-                        " on average (" + in.provider + " default; no published band)");
-  }
   e.time = t.time;
   e.checkpoint_interval_s = t.interval_s;
   e.expected_interruptions = t.interruptions;
-  if (pricing == Pricing::spot && m.checkpoint_bytes <= 0)
-    e.notes.push_back("spot without checkpoints: an interruption loses all work so far");
+  if (pricing == Pricing::spot) {
+    e.spot_mtbi_s = mtbi;
+    e.notes.push_back(spot_note(request, in, mtbi, nodes, t.interruptions));
+    if (m.checkpoint_bytes <= 0)
+      e.notes.push_back("spot without checkpoints: an interruption loses all work so far");
+    if (swamped_by_interruptions(t.time)) e.notes.push_back(interruptions_reason(t.time.total_s()));
+  }
   const double total_s = e.time.total_s();
   e.hourly = price * nodes;
   e.cost.instances = option_cost(total_s, nodes, price, 0);

@@ -70,6 +70,12 @@ double model_states(const MemoryModel& m, int stage, double gpus) {
       .total();
 }
 
+double checkpoint_bytes(const MemoryModel& m) {
+  if (!m.modelled || m.parameters <= 0) return 0;
+  const auto whole = sharded_memory(m.parameters, 0, m.kind, m.precision, 1);
+  return whole.parameters + whole.optimizer;
+}
+
 double memory_per_gpu(const MemoryModel& m, double gpus, double capacity, int* stage) {
   if (stage) *stage = -1;
   if (!m.modelled) return m.stated;

@@ -43,6 +43,11 @@ DenseShape dense_shape(double parameters);
 // The formulas are nubo::sharded_memory's, the ones nubo's sharded optimizer holds.
 double model_states(const MemoryModel& m, int stage, double gpus);
 
+// What a checkpoint of the model holds, bytes: its weights and the optimizer's states (with mixed
+// precision, the fp32 master copy among them), not the gradients, which a restart recomputes; 0
+// when the model is not described by its parameters.
+double checkpoint_bytes(const MemoryModel& m);
+
 // What one GPU needs when the job runs on `gpus` of them: the stated figure, or model states at
 // the workload's stage (or, for -1, the least stage whose states and activations fit in
 // `capacity`) plus activations. `stage` reports the stage used (-1 when not modelled).

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "nubo/error.hpp"
+#include "nubo/units.hpp"
 
 namespace nubo::cost {
 namespace detail {
@@ -122,6 +123,13 @@ WorkloadModel compile(const Workload& w) {
           "GPU memory not modelled: give --params (or --gpu-memory) to rule out GPUs too small");
     m.dataset_bytes = w.dataset_bytes;
     m.checkpoint_bytes = w.checkpoint_bytes;
+    if (m.checkpoint_bytes <= 0 && (m.checkpoint_bytes = checkpoint_bytes(m.memory)) > 0) {
+      char gb[32];
+      std::snprintf(gb, sizeof gb, "%.3g GB", m.checkpoint_bytes / kGB);
+      m.notes.push_back("checkpoints of " + std::string(gb) +
+                        " assumed: the weights and optimizer state of the model "
+                        "(--checkpoint-size to change)");
+    }
   }
   // A profile measured its communication; an analytic workload needs steps and bytes.
   m.communication_modelled = m.measured || (m.allreduce_bytes > 0 && m.steps > 0);
@@ -156,21 +164,21 @@ RunTime run_time(const WorkloadModel& w, const Hardware& h, int nodes, double co
   return rt;
 }
 
-double checkpoint_write_s(const WorkloadModel& w, const Hardware& h) {
+double checkpoint_write_s(const WorkloadModel& w, const Hardware& h, int nodes) {
   const double mbps =
       w.checkpoint_write_mbps > 0 ? w.checkpoint_write_mbps : h.provider->block_storage_mbps;
-  return w.checkpoint_bytes / (mbps * 1e6);
+  return w.checkpoint_bytes / (mbps * 1e6 * std::max(nodes, 1));
 }
 
 Timing timing(const WorkloadModel& w, const Hardware& h, const RunTime& rt, Pricing pricing,
-              double mtbi_s, double restart_s) {
+              double node_mtbi_s, double restart_s, int nodes) {
   Timing t;
   t.time.compute_s = rt.compute_s;
   t.time.communication_s = rt.communication_s;
   t.time.staging_s = rt.staging_s;
   t.time.steps = w.steps;
   t.time.step_s = rt.step_s;
-  const double work = rt.work_s(), delta = checkpoint_write_s(w, h);
+  const double work = rt.work_s(), delta = checkpoint_write_s(w, h, nodes);
   if (pricing != Pricing::spot) {
     // Periodic checkpoints that are never needed on a machine that is not reclaimed, but that
     // a job writes anyway; one every interval.
@@ -180,13 +188,20 @@ Timing timing(const WorkloadModel& w, const Hardware& h, const RunTime& rt, Pric
     }
     return t;
   }
-  auto cp = checkpoint_plan(work, delta, mtbi_s, restart_s);
+  auto cp = checkpoint_plan(work, delta, node_mtbi_s / std::max(nodes, 1), restart_s);
   t.time.checkpoint_s = cp.write_s;
   t.time.rework_s = cp.lost_work_s;
   t.time.restart_s = cp.restart_s;
   t.interval_s = cp.daly_interval_s;
   t.interruptions = cp.interruptions;
   return t;
+}
+
+std::string interruptions_reason(double total_s) {
+  return "spot interruptions would stretch it to " + format_duration(total_s) + ", over " +
+         std::to_string(static_cast<int>(kMaxSpotStretch)) +
+         " times its work, each undoing the work since the last checkpoint: give the checkpoint "
+         "size (--checkpoint-size), or take on-demand";
 }
 
 double storage_cost(const WorkloadModel& w, const ProviderPrices& p, double total_s, int nodes) {

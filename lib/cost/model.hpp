@@ -71,17 +71,30 @@ struct RunTime {
 };
 RunTime run_time(const WorkloadModel& w, const Hardware& h, int nodes, double comm_efficiency);
 
-// Seconds to write one checkpoint.
-double checkpoint_write_s(const WorkloadModel& w, const Hardware& h);
+// Seconds to write one checkpoint: every node writes its share at once (a sharded checkpoint, as
+// torch.distributed.checkpoint and DeepSpeed write), each to its own volume.
+double checkpoint_write_s(const WorkloadModel& w, const Hardware& h, int nodes);
 
-// The full time breakdown under a pricing (spot: Daly's expected time with interruptions).
+// The full time breakdown under a pricing (spot: Daly's expected time with interruptions). A job
+// is interrupted whenever any of its nodes is: with each node's interruptions a Poisson process
+// of mean `node_mtbi_s`, the job's is one of mean node_mtbi_s / nodes.
 struct Timing {
   TimeBreakdown time;
   double interval_s = 0;
-  double interruptions = 0;
+  double interruptions = 0;  // of the whole job
 };
 Timing timing(const WorkloadModel& w, const Hardware& h, const RunTime& rt, Pricing pricing,
-              double mtbi_s, double restart_s);
+              double node_mtbi_s, double restart_s, int nodes);
+
+// A spot option whose interruptions would stretch its work more than this many times is no
+// option (its expected time grows exponentially with the work between checkpoints); every
+// planner excludes it, saying why.
+constexpr double kMaxSpotStretch = 10;
+inline bool swamped_by_interruptions(const TimeBreakdown& t) {
+  return !(t.total_s() <= kMaxSpotStretch * (t.compute_s + t.communication_s));
+}
+// Why such an option is refused, its expected time `total_s` given.
+std::string interruptions_reason(double total_s);
 
 // Storage (block during the run on every node, object storage after) and egress, in $.
 double storage_cost(const WorkloadModel& w, const ProviderPrices& p, double total_s, int nodes);

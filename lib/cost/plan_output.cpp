@@ -59,6 +59,9 @@ Exclusion format(const detail::PlanData& d, const detail::ExclusionRecord& r) {
       e.reason = "costs at least " + format_money(r.value) + ", over the " +
                  format_money(d.budget) + " budget";
       break;
+    case detail::Why::interruptions:
+      e.reason = detail::interruptions_reason(r.value);
+      break;
   }
   return e;
 }

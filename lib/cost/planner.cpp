@@ -142,8 +142,12 @@ Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& r
           }
         }
         if (priced == 0) continue;
-        const auto t = detail::timing(model, h, rt, p, mtbi, restart);
+        const auto t = detail::timing(model, h, rt, p, mtbi, restart, nodes);
         const double total = t.time.total_s();
+        if (detail::swamped_by_interruptions(t.time)) {
+          record(nodes, nodes, bit(p), Why::interruptions, total, priced);
+          continue;
+        }
         if (!std::isfinite(total) || (request.deadline_s > 0 && total > request.deadline_s)) {
           record(nodes, nodes, bit(p), Why::deadline, total, priced);
           continue;

@@ -59,6 +59,10 @@ ExhaustivePlan plan_exhaustive(const Catalog& catalog, const Workload& workload,
         }
         Estimate e = make_estimate(catalog, workload, model, in, nodes, p, request);
         const double total = e.time.total_s();
+        if (swamped_by_interruptions(e.time)) {
+          exclude(option, Why::interruptions, interruptions_reason(total));
+          continue;
+        }
         if (!std::isfinite(total) || (request.deadline_s > 0 && total > request.deadline_s)) {
           exclude(option, Why::deadline,
                   "finishes in " + format_duration(total) + ", past the " +

@@ -46,15 +46,18 @@ enum class Why : std::uint8_t {
   no_communication,
   no_price,
   deadline,
-  budget
+  budget,
+  interruptions,  // spot: its expected time is more than kMaxSpotStretch times its work
 };
+constexpr std::size_t kWhys = static_cast<std::size_t>(Why::interruptions) + 1;
 
 struct ExclusionRecord {
   std::uint32_t shape = 0;
   int nodes_lo = 1, nodes_hi = 1;
   std::uint8_t pricings = 0;  // bit (1 << Pricing)
   Why why = Why::dtype;
-  double value = 0;  // memory: bytes per GPU; deadline: the time; budget: the cheapest cost
+  // memory: bytes per GPU; deadline and interruptions: the time; budget: the cheapest cost
+  double value = 0;
   std::size_t options = 0;
 };
 
@@ -76,7 +79,7 @@ struct ExhaustivePlan {
   std::vector<Estimate> ranked;  // every feasible option, best first
   std::vector<Estimate> frontier;
   std::vector<std::pair<std::string, std::string>> excluded;  // (option, reason)
-  std::array<std::size_t, 7> excluded_by{};                   // per Why
+  std::array<std::size_t, kWhys> excluded_by{};               // per Why
   std::size_t considered = 0, feasible = 0;
 };
 ExhaustivePlan plan_exhaustive(const Catalog& catalog, const Workload& workload,

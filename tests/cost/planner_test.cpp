@@ -237,7 +237,7 @@ TEST_CASE("the planner agrees with the exhaustive reference on a random catalog"
         CHECK(fast.frontier[i].label() + fast.frontier[i].region ==
               slow.frontier[i].label() + slow.frontier[i].region);
       // The same exclusions, counted per reason.
-      std::array<std::size_t, 7> by{};
+      std::array<std::size_t, nubo::cost::detail::kWhys> by{};
       for (const auto& rec : nubo::cost::detail::CostAccess::data(fast)->records)
         by[static_cast<int>(rec.why)] += rec.options;
       CHECK(by == slow.excluded_by);

@@ -65,6 +65,86 @@ TEST_CASE("the seed's spot at 10% of on-demand, with interruptions priced in") {
   CHECK(ratio < 0.12);
 }
 
+TEST_CASE("a job of many nodes is interrupted whenever any of them is") {
+  auto c = box_catalog();
+  auto w = flops_workload();
+  w.total_flops = 3e18 * 12 * 16;  // 10 h of compute on 16 boxes
+  w.parameter_bytes = 2e9;
+  w.samples = 1e6;
+  w.global_batch = 1024;
+  w.checkpoint_bytes = 16 * 7.5e9;  // 60 s when each of 16 nodes writes its share
+  PlanRequest r;
+  r.spot_mtbi_s = 100 * 3600;  // per node
+  r.restart_s = 600;
+  auto one = estimate(c, w, c.get("box", "r1"), 1, Pricing::spot, r);
+  auto sixteen = estimate(c, w, c.get("box", "r1"), 16, Pricing::spot, r);
+  // Per hour of wall time, 16 nodes see 16 times the interruptions of one.
+  CHECK(sixteen.expected_interruptions / sixteen.hours() ==
+        Approx(16 * one.expected_interruptions / one.hours()));
+  // Daly's model of the 16-node job, at the job's rate: M = 100 h / 16.
+  const double work = sixteen.time.compute_s + sixteen.time.communication_s;
+  auto cp = checkpoint_plan(work, 60, 100 * 3600 / 16.0, 600);
+  CHECK(sixteen.time.total_s() == Approx(cp.expected_wall_s + sixteen.time.staging_s));
+  CHECK(sixteen.expected_interruptions == Approx(cp.interruptions));
+  CHECK(sixteen.spot_mtbi_s == 100 * 3600);  // the per-node figure it started from
+  std::string notes;
+  for (const auto& n : sixteen.notes) notes += n + "\n";
+  CHECK_THAT(
+      notes,
+      Catch::Contains(
+          "any of its 16 nodes stops the job, so one every 6.2 h; 1.8 expected over the run"));
+}
+
+TEST_CASE("a spot option that interruptions would stretch past 10 times its work is left out") {
+  auto c = box_catalog();
+  auto w = flops_workload();
+  w.total_flops = 3e18 * 12 * 10;  // 100 h of compute on one box, never checkpointed
+  PlanRequest r;
+  r.spot_mtbi_s = 6 * 3600;
+  r.pricings = {Pricing::spot, Pricing::on_demand};
+  auto p = plan(c, w, r);
+  for (const auto& e : p.ranked) CHECK(e.pricing == Pricing::on_demand);
+  bool excluded = false;
+  for (const auto& x : p.exclusions())
+    excluded = excluded || (x.subject.find("spot") != std::string::npos &&
+                            x.reason.find("over 10 times its work") != std::string::npos &&
+                            x.reason.find("--checkpoint-size") != std::string::npos);
+  CHECK(excluded);
+  // Asked for on its own, the estimate says the same in its notes.
+  auto e = estimate(c, w, c.get("box", "r1"), 1, Pricing::spot, r);
+  bool noted = false;
+  for (const auto& n : e.notes)
+    noted = noted || n.find("over 10 times its work") != std::string::npos;
+  CHECK(noted);
+  // With the checkpoint size the model knows from its parameters, spot is an option again.
+  w = flops_workload();
+  w.parameters = 1e9;  // 14 GB of weights and Adam state
+  w.tokens = 3e18 * 12 * 10 / 6 / 1e9;
+  auto with_checkpoints = plan(c, w, r);
+  bool spot_ranked = false;
+  for (const auto& x : with_checkpoints.ranked)
+    spot_ranked = spot_ranked || x.pricing == Pricing::spot;
+  CHECK(spot_ranked);
+}
+
+TEST_CASE(
+    "a model described by its parameters is checkpointed as its weights and optimizer state") {
+  auto c = box_catalog();
+  auto w = flops_workload();
+  w.total_flops = 0;
+  w.parameters = 7e9;
+  w.tokens = 1e9;
+  auto e = estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand, PlanRequest{});
+  // Adam in bf16: 2 bytes of weights + 12 of fp32 master and moments, per parameter.
+  bool said = false;
+  for (const auto& n : e.notes)
+    said = said || n.find("checkpoints of 98 GB assumed") != std::string::npos;
+  CHECK(said);
+  w.checkpoint_bytes = 1e9;  // the user's figure wins
+  e = estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand, PlanRequest{});
+  for (const auto& n : e.notes) CHECK(n.find("assumed: the weights") == std::string::npos);
+}
+
 TEST_CASE("reserved terms: effective hourly and break-even utilisation, the seed's 50-75% off") {
   auto c = cost_test::fixed_catalog();
   c.set_reserved_discounts({.one_year = 0.5, .three_year = 0.75});

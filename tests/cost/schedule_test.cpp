@@ -122,11 +122,25 @@ TEST_CASE("a deadline moves a job off its cheapest offer, and says so", "[schedu
   CHECK(find(relaxed, "checkpointed").placement == nc::Placement::spot);
   CHECK(find(relaxed, "checkpointed").reason.empty());
   // Without checkpoints, every interruption loses all the work so far: a 40 h job interrupted
-  // every 2 h costs more on spot than on demand, and the schedule says why it is not on spot.
+  // every 2 h would take years on spot, so spot is no option, and the schedule says why.
   q.jobs[0].workload.checkpoint_bytes = 0;
   const auto no_checkpoints = nc::schedule(catalog(), q, o);
   CHECK(find(no_checkpoints, "checkpointed").placement == nc::Placement::on_demand);
   CHECK_THAT(find(no_checkpoints, "checkpointed").reason,
+             Catch::Contains("interruption rate: not on spot") &&
+                 Catch::Contains("over 10 times its work") && Catch::Contains("--checkpoint-size"));
+  // Interrupted less often, it would finish on spot, but at half the on-demand price its rework
+  // makes it cost more than on demand.
+  o.request.spot_mtbi_s = 30 * 3600;
+  auto dear_spot = nc::Catalog::empty();
+  dear_spot.load_text(
+      "provider,instance,region,gpu_model,gpus,interconnect,vcpus,memory_gib,network_gbps,"
+      "on_demand,spot\n"
+      "aws,box,r1,A100-SXM4-80GB,8,nvswitch,96,1152,400,10,5\n",
+      "dear_spot.csv");
+  const auto costlier = nc::schedule(dear_spot, q, o);
+  CHECK(find(costlier, "checkpointed").placement == nc::Placement::on_demand);
+  CHECK_THAT(find(costlier, "checkpointed").reason,
              Catch::Contains("interruption rate") && Catch::Contains("more than on demand"));
 }
 

@@ -153,11 +153,19 @@ TEST_CASE("gpuhunt's catalog: on-demand and spot lines of one offer become one r
 }
 
 TEST_CASE("the Spot Advisor's bands become each instance's mean time between interruptions") {
-  // -730 h / ln(1 - p) at the band's upper bound.
-  CHECK(sources::band_mtbi_h("<5%") == Approx(-730 / std::log(0.95)));
-  CHECK(sources::band_mtbi_h("10-15%") == Approx(-730 / std::log(0.85)));
-  CHECK(sources::band_mtbi_h(">20%") == 0);  // open: the provider's default stays
-  CHECK(sources::band_mtbi_h("5-10%") > sources::band_mtbi_h("15-20%"));
+  // -24 h / ln(1 - p) at the band's upper bound: the share reclaimed over a day's life.
+  CHECK(sources::band_mtbi_h("<5%") == Approx(-24 / std::log(0.95)));
+  CHECK(sources::band_mtbi_h("10-15%") == Approx(-24 / std::log(0.85)));
+  // The open band is one more band of the same width, not a cliff to a default: each band's
+  // figure is below the one before, by no more than the first step's fall (468 h to 228 h).
+  const std::vector<std::string> bands = {"<5%", "5-10%", "10-15%", "15-20%", ">20%"};
+  for (std::size_t i = 1; i < bands.size(); ++i) {
+    INFO(bands[i]);
+    CHECK(sources::band_mtbi_h(bands[i]) < sources::band_mtbi_h(bands[i - 1]));
+    CHECK(sources::band_mtbi_h(bands[i]) > 0.48 * sources::band_mtbi_h(bands[i - 1]));
+  }
+  CHECK(sources::band_mtbi_h(">20%") == Approx(-24 / std::log(0.75)));
+  CHECK(sources::band_mtbi_h("often") == 0);
 
   auto c = Catalog::empty();
   c.load_text(
@@ -168,9 +176,9 @@ TEST_CASE("the Spot Advisor's bands become each instance's mean time between int
   c.import_file(fixture_path("spot_advisor.json"), source("spot-advisor", "aws"));
   const auto& p4d = c.get("p4d.24xlarge");
   CHECK(p4d.interruption_band == "10-15%");  // {"s": 67, "r": 2} in us-east-1
-  CHECK(p4d.spot_mtbi_h == Approx(-730 / std::log(0.85)));
+  CHECK(p4d.spot_mtbi_h == Approx(-24 / std::log(0.85)));
   CHECK(c.get("g5.xlarge").interruption_band == ">20%");
-  CHECK(c.get("g5.xlarge").spot_mtbi_h == 0);
+  CHECK(c.get("g5.xlarge").spot_mtbi_h == Approx(-24 / std::log(0.75)));
 
   // Every spot estimate uses it, and says so.
   Workload w = cost_test::flops_workload();
@@ -182,7 +190,7 @@ TEST_CASE("the Spot Advisor's bands become each instance's mean time between int
   for (const auto& n : e.notes) said = said || n.find("10-15% a month") != std::string::npos;
   CHECK(said);
   auto g5 = estimate(c, w, c.get("g5.xlarge"), 1, Pricing::spot, r);
-  CHECK(g5.spot_mtbi_s == Approx(6 * 3600));  // the aws default
+  CHECK(g5.spot_mtbi_s == Approx(-24 / std::log(0.75) * 3600));  // the open band, not a default
 }
 
 TEST_CASE("published reserved prices replace derived ones, and one above on-demand is refused") {

@@ -1,5 +1,5 @@
-// A team of "CUDA" workers on the fake plugin (tests/device/backend/fake_plugin.cpp), which runs the
-// work on the host and logs every call with the stream it was queued on. This is how a machine
+// A team of "CUDA" workers on the fake plugin (tests/device/backend/fake_plugin.cpp), which runs
+// the work on the host and logs every call with the stream it was queued on. This is how a machine
 // without a GPU checks the stream contract: after use_stream(s) every call of the worker,
 // collectives included, reaches s; an application's event orders the worker's stream; native()
 // hands out the stream, cuBLAS handle and NCCL communicator; device memory wraps and imports

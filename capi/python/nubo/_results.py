@@ -595,6 +595,7 @@ class Estimate:
     cost_total: float
     checkpoint_interval_s: float
     expected_interruptions: float
+    """Spot: of the whole job (any node's stops it), over the run."""
     memory_needed_bytes: float
     memory_per_gpu_bytes: float
     reserved_break_even: float
@@ -611,7 +612,7 @@ class Estimate:
     interruption_band: str
     """Spot: the published band used; "" the provider default."""
     spot_mtbi_s: float
-    """Spot: the mean time between interruptions used."""
+    """Spot: one node's mean time between interruptions."""
     tags: dict[str, str]
     """The workload's tags, key=value, one per line."""
     gpu_hours: float

@@ -698,6 +698,7 @@ pub struct Estimate {
     pub cost_egress: f64,
     pub cost_total: f64,
     pub checkpoint_interval_s: f64,
+    /// Spot: of the whole job (any node's stops it), over the run.
     pub expected_interruptions: f64,
     pub memory_needed_bytes: f64,
     pub memory_per_gpu_bytes: f64,
@@ -714,7 +715,7 @@ pub struct Estimate {
     pub price_source: String,
     /// Spot: the published band used; "" the provider default.
     pub interruption_band: String,
-    /// Spot: the mean time between interruptions used.
+    /// Spot: one node's mean time between interruptions.
     pub spot_mtbi_s: f64,
     /// The workload's tags, key=value, one per line.
     pub tags: std::collections::BTreeMap<String, String>,

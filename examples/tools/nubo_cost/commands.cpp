@@ -138,21 +138,25 @@ void print_plan(const Plan& p, const Workload& w, const PlanRequest& r, bool exp
             << "): " << p.feasible << " feasible, " << p.excluded() << " excluded\n\n";
   if (!p.ranked.empty()) {
     TextTable t({"#", "provider", "instance", "region", ">nodes", "pricing", "GPUs", ">time",
-                 ">cost", ">$/h", ">compute", ">comm", ">staging", ">ckpt", ">rework", "interrupts",
-                 "frontier"});
+                 ">cost", ">$/h", ">compute", ">comm", ">staging", ">ckpt", ">rework",
+                 ">interrupts", "frontier"});
     for (std::size_t i = 0; i < p.ranked.size() && (limit == 0 || i < limit); ++i) {
       const auto& e = p.ranked[i];
-      const std::string band = e.pricing != Pricing::spot    ? "-"
-                               : e.interruption_band.empty() ? "default"
-                                                             : e.interruption_band;
-      t.add({std::to_string(i + 1), e.provider, e.instance, e.region, std::to_string(e.nodes),
-             std::string(pricing_name(e.pricing)) + (e.price_derived ? "*" : ""),
-             std::to_string(e.gpus_per_node * e.nodes) + "x " + e.gpu_model,
-             format_duration(e.time.total_s()), format_money(e.total_cost()),
-             format_money(e.hourly), format_duration(e.time.compute_s),
-             format_duration(e.time.communication_s), format_duration(e.time.staging_s),
-             format_duration(e.time.checkpoint_s),
-             format_duration(e.time.rework_s + e.time.restart_s), band, e.pareto ? "yes" : ""});
+      // Spot: the interruptions the whole job expects, and the rate's source (a band, or the
+      // provider's default).
+      const std::string interrupts =
+          e.pricing != Pricing::spot
+              ? "-"
+              : fixed(e.expected_interruptions, e.expected_interruptions < 10 ? 1 : 0) + " (" +
+                    (e.interruption_band.empty() ? "default" : e.interruption_band) + ")";
+      t.add(
+          {std::to_string(i + 1), e.provider, e.instance, e.region, std::to_string(e.nodes),
+           std::string(pricing_name(e.pricing)) + (e.price_derived ? "*" : ""),
+           std::to_string(e.gpus_per_node * e.nodes) + "x " + e.gpu_model,
+           format_duration(e.time.total_s()), format_money(e.total_cost()), format_money(e.hourly),
+           format_duration(e.time.compute_s), format_duration(e.time.communication_s),
+           format_duration(e.time.staging_s), format_duration(e.time.checkpoint_s),
+           format_duration(e.time.rework_s + e.time.restart_s), interrupts, e.pareto ? "yes" : ""});
     }
     std::cout << t.str();
     const auto& b = p.ranked.front();

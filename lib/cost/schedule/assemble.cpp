@@ -99,6 +99,8 @@ std::string reason_for(const Model& m, const Queue& q, const std::vector<Choice>
            hours_text((w.spot->time.rework_s + w.spot->time.restart_s) / 3600) + " on " +
            w.spot->label() + ", interrupted every " + hours_text(w.spot->spot_mtbi_s / 3600) +
            ") makes it cost " + format_money(w.spot->total_cost()) + ", more than on demand";
+  if (!w.spot && !w.spot_excluded.empty() && chosen.pricing != Pricing::spot)
+    return "interruption rate: not on spot, where " + w.spot_excluded;
   return {};
 }
 

@@ -104,6 +104,11 @@ void cloud_ways(const Catalog& catalog, const QueueJob& j, const ScheduleOptions
     if (!w.fastest || e.hours() < w.fastest->hours()) w.fastest = e;
     if (!w.spot && e.pricing == Pricing::spot) w.spot = e;
   }
+  if (j.interruptible && !w.spot) {
+    r.pricings = {Pricing::spot};
+    const auto spot = plan(catalog, j.workload, r);
+    if (!spot.exclusions().empty()) w.spot_excluded = spot.exclusions().front().reason;
+  }
 }
 
 void reserved_ways(const Catalog& pools_catalog, const QueueJob& j, const ScheduleOptions& o,

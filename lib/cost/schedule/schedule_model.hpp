@@ -38,6 +38,7 @@ struct JobWays {
   std::optional<Estimate> cheapest;  // the cheapest offer, deadline aside
   std::optional<Estimate> fastest;   // when none finishes in time: how close the best comes
   std::optional<Estimate> spot;      // interruptible: the cheapest spot offer, deadline aside
+  std::string spot_excluded;         // interruptible without one: the planner's reason
   std::string excluded;              // when no offer runs it at all: the planner's first reason
   double release_h = 0, deadline_h = 0;
   double cloud_cost() const { return cloud ? cloud->total_cost() : 0; }

@@ -73,8 +73,8 @@ bool aws_price_list_keep_line(std::string_view line);
 std::string azure_next_page(std::string_view body);
 std::string azure_join_pages(const std::vector<std::string>& pages);
 
-// A Spot Advisor band's mean time between interruptions, hours; 0 for the open band (">20%"),
-// which keeps the provider's default (spot_advisor.cpp says why).
+// A Spot Advisor band's mean time between interruptions of one instance, hours; 0 for a label
+// that is no band (spot_advisor.cpp derives it).
 double band_mtbi_h(const std::string& label);
 
 // One reader per file (skypilot.cpp, gpuhunt.cpp, ...).

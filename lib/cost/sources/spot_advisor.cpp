@@ -2,12 +2,14 @@
 // system and instance type, the savings over on-demand ("s") and an index ("r") into `ranges`,
 // the bands of interruption frequency ("<5%", "5-10%", ... ">20%").
 //
-// A band becomes a mean time between interruptions (docs/cost.md, "Interruption bands"): AWS's
-// frequency is the share of spot instances of that type reclaimed over the trailing month, so
-// the band's upper bound p is read as the chance that an instance running a whole month (730 h)
-// is interrupted, with interruptions as a Poisson process: MTBI = -730 h / ln(1 - p). The upper
-// bound, not the middle, because a plan should not be rosier than the data. The open band
-// (">20%") has no bound, so it keeps the provider's default, the worst nubo assumes.
+// A band becomes a mean time between interruptions (docs/cost.md, "Interruption bands"). AWS
+// defines it as the share of the type's spot capacity reclaimed over the trailing month: of the
+// instances that ran, that share ended in an interruption. Spot instances live far less than a
+// month, so the share is read over an instance's life, assumed kLifetimeHours, with
+// interruptions a Poisson process: MTBI = -lifetime / ln(1 - p). p is the band's upper bound, not
+// its middle, because a plan should not be rosier than the data; the open band (">20%") is read
+// as one more band of the same width (25%), so the figures fall smoothly from band to band.
+#include <algorithm>
 #include <cmath>
 
 #include "common/json.hpp"
@@ -18,18 +20,25 @@
 namespace nubo::cost::sources {
 namespace {
 
-constexpr double kHoursPerMonth = 730;
+// The life of a spot instance over which AWS's share is read: a day. Read over a whole month
+// (730 h) instead, AWS's "fewer than 5%" would mean one interruption every 1.6 years per
+// instance, far from what users of GPU spot capacity see; --mtbi replaces it with a measured
+// figure.
+constexpr double kLifetimeHours = 24;
+constexpr double kBandWidth = 0.05;  // "<5%", "5-10%", ... "15-20%": each five points wide
 
-// The band's upper bound as a fraction; 0 for an open band; -1 when the label is not a band.
+// The band's upper bound as a fraction (an open band's: one band width above its floor); -1 when
+// the label is not a band.
 double upper_bound(const std::string& label) {
   auto s = text::trim(label);
   if (s.empty() || s.back() != '%') return -1;
   s.remove_suffix(1);
-  if (s.starts_with('>')) return 0;
-  if (s.starts_with('<')) s.remove_prefix(1);
+  const bool open = s.starts_with('>');
+  if (open || s.starts_with('<')) s.remove_prefix(1);
   if (auto dash = s.find('-'); dash != std::string_view::npos) s = s.substr(dash + 1);
   try {
-    return text::parse_double(text::trim(s), "band", 0.1, 99.9) / 100;
+    const double bound = text::parse_double(text::trim(s), "band", 0.1, 99.9) / 100;
+    return open ? std::min(bound + kBandWidth, 0.999) : bound;
   } catch (const Error&) {
     return -1;
   }
@@ -39,7 +48,7 @@ double upper_bound(const std::string& label) {
 
 double band_mtbi_h(const std::string& label) {
   const double p = upper_bound(label);
-  return p > 0 ? -kHoursPerMonth / std::log1p(-p) : 0;
+  return p > 0 ? -kLifetimeHours / std::log1p(-p) : 0;
 }
 
 Imported read_spot_advisor(const Input& in) {

@@ -1,6 +1,7 @@
 // What a failure reported by the CUDA plugin means (nubo_plugin/cuda_plugin_abi.h:
 // the plugin reports the library, its result code and its words; this decides the Errc and the
-// advice). Pure functions, so they are tested without a GPU (tests/device/backend/cuda_errors_test.cpp).
+// advice). Pure functions, so they are tested without a GPU
+// (tests/device/backend/cuda_errors_test.cpp).
 #pragma once
 
 #include <string>

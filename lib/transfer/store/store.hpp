@@ -6,7 +6,8 @@
 // interrupted upload resumable. A new store is a folder implementing Store and one row in
 // registry.cpp's table of URL schemes.
 //
-// The contract every store keeps (tests/transfer/store/conformance_test.cpp checks it against each):
+// The contract every store keeps (tests/transfer/store/conformance_test.cpp checks it against
+// each):
 //  - an object appears under its name only whole: a PUT or a completed multipart upload, never
 //    a half-written one;
 //  - a part's ETag is the hex MD5 of its bytes, so that a resumed upload can tell which parts the

@@ -1,7 +1,8 @@
 // End-to-end scenarios of CUDA discovery with the real plugin (libnubo_cuda.so) and, where the
-// scenario needs one, a fake driver and NVML (tests/device/cuda/fakes). LD_LIBRARY_PATH is read only at
-// process start, so CTest runs this binary once per scenario with that scenario's environment
-// and tag (tests/device/cuda/CMakeLists.txt); the tags are hidden so that a plain run selects nothing.
+// scenario needs one, a fake driver and NVML (tests/device/cuda/fakes). LD_LIBRARY_PATH is read
+// only at process start, so CTest runs this binary once per scenario with that scenario's
+// environment and tag (tests/device/cuda/CMakeLists.txt); the tags are hidden so that a plain run
+// selects nothing.
 #include <dlfcn.h>
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
-// Health scenarios with the real plugin and the fake NVML (tests/device/cuda/fakes/fake_nvml_health.c):
-// each CTest entry (tests/device/cuda/CMakeLists.txt) gives a scenario file and what nubo must say of
-// it, in HEALTH_EXPECT_* variables. XIDs are injected mid-run: the scenario is first read
-// without them (the GPU is healthy), then the XID line is appended, as a driver would raise it
-// during a job, and the next read must report it.
+// Health scenarios with the real plugin and the fake NVML
+// (tests/device/cuda/fakes/fake_nvml_health.c): each CTest entry (tests/device/cuda/CMakeLists.txt)
+// gives a scenario file and what nubo must say of it, in HEALTH_EXPECT_* variables. XIDs are
+// injected mid-run: the scenario is first read without them (the GPU is healthy), then the XID line
+// is appended, as a driver would raise it during a job, and the next read must report it.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>

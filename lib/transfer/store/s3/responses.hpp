@@ -1,6 +1,7 @@
 // What an S3 server answers, parsed: pure functions of the response body, so that each is
-// tested on its own and fuzzed (tests/transfer/store/s3/fuzz). Every one bounds what it keeps and answers a
-// body that is not what S3 sends with Error(corrupt) naming `what` (the request), never a crash.
+// tested on its own and fuzzed (tests/transfer/store/s3/fuzz). Every one bounds what it keeps and
+// answers a body that is not what S3 sends with Error(corrupt) naming `what` (the request), never a
+// crash.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 /* nubo_transfer_copy and its S3-named alias nubo_s3_copy through the C ABI, from strict C11:
  * defaults, bad arguments, the S3 extension struct, and a file:// round trip (the transfers to
- * a bucket are tests/transfer/store/s3/server_test.cpp's and python_s3_test.py's, against a server). */
+ * a bucket are tests/transfer/store/s3/server_test.cpp's and python_s3_test.py's, against a
+ * server). */
 #define _XOPEN_SOURCE 700 /* mkdtemp */
 #include <stdio.h>
 #include <stdlib.h>
