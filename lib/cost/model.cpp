@@ -124,11 +124,12 @@ WorkloadModel compile(const Workload& w) {
     m.dataset_bytes = w.dataset_bytes;
     m.checkpoint_bytes = w.checkpoint_bytes;
     if (m.checkpoint_bytes <= 0 && (m.checkpoint_bytes = checkpoint_bytes(m.memory)) > 0) {
+      m.checkpoint_assumed = true;
       char gb[32];
       std::snprintf(gb, sizeof gb, "%.3g GB", m.checkpoint_bytes / kGB);
-      m.notes.push_back("checkpoints of " + std::string(gb) +
-                        " assumed: the weights and optimizer state of the model "
-                        "(--checkpoint-size to change)");
+      m.notes.push_back("on spot, checkpoints of " + std::string(gb) +
+                        " assumed: the model's weights and optimizer state (--checkpoint-size "
+                        "sets them for every pricing)");
     }
   }
   // A profile measured its communication; an analytic workload needs steps and bytes.
@@ -182,7 +183,7 @@ Timing timing(const WorkloadModel& w, const Hardware& h, const RunTime& rt, Pric
   if (pricing != Pricing::spot) {
     // Periodic checkpoints that are never needed on a machine that is not reclaimed, but that
     // a job writes anyway; one every interval.
-    if (delta > 0) {
+    if (delta > 0 && !w.checkpoint_assumed) {
       t.interval_s = w.checkpoint_interval_s;
       t.time.checkpoint_s = std::floor(work / t.interval_s) * delta;
     }

@@ -39,6 +39,9 @@ struct WorkloadModel {
   double staged_bytes = 0;              // dataset x compression ratio
   double dataset_bytes = 0;
   double checkpoint_bytes = 0;
+  // Sized from the model, not given: only a spot job, which needs them to survive, is charged
+  // for writing them.
+  bool checkpoint_assumed = false;
   double checkpoint_write_mbps = 0;  // 0: the provider's block storage throughput
   double checkpoint_interval_s = 3600;
   double egress_bytes = 0;

@@ -134,15 +134,26 @@ TEST_CASE(
   w.total_flops = 0;
   w.parameters = 7e9;
   w.tokens = 1e9;
-  auto e = estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand, PlanRequest{});
-  // Adam in bf16: 2 bytes of weights + 12 of fp32 master and moments, per parameter.
-  bool said = false;
-  for (const auto& n : e.notes)
-    said = said || n.find("checkpoints of 98 GB assumed") != std::string::npos;
-  CHECK(said);
-  w.checkpoint_bytes = 1e9;  // the user's figure wins
-  e = estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand, PlanRequest{});
-  for (const auto& n : e.notes) CHECK(n.find("assumed: the weights") == std::string::npos);
+  PlanRequest r;
+  r.spot_mtbi_s = 6 * 3600;
+  r.restart_s = 600;
+  auto spot = estimate(c, w, c.get("box", "r1"), 1, Pricing::spot, r);
+  // Adam in bf16: 2 bytes of weights + 12 of fp32 master and moments, per parameter: 98 GB,
+  // written at the volume's 125 MB/s, at Daly's interval for M = 6 h.
+  std::string notes;
+  for (const auto& n : spot.notes) notes += n + "\n";
+  CHECK_THAT(notes, Catch::Contains("on spot, checkpoints of 98 GB assumed"));
+  const double work = spot.time.compute_s + spot.time.communication_s;
+  CHECK(spot.checkpoint_interval_s ==
+        Approx(checkpoint_plan(work, 98e9 / 125e6, 6 * 3600, 600).daly_interval_s));
+  // On demand, a job whose machine is never reclaimed is not charged for assumed checkpoints.
+  auto od = estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand, r);
+  CHECK(od.time.checkpoint_s == 0);
+  // The user's figure applies to every pricing, and nothing is assumed.
+  w.checkpoint_bytes = 10e9;
+  od = estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand, r);
+  CHECK(od.time.checkpoint_s > 0);
+  for (const auto& n : od.notes) CHECK(n.find("assumed: the model") == std::string::npos);
 }
 
 TEST_CASE("reserved terms: effective hourly and break-even utilisation, the seed's 50-75% off") {
