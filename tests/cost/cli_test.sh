@@ -131,6 +131,18 @@ printf 'provider,instance,region,gpu_model,gpus,on_demand\naws,x,r,T4,0,1.0\n' >
 expect 1 "$work/zero.csv:2: gpus: an instance needs at least one GPU" -- catalog --catalog "$work/zero.csv"
 printf 'provider,instance,region,gpu_model,gpus,on_demand\naws,mine.big,r,A100-SXM4-80GB,8,9.5\n' > "$work/mine.csv"
 expect 0 "mine.big" -- catalog --catalog "$work/mine.csv" --replace-catalog
+# A source whose every record is refused (here SkyPilot's local copy of a provider's catalog) is
+# a warning on every command, not only a line in `catalog --sources`.
+mkdir -p "$HOME/.sky/catalogs/v8/lambda"
+printf 'InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,Region,SpotPrice\n' \
+  > "$HOME/.sky/catalogs/v8/lambda/vms.csv"
+for i in 1 2 3; do
+  printf 'gpu_%s,A100,1,8,64,"{broken",1.0,us-east-1,\n' "$i" >> "$HOME/.sky/catalogs/v8/lambda/vms.csv"
+done
+expect 0 "warning: skypilot-lambda ($HOME/.sky/catalogs/v8/lambda/vms.csv) gave no offers: all 3 records refused" \
+  -- plan --flops 3e18 --limit 1
+expect 0 "gave no offers" -- catalog --provider aws
+rm -r "$HOME/.sky"
 expect 1 "nope" -- own --price 1000 --power-kw 1 --instance nope
 expect 2 "--write-rate is required" -- checkpoint --size 20G
 expect 2 "The following argument was not expected: --bogus" -- catalog --bogus

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "cost/sources/checks.hpp"
 #include "cost/sources/python_literal.hpp"
 #include "cost/sources/source.hpp"
 #include "cost_helpers.hpp"
@@ -128,6 +129,27 @@ TEST_CASE("a malformed SkyPilot file: every bad row is skipped with its line and
   for (const auto& k : info.skipped)
     line_named = line_named || k.where.ends_with("skypilot_malformed.csv:6");
   CHECK(line_named);
+}
+
+TEST_CASE("a small GPU on a large host is priced for its CPUs too, and nonsense is still caught") {
+  const auto& t4 = nubo::detail::GpuCatalog::builtin().get("T4");
+  const auto& h100 = nubo::detail::GpuCatalog::builtin().get("H100-SXM5-80GB");
+  // g4dn.16xlarge: one T4 and 64 vCPUs at $4.352/h (us-east-1) is a real row, not a broken one.
+  CHECK(sources::check_price(t4, 1, 64, 4.352, "on-demand").empty());
+  // The same price for a T4 with 4 vCPUs is past the band, and the message names the host.
+  CHECK_THAT(sources::check_price(t4, 1, 4, 4.352, "on-demand"),
+             Catch::Contains("implausible for T4") && Catch::Contains("with its 4 vCPUs"));
+  // A decimal point in the wrong place on an 8-GPU board is caught, host and all.
+  CHECK_FALSE(sources::check_price(h100, 8, 192, 983.2, "on-demand").empty());
+  CHECK_FALSE(sources::check_price(h100, 8, 192, 0.05, "spot").empty());
+  // From SkyPilot's own rows: g4dn.16xlarge imports.
+  auto c = Catalog::empty();
+  c.import_text(
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,"
+      "Region,AvailabilityZone\n"
+      "g4dn.16xlarge,T4,1.0,64.0,256.0,,4.352,1.306,us-east-1,use1-az1\n",
+      source("skypilot", "aws"));
+  CHECK(c.get("g4dn.16xlarge").on_demand == Approx(4.352));
 }
 
 TEST_CASE("a file that is not the format at all is refused whole, naming what is missing") {
@@ -273,6 +295,12 @@ TEST_CASE("SkyPilot's GpuInfo is read as a Python literal, and nothing else") {
   CHECK((*v)["Gpus"][0]["Manufacturer"].is_null());
   CHECK(sources::parse_python_literal("{\"Gpus\": [{\"Name\": \"it's\"}]}"));
   CHECK(sources::parse_python_literal("{'a': 'it\\'s'}"));
+  // Hyperstack's rows in SkyPilot's catalog mix JSON's null into the Python dict.
+  auto mixed = sources::parse_python_literal(
+      "{'Gpus': [{'Name': 'A100-80G-PCIe', 'Manufacturer': null, 'Count': 1}], 'x': true}");
+  REQUIRE(mixed);
+  CHECK((*mixed)["Gpus"][0]["Manufacturer"].is_null());
+  CHECK_FALSE(sources::parse_python_literal("{'a': nil}"));
   CHECK_FALSE(sources::parse_python_literal("{'Gpus': [{'Name': 'A10G'"));
   CHECK_FALSE(sources::parse_python_literal("{'a': __import__('os')}"));
   CHECK_FALSE(sources::parse_python_literal("{'a': 1e400}"));

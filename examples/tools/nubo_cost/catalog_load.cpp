@@ -1,6 +1,7 @@
 #include "catalog_load.hpp"
 
 #include <cmath>
+#include <iostream>
 
 #include "cli.hpp"
 #include "flag_values.hpp"
@@ -42,6 +43,13 @@ Catalog load_catalog(const CatalogFlags& f) {
     catalog.load_file(path, f.replace && first);
     first = false;
   }
+  // A source that gave nothing at all is a provider missing from every answer: said on every
+  // command, not only in `catalog --sources`.
+  for (const auto& s : catalog.source_info())
+    if (s.rows == 0 && !s.skipped.empty())
+      std::cerr << "warning: " << s.name << " (" << s.origin << ") gave no offers: all "
+                << nubo_cli::count_of(s.skipped.size(), "record") << " refused, e.g. "
+                << s.skipped.front().where << ": " << s.skipped.front().reason << "\n";
   return catalog;
 }
 

@@ -1,5 +1,6 @@
 #include "cost/sources/checks.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <initializer_list>
 #include <unordered_map>
@@ -46,16 +47,20 @@ std::string dollars(double v) {
 
 }  // namespace
 
-std::string check_price(const nubo::detail::GpuModel& model, double gpus, double price,
-                        const char* what) {
+std::string check_price(const nubo::detail::GpuModel& model, double gpus, double vcpus,
+                        double price, const char* what) {
   if (!(price > 0)) return std::string(what) + " price of zero";
   auto it = bands().find(model.model);
   if (it == bands().end()) return {};
   const double per_gpu = price / gpus;
-  if (per_gpu < it->second.min || per_gpu > it->second.max)
+  const double host = std::max(0.0, vcpus) * kMaxVcpuHour / gpus;  // the CPUs' share, at most
+  if (per_gpu < it->second.min || per_gpu > it->second.max + host)
     return std::string(what) + " price " + dollars(per_gpu) + " per GPU-hour is implausible for " +
            model.model + " (expected " + dollars(it->second.min) + " to " +
-           dollars(it->second.max) + ")";
+           dollars(it->second.max + host) +
+           (host > 0 ? " with its " + std::to_string(static_cast<long long>(vcpus)) + " vCPUs"
+                     : std::string()) +
+           ")";
   return {};
 }
 

@@ -11,10 +11,13 @@
 
 namespace nubo::cost::sources {
 
-// A price for `gpus` GPUs of `model` ($/h for the instance), checked against the plausible band
-// of that model's price per GPU-hour (price_bands.csv). `what` names it: "on-demand", "spot".
-std::string check_price(const nubo::detail::GpuModel& model, double gpus, double price,
-                        const char* what);
+// A price for `gpus` GPUs of `model` on a host of `vcpus` ($/h for the instance), checked against
+// the plausible band of that model's price per GPU-hour (price_bands.csv). The band's top admits
+// the host's CPUs as well, at up to kMaxVcpuHour each: one small GPU on a large host (a T4 with 64
+// vCPUs) is priced mostly for its CPUs. `what` names it: "on-demand", "spot".
+constexpr double kMaxVcpuHour = 0.10;  // about twice the dearest on-demand vCPU-hour listed
+std::string check_price(const nubo::detail::GpuModel& model, double gpus, double vcpus,
+                        double price, const char* what);
 // Spot, reserved: never above on-demand.
 std::string check_below_on_demand(double price, double on_demand, const char* what);
 

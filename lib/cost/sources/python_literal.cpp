@@ -51,8 +51,8 @@ std::optional<std::string> to_json_text(std::string_view s) {
         out += "false";
       else if (word == "None")
         out += "null";
-      else if (word == "e" || word == "E")
-        out += word;  // an exponent: 1e3
+      else if (word == "null" || word == "true" || word == "false" || word == "e" || word == "E")
+        out += word;  // JSON's own words, which some catalogs mix in; an exponent: 1e3
       else
         return std::nullopt;
       i = j;

@@ -53,7 +53,7 @@ void RowBuilder::add(const Quote& q) {
   if (q.on_demand < 0 && q.spot < 0) return skip(q, "no price");
   for (auto [price, what] : {std::pair{q.on_demand, "on-demand"}, {q.spot, "spot"}})
     if (price >= 0)
-      if (auto why = check_price(*match.model, q.gpus, price, what); !why.empty())
+      if (auto why = check_price(*match.model, q.gpus, q.vcpus, price, what); !why.empty())
         return skip(q, why);
   if (q.spot >= 0 && q.on_demand >= 0)
     if (auto why = check_below_on_demand(q.spot, q.on_demand, "spot"); !why.empty())
