@@ -112,11 +112,12 @@ typedef struct nubo_cost_source_info {
   const char* origin;   /* "embedded", a cache file, SkyPilot's file, a user's file */
   const char* fetched;  /* "2026-12-03T10:00:00Z" */
   const char* etag;
-  size_t rows;          /* rows, reserved prices or bands it gave */
-  size_t records;       /* records read */
-  size_t skipped_count; /* (C++: skipped.size()) */
-  const char* skipped;  /* "where: reason", one per line */
-  double age_days;      /* since fetched; < 0 when unknown (C++: age_days()) */
+  size_t rows;           /* rows, reserved prices or bands it gave */
+  size_t records;        /* records read */
+  size_t skipped_count;  /* (C++: skipped.size()) */
+  const char* skipped;   /* "where: reason", one per line */
+  double age_days;       /* since fetched; < 0 when unknown (C++: age_days()) */
+  const char* corrected; /* rows kept with a known fact in place of the source's, one per line */
 } nubo_cost_source_info;
 
 NUBO_C_API size_t nubo_cost_catalog_source_count(const nubo_cost_catalog* catalog);

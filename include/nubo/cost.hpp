@@ -100,6 +100,8 @@ struct CatalogSource {
   std::size_t rows = 0;  // instance rows, reserved prices or interruption bands it gave
   std::size_t records = 0;  // records read
   std::vector<SkippedRow> skipped;
+  // Rows kept with a known fact in place of what the source said (a PCIe GPU it called SXM).
+  std::vector<SkippedRow> corrected;
 
   NUBO_API double age_days() const;  // days since `fetched`; < 0 when it is not a time
 };

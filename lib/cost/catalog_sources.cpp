@@ -131,6 +131,7 @@ detail::ImportedSource read_source(std::string_view text, const CatalogSource& s
   out.info = source;
   out.info.records = out.got.records;
   out.info.skipped = std::move(out.got.skipped);
+  out.info.corrected = std::move(out.got.corrected);
   out.info.rows = out.got.instances.size();
   for (auto& in : out.got.instances)
     in.source = source.name + " (" + (source.url.empty() ? where : source.url) + "), " + in.source;

@@ -201,6 +201,10 @@ class ModelAndSourcesTest(unittest.TestCase):
         names = {s.name for s in catalog.sources}
         self.assertIn("skypilot-aws", names)
         self.assertTrue(all(s.fetched for s in catalog.sources if s.rows))
+        # SkyPilot calls Azure's NC A100 v4 GPUs SXM; the known instance facts correct it.
+        azure = next(s for s in catalog.sources if s.name == "skypilot-azure")
+        self.assertTrue(any("NC24ads_A100_v4" in k and "A100-PCIE-80GB" in k
+                            for k in azure.corrected))
         mine = cost.Catalog()
         mine.load(DATA / "fixed_instances.csv", replace=True)
         mine.import_file(FIXTURES / "skypilot_malformed.csv", "skypilot", "aws")

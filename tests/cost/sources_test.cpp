@@ -152,6 +152,25 @@ TEST_CASE("a small GPU on a large host is priced for its CPUs too, and nonsense 
   CHECK(c.get("g4dn.16xlarge").on_demand == Approx(4.352));
 }
 
+TEST_CASE("a known instance's GPU replaces the one a source names, and the import says so") {
+  auto c = Catalog::empty();
+  c.import_text(
+      "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,"
+      "Region\n"
+      "Standard_NC24ads_A100_v4,A100-80GB,1,24.0,220,A100-80GB,3.673,0.44,eastus\n"
+      "Standard_NC24ads_A100_v4,A100-80GB,1,24.0,220,A100-80GB,4.15,0.45,centralus\n"
+      "Standard_ND96amsr_A100_v4,A100-80GB,8,96.0,1924,A100-80GB,32.77,3.3,eastus\n",
+      source("skypilot", "azure"));
+  CHECK(c.get("Standard_NC24ads_A100_v4", "eastus").gpu_model == "A100-PCIE-80GB");
+  CHECK(c.get("Standard_NC24ads_A100_v4", "centralus").gpu_model == "A100-PCIE-80GB");
+  CHECK(c.get("Standard_ND96amsr_A100_v4").gpu_model == "A100-SXM4-80GB");  // the source is right
+  const auto& info = c.source_info().back();
+  REQUIRE(info.corrected.size() == 1);  // once per instance, not per region
+  CHECK_THAT(info.corrected[0].reason,
+             Catch::Contains("the source says A100-SXM4-80GB; the instance has A100-PCIE-80GB"));
+  CHECK(info.skipped.empty());
+}
+
 TEST_CASE("a file that is not the format at all is refused whole, naming what is missing") {
   auto c = Catalog::empty();
   CHECK_THROWS_WITH(c.import_file(fixture_path("skypilot_no_price.csv"), source("skypilot", "aws")),

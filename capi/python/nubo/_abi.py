@@ -459,6 +459,7 @@ class nubo_cost_source_info(Sized):
         ("skipped_count", c_size_t),
         ("skipped", c_char_p),
         ("age_days", c_double),
+        ("corrected", c_char_p),
     ]
 
 

@@ -514,6 +514,8 @@ class CatalogSource:
     """"where: reason", one per line."""
     age_days: float
     """Since fetched; < 0 when unknown."""
+    corrected: tuple[str, ...]
+    """Rows kept with a known fact in place of the source's, one per line."""
 
     @classmethod
     def _from_c(cls, c: nubo_cost_source_info) -> CatalogSource:
@@ -528,7 +530,8 @@ class CatalogSource:
                    records=c.records,
                    skipped_count=c.skipped_count,
                    skipped=lines(c.skipped),
-                   age_days=c.age_days)
+                   age_days=c.age_days,
+                   corrected=lines(c.corrected))
 
 
 @dataclass(frozen=True)

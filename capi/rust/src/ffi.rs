@@ -484,6 +484,7 @@ sized_structs! {
         pub skipped_count: usize,
         pub skipped: *const c_char,
         pub age_days: c_double,
+        pub corrected: *const c_char,
     }
 }
 
@@ -2166,7 +2167,7 @@ mod tests {
                                       source, spot_lowest, spot_quotes, interruption_band,
                                       spot_mtbi_h }
             nubo_cost_source_info { struct_size, name, format, provider, url, origin, fetched, etag,
-                                    rows, records, skipped_count, skipped, age_days }
+                                    rows, records, skipped_count, skipped, age_days, corrected }
             nubo_cost_update_options { struct_size, cache_dir, sources, urls, timeout_s,
                                        total_timeout_s, max_skipped }
             nubo_cost_update_info { struct_size, name, url, status, message, records, skipped,

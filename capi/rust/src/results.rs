@@ -604,6 +604,8 @@ pub struct CatalogSource {
     pub skipped: Vec<String>,
     /// Since fetched; < 0 when unknown.
     pub age_days: f64,
+    /// Rows kept with a known fact in place of the source's, one per line.
+    pub corrected: Vec<String>,
 }
 
 impl CatalogSource {
@@ -625,6 +627,7 @@ impl CatalogSource {
             skipped_count: c.skipped_count,
             skipped: owned_lines(c.skipped),
             age_days: c.age_days,
+            corrected: owned_lines(c.corrected),
         })
     }
 }

@@ -378,6 +378,16 @@ fn sources_are_listed_imported_and_refreshed() {
         .iter()
         .any(|s| s.name == "skypilot-aws" && s.rows > 0));
     assert!(catalog.instances().unwrap().len() >= 400);
+    let azure = catalog
+        .sources()
+        .unwrap()
+        .into_iter()
+        .find(|s| s.name == "skypilot-azure")
+        .unwrap();
+    assert!(azure
+        .corrected
+        .iter()
+        .any(|k| k.contains("NC24ads_A100_v4") && k.contains("A100-PCIE-80GB")));
     let mut mine = Catalog::builtin().unwrap();
     let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/cost/fixtures");
     mine.import_file(

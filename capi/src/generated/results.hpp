@@ -291,6 +291,7 @@ inline nubo_cost_source_info to_nubo_cost_source_info(const nubo::cost::CatalogS
   assign(out.skipped_count, in.skipped.size());
   assign_text(out.skipped, in.skipped, texts);
   assign(out.age_days, in.age_days());
+  assign_text(out.corrected, in.corrected, texts);
   return out;
 }
 

@@ -29,9 +29,12 @@ std::string lower(std::string s) {
 int print_sources(const Catalog& catalog, const CatalogCommand& c) {
   if (c.json) {
     nlohmann::json arr = nlohmann::json::array();
+    const auto rows = [](const std::vector<SkippedRow>& list) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& k : list) out.push_back({{"where", k.where}, {"reason", k.reason}});
+      return out;
+    };
     for (const auto& s : catalog.source_info()) {
-      nlohmann::json skipped = nlohmann::json::array();
-      for (const auto& k : s.skipped) skipped.push_back({{"where", k.where}, {"reason", k.reason}});
       arr.push_back({{"name", s.name},
                      {"format", s.format},
                      {"provider", s.provider},
@@ -41,7 +44,8 @@ int print_sources(const Catalog& catalog, const CatalogCommand& c) {
                      {"etag", s.etag},
                      {"rows", s.rows},
                      {"records", s.records},
-                     {"skipped", skipped}});
+                     {"skipped", rows(s.skipped)},
+                     {"corrected", rows(s.corrected)}});
     }
     std::cout << nlohmann::json{{"sources", arr}}.dump(2) << "\n";
     return 0;
@@ -66,6 +70,11 @@ int print_sources(const Catalog& catalog, const CatalogCommand& c) {
               << s.name << " skipped " << s.skipped.size() << " of " << s.records << " records:\n";
     for (const auto& [reason, e] : by_reason)
       std::cout << "  " << e.first << " x " << reason << " (first: " << e.second << ")\n";
+  }
+  for (const auto& s : catalog.source_info()) {
+    if (s.corrected.empty()) continue;
+    std::cout << "\n" << s.name << " corrected by known instance facts:\n";
+    for (const auto& k : s.corrected) std::cout << "  " << k.where << ": " << k.reason << "\n";
   }
   return 0;
 }

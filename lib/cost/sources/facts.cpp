@@ -26,11 +26,15 @@ Interconnect parse(const csv::Row& row) {
 const std::map<std::pair<std::string, std::string>, InstanceFacts>& table() {
   static const auto t = [] {
     std::map<std::pair<std::string, std::string>, InstanceFacts> out;
-    auto csv = csv::Table::parse(embedded::cost_instance_facts_csv(), "embedded instance_facts.csv",
-                                 {"provider", "instance", "interconnect", "network_gbps"});
-    for (const auto& row : csv.rows())
+    auto csv =
+        csv::Table::parse(embedded::cost_instance_facts_csv(), "embedded instance_facts.csv",
+                          {"provider", "instance", "interconnect", "network_gbps", "gpu_model"});
+    for (const auto& row : csv.rows()) {
+      const auto gpu = row.str("gpu_model");
       out[{text::lower(row.str("provider")), text::lower(row.str("instance"))}] = {
-          parse(row), row.number("network_gbps", 0, 1e5, 0)};
+          parse(row), row.number("network_gbps", 0, 1e5, 0),
+          gpu.empty() ? nullptr : &nubo::detail::GpuCatalog::builtin().get(gpu)};
+    }
     return out;
   }();
   return t;

@@ -13,6 +13,7 @@ namespace nubo::cost::sources {
 struct InstanceFacts {
   Interconnect interconnect = Interconnect::none;
   double network_gbps = 0;
+  const nubo::detail::GpuModel* gpu = nullptr;  // the GPU it has, when a source may say otherwise
 };
 
 // nullptr when the table has no row for the instance.

@@ -34,6 +34,17 @@ void RowBuilder::skip(const Quote& q, std::string reason) {
   out_.skipped.push_back({q.where, q.name + (q.name.empty() ? "" : ": ") + std::move(reason)});
 }
 
+const nubo::detail::GpuModel* RowBuilder::corrected_gpu(const Quote& q,
+                                                        const nubo::detail::GpuModel& said) {
+  const auto* f = facts_of(input_.provider, q.name);
+  if (!f || !f->gpu || f->gpu == &said) return &said;
+  if (corrected_.insert(q.name).second)
+    out_.corrected.push_back({q.where, q.name + ": the source says " + said.model +
+                                           "; the instance has " + f->gpu->model +
+                                           " (instance_facts.csv)"});
+  return f->gpu;
+}
+
 void RowBuilder::add(const Quote& q) {
   ++out_.records;
   if (q.name.empty()) return skip(q, "no instance name");
@@ -50,6 +61,7 @@ void RowBuilder::add(const Quote& q) {
     if (per_gpu.model) match = per_gpu;
   }
   if (!match.model) return skip(q, match.problem);
+  match.model = corrected_gpu(q, *match.model);
   if (q.on_demand < 0 && q.spot < 0) return skip(q, "no price");
   for (auto [price, what] : {std::pair{q.on_demand, "on-demand"}, {q.spot, "spot"}})
     if (price >= 0)

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cost/sources/source.hpp"
@@ -42,6 +43,8 @@ class RowBuilder {
     std::vector<double> on_demand, spot;
   };
   void skip(const Quote& q, std::string reason);
+  // The GPU the instance facts say it has, when the source names another (said once per name).
+  const nubo::detail::GpuModel* corrected_gpu(const Quote& q, const nubo::detail::GpuModel& said);
 
   const Input& input_;
   Imported& out_;
@@ -50,6 +53,7 @@ class RowBuilder {
   std::unordered_map<std::string, std::size_t> group_of_;
   // "name\nregion\nzone\nprices" (any case) -> where it was first seen: a second is a duplicate.
   std::unordered_map<std::string, std::string> seen_;
+  std::unordered_set<std::string> corrected_;  // instance names already reported
 };
 
 }  // namespace nubo::cost::sources

@@ -35,7 +35,8 @@ struct Imported {
   std::vector<ReservedPrice> reserved;
   std::vector<InterruptionBand> bands;
   std::vector<SkippedRow> skipped;
-  std::size_t records = 0;  // records read, used or skipped
+  std::vector<SkippedRow> corrected;  // rows kept with a fact in place of what the source said
+  std::size_t records = 0;            // records read, used or skipped
 };
 
 // Which file is read: its name in messages ("skypilot/aws.csv"), the provider it prices (a
