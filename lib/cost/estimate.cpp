@@ -128,6 +128,8 @@ Estimate make_estimate(const Catalog& catalog, const Workload& workload, const W
     e.notes.push_back("fits with ZeRO-" + std::to_string(e.sharding) +
                       " (--zero): the model states are partitioned over its " +
                       std::to_string(in.gpus * nodes) + " GPUs");
+  if (!batch_feeds(m, in.gpus * nodes))
+    e.notes.push_back("cannot run as asked: " + batch_reason(m.global_batch, in.gpus * nodes));
   if (!m.communication_modelled && in.gpus * nodes > 1)
     e.notes.push_back(
         m.allreduce_bytes > 0

@@ -94,6 +94,7 @@ WorkloadModel compile(const Workload& w) {
     m.measured = true;
     m.dtype = compute_dtype(p.dtype, "profile " + p.source);
     m.steps = w.epochs * p.dataset_samples / p.global_batch;
+    m.global_batch = p.global_batch;
     // Work in device-TFLOP at the measured efficiency: seconds x devices x their peak.
     m.tflop = p.compute_time_s * p.devices * measured_peak(p) * m.steps;
     m.allreduce_bytes = p.allreduce_bytes;
@@ -112,6 +113,7 @@ WorkloadModel compile(const Workload& w) {
                   "workload: give parameters with tokens, total_flops, or flops_per_sample "
                   "with samples and epochs (or a measured profile)");
     m.tflop = flops / 1e12 / w.mfu;
+    m.global_batch = w.global_batch;
     if (w.global_batch > 0 && w.samples > 0)
       m.steps = w.samples * w.epochs / w.global_batch;
     else if (w.global_batch > 0 && w.tokens > 0)
@@ -196,6 +198,14 @@ Timing timing(const WorkloadModel& w, const Hardware& h, const RunTime& rt, Pric
   t.interval_s = cp.daly_interval_s;
   t.interruptions = cp.interruptions;
   return t;
+}
+
+std::string batch_reason(double global_batch, int gpus) {
+  char batch[32];
+  std::snprintf(batch, sizeof batch, "%g", global_batch);
+  return "its " + std::to_string(gpus) + " GPUs outnumber the global batch of " + batch +
+         " samples, so some would have nothing to do: give a batch of at least " +
+         std::to_string(gpus) + " (--batch), or fewer nodes";
 }
 
 std::string interruptions_reason(double total_s) {

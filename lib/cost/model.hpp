@@ -30,8 +30,9 @@ double derived_link_gbs(const GpuModel& gpu, Interconnect interconnect);
 struct WorkloadModel {
   DType dtype = DType::bf16;
   bool measured = false;
-  double tflop = 0;  // compute work, in TFLOP at the achieved fraction of peak
-  double steps = 0;  // optimizer steps (0: unknown; communication is then not modelled)
+  double tflop = 0;         // compute work, in TFLOP at the achieved fraction of peak
+  double steps = 0;         // optimizer steps (0: unknown; communication is then not modelled)
+  double global_batch = 0;  // samples per step (0: unknown); every data-parallel GPU needs one
   double allreduce_bytes = 0;
   double overlap = 0;
   MemoryModel memory;
@@ -98,6 +99,13 @@ inline bool swamped_by_interruptions(const TimeBreakdown& t) {
 }
 // Why such an option is refused, its expected time `total_s` given.
 std::string interruptions_reason(double total_s);
+
+// Whether each of `gpus` data-parallel GPUs gets at least one sample of a step.
+inline bool batch_feeds(const WorkloadModel& w, int gpus) {
+  return w.global_batch <= 0 || w.global_batch >= gpus;
+}
+// Why an option whose GPUs outnumber the batch is refused.
+std::string batch_reason(double global_batch, int gpus);
 
 // Storage (block during the run on every node, object storage after) and egress, in $.
 double storage_cost(const WorkloadModel& w, const ProviderPrices& p, double total_s, int nodes);

@@ -62,6 +62,9 @@ Exclusion format(const detail::PlanData& d, const detail::ExclusionRecord& r) {
     case detail::Why::interruptions:
       e.reason = detail::interruptions_reason(r.value);
       break;
+    case detail::Why::batch:
+      e.reason = detail::batch_reason(d.global_batch, static_cast<int>(r.value));
+      break;
   }
   return e;
 }

@@ -64,6 +64,7 @@ Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& r
   data->dtype = model.dtype;
   data->memory = model.memory;
   data->deadline_s = request.deadline_s;
+  data->global_batch = model.global_batch;
   data->budget = request.budget;
   data->catalog_sources = catalog.sources();
   auto& records = data->records;
@@ -102,6 +103,11 @@ Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& r
     int memory_record = -1;
     const double capacity = static_cast<double>(sh.gpu->memory_bytes);
     for (int nodes = lo; nodes <= hi; ++nodes) {
+      if (!detail::batch_feeds(model, sh.gpus * nodes)) {
+        record(nodes, hi, all, Why::batch, sh.gpus * nodes,
+               per_node * static_cast<std::size_t>(hi - nodes + 1));
+        break;
+      }
       // Memory per GPU may fall with more GPUs to partition over (ZeRO).
       const double need = detail::memory_per_gpu(model.memory, sh.gpus * nodes, capacity);
       if (need > capacity) {

@@ -39,6 +39,10 @@ ExhaustivePlan plan_exhaustive(const Catalog& catalog, const Workload& workload,
                   gpu.model + " has no " + std::string(dtype_name(model.dtype)));
           continue;
         }
+        if (!batch_feeds(model, in.gpus * nodes)) {
+          exclude(option, Why::batch, batch_reason(model.global_batch, in.gpus * nodes));
+          continue;
+        }
         const double capacity = static_cast<double>(gpu.memory_bytes);
         const double need = memory_per_gpu(model.memory, in.gpus * nodes, capacity);
         if (need > capacity) {

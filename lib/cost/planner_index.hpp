@@ -48,8 +48,9 @@ enum class Why : std::uint8_t {
   deadline,
   budget,
   interruptions,  // spot: its expected time is more than kMaxSpotStretch times its work
+  batch,          // fewer samples in a step than GPUs to share them
 };
-constexpr std::size_t kWhys = static_cast<std::size_t>(Why::interruptions) + 1;
+constexpr std::size_t kWhys = static_cast<std::size_t>(Why::batch) + 1;
 
 struct ExclusionRecord {
   std::uint32_t shape = 0;
@@ -97,6 +98,7 @@ struct PlanData {
   DType dtype = DType::f32;
   MemoryModel memory;
   double deadline_s = 0, budget = 0;
+  double global_batch = 0;
   std::vector<std::string> catalog_sources;
 };
 

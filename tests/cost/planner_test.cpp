@@ -245,6 +245,32 @@ TEST_CASE("the planner agrees with the exhaustive reference on a random catalog"
   }
 }
 
+TEST_CASE("a global batch smaller than the GPUs that would share it is refused, saying why") {
+  auto c = cost_test::box_catalog();  // 8 GPUs a node
+  auto w = flops_workload();
+  w.parameter_bytes = 2e9;
+  w.samples = 1e5;
+  w.global_batch = 12;
+  PlanRequest r;
+  r.max_nodes = 4;
+  auto p = plan(c, w, r);
+  REQUIRE_FALSE(p.ranked.empty());
+  for (const auto& e : p.ranked) CHECK(e.nodes == 1);  // 8 GPUs take 12 samples; 16 do not
+  std::string reasons;
+  for (const auto& x : p.exclusions()) reasons += x.subject + ": " + x.reason + "\n";
+  CHECK_THAT(reasons, Catch::Contains("x2-4") &&
+                          Catch::Contains("its 16 GPUs outnumber the global batch of 12") &&
+                          Catch::Contains("--batch"));
+  auto slow = nubo::cost::detail::plan_exhaustive(c, w, r);
+  // Two regions on 2, 3 and 4 nodes, on demand: six options, in both planners.
+  CHECK(slow.excluded_by[static_cast<int>(nubo::cost::detail::Why::batch)] == 6);
+  CHECK(slow.feasible == p.feasible);
+  auto e = estimate(c, w, c.get("box", "r1"), 2, Pricing::on_demand, r);
+  std::string notes;
+  for (const auto& n : e.notes) notes += n + "\n";
+  CHECK_THAT(notes, Catch::Contains("cannot run as asked: its 16 GPUs outnumber"));
+}
+
 TEST_CASE("a plan as JSON holds the ranked plans, the frontier and the exclusions") {
   auto p = plan(cost_test::fixed_catalog(), flops_workload(), all_pricings(2));
   auto json = p.to_json();
