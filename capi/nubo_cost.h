@@ -206,7 +206,7 @@ typedef struct nubo_cost_workload {
   double sequence_length; /* tokens per sample; 0: 2048 (activations and the step count) */
   double micro_batch;     /* samples per GPU per pass; default 1 */
   nubo_cost_optimizer optimizer;
-  int sharding; /* ZeRO stage 0 (default) to 3; -1: the least that fits */
+  int sharding; /* ZeRO stage 0 to 3; -1 (default): the least that fits */
 } nubo_cost_workload;
 
 NUBO_C_API nubo_status nubo_cost_workload_init(nubo_cost_workload* workload, size_t struct_size);

@@ -304,7 +304,8 @@ struct NUBO_API Workload {
   double sequence_length = 0;  // tokens per sample; 0: 2048 (tokens_per_sample())
   double micro_batch = 1;      // samples per GPU in one forward pass (activations)
   Optimizer optimizer = Optimizer::adam;
-  int sharding = 0;  // ZeRO stage: 0 plain data parallelism, 1-3; -1: the least that fits
+  int sharding =
+      -1;  // ZeRO stage: 0 plain data parallelism, 1-3; -1 (default): the least that fits
   // Analytic: total training FLOPs, or flops_per_sample x samples x epochs.
   double total_flops = 0;
   double flops_per_sample = 0;

@@ -131,13 +131,8 @@ Estimate make_estimate(const Catalog& catalog, const Workload& workload, const W
   if (!batch_feeds(m, in.gpus * nodes))
     e.notes.push_back("cannot run as asked: " + batch_reason(m.global_batch, in.gpus * nodes));
   if (!m.communication_modelled && in.gpus * nodes > 1)
-    e.notes.push_back(
-        m.allreduce_bytes > 0
-            ? "communication between its " + std::to_string(in.gpus * nodes) +
-                  " GPUs not modelled: give --batch (with --samples, or --tokens and --seq-len) "
-                  "to count the steps"
-            : "communication between its " + std::to_string(in.gpus * nodes) +
-                  " GPUs not modelled: give --params (or --params-bytes) and --batch");
+    e.notes.push_back("communication between its " + std::to_string(in.gpus * nodes) +
+                      " GPUs not modelled: " + communication_needs(m));
   const RunTime rt = run_time(m, h, nodes, request.comm_efficiency);
   const double mtbi = spot_mtbi_s(request, *h.provider, in.spot_mtbi_h);
   const Timing t = timing(m, h, rt, pricing, mtbi, spot_restart_s(request, *h.provider), nodes);

@@ -200,6 +200,13 @@ Timing timing(const WorkloadModel& w, const Hardware& h, const RunTime& rt, Pric
   return t;
 }
 
+std::string communication_needs(const WorkloadModel& w) {
+  return w.allreduce_bytes > 0
+             ? "give the global batch (--batch, with --samples, or --tokens and --seq-len) to "
+               "count the steps"
+             : "give the model's size (--params or --params-bytes) and the global batch (--batch)";
+}
+
 std::string batch_reason(double global_batch, int gpus) {
   char batch[32];
   std::snprintf(batch, sizeof batch, "%g", global_batch);

@@ -100,6 +100,10 @@ inline bool swamped_by_interruptions(const TimeBreakdown& t) {
 // Why such an option is refused, its expected time `total_s` given.
 std::string interruptions_reason(double total_s);
 
+// What the workload lacks for its communication to be modelled: the step count (a batch) when
+// the gradient bytes are known, else both.
+std::string communication_needs(const WorkloadModel& w);
+
 // Whether each of `gpus` data-parallel GPUs gets at least one sample of a step.
 inline bool batch_feeds(const WorkloadModel& w, int gpus) {
   return w.global_batch <= 0 || w.global_batch >= gpus;

@@ -42,7 +42,8 @@ Exclusion format(const detail::PlanData& d, const detail::ExclusionRecord& r) {
     case detail::Why::no_communication:
       e.reason =
           "more nodes pay only through their speed, and communication between them is not "
-          "modelled: give --params (or --params-bytes) and --batch";
+          "modelled: " +
+          d.communication_needs;
       break;
     case detail::Why::no_price:
       e.reason =

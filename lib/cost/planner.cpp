@@ -65,6 +65,7 @@ Plan plan(const Catalog& catalog, const Workload& workload, const PlanRequest& r
   data->memory = model.memory;
   data->deadline_s = request.deadline_s;
   data->global_batch = model.global_batch;
+  data->communication_needs = detail::communication_needs(model);
   data->budget = request.budget;
   data->catalog_sources = catalog.sources();
   auto& records = data->records;

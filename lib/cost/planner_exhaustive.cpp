@@ -54,7 +54,8 @@ ExhaustivePlan plan_exhaustive(const Catalog& catalog, const Workload& workload,
           continue;
         }
         if (nodes > 1 && !model.communication_modelled) {
-          exclude(option, Why::no_communication, "communication across nodes not modelled");
+          exclude(option, Why::no_communication,
+                  "communication across nodes not modelled: " + communication_needs(model));
           continue;
         }
         if (in.price(p) < 0) {

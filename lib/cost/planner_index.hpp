@@ -99,6 +99,7 @@ struct PlanData {
   MemoryModel memory;
   double deadline_s = 0, budget = 0;
   double global_batch = 0;
+  std::string communication_needs;  // what the workload lacks, for the no_communication reason
   std::vector<std::string> catalog_sources;
 };
 

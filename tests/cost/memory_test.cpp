@@ -69,7 +69,9 @@ TEST_CASE("a 7B model: no 24 GB GPU without sharding, and the way out is named")
   PlanRequest r;
   r.limit = 0;
   // Plain data parallelism keeps 112 GB of model states on every GPU: nothing here holds it.
-  auto plain = plan(c, seven_b(), r);
+  auto pinned = seven_b();
+  pinned.sharding = 0;
+  auto plain = plan(c, pinned, r);
   CHECK(plain.ranked.empty());
   bool named = false;
   for (const auto& x : plain.exclusions())
@@ -78,10 +80,8 @@ TEST_CASE("a 7B model: no 24 GB GPU without sharding, and the way out is named")
               x.reason.find("with ZeRO-3 (--zero 3) across") != std::string::npos &&
               x.reason.find("or take a GPU that holds it") != std::string::npos;
   CHECK(named);
-  // Letting nubo pick the stage: every option fits, partitioned, and says how.
-  auto w = seven_b();
-  w.sharding = -1;
-  auto sharded = plan(c, w, r);
+  // Letting nubo pick the stage (the default): every option fits, partitioned, and says how.
+  auto sharded = plan(c, seven_b(), r);
   REQUIRE_FALSE(sharded.ranked.empty());
   for (const auto& e : sharded.ranked) {
     INFO(e.label());
@@ -108,11 +108,17 @@ TEST_CASE("what is not modelled is said, and never ranks a multi-node option") {
   for (const auto& x : p.exclusions())
     excluded = excluded ||
                (x.subject.find("x2-4") != std::string::npos &&
-                x.reason.find("communication between them is not modelled") != std::string::npos);
+                x.reason.find("communication between them is not modelled: give the model's size "
+                              "(--params or --params-bytes) and the global batch (--batch)") !=
+                    std::string::npos);
   CHECK(excluded);
-  // With the model and a batch, the nodes are planned.
+  // The model without a batch: only the batch is asked for (the size is there).
   auto w = seven_b();
-  w.sharding = -1;
+  std::string reasons;
+  for (const auto& x : plan(c, w, r).exclusions()) reasons += x.reason + "\n";
+  CHECK_THAT(reasons, Catch::Contains("not modelled: give the global batch (--batch") &&
+                          !Catch::Contains("--params"));
+  // With the model and a batch, the nodes are planned.
   w.global_batch = 256;
   w.sequence_length = 4096;
   auto q = plan(c, w, r);

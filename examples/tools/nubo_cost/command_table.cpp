@@ -64,7 +64,8 @@ nubo_cli::Command plan_command(CLI::App& app) {
       ->check(nubo_cli::Range(1, 1e6));
   p->add_option("--optimizer", plan->optimizer, "adam (default) or sgd")
       ->check(CLI::IsMember({"adam", "adamw", "sgd"}));
-  p->add_option("--zero", plan->zero, "ZeRO stage 0 (default), 1, 2, 3 or auto")
+  p->add_option("--zero", plan->zero,
+                "ZeRO stage 0, 1, 2, 3, or auto (default): the least whose model fits")
       ->check(CLI::IsMember({"0", "1", "2", "3", "auto"}));
   p->add_flag("--inference", plan->inference,
               "serve the model (--params) instead of training it: the cheapest instances that "

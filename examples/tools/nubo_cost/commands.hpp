@@ -30,7 +30,7 @@ struct UpdateCommand {
 
 struct PlanCommand {
   CatalogFlags catalog;
-  std::string params, model_bytes, tokens, optimizer = "adam", zero = "0";
+  std::string params, model_bytes, tokens, optimizer = "adam", zero = "auto";
   // Serving (--inference): the target rate and latency of generation.
   bool inference = false;
   std::string rate, requests, tokens_per_request, latency, context = "4096", kv_bytes;
