@@ -30,6 +30,10 @@ struct QueueJob {
   std::string gpu, provider, region;  // filters on its cloud options, as plan's
   std::string command;                // what the job runs, for the job files ("python train.py")
   bool uses_nubo = false;  // the job files run it under nubo-run (restart and checkpoints)
+  // For the job files: what runs once on every node first ("pip install -r requirements.txt");
+  // the folder the job runs in (SkyPilot copies it to the nodes; Slurm's --chdir, on a shared
+  // file system); and the Slurm partition (empty: the cluster's default).
+  std::string setup, workdir, partition;
 };
 
 // Capacity already paid for: `count` instances of one catalog row over [from_h, until_h), at a
@@ -42,6 +46,9 @@ struct Reservation {
   double until_h = 0;  // 0: the horizon's end
   double hourly = -1;  // committed $/h per instance; < 0: the catalog's price for `term`
   Pricing term = Pricing::reserved_1y;
+  // The reservation as its owner names it, which the job files target: an AWS capacity
+  // reservation ("cr-0123abcd"), a GCP reservation, a Slurm reservation. Empty: none named.
+  std::string name;
 };
 
 struct Queue {
@@ -51,6 +58,9 @@ struct Queue {
   double horizon_h = 0;
   // Re-planning from this hour: nothing starts before it (schedule --update).
   double now_h = 0;
+  // When hour 0 is, UTC ("2026-12-08T09:00:00Z"): job files then start each job at a fixed time.
+  // Empty: hour 0 is when the job files are submitted.
+  std::string start;
   // Running jobs that keep `nodes` of a reservation until `until_h` (set by apply_updates).
   struct Held {
     std::string job;

@@ -60,15 +60,16 @@ grep -q "costing" out || fail "the what-if: $(cat out)"
   [ "$(field w.json "d['what_if'][0]['saving'] < 0")" = True ] || fail "what-if JSON: $(cat w.json)"
 
 # Job files.
-expect 0 "wrote 4 files" schedule queue.json "${catalog[@]}" --slot 1h --emit slurm jobs
+expect 0 "wrote 5 files" schedule queue.json "${catalog[@]}" --slot 1h --emit slurm jobs
 for f in a b c; do
   grep -q "^#SBATCH --job-name=$f$" "jobs/$f.sbatch" && grep -q "^#SBATCH --time=" "jobs/$f.sbatch" &&
-    grep -q "^#SBATCH --gpus-per-node=8$" "jobs/$f.sbatch" || fail "$f.sbatch: $(cat jobs/$f.sbatch)"
+    grep -q "^#SBATCH --gpus-per-node=a100:8$" "jobs/$f.sbatch" || fail "$f.sbatch: $(cat jobs/$f.sbatch)"
 done
 grep -q "nubo-run --nnodes" jobs/a.sbatch || fail "a uses nubo: $(cat jobs/a.sbatch)"
 grep -q "^srun bash -c 'python b.py'$" jobs/b.sbatch || fail "b: $(cat jobs/b.sbatch)"
 grep -q "| 1 | a |" jobs/README.md || fail "the order: $(cat jobs/README.md)"
-expect 0 "wrote 4 files" schedule queue.json "${catalog[@]}" --slot 1h --emit skypilot sky
+grep -q "^sbatch 'a.sbatch'$" jobs/submit.sh && [ -x jobs/submit.sh ] || fail "submit.sh: $(cat jobs/submit.sh)"
+expect 0 "wrote 5 files" schedule queue.json "${catalog[@]}" --slot 1h --emit skypilot sky
 grep -q "use_spot: true" sky/c.yaml && grep -q "job_recovery" sky/c.yaml || fail "c: $(cat sky/c.yaml)"
 
 # Bad grids and files, refused before any count becomes an int or a read hangs.

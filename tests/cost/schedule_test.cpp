@@ -416,7 +416,7 @@ TEST_CASE("job files: a SkyPilot task and an sbatch script per placed job, and t
   q.jobs = {a, b, c};
   const auto s = nc::schedule(catalog(), q, hourly_grid());
   const auto sky = nc::write_job_files(catalog(), s, q, nc::JobFileFormat::skypilot, dir / "sky");
-  REQUIRE(sky.size() == 4);
+  REQUIRE(sky.size() == 5);  // three tasks, launch.sh and the README
   // A command of several lines runs whole under nubo-run (bash -c, its quote escaped), and
   // every line of the YAML block stays indented.
   CHECK_THAT(nubo_test::read_file(dir / "sky/two-lines.yaml"),
@@ -434,7 +434,8 @@ TEST_CASE("job files: a SkyPilot task and an sbatch script per placed job, and t
   const auto& sweep = find(s, "sweep");
   const auto begin = std::to_string(static_cast<int>(sweep.start_h * 60));
   CHECK_THAT(script,
-             Catch::Contains("#SBATCH --nodes=1") && Catch::Contains("#SBATCH --gpus-per-node=8") &&
+             Catch::Contains("#SBATCH --nodes=1") &&
+                 Catch::Contains("#SBATCH --gpus-per-node=a100:8") &&
                  Catch::Contains("#SBATCH --time=0-07:22:00") &&  // 6 h x 1.2 + 10 min
                  Catch::Contains("#SBATCH --begin=now+" + begin + "minutes") &&
                  Catch::Contains("#SBATCH --requeue") &&
@@ -443,6 +444,68 @@ TEST_CASE("job files: a SkyPilot task and an sbatch script per placed job, and t
   CHECK_THROWS_AS(
       nc::write_job_files(catalog(), s, q, nc::JobFileFormat::slurm, dir / "sky/train.yaml"),
       nubo::Error);
+}
+
+TEST_CASE("job files run as written: setup, folder, partition, reservation and fixed start times",
+          "[schedule]") {
+  nubo_test::TempDir dir;
+  auto q = nc::parse_queue(R"({
+    "start": "2026-12-08T09:00Z",
+    "reservations": [{"instance": "box", "region": "r1", "count": 1, "hourly": 6,
+                      "name": "cr-0123abcd"}],
+    "jobs": [
+      {"name": "train", "workload": {"flops": 9e18}, "deadline": "40h", "region": "r1",
+       "command": "python train.py", "setup": "pip install -r requirements.txt",
+       "workdir": "~/project", "partition": "gpu-a100"},
+      {"name": "later", "workload": {"flops": 9e18}, "release": "20h", "deadline": "40h",
+       "region": "r1", "interruptible": true, "command": "python later.py"}]})",
+                           "queue.json");
+  CHECK(q.start == "2026-12-08T09:00:00Z");
+  const auto s = nc::schedule(catalog(), q, hourly_grid());
+  REQUIRE(find(s, "train").placement == nc::Placement::reserved);
+  nc::write_job_files(catalog(), s, q, nc::JobFileFormat::slurm, dir / "slurm");
+  const auto train = nubo_test::read_file(dir / "slurm/train.sbatch");
+  CHECK_THAT(train, Catch::Contains("#SBATCH --partition=gpu-a100\n") &&
+                        Catch::Contains("#SBATCH --reservation=cr-0123abcd\n") &&
+                        Catch::Contains("#SBATCH --chdir=~/project\n") &&
+                        Catch::Contains("srun --ntasks-per-node=1 bash -c 'pip install -r "
+                                        "requirements.txt'\nsrun bash -c 'python train.py'"));
+  // Every job is submitted at once, each held by Slurm until its own start: 09:00 UTC plus its
+  // hour, whatever the time zone of the machine that submits.
+  const auto submit = nubo_test::read_file(dir / "slurm/submit.sh");
+  const auto later_at = 1796720400LL + static_cast<long long>(find(s, "later").start_h * 3600);
+  CHECK_THAT(submit, Catch::Contains("sbatch --begin=\"$(date -d @1796720400 +%Y-%m-%dT%H:%M:%S)\" "
+                                     "'train.sbatch'") &&
+                         Catch::Contains("date -d @" + std::to_string(later_at)));
+  CHECK(std::system(("bash -n '" + (dir / "slurm/submit.sh") + "'").c_str()) == 0);
+  nc::write_job_files(catalog(), s, q, nc::JobFileFormat::skypilot, dir / "sky");
+  const auto task = nubo_test::read_file(dir / "sky/train.yaml");
+  CHECK_THAT(task, Catch::Contains("workdir: \"~/project\"") &&
+                       Catch::Contains("setup: |2\n  pip install -r requirements.txt\n") &&
+                       Catch::Contains("config:\n  aws:\n    specific_reservations:\n      - "
+                                       "\"cr-0123abcd\""));
+  const auto launch = nubo_test::read_file(dir / "sky/launch.sh");
+  CHECK_THAT(launch, Catch::Contains("t0=1796720400\n") &&
+                         Catch::Contains("at 0; sky jobs launch --yes --detach-run 'train.yaml'"));
+  CHECK(std::system(("bash -n '" + (dir / "sky/launch.sh") + "'").c_str()) == 0);
+  // Bad values are refused where the queue is read, naming the field.
+  using Catch::Contains;
+  const auto bad = [](const std::string& json) {
+    return nubo_test::error_of([&] { nc::parse_queue(json, "q.json"); });
+  };
+  CHECK_THAT(bad(R"({"start": "tomorrow", "jobs": [{"name": "a", "workload": {"flops": 1e18}}]})"),
+             Contains("q.json: start: 'tomorrow': a UTC time"));
+  CHECK_THAT(
+      bad(R"({"start": "2026-12-08T09:00", "jobs": [{"name": "a", "workload": {"flops": 1e18}}]})"),
+      Contains("a UTC time"));
+  CHECK_THAT(
+      bad(R"({"jobs": [{"name": "a", "workload": {"flops": 1e18}, "partition": "gpu; rm -rf /"}]})"),
+      Contains("job 'a': partition") && Contains("only letters, digits"));
+  CHECK_THAT(bad(R"({"jobs": [{"name": "a", "workload": {"flops": 1e18}, "workdir": "a b"}]})"),
+             Contains("job 'a': workdir"));
+  CHECK_THAT(
+      bad(R"({"reservations": [{"instance": "box", "name": "x y"}], "jobs": [{"name": "a", "workload": {"flops": 1e18}}]})"),
+      Contains("name"));
 }
 
 // Whatever a catalog, a queue or a command holds, the job files mean what was meant: YAML that

@@ -33,7 +33,7 @@ QUEUE = {
         {"name": "two-nodes", "workload": {"params": "3B", "tokens": "10B", "zero": "auto", "batch": 512,
                                       "seq_len": 2048},
          "deadline": "6d", "nodes": 2, "provider": "aws", "command": "python big.py",
-         "nubo": True},
+         "nubo": True, "setup": "pip install -r requirements.txt"},
     ]
 }
 
@@ -49,6 +49,9 @@ def main() -> int:
             os.makedirs(catalogs)
             shutil.copy(os.path.join(snapshot, name), os.path.join(catalogs, "vms.csv"))
         env = dict(os.environ, HOME=home, NUBO_CATALOG_CACHE=os.path.join(work, "cache"))
+        project = os.path.join(work, "project")  # SkyPilot checks that a workdir exists
+        os.makedirs(project)
+        QUEUE["jobs"][-1]["workdir"] = project
         with open(os.path.join(work, "queue.json"), "w") as f:
             json.dump(QUEUE, f)
         out = os.path.join(work, "sky")
@@ -96,6 +99,9 @@ def main() -> int:
             assert QUEUE_COMMANDS[name] in run, (name, run)
             if name in NUBO_JOBS:
                 assert "nubo-run --nnodes \"$SKYPILOT_NUM_NODES\"" in run, run
+            queued = next(j for j in QUEUE["jobs"] if j["name"] == name)
+            assert (task.setup or "").strip() == queued.get("setup", ""), (name, task.setup)
+            assert task.workdir == queued.get("workdir"), (name, task.workdir)
             checked += 1
         assert checked >= 4, f"only {checked} files checked"
         print(f"skypilot_test: {checked} task files loaded and checked by SkyPilot "

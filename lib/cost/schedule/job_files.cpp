@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <set>
 
 #include "common/shell.hpp"
@@ -84,7 +86,27 @@ std::string header_text(const ScheduledJob& s) {
   return c;
 }
 
-std::string skypilot(const Catalog& catalog, const ScheduledJob& s, const QueueJob& job) {
+// The name of the reservation the job runs on, as its owner gave it ("" when none is named).
+std::string reservation_name(const ScheduledJob& s, const Queue& queue) {
+  if (s.placement != Placement::reserved || s.reservation >= queue.reservations.size()) return {};
+  return queue.reservations[s.reservation].name;
+}
+
+// Seconds since the epoch at the queue's hour 0; -1 when the queue names no start.
+long long start_epoch(const Queue& queue) {
+  if (queue.start.empty()) return -1;
+  std::tm tm{};
+  if (std::sscanf(queue.start.c_str(), "%d-%d-%dT%d:%d:%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
+    throw Error(Errc::invalid_argument, "queue start '" + printable(queue.start) +
+                                            "': a UTC time such as 2026-12-08T09:00:00Z");
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<long long>(::timegm(&tm));
+}
+
+std::string skypilot(const Catalog& catalog, const ScheduledJob& s, const QueueJob& job,
+                     const Queue& queue) {
   const auto& e = s.estimate;
   yaml::Writer y;
   y.comment(header_text(s));
@@ -108,6 +130,17 @@ std::string skypilot(const Catalog& catalog, const ScheduledJob& s, const QueueJ
     y.end();
   }
   y.end();
+  // SkyPilot targets a named reservation of the clouds that have them through its config.
+  if (const auto r = reservation_name(s, queue);
+      !r.empty() && (e.provider == "aws" || e.provider == "gcp")) {
+    y.begin("config");
+    y.begin(e.provider);
+    y.strings("specific_reservations", {r});
+    y.end();
+    y.end();
+  }
+  if (!job.workdir.empty()) y.string("workdir", job.workdir);
+  if (!job.setup.empty()) y.text("setup", job.setup + "\n");
   y.text("run", run_line(job, "\"$SKYPILOT_NUM_NODES\"", "\"$SKYPILOT_NODE_RANK\"",
                          "\"$(echo \"$SKYPILOT_NODE_IPS\" | head -n1)\"") +
                     "\n");
@@ -125,13 +158,27 @@ std::string slurm_time(double hours) {
 
 // The job's name is checked where the queue is read (letters, digits, '.', '-', '_'): the one
 // value an #SBATCH line takes from outside.
-std::string slurm(const ScheduledJob& s, const QueueJob& job) {
+// Slurm's GPU type for the GPU model, as sites name their gres types: its family, lower-case
+// ("a100", "h100", "l40s").
+std::string gres_type(const Estimate& e) {
+  std::string type = e.gpu_model.substr(0, e.gpu_model.find('-'));
+  for (auto& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return type;
+}
+
+// The partition, reservation and folder are checked where the queue is read (letters, digits and
+// a few marks): with the job's name, the values an #SBATCH line takes from outside.
+std::string slurm(const ScheduledJob& s, const QueueJob& job, const Queue& queue) {
   const auto& e = s.estimate;
   std::string b = "#!/bin/bash\n";
   b += "#SBATCH --job-name=" + s.name + "\n";
   b += "#SBATCH --nodes=" + std::to_string(e.nodes) + "\n";
   b += "#SBATCH --ntasks-per-node=1\n";
-  b += "#SBATCH --gpus-per-node=" + std::to_string(e.gpus_per_node) + "\n";
+  b += "#SBATCH --gpus-per-node=" + gres_type(e) + ":" + std::to_string(e.gpus_per_node) + "\n";
+  if (!job.partition.empty()) b += "#SBATCH --partition=" + job.partition + "\n";
+  if (const auto r = reservation_name(s, queue); !r.empty())
+    b += "#SBATCH --reservation=" + r + "\n";
+  if (!job.workdir.empty()) b += "#SBATCH --chdir=" + job.workdir + "\n";
   b += "#SBATCH --time=" + slurm_time(e.hours()) + "\n";
   const auto begin_minutes = static_cast<long long>(std::floor(s.start_h * 60));
   b += "#SBATCH --begin=now";
@@ -143,8 +190,14 @@ std::string slurm(const ScheduledJob& s, const QueueJob& job) {
   b += "\n";
   if (s.placement == Placement::spot || job.interruptible) b += "#SBATCH --requeue\n";
   b += shell::comment(header_text(s));
-  b += shell::comment("--begin counts from submission: submit when the queue starts (README.md).");
+  b += shell::comment(
+      "--begin counts from submission: submit.sh submits every file at once, with each job's "
+      "own start when the queue names its start time. The GPU type is the family's name; a "
+      "site whose gres types are named otherwise (sinfo -o %G) adjusts --gpus-per-node.");
   b += "set -euo pipefail\n";
+  if (!job.setup.empty())
+    b += "srun --ntasks-per-node=1 bash -c " +
+         shell::quote(job.setup, "job " + job.name + ": setup") + "\n";
   b += "srun " +
        run_line(job, "\"$SLURM_JOB_NUM_NODES\"", "\"$SLURM_NODEID\"",
                 "\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)\"") +
@@ -188,14 +241,31 @@ std::vector<std::string> write_job_files(const Catalog& catalog, const Schedule&
   std::stable_sort(placed.begin(), placed.end(),
                    [](const auto* a, const auto* b) { return a->start_h < b->start_h; });
   const bool sky = format == JobFileFormat::skypilot;
+  const long long t0 = start_epoch(queue);
   std::vector<std::string> written, elsewhere;
-  std::string readme = std::string("# Job files from nubo-cost schedule\n\n") +
-                       (sky ? "Launch each with `sky jobs launch FILE` (spot jobs recover by "
-                              "themselves) or `sky launch FILE`, "
-                            : "Submit each with `sbatch FILE`, ") +
-                       "in this order, at its start (hours from the queue's start):\n\n"
-                       "| order | job | file | start | placement | expected end | deadline |\n"
-                       "|---:|---|---|---:|---|---:|---:|\n";
+  const std::string script = sky ? "launch.sh" : "submit.sh";
+  const std::string when = t0 >= 0 ? "from " + queue.start : "from when it is run";
+  std::string readme =
+      std::string("# Job files from nubo-cost schedule\n\n") +
+      (sky ? "`./launch.sh` launches each job with `sky jobs launch` at its start, " + when +
+                 " (spot jobs recover by themselves): leave it running, in tmux or screen, until "
+                 "the last is launched. Or launch each file by hand at its start.\n\n"
+           : "`./submit.sh` submits every file now with `sbatch`; Slurm holds each until its "
+             "start, " +
+                 when + ".\n\n") +
+      "In order, each at its start (hours from the queue's start):\n\n"
+      "| order | job | file | start | placement | expected end | deadline |\n"
+      "|---:|---|---|---:|---|---:|---:|\n";
+  // The script that starts them all: its lines, in start order.
+  std::string starter = "#!/bin/bash\n" +
+                        shell::comment(sky ? "Launches each job at its start: leave it running."
+                                           : "Submits every job now; Slurm holds each until its "
+                                             "start.") +
+                        "set -euo pipefail\ncd \"$(dirname \"$0\")\"\n";
+  if (sky)
+    starter += (t0 >= 0 ? "t0=" + std::to_string(t0) : std::string("t0=$(date +%s)")) +
+               "\nat() { local wait=$((t0 + $1 - $(date +%s))); if [ \"$wait\" -gt 0 ]; then sleep "
+               "\"$wait\"; fi; }\n";
   for (std::size_t i = 0; i < placed.size(); ++i) {
     const auto& s = *placed[i];
     const auto it = by_name.find(s.name);
@@ -209,9 +279,18 @@ std::vector<std::string> write_job_files(const Catalog& catalog, const Schedule&
     }
     const std::string file = s.name + (sky ? ".yaml" : ".sbatch");
     const std::string path = dir + "/" + file;
-    files::write_small_file(dir, file,
-                            sky ? skypilot(catalog, s, *it->second) : slurm(s, *it->second),
-                            sky ? 0644 : 0755, "job file");
+    files::write_small_file(
+        dir, file, sky ? skypilot(catalog, s, *it->second, queue) : slurm(s, *it->second, queue),
+        sky ? 0644 : 0755, "job file");
+    const auto offset_s = static_cast<long long>(std::floor(s.start_h * 3600));
+    if (sky)
+      starter += "at " + std::to_string(offset_s) + "; sky jobs launch --yes --detach-run " +
+                 shell::quote(file) + "\n";
+    else if (t0 >= 0)
+      starter += "sbatch --begin=\"$(date -d @" + std::to_string(t0 + offset_s) +
+                 " +%Y-%m-%dT%H:%M:%S)\" " + shell::quote(file) + "\n";
+    else
+      starter += "sbatch " + shell::quote(file) + "\n";
     written.push_back(path);
     readme += "| " + std::to_string(written.size()) + " | " + s.name + " | " + file + " | " +
               fixed(s.start_h) + " h | " + std::string(placement_name(s.placement)) + " " +
@@ -228,6 +307,8 @@ std::vector<std::string> write_job_files(const Catalog& catalog, const Schedule&
       if (s.placement == Placement::unplaced)
         readme += "- " + s.name + ": " + cell(s.reason) + "\n";
   }
+  files::write_small_file(dir, script, starter, 0755, "job files' " + script);
+  written.push_back(dir + "/" + script);
   files::write_small_file(dir, "README.md", readme, 0644, "job files' README");
   written.push_back(dir + "/README.md");
   return written;

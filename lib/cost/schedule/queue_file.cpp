@@ -3,6 +3,7 @@
 // checked where it is read, naming the job or reservation and the field.
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 #include "common/json.hpp"
@@ -88,6 +89,39 @@ void check_name(const std::string& name, const std::string& what) {
   if (name.front() == '.') bad(what + ": '" + name + "' may not start with '.'");
 }
 
+// Text that reaches an #SBATCH line or a YAML key of a job file as one word: a partition, a
+// reservation's name, a folder. No spaces, quotes or shell characters.
+std::string word_of(const Json& v, const std::string& what, const char* extra) {
+  auto s = string_of(v, what, 1024);
+  if (s.empty()) bad(what + ": empty");
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && !std::strchr(extra, c))
+      bad(what + ": '" + printable(s) + "' may hold only letters, digits and " + extra);
+  return s;
+}
+
+// "2026-12-08T09:00:00Z" (seconds optional): checked, and written back whole.
+std::string utc_of(const Json& v, const std::string& what) {
+  const auto s = string_of(v, what, 32);
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
+  char z = 0;
+  int used = 0;
+  const bool with_seconds = std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &y, &mo, &d, &h,
+                                        &mi, &sec, &z, &used) == 7;
+  if (!with_seconds) {
+    sec = 0;
+    used = 0;
+    if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &z, &used) != 6)
+      used = -1;
+  }
+  if (used != static_cast<int>(s.size()) || z != 'Z' || y < 2000 || y > 2200 || mo < 1 || mo > 12 ||
+      d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 || h < 0 || mi < 0 || sec < 0)
+    bad(what + ": '" + printable(s) + "': a UTC time such as \"2026-12-08T09:00:00Z\"");
+  char out[80];  // the fields are checked above; the size is what GCC can prove
+  std::snprintf(out, sizeof out, "%04d-%02d-%02dT%02d:%02d:%02dZ", y, mo, d, h, mi, sec);
+  return out;
+}
+
 std::string directory_of(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
@@ -145,7 +179,7 @@ void nodes_of(const Json& v, QueueJob& j, const std::string& what) {
 QueueJob job_of(const Json& v, const std::string& what, const std::string& base_dir) {
   only_keys(v,
             {"name", "workload", "release", "deadline", "interruptible", "nodes", "priority", "tag",
-             "gpu", "provider", "region", "command", "nubo"},
+             "gpu", "provider", "region", "command", "nubo", "setup", "workdir", "partition"},
             what);
   QueueJob j;
   if (!v.contains("name")) bad(what + ": no name");
@@ -174,6 +208,10 @@ QueueJob job_of(const Json& v, const std::string& what, const std::string& base_
   if (v.contains("command"))
     j.command = string_of(v["command"], named + ": command", 4096, utf8::Allow::lines);
   if (v.contains("nubo")) j.uses_nubo = bool_of(v["nubo"], named + ": nubo");
+  if (v.contains("setup"))
+    j.setup = string_of(v["setup"], named + ": setup", 4096, utf8::Allow::lines);
+  if (v.contains("workdir")) j.workdir = word_of(v["workdir"], named + ": workdir", "._-/~+@");
+  if (v.contains("partition")) j.partition = word_of(v["partition"], named + ": partition", "._-");
   return j;
 }
 
@@ -187,7 +225,7 @@ Pricing term_of(const std::string& term, const std::string& what) {
 }
 
 Reservation reservation_of(const Json& v, const std::string& what) {
-  only_keys(v, {"instance", "region", "count", "from", "until", "hourly", "term"}, what);
+  only_keys(v, {"instance", "region", "count", "from", "until", "hourly", "term", "name"}, what);
   Reservation r;
   if (!v.contains("instance")) bad(what + ": no instance");
   r.instance = string_of(v["instance"], what + ".instance", 128);
@@ -207,6 +245,7 @@ Reservation reservation_of(const Json& v, const std::string& what) {
     r.hourly = v["hourly"].get<double>();
   }
   if (v.contains("term")) r.term = term_of(string_of(v["term"], named + ": term", 8), named);
+  if (v.contains("name")) r.name = word_of(v["name"], named + ": name", "._-");
   return r;
 }
 
@@ -214,8 +253,9 @@ Reservation reservation_of(const Json& v, const std::string& what) {
 
 Queue parse_queue(std::string_view text, const std::string& where) {
   const auto doc = nubo::json::parse(text, where);
-  only_keys(doc, {"jobs", "reservations", "horizon"}, where);
+  only_keys(doc, {"jobs", "reservations", "horizon", "start"}, where);
   Queue q;
+  if (doc.contains("start")) q.start = utc_of(doc["start"], where + ": start");
   if (doc.contains("horizon")) {
     q.horizon_h = hours_of(doc["horizon"], where + ": horizon");
     if (!(q.horizon_h > 0))
