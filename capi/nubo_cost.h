@@ -561,7 +561,8 @@ NUBO_C_API nubo_status nubo_cost_schedule_job_estimate(const nubo_cost_schedule*
 /* The whole schedule as JSON (docs/schedule.md), the fleet per slot included. */
 NUBO_C_API nubo_status nubo_cost_schedule_json(const nubo_cost_schedule* schedule, char* buf,
                                                size_t capacity, size_t* needed);
-/* Job files into `dir`: format "skypilot" or "slurm"; a README.md says the order. */
+/* Job files into `dir`: format "skypilot", "slurm" or "kubernetes"; a script starts them all, and
+   a README.md says the order. */
 NUBO_C_API nubo_status nubo_cost_schedule_write_job_files(const nubo_cost_catalog* catalog,
                                                           const nubo_cost_schedule* schedule,
                                                           const char* format, const char* dir);

@@ -34,6 +34,9 @@ struct QueueJob {
   // the folder the job runs in (SkyPilot copies it to the nodes; Slurm's --chdir, on a shared
   // file system); and the Slurm partition (empty: the cluster's default).
   std::string setup, workdir, partition;
+  // Kubernetes: the container image it runs in, and the Kueue LocalQueue that admits it (empty:
+  // none; the Job is created directly).
+  std::string image, kueue;
 };
 
 // Capacity already paid for: `count` instances of one catalog row over [from_h, until_h), at a
@@ -158,7 +161,7 @@ NUBO_API WhatIf what_if(const Catalog& catalog, const Queue& queue, const Schedu
 
 // Job files for the engines that launch machines: one per placed job in `dir` (made if needed),
 // and a README.md that says in what order to submit them. Returns the paths written.
-enum class JobFileFormat { skypilot = 0, slurm = 1 };
+enum class JobFileFormat { skypilot = 0, slurm = 1, kubernetes = 2 };
 NUBO_API JobFileFormat parse_job_file_format(std::string_view text);
 NUBO_API std::vector<std::string> write_job_files(const Catalog& catalog, const Schedule& schedule,
                                                   const Queue& queue, JobFileFormat format,

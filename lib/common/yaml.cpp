@@ -72,7 +72,12 @@ void Writer::comment(std::string_view text) {
 
 void Writer::put_key(std::string_view key) {
   check_key(key);
-  out_ += indent();
+  if (dash_) {
+    out_ += std::string(2 * (depth_ - 1), ' ') + "- ";
+    dash_ = false;
+  } else {
+    out_ += indent();
+  }
   out_ += key;
   out_ += ':';
 }
@@ -121,6 +126,15 @@ void Writer::begin(std::string_view key) {
 void Writer::end() {
   if (depth_ == 0) throw Error(Errc::internal, "YAML writer: end() without begin()");
   --depth_;
+}
+
+void Writer::items(std::string_view key) {
+  begin(key);
+}
+
+void Writer::item() {
+  ++depth_;
+  dash_ = true;
 }
 
 void Writer::strings(std::string_view key, const std::vector<std::string>& values) {

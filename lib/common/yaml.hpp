@@ -35,6 +35,10 @@ class Writer {
   void end();
   // A list of strings under `key`.
   void strings(std::string_view key, const std::vector<std::string>& values);
+  // A list of mappings under `key`: item() before each mapping's keys, end() after each, and
+  // end() after the list.
+  void items(std::string_view key);
+  void item();
 
   const std::string& str() const { return out_; }
 
@@ -44,6 +48,7 @@ class Writer {
 
   std::string out_;
   int depth_ = 0;
+  bool dash_ = false;  // the next key opens an item of a list: "- key:"
 };
 
 }  // namespace nubo::yaml

@@ -170,6 +170,66 @@ json.dump(out, open(sys.argv[2], "w"))
                  "region: 'a\\xff' is not UTF-8"));
 }
 
+TEST_CASE("a YAML list of mappings, nested, reads back as the structure written") {
+  nubo::yaml::Writer y;
+  y.begin("spec");
+  y.items("containers");
+  y.item();
+  y.string("name", "main");
+  y.strings("command", {"bash", "-c", "echo hi"});
+  y.items("env");
+  y.item();
+  y.string("name", "A");
+  y.string("value", "1");
+  y.end();
+  y.item();
+  y.string("name", "B");
+  y.begin("valueFrom");
+  y.string("fieldPath", "x");
+  y.end();
+  y.end();
+  y.end();
+  y.text("script", "a\nb\n");
+  y.end();
+  y.item();
+  y.string("name", "second");
+  y.end();
+  y.end();
+  y.end();
+  CHECK(y.str() ==
+        "spec:\n"
+        "  containers:\n"
+        "    - name: \"main\"\n"
+        "      command:\n"
+        "        - \"bash\"\n"
+        "        - \"-c\"\n"
+        "        - \"echo hi\"\n"
+        "      env:\n"
+        "        - name: \"A\"\n"
+        "          value: \"1\"\n"
+        "        - name: \"B\"\n"
+        "          valueFrom:\n"
+        "            fieldPath: \"x\"\n"
+        "      script: |2\n"
+        "        a\n"
+        "        b\n"
+        "    - name: \"second\"\n");
+  if (!has_pyyaml()) return;
+  nubo_test::TempDir dir;
+  nubo::files::write_small_file(dir.path(), "doc.yaml", y.str(), 0600, "test YAML");
+  const std::string check =
+      "import json, sys, yaml\n"
+      "doc = yaml.safe_load(open(sys.argv[1]))\n"
+      "want = {'spec': {'containers': [{'name': 'main', 'command': ['bash', '-c', 'echo hi'],\n"
+      "  'env': [{'name': 'A', 'value': '1'}, {'name': 'B', 'valueFrom': {'fieldPath': 'x'}}],\n"
+      "  'script': 'a\\nb\\n'}, {'name': 'second'}]}}\n"
+      "assert doc == want, doc\n";
+  nubo::files::write_small_file(dir.path(), "check.py", check, 0600, "test script");
+  CHECK(std::system(
+            ("/usr/bin/python3 '" + dir / "check.py" + "' '" + dir / "doc.yaml" + "'").c_str()) ==
+        0);
+}
+
 TEST_CASE("names from outside: one line of printable UTF-8, or a clear refusal") {
   using nubo::utf8::check_plain;
   CHECK_NOTHROW(check_plain("us-east-1", "region", 64));

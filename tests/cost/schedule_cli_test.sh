@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # nubo-cost schedule end to end: a queue file over a catalog of round numbers, its table and
-# JSON, --reserve, --emit (SkyPilot and Slurm), --update, and bad input named by job and field.
+# JSON, --reserve, --emit (SkyPilot, Slurm and Kubernetes), --update, and bad input named by job
+# and field.
 # Usage: schedule_cli_test.sh NUBO_COST
 set -euo pipefail
 bin=$(realpath "$1")
@@ -101,5 +102,13 @@ bad "reservations[0] (p9z.huge)" '{"jobs": [{"name": "x", "workload": {"flops": 
 bad "not valid JSON" '{"jobs": [{"name": "x", "workload": {"flops": NaN}}]}'
 bad "job 'x': deadline" '{"jobs": [{"name": "x", "workload": {"flops": 1e18}, "deadline": 1e308}]}'
 expect 1 "1y or 3y" schedule queue.json "${catalog[@]}" --reserve box=1:5y
-expect 1 "skypilot or slurm" schedule queue.json "${catalog[@]}" --emit kubernetes out
+expect 1 "skypilot, slurm or kubernetes" schedule queue.json "${catalog[@]}" --emit nomad jobs-nomad
+# Kubernetes needs each job's container image, and says which job lacks one.
+expect 1 "job 'a': give its container image" schedule queue.json "${catalog[@]}" --slot 1h --emit kubernetes k8s
+sed 's/"command": "python \([abc]\).py"/"command": "python \1.py", "image": "nvcr.io\/nvidia\/pytorch:24.10-py3"/' \
+  queue.json >queue-k8s.json
+expect 0 "wrote 5 files" schedule queue-k8s.json "${catalog[@]}" --slot 1h --emit kubernetes k8s
+grep -q '^kind: "Job"$' k8s/a.yaml && grep -q 'nvidia.com/gpu: 8' k8s/a.yaml &&
+  grep -q 'node.kubernetes.io/instance-type: "box"' k8s/a.yaml || fail "a.yaml: $(cat k8s/a.yaml)"
+grep -q "kubectl apply -f 'c.yaml'" k8s/apply.sh || fail "apply.sh: $(cat k8s/apply.sh)"
 echo "schedule_cli_test: ok"

@@ -440,7 +440,8 @@ TEST_CASE("job files: a SkyPilot task and an sbatch script per placed job, and t
                  Catch::Contains("#SBATCH --begin=now+" + begin + "minutes") &&
                  Catch::Contains("#SBATCH --requeue") &&
                  Catch::Contains("srun bash -c 'python sweep.py'"));
-  CHECK_THROWS_WITH(nc::parse_job_file_format("kubernetes"), Catch::Contains("skypilot or slurm"));
+  CHECK_THROWS_WITH(nc::parse_job_file_format("nomad"),
+                    Catch::Contains("skypilot, slurm or kubernetes"));
   CHECK_THROWS_AS(
       nc::write_job_files(catalog(), s, q, nc::JobFileFormat::slurm, dir / "sky/train.yaml"),
       nubo::Error);
@@ -506,6 +507,65 @@ TEST_CASE("job files run as written: setup, folder, partition, reservation and f
   CHECK_THAT(
       bad(R"({"reservations": [{"instance": "box", "name": "x y"}], "jobs": [{"name": "a", "workload": {"flops": 1e18}}]})"),
       Contains("name"));
+}
+
+// Kubernetes: a Job per placed job, read back by PyYAML as the manifests meant. One of several
+// nodes is an Indexed Job with a headless Service; spot nodes are selected by the cloud's label;
+// Kueue admits a job that names its LocalQueue.
+TEST_CASE("job files for Kubernetes: Jobs on the placed instance type, under Kueue", "[schedule]") {
+  if (std::system("/usr/bin/python3 -c 'import yaml' 2>/dev/null") != 0)
+    NUBO_SKIP("PyYAML (python3-yaml) is not installed");
+  nubo_test::TempDir dir;
+  auto q = nc::parse_queue(R"({
+    "jobs": [
+      {"name": "big", "workload": {"params": "1B", "tokens": "40B", "batch": 512}, "nodes": 2,
+       "deadline": "40h", "command": "python big.py", "nubo": true, "image": "pytorch/pytorch:2.5",
+       "kueue": "team-a", "setup": "pip install x", "workdir": "/work"},
+      {"name": "cheap", "workload": {"flops": 9e18, "checkpoint_size": "1G"}, "deadline": "40h",
+       "interruptible": true, "command": "python cheap.py", "image": "pytorch/pytorch:2.5"}]})",
+                           "queue.json");
+  auto o = hourly_grid();
+  o.request.max_nodes = 2;
+  const auto s = nc::schedule(catalog(), q, o);
+  REQUIRE(find(s, "big").estimate.nodes == 2);
+  REQUIRE(find(s, "cheap").placement == nc::Placement::spot);
+  const auto files =
+      nc::write_job_files(catalog(), s, q, nc::JobFileFormat::kubernetes, dir / "k8s");
+  CHECK(files.size() == 4);  // two manifests, apply.sh and the README
+  const std::string check = R"(
+import sys, yaml
+big = list(yaml.safe_load_all(open(sys.argv[1] + "/big.yaml")))
+assert [d["kind"] for d in big] == ["Service", "Job"], big
+service, job = big
+assert service["spec"] == {"clusterIP": "None", "selector": {"job-name": "big"}}, service
+assert job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-a"
+spec = job["spec"]
+assert spec["suspend"] is True and spec["completions"] == 2 and spec["parallelism"] == 2
+assert spec["completionMode"] == "Indexed"
+pod = spec["template"]["spec"]
+assert pod["subdomain"] == "big" and pod["restartPolicy"] == "Never"
+assert pod["nodeSelector"] == {"node.kubernetes.io/instance-type": "box"}, pod["nodeSelector"]
+(c,) = pod["containers"]
+assert c["image"] == "pytorch/pytorch:2.5" and c["workingDir"] == "/work"
+assert c["resources"] == {"limits": {"nvidia.com/gpu": 8}}
+assert c["command"][:2] == ["bash", "-c"]
+assert c["command"][2].startswith('pip install x\nnubo-run --nnodes "$NNODES" --node-rank '
+                                  '"$JOB_COMPLETION_INDEX" --master-addr "$MASTER_ADDR"')
+assert {e["name"]: e["value"] for e in c["env"]} == {"NNODES": "2", "MASTER_ADDR": "big-0.big"}
+(cheap,) = list(yaml.safe_load_all(open(sys.argv[1] + "/cheap.yaml")))
+pod = cheap["spec"]["template"]["spec"]
+assert pod["nodeSelector"]["eks.amazonaws.com/capacityType"] == "SPOT", pod["nodeSelector"]
+assert cheap["spec"]["backoffLimit"] == 3 and "completionMode" not in cheap["spec"]
+assert pod["containers"][0]["command"] == ["bash", "-c", "bash -c 'python cheap.py'"]
+)";
+  nubo::files::write_small_file(dir.path(), "check.py", check, 0600, "test script");
+  CHECK(std::system(
+            ("/usr/bin/python3 '" + (dir / "check.py") + "' '" + (dir / "k8s") + "'").c_str()) ==
+        0);
+  CHECK_THAT(nubo_test::read_file(dir / "k8s/apply.sh"),
+             Catch::Contains("kubectl apply -f 'big.yaml'") &&
+                 Catch::Contains("kubectl apply -f 'cheap.yaml'"));
+  CHECK(std::system(("bash -n '" + (dir / "k8s/apply.sh") + "'").c_str()) == 0);
 }
 
 // Whatever a catalog, a queue or a command holds, the job files mean what was meant: YAML that

@@ -98,8 +98,9 @@ class Schedule(_lib.Handle):
         return Schedule(handle, self._catalog, self._options)
 
     def write_job_files(self, format: str, directory: StrPath) -> None:
-        """One SkyPilot task ("skypilot") or sbatch script ("slurm") per placed job, and a
-        README.md saying in what order to submit them."""
+        """One SkyPilot task ("skypilot"), sbatch script ("slurm") or Kubernetes Job
+        ("kubernetes") per placed job, the script that starts them all, and a README.md saying
+        in what order."""
         _lib.check(_lib.lib().nubo_cost_schedule_write_job_files(
             self._catalog._h(), self._h(), format.encode(), os.fsencode(directory)))
 

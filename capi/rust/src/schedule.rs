@@ -218,8 +218,9 @@ impl Schedule {
         Schedule::adopt(raw)
     }
 
-    /// One SkyPilot task (`"skypilot"`) or sbatch script (`"slurm"`) per placed job in `dir`,
-    /// and a README.md saying in what order to submit them.
+    /// One SkyPilot task (`"skypilot"`), sbatch script (`"slurm"`) or Kubernetes Job
+    /// (`"kubernetes"`) per placed job in `dir`, the script that starts them all, and a README.md
+    /// saying in what order.
     pub fn write_job_files(
         &self,
         catalog: &Catalog,

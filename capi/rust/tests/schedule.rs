@@ -79,9 +79,9 @@ fn the_reservation_goes_to_the_job_dearer_on_demand() {
     .unwrap_err();
     assert_eq!(bad.status, Status::InvalidArgument);
     assert!(bad.message.contains("job 'x': nodes"), "{}", bad.message);
-    let format = s.write_job_files(&catalog, "kubernetes", &dir).unwrap_err();
+    let format = s.write_job_files(&catalog, "nomad", &dir).unwrap_err();
     assert!(
-        format.message.contains("skypilot or slurm"),
+        format.message.contains("skypilot, slurm or kubernetes"),
         "{}",
         format.message
     );

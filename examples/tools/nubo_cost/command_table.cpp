@@ -182,7 +182,8 @@ nubo_cli::Command schedule_command(CLI::App& app) {
       ->check(nubo_cli::Duration);
   sd->add_option("--reserve", sch->reserve,
                  "what if: one more reservation, INSTANCE[@REGION]=COUNT:1y|3y (repeatable)");
-  sd->add_option("--emit", sch->emit, "job files: skypilot DIR or slurm DIR")->expected(2);
+  sd->add_option("--emit", sch->emit, "job files: skypilot DIR, slurm DIR or kubernetes DIR")
+      ->expected(2);
   sd->add_option("--update", sch->update,
                  "what happened since (JSON: now, and finished, failed, running jobs): re-plan "
                  "the rest from now");

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <set>
 
 #include "common/shell.hpp"
@@ -168,7 +169,8 @@ std::string gres_type(const Estimate& e) {
 
 // The partition, reservation and folder are checked where the queue is read (letters, digits and
 // a few marks): with the job's name, the values an #SBATCH line takes from outside.
-std::string slurm(const ScheduledJob& s, const QueueJob& job, const Queue& queue) {
+std::string slurm(const Catalog& /*catalog*/, const ScheduledJob& s, const QueueJob& job,
+                  const Queue& queue) {
   const auto& e = s.estimate;
   std::string b = "#!/bin/bash\n";
   b += "#SBATCH --job-name=" + s.name + "\n";
@@ -205,6 +207,190 @@ std::string slurm(const ScheduledJob& s, const QueueJob& job, const Queue& queue
   return b;
 }
 
+// The node label each cloud's managed Kubernetes puts on its spot nodes, and the taint it
+// puts with it (empty: none).
+struct SpotNodes {
+  const char *label, *value, *taint;
+};
+const SpotNodes* spot_nodes(const std::string& provider) {
+  static const std::map<std::string, SpotNodes, std::less<>> table{
+      {"aws", {"eks.amazonaws.com/capacityType", "SPOT", ""}},
+      {"gcp", {"cloud.google.com/gke-spot", "true", ""}},
+      {"azure",
+       {"kubernetes.azure.com/scalesetpriority", "spot", "kubernetes.azure.com/scalesetpriority"}}};
+  const auto it = table.find(provider);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+// A Kubernetes Job per placed job: on the placed instance type (the well-known
+// node.kubernetes.io/instance-type label) with its GPUs, on spot nodes when placed on spot, under
+// Kueue when the job names a LocalQueue. A job of several nodes is an Indexed Job, one pod a
+// node, with a headless Service through which the pods find pod 0 (PyTorch's usual rendezvous on
+// Kubernetes, without a CRD).
+std::string kubernetes(const Catalog& /*catalog*/, const ScheduledJob& s, const QueueJob& job,
+                       const Queue& /*queue*/) {
+  const auto& e = s.estimate;
+  if (job.image.empty())
+    throw Error(Errc::invalid_argument, "job '" + job.name +
+                                            "': give its container image (\"image\" in the "
+                                            "queue file) for Kubernetes job files");
+  const bool indexed = e.nodes > 1;
+  std::string out;
+  yaml::Writer y;
+  y.comment(header_text(s));
+  if (indexed) {
+    y.string("apiVersion", "v1");
+    y.string("kind", "Service");
+    y.begin("metadata");
+    y.string("name", s.name);
+    y.end();
+    y.begin("spec");
+    y.string("clusterIP", "None");
+    y.begin("selector");
+    y.string("job-name", s.name);
+    y.end();
+    y.end();
+    out = y.str() + "---\n";
+    y = yaml::Writer();
+  }
+  y.string("apiVersion", "batch/v1");
+  y.string("kind", "Job");
+  y.begin("metadata");
+  y.string("name", s.name);
+  if (!s.tag.empty() || !job.kueue.empty()) {
+    y.begin("labels");
+    if (!s.tag.empty()) y.string("nubo-tag", s.tag);
+    if (!job.kueue.empty()) y.string("kueue.x-k8s.io/queue-name", job.kueue);
+    y.end();
+  }
+  y.end();
+  y.begin("spec");
+  if (!job.kueue.empty()) y.boolean("suspend", true);  // Kueue admits it
+  if (indexed) {
+    y.integer("completions", e.nodes);
+    y.integer("parallelism", e.nodes);
+    y.string("completionMode", "Indexed");
+  }
+  y.integer("backoffLimit", s.placement == Placement::spot || job.interruptible ? 3 : 0);
+  y.integer("activeDeadlineSeconds",
+            static_cast<long long>(std::ceil(e.hours() * 3600 * 1.2 + 600)));
+  y.begin("template");
+  y.begin("spec");
+  y.string("restartPolicy", "Never");
+  if (indexed) y.string("subdomain", s.name);
+  y.begin("nodeSelector");
+  y.string("node.kubernetes.io/instance-type", instance_type_of(e));
+  const auto* spot = s.placement == Placement::spot ? spot_nodes(e.provider) : nullptr;
+  if (spot) y.string(spot->label, spot->value);
+  y.end();
+  if (spot && *spot->taint) {
+    y.items("tolerations");
+    y.item();
+    y.string("key", spot->taint);
+    y.string("operator", "Exists");
+    y.string("effect", "NoSchedule");
+    y.end();
+    y.end();
+  }
+  y.items("containers");
+  y.item();
+  y.string("name", "main");
+  y.string("image", job.image);
+  if (!job.workdir.empty()) y.string("workingDir", job.workdir);
+  const std::string run =
+      indexed ? run_line(job, "\"$NNODES\"", "\"$JOB_COMPLETION_INDEX\"", "\"$MASTER_ADDR\"")
+              : run_line(job, "1", "0", "127.0.0.1");
+  y.strings("command", {"bash", "-c", (job.setup.empty() ? "" : job.setup + "\n") + run});
+  if (indexed) {
+    y.items("env");
+    y.item();
+    y.string("name", "NNODES");
+    y.string("value", std::to_string(e.nodes));
+    y.end();
+    y.item();
+    y.string("name", "MASTER_ADDR");
+    y.string("value", s.name + "-0." + s.name);
+    y.end();
+    y.end();
+  }
+  y.begin("resources");
+  y.begin("limits");
+  y.integer("nvidia.com/gpu", e.gpus_per_node);
+  y.end();
+  y.end();
+  y.end();  // the container
+  y.end();  // containers
+  y.end();  // spec
+  y.end();  // template
+  y.end();  // spec
+  return out + y.str();
+}
+
+// What each format writes: a file per job, and the script that starts them all.
+struct Format {
+  const char* name;       // in the README
+  const char* extension;  // of a job's file
+  unsigned mode;
+  std::string (*file)(const Catalog&, const ScheduledJob&, const QueueJob&, const Queue&);
+  const char* script;  // the script that starts every job
+  // Its command for one file; `begin` the start as seconds since the epoch (-1: unknown).
+  std::string (*start)(const std::string& file, long long begin);
+  // Whether the script sleeps until each start (an engine with no start time of its own).
+  bool waits;
+  const char* how;                                // the README's first words on the script
+  bool (*launches)(const std::string& provider);  // where it can run; nullptr: anywhere
+};
+
+const Format& format_of(JobFileFormat f) {
+  static const Format skypilot_format{
+      "SkyPilot",
+      ".yaml",
+      0644,
+      skypilot,
+      "launch.sh",
+      [](const std::string& file, long long) {
+        return "sky jobs launch --yes --detach-run " + shell::quote(file);
+      },
+      true,
+      "launches each job with `sky jobs launch` at its start (spot jobs recover by themselves): "
+      "leave it running, in tmux or screen, until the last is launched",
+      skypilot_launches};
+  static const Format slurm_format{
+      "Slurm",
+      ".sbatch",
+      0755,
+      slurm,
+      "submit.sh",
+      [](const std::string& file, long long begin) {
+        return begin < 0 ? "sbatch " + shell::quote(file)
+                         : "sbatch --begin=\"$(date -d @" + std::to_string(begin) +
+                               " +%Y-%m-%dT%H:%M:%S)\" " + shell::quote(file);
+      },
+      false,
+      "submits every file now with `sbatch`; Slurm holds each until its start",
+      nullptr};
+  static const Format kubernetes_format{
+      "Kubernetes",
+      ".yaml",
+      0644,
+      kubernetes,
+      "apply.sh",
+      [](const std::string& file, long long) { return "kubectl apply -f " + shell::quote(file); },
+      true,
+      "applies each job with `kubectl apply` at its start (Kueue, when a job names a queue, "
+      "admits it): leave it running until the last is applied",
+      nullptr};
+  switch (f) {
+    case JobFileFormat::skypilot:
+      return skypilot_format;
+    case JobFileFormat::slurm:
+      return slurm_format;
+    case JobFileFormat::kubernetes:
+      return kubernetes_format;
+  }
+  throw Error(Errc::invalid_argument, "job files: unknown format");
+}
+
 // A cell of the README's table: one line, and no '|' to end the cell.
 std::string cell(const std::string& value) {
   std::string out;
@@ -219,8 +405,9 @@ std::string cell(const std::string& value) {
 JobFileFormat parse_job_file_format(std::string_view text) {
   if (text == "skypilot") return JobFileFormat::skypilot;
   if (text == "slurm") return JobFileFormat::slurm;
+  if (text == "kubernetes") return JobFileFormat::kubernetes;
   throw Error(Errc::invalid_argument,
-              "job files '" + printable(std::string(text)) + "': skypilot or slurm");
+              "job files '" + printable(std::string(text)) + "': skypilot, slurm or kubernetes");
 }
 
 std::vector<std::string> write_job_files(const Catalog& catalog, const Schedule& schedule,
@@ -240,65 +427,50 @@ std::vector<std::string> write_job_files(const Catalog& catalog, const Schedule&
     if (s.placement != Placement::unplaced) placed.push_back(&s);
   std::stable_sort(placed.begin(), placed.end(),
                    [](const auto* a, const auto* b) { return a->start_h < b->start_h; });
-  const bool sky = format == JobFileFormat::skypilot;
+  const auto& f = format_of(format);
   const long long t0 = start_epoch(queue);
   std::vector<std::string> written, elsewhere;
-  const std::string script = sky ? "launch.sh" : "submit.sh";
-  const std::string when = t0 >= 0 ? "from " + queue.start : "from when it is run";
-  std::string readme =
-      std::string("# Job files from nubo-cost schedule\n\n") +
-      (sky ? "`./launch.sh` launches each job with `sky jobs launch` at its start, " + when +
-                 " (spot jobs recover by themselves): leave it running, in tmux or screen, until "
-                 "the last is launched. Or launch each file by hand at its start.\n\n"
-           : "`./submit.sh` submits every file now with `sbatch`; Slurm holds each until its "
-             "start, " +
-                 when + ".\n\n") +
-      "In order, each at its start (hours from the queue's start):\n\n"
-      "| order | job | file | start | placement | expected end | deadline |\n"
-      "|---:|---|---|---:|---|---:|---:|\n";
+  const std::string script = f.script;
+  std::string readme = std::string("# Job files from nubo-cost schedule\n\n") + "`./" + script +
+                       "` " + f.how + "; each start counts " +
+                       (t0 >= 0 ? "from " + queue.start : std::string("from when it is run")) +
+                       ".\n\nIn order, each at its start (hours from the queue's start):\n\n"
+                       "| order | job | file | start | placement | expected end | deadline |\n"
+                       "|---:|---|---|---:|---|---:|---:|\n";
   // The script that starts them all: its lines, in start order.
   std::string starter = "#!/bin/bash\n" +
-                        shell::comment(sky ? "Launches each job at its start: leave it running."
-                                           : "Submits every job now; Slurm holds each until its "
-                                             "start.") +
+                        shell::comment(std::string("Starts every job: ") + f.how) +
                         "set -euo pipefail\ncd \"$(dirname \"$0\")\"\n";
-  if (sky)
+  if (f.waits)
     starter += (t0 >= 0 ? "t0=" + std::to_string(t0) : std::string("t0=$(date +%s)")) +
                "\nat() { local wait=$((t0 + $1 - $(date +%s))); if [ \"$wait\" -gt 0 ]; then sleep "
                "\"$wait\"; fi; }\n";
-  for (std::size_t i = 0; i < placed.size(); ++i) {
-    const auto& s = *placed[i];
+  for (const auto* placed_job : placed) {
+    const auto& s = *placed_job;
     const auto it = by_name.find(s.name);
     if (it == by_name.end())
       throw Error(Errc::invalid_argument, "job files: job '" + s.name + "' is not in the queue");
-    if (sky && !skypilot_launches(s.estimate.provider)) {
-      elsewhere.push_back("- " + s.name + ": on " + cell(s.estimate.provider) +
-                          ", where SkyPilot does not launch; use the provider's own tools (" +
+    if (f.launches && !f.launches(s.estimate.provider)) {
+      elsewhere.push_back("- " + s.name + ": on " + cell(s.estimate.provider) + ", where " +
+                          f.name + " does not launch; use the provider's own tools (" +
                           cell(s.estimate.label()) + " in " + cell(s.estimate.region) + ")");
       continue;
     }
-    const std::string file = s.name + (sky ? ".yaml" : ".sbatch");
-    const std::string path = dir + "/" + file;
-    files::write_small_file(
-        dir, file, sky ? skypilot(catalog, s, *it->second, queue) : slurm(s, *it->second, queue),
-        sky ? 0644 : 0755, "job file");
+    const std::string file = s.name + f.extension;
+    files::write_small_file(dir, file, f.file(catalog, s, *it->second, queue), f.mode, "job file");
     const auto offset_s = static_cast<long long>(std::floor(s.start_h * 3600));
-    if (sky)
-      starter += "at " + std::to_string(offset_s) + "; sky jobs launch --yes --detach-run " +
-                 shell::quote(file) + "\n";
-    else if (t0 >= 0)
-      starter += "sbatch --begin=\"$(date -d @" + std::to_string(t0 + offset_s) +
-                 " +%Y-%m-%dT%H:%M:%S)\" " + shell::quote(file) + "\n";
+    if (f.waits)
+      starter += "at " + std::to_string(offset_s) + "; " + f.start(file, -1) + "\n";
     else
-      starter += "sbatch " + shell::quote(file) + "\n";
-    written.push_back(path);
+      starter += f.start(file, t0 >= 0 ? t0 + offset_s : -1) + "\n";
+    written.push_back(dir + "/" + file);
     readme += "| " + std::to_string(written.size()) + " | " + s.name + " | " + file + " | " +
               fixed(s.start_h) + " h | " + std::string(placement_name(s.placement)) + " " +
               cell(s.estimate.label()) + " | " + fixed(s.finish_h) + " h | " + fixed(s.deadline_h) +
               " h |\n";
   }
   if (!elsewhere.empty()) {
-    readme += "\nNo SkyPilot file:\n\n";
+    readme += std::string("\nNo ") + f.name + " file:\n\n";
     for (const auto& line : elsewhere) readme += line + "\n";
   }
   if (schedule.unplaced() > 0) {

@@ -179,7 +179,8 @@ void nodes_of(const Json& v, QueueJob& j, const std::string& what) {
 QueueJob job_of(const Json& v, const std::string& what, const std::string& base_dir) {
   only_keys(v,
             {"name", "workload", "release", "deadline", "interruptible", "nodes", "priority", "tag",
-             "gpu", "provider", "region", "command", "nubo", "setup", "workdir", "partition"},
+             "gpu", "provider", "region", "command", "nubo", "setup", "workdir", "partition",
+             "image", "kueue"},
             what);
   QueueJob j;
   if (!v.contains("name")) bad(what + ": no name");
@@ -212,6 +213,8 @@ QueueJob job_of(const Json& v, const std::string& what, const std::string& base_
     j.setup = string_of(v["setup"], named + ": setup", 4096, utf8::Allow::lines);
   if (v.contains("workdir")) j.workdir = word_of(v["workdir"], named + ": workdir", "._-/~+@");
   if (v.contains("partition")) j.partition = word_of(v["partition"], named + ": partition", "._-");
+  if (v.contains("image")) j.image = word_of(v["image"], named + ": image", "._-/:@");
+  if (v.contains("kueue")) j.kueue = word_of(v["kueue"], named + ": kueue", ".-");
   return j;
 }
 
