@@ -182,7 +182,7 @@ typedef struct nubo_cost_workload {
   double epochs;  /* default 1 */
   double global_batch;
   nubo_dtype dtype; /* default BF16 */
-  double mfu;       /* default 0.4 */
+  double mfu;       /* 0 (default): calibrated by GPU and model size, else 0.4 (docs/cost.md) */
   /* Measured: a nubo-train profile (docs/profile.schema.json), by path or as text; it replaces
      the analytic fields (epochs still counts passes over its dataset). */
   const char* profile_path;
@@ -195,7 +195,8 @@ typedef struct nubo_cost_workload {
   double checkpoint_bytes;
   double checkpoint_write_mbps; /* 0: the provider's block storage throughput */
   double checkpoint_interval_s; /* on-demand and reserved; 0: hourly */
-  double overlap;               /* fraction of communication hidden behind compute */
+  double
+      overlap; /* fraction of communication hidden behind compute; -1 (default): behind backward */
   double egress_bytes;
   double storage_months_after;
   const char* tags; /* "team=vision,project=a"; NULL: none */

@@ -21,10 +21,27 @@ nubo_cost_workload default_workload() {
   const cost::Workload cpp;  // the C defaults are the C++ defaults
   nubo_cost_workload w{};
   w.struct_size = sizeof w;
+  // Every field C shares with C++, so that no default is stated twice.
+  w.total_flops = cpp.total_flops;
+  w.flops_per_sample = cpp.flops_per_sample;
+  w.samples = cpp.samples;
   w.epochs = cpp.epochs;
+  w.global_batch = cpp.global_batch;
   w.dtype = static_cast<nubo_dtype>(cpp.dtype);
   w.mfu = cpp.mfu;
+  w.parameter_bytes = cpp.parameter_bytes;
+  w.memory_per_gpu_bytes = cpp.memory_per_gpu_bytes;
+  w.dataset_bytes = cpp.dataset_bytes;
   w.compression_ratio = cpp.compression_ratio;
+  w.checkpoint_bytes = cpp.checkpoint_bytes;
+  w.checkpoint_write_mbps = cpp.checkpoint_write_mbps;
+  w.checkpoint_interval_s = cpp.checkpoint_interval_s;
+  w.overlap = cpp.overlap;
+  w.egress_bytes = cpp.egress_bytes;
+  w.storage_months_after = cpp.storage_months_after;
+  w.parameters = cpp.parameters;
+  w.tokens = cpp.tokens;
+  w.sequence_length = cpp.sequence_length;
   w.micro_batch = cpp.micro_batch;
   w.optimizer = static_cast<nubo_cost_optimizer>(cpp.optimizer);
   w.sharding = cpp.sharding;

@@ -313,9 +313,11 @@ struct NUBO_API Workload {
   double epochs = 1;
   double global_batch = 0;  // samples per step; with samples it gives the step count
   DType dtype = DType::bf16;
-  // Achievable fraction of peak (model FLOPs utilisation). 0.4: PaLM reports 46% on TPU v4
-  // (Chowdhery et al. 2022, where MFU is defined); 30-50% is typical for large dense models.
-  double mfu = 0.4;
+  // Achievable fraction of peak (model FLOPs utilisation, as PaLM defines it). 0 (the default):
+  // for a model given by its parameters, calibrated from the GPU's architecture and the model's
+  // size on published runs (docs/cost.md, "Efficiency"); otherwise 0.4, typical of large dense
+  // models (30-50%).
+  double mfu = 0;
 
   // Measured: a profile, scaled by the target's peak and link bandwidth (analytic fields unused).
   std::optional<Profile> profile;
@@ -327,9 +329,11 @@ struct NUBO_API Workload {
   // Compressed size / original size of the staged data, as nubo-xfer pack reports it; 1: raw.
   double compression_ratio = 1.0;
   double checkpoint_bytes = 0;
-  double checkpoint_write_mbps = 0;         // 0: the provider's block storage throughput
-  double checkpoint_interval_s = 0;         // on-demand and reserved; 0: one checkpoint per hour
-  double overlap = 0;                       // fraction of communication hidden behind compute
+  double checkpoint_write_mbps = 0;  // 0: the provider's block storage throughput
+  double checkpoint_interval_s = 0;  // on-demand and reserved; 0: one checkpoint per hour
+  // Fraction of communication hidden behind compute; -1 (the default): hidden behind the
+  // backward pass, so only what outlasts it is exposed.
+  double overlap = -1;
   double egress_bytes = 0;                  // results downloaded to the internet afterwards
   double storage_months_after = 0;          // keep dataset + checkpoint in object storage this long
   std::map<std::string, std::string> tags;  // "project" -> "vision", "team" -> "ml"

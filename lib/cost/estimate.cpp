@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/text.hpp"
+#include "cost/efficiency.hpp"
 #include "cost/model.hpp"
 #include "nubo/cost.hpp"
 #include "nubo/error.hpp"
@@ -134,6 +135,12 @@ Estimate make_estimate(const Catalog& catalog, const Workload& workload, const W
     e.notes.push_back("communication between its " + std::to_string(in.gpus * nodes) +
                       " GPUs not modelled: " + communication_needs(m));
   const RunTime rt = run_time(m, h, nodes, request.comm_efficiency);
+  if (m.efficiency <= 0) {
+    char note[160];
+    std::snprintf(note, sizeof note, "efficiency %.0f%% of peak for a hidden size of %.0f, ",
+                  100 * model_flops_utilisation(*h.gpu, m.hidden), m.hidden);
+    e.notes.push_back(note + efficiency_basis(*h.gpu) + " (--mfu pins it)");
+  }
   const double mtbi = spot_mtbi_s(request, *h.provider, in.spot_mtbi_h);
   const Timing t = timing(m, h, rt, pricing, mtbi, spot_restart_s(request, *h.provider), nodes);
   e.price_date = pricing == Pricing::spot && !in.spot_date.empty() ? in.spot_date : in.price_date;

@@ -1,6 +1,7 @@
 // The time model: compute from peak rates, ring all-reduce communication, staging, checkpoints,
 // and spot interruptions (Young/Daly). Formulas and sources: docs/cost.md.
 #include "cost/model.hpp"
+#include "cost/efficiency.hpp"
 #include "cost/workload_table.hpp"
 
 #include <algorithm>
@@ -112,7 +113,10 @@ WorkloadModel compile(const Workload& w) {
       throw Error(Errc::invalid_argument,
                   "workload: give parameters with tokens, total_flops, or flops_per_sample "
                   "with samples and epochs (or a measured profile)");
-    m.tflop = flops / 1e12 / w.mfu;
+    m.tflop = flops / 1e12;
+    // Calibrated by GPU when the model's size is known, else the typical figure.
+    m.efficiency = w.mfu > 0 ? w.mfu : w.parameters > 0 ? 0 : kDefaultMfu;
+    if (w.parameters > 0) m.hidden = dense_shape(w.parameters).hidden;
     m.global_batch = w.global_batch;
     if (w.global_batch > 0 && w.samples > 0)
       m.steps = w.samples * w.epochs / w.global_batch;
@@ -147,7 +151,9 @@ WorkloadModel compile(const Workload& w) {
 RunTime run_time(const WorkloadModel& w, const Hardware& h, int nodes, double comm_efficiency) {
   RunTime rt;
   const double n = h.gpus, m = nodes, total = n * m;
-  rt.compute_s = w.tflop / (total * peak_tflops(*h.gpu, w.dtype) * h.compute_scale);
+  const double efficiency =
+      w.efficiency > 0 ? w.efficiency : model_flops_utilisation(*h.gpu, w.hidden);
+  rt.compute_s = w.tflop / (total * peak_tflops(*h.gpu, w.dtype) * h.compute_scale * efficiency);
   double comm_step = 0;
   if (w.allreduce_bytes > 0 && w.steps > 0) {
     // Ring all-reduce moves 2(n-1)/n x S bytes over each link (Patarasuk & Yuan 2009). Across
@@ -157,7 +163,12 @@ RunTime run_time(const WorkloadModel& w, const Hardware& h, int nodes, double co
     if (n > 1) comm_step += 2 * (n - 1) / n * S / (h.link_Bps * comm_efficiency);
     if (m > 1) comm_step += 2 * (m - 1) / m * S / (h.network_Bps * comm_efficiency);
   }
-  const double exposed = comm_step * (1 - w.overlap);
+  // By default the reduction runs while backward computes the next gradients (DDP's buckets,
+  // ZeRO's reduce-scatter; Li et al. 2020): only what outlasts backward, 2/3 of a step's compute
+  // (forward 2N, backward 4N FLOPs a token), is exposed. A stated overlap hides that fraction.
+  const double compute_step = w.steps > 0 ? rt.compute_s / w.steps : 0;
+  const double exposed =
+      w.overlap < 0 ? std::max(0.0, comm_step - compute_step * 2 / 3) : comm_step * (1 - w.overlap);
   rt.communication_s = exposed * w.steps;
   rt.step_s = w.steps > 0 ? rt.compute_s / w.steps + exposed : 0;
   // Staging: every node reads the (compressed) dataset at the slower of disk and network.

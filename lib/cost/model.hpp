@@ -17,6 +17,9 @@ using nubo::detail::GpuModel;
 
 constexpr double kHoursPerMonth = 730.0;  // the providers' billing convention (8760 / 12)
 constexpr double kGB = 1e9;               // prices are per GB of 10^9 bytes
+// The efficiency of a workload given only by its FLOPs: typical of large dense models (30-50%;
+// PaLM, where MFU is defined, reports 46%).
+constexpr double kDefaultMfu = 0.4;
 
 // Dense peak of a GPU for a dtype, TFLOP/s; 0 when the GPU does not support it.
 double peak_tflops(const GpuModel& gpu, DType dtype);
@@ -30,7 +33,11 @@ double derived_link_gbs(const GpuModel& gpu, Interconnect interconnect);
 struct WorkloadModel {
   DType dtype = DType::bf16;
   bool measured = false;
-  double tflop = 0;         // compute work, in TFLOP at the achieved fraction of peak
+  // Compute work in TFLOP, done at `efficiency` of the peak (a profile's: its measured work, at
+  // 1); 0: the GPU's calibrated efficiency for a model of `hidden` (efficiency.hpp).
+  double tflop = 0;
+  double efficiency = 1;
+  double hidden = 0;
   double steps = 0;         // optimizer steps (0: unknown; communication is then not modelled)
   double global_batch = 0;  // samples per step (0: unknown); every data-parallel GPU needs one
   double allreduce_bytes = 0;

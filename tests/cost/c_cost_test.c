@@ -76,7 +76,7 @@ static void test_plan(void) {
   nubo_cost_catalog* catalog = fixed_catalog();
   nubo_cost_workload w;
   CHECK(nubo_cost_workload_init(&w, sizeof w) == NUBO_OK);
-  CHECK(w.epochs == 1 && w.mfu == 0.4 && w.dtype == NUBO_DTYPE_BF16);
+  CHECK(w.epochs == 1 && w.mfu == 0 && w.dtype == NUBO_DTYPE_BF16);
   w.total_flops = 3e18;
   w.checkpoint_bytes = 20e9;
   w.tags = "team=vision,project=a";

@@ -42,6 +42,7 @@ TEST_CASE("communication: ring all-reduce 2(n-1)/n x bytes / link, plus the netw
   w.parameter_bytes = 1e9;
   w.samples = 1e6;
   w.global_batch = 1000;  // 1000 steps
+  w.overlap = 0;          // none of it hidden, to see all of it
   const auto& box = c.get("box", "r1");
   // One node: 2 x 7/8 x 1e9 B / 300 GB/s (A100 NVLink 600 GB/s both ways) = 5.8333 ms a step.
   auto one = estimate(c, w, box, 1, Pricing::on_demand);
@@ -54,6 +55,15 @@ TEST_CASE("communication: ring all-reduce 2(n-1)/n x bytes / link, plus the netw
   w.overlap = 0.5;
   CHECK(estimate(c, w, box, 2, Pricing::on_demand).time.communication_s ==
         Approx(two.time.communication_s / 2));
+  // By default it runs behind the backward pass (2/3 of a step's compute, 3.0048 s a step here):
+  // 25.8 ms is hidden whole; 25.8 s would leave all but 2.0032 s exposed.
+  w.overlap = -1;
+  CHECK(estimate(c, w, box, 2, Pricing::on_demand).time.communication_s == 0);
+  w.parameter_bytes = 1e12;
+  const auto big = estimate(c, w, box, 2, Pricing::on_demand);
+  const double step_comm = 2 * 7.0 / 8 * 1e12 / 300e9 + 1e12 / 50e9;
+  CHECK(big.time.communication_s == Approx(1000 * (step_comm - big.time.compute_s / 1000 * 2 / 3)));
+  w.parameter_bytes = 1e9;
   // A lower achieved bandwidth.
   PlanRequest slow;
   slow.comm_efficiency = 0.5;
@@ -123,6 +133,7 @@ TEST_CASE("a measured profile scales by peak: compute x devices x measured peak 
   p.dataset_samples = 10000;
   p.allreduce_bytes = 4e6;
   auto w = Workload::from_profile(p, 2);  // 200 steps
+  w.overlap = 0;                          // all of it exposed, to check it
   // 0.1 s x 1 device x 1 TFLOP/s x 200 steps = 20 TFLOP; a V100 does 15.7 fp32.
   auto one = estimate(c, w, c.get("p3.2xlarge"), 1, Pricing::on_demand);
   CHECK(one.time.steps == 200);
@@ -175,7 +186,7 @@ TEST_CASE("bad workloads are rejected with the field named") {
   CHECK_THROWS_WITH(estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand),
                     Catch::Contains("mfu is 1.5"));
   w = flops_workload();
-  w.overlap = -1;
+  w.overlap = -2;  // -1 is the default: behind backward
   CHECK_THROWS_WITH(estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand),
                     Catch::Contains("overlap"));
   // No spot price in r2.

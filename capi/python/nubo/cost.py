@@ -117,30 +117,31 @@ class Workload:
     "14G", counts 7e9 or "7B", durations seconds or "1h"; a bad value fails here, naming the
     field. See nubo_cost_workload."""
 
-    parameters: Count = 0
-    tokens: Count = 0
-    sequence_length: float = 0
-    micro_batch: float = 1
-    optimizer: Union[str, Optimizer] = "adam"
-    sharding: int = 0  # ZeRO stage 0-3; -1: the least that fits
-    total_flops: float = 0
-    flops_per_sample: float = 0
-    samples: float = 0
-    epochs: float = 1
-    global_batch: float = 0
-    dtype: Union[str, DType] = DType.BF16
-    mfu: float = 0.4
+    # None keeps the library's default (nubo_cost_workload_init): stated once, in C++.
+    parameters: Optional[Count] = None
+    tokens: Optional[Count] = None
+    sequence_length: Optional[float] = None
+    micro_batch: Optional[float] = None
+    optimizer: Optional[Union[str, Optimizer]] = None
+    sharding: Optional[int] = None  # ZeRO stage 0-3; -1 (default): the least that fits
+    total_flops: Optional[float] = None
+    flops_per_sample: Optional[float] = None
+    samples: Optional[float] = None
+    epochs: Optional[float] = None
+    global_batch: Optional[float] = None
+    dtype: Optional[Union[str, DType]] = None
+    mfu: Optional[float] = None  # 0 (default): calibrated by GPU and model size
     profile: Optional[StrPath] = None
-    parameter_bytes: float = 0
-    memory_per_gpu_bytes: float = 0
-    dataset_bytes: float = 0
-    compression_ratio: float = 1.0
-    checkpoint_bytes: float = 0
-    checkpoint_write_mbps: float = 0
-    checkpoint_interval: Seconds = 0
-    overlap: float = 0
-    egress_bytes: float = 0
-    storage_months_after: float = 0
+    parameter_bytes: Optional[float] = None
+    memory_per_gpu_bytes: Optional[float] = None
+    dataset_bytes: Optional[float] = None
+    compression_ratio: Optional[float] = None
+    checkpoint_bytes: Optional[float] = None
+    checkpoint_write_mbps: Optional[float] = None
+    checkpoint_interval: Optional[Seconds] = None
+    overlap: Optional[float] = None  # -1 (default): communication hidden behind backward
+    egress_bytes: Optional[float] = None
+    storage_months_after: Optional[float] = None
     tags: dict[str, str] = field(default_factory=dict)
 
     _SIZES = ("parameter_bytes", "memory_per_gpu_bytes", "dataset_bytes", "checkpoint_bytes",
@@ -153,28 +154,39 @@ class Workload:
     def __post_init__(self) -> None:
         # Units read now, so a bad value fails at construction, naming its field.
         for name in self._SIZES:
-            setattr(self, name, size(getattr(self, name), name))
+            if getattr(self, name) is not None:
+                setattr(self, name, size(getattr(self, name), name))
         for name in self._COUNTS:
-            setattr(self, name, count(getattr(self, name), name))
+            if getattr(self, name) is not None:
+                setattr(self, name, count(getattr(self, name), name))
         for name in self._NUMBERS:
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if value is not None and (isinstance(value, bool) or
+                                      not isinstance(value, (int, float))):
                 raise NuboError(Status.INVALID_ARGUMENT,
                                 f"workload {name} must be a number, not {value!r}")
-        self.checkpoint_interval = seconds(self.checkpoint_interval, "checkpoint_interval")
-        self.optimizer = _optimizer(self.optimizer)
-        self.dtype = units.parse_dtype(self.dtype, "workload dtype")
+        if self.checkpoint_interval is not None:
+            self.checkpoint_interval = seconds(self.checkpoint_interval, "checkpoint_interval")
+        if self.optimizer is not None:
+            self.optimizer = _optimizer(self.optimizer)
+        if self.dtype is not None:
+            self.dtype = units.parse_dtype(self.dtype, "workload dtype")
 
     def _struct(self) -> nubo_cost_workload:
         c = _lib.lib()
         w = nubo_cost_workload()
         _lib.check(c.nubo_cost_workload_init(ctypes.byref(w), ctypes.sizeof(w)))
         for name in self._SIZES + self._COUNTS + self._NUMBERS:
-            setattr(w, name, float(getattr(self, name)))
-        w.dtype = int(units.parse_dtype(self.dtype, "workload dtype"))
-        w.optimizer = int(_optimizer(self.optimizer))
-        w.sharding = int(self.sharding)
-        w.checkpoint_interval_s = seconds(self.checkpoint_interval, "checkpoint_interval")
+            if getattr(self, name) is not None:
+                setattr(w, name, float(getattr(self, name)))
+        if self.dtype is not None:
+            w.dtype = int(units.parse_dtype(self.dtype, "workload dtype"))
+        if self.optimizer is not None:
+            w.optimizer = int(_optimizer(self.optimizer))
+        if self.sharding is not None:
+            w.sharding = int(self.sharding)
+        if self.checkpoint_interval is not None:
+            w.checkpoint_interval_s = seconds(self.checkpoint_interval, "checkpoint_interval")
         if self.profile is not None:
             w.profile_path = os.fsencode(self.profile)
         for key, value in self.tags.items():

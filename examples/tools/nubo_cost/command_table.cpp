@@ -104,7 +104,9 @@ nubo_cli::Command plan_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   p->add_option("--epochs", plan->epochs, "passes over the data")->check(nubo_cli::PositiveNumber);
   p->add_option("--dtype", plan->dtype, "f32, tf32, f16 or bf16 (fp32, fp16, ... also; analytic)");
-  p->add_option("--mfu", plan->mfu, "achieved fraction of peak, default 0.4")
+  p->add_option("--mfu", plan->mfu,
+                "achieved fraction of peak (default: calibrated for each GPU and the model's size; "
+                "0.4 without --params)")
       ->check(nubo_cli::Range(1e-6, 1.0));
   p->add_option("--batch", plan->batch, "global batch (samples per step)")
       ->check(nubo_cli::NonNegativeNumber);
@@ -132,7 +134,8 @@ nubo_cli::Command plan_command(CLI::App& app) {
   p->add_option("--egress", plan->egress, "results downloaded afterwards, e.g. 500G");
   p->add_option("--keep-months", plan->keep_months, "months to keep data in object storage after")
       ->check(nubo_cli::Range(0.0, 1200.0));
-  p->add_option("--overlap", plan->overlap, "fraction of communication hidden behind compute")
+  p->add_option("--overlap", plan->overlap,
+                "fraction of communication hidden behind compute (default: what backward hides)")
       ->check(nubo_cli::Range(0.0, 1.0));
   p->add_option("--deadline", plan->deadline, "finish within, e.g. 24h or 3d")
       ->check(nubo_cli::PositiveDuration);

@@ -76,7 +76,7 @@ Workload workload_of(const PlanCommand& c) {
                                             {"profile", c.profile},
                                             {"epochs", exact(c.epochs)},
                                             {"dtype", c.dtype},
-                                            {"mfu", exact(c.mfu)},
+                                            {"mfu", c.mfu},
                                             {"micro-batch", exact(c.micro_batch)},
                                             {"params-bytes", c.params_bytes},
                                             {"gpu-memory", c.memory},
@@ -85,7 +85,7 @@ Workload workload_of(const PlanCommand& c) {
                                             {"checkpoint-size", c.checkpoint_size},
                                             {"checkpoint-every", c.checkpoint_every},
                                             {"egress", c.egress},
-                                            {"overlap", exact(c.overlap)},
+                                            {"overlap", c.overlap},
                                             {"keep-months", exact(c.keep_months)}};
   if (c.seq_len > 0) fields["seq-len"] = exact(c.seq_len);
   if (c.batch > 0) fields["batch"] = exact(c.batch);
@@ -114,7 +114,9 @@ std::string describe(const Workload& w, const PlanRequest& r) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.3g", w.training_flops());
     s = std::string(buf) + " FLOPs in " + std::string(dtype_name(w.dtype)) + " at " +
-        percent(w.mfu) + " MFU";
+        (w.mfu > 0          ? percent(w.mfu) + " MFU"
+         : w.parameters > 0 ? std::string("the MFU calibrated for each GPU")
+                            : percent(0.4) + " MFU");
     if (w.parameters > 0) {
       std::snprintf(buf, sizeof buf, "%.3gB parameters (%s, ZeRO-%s), ", w.parameters / 1e9,
                     std::string(optimizer_name(w.optimizer)).c_str(),

@@ -40,10 +40,10 @@ struct PlanCommand {
   std::string preflight;  // nubo-smi check --json: GPUs priced at the rates it measured
   double epochs = 1;
   std::string dtype = "bf16";
-  double mfu = 0.4;
+  std::string mfu, overlap;  // empty: the library's defaults (calibrated; behind backward)
   double batch = 0;
   std::string params_bytes, memory, dataset, checkpoint_size, checkpoint_every, egress;
-  double compression = 1, overlap = 0, keep_months = 0;
+  double compression = 1, keep_months = 0;
   std::string deadline, budget, nodes = "1", pricing, rank = "cost", mtbi, restart;
   bool spot = false, reserved = false;
   std::string gpu, provider, region;
