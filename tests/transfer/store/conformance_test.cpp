@@ -158,6 +158,27 @@ TEST_CASE("a multipart upload appears only when complete, resumes from the parts
   CHECK(listed[0].first == url.key);
 }
 
+TEST_CASE("file://: an upload killed while it was being removed is gone, not half there",
+          "[store]") {
+  if (nubo_test::store_scheme() != "file") return;  // the layout on disk is file://'s
+  Place p;
+  auto s = p.open();
+  const auto url = p.url("k/half.bin");
+  const auto id = s->create_multipart(url, {});
+  s->upload_part(url, id, 1, nubo::transfer::as_bytes(std::string(1000, 'x')));
+  // A kill after the metadata went and before the parts did: the upload must read as gone (so a
+  // resume starts over), where it once listed its parts and then failed to complete them.
+  std::string metadata;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(p.dir.path()))
+    if (e.path().filename() == "metadata" &&
+        e.path().parent_path().filename().string().find(id) != std::string::npos)
+      metadata = e.path().string();
+  REQUIRE_FALSE(metadata.empty());
+  std::filesystem::remove(metadata);
+  CHECK(code_of([&] { s->list_parts(url, id); }) == Errc::not_found);
+  CHECK(code_of([&] { s->complete_multipart(url, id, {}); }) == Errc::not_found);
+}
+
 TEST_CASE("an archive packed into the store is read by ranges, listed and unpacked", "[store]") {
   Place p;
   nubo_test::write_file(p.dir / "src/a.bin", nubo_test::random_bytes(3 << 20, 3));

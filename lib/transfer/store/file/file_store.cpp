@@ -266,14 +266,12 @@ class FileStore : public store::Store {
           for (const auto& p : parts) append_part(out, dir, p);
         },
         [&](const Fd& out, const std::string& tmp) { publish(out, tmp, path, metadata); });
-    std::error_code ec;
-    fs::remove_all(dir, ec);
+    forget_upload(dir);  // the object is whole: what is left of the upload is only litter
   }
 
   void abort_multipart(const ObjectUrl& url, const std::string& upload_id) override {
-    std::error_code ec;
-    fs::remove_all(staging_dir(url, upload_id), ec);
-    if (ec) throw Error(Errc::io, "cannot remove the upload " + upload_id + ": " + ec.message());
+    if (const auto ec = forget_upload(staging_dir(url, upload_id)))
+      throw Error(Errc::io, "cannot remove the upload " + upload_id + ": " + ec.message());
   }
 
  private:
@@ -283,12 +281,23 @@ class FileStore : public store::Store {
   }
 
   // The upload's directory; Error(not_found) when the upload was completed or aborted.
+  // An upload is held while its metadata file is: made last by create_multipart, removed first
+  // when the upload completes or is aborted, so that a kill half way through either leaves an
+  // upload that is whole or gone, never one whose parts outlive what completes them.
   static std::string held_upload(const ObjectUrl& url, const std::string& upload_id) {
     const auto dir = staging_dir(url, upload_id);
-    if (!fs::is_directory(dir))
+    if (!fs::is_regular_file(dir + "/metadata"))
       throw Error(Errc::not_found, "the upload " + upload_id + " of " + url.text() +
                                        " is gone (completed or aborted)");
     return dir;
+  }
+
+  // The upload is gone once its metadata is (held_upload); its parts are then removed.
+  static std::error_code forget_upload(const std::string& dir) {
+    std::error_code ec;
+    fs::remove(dir + "/metadata", ec);
+    if (!ec) fs::remove_all(dir, ec);
+    return ec;
   }
 
   static std::vector<Part> held_parts(const std::string& dir) {
