@@ -115,7 +115,8 @@ TEST_CASE("what is not modelled is said, and never ranks a multi-node option") {
   // The model without a batch: only the batch is asked for (the size is there).
   auto w = seven_b();
   std::string reasons;
-  for (const auto& x : plan(c, w, r).exclusions()) reasons += x.reason + "\n";
+  const auto unbatched = plan(c, w, r);
+  for (const auto& x : unbatched.exclusions()) reasons += x.reason + "\n";
   CHECK_THAT(reasons, Catch::Contains("not modelled: give the global batch (--batch") &&
                           !Catch::Contains("--params"));
   // With the model and a batch, the nodes are planned.
