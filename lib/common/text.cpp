@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 
 #include "nubo/error.hpp"
 
@@ -183,6 +184,40 @@ std::optional<std::vector<std::byte>> unbase64(std::string_view s) {
     if (pad < 1) out.push_back(static_cast<std::byte>(n & 255));
   }
   return out;
+}
+
+std::optional<long long> parse_utc(std::string_view s) {
+  if (s.size() > 32) return std::nullopt;
+  const std::string text(s);
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, used = -1;
+  char z = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &sec, &z,
+                  &used) != 7) {
+    sec = 0;
+    used = -1;
+    if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &z, &used) != 6)
+      return std::nullopt;
+  }
+  if (used != static_cast<int>(text.size()) || z != 'Z' || y < 1970 || y > 9999 || mo < 1 ||
+      mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
+    return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = sec;
+  return static_cast<long long>(::timegm(&tm));
+}
+
+std::string utc_text(long long seconds) {
+  const auto t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 }  // namespace nubo::text

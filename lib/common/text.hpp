@@ -22,6 +22,12 @@ std::int64_t parse_int(std::string_view s, std::string_view what, std::int64_t m
                        std::int64_t max);
 double parse_double(std::string_view s, std::string_view what, double min, double max);
 
+// A UTC time as "2026-12-08T09:00:00Z" (seconds optional: "2026-12-08T09:00Z"), in seconds since
+// the epoch; nullopt for anything else, a field out of its range included.
+std::optional<long long> parse_utc(std::string_view s);
+// The time as parse_utc reads it, seconds and all: "2026-12-08T09:00:00Z".
+std::string utc_text(long long seconds);
+
 // A run of decimal digits with a comma every three from the right: "2600" -> "2,600".
 std::string group_digits(std::string_view digits);
 

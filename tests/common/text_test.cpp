@@ -102,3 +102,14 @@ TEST_CASE("base64 round trips, and what is not base64 is refused") {
   for (const char* bad : {"abc", "ab=c", "a===", "ab!d", "=abc", "ab==abcd"})
     CHECK_FALSE(nubo::text::unbase64(bad));
 }
+
+TEST_CASE("parse_utc reads a UTC time, seconds optional, and nothing else") {
+  using nubo::text::parse_utc;
+  CHECK(parse_utc("2026-12-08T09:00:00Z") == 1796720400);
+  CHECK(parse_utc("2026-12-08T09:00Z") == 1796720400);
+  CHECK(parse_utc("1970-01-01T00:00:00Z") == 0);
+  CHECK(nubo::text::utc_text(1796720400) == "2026-12-08T09:00:00Z");
+  for (const char* bad : {"tomorrow", "2026-12-08T09:00", "2026-12-08", "2026-13-08T09:00Z",
+                          "2026-12-08T24:00Z", "2026-12-08T09:00:00Zx", "", "2026-12-08T09:60Z"})
+    CHECK_FALSE(parse_utc(bad));
+}

@@ -15,6 +15,7 @@
 
 #include "common/shell.hpp"
 #include "common/small_file.hpp"
+#include "common/text.hpp"
 #include "common/utf8.hpp"
 #include "common/yaml.hpp"
 #include "nubo/error.hpp"
@@ -93,17 +94,15 @@ std::string reservation_name(const ScheduledJob& s, const Queue& queue) {
   return queue.reservations[s.reservation].name;
 }
 
-// Seconds since the epoch at the queue's hour 0; -1 when the queue names no start.
+// Seconds since the epoch at the queue's hour 0 (checked where the queue was read); -1 when the
+// queue names no start.
 long long start_epoch(const Queue& queue) {
   if (queue.start.empty()) return -1;
-  std::tm tm{};
-  if (std::sscanf(queue.start.c_str(), "%d-%d-%dT%d:%d:%dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
+  const auto t = text::parse_utc(queue.start);
+  if (!t)
     throw Error(Errc::invalid_argument, "queue start '" + printable(queue.start) +
                                             "': a UTC time such as 2026-12-08T09:00:00Z");
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return static_cast<long long>(::timegm(&tm));
+  return *t;
 }
 
 std::string skypilot(const Catalog& catalog, const ScheduledJob& s, const QueueJob& job,

@@ -103,23 +103,9 @@ std::string word_of(const Json& v, const std::string& what, const char* extra) {
 // "2026-12-08T09:00:00Z" (seconds optional): checked, and written back whole.
 std::string utc_of(const Json& v, const std::string& what) {
   const auto s = string_of(v, what, 32);
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
-  char z = 0;
-  int used = 0;
-  const bool with_seconds = std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &y, &mo, &d, &h,
-                                        &mi, &sec, &z, &used) == 7;
-  if (!with_seconds) {
-    sec = 0;
-    used = 0;
-    if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &z, &used) != 6)
-      used = -1;
-  }
-  if (used != static_cast<int>(s.size()) || z != 'Z' || y < 2000 || y > 2200 || mo < 1 || mo > 12 ||
-      d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 || h < 0 || mi < 0 || sec < 0)
-    bad(what + ": '" + printable(s) + "': a UTC time such as \"2026-12-08T09:00:00Z\"");
-  char out[80];  // the fields are checked above; the size is what GCC can prove
-  std::snprintf(out, sizeof out, "%04d-%02d-%02dT%02d:%02d:%02dZ", y, mo, d, h, mi, sec);
-  return out;
+  const auto t = text::parse_utc(s);
+  if (!t) bad(what + ": '" + printable(s) + "': a UTC time such as \"2026-12-08T09:00:00Z\"");
+  return text::utc_text(*t);
 }
 
 std::string directory_of(const std::string& path) {

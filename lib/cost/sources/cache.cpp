@@ -14,6 +14,7 @@
 #include "common/http.hpp"
 #include "common/json.hpp"
 #include "common/small_file.hpp"
+#include "common/text.hpp"
 #include "common/utf8.hpp"
 #include "nubo/error.hpp"
 
@@ -162,15 +163,11 @@ std::string utc_time(std::time_t t) {
 }
 
 double age_days(const std::string& fetched) {
-  std::tm tm{};
-  const char* end = ::strptime(fetched.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  if (!end) {
-    tm = {};
-    end = ::strptime(fetched.c_str(), "%Y-%m-%d", &tm);
-  }
-  if (!end) return -1;
-  const auto then = ::timegm(&tm);
-  return std::difftime(std::time(nullptr), then) / 86400.0;
+  // A time, or a bare date ("2026-11") read as its midnight.
+  auto then = text::parse_utc(fetched);
+  if (!then && fetched.size() == 10) then = text::parse_utc(fetched + "T00:00Z");
+  if (!then) return -1;
+  return std::difftime(std::time(nullptr), static_cast<std::time_t>(*then)) / 86400.0;
 }
 
 }  // namespace nubo::cost::sources
