@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "cost/efficiency.hpp"
 #include "cost/model.hpp"
 #include "cost/workload_table.hpp"
 #include "cost_helpers.hpp"
@@ -278,4 +279,35 @@ TEST_CASE("a workload field has one range: its text and the model refuse the sam
   CHECK_THROWS_WITH(workload_from_fields({{"parms", "7B"}}, "--"),
                     Catch::Contains("--parms: not a workload field (known: ") &&
                         Catch::Contains("micro-batch") && Catch::Contains("zero"));
+}
+
+TEST_CASE("efficiency: calibrated by architecture and model size unless pinned") {
+  using nubo::cost::detail::model_flops_utilisation;
+  const auto& gpus = nubo::detail::GpuCatalog::builtin();
+  const auto& a100 = gpus.get("A100-SXM4-80GB");
+  const auto& h100 = gpus.get("H100-SXM5-80GB");
+  // m h / (h + h_half): Ampere 0.45, 400; Hopper 0.60, 11000 (efficiency.cpp's fit).
+  CHECK(model_flops_utilisation(a100, 4096) == Approx(0.45 * 4096 / 4496));
+  CHECK(model_flops_utilisation(h100, 4096) == Approx(0.60 * 4096 / 15096));
+  CHECK(model_flops_utilisation(h100, 16384) > model_flops_utilisation(h100, 4096));
+  CHECK(model_flops_utilisation(gpus.get("B200-SXM-180GB"), 8192) ==
+        Approx(model_flops_utilisation(h100, 8192)));  // Blackwell takes Hopper's
+  auto c = box_catalog();                              // A100-SXM4-80GB
+  Workload w;
+  w.parameters = 7e9;
+  w.tokens = 1e9;
+  const auto e = estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand);
+  std::string notes;
+  for (const auto& n : e.notes) notes += n + "\n";
+  CHECK_THAT(notes, Catch::Contains("of peak for a hidden size of") &&
+                        Catch::Contains("calibrated on published Ampere runs"));
+  w.mfu = 0.5;  // pinned: used as given, and no calibration note
+  const auto pinned = estimate(c, w, c.get("box", "r1"), 1, Pricing::on_demand);
+  CHECK(pinned.time.compute_s == Approx(6 * 7e9 * 1e9 / (8 * 312e12 * 0.5)));
+  for (const auto& n : pinned.notes) CHECK(n.find("calibrated on") == std::string::npos);
+  // FLOPs alone: the typical 40%.
+  Workload flops;
+  flops.total_flops = 3e18;
+  CHECK(estimate(c, flops, c.get("box", "r1"), 1, Pricing::on_demand).time.compute_s ==
+        Approx(3e18 / (8 * 312e12 * 0.4)));
 }
